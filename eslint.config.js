@@ -1,0 +1,60 @@
+// One lint setup for the whole repository: type-aware rules that catch async mistakes, an
+// import-cycle check, and the purity boundary of the interpreter (src/engine).
+import js from '@eslint/js';
+import importX from 'eslint-plugin-import-x';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['**/dist/**', '**/node_modules/**', 'data/**', 'scripts/**', 'eslint.config.js', 'bench/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    plugins: { 'import-x': importX },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': 'error',
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/only-throw-error': 'error',
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'import-x/no-cycle': 'error',
+      'max-lines': ['warn', { max: 450, skipBlankLines: true, skipComments: true }],
+    },
+  },
+  {
+    // The interpreter is pure: no I/O, no clock, no randomness, no reaching into other layers.
+    files: ['packages/server/src/engine/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['node:*', 'fs', 'path', 'http', 'net', 'child_process'], message: 'engine is pure: no I/O' },
+            { group: ['pg', 'better-sqlite3', 'fastify'], message: 'engine is pure: no drivers' },
+            { group: ['**/store/**', '**/http/**', '**/services/**', '**/queue/**'], message: 'engine imports no outer layer' },
+          ],
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        { selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']", message: 'use ctx.now' },
+        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'use ctx.now' },
+        { selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']", message: 'use ctx.random' },
+      ],
+    },
+  },
+  {
+    files: ['**/test/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      'max-lines': 'off',
+    },
+  },
+);

@@ -1,0 +1,6 @@
+export * from './json.js';
+export * from './statuses.js';
+export * from './task-kinds.js';
+export * from './definitions.js';
+export * from './records.js';
+export * from './errors.js';

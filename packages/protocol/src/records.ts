@@ -1,0 +1,175 @@
+import type { TaskDef, WorkflowDef, WorkflowTask } from './definitions.js';
+import type { JsonObject } from './json.js';
+import type { TaskStatus, WorkflowStatus } from './statuses.js';
+
+/**
+ * One task attempt, in Conductor's `Task` shape: this is both what the store keeps and
+ * what the API answers. A retry is a new record (new taskId, retryCount + 1, retriedTaskId).
+ */
+export interface TaskRecord {
+  taskId: string;
+  workflowInstanceId: string;
+  workflowType: string;
+  /** For worker tasks, the task type (= the definition name); for system tasks, the kind. */
+  taskType: string;
+  taskDefName: string;
+  referenceTaskName: string;
+  status: TaskStatus;
+  /** Position of the task in its run, in scheduling order. */
+  seq: number;
+  /** Attempt number minus one (Conductor's name). */
+  retryCount: number;
+  inputData: JsonObject;
+  outputData: JsonObject;
+  reasonForIncompletion?: string;
+  workerId?: string;
+  pollCount: number;
+  scheduledTime: number;
+  startTime: number;
+  endTime: number;
+  updateTime: number;
+  startDelayInSeconds: number;
+  callbackAfterSeconds: number;
+  responseTimeoutSeconds: number;
+  retriedTaskId?: string;
+  /** True once a later attempt of this task has been made. */
+  retried: boolean;
+  /** True once the interpreter has acted on this task's end (scheduled what follows, or failed the run). */
+  executed: boolean;
+  correlationId?: string;
+  domain?: string;
+  /** The worker queue this task's message goes to (worker tasks only). */
+  queueName?: string;
+  workflowPriority: number;
+  iteration: number;
+  /** The definition node this task was made from. */
+  workflowTask: WorkflowTask;
+  subWorkflowId?: string;
+  parentTaskId?: string;
+}
+
+/** Links between runs made by retry / restart / rerun. */
+export interface RunLinks {
+  retry_of?: string;
+  restart_of?: string;
+  rerun_of?: string;
+  retried_by?: string[];
+  restarted_by?: string[];
+  rerun_by?: string[];
+}
+
+/** A run without its tasks, in Conductor's `Workflow` shape (tasks are separate rows). */
+export interface RunRecord {
+  workflowId: string;
+  workflowName: string;
+  workflowVersion: number;
+  status: WorkflowStatus;
+  input: JsonObject;
+  output: JsonObject;
+  variables: JsonObject;
+  correlationId?: string;
+  priority: number;
+  taskToDomain: Record<string, string>;
+  reasonForIncompletion?: string;
+  failedReferenceTaskNames: string[];
+  failedTaskNames: string[];
+  parentWorkflowId?: string;
+  parentWorkflowTaskId?: string;
+  idempotencyKey?: string;
+  event?: string;
+  createTime: number;
+  updateTime: number;
+  endTime: number;
+  links: RunLinks;
+  /** The definition the run started with; a run never changes version under its feet. */
+  workflowDefinition: WorkflowDef;
+}
+
+/** A run with its tasks: the answer of `GET /api/workflow/{id}`. */
+export interface Workflow extends RunRecord {
+  tasks: TaskRecord[];
+  startTime: number;
+}
+
+/** A log line of a task (Conductor's `TaskExecLog`). */
+export interface TaskLog {
+  taskId: string;
+  log: string;
+  createdTime: number;
+}
+
+/** Worker's answer for a task (Conductor's `TaskResult`). */
+export interface TaskResult {
+  taskId: string;
+  workflowInstanceId: string;
+  status: 'IN_PROGRESS' | 'COMPLETED' | 'FAILED' | 'FAILED_WITH_TERMINAL_ERROR';
+  outputData?: JsonObject;
+  reasonForIncompletion?: string;
+  callbackAfterSeconds?: number;
+  workerId?: string;
+  logs?: Array<{ log: string; createdTime?: number; taskId?: string }>;
+  extendLease?: boolean;
+}
+
+/** Start request body (the interface's fields plus Conductor's `name`). */
+export interface StartWorkflowRequest {
+  name: string;
+  version?: number;
+  input?: JsonObject;
+  correlationId?: string;
+  priority?: number;
+  taskToDomain?: Record<string, string>;
+  idempotencyKey?: string;
+  idempotencyStrategy?: 'FAIL' | 'RETURN_EXISTING';
+  workflowDef?: WorkflowDef;
+}
+
+/** Search answer (Conductor's `SearchResult<T>`). */
+export interface SearchResult<T> {
+  totalHits: number;
+  results: T[];
+}
+
+/** One row of a run search (Conductor's `WorkflowSummary`; times are ISO-8601 UTC strings). */
+export interface WorkflowSummary {
+  workflowType: string;
+  version: number;
+  workflowId: string;
+  correlationId?: string;
+  startTime: string;
+  updateTime: string;
+  endTime?: string;
+  status: WorkflowStatus;
+  input: string;
+  output: string;
+  reasonForIncompletion?: string;
+  executionTime: number;
+  failedReferenceTaskNames: string;
+  failedTaskNames: string[];
+  priority: number;
+  idempotencyKey?: string;
+  parentWorkflowId?: string;
+}
+
+/** Last poll of a worker on a queue (Conductor's `PollData`). */
+export interface PollData {
+  queueName: string;
+  domain?: string;
+  workerId: string;
+  lastPollTime: number;
+}
+
+/** Counts of one worker queue. */
+export interface QueueCounts {
+  queueName: string;
+  /** Visible now and not taken. */
+  waiting: number;
+  /** Sent with a later visible time (retry delay, callback, start delay). */
+  scheduled: number;
+  /** Taken by a worker whose lock has not lapsed. */
+  inFlight: number;
+  deadLettered: number;
+}
+
+/** Task definition as stored, with the times set by the server. */
+export type StoredTaskDef = TaskDef & { createTime: number; updateTime: number };

@@ -1,0 +1,77 @@
+import type { JsonObject, RunRecord, TaskDef, TaskRecord, TaskResult, WorkflowDef } from '@baton/protocol';
+
+/**
+ * The interpreter's contract. `decide` is pure: no I/O, no clock, no randomness, no id
+ * generation of its own. Everything it needs comes in `DecideContext`; everything it wants
+ * done comes out in `Decision`, which the executor applies in one transaction.
+ */
+export interface DecideContext {
+  /** The run's own snapshot of its definition (`run.workflowDefinition`). */
+  readonly run: RunRecord;
+  /** Every task of the run, ordered by seq. */
+  readonly tasks: readonly TaskRecord[];
+  /** Registered task definitions for the worker task names the definition uses. */
+  readonly taskDefs: ReadonlyMap<string, TaskDef>;
+  readonly now: number;
+  /** Makes a fresh id (tasks, messages). Deterministic in tests. */
+  readonly newId: () => string;
+  /** Random number in [0, 1) for retry jitter; fixed in tests. */
+  readonly random: () => number;
+  readonly settings: EngineSettings;
+}
+
+export interface EngineSettings {
+  /** Runs with priority at or above this go to `{type}-high` queues. */
+  readonly highPriorityThreshold: number;
+}
+
+/** What wakes a run. */
+export type EngineEvent =
+  | { readonly type: 'START' }
+  /** A worker's (or an external caller's) result for one task. */
+  | { readonly type: 'TASK_RESULT'; readonly result: TaskResult }
+  /** Re-evaluate without new input (repair, resume). */
+  | { readonly type: 'DECIDE' };
+
+/** Side effects outside the run and task rows, applied in the same transaction. */
+export type Command =
+  | {
+      readonly type: 'ENQUEUE';
+      readonly taskId: string;
+      readonly queueName: string;
+      readonly taskRef: string;
+      readonly attempt: number;
+      readonly priority: number;
+      readonly visibleAt: number;
+      readonly lockMs: number;
+    }
+  | { readonly type: 'DEQUEUE'; readonly taskId: string }
+  /** Re-send an existing message at `visibleAt` (callbackAfterSeconds). */
+  | { readonly type: 'REQUEUE'; readonly taskId: string; readonly visibleAt: number }
+  | { readonly type: 'EXTEND_LOCK'; readonly taskId: string; readonly lockedUntil: number };
+
+export interface Decision {
+  /** The run after the event; `runChanged` says whether it must be written. */
+  readonly run: RunRecord;
+  readonly runChanged: boolean;
+  readonly newTasks: readonly TaskRecord[];
+  /** Existing tasks whose record changed (full records). */
+  readonly updatedTasks: readonly TaskRecord[];
+  readonly commands: readonly Command[];
+  /** True when the event was a result for a task that had already ended: acknowledged, ignored. */
+  readonly ignored: boolean;
+}
+
+/** Input for making a new run record; the service fills ids and times. */
+export interface NewRunInput {
+  readonly workflowId: string;
+  readonly definition: WorkflowDef;
+  readonly input: JsonObject;
+  readonly correlationId?: string;
+  readonly priority: number;
+  readonly taskToDomain: Record<string, string>;
+  readonly idempotencyKey?: string;
+  readonly parentWorkflowId?: string;
+  readonly parentWorkflowTaskId?: string;
+  readonly now: number;
+}

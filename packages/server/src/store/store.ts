@@ -1,0 +1,173 @@
+import type {
+  JsonObject,
+  PollData,
+  QueueCounts,
+  RunRecord,
+  StoredTaskDef,
+  TaskDef,
+  TaskLog,
+  TaskRecord,
+  WorkflowDef,
+  WorkflowStatus,
+} from '@baton/protocol';
+
+/**
+ * The storage port. Two implementations (SQLite, PostgreSQL) pass one conformance suite.
+ *
+ * Every change happens inside `transaction`: run state, queue messages and (later) timers are
+ * written together, so there is no dual write to keep in step. On PostgreSQL a transaction
+ * that hits a serialization failure or deadlock is retried from the start, so `fn` must not
+ * have side effects outside the transaction (collect them and act after it resolves).
+ */
+export interface Store {
+  readonly dialect: 'sqlite' | 'postgres';
+  /** Applies pending migrations (under an advisory lock on PostgreSQL). Idempotent. */
+  migrate(): Promise<void>;
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Reads outside a write transaction (no row locks taken). */
+  read<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Subscribes to queue notifications sent by any node (`Tx.notifyQueues`). Returns an
+   * unsubscribe function. SQLite has one node, so it never calls the listener.
+   * A notification is a hint: it may be lost or duplicated.
+   */
+  onQueueNotification(listener: (queueNames: string[]) => void): () => void;
+  /** Throws when the database cannot answer a trivial query. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A message on a worker queue: the interface's `{taskId, workflowId, taskRef, input, attempt}` plus delivery state. */
+export interface QueueMessage {
+  taskId: string;
+  queueName: string;
+  workflowId: string;
+  taskRef: string;
+  attempt: number;
+  /** Higher first within a queue. */
+  priority: number;
+  /** Epoch ms before which the message is not handed out. */
+  visibleAt: number;
+  /** How long a hand-out locks the message (the task's responseTimeoutSeconds, in ms). */
+  lockMs: number;
+}
+
+export interface StoredQueueMessage extends QueueMessage {
+  lockedUntil: number | null;
+  lockToken: string | null;
+  workerId: string | null;
+  deliveryCount: number;
+  deadLettered: boolean;
+  createdAt: number;
+}
+
+export interface ClaimRequest {
+  /** Queues in the order they are drained (e.g. the high-priority queue first). */
+  queueNames: string[];
+  count: number;
+  workerId: string;
+  now: number;
+  /** Token written on claimed messages, so a later result can be matched to this hand-out. */
+  lockToken: string;
+}
+
+export interface RunQuery {
+  name?: string;
+  status?: WorkflowStatus[];
+  correlationId?: string;
+  /** Epoch ms, inclusive, on createTime. */
+  from?: number;
+  to?: number;
+  /** Matched against id, correlation id, name and the run's input/output text. `*` or empty = all. */
+  freeText?: string;
+  start: number;
+  size: number;
+  sort: Array<{ field: RunSortField; order: 'ASC' | 'DESC' }>;
+}
+export const RUN_SORT_FIELDS = ['createTime', 'updateTime', 'endTime', 'status', 'workflowType', 'workflowId'] as const;
+export type RunSortField = (typeof RUN_SORT_FIELDS)[number];
+
+export interface PollRecord {
+  queueName: string;
+  taskType: string;
+  domain?: string;
+  workerId: string;
+  now: number;
+}
+
+/** A stored workflow definition with the times set by the server. */
+export type StoredWorkflowDef = WorkflowDef & { version: number; createTime: number; updateTime: number };
+
+/** Operations available inside a transaction. All times are epoch milliseconds. */
+export interface Tx {
+  // --- workflow definitions
+  getWorkflowDef(name: string, version?: number): Promise<StoredWorkflowDef | undefined>;
+  listWorkflowDefs(): Promise<StoredWorkflowDef[]>;
+  latestWorkflowVersion(name: string): Promise<number | undefined>;
+  /** Inserts; returns false (and changes nothing) when that name and version exist. */
+  insertWorkflowDef(def: StoredWorkflowDef): Promise<boolean>;
+  /** Inserts or replaces that name and version (createTime of an existing row is kept). */
+  upsertWorkflowDef(def: StoredWorkflowDef): Promise<void>;
+  deleteWorkflowDef(name: string, version: number): Promise<boolean>;
+
+  // --- task definitions
+  getTaskDef(name: string): Promise<StoredTaskDef | undefined>;
+  getTaskDefs(names: readonly string[]): Promise<Map<string, StoredTaskDef>>;
+  listTaskDefs(): Promise<StoredTaskDef[]>;
+  /** Inserts or replaces (createTime of an existing row is kept). */
+  upsertTaskDef(def: TaskDef & { createTime: number; updateTime: number }): Promise<void>;
+  deleteTaskDef(name: string): Promise<boolean>;
+
+  // --- queues (a queue exists once a task definition or a message names it)
+  ensureQueues(queueNames: readonly string[], now: number): Promise<void>;
+  listQueues(): Promise<string[]>;
+
+  // --- runs
+  insertRun(run: RunRecord): Promise<void>;
+  getRun(workflowId: string): Promise<RunRecord | undefined>;
+  /** Reads the run and locks its row until the transaction ends (one writer per run). */
+  lockRun(workflowId: string): Promise<RunRecord | undefined>;
+  updateRun(run: RunRecord): Promise<void>;
+  countRunsOfVersion(name: string, version: number): Promise<number>;
+  searchRuns(query: RunQuery): Promise<{ totalHits: number; results: RunRecord[] }>;
+  runsByCorrelationId(name: string, correlationId: string, includeClosed: boolean): Promise<RunRecord[]>;
+
+  // --- tasks
+  insertTasks(tasks: readonly TaskRecord[]): Promise<void>;
+  updateTasks(tasks: readonly TaskRecord[]): Promise<void>;
+  getTask(taskId: string): Promise<TaskRecord | undefined>;
+  getTasks(taskIds: readonly string[]): Promise<TaskRecord[]>;
+  /** All tasks of a run, ordered by seq. */
+  getRunTasks(workflowId: string): Promise<TaskRecord[]>;
+  appendTaskLogs(logs: readonly TaskLog[]): Promise<void>;
+  getTaskLogs(taskId: string): Promise<TaskLog[]>;
+
+  // --- worker queue messages
+  enqueue(messages: readonly QueueMessage[], now: number): Promise<void>;
+  /**
+   * Takes up to `count` visible, unlocked (or lock-lapsed), not dead-lettered messages from the
+   * queues in order, highest priority then earliest visible first; locks each for its lockMs,
+   * increments deliveryCount, records the worker. One statement per queue with SKIP LOCKED on
+   * PostgreSQL, so concurrent claims never take the same message.
+   */
+  claim(request: ClaimRequest): Promise<StoredQueueMessage[]>;
+  getMessage(taskId: string): Promise<StoredQueueMessage | undefined>;
+  removeMessages(taskIds: readonly string[]): Promise<void>;
+  /** Re-sends a message: visible again at `visibleAt`, unlocked. */
+  requeueMessage(taskId: string, visibleAt: number): Promise<boolean>;
+  /** Moves the lock of a taken message to `lockedUntil` (lease extension). */
+  extendLock(taskId: string, lockedUntil: number): Promise<boolean>;
+  queueCounts(now: number): Promise<QueueCounts[]>;
+  /** Earliest visibleAt of a waiting or delayed message on these queues, for long-poll wake-ups. */
+  nextVisibleAt(queueNames: readonly string[], now: number): Promise<number | undefined>;
+  /** Asks every node to wake long polls on these queues once this transaction commits. */
+  notifyQueues(queueNames: readonly string[]): Promise<void>;
+
+  // --- worker liveness
+  recordPoll(poll: PollRecord): Promise<void>;
+  /** Poll data of a task type across its queues (all domains); all types when omitted. */
+  pollData(taskType?: string): Promise<PollData[]>;
+}
+
+/** Stored JSON object helper type for implementations. */
+export type JsonColumn = JsonObject;
