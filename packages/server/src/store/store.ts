@@ -157,6 +157,11 @@ export interface Tx {
   requeueMessage(taskId: string, visibleAt: number): Promise<boolean>;
   /** Moves the lock of a taken message to `lockedUntil` (lease extension). */
   extendLock(taskId: string, lockedUntil: number): Promise<boolean>;
+  /**
+   * Moves a message to the dead-letter state (retries exhausted): never handed out again until
+   * `requeueMessage` or a new `enqueue` of that taskId. Returns false when there is no such message.
+   */
+  deadLetterMessage(taskId: string): Promise<boolean>;
   queueCounts(now: number): Promise<QueueCounts[]>;
   /** Earliest visibleAt of a waiting or delayed message on these queues, for long-poll wake-ups. */
   nextVisibleAt(queueNames: readonly string[], now: number): Promise<number | undefined>;

@@ -1,0 +1,34 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+
+import { openPostgresStore } from './postgres/postgres-store.js';
+import { openSqliteStore } from './sqlite/sqlite-store.js';
+import type { Store } from './store.js';
+
+export interface OpenStoreOptions {
+  /** postgres:// or postgresql:// selects PostgreSQL; otherwise SQLite under dataDir. */
+  databaseUrl?: string;
+  dataDir: string;
+  poolSize?: number;
+  sqliteSynchronous?: 'FULL' | 'NORMAL';
+}
+
+export function isPostgresUrl(url: string | undefined): url is string {
+  return url !== undefined && /^postgres(ql)?:\/\//i.test(url);
+}
+
+/** Opens the configured store. It does not migrate: the caller runs `migrate()`. */
+export async function openStore(options: OpenStoreOptions): Promise<Store> {
+  if (isPostgresUrl(options.databaseUrl)) {
+    return openPostgresStore({
+      url: options.databaseUrl,
+      ...(options.poolSize !== undefined && { poolSize: options.poolSize }),
+    });
+  }
+  mkdirSync(options.dataDir, { recursive: true });
+  const store = openSqliteStore({
+    file: path.join(options.dataDir, 'baton.db'),
+    ...(options.sqliteSynchronous !== undefined && { synchronous: options.sqliteSynchronous }),
+  });
+  return Promise.resolve(store);
+}

@@ -1,0 +1,456 @@
+import type {
+  PollData,
+  QueueCounts,
+  RunRecord,
+  StoredTaskDef,
+  TaskDef,
+  TaskLog,
+  TaskRecord,
+  WorkflowDef,
+} from '@baton/protocol';
+
+import {
+  OPEN_RUN_STATUSES,
+  type PollRow,
+  type QueueMessageRow,
+  type TxState,
+  compareClaimOrder,
+  dedupeMessages,
+  definitionColumn,
+  freeTextNeedle,
+  inRequestedOrder,
+  messageFromRow,
+  pollFromRow,
+  runFromColumns,
+  runOrderBy,
+  runRecordColumn,
+  taskDefFromColumns,
+  uniqueSorted,
+  workflowDefFromColumns,
+} from '../sql-common.js';
+import type {
+  ClaimRequest,
+  PollRecord,
+  QueueMessage,
+  RunQuery,
+  StoredQueueMessage,
+  StoredWorkflowDef,
+  Tx,
+} from '../store.js';
+import { type Query, SQL } from './pg-sql.js';
+
+interface WorkflowDefRow {
+  definition: WorkflowDef;
+  version: number;
+  create_time: number;
+  update_time: number;
+}
+interface TaskDefRow {
+  name: string;
+  definition: TaskDef;
+  create_time: number;
+  update_time: number;
+}
+interface RunRow {
+  record: Omit<RunRecord, 'workflowDefinition'>;
+  definition: WorkflowDef;
+}
+interface TaskRow {
+  task_id: string;
+  record: TaskRecord;
+}
+
+const workflowDef = (r: WorkflowDefRow): StoredWorkflowDef =>
+  workflowDefFromColumns(r.definition, r.version, r.create_time, r.update_time);
+const taskDef = (r: TaskDefRow): StoredTaskDef =>
+  taskDefFromColumns(r.definition, r.create_time, r.update_time);
+const run = (r: RunRow): RunRecord => runFromColumns(r.record, r.definition);
+
+/**
+ * The PostgreSQL `Tx`: inside `transaction` every query runs on the transaction's client;
+ * inside `read` on the pool (autocommit, each statement sees the latest commit). JSON goes in
+ * as text cast to jsonb and comes back parsed.
+ */
+export class PgTx implements Tx {
+  constructor(
+    private readonly q: Query,
+    private readonly state: TxState,
+    /** Queue names to NOTIFY just before COMMIT (absent in `read`). */
+    private readonly notified?: Set<string>,
+  ) {}
+
+  // --- workflow definitions
+
+  async getWorkflowDef(name: string, version?: number): Promise<StoredWorkflowDef | undefined> {
+    this.state.check('getWorkflowDef', false);
+    const { rows } =
+      version === undefined
+        ? await this.q<WorkflowDefRow>(SQL.getLatestWorkflowDef, [name])
+        : await this.q<WorkflowDefRow>(SQL.getWorkflowDef, [name, version]);
+    return rows[0] && workflowDef(rows[0]);
+  }
+
+  async listWorkflowDefs(): Promise<StoredWorkflowDef[]> {
+    this.state.check('listWorkflowDefs', false);
+    return (await this.q<WorkflowDefRow>(SQL.listWorkflowDefs)).rows.map(workflowDef);
+  }
+
+  async latestWorkflowVersion(name: string): Promise<number | undefined> {
+    this.state.check('latestWorkflowVersion', false);
+    const { rows } = await this.q<{ v: number | null }>(SQL.latestWorkflowVersion, [name]);
+    return rows[0]?.v ?? undefined;
+  }
+
+  async insertWorkflowDef(def: StoredWorkflowDef): Promise<boolean> {
+    this.state.check('insertWorkflowDef', true);
+    const { rowCount } = await this.q(SQL.insertWorkflowDef, workflowDefParams(def));
+    return rowCount === 1;
+  }
+
+  async upsertWorkflowDef(def: StoredWorkflowDef): Promise<void> {
+    this.state.check('upsertWorkflowDef', true);
+    await this.q(SQL.upsertWorkflowDef, workflowDefParams(def));
+  }
+
+  async deleteWorkflowDef(name: string, version: number): Promise<boolean> {
+    this.state.check('deleteWorkflowDef', true);
+    return ((await this.q(SQL.deleteWorkflowDef, [name, version])).rowCount ?? 0) > 0;
+  }
+
+  // --- task definitions
+
+  async getTaskDef(name: string): Promise<StoredTaskDef | undefined> {
+    this.state.check('getTaskDef', false);
+    const { rows } = await this.q<TaskDefRow>(SQL.getTaskDef, [name]);
+    return rows[0] && taskDef(rows[0]);
+  }
+
+  async getTaskDefs(names: readonly string[]): Promise<Map<string, StoredTaskDef>> {
+    this.state.check('getTaskDefs', false);
+    const out = new Map<string, StoredTaskDef>();
+    if (names.length === 0) return out;
+    const { rows } = await this.q<TaskDefRow>(SQL.getTaskDefs, [uniqueSorted(names)]);
+    for (const row of rows) out.set(row.name, taskDef(row));
+    return out;
+  }
+
+  async listTaskDefs(): Promise<StoredTaskDef[]> {
+    this.state.check('listTaskDefs', false);
+    return (await this.q<TaskDefRow>(SQL.listTaskDefs)).rows.map(taskDef);
+  }
+
+  async upsertTaskDef(def: TaskDef & { createTime: number; updateTime: number }): Promise<void> {
+    this.state.check('upsertTaskDef', true);
+    await this.q(SQL.upsertTaskDef, [
+      def.name,
+      JSON.stringify(definitionColumn(def)),
+      def.createTime,
+      def.updateTime,
+    ]);
+  }
+
+  async deleteTaskDef(name: string): Promise<boolean> {
+    this.state.check('deleteTaskDef', true);
+    return ((await this.q(SQL.deleteTaskDef, [name])).rowCount ?? 0) > 0;
+  }
+
+  // --- queues
+
+  async ensureQueues(queueNames: readonly string[], now: number): Promise<void> {
+    this.state.check('ensureQueues', true);
+    if (queueNames.length === 0) return;
+    await this.q(SQL.ensureQueues, [uniqueSorted(queueNames), now]);
+  }
+
+  async listQueues(): Promise<string[]> {
+    this.state.check('listQueues', false);
+    return (await this.q<{ queue_name: string }>(SQL.listQueues)).rows.map((r) => r.queue_name);
+  }
+
+  // --- runs
+
+  async insertRun(r: RunRecord): Promise<void> {
+    this.state.check('insertRun', true);
+    await this.q(SQL.insertRun, [
+      r.workflowId,
+      r.workflowName,
+      r.workflowVersion,
+      r.status,
+      r.correlationId ?? null,
+      r.priority,
+      r.parentWorkflowId ?? null,
+      r.idempotencyKey ?? null,
+      r.createTime,
+      r.updateTime,
+      r.endTime,
+      JSON.stringify(runRecordColumn(r)),
+      JSON.stringify(r.workflowDefinition),
+    ]);
+  }
+
+  async getRun(workflowId: string): Promise<RunRecord | undefined> {
+    this.state.check('getRun', false);
+    const { rows } = await this.q<RunRow>(SQL.getRun, [workflowId]);
+    return rows[0] && run(rows[0]);
+  }
+
+  /** `SELECT … FOR UPDATE`: a second transaction locking the same run waits until this one ends. */
+  async lockRun(workflowId: string): Promise<RunRecord | undefined> {
+    this.state.check('lockRun', false);
+    // Outside a transaction a row lock would end with the statement: read plainly.
+    if (!this.state.writable) return this.getRun(workflowId);
+    const { rows } = await this.q<RunRow>(SQL.lockRun, [workflowId]);
+    return rows[0] && run(rows[0]);
+  }
+
+  async updateRun(r: RunRecord): Promise<void> {
+    this.state.check('updateRun', true);
+    const { rowCount } = await this.q(SQL.updateRun, [
+      r.workflowId,
+      r.status,
+      r.correlationId ?? null,
+      r.priority,
+      r.parentWorkflowId ?? null,
+      r.idempotencyKey ?? null,
+      r.updateTime,
+      r.endTime,
+      JSON.stringify(runRecordColumn(r)),
+    ]);
+    if (rowCount !== 1) throw new Error(`updateRun: no run ${r.workflowId}`);
+  }
+
+  async countRunsOfVersion(name: string, version: number): Promise<number> {
+    this.state.check('countRunsOfVersion', false);
+    const { rows } = await this.q<{ n: number }>(SQL.countRunsOfVersion, [name, version]);
+    return rows[0]?.n ?? 0;
+  }
+
+  async searchRuns(query: RunQuery): Promise<{ totalHits: number; results: RunRecord[] }> {
+    this.state.check('searchRuns', false);
+    const where: string[] = [];
+    const params: unknown[] = [];
+    const p = (value: unknown): string => {
+      params.push(value);
+      return `$${params.length}`;
+    };
+    if (query.name !== undefined) where.push(`workflow_name = ${p(query.name)}`);
+    if (query.status !== undefined && query.status.length > 0)
+      where.push(`status = ANY(${p(query.status)}::text[])`);
+    if (query.correlationId !== undefined) where.push(`correlation_id = ${p(query.correlationId)}`);
+    if (query.from !== undefined) where.push(`create_time >= ${p(query.from)}::bigint`);
+    if (query.to !== undefined) where.push(`create_time <= ${p(query.to)}::bigint`);
+    const text = freeTextNeedle(query.freeText);
+    if (text !== undefined) {
+      const t = p(text);
+      const needle = p(text.toLowerCase());
+      where.push(
+        `(workflow_id = ${t} OR correlation_id = ${t} OR strpos(lower(workflow_name), ${needle}) > 0
+          OR strpos(lower((record->'input')::text), ${needle}) > 0
+          OR strpos(lower((record->'output')::text), ${needle}) > 0)`,
+      );
+    }
+    const whereSql = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
+    const filterParams = [...params];
+    const limit = p(Math.max(0, query.size));
+    const offset = p(Math.max(0, query.start));
+    const [count, page] = await Promise.all([
+      this.q<{ n: number }>(`SELECT count(*) AS n FROM runs ${whereSql}`, filterParams),
+      this.q<RunRow>(
+        `SELECT record, definition FROM runs ${whereSql} ORDER BY ${runOrderBy(query.sort, '"C"')} LIMIT ${limit} OFFSET ${offset}`,
+        params,
+      ),
+    ]);
+    return { totalHits: count.rows[0]?.n ?? 0, results: page.rows.map(run) };
+  }
+
+  async runsByCorrelationId(
+    name: string,
+    correlationId: string,
+    includeClosed: boolean,
+  ): Promise<RunRecord[]> {
+    this.state.check('runsByCorrelationId', false);
+    const { rows } = includeClosed
+      ? await this.q<RunRow>(SQL.runsByCorrelation, [correlationId, name])
+      : await this.q<RunRow>(SQL.openRunsByCorrelation, [correlationId, name, [...OPEN_RUN_STATUSES]]);
+    return rows.map(run);
+  }
+
+  // --- tasks
+
+  async insertTasks(tasks: readonly TaskRecord[]): Promise<void> {
+    this.state.check('insertTasks', true);
+    if (tasks.length === 0) return;
+    await this.q(SQL.insertTasks, [JSON.stringify(tasks)]);
+  }
+
+  async updateTasks(tasks: readonly TaskRecord[]): Promise<void> {
+    this.state.check('updateTasks', true);
+    if (tasks.length === 0) return;
+    // Last record per taskId wins (one UPDATE … FROM cannot apply two rows to one target).
+    const byId = new Map(tasks.map((t) => [t.taskId, t]));
+    const { rowCount } = await this.q(SQL.updateTasks, [JSON.stringify([...byId.values()])]);
+    if (rowCount !== byId.size)
+      throw new Error(`updateTasks: ${byId.size - (rowCount ?? 0)} of the tasks do not exist`);
+  }
+
+  async getTask(taskId: string): Promise<TaskRecord | undefined> {
+    this.state.check('getTask', false);
+    const { rows } = await this.q<TaskRow>(SQL.getTask, [taskId]);
+    return rows[0]?.record;
+  }
+
+  async getTasks(taskIds: readonly string[]): Promise<TaskRecord[]> {
+    this.state.check('getTasks', false);
+    if (taskIds.length === 0) return [];
+    const { rows } = await this.q<TaskRow>(SQL.getTasks, [uniqueSorted(taskIds)]);
+    return inRequestedOrder(taskIds, rows, (r) => r.record);
+  }
+
+  async getRunTasks(workflowId: string): Promise<TaskRecord[]> {
+    this.state.check('getRunTasks', false);
+    return (await this.q<TaskRow>(SQL.getRunTasks, [workflowId])).rows.map((r) => r.record);
+  }
+
+  async appendTaskLogs(logs: readonly TaskLog[]): Promise<void> {
+    this.state.check('appendTaskLogs', true);
+    if (logs.length === 0) return;
+    await this.q(SQL.appendTaskLogs, [
+      logs.map((l) => l.taskId),
+      logs.map((l) => l.log),
+      logs.map((l) => l.createdTime),
+    ]);
+  }
+
+  async getTaskLogs(taskId: string): Promise<TaskLog[]> {
+    this.state.check('getTaskLogs', false);
+    const { rows } = await this.q<{ log: string; created_time: number }>(SQL.getTaskLogs, [taskId]);
+    return rows.map((r) => ({ taskId, log: r.log, createdTime: r.created_time }));
+  }
+
+  // --- worker queue messages
+
+  async enqueue(messages: readonly QueueMessage[], now: number): Promise<void> {
+    this.state.check('enqueue', true);
+    if (messages.length === 0) return;
+    // Sorted by taskId, so concurrent enqueues lock rows in the same order.
+    const ms = dedupeMessages(messages);
+    await this.q(SQL.enqueue, [
+      ms.map((m) => m.taskId),
+      ms.map((m) => m.queueName),
+      ms.map((m) => m.workflowId),
+      ms.map((m) => m.taskRef),
+      ms.map((m) => m.attempt),
+      ms.map((m) => m.priority),
+      ms.map((m) => m.visibleAt),
+      ms.map((m) => m.lockMs),
+      now,
+    ]);
+  }
+
+  async claim(request: ClaimRequest): Promise<StoredQueueMessage[]> {
+    this.state.check('claim', true);
+    const claimed: StoredQueueMessage[] = [];
+    for (const queueName of request.queueNames) {
+      const want = request.count - claimed.length;
+      if (want <= 0) break;
+      const { rows } = await this.q<QueueMessageRow & { prev_visible_at: number }>(SQL.claim, [
+        queueName,
+        request.now,
+        want,
+        request.lockToken,
+        request.workerId,
+      ]);
+      // RETURNING has no order: restore the claim order from the values the rows had before.
+      const ordered = rows
+        .map((row) => ({ row, priority: row.priority, visibleAt: row.prev_visible_at, taskId: row.task_id }))
+        .sort(compareClaimOrder);
+      claimed.push(...ordered.map((o) => messageFromRow(o.row)));
+    }
+    return claimed;
+  }
+
+  async getMessage(taskId: string): Promise<StoredQueueMessage | undefined> {
+    this.state.check('getMessage', false);
+    const { rows } = await this.q<QueueMessageRow>(SQL.getMessage, [taskId]);
+    return rows[0] && messageFromRow(rows[0]);
+  }
+
+  async removeMessages(taskIds: readonly string[]): Promise<void> {
+    this.state.check('removeMessages', true);
+    if (taskIds.length === 0) return;
+    await this.q(SQL.removeMessages, [uniqueSorted(taskIds)]);
+  }
+
+  async requeueMessage(taskId: string, visibleAt: number): Promise<boolean> {
+    this.state.check('requeueMessage', true);
+    return ((await this.q(SQL.requeueMessage, [taskId, visibleAt])).rowCount ?? 0) > 0;
+  }
+
+  async extendLock(taskId: string, lockedUntil: number): Promise<boolean> {
+    this.state.check('extendLock', true);
+    return ((await this.q(SQL.extendLock, [taskId, lockedUntil])).rowCount ?? 0) > 0;
+  }
+
+  async deadLetterMessage(taskId: string): Promise<boolean> {
+    this.state.check('deadLetterMessage', true);
+    return ((await this.q(SQL.deadLetterMessage, [taskId])).rowCount ?? 0) > 0;
+  }
+
+  async queueCounts(now: number): Promise<QueueCounts[]> {
+    this.state.check('queueCounts', false);
+    const { rows } = await this.q<{
+      queue_name: string;
+      waiting: number;
+      scheduled: number;
+      in_flight: number;
+      dead: number;
+    }>(SQL.queueCounts, [now]);
+    return rows.map((r) => ({
+      queueName: r.queue_name,
+      waiting: r.waiting,
+      scheduled: r.scheduled,
+      inFlight: r.in_flight,
+      deadLettered: r.dead,
+    }));
+  }
+
+  async nextVisibleAt(queueNames: readonly string[], _now: number): Promise<number | undefined> {
+    this.state.check('nextVisibleAt', false);
+    if (queueNames.length === 0) return undefined;
+    const { rows } = await this.q<{ v: number | null }>(SQL.nextVisibleAt, [uniqueSorted(queueNames)]);
+    return rows[0]?.v ?? undefined;
+  }
+
+  /** Collected here; the store sends one `pg_notify` just before COMMIT (nothing on rollback). */
+  async notifyQueues(queueNames: readonly string[]): Promise<void> {
+    this.state.check('notifyQueues', true);
+    for (const name of queueNames) this.notified?.add(name);
+    return Promise.resolve();
+  }
+
+  // --- worker liveness
+
+  async recordPoll(poll: PollRecord): Promise<void> {
+    this.state.check('recordPoll', true);
+    await this.q(SQL.recordPoll, [
+      poll.queueName,
+      poll.workerId,
+      poll.taskType,
+      poll.domain ?? null,
+      poll.now,
+    ]);
+  }
+
+  async pollData(taskType?: string): Promise<PollData[]> {
+    this.state.check('pollData', false);
+    const { rows } =
+      taskType === undefined
+        ? await this.q<PollRow>(SQL.allPollData)
+        : await this.q<PollRow>(SQL.pollData, [taskType]);
+    return rows.map(pollFromRow);
+  }
+}
+
+function workflowDefParams(def: StoredWorkflowDef): unknown[] {
+  return [def.name, def.version, JSON.stringify(definitionColumn(def)), def.createTime, def.updateTime];
+}

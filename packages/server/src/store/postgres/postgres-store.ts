@@ -1,0 +1,192 @@
+import pg from 'pg';
+
+import { POSTGRES_MIGRATIONS } from './migrations.js';
+import { PgTx } from './pg-tx.js';
+import { SQL, queryOn } from './pg-sql.js';
+import { QUEUE_CHANNEL, QueueListener, notifyPayload } from './queue-listener.js';
+import { type RetryOptions, withRetry } from './retry.js';
+import { type Migration, TxState, checkMigrationList, newerSchemaError } from '../sql-common.js';
+import type { Store, Tx } from '../store.js';
+
+export interface PostgresStoreOptions {
+  /** postgres://user:password@host:port/database */
+  url: string;
+  /** Connections in the pool (default 10). */
+  poolSize?: number;
+  /** Idle-connection and listener errors (the store recovers from them by itself). */
+  onError?: (err: Error) => void;
+  /** Retry of transactions that hit a serialization failure or a deadlock. */
+  retry?: Omit<RetryOptions, 'retryable'>;
+  /** Overrides the migration list (tests only). */
+  migrations?: readonly Migration[];
+}
+
+/** Key of the session advisory lock migrations run under ("baton" in ASCII). */
+export const MIGRATION_LOCK_KEY = '422541815662';
+
+/** BIGINT columns hold epoch milliseconds, well inside Number's exact range. */
+function batonTypes(): pg.CustomTypesConfig {
+  const types = new pg.TypeOverrides();
+  types.setTypeParser(20, (value: string) => Number(value));
+  return types;
+}
+
+/**
+ * The clustered store. Transactions run BEGIN … COMMIT on one pooled client (READ COMMITTED);
+ * runs are serialised by `lockRun` (SELECT … FOR UPDATE); a transaction that fails with a
+ * serialization failure or a deadlock is run again from the start. Queue notifications are sent
+ * with one pg_notify per transaction, just before COMMIT, so they are delivered on commit only.
+ */
+export class PostgresStore implements Store {
+  readonly dialect = 'postgres' as const;
+  private readonly pool: pg.Pool;
+  private readonly listener: QueueListener;
+  private readonly migrations: readonly Migration[];
+  private closing: Promise<void> | undefined;
+
+  constructor(private readonly options: PostgresStoreOptions) {
+    this.migrations = options.migrations ?? POSTGRES_MIGRATIONS;
+    checkMigrationList(this.migrations);
+    const onError = options.onError ?? (() => {});
+    this.pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolSize ?? 10,
+      types: batonTypes(),
+      application_name: 'baton',
+      keepAlive: true,
+    });
+    // An idle client that loses its connection is dropped by the pool; without a handler Node would crash.
+    this.pool.on('error', onError);
+    this.listener = new QueueListener({
+      client: { connectionString: options.url, application_name: 'baton-queue-listener', keepAlive: true },
+      onError,
+    });
+  }
+
+  async migrate(): Promise<void> {
+    this.assertOpen();
+    const client = await this.pool.connect();
+    let broken = false;
+    try {
+      // A session lock: every node starting at once queues here, the first applies, the rest find nothing to do.
+      await client.query('SELECT pg_advisory_lock($1::bigint)', [MIGRATION_LOCK_KEY]);
+      try {
+        await this.applyMigrations(client);
+      } finally {
+        await client.query('SELECT pg_advisory_unlock($1::bigint)', [MIGRATION_LOCK_KEY]).catch(() => {
+          broken = true; // dropping the connection releases the lock
+        });
+      }
+    } catch (err) {
+      broken = true;
+      throw err;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  private async applyMigrations(client: pg.PoolClient): Promise<void> {
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS schema_migrations (
+         version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`,
+    );
+    const { rows } = await client.query<{ v: number | null }>(
+      'SELECT max(version) AS v FROM schema_migrations',
+    );
+    const current = rows[0]?.v ?? 0;
+    const known = this.migrations.length;
+    if (current > known) throw newerSchemaError('PostgreSQL', current, known);
+    for (const m of this.migrations.slice(current)) {
+      await client.query('BEGIN');
+      try {
+        await client.query(m.sql);
+        await client.query(
+          `INSERT INTO schema_migrations (version, name, applied_at)
+           VALUES ($1, $2, (extract(epoch FROM clock_timestamp()) * 1000)::bigint)`,
+          [m.version, m.name],
+        );
+        await client.query('COMMIT');
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {});
+        const message = err instanceof Error ? err.message : String(err);
+        throw new Error(`PostgreSQL migration ${m.version} (${m.name}) failed: ${message}`, { cause: err });
+      }
+    }
+  }
+
+  async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    this.assertOpen();
+    return withRetry(() => this.attempt(fn), this.options.retry);
+  }
+
+  private async attempt<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    const state = new TxState(true);
+    const notified = new Set<string>();
+    let broken = false;
+    try {
+      await client.query('BEGIN');
+      const result = await fn(new PgTx(queryOn(client), state, notified));
+      state.closed = true;
+      if (notified.size > 0) {
+        await client.query({
+          name: SQL.notify.name,
+          text: SQL.notify.text,
+          values: [QUEUE_CHANNEL, notifyPayload([...notified].sort())],
+        });
+      }
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      state.closed = true;
+      // After a failed COMMIT the transaction is already gone; ROLLBACK then only warns.
+      await client.query('ROLLBACK').catch(() => {
+        broken = true;
+      });
+      throw err;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async read<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    this.assertOpen();
+    const state = new TxState(false);
+    try {
+      return await fn(new PgTx(queryOn(this.pool), state));
+    } finally {
+      state.closed = true;
+    }
+  }
+
+  onQueueNotification(listener: (queueNames: string[]) => void): () => void {
+    if (this.closing !== undefined) return () => {};
+    return this.listener.subscribe(listener);
+  }
+
+  /** Resolves once the notification connection LISTENs (after a first subscription). Tests use it. */
+  listening(): Promise<void> {
+    return this.listener.listening();
+  }
+
+  async ping(): Promise<void> {
+    this.assertOpen();
+    await this.pool.query('SELECT 1');
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await this.listener.close();
+      await this.pool.end();
+    })();
+    return this.closing;
+  }
+
+  private assertOpen(): void {
+    if (this.closing !== undefined) throw new Error('store: the PostgreSQL store is closed');
+  }
+}
+
+export function openPostgresStore(options: PostgresStoreOptions): PostgresStore {
+  return new PostgresStore(options);
+}

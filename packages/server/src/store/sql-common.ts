@@ -1,0 +1,214 @@
+import type { PollData, RunRecord, StoredTaskDef, TaskDef, WorkflowDef } from '@baton/protocol';
+
+import type { QueueMessage, RunQuery, RunSortField, StoredQueueMessage, StoredWorkflowDef } from './store.js';
+
+/** Pieces shared by the SQLite and PostgreSQL stores: no SQL dialect lives here. */
+
+/** A forward-only schema step. `sql` may hold several statements. */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** Checks a migration list is numbered 1..n in order (a programming error otherwise). */
+export function checkMigrationList(migrations: readonly Migration[]): number {
+  migrations.forEach((m, i) => {
+    if (m.version !== i + 1)
+      throw new Error(`migration list out of order at ${m.name} (version ${m.version})`);
+  });
+  return migrations.length;
+}
+
+export function newerSchemaError(dialect: string, found: number, known: number): Error {
+  return new Error(
+    `the ${dialect} database has schema version ${found}, but this Baton knows only up to ${known}: ` +
+      'it was migrated by a newer Baton. Upgrade this node (or point it at another database); refusing to start.',
+  );
+}
+
+/** Sort fields map to columns through this table only: user text never reaches SQL. */
+export const RUN_SORT_COLUMNS: Readonly<Record<RunSortField, string>> = {
+  createTime: 'create_time',
+  updateTime: 'update_time',
+  endTime: 'end_time',
+  status: 'status',
+  workflowType: 'workflow_name',
+  workflowId: 'workflow_id',
+};
+
+const TEXT_SORT_COLUMNS: ReadonlySet<string> = new Set(['status', 'workflow_name', 'workflow_id']);
+
+/**
+ * `ORDER BY` text for a run query (default createTime DESC; workflow_id last so paging is stable).
+ * `textCollation` (PostgreSQL: `"C"`) makes text sort by bytes as SQLite does, whatever the
+ * database's locale.
+ */
+export function runOrderBy(sort: RunQuery['sort'], textCollation?: string): string {
+  const parts: string[] = [];
+  const seen = new Set<string>();
+  for (const s of sort) {
+    const column = Object.hasOwn(RUN_SORT_COLUMNS, s.field) ? RUN_SORT_COLUMNS[s.field] : undefined;
+    if (column === undefined) throw new Error(`cannot sort runs by ${String(s.field)}`);
+    if (seen.has(column)) continue;
+    seen.add(column);
+    const collate =
+      textCollation !== undefined && TEXT_SORT_COLUMNS.has(column) ? ` COLLATE ${textCollation}` : '';
+    parts.push(`${column}${collate} ${s.order === 'ASC' ? 'ASC' : 'DESC'}`);
+  }
+  if (parts.length === 0) {
+    parts.push('create_time DESC');
+    seen.add('create_time');
+  }
+  if (!seen.has('workflow_id'))
+    parts.push(textCollation !== undefined ? `workflow_id COLLATE ${textCollation} ASC` : 'workflow_id ASC');
+  return parts.join(', ');
+}
+
+/** The free-text needle of a run query (trimmed); undefined when it matches everything. */
+export function freeTextNeedle(freeText: string | undefined): string | undefined {
+  const text = freeText?.trim() ?? '';
+  return text === '' || text === '*' ? undefined : text;
+}
+
+/** A run is stored as its record without the definition snapshot (a column of its own). */
+export function runRecordColumn(run: RunRecord): Omit<RunRecord, 'workflowDefinition'> {
+  const { workflowDefinition: _definition, ...record } = run;
+  return record;
+}
+
+export function runFromColumns(
+  record: Omit<RunRecord, 'workflowDefinition'>,
+  definition: WorkflowDef,
+): RunRecord {
+  return { ...record, workflowDefinition: definition };
+}
+
+/** A definition's JSON without the server-kept times (they live in columns). */
+export function definitionColumn<T extends { createTime?: number; updateTime?: number }>(
+  def: T,
+): Omit<T, 'createTime' | 'updateTime'> {
+  const { createTime: _c, updateTime: _u, ...rest } = def;
+  return rest;
+}
+
+export function workflowDefFromColumns(
+  definition: WorkflowDef,
+  version: number,
+  createTime: number,
+  updateTime: number,
+): StoredWorkflowDef {
+  return { ...definition, version, createTime, updateTime };
+}
+
+export function taskDefFromColumns(
+  definition: TaskDef,
+  createTime: number,
+  updateTime: number,
+): StoredTaskDef {
+  return { ...definition, createTime, updateTime };
+}
+
+/** Statuses `runsByCorrelationId(…, includeClosed = false)` keeps. */
+export const OPEN_RUN_STATUSES = ['RUNNING', 'PAUSED'] as const;
+
+/** Row shape of `queue_messages` as both drivers return it (booleans differ, hence the union). */
+export interface QueueMessageRow {
+  task_id: string;
+  queue_name: string;
+  workflow_id: string;
+  task_ref: string;
+  attempt: number;
+  priority: number;
+  visible_at: number;
+  lock_ms: number;
+  locked_until: number | null;
+  lock_token: string | null;
+  worker_id: string | null;
+  delivery_count: number;
+  dead_lettered: boolean | number;
+  created_at: number;
+}
+
+export function messageFromRow(row: QueueMessageRow): StoredQueueMessage {
+  return {
+    taskId: row.task_id,
+    queueName: row.queue_name,
+    workflowId: row.workflow_id,
+    taskRef: row.task_ref,
+    attempt: row.attempt,
+    priority: row.priority,
+    visibleAt: row.visible_at,
+    lockMs: row.lock_ms,
+    lockedUntil: row.locked_until,
+    lockToken: row.lock_token,
+    workerId: row.worker_id,
+    deliveryCount: row.delivery_count,
+    deadLettered: row.dead_lettered === true || row.dead_lettered === 1,
+    createdAt: row.created_at,
+  };
+}
+
+/** Claim order within a queue: higher priority, then earlier visible, then older id. */
+export function compareClaimOrder(
+  a: { priority: number; visibleAt: number; taskId: string },
+  b: { priority: number; visibleAt: number; taskId: string },
+): number {
+  if (a.priority !== b.priority) return b.priority - a.priority;
+  if (a.visibleAt !== b.visibleAt) return a.visibleAt - b.visibleAt;
+  return a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : 0;
+}
+
+/** Last message per taskId wins (an upsert batch must not name a row twice). */
+export function dedupeMessages(messages: readonly QueueMessage[]): QueueMessage[] {
+  const byId = new Map<string, QueueMessage>();
+  for (const m of messages) byId.set(m.taskId, m);
+  return [...byId.values()].sort((a, b) => (a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : 0));
+}
+
+export function uniqueSorted(values: readonly string[]): string[] {
+  return [...new Set(values)].sort();
+}
+
+/** Guard shared by both Tx implementations: no use after the transaction ended, no writes in `read`. */
+export class TxState {
+  closed = false;
+  constructor(readonly writable: boolean) {}
+
+  check(op: string, write: boolean): void {
+    if (this.closed) throw new Error(`store: ${op} called after its transaction ended`);
+    if (write && !this.writable) throw new Error(`store: ${op} is a write and cannot run inside read()`);
+  }
+}
+
+export interface PollRow {
+  queue_name: string;
+  worker_id: string;
+  domain: string | null;
+  last_poll_time: number;
+}
+
+export function pollFromRow(row: PollRow): PollData {
+  const out: PollData = {
+    queueName: row.queue_name,
+    workerId: row.worker_id,
+    lastPollTime: row.last_poll_time,
+  };
+  if (row.domain !== null) out.domain = row.domain;
+  return out;
+}
+
+/** Rows in the order their ids were asked for (missing ids skipped, each id once). */
+export function inRequestedOrder<R extends { task_id: string }, T>(
+  ids: readonly string[],
+  rows: readonly R[],
+  map: (row: R) => T,
+): T[] {
+  const byId = new Map(rows.map((r) => [r.task_id, r]));
+  const out: T[] = [];
+  for (const id of new Set(ids)) {
+    const row = byId.get(id);
+    if (row !== undefined) out.push(map(row));
+  }
+  return out;
+}

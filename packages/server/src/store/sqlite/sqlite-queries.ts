@@ -1,0 +1,184 @@
+import type { QueueCounts, RunRecord, WorkflowDef } from '@baton/protocol';
+
+import {
+  type QueueMessageRow,
+  dedupeMessages,
+  freeTextNeedle,
+  messageFromRow,
+  runFromColumns,
+  runOrderBy,
+  uniqueSorted,
+} from '../sql-common.js';
+import type { ClaimRequest, QueueMessage, RunQuery, StoredQueueMessage } from '../store.js';
+import type { SqliteConnection } from './connection.js';
+
+/** The longer SQLite statements (search, queue), as functions of a connection; `SqliteTx` calls them. */
+
+export interface RunRow {
+  record: string;
+  definition: string;
+}
+export const RUN_COLUMNS = 'record, definition';
+const CLAIM_ORDER = 'priority DESC, visible_at, task_id';
+
+export function parse<T>(text: string): T {
+  return JSON.parse(text) as T;
+}
+export function run(row: RunRow): RunRecord {
+  return runFromColumns(
+    parse<Omit<RunRecord, 'workflowDefinition'>>(row.record),
+    parse<WorkflowDef>(row.definition),
+  );
+}
+/** An id list as one bound JSON array, read back with json_each: one cached statement for any length. */
+export function list(values: readonly string[]): string {
+  return JSON.stringify(values);
+}
+
+export function ensureQueues(c: SqliteConnection, queueNames: readonly string[], now: number): void {
+  for (const name of uniqueSorted(queueNames)) {
+    c.run(
+      'INSERT INTO queues (queue_name, create_time) VALUES (?, ?) ON CONFLICT (queue_name) DO NOTHING',
+      name,
+      now,
+    );
+  }
+}
+
+export function searchRuns(
+  c: SqliteConnection,
+  query: RunQuery,
+): { totalHits: number; results: RunRecord[] } {
+  const where: string[] = [];
+  const params: Record<string, string | number> = {};
+  if (query.name !== undefined) {
+    where.push('workflow_name = @name');
+    params.name = query.name;
+  }
+  if (query.status !== undefined && query.status.length > 0) {
+    where.push('status IN (SELECT value FROM json_each(@status))');
+    params.status = JSON.stringify(query.status);
+  }
+  if (query.correlationId !== undefined) {
+    where.push('correlation_id = @correlationId');
+    params.correlationId = query.correlationId;
+  }
+  if (query.from !== undefined) {
+    where.push('create_time >= @from');
+    params.from = query.from;
+  }
+  if (query.to !== undefined) {
+    where.push('create_time <= @to');
+    params.to = query.to;
+  }
+  const text = freeTextNeedle(query.freeText);
+  if (text !== undefined) {
+    where.push(
+      `(workflow_id = @text OR correlation_id = @text OR instr(baton_lower(workflow_name), @needle) > 0
+        OR instr(baton_lower(json_extract(record, '$.input')), @needle) > 0
+        OR instr(baton_lower(json_extract(record, '$.output')), @needle) > 0)`,
+    );
+    params.text = text;
+    params.needle = text.toLowerCase();
+  }
+  const whereSql = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
+  const total = c.get<{ n: number }>(`SELECT count(*) AS n FROM runs ${whereSql}`, params)?.n ?? 0;
+  const rows = c.all<RunRow>(
+    `SELECT ${RUN_COLUMNS} FROM runs ${whereSql} ORDER BY ${runOrderBy(query.sort)} LIMIT @size OFFSET @start`,
+    { ...params, size: Math.max(0, query.size), start: Math.max(0, query.start) },
+  );
+  return { totalHits: total, results: rows.map(run) };
+}
+
+export function enqueueMessages(c: SqliteConnection, messages: readonly QueueMessage[], now: number): void {
+  if (messages.length === 0) return;
+  ensureQueues(
+    c,
+    messages.map((m) => m.queueName),
+    now,
+  );
+  for (const m of dedupeMessages(messages)) {
+    c.run(
+      `INSERT INTO queue_messages (task_id, queue_name, workflow_id, task_ref, attempt, priority, visible_at, lock_ms,
+         locked_until, lock_token, worker_id, delivery_count, dead_lettered, created_at)
+       VALUES (@taskId, @queueName, @workflowId, @taskRef, @attempt, @priority, @visibleAt, @lockMs,
+         NULL, NULL, NULL, 0, 0, @now)
+       ON CONFLICT (task_id) DO UPDATE SET queue_name = excluded.queue_name, workflow_id = excluded.workflow_id,
+         task_ref = excluded.task_ref, attempt = excluded.attempt, priority = excluded.priority,
+         visible_at = excluded.visible_at, lock_ms = excluded.lock_ms, locked_until = NULL, lock_token = NULL,
+         worker_id = NULL, delivery_count = 0, dead_lettered = 0, created_at = excluded.created_at`,
+      {
+        taskId: m.taskId,
+        queueName: m.queueName,
+        workflowId: m.workflowId,
+        taskRef: m.taskRef,
+        attempt: m.attempt,
+        priority: m.priority,
+        visibleAt: m.visibleAt,
+        lockMs: m.lockMs,
+        now,
+      },
+    );
+  }
+}
+
+export function claimMessages(c: SqliteConnection, request: ClaimRequest): StoredQueueMessage[] {
+  const claimed: StoredQueueMessage[] = [];
+  for (const queueName of request.queueNames) {
+    const want = request.count - claimed.length;
+    if (want <= 0) break;
+    const picked = c.all<{ task_id: string; priority: number; visible_at: number }>(
+      `SELECT task_id, priority, visible_at FROM queue_messages
+       WHERE queue_name = ? AND dead_lettered = 0 AND visible_at <= ?
+       ORDER BY ${CLAIM_ORDER} LIMIT ?`,
+      queueName,
+      request.now,
+      want,
+    );
+    if (picked.length === 0) continue;
+    const rows = c.all<QueueMessageRow>(
+      `UPDATE queue_messages SET locked_until = @now + lock_ms, visible_at = @now + lock_ms,
+         lock_token = @token, worker_id = @workerId, delivery_count = delivery_count + 1
+       WHERE task_id IN (SELECT value FROM json_each(@ids))
+       RETURNING *`,
+      {
+        now: request.now,
+        token: request.lockToken,
+        workerId: request.workerId,
+        ids: list(picked.map((p) => p.task_id)),
+      },
+    );
+    const order = new Map(picked.map((p, i) => [p.task_id, i]));
+    rows.sort((a, b) => (order.get(a.task_id) ?? 0) - (order.get(b.task_id) ?? 0));
+    claimed.push(...rows.map(messageFromRow));
+  }
+  return claimed;
+}
+
+export function queueCounts(c: SqliteConnection, now: number): QueueCounts[] {
+  const rows = c.all<{
+    queue_name: string;
+    waiting: number;
+    scheduled: number;
+    in_flight: number;
+    dead: number;
+  }>(
+    `SELECT q.queue_name AS queue_name,
+       count(CASE WHEN m.dead_lettered = 0 AND m.visible_at <= @now THEN 1 END) AS waiting,
+       count(CASE WHEN m.dead_lettered = 0 AND m.visible_at > @now
+                   AND (m.locked_until IS NULL OR m.locked_until <= @now) THEN 1 END) AS scheduled,
+       count(CASE WHEN m.dead_lettered = 0 AND m.locked_until > @now THEN 1 END) AS in_flight,
+       count(CASE WHEN m.dead_lettered = 1 THEN 1 END) AS dead
+     FROM (SELECT queue_name FROM queues UNION SELECT queue_name FROM queue_messages) q
+     LEFT JOIN queue_messages m ON m.queue_name = q.queue_name
+     GROUP BY q.queue_name ORDER BY q.queue_name`,
+    { now },
+  );
+  return rows.map((r) => ({
+    queueName: r.queue_name,
+    waiting: r.waiting,
+    scheduled: r.scheduled,
+    inFlight: r.in_flight,
+    deadLettered: r.dead,
+  }));
+}

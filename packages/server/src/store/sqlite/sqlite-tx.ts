@@ -1,0 +1,504 @@
+/* eslint-disable @typescript-eslint/require-await -- better-sqlite3 is synchronous; the port is async. */
+import type {
+  PollData,
+  QueueCounts,
+  RunRecord,
+  StoredTaskDef,
+  TaskDef,
+  TaskLog,
+  TaskRecord,
+  WorkflowDef,
+} from '@baton/protocol';
+
+import {
+  OPEN_RUN_STATUSES,
+  type PollRow,
+  type QueueMessageRow,
+  type TxState,
+  definitionColumn,
+  inRequestedOrder,
+  messageFromRow,
+  pollFromRow,
+  runRecordColumn,
+  taskDefFromColumns,
+  uniqueSorted,
+  workflowDefFromColumns,
+} from '../sql-common.js';
+import type {
+  ClaimRequest,
+  PollRecord,
+  QueueMessage,
+  RunQuery,
+  StoredQueueMessage,
+  StoredWorkflowDef,
+  Tx,
+} from '../store.js';
+import type { SqliteConnection } from './connection.js';
+import {
+  RUN_COLUMNS,
+  type RunRow,
+  claimMessages,
+  enqueueMessages,
+  ensureQueues,
+  list,
+  parse,
+  queueCounts,
+  run,
+  searchRuns,
+} from './sqlite-queries.js';
+
+interface WorkflowDefRow {
+  definition: string;
+  version: number;
+  create_time: number;
+  update_time: number;
+}
+interface TaskDefRow {
+  definition: string;
+  create_time: number;
+  update_time: number;
+}
+interface RecordRow {
+  record: string;
+}
+
+const WF_COLUMNS = 'definition, version, create_time, update_time';
+
+function workflowDef(row: WorkflowDefRow): StoredWorkflowDef {
+  return workflowDefFromColumns(
+    parse<WorkflowDef>(row.definition),
+    row.version,
+    row.create_time,
+    row.update_time,
+  );
+}
+function taskDef(row: TaskDefRow): StoredTaskDef {
+  return taskDefFromColumns(parse<TaskDef>(row.definition), row.create_time, row.update_time);
+}
+function task(row: RecordRow): TaskRecord {
+  return parse<TaskRecord>(row.record);
+}
+
+/**
+ * The SQLite `Tx`. Statements run synchronously on the connection; the store has already
+ * opened `BEGIN IMMEDIATE` (write) or runs on the read connection (read), so the methods are
+ * async only to satisfy the port. Multi-row writes loop one cached statement inside the
+ * transaction: with no network round trip, that is SQLite's fastest batch.
+ */
+export class SqliteTx implements Tx {
+  constructor(
+    private readonly c: SqliteConnection,
+    private readonly state: TxState,
+  ) {}
+
+  // --- workflow definitions
+
+  async getWorkflowDef(name: string, version?: number): Promise<StoredWorkflowDef | undefined> {
+    this.state.check('getWorkflowDef', false);
+    const row =
+      version === undefined
+        ? this.c.get<WorkflowDefRow>(
+            `SELECT ${WF_COLUMNS} FROM workflow_defs WHERE name = ? ORDER BY version DESC LIMIT 1`,
+            name,
+          )
+        : this.c.get<WorkflowDefRow>(
+            `SELECT ${WF_COLUMNS} FROM workflow_defs WHERE name = ? AND version = ?`,
+            name,
+            version,
+          );
+    return row && workflowDef(row);
+  }
+
+  async listWorkflowDefs(): Promise<StoredWorkflowDef[]> {
+    this.state.check('listWorkflowDefs', false);
+    return this.c
+      .all<WorkflowDefRow>(`SELECT ${WF_COLUMNS} FROM workflow_defs ORDER BY name, version`)
+      .map(workflowDef);
+  }
+
+  async latestWorkflowVersion(name: string): Promise<number | undefined> {
+    this.state.check('latestWorkflowVersion', false);
+    const row = this.c.get<{ v: number | null }>(
+      'SELECT max(version) AS v FROM workflow_defs WHERE name = ?',
+      name,
+    );
+    return row?.v ?? undefined;
+  }
+
+  async insertWorkflowDef(def: StoredWorkflowDef): Promise<boolean> {
+    this.state.check('insertWorkflowDef', true);
+    const result = this.c.run(
+      `INSERT INTO workflow_defs (name, version, definition, create_time, update_time) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (name, version) DO NOTHING`,
+      def.name,
+      def.version,
+      JSON.stringify(definitionColumn(def)),
+      def.createTime,
+      def.updateTime,
+    );
+    return result.changes === 1;
+  }
+
+  async upsertWorkflowDef(def: StoredWorkflowDef): Promise<void> {
+    this.state.check('upsertWorkflowDef', true);
+    this.c.run(
+      `INSERT INTO workflow_defs (name, version, definition, create_time, update_time) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (name, version) DO UPDATE SET definition = excluded.definition, update_time = excluded.update_time`,
+      def.name,
+      def.version,
+      JSON.stringify(definitionColumn(def)),
+      def.createTime,
+      def.updateTime,
+    );
+  }
+
+  async deleteWorkflowDef(name: string, version: number): Promise<boolean> {
+    this.state.check('deleteWorkflowDef', true);
+    return this.c.run('DELETE FROM workflow_defs WHERE name = ? AND version = ?', name, version).changes > 0;
+  }
+
+  // --- task definitions
+
+  async getTaskDef(name: string): Promise<StoredTaskDef | undefined> {
+    this.state.check('getTaskDef', false);
+    const row = this.c.get<TaskDefRow>(
+      'SELECT definition, create_time, update_time FROM task_defs WHERE name = ?',
+      name,
+    );
+    return row && taskDef(row);
+  }
+
+  async getTaskDefs(names: readonly string[]): Promise<Map<string, StoredTaskDef>> {
+    this.state.check('getTaskDefs', false);
+    const out = new Map<string, StoredTaskDef>();
+    if (names.length === 0) return out;
+    const rows = this.c.all<TaskDefRow & { name: string }>(
+      'SELECT name, definition, create_time, update_time FROM task_defs WHERE name IN (SELECT value FROM json_each(?))',
+      list(names),
+    );
+    for (const row of rows) out.set(row.name, taskDef(row));
+    return out;
+  }
+
+  async listTaskDefs(): Promise<StoredTaskDef[]> {
+    this.state.check('listTaskDefs', false);
+    return this.c
+      .all<TaskDefRow>('SELECT definition, create_time, update_time FROM task_defs ORDER BY name')
+      .map(taskDef);
+  }
+
+  async upsertTaskDef(def: TaskDef & { createTime: number; updateTime: number }): Promise<void> {
+    this.state.check('upsertTaskDef', true);
+    this.c.run(
+      `INSERT INTO task_defs (name, definition, create_time, update_time) VALUES (?, ?, ?, ?)
+       ON CONFLICT (name) DO UPDATE SET definition = excluded.definition, update_time = excluded.update_time`,
+      def.name,
+      JSON.stringify(definitionColumn(def)),
+      def.createTime,
+      def.updateTime,
+    );
+  }
+
+  async deleteTaskDef(name: string): Promise<boolean> {
+    this.state.check('deleteTaskDef', true);
+    return this.c.run('DELETE FROM task_defs WHERE name = ?', name).changes > 0;
+  }
+
+  // --- queues
+
+  async ensureQueues(queueNames: readonly string[], now: number): Promise<void> {
+    this.state.check('ensureQueues', true);
+    ensureQueues(this.c, queueNames, now);
+  }
+
+  async listQueues(): Promise<string[]> {
+    this.state.check('listQueues', false);
+    return this.c
+      .all<{ queue_name: string }>('SELECT queue_name FROM queues ORDER BY queue_name')
+      .map((r) => r.queue_name);
+  }
+
+  // --- runs
+
+  async insertRun(r: RunRecord): Promise<void> {
+    this.state.check('insertRun', true);
+    this.c.run(
+      `INSERT INTO runs (workflow_id, workflow_name, workflow_version, status, correlation_id, priority,
+         parent_workflow_id, idempotency_key, create_time, update_time, end_time, record, definition)
+       VALUES (@workflowId, @workflowName, @workflowVersion, @status, @correlationId, @priority,
+         @parentWorkflowId, @idempotencyKey, @createTime, @updateTime, @endTime, @record, @definition)`,
+      {
+        ...runColumns(r),
+        workflowName: r.workflowName,
+        workflowVersion: r.workflowVersion,
+        createTime: r.createTime,
+        definition: JSON.stringify(r.workflowDefinition),
+      },
+    );
+  }
+
+  async getRun(workflowId: string): Promise<RunRecord | undefined> {
+    this.state.check('getRun', false);
+    const row = this.c.get<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE workflow_id = ?`, workflowId);
+    return row && run(row);
+  }
+
+  /** SQLite has one writer: the transaction's BEGIN IMMEDIATE already excludes every other writer. */
+  async lockRun(workflowId: string): Promise<RunRecord | undefined> {
+    this.state.check('lockRun', false);
+    return this.getRun(workflowId);
+  }
+
+  async updateRun(r: RunRecord): Promise<void> {
+    this.state.check('updateRun', true);
+    const result = this.c.run(
+      `UPDATE runs SET status = @status, correlation_id = @correlationId, priority = @priority,
+         parent_workflow_id = @parentWorkflowId, idempotency_key = @idempotencyKey, update_time = @updateTime,
+         end_time = @endTime, record = @record
+       WHERE workflow_id = @workflowId`,
+      runColumns(r),
+    );
+    if (result.changes !== 1) throw new Error(`updateRun: no run ${r.workflowId}`);
+  }
+
+  async countRunsOfVersion(name: string, version: number): Promise<number> {
+    this.state.check('countRunsOfVersion', false);
+    const row = this.c.get<{ n: number }>(
+      'SELECT count(*) AS n FROM runs WHERE workflow_name = ? AND workflow_version = ?',
+      name,
+      version,
+    );
+    return row?.n ?? 0;
+  }
+
+  async searchRuns(query: RunQuery): Promise<{ totalHits: number; results: RunRecord[] }> {
+    this.state.check('searchRuns', false);
+    return searchRuns(this.c, query);
+  }
+
+  async runsByCorrelationId(
+    name: string,
+    correlationId: string,
+    includeClosed: boolean,
+  ): Promise<RunRecord[]> {
+    this.state.check('runsByCorrelationId', false);
+    const sql = `SELECT ${RUN_COLUMNS} FROM runs WHERE correlation_id = ? AND workflow_name = ?`;
+    const rows = includeClosed
+      ? this.c.all<RunRow>(`${sql} ORDER BY create_time, workflow_id`, correlationId, name)
+      : this.c.all<RunRow>(
+          `${sql} AND status IN (SELECT value FROM json_each(?)) ORDER BY create_time, workflow_id`,
+          correlationId,
+          name,
+          JSON.stringify(OPEN_RUN_STATUSES),
+        );
+    return rows.map(run);
+  }
+
+  // --- tasks
+
+  async insertTasks(tasks: readonly TaskRecord[]): Promise<void> {
+    this.state.check('insertTasks', true);
+    for (const t of tasks) {
+      this.c.run(
+        `INSERT INTO tasks (task_id, workflow_id, seq, reference_task_name, task_type, status, update_time, record)
+         VALUES (@taskId, @workflowId, @seq, @ref, @type, @status, @updateTime, @record)`,
+        taskColumns(t),
+      );
+    }
+  }
+
+  async updateTasks(tasks: readonly TaskRecord[]): Promise<void> {
+    this.state.check('updateTasks', true);
+    for (const t of tasks) {
+      const result = this.c.run(
+        `UPDATE tasks SET workflow_id = @workflowId, seq = @seq, reference_task_name = @ref, task_type = @type,
+           status = @status, update_time = @updateTime, record = @record
+         WHERE task_id = @taskId`,
+        taskColumns(t),
+      );
+      if (result.changes !== 1) throw new Error(`updateTasks: no task ${t.taskId}`);
+    }
+  }
+
+  async getTask(taskId: string): Promise<TaskRecord | undefined> {
+    this.state.check('getTask', false);
+    const row = this.c.get<RecordRow>('SELECT record FROM tasks WHERE task_id = ?', taskId);
+    return row && task(row);
+  }
+
+  async getTasks(taskIds: readonly string[]): Promise<TaskRecord[]> {
+    this.state.check('getTasks', false);
+    if (taskIds.length === 0) return [];
+    const rows = this.c.all<RecordRow & { task_id: string }>(
+      'SELECT task_id, record FROM tasks WHERE task_id IN (SELECT value FROM json_each(?))',
+      list(taskIds),
+    );
+    return inRequestedOrder(taskIds, rows, task);
+  }
+
+  async getRunTasks(workflowId: string): Promise<TaskRecord[]> {
+    this.state.check('getRunTasks', false);
+    return this.c
+      .all<RecordRow>('SELECT record FROM tasks WHERE workflow_id = ? ORDER BY seq, task_id', workflowId)
+      .map(task);
+  }
+
+  async appendTaskLogs(logs: readonly TaskLog[]): Promise<void> {
+    this.state.check('appendTaskLogs', true);
+    for (const l of logs) {
+      this.c.run(
+        'INSERT INTO task_logs (task_id, log, created_time) VALUES (?, ?, ?)',
+        l.taskId,
+        l.log,
+        l.createdTime,
+      );
+    }
+  }
+
+  async getTaskLogs(taskId: string): Promise<TaskLog[]> {
+    this.state.check('getTaskLogs', false);
+    return this.c
+      .all<{ log: string; created_time: number }>(
+        'SELECT log, created_time FROM task_logs WHERE task_id = ? ORDER BY id',
+        taskId,
+      )
+      .map((r) => ({ taskId, log: r.log, createdTime: r.created_time }));
+  }
+
+  // --- worker queue messages
+
+  async enqueue(messages: readonly QueueMessage[], now: number): Promise<void> {
+    this.state.check('enqueue', true);
+    enqueueMessages(this.c, messages, now);
+  }
+
+  async claim(request: ClaimRequest): Promise<StoredQueueMessage[]> {
+    this.state.check('claim', true);
+    return claimMessages(this.c, request);
+  }
+
+  async getMessage(taskId: string): Promise<StoredQueueMessage | undefined> {
+    this.state.check('getMessage', false);
+    const row = this.c.get<QueueMessageRow>('SELECT * FROM queue_messages WHERE task_id = ?', taskId);
+    return row && messageFromRow(row);
+  }
+
+  async removeMessages(taskIds: readonly string[]): Promise<void> {
+    this.state.check('removeMessages', true);
+    if (taskIds.length === 0) return;
+    this.c.run('DELETE FROM queue_messages WHERE task_id IN (SELECT value FROM json_each(?))', list(taskIds));
+  }
+
+  async requeueMessage(taskId: string, visibleAt: number): Promise<boolean> {
+    this.state.check('requeueMessage', true);
+    return (
+      this.c.run(
+        `UPDATE queue_messages SET visible_at = ?, locked_until = NULL, lock_token = NULL, worker_id = NULL,
+           dead_lettered = 0
+         WHERE task_id = ?`,
+        visibleAt,
+        taskId,
+      ).changes > 0
+    );
+  }
+
+  async extendLock(taskId: string, lockedUntil: number): Promise<boolean> {
+    this.state.check('extendLock', true);
+    return (
+      this.c.run(
+        `UPDATE queue_messages SET locked_until = ?, visible_at = ?
+         WHERE task_id = ? AND locked_until IS NOT NULL AND dead_lettered = 0`,
+        lockedUntil,
+        lockedUntil,
+        taskId,
+      ).changes > 0
+    );
+  }
+
+  async deadLetterMessage(taskId: string): Promise<boolean> {
+    this.state.check('deadLetterMessage', true);
+    return (
+      this.c.run(
+        'UPDATE queue_messages SET dead_lettered = 1, locked_until = NULL, lock_token = NULL WHERE task_id = ?',
+        taskId,
+      ).changes > 0
+    );
+  }
+
+  async queueCounts(now: number): Promise<QueueCounts[]> {
+    this.state.check('queueCounts', false);
+    return queueCounts(this.c, now);
+  }
+
+  async nextVisibleAt(queueNames: readonly string[], _now: number): Promise<number | undefined> {
+    this.state.check('nextVisibleAt', false);
+    let next: number | undefined;
+    // One min() per queue: each is a single seek on queue_messages_visible.
+    for (const name of uniqueSorted(queueNames)) {
+      const v = this.c.get<{ v: number | null }>(
+        'SELECT min(visible_at) AS v FROM queue_messages WHERE queue_name = ? AND dead_lettered = 0',
+        name,
+      )?.v;
+      if (v !== null && v !== undefined && (next === undefined || v < next)) next = v;
+    }
+    return next;
+  }
+
+  /** SQLite is one node: long polls are woken in-process by the caller, nothing to send. */
+  async notifyQueues(_queueNames: readonly string[]): Promise<void> {
+    this.state.check('notifyQueues', true);
+  }
+
+  // --- worker liveness
+
+  async recordPoll(poll: PollRecord): Promise<void> {
+    this.state.check('recordPoll', true);
+    this.c.run(
+      `INSERT INTO poll_data (queue_name, worker_id, task_type, domain, last_poll_time) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (queue_name, worker_id) DO UPDATE SET task_type = excluded.task_type, domain = excluded.domain,
+         last_poll_time = excluded.last_poll_time`,
+      poll.queueName,
+      poll.workerId,
+      poll.taskType,
+      poll.domain ?? null,
+      poll.now,
+    );
+  }
+
+  async pollData(taskType?: string): Promise<PollData[]> {
+    this.state.check('pollData', false);
+    const sql = 'SELECT queue_name, worker_id, domain, last_poll_time FROM poll_data';
+    const rows =
+      taskType === undefined
+        ? this.c.all<PollRow>(`${sql} ORDER BY queue_name, worker_id`)
+        : this.c.all<PollRow>(`${sql} WHERE task_type = ? ORDER BY queue_name, worker_id`, taskType);
+    return rows.map(pollFromRow);
+  }
+}
+
+function runColumns(r: RunRecord): Record<string, string | number | null> {
+  return {
+    workflowId: r.workflowId,
+    status: r.status,
+    correlationId: r.correlationId ?? null,
+    priority: r.priority,
+    parentWorkflowId: r.parentWorkflowId ?? null,
+    idempotencyKey: r.idempotencyKey ?? null,
+    updateTime: r.updateTime,
+    endTime: r.endTime,
+    record: JSON.stringify(runRecordColumn(r)),
+  };
+}
+
+function taskColumns(t: TaskRecord): Record<string, string | number> {
+  return {
+    taskId: t.taskId,
+    workflowId: t.workflowInstanceId,
+    seq: t.seq,
+    ref: t.referenceTaskName,
+    type: t.taskType,
+    status: t.status,
+    updateTime: t.updateTime,
+    record: JSON.stringify(t),
+  };
+}

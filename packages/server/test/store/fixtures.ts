@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto';
+
+import type { RunRecord, TaskRecord, WorkflowDef } from '@baton/protocol';
+
+import type { QueueMessage, StoredWorkflowDef } from '../../src/store/store.js';
+
+/** A fixed base time: stores never read the clock, tests pass every time in. */
+export const T0 = Date.UTC(2026, 0, 1);
+
+export function uid(prefix = ''): string {
+  return `${prefix}${randomUUID()}`;
+}
+
+export function workflowDef(name: string, version = 1, extra: Partial<WorkflowDef> = {}): StoredWorkflowDef {
+  return {
+    name,
+    version,
+    description: `${name} v${version}`,
+    tasks: [
+      {
+        name: 'a',
+        taskReferenceName: 'a_ref',
+        type: 'SIMPLE',
+        inputParameters: { x: '${workflow.input.x}' },
+      },
+    ],
+    schemaVersion: 2,
+    createTime: T0,
+    updateTime: T0,
+    ...extra,
+  };
+}
+
+export function run(overrides: Partial<RunRecord> = {}): RunRecord {
+  const name = overrides.workflowName ?? 'wf';
+  return {
+    workflowId: uid('run-'),
+    workflowName: name,
+    workflowVersion: 1,
+    status: 'RUNNING',
+    input: { x: 1 },
+    output: {},
+    variables: {},
+    priority: 0,
+    taskToDomain: {},
+    failedReferenceTaskNames: [],
+    failedTaskNames: [],
+    createTime: T0,
+    updateTime: T0,
+    endTime: 0,
+    links: {},
+    workflowDefinition: workflowDef(name, overrides.workflowVersion ?? 1),
+    ...overrides,
+  };
+}
+
+export function task(workflowId: string, seq: number, overrides: Partial<TaskRecord> = {}): TaskRecord {
+  return {
+    taskId: uid('task-'),
+    workflowInstanceId: workflowId,
+    workflowType: 'wf',
+    taskType: 'resize',
+    taskDefName: 'resize',
+    referenceTaskName: `ref_${seq}`,
+    status: 'SCHEDULED',
+    seq,
+    retryCount: 0,
+    inputData: { seq },
+    outputData: {},
+    pollCount: 0,
+    scheduledTime: T0,
+    startTime: 0,
+    endTime: 0,
+    updateTime: T0,
+    startDelayInSeconds: 0,
+    callbackAfterSeconds: 0,
+    responseTimeoutSeconds: 60,
+    retried: false,
+    executed: false,
+    workflowPriority: 0,
+    iteration: 0,
+    workflowTask: { name: 'resize', taskReferenceName: `ref_${seq}`, type: 'SIMPLE' },
+    ...overrides,
+  };
+}
+
+export function message(queueName: string, overrides: Partial<QueueMessage> = {}): QueueMessage {
+  return {
+    taskId: uid('msg-'),
+    queueName,
+    workflowId: 'run-1',
+    taskRef: 'ref',
+    attempt: 1,
+    priority: 0,
+    visibleAt: T0,
+    lockMs: 60_000,
+    ...overrides,
+  };
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** A promise with its resolve function, for choreographing concurrent transactions. */
+export function signal(): { promise: Promise<void>; resolve: () => void } {
+  let resolve: () => void = () => {};
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}

@@ -1,0 +1,351 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+
+import type { RunRecord } from '@baton/protocol';
+
+import type { RunQuery, Store } from '../../src/store/store.js';
+import { type OpenedStore, storeCases } from '../helpers/stores.js';
+import { T0, run, task, uid } from './fixtures.js';
+
+const page = (query: Partial<RunQuery>): RunQuery => ({ start: 0, size: 100, sort: [], ...query });
+const ids = (runs: RunRecord[]): string[] => runs.map((r) => r.workflowId);
+
+for (const c of storeCases()) {
+  void describe(`store runs and tasks (${c.name})`, () => {
+    let h: OpenedStore;
+    let store: Store;
+    before(async () => {
+      h = await c.open();
+      store = h.store;
+    });
+    after(async () => {
+      await h.cleanup();
+    });
+
+    void it('inserts, reads, locks and updates a run', async () => {
+      const r = run({
+        correlationId: 'c-1',
+        idempotencyKey: 'k-1',
+        parentWorkflowId: 'p-1',
+        parentWorkflowTaskId: 't-9',
+      });
+      await store.transaction((tx) => tx.insertRun(r));
+      assert.deepEqual(await store.read((tx) => tx.getRun(r.workflowId)), r);
+      assert.equal(await store.read((tx) => tx.getRun(uid('missing-'))), undefined);
+
+      const updated: RunRecord = {
+        ...r,
+        status: 'COMPLETED',
+        output: { done: true, list: [1, 2] },
+        variables: { v: 'x' },
+        updateTime: T0 + 10,
+        endTime: T0 + 10,
+        reasonForIncompletion: 'none',
+      };
+      await store.transaction(async (tx) => {
+        assert.deepEqual(await tx.lockRun(r.workflowId), r);
+        await tx.updateRun(updated);
+      });
+      assert.deepEqual(await store.read((tx) => tx.getRun(r.workflowId)), updated);
+      assert.equal(await store.transaction((tx) => tx.lockRun(uid('missing-'))), undefined);
+      assert.equal(await store.read((tx) => tx.lockRun(r.workflowId).then((x) => x?.status)), 'COMPLETED');
+    });
+
+    void it('never rewrites the definition snapshot on updateRun', async () => {
+      const r = run();
+      await store.transaction((tx) => tx.insertRun(r));
+      const changedDef = { ...r.workflowDefinition, description: 'rewritten', tasks: [] };
+      await store.transaction((tx) =>
+        tx.updateRun({ ...r, status: 'PAUSED', workflowDefinition: changedDef }),
+      );
+      const got = await store.read((tx) => tx.getRun(r.workflowId));
+      assert.equal(got?.status, 'PAUSED');
+      assert.deepEqual(got?.workflowDefinition, r.workflowDefinition);
+    });
+
+    void it('refuses to update a run that does not exist', async () => {
+      await assert.rejects(
+        store.transaction((tx) => tx.updateRun(run())),
+        /no run/,
+      );
+    });
+
+    void it('counts runs of a definition version', async () => {
+      const name = uid('wf-');
+      await store.transaction(async (tx) => {
+        await tx.insertRun(run({ workflowName: name, workflowVersion: 1 }));
+        await tx.insertRun(run({ workflowName: name, workflowVersion: 1 }));
+        await tx.insertRun(run({ workflowName: name, workflowVersion: 2 }));
+      });
+      await store.read(async (tx) => {
+        assert.equal(await tx.countRunsOfVersion(name, 1), 2);
+        assert.equal(await tx.countRunsOfVersion(name, 2), 1);
+        assert.equal(await tx.countRunsOfVersion(name, 3), 0);
+      });
+    });
+
+    void it('finds runs by correlation id, open ones only unless closed are asked for', async () => {
+      const name = uid('wf-');
+      const corr = uid('corr-');
+      const a = run({ workflowName: name, correlationId: corr, status: 'RUNNING', createTime: T0 + 1 });
+      const b = run({ workflowName: name, correlationId: corr, status: 'COMPLETED', createTime: T0 + 2 });
+      const p = run({ workflowName: name, correlationId: corr, status: 'PAUSED', createTime: T0 + 3 });
+      const other = run({ workflowName: uid('other-'), correlationId: corr });
+      await store.transaction(async (tx) => {
+        for (const r of [a, b, p, other]) await tx.insertRun(r);
+      });
+      await store.read(async (tx) => {
+        assert.deepEqual(ids(await tx.runsByCorrelationId(name, corr, false)), [a.workflowId, p.workflowId]);
+        assert.deepEqual(ids(await tx.runsByCorrelationId(name, corr, true)), [
+          a.workflowId,
+          b.workflowId,
+          p.workflowId,
+        ]);
+        assert.deepEqual(await tx.runsByCorrelationId(name, uid('none-'), true), []);
+      });
+    });
+
+    void it('inserts, updates and reads tasks in seq order', async () => {
+      const r = run();
+      const t2 = task(r.workflowId, 2);
+      const t0 = task(r.workflowId, 0, { workerId: 'w', domain: 'd', queueName: 'd-resize' });
+      const t1 = task(r.workflowId, 1);
+      const elsewhere = task(uid('run-'), 0);
+      await store.transaction(async (tx) => {
+        await tx.insertRun(r);
+        await tx.insertTasks([t2, t0]);
+        await tx.insertTasks([t1, elsewhere]);
+        await tx.insertTasks([]);
+      });
+      await store.read(async (tx) => {
+        assert.deepEqual(await tx.getRunTasks(r.workflowId), [t0, t1, t2]);
+        assert.deepEqual(await tx.getTask(t0.taskId), t0);
+        assert.equal(await tx.getTask(uid('missing-')), undefined);
+        assert.deepEqual(await tx.getTasks([t2.taskId, uid('missing-'), t0.taskId]), [t2, t0]);
+        assert.deepEqual(await tx.getTasks([]), []);
+      });
+      const done = {
+        ...t0,
+        status: 'COMPLETED' as const,
+        outputData: { ok: 1 },
+        endTime: T0 + 5,
+        updateTime: T0 + 5,
+      };
+      const started = {
+        ...t1,
+        status: 'IN_PROGRESS' as const,
+        pollCount: 1,
+        startTime: T0 + 6,
+        updateTime: T0 + 6,
+      };
+      await store.transaction((tx) => tx.updateTasks([done, started]));
+      assert.deepEqual(await store.read((tx) => tx.getRunTasks(r.workflowId)), [done, started, t2]);
+      await assert.rejects(store.transaction((tx) => tx.updateTasks([task(r.workflowId, 9)])));
+      await assert.rejects(
+        store.transaction((tx) => tx.insertTasks([t0])),
+        'a taskId is inserted once',
+      );
+    });
+
+    void it('appends and reads task logs in order', async () => {
+      const taskId = uid('task-');
+      await store.transaction((tx) =>
+        tx.appendTaskLogs([
+          { taskId, log: 'first', createdTime: T0 + 2 },
+          { taskId, log: 'second', createdTime: T0 + 1 },
+          { taskId: uid('task-'), log: 'other', createdTime: T0 },
+        ]),
+      );
+      await store.transaction((tx) => tx.appendTaskLogs([{ taskId, log: 'third', createdTime: T0 + 3 }]));
+      await store.transaction((tx) => tx.appendTaskLogs([]));
+      assert.deepEqual(await store.read((tx) => tx.getTaskLogs(taskId)), [
+        { taskId, log: 'first', createdTime: T0 + 2 },
+        { taskId, log: 'second', createdTime: T0 + 1 },
+        { taskId, log: 'third', createdTime: T0 + 3 },
+      ]);
+    });
+
+    void it('records polls and answers poll data by task type', async () => {
+      const type = uid('type-');
+      await store.transaction(async (tx) => {
+        await tx.recordPoll({ queueName: type, taskType: type, workerId: 'w1', now: T0 });
+        await tx.recordPoll({
+          queueName: `dom-${type}`,
+          taskType: type,
+          domain: 'dom',
+          workerId: 'w1',
+          now: T0 + 1,
+        });
+        await tx.recordPoll({ queueName: type, taskType: type, workerId: 'w2', now: T0 + 2 });
+        await tx.recordPoll({ queueName: uid('other-'), taskType: uid('other-'), workerId: 'w1', now: T0 });
+      });
+      await store.transaction((tx) =>
+        tx.recordPoll({ queueName: type, taskType: type, workerId: 'w1', now: T0 + 9 }),
+      );
+      const polls = await store.read((tx) => tx.pollData(type));
+      assert.deepEqual(polls, [
+        { queueName: `dom-${type}`, domain: 'dom', workerId: 'w1', lastPollTime: T0 + 1 },
+        { queueName: type, workerId: 'w1', lastPollTime: T0 + 9 },
+        { queueName: type, workerId: 'w2', lastPollTime: T0 + 2 },
+      ]);
+      assert.ok((await store.read((tx) => tx.pollData())).length >= 4);
+    });
+  });
+
+  void describe(`store run search (${c.name})`, () => {
+    let h: OpenedStore;
+    let store: Store;
+    const runs: RunRecord[] = [];
+    // Six runs on a fresh database, so totalHits is exact.
+    before(async () => {
+      h = await c.open();
+      store = h.store;
+      const specs: Array<Partial<RunRecord>> = [
+        {
+          workflowName: 'orders',
+          status: 'RUNNING',
+          correlationId: 'c-a',
+          createTime: T0 + 1,
+          updateTime: T0 + 60,
+        },
+        {
+          workflowName: 'orders',
+          status: 'COMPLETED',
+          correlationId: 'c-b',
+          createTime: T0 + 2,
+          updateTime: T0 + 50,
+          endTime: T0 + 50,
+          output: { receipt: 'Zürich-ÄBC-42' },
+        },
+        {
+          workflowName: 'orders',
+          status: 'FAILED',
+          createTime: T0 + 3,
+          updateTime: T0 + 40,
+          endTime: T0 + 40,
+        },
+        {
+          workflowName: 'payments',
+          status: 'RUNNING',
+          correlationId: 'c-a',
+          createTime: T0 + 4,
+          updateTime: T0 + 30,
+          input: { customer: 'ACME Corp' },
+        },
+        {
+          workflowName: 'payments',
+          status: 'TERMINATED',
+          createTime: T0 + 5,
+          updateTime: T0 + 20,
+          endTime: T0 + 20,
+        },
+        { workflowName: 'Shipping_Flow', status: 'PAUSED', createTime: T0 + 6, updateTime: T0 + 10 },
+      ];
+      for (const [i, spec] of specs.entries()) runs.push(run({ workflowId: `run-${i}`, ...spec }));
+      await store.transaction(async (tx) => {
+        for (const r of runs) await tx.insertRun(r);
+      });
+    });
+    after(async () => {
+      await h.cleanup();
+    });
+    const search = (q: Partial<RunQuery>) => store.read((tx) => tx.searchRuns(page(q)));
+    const runId = (i: number): string => runs[i]!.workflowId;
+
+    void it('returns everything newest first by default', async () => {
+      const all = await search({});
+      assert.equal(all.totalHits, 6);
+      assert.deepEqual(ids(all.results), [5, 4, 3, 2, 1, 0].map(runId));
+      assert.deepEqual(all.results[1], runs[4], 'whole records, definition included');
+      assert.equal((await search({ freeText: '*' })).totalHits, 6);
+      assert.equal((await search({ freeText: '  ' })).totalHits, 6);
+    });
+
+    void it('filters by name, statuses, correlation id and an inclusive time range', async () => {
+      assert.deepEqual(ids((await search({ name: 'orders' })).results), [2, 1, 0].map(runId));
+      assert.deepEqual(ids((await search({ status: ['RUNNING', 'PAUSED'] })).results), [5, 3, 0].map(runId));
+      assert.equal((await search({ status: [] })).totalHits, 6);
+      assert.deepEqual(ids((await search({ correlationId: 'c-a' })).results), [3, 0].map(runId));
+      assert.deepEqual(ids((await search({ from: T0 + 2, to: T0 + 4 })).results), [3, 2, 1].map(runId));
+      assert.deepEqual(
+        ids((await search({ name: 'payments', status: ['RUNNING'], correlationId: 'c-a' })).results),
+        [runId(3)],
+      );
+      assert.equal((await search({ name: 'nope' })).totalHits, 0);
+    });
+
+    void it('matches free text on id, correlation id, name and input/output text', async () => {
+      assert.deepEqual(ids((await search({ freeText: 'run-2' })).results), [runId(2)]);
+      assert.deepEqual(ids((await search({ freeText: 'c-b' })).results), [runId(1)]);
+      assert.deepEqual(
+        ids((await search({ freeText: 'shipping' })).results),
+        [runId(5)],
+        'name, case-insensitive',
+      );
+      assert.deepEqual(ids((await search({ freeText: 'acme corp' })).results), [runId(3)], 'input text');
+      assert.deepEqual(
+        ids((await search({ freeText: 'zürich-äbc' })).results),
+        [runId(1)],
+        'output text, unicode case',
+      );
+      assert.deepEqual(ids((await search({ freeText: "'; DROP TABLE runs; --" })).results), []);
+      assert.equal((await search({})).totalHits, 6);
+    });
+
+    void it('sorts by the allowed fields and pages with a total', async () => {
+      assert.deepEqual(
+        ids((await search({ sort: [{ field: 'updateTime', order: 'ASC' }] })).results),
+        [5, 4, 3, 2, 1, 0].map(runId),
+      );
+      assert.deepEqual(
+        ids(
+          (
+            await search({
+              sort: [
+                { field: 'workflowType', order: 'ASC' },
+                { field: 'createTime', order: 'DESC' },
+              ],
+            })
+          ).results,
+        ),
+        [5, 2, 1, 0, 4, 3].map(runId),
+        'byte order on both stores: upper case sorts first',
+      );
+      assert.deepEqual(
+        ids((await search({ sort: [{ field: 'workflowId', order: 'DESC' }] })).results),
+        [5, 4, 3, 2, 1, 0].map(runId),
+      );
+      assert.deepEqual(
+        ids(
+          (
+            await search({
+              sort: [
+                { field: 'status', order: 'ASC' },
+                { field: 'createTime', order: 'ASC' },
+              ],
+            })
+          ).results,
+        ),
+        [1, 2, 5, 0, 3, 4].map(runId),
+      );
+      assert.equal(
+        (await search({ sort: [{ field: 'endTime', order: 'DESC' }] })).results[0]?.workflowId,
+        runId(1),
+      );
+
+      const p1 = await search({ start: 0, size: 4, sort: [{ field: 'createTime', order: 'ASC' }] });
+      const p2 = await search({ start: 4, size: 4, sort: [{ field: 'createTime', order: 'ASC' }] });
+      assert.equal(p1.totalHits, 6);
+      assert.equal(p2.totalHits, 6);
+      assert.deepEqual(ids(p1.results), [0, 1, 2, 3].map(runId));
+      assert.deepEqual(ids(p2.results), [4, 5].map(runId));
+      const beyond = await search({ start: 10, size: 4, name: 'orders' });
+      assert.deepEqual(beyond, { totalHits: 3, results: [] });
+    });
+
+    void it('refuses a sort field outside the allow-list', async () => {
+      const bad = { field: 'workflow_id; DROP TABLE runs' as 'workflowId', order: 'ASC' as const };
+      await assert.rejects(search({ sort: [bad] }), /cannot sort runs/);
+    });
+  });
+}

@@ -1,0 +1,352 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+
+import pg from 'pg';
+
+import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import type { Store } from '../../src/store/store.js';
+import { type OpenedStore, storeCases } from '../helpers/stores.js';
+import { T0, message, run, signal, sleep, task, uid } from './fixtures.js';
+
+for (const c of storeCases()) {
+  void describe(`store transactions (${c.name})`, () => {
+    let h: OpenedStore;
+    let store: Store;
+    /** A second store on the same database (PostgreSQL: another node); SQLite: the same store. */
+    let other: Store;
+    before(async () => {
+      h = await c.open();
+      store = h.store;
+      other = h.url !== undefined ? openPostgresStore({ url: h.url, poolSize: 3 }) : store;
+    });
+    after(async () => {
+      if (other !== store) await other.close();
+      await h.cleanup();
+    });
+
+    void it('rolls back everything when the function throws', async () => {
+      const r = run();
+      const t = task(r.workflowId, 0);
+      const q = uid('q-');
+      await assert.rejects(
+        store.transaction(async (tx) => {
+          await tx.insertRun(r);
+          await tx.insertTasks([t]);
+          await tx.enqueue([message(q, { taskId: t.taskId })], T0);
+          await tx.appendTaskLogs([{ taskId: t.taskId, log: 'x', createdTime: T0 }]);
+          await tx.upsertTaskDef({ name: q, createTime: T0, updateTime: T0 });
+          throw new Error('boom');
+        }),
+        /boom/,
+      );
+      await store.read(async (tx) => {
+        assert.equal(await tx.getRun(r.workflowId), undefined);
+        assert.equal(await tx.getTask(t.taskId), undefined);
+        assert.equal(await tx.getMessage(t.taskId), undefined);
+        assert.deepEqual(await tx.getTaskLogs(t.taskId), []);
+        assert.equal(await tx.getTaskDef(q), undefined);
+        assert.ok(!(await tx.listQueues()).includes(q));
+      });
+      // The store is usable afterwards.
+      await store.transaction((tx) => tx.insertRun(r));
+      assert.equal((await store.read((tx) => tx.getRun(r.workflowId)))?.workflowId, r.workflowId);
+    });
+
+    void it('rolls back when a statement fails, and returns the function value on commit', async () => {
+      const r = run();
+      await store.transaction((tx) => tx.insertRun(r));
+      const other2 = run();
+      await assert.rejects(
+        store.transaction(async (tx) => {
+          await tx.insertRun(other2);
+          await tx.insertRun(r); // duplicate key
+        }),
+      );
+      assert.equal(await store.read((tx) => tx.getRun(other2.workflowId)), undefined);
+      assert.equal(await store.transaction(async () => Promise.resolve(42)), 42);
+    });
+
+    void it('read() never sees rows of a transaction that has not committed', async () => {
+      const r = run();
+      const inserted = signal();
+      const checked = signal();
+      const writer = store.transaction(async (tx) => {
+        await tx.insertRun(r);
+        inserted.resolve();
+        await checked.promise;
+      });
+      await inserted.promise;
+      if (c.name === 'postgres' || h.file !== undefined) {
+        assert.equal(await store.read((tx) => tx.getRun(r.workflowId)), undefined);
+      }
+      checked.resolve();
+      await writer;
+      assert.equal((await store.read((tx) => tx.getRun(r.workflowId)))?.workflowId, r.workflowId);
+    });
+
+    void it('lockRun serialises two transactions on the same run', async () => {
+      const r = run();
+      await store.transaction((tx) => tx.insertRun(r));
+      const events: string[] = [];
+      const firstLocked = signal();
+      const first = store.transaction(async (tx) => {
+        await tx.lockRun(r.workflowId);
+        events.push('first locked');
+        firstLocked.resolve();
+        await sleep(150);
+        await tx.updateRun({ ...r, status: 'PAUSED', updateTime: T0 + 1 });
+        events.push('first commits');
+      });
+      await firstLocked.promise;
+      const second = other.transaction(async (tx) => {
+        const seen = await tx.lockRun(r.workflowId);
+        events.push(`second locked, saw ${seen?.status}`);
+        await tx.updateRun({ ...r, status: 'RUNNING', updateTime: T0 + 2 });
+      });
+      await Promise.all([first, second]);
+      assert.deepEqual(events, ['first locked', 'first commits', 'second locked, saw PAUSED']);
+      assert.equal((await store.read((tx) => tx.getRun(r.workflowId)))?.updateTime, T0 + 2);
+    });
+
+    void it('migrate again is a no-op', async () => {
+      await store.migrate();
+      await store.migrate();
+      const versions = await schemaVersions(h);
+      assert.deepEqual(versions, [1]);
+    });
+
+    if (c.name === 'sqlite') {
+      void it('onQueueNotification never fires on SQLite, and notifyQueues is accepted', async () => {
+        const got: string[][] = [];
+        const unsubscribe = store.onQueueNotification((names) => got.push(names));
+        await store.transaction((tx) => tx.notifyQueues(['a', 'b']));
+        await sleep(20);
+        unsubscribe();
+        assert.deepEqual(got, []);
+      });
+    }
+  });
+}
+
+if (storeCases().some((c) => c.name === 'postgres')) {
+  const pgCase = storeCases().find((c) => c.name === 'postgres')!;
+
+  void describe('PostgreSQL only: retries, notifications', () => {
+    let h: OpenedStore;
+    let a: PostgresStore;
+    let b: PostgresStore;
+    before(async () => {
+      h = await pgCase.open();
+      a = openPostgresStore({ url: h.url!, poolSize: 3 });
+      b = openPostgresStore({ url: h.url!, poolSize: 3 });
+    });
+    after(async () => {
+      await a.close();
+      await b.close();
+      await h.cleanup();
+    });
+
+    void it('retries a transaction that hit a deadlock, from the start', async () => {
+      const r1 = run();
+      const r2 = run();
+      await a.transaction(async (tx) => {
+        await tx.insertRun(r1);
+        await tx.insertRun(r2);
+      });
+      const aHolds = signal();
+      const bHolds = signal();
+      let attempts = 0;
+      const crossed = (
+        store: Store,
+        firstId: string,
+        secondId: string,
+        mine: ReturnType<typeof signal>,
+        theirs: ReturnType<typeof signal>,
+      ) =>
+        store.transaction(async (tx) => {
+          attempts++;
+          const x = await tx.lockRun(firstId);
+          mine.resolve();
+          await theirs.promise;
+          const y = await tx.lockRun(secondId);
+          await tx.updateRun({ ...x!, updateTime: x!.updateTime + 1 });
+          await tx.updateRun({ ...y!, updateTime: y!.updateTime + 1 });
+        });
+      await Promise.all([
+        crossed(a, r1.workflowId, r2.workflowId, aHolds, bHolds),
+        crossed(b, r2.workflowId, r1.workflowId, bHolds, aHolds),
+      ]);
+      assert.equal(attempts, 3, 'one of the two was rolled back by the deadlock detector and run again');
+      const [x, y] = await a.read((tx) => Promise.all([tx.getRun(r1.workflowId), tx.getRun(r2.workflowId)]));
+      assert.equal(x?.updateTime, T0 + 2, 'both transactions applied, once each');
+      assert.equal(y?.updateTime, T0 + 2);
+    });
+
+    void it('retries a transaction that failed with a serialization failure (40001)', async () => {
+      const r = run();
+      let attempts = 0;
+      await a.transaction(async (tx) => {
+        attempts++;
+        await tx.insertRun({ ...r, updateTime: T0 + attempts });
+        if (attempts === 1) throw Object.assign(new Error('could not serialize access'), { code: '40001' });
+      });
+      assert.equal(attempts, 2);
+      assert.equal(
+        (await a.read((tx) => tx.getRun(r.workflowId)))?.updateTime,
+        T0 + 2,
+        'only the second attempt committed',
+      );
+    });
+
+    void it('classifies a duplicate key as a unique violation, not retryable', async () => {
+      const { isRetryable, isUniqueViolation } = await import('../../src/store/postgres/pg-errors.js');
+      const r = run();
+      await a.transaction((tx) => tx.insertRun(r));
+      const err = await a
+        .transaction((tx) => tx.insertRun(r))
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      assert.equal(isUniqueViolation(err), true);
+      assert.equal(isRetryable(err), false);
+    });
+
+    void it('delivers committed notifications to other nodes, deduplicated, and nothing on rollback', async () => {
+      const got: string[][] = [];
+      const unsubscribe = a.onQueueNotification((names) => got.push(names));
+      await a.listening();
+      await assert.rejects(
+        b.transaction(async (tx) => {
+          await tx.notifyQueues(['rolled-back']);
+          throw new Error('no');
+        }),
+      );
+      await b.transaction(async (tx) => {
+        await tx.ensureQueues(['q1'], T0);
+        return Promise.resolve();
+      });
+      await b.transaction(async (tx) => {
+        await tx.notifyQueues(['q2', 'q1']);
+        await tx.notifyQueues(['q1']);
+      });
+      await waitFor(() => got.length > 0);
+      await sleep(50);
+      unsubscribe();
+      assert.deepEqual(got, [['q1', 'q2']]);
+      // After unsubscribing, nothing more arrives.
+      await b.transaction((tx) => tx.notifyQueues(['q3']));
+      await sleep(50);
+      assert.deepEqual(got, [['q1', 'q2']]);
+    });
+
+    void it('re-listens after the connection drops and then says "re-check everything" ([])', async () => {
+      const got: string[][] = [];
+      const unsubscribe = a.onQueueNotification((names) => got.push(names));
+      await a.listening();
+      const admin = new pg.Client({ connectionString: h.url });
+      await admin.connect();
+      try {
+        const { rowCount } = await admin.query(
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+           WHERE application_name = 'baton-queue-listener' AND datname = current_database()`,
+        );
+        assert.ok((rowCount ?? 0) >= 1);
+      } finally {
+        await admin.end();
+      }
+      await waitFor(() => got.some((names) => names.length === 0));
+      await b.transaction((tx) => tx.notifyQueues(['after-reconnect']));
+      await waitFor(() => got.some((names) => names.includes('after-reconnect')));
+      unsubscribe();
+    });
+  });
+
+  void describe('PostgreSQL only: migrations', () => {
+    void it('two nodes migrating one fresh database at once both succeed and apply the schema once', async () => {
+      const { createTestDatabase } = await import('../helpers/postgres.js');
+      const db = await createTestDatabase();
+      const nodes = Array.from({ length: 4 }, () => openPostgresStore({ url: db.url, poolSize: 2 }));
+      try {
+        await Promise.all(nodes.map((n) => n.migrate()));
+        assert.deepEqual(await schemaVersions({ url: db.url }), [1]);
+        await nodes[0]!.transaction((tx) => tx.insertRun(run()));
+      } finally {
+        await Promise.all(nodes.map((n) => n.close()));
+        await db.drop();
+      }
+    });
+  });
+}
+
+for (const c of storeCases()) {
+  void describe(`store schema versions (${c.name})`, () => {
+    void it('applies a pending migration once, and a store that does not know it refuses to start', async () => {
+      const h = await c.open();
+      try {
+        const { SQLITE_MIGRATIONS } = await import('../../src/store/sqlite/migrations.js');
+        const { POSTGRES_MIGRATIONS } = await import('../../src/store/postgres/migrations.js');
+        const { openSqliteStore } = await import('../../src/store/sqlite/sqlite-store.js');
+        const base = c.name === 'sqlite' ? SQLITE_MIGRATIONS : POSTGRES_MIGRATIONS;
+        const next = [
+          ...base,
+          { version: base.length + 1, name: 'extra', sql: 'CREATE TABLE extra_t (id INTEGER)' },
+        ];
+        const open = (migrations: typeof base): Store =>
+          h.url !== undefined
+            ? openPostgresStore({ url: h.url, migrations })
+            : openSqliteStore({ file: h.file!, migrations });
+        await h.store.close();
+        const newer = open(next);
+        await newer.migrate();
+        await newer.migrate();
+        await newer.close();
+        assert.deepEqual(await schemaVersions(h), [...base.map((m) => m.version), base.length + 1]);
+
+        const older = open(base);
+        try {
+          await assert.rejects(
+            older.migrate(),
+            /schema version 2, but this Baton knows only up to 1.*refusing to start/,
+          );
+        } finally {
+          await older.close();
+        }
+      } finally {
+        await h.cleanup();
+      }
+    });
+  });
+}
+
+async function schemaVersions(where: { url?: string; file?: string }): Promise<number[]> {
+  if (where.url !== undefined) {
+    const client = new pg.Client({ connectionString: where.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ version: number }>(
+        'SELECT version FROM schema_migrations ORDER BY version',
+      );
+      return rows.map((r) => r.version);
+    } finally {
+      await client.end();
+    }
+  }
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(where.file, { readonly: true });
+  try {
+    return (
+      db.prepare('SELECT version FROM schema_migrations ORDER BY version').all() as Array<{ version: number }>
+    ).map((r) => r.version);
+  } finally {
+    db.close();
+  }
+}
+
+async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting for a condition');
+    await sleep(10);
+  }
+}

@@ -1,0 +1,113 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { isRetryable, isUniqueViolation, sqlState } from '../../src/store/postgres/pg-errors.js';
+import { MAX_NOTIFY_PAYLOAD, notifyPayload, parsePayload } from '../../src/store/postgres/queue-listener.js';
+import { withRetry } from '../../src/store/postgres/retry.js';
+import { runOrderBy } from '../../src/store/sql-common.js';
+
+const pgError = (code: string): Error => Object.assign(new Error(`pg ${code}`), { code });
+
+void describe('pg error classification', () => {
+  void it('reads the SQLSTATE from the error or its cause chain', () => {
+    assert.equal(sqlState(pgError('40001')), '40001');
+    assert.equal(sqlState(new Error('wrapped', { cause: pgError('40P01') })), '40P01');
+    assert.equal(sqlState(new Error('plain')), undefined);
+    assert.equal(sqlState(Object.assign(new Error('node'), { code: 'ECONNRESET' })), undefined);
+    assert.equal(sqlState('40001'), undefined);
+    assert.equal(sqlState(null), undefined);
+  });
+
+  void it('retries serialization failures and deadlocks only', () => {
+    assert.equal(isRetryable(pgError('40001')), true);
+    assert.equal(isRetryable(pgError('40P01')), true);
+    assert.equal(isRetryable(new Error('x', { cause: pgError('40001') })), true);
+    assert.equal(isRetryable(pgError('23505')), false);
+    assert.equal(isRetryable(new Error('40001')), false, 'message text is not a code');
+    assert.equal(isUniqueViolation(pgError('23505')), true);
+    assert.equal(isUniqueViolation(pgError('23503')), false);
+  });
+});
+
+void describe('withRetry', () => {
+  const noSleep = { sleep: async () => Promise.resolve(), random: () => 0.5 };
+
+  void it('runs again from the start on a retryable error', async () => {
+    let calls = 0;
+    const result = await withRetry(async (attempt) => {
+      calls++;
+      if (attempt < 3) throw pgError(attempt === 1 ? '40001' : '40P01');
+      return Promise.resolve('done');
+    }, noSleep);
+    assert.equal(result, 'done');
+    assert.equal(calls, 3);
+  });
+
+  void it('does not retry other errors', async () => {
+    let calls = 0;
+    await assert.rejects(
+      withRetry(async () => {
+        calls++;
+        return Promise.reject(pgError('23505'));
+      }, noSleep),
+      /23505/,
+    );
+    assert.equal(calls, 1);
+  });
+
+  void it('gives up after the attempt limit with the last error, backing off with jitter', async () => {
+    const delays: number[] = [];
+    let calls = 0;
+    await assert.rejects(
+      withRetry(
+        async () => {
+          calls++;
+          return Promise.reject(pgError('40001'));
+        },
+        {
+          attempts: 5,
+          baseDelayMs: 10,
+          maxDelayMs: 50,
+          random: () => 1,
+          sleep: async (ms) => {
+            delays.push(ms);
+            return Promise.resolve();
+          },
+        },
+      ),
+      /40001/,
+    );
+    assert.equal(calls, 5);
+    assert.deepEqual(delays, [10, 20, 40, 50]);
+  });
+});
+
+void describe('notification payloads', () => {
+  void it('joins and splits queue names', () => {
+    assert.equal(notifyPayload(['a', 'b-high']), 'a,b-high');
+    assert.deepEqual(parsePayload('a,b-high'), ['a', 'b-high']);
+    assert.deepEqual(parsePayload(''), []);
+    assert.deepEqual(parsePayload(undefined), []);
+  });
+
+  void it('sends "all queues" when the names would not fit in one NOTIFY', () => {
+    const many = Array.from({ length: 1000 }, (_, i) => `queue-number-${i}`);
+    assert.ok(many.join(',').length > MAX_NOTIFY_PAYLOAD);
+    assert.equal(notifyPayload(many), '');
+  });
+});
+
+void describe('run sort', () => {
+  void it('maps allowed fields to columns, defaults to newest first, ends on the id', () => {
+    assert.equal(runOrderBy([]), 'create_time DESC, workflow_id ASC');
+    assert.equal(
+      runOrderBy([
+        { field: 'workflowType', order: 'ASC' },
+        { field: 'endTime', order: 'DESC' },
+      ]),
+      'workflow_name ASC, end_time DESC, workflow_id ASC',
+    );
+    assert.equal(runOrderBy([{ field: 'workflowId', order: 'DESC' }], '"C"'), 'workflow_id COLLATE "C" DESC');
+    assert.throws(() => runOrderBy([{ field: 'toString' as 'createTime', order: 'ASC' }]), /cannot sort/);
+  });
+});
