@@ -1,0 +1,51 @@
+import type { RunRecord, TaskRecord, ValidationError, WorkflowTask } from '@baton/protocol';
+import type { ExpressionDocument } from '../expressions.js';
+import type { Command, DecideContext } from '../types.js';
+
+/**
+ * A task kind: how a definition node of this kind becomes task records and commands when the
+ * interpreter reaches it, and what registration checks it needs beyond the common ones.
+ * Each kind is one module under `kinds/`, listed in `kinds/registry.ts`.
+ */
+export interface TaskKind {
+  /** The `type` string of the definition node (`SIMPLE`, `SWITCH`, …; `USER_DEFINED` for unknown types). */
+  readonly kind: string;
+  /** Whether a failed task of this kind gets new attempts (Conductor never retries its built-ins). */
+  readonly retryable: boolean;
+  /** Makes the task(s) for a definition node reached by the run (or a new attempt of one). */
+  schedule(sctx: ScheduleContext, workflowTask: WorkflowTask, request: ScheduleRequest): ScheduleOutcome;
+  /**
+   * Checks this kind's own fields of a definition node at `path` (e.g. `tasks[2]`). Common
+   * fields (name, ref, retryCount, inputParameters, expressions) are checked by the caller.
+   */
+  check(workflowTask: WorkflowTask, path: string, cctx: CheckContext): ValidationError[];
+}
+
+export interface ScheduleContext {
+  readonly ctx: DecideContext;
+  /** The run as it stands in this decision. */
+  readonly run: RunRecord;
+  /** Every task of the run as it stands in this decision, in seq order. */
+  readonly tasks: readonly TaskRecord[];
+  /** seq of the first task made; further tasks take the numbers after it. */
+  readonly nextSeq: number;
+  /** The expression document of the run as it stands (built on demand). */
+  readonly expressionDocument: () => ExpressionDocument;
+}
+
+export interface ScheduleRequest {
+  /** Set when the task to make is a new attempt of this (failed) task. */
+  readonly retryOf?: TaskRecord;
+  /** With `retryOf`: how long after now the new attempt may start, in ms. */
+  readonly delayMs?: number;
+}
+
+export type ScheduleOutcome =
+  | { readonly ok: true; readonly tasks: readonly TaskRecord[]; readonly commands: readonly Command[] }
+  /** The node cannot be scheduled: the run fails with this reason. */
+  | { readonly ok: false; readonly reason: string };
+
+export interface CheckContext {
+  /** Names of the registered task definitions. */
+  readonly taskDefNames: ReadonlySet<string>;
+}

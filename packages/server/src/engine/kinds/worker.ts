@@ -1,0 +1,157 @@
+import type { JsonObject, TaskRecord, ValidationError, WorkflowTask } from '@baton/protocol';
+import { resolveParameters, type ExpressionDocument } from '../expressions.js';
+import { effectiveTaskDef, taskDefinitionOf, type EffectiveTaskDef } from '../task-config.js';
+import type { Command } from '../types.js';
+import type { CheckContext, ScheduleContext, ScheduleOutcome, ScheduleRequest, TaskKind } from './kind.js';
+
+/**
+ * Worker tasks: SIMPLE, and USER_DEFINED (a `type` that is no known kind but names a
+ * registered task definition, Conductor's `TaskType.of` fallback). Both are queued on
+ * `{type}` (`{domain}-{type}`, `-high` for high-priority runs) for an external worker.
+ */
+
+/** Conductor's `taskToDomain` value meaning "no domain". */
+const NO_DOMAIN = 'NO_DOMAIN';
+
+export const simpleKind: TaskKind = {
+  kind: 'SIMPLE',
+  retryable: true,
+  schedule: scheduleWorkerTask,
+  check: () => [],
+};
+
+export const userDefinedKind: TaskKind = {
+  kind: 'USER_DEFINED',
+  retryable: true,
+  schedule(sctx, workflowTask, request) {
+    if (taskDefinitionOf(workflowTask, sctx.ctx.taskDefs) === undefined) {
+      // Conductor's UserDefinedTaskMapper message; the definition lost its task definition.
+      return {
+        ok: false,
+        reason: `Invalid task specified. Cannot find task by name ${workflowTask.name} in the task definitions`,
+      };
+    }
+    return scheduleWorkerTask(sctx, workflowTask, request);
+  },
+  check(workflowTask: WorkflowTask, path: string, cctx: CheckContext): ValidationError[] {
+    const inline: unknown = workflowTask.taskDefinition;
+    if (cctx.taskDefNames.has(workflowTask.name) || (typeof inline === 'object' && inline !== null))
+      return [];
+    return [
+      {
+        path: `${path}.type`,
+        message: `unknown task type '${String(workflowTask.type)}' and no task definition named '${workflowTask.name}' is registered`,
+        invalidValue: workflowTask.type,
+      },
+    ];
+  },
+};
+
+function scheduleWorkerTask(
+  sctx: ScheduleContext,
+  workflowTask: WorkflowTask,
+  request: ScheduleRequest,
+): ScheduleOutcome {
+  const { ctx, run } = sctx;
+  const config = effectiveTaskDef(workflowTask, ctx.taskDefs);
+  const taskId = ctx.newId();
+  const name = workflowTask.name;
+  const domain = domainFor(run.taskToDomain, name);
+  const queueName = queueNameFor(name, domain, run.priority >= ctx.settings.highPriorityThreshold);
+  const startDelay = nonNegativeInt(workflowTask.startDelay);
+  const previous = request.retryOf;
+  const delayMs = previous ? Math.max(0, request.delayMs ?? 0) : startDelay * 1000;
+  const retryCount = previous ? previous.retryCount + 1 : 0;
+
+  const task: TaskRecord = {
+    taskId,
+    workflowInstanceId: run.workflowId,
+    workflowType: run.workflowName,
+    taskType: name,
+    taskDefName: name,
+    referenceTaskName: workflowTask.taskReferenceName,
+    status: 'SCHEDULED',
+    seq: sctx.nextSeq,
+    retryCount,
+    inputData: workerInput(workflowTask, config, sctx.expressionDocument(), taskId),
+    outputData: {},
+    pollCount: 0,
+    scheduledTime: ctx.now,
+    startTime: 0,
+    endTime: 0,
+    updateTime: ctx.now,
+    startDelayInSeconds: startDelay,
+    callbackAfterSeconds: Math.floor(delayMs / 1000),
+    responseTimeoutSeconds: config.responseTimeoutSeconds,
+    retried: false,
+    executed: false,
+    workflowPriority: run.priority,
+    iteration: previous?.iteration ?? 0,
+    workflowTask,
+    queueName,
+  };
+  if (previous) task.retriedTaskId = previous.taskId;
+  if (run.correlationId !== undefined) task.correlationId = run.correlationId;
+  if (domain !== undefined) task.domain = domain;
+
+  const enqueue: Command = {
+    type: 'ENQUEUE',
+    taskId,
+    queueName,
+    taskRef: task.referenceTaskName,
+    attempt: retryCount + 1,
+    priority: run.priority,
+    visibleAt: ctx.now + delayMs,
+    lockMs: config.responseTimeoutSeconds * 1000,
+  };
+  return { ok: true, tasks: [task], commands: [enqueue] };
+}
+
+/**
+ * The task input: `inputParameters` resolved, with the task definition's `inputTemplate` keys
+ * added when absent (resolved too), and a key that resolved to null taking the template's
+ * value (Conductor's `ParametersUtils.getTaskInputV2`).
+ */
+function workerInput(
+  workflowTask: WorkflowTask,
+  config: EffectiveTaskDef,
+  doc: ExpressionDocument,
+  taskId: string,
+): JsonObject {
+  const params: JsonObject = { ...(workflowTask.inputParameters ?? {}) };
+  const template = config.inputTemplate;
+  for (const [key, value] of Object.entries(template)) {
+    if (!Object.hasOwn(params, key)) params[key] = value;
+  }
+  const input = resolveParameters(params, doc, { taskId });
+  for (const [key, value] of Object.entries(template)) {
+    if (input[key] === null) input[key] = structuredClone(value);
+  }
+  return input;
+}
+
+/**
+ * The domain of a task type: `taskToDomain[type]`, else `taskToDomain['*']`. A value may be a
+ * comma list (Conductor picks the first with a live worker, else the last); the engine has no
+ * liveness data, so it takes the last. `NO_DOMAIN` (or an empty value) means none.
+ */
+export function domainFor(taskToDomain: Readonly<Record<string, string>>, type: string): string | undefined {
+  const value = Object.hasOwn(taskToDomain, type) ? taskToDomain[type] : taskToDomain['*'];
+  if (typeof value !== 'string') return undefined;
+  const candidates = value
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
+  const chosen = candidates[candidates.length - 1];
+  return chosen === undefined || chosen === NO_DOMAIN ? undefined : chosen;
+}
+
+/** `{type}`, `{domain}-{type}`, each with `-high` for high-priority runs (DESIGN §6). */
+export function queueNameFor(type: string, domain: string | undefined, high: boolean): string {
+  const base = domain === undefined ? type : `${domain}-${type}`;
+  return high ? `${base}-high` : base;
+}
+
+function nonNegativeInt(value: unknown): number {
+  return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : 0;
+}

@@ -1,0 +1,111 @@
+import type { ValidationError } from '@baton/protocol';
+
+/** Small helpers shared by the definition checks (inputs are any JSON, so every read is typed here). */
+
+export type JsonRecord = Record<string, unknown>;
+
+export function isRecord(value: unknown): value is JsonRecord {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function isNonEmptyString(value: unknown): value is string {
+  return typeof value === 'string' && value.trim() !== '';
+}
+
+export function isInteger(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value);
+}
+
+/** `prefix` + `field`, with a dot between when both are given. */
+export function join(prefix: string, field: string): string {
+  if (prefix === '') return field;
+  return field.startsWith('[') ? `${prefix}${field}` : `${prefix}.${field}`;
+}
+
+export function problem(path: string, message: string, invalidValue?: unknown): ValidationError {
+  return invalidValue === undefined ? { path, message } : { path, message, invalidValue };
+}
+
+/** Pushes a problem when `obj[field]` is given and is not a boolean. */
+export function checkBoolean(
+  obj: JsonRecord,
+  field: string,
+  prefix: string,
+  errors: ValidationError[],
+): void {
+  const value = obj[field];
+  if (value !== undefined && value !== null && typeof value !== 'boolean') {
+    errors.push(problem(join(prefix, field), `${field} must be a boolean`, value));
+  }
+}
+
+/** Pushes a problem when `obj[field]` is given and is not a string. */
+export function checkString(obj: JsonRecord, field: string, prefix: string, errors: ValidationError[]): void {
+  const value = obj[field];
+  if (value !== undefined && value !== null && typeof value !== 'string') {
+    errors.push(problem(join(prefix, field), `${field} must be a string`, value));
+  }
+}
+
+/** Pushes a problem when `obj[field]` is given and is not a JSON object. */
+export function checkObject(obj: JsonRecord, field: string, prefix: string, errors: ValidationError[]): void {
+  const value = obj[field];
+  if (value !== undefined && value !== null && !isRecord(value)) {
+    errors.push(problem(join(prefix, field), `${field} must be a JSON object`, value));
+  }
+}
+
+/** Pushes a problem when `obj[field]` is given and is not a list of strings. */
+export function checkStringList(
+  obj: JsonRecord,
+  field: string,
+  prefix: string,
+  errors: ValidationError[],
+): void {
+  const value = obj[field];
+  if (value === undefined || value === null) return;
+  if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) {
+    errors.push(problem(join(prefix, field), `${field} must be a list of strings`, value));
+  }
+}
+
+/** Pushes a problem when `obj[field]` is given and is not one of `allowed`. */
+export function checkEnum(
+  obj: JsonRecord,
+  field: string,
+  allowed: readonly string[],
+  message: (value: unknown) => string,
+  prefix: string,
+  errors: ValidationError[],
+): void {
+  const value = obj[field];
+  if (value === undefined || value === null) return;
+  if (typeof value !== 'string' || !allowed.includes(value)) {
+    errors.push(problem(join(prefix, field), message(value), value));
+  }
+}
+
+/**
+ * Pushes a problem when `obj[field]` is given and is not an integer at least `min`.
+ * `tooSmall` words the range problem; a non-integer gets `<field> must be an integer`.
+ */
+export function checkInteger(
+  obj: JsonRecord,
+  field: string,
+  min: number,
+  tooSmall: (value: number) => string,
+  prefix: string,
+  errors: ValidationError[],
+): void {
+  const value = obj[field];
+  if (value === undefined || value === null) return;
+  if (!isInteger(value)) {
+    errors.push(problem(join(prefix, field), `${field} must be an integer`, value));
+  } else if (value < min) {
+    errors.push(problem(join(prefix, field), tooSmall(value), value));
+  }
+}
+
+export function display(value: unknown): string {
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+}

@@ -1,0 +1,116 @@
+import type {
+  JsonObject,
+  RunRecord,
+  TaskDef,
+  TaskRecord,
+  TaskResult,
+  WorkflowDef,
+  WorkflowTask,
+} from '@baton/protocol';
+import { decide } from '../../src/engine/decide.js';
+import { newRunRecord } from '../../src/engine/new-run.js';
+import type { DecideContext, Decision, EngineEvent, NewRunInput } from '../../src/engine/types.js';
+
+export const T0 = Date.UTC(2026, 0, 1);
+
+/** Freezes a value and everything reachable from it, so a test fails if decide mutates its inputs. */
+export function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const item of Object.values(value)) deepFreeze(item);
+    if (value instanceof Map) for (const item of value.values()) deepFreeze(item);
+  }
+  return value;
+}
+
+export function simple(ref: string, extra: Partial<WorkflowTask> = {}): WorkflowTask {
+  return { name: extra.name ?? `${ref}_type`, taskReferenceName: ref, type: 'SIMPLE', ...extra };
+}
+
+export function workflow(tasks: WorkflowTask[], extra: Partial<WorkflowDef> = {}): WorkflowDef {
+  return { name: 'wf', version: 1, schemaVersion: 2, tasks, ...extra };
+}
+
+export function newRun(def: WorkflowDef, extra: Partial<NewRunInput> = {}): RunRecord {
+  return newRunRecord({
+    workflowId: 'wf-1',
+    definition: def,
+    input: {},
+    priority: 0,
+    taskToDomain: {},
+    now: T0,
+    ...extra,
+  });
+}
+
+/** A deterministic context (ids `t1`, `t2`, … continuing across calls) with frozen inputs. */
+export class Engine {
+  run: RunRecord;
+  tasks: TaskRecord[] = [];
+  taskDefs = new Map<string, TaskDef>();
+  now = T0;
+  randomValue = 0;
+  highPriorityThreshold = 50;
+  private ids = 0;
+
+  constructor(def: WorkflowDef, runExtra: Partial<NewRunInput> = {}, taskDefs: TaskDef[] = []) {
+    this.run = newRun(def, runExtra);
+    for (const taskDef of taskDefs) this.taskDefs.set(taskDef.name, taskDef);
+  }
+
+  context(): DecideContext {
+    return deepFreeze({
+      run: this.run,
+      tasks: this.tasks,
+      taskDefs: this.taskDefs,
+      now: this.now,
+      newId: () => `t${++this.ids}`,
+      random: () => this.randomValue,
+      settings: { highPriorityThreshold: this.highPriorityThreshold },
+    });
+  }
+
+  /** Runs decide on the current state, checks it left its inputs alone, and applies the decision. */
+  send(event: EngineEvent): Decision {
+    const ctx = this.context();
+    const before = JSON.stringify({ run: ctx.run, tasks: ctx.tasks });
+    const decision = decide(ctx, event);
+    if (JSON.stringify({ run: ctx.run, tasks: ctx.tasks }) !== before)
+      throw new Error('decide changed its inputs');
+    this.apply(decision);
+    return decision;
+  }
+
+  apply(decision: Decision): void {
+    this.run = decision.run;
+    const updated = new Map(decision.updatedTasks.map((t) => [t.taskId, t]));
+    this.tasks = [...this.tasks.map((t) => updated.get(t.taskId) ?? t), ...decision.newTasks].sort(
+      (a, b) => a.seq - b.seq,
+    );
+  }
+
+  start(): Decision {
+    return this.send({ type: 'START' });
+  }
+
+  result(taskId: string, status: TaskResult['status'], extra: Partial<TaskResult> = {}): Decision {
+    return this.send({
+      type: 'TASK_RESULT',
+      result: { taskId, workflowInstanceId: this.run.workflowId, status, ...extra },
+    });
+  }
+
+  complete(taskId: string, outputData: JsonObject = {}): Decision {
+    return this.result(taskId, 'COMPLETED', { outputData });
+  }
+
+  fail(taskId: string, reason = 'boom'): Decision {
+    return this.result(taskId, 'FAILED', { reasonForIncompletion: reason });
+  }
+
+  task(ref: string): TaskRecord {
+    const found = [...this.tasks].reverse().find((t) => t.referenceTaskName === ref);
+    if (!found) throw new Error(`no task ${ref}`);
+    return found;
+  }
+}
