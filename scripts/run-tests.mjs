@@ -88,7 +88,10 @@ if (!env.BATON_TEST_DATABASE_URL) {
   console.log('# store suites use BATON_TEST_DATABASE_URL');
 }
 
-const child = spawn(process.execPath, ['--test', '--test-concurrency=2', ...files], { stdio: 'inherit', env });
+const child = spawn(process.execPath, ['--test', '--test-concurrency=2', ...files], {
+  stdio: 'inherit',
+  env,
+});
 const code = await new Promise((resolve) => child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
 if (embedded) await embedded.stop();
 process.exit(code);

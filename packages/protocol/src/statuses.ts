@@ -1,5 +1,12 @@
 /** Run statuses (Conductor's `Workflow.WorkflowStatus`). */
-export const WORKFLOW_STATUSES = ['RUNNING', 'COMPLETED', 'FAILED', 'TIMED_OUT', 'TERMINATED', 'PAUSED'] as const;
+export const WORKFLOW_STATUSES = [
+  'RUNNING',
+  'COMPLETED',
+  'FAILED',
+  'TIMED_OUT',
+  'TERMINATED',
+  'PAUSED',
+] as const;
 export type WorkflowStatus = (typeof WORKFLOW_STATUSES)[number];
 
 /** Terminal run statuses: nothing changes a run once it has one (retry/restart/rerun make new runs). */
@@ -51,7 +58,12 @@ export function isSuccessfulTaskStatus(status: TaskStatus): boolean {
 }
 
 /** Statuses a worker may post in a task result. */
-export const TASK_RESULT_STATUSES = ['IN_PROGRESS', 'COMPLETED', 'FAILED', 'FAILED_WITH_TERMINAL_ERROR'] as const;
+export const TASK_RESULT_STATUSES = [
+  'IN_PROGRESS',
+  'COMPLETED',
+  'FAILED',
+  'FAILED_WITH_TERMINAL_ERROR',
+] as const;
 export type TaskResultStatus = (typeof TASK_RESULT_STATUSES)[number];
 
 /** Statuses accepted in `POST /api/tasks/{workflowId}/{ref}/{status}`. */

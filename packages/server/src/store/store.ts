@@ -84,7 +84,14 @@ export interface RunQuery {
   size: number;
   sort: Array<{ field: RunSortField; order: 'ASC' | 'DESC' }>;
 }
-export const RUN_SORT_FIELDS = ['createTime', 'updateTime', 'endTime', 'status', 'workflowType', 'workflowId'] as const;
+export const RUN_SORT_FIELDS = [
+  'createTime',
+  'updateTime',
+  'endTime',
+  'status',
+  'workflowType',
+  'workflowId',
+] as const;
 export type RunSortField = (typeof RUN_SORT_FIELDS)[number];
 
 export interface PollRecord {

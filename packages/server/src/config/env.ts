@@ -1,0 +1,51 @@
+/**
+ * The only reader of process.env. Every setting Baton understands is listed here, with its
+ * meaning and whether it is secret (secret values never appear in /api/admin/config or logs).
+ */
+export interface EnvKey {
+  readonly name: string;
+  readonly description: string;
+  readonly default?: string;
+  readonly secret?: boolean;
+}
+
+export const ENV_KEYS = [
+  { name: 'BATON_PORT', description: 'HTTP port', default: '8080' },
+  { name: 'BATON_HOST', description: 'Address to bind', default: '127.0.0.1' },
+  { name: 'BATON_DATA_DIR', description: 'Directory for the embedded SQLite database', default: './data' },
+  {
+    name: 'BATON_DATABASE_URL',
+    description: 'postgres://… to run on PostgreSQL (migrated on start); unset = embedded SQLite',
+    secret: true,
+  },
+  { name: 'BATON_DB_POOL_SIZE', description: 'PostgreSQL connections per node', default: '10' },
+  {
+    name: 'BATON_SQLITE_SYNCHRONOUS',
+    description: 'SQLite durability: FULL (survives power loss) or NORMAL (survives a process crash)',
+    default: 'FULL',
+  },
+  {
+    name: 'BATON_LOG_LEVEL',
+    description: 'fatal, error, warn, info, debug, trace or silent',
+    default: 'info',
+  },
+  {
+    name: 'BATON_HIGH_PRIORITY_THRESHOLD',
+    description: 'Runs with priority at or above this use the {type}-high queues',
+    default: '50',
+  },
+  { name: 'BATON_MAX_BODY_BYTES', description: 'Largest request body accepted', default: '5242880' },
+  { name: 'BATON_SHUTDOWN_GRACE_MS', description: 'How long a graceful stop may take', default: '10000' },
+] as const satisfies readonly EnvKey[];
+
+export type EnvName = (typeof ENV_KEYS)[number]['name'];
+export type RawEnv = Partial<Record<EnvName, string>>;
+
+export function readEnv(env: NodeJS.ProcessEnv = process.env): RawEnv {
+  const raw: RawEnv = {};
+  for (const key of ENV_KEYS) {
+    const value = env[key.name];
+    if (value !== undefined && value !== '') raw[key.name] = value;
+  }
+  return raw;
+}

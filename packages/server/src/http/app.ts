@@ -1,0 +1,81 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { Ajv, type Options as AjvOptions } from 'ajv';
+import ajvFormats from 'ajv-formats';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+
+import type { Options } from '../config/options.js';
+import type { RawEnv } from '../config/env.js';
+import type { MetadataService } from '../services/metadata-service.js';
+import type { TaskService } from '../services/task-service.js';
+import type { WorkflowService } from '../services/workflow-service.js';
+import type { Store } from '../store/store.js';
+import { installErrorHandling } from './error-handler.js';
+import { adminRoutes } from './routes/admin.js';
+import { metadataRoutes } from './routes/metadata.js';
+import { taskRoutes } from './routes/tasks.js';
+import { workflowRoutes } from './routes/workflow.js';
+
+export interface AppDeps {
+  options: Options;
+  rawEnv: RawEnv;
+  store: Store;
+  metadata: MetadataService;
+  workflows: WorkflowService;
+  tasks: TaskService;
+  logger: FastifyBaseLogger | false;
+  /** Extra health checks (timer loop age, broker, blob store) added by later components. */
+  healthChecks?: Record<string, () => Promise<void>>;
+}
+
+const ajvBase: AjvOptions = { allErrors: true, strict: false, useDefaults: true };
+
+/**
+ * Builds the HTTP app without listening, so tests drive it with `inject()` and the server
+ * module decides where it listens. Bodies are validated strictly (no type coercion: "5" is not
+ * an integer); path and query strings are coerced, since they are text by nature.
+ */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const common = {
+    bodyLimit: deps.options.maxBodyBytes,
+    disableRequestLogging: true,
+    forceCloseConnections: true,
+    return503OnClosing: true,
+  };
+  const app: FastifyInstance =
+    deps.logger === false
+      ? Fastify({ ...common, logger: false })
+      : Fastify({ ...common, loggerInstance: deps.logger });
+
+  const bodyAjv = new Ajv({ ...ajvBase, coerceTypes: false });
+  const textAjv = new Ajv({ ...ajvBase, coerceTypes: 'array' });
+  ajvFormats.default(bodyAjv);
+  ajvFormats.default(textAjv);
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object),
+  );
+
+  // Task logs arrive as a raw string (Conductor's habit); keep text bodies as text.
+  app.addContentTypeParser('text/plain', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+
+  installErrorHandling(app);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Baton',
+        version: '0.1.0',
+        description: 'Workflow orchestration engine with a Conductor-compatible API.',
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/api/docs' });
+  app.get('/api/openapi.json', { schema: { hide: true } }, () => app.swagger());
+
+  metadataRoutes(app, deps);
+  workflowRoutes(app, deps);
+  taskRoutes(app, deps);
+  adminRoutes(app, deps);
+  return app;
+}

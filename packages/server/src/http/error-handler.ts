@@ -1,0 +1,92 @@
+import type { ErrorBody, ValidationError } from '@baton/protocol';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+import { BatonError } from '../errors.js';
+
+/** Fastify's own error codes that are the caller's fault, mapped to Baton's codes. */
+const FASTIFY_CLIENT_ERRORS: Record<string, { code: ErrorBody['code']; status: number }> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: { code: 'BAD_REQUEST', status: 400 },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'BAD_REQUEST', status: 400 },
+  FST_ERR_CTP_BODY_TOO_LARGE: { code: 'PAYLOAD_TOO_LARGE', status: 413 },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'UNSUPPORTED_MEDIA_TYPE', status: 415 },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'BAD_REQUEST', status: 400 },
+};
+
+function validationPath(part: string | undefined, instancePath: string, missing?: unknown): string {
+  const segments = instancePath
+    .split('/')
+    .filter(Boolean)
+    .map((s) => (/^\d+$/.test(s) ? `[${s}]` : `.${s}`))
+    .join('');
+  const base = `${part ?? 'body'}${segments}`;
+  return typeof missing === 'string' ? `${base}.${missing}` : base;
+}
+
+function send(reply: FastifyReply, body: ErrorBody): FastifyReply {
+  return reply.code(body.status).type('application/json; charset=utf-8').send(body);
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (error instanceof BatonError) {
+      const body: ErrorBody = {
+        status: error.status,
+        code: error.code,
+        message: error.message,
+        retryable: error.retryable,
+      };
+      if (error.validationErrors) body.validationErrors = error.validationErrors;
+      return send(reply, body);
+    }
+    if (error.validation) {
+      const validationErrors: ValidationError[] = error.validation.map((v) => {
+        const missing = (v.params as { missingProperty?: unknown } | undefined)?.missingProperty;
+        return {
+          path: validationPath(error.validationContext, v.instancePath, missing),
+          message: v.message ?? 'is invalid',
+        };
+      });
+      const first = validationErrors[0];
+      return send(reply, {
+        status: 400,
+        code: 'VALIDATION',
+        message: first ? `${first.path} ${first.message}` : 'Validation failed',
+        retryable: false,
+        validationErrors,
+      });
+    }
+    const known = error.code ? FASTIFY_CLIENT_ERRORS[error.code] : undefined;
+    if (known) {
+      return send(reply, {
+        status: known.status,
+        code: known.code,
+        message: error.message,
+        retryable: false,
+      });
+    }
+    if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+      return send(reply, {
+        status: error.statusCode,
+        code: 'BAD_REQUEST',
+        message: error.message,
+        retryable: false,
+      });
+    }
+    request.log.error({ err: error }, 'request failed');
+    return send(reply, {
+      status: 500,
+      code: 'INTERNAL',
+      message: 'Internal error; the request may be retried',
+      retryable: true,
+    });
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    send(reply, {
+      status: 404,
+      code: 'NOT_FOUND',
+      message: `No route for ${request.method} ${request.url.split('?')[0] ?? ''}`,
+      retryable: false,
+    }),
+  );
+}

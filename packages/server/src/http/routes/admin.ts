@@ -1,0 +1,55 @@
+import type { FastifyInstance } from 'fastify';
+
+import { ENV_KEYS } from '../../config/env.js';
+import { publicSettings } from '../../config/options.js';
+import { coerceError } from '../../errors.js';
+import type { AppDeps } from '../app.js';
+
+/** Health and operator views. Only non-secret settings are ever shown. */
+export function adminRoutes(app: FastifyInstance, deps: AppDeps): void {
+  const health = async (): Promise<{ status: number; body: Record<string, unknown> }> => {
+    const checks: Record<string, () => Promise<void>> = {
+      database: () => deps.store.ping(),
+      ...deps.healthChecks,
+    };
+    const components: Record<string, { status: 'UP' | 'DOWN'; error?: string }> = {};
+    for (const [name, check] of Object.entries(checks)) {
+      try {
+        await check();
+        components[name] = { status: 'UP' };
+      } catch (raw) {
+        components[name] = { status: 'DOWN', error: coerceError(raw).message };
+      }
+    }
+    const up = Object.values(components).every((c) => c.status === 'UP');
+    return { status: up ? 200 : 503, body: { status: up ? 'UP' : 'DOWN', components } };
+  };
+  for (const path of ['/health', '/api/health']) {
+    app.get(
+      path,
+      { schema: { tags: ['admin'], summary: 'Health of the database and engine loops' } },
+      async (_req, reply) => {
+        const { status, body } = await health();
+        return reply.code(status).send(body);
+      },
+    );
+  }
+
+  app.get('/api/admin/config', { schema: { tags: ['admin'], summary: 'Non-secret settings' } }, () =>
+    publicSettings(deps.options, deps.rawEnv),
+  );
+
+  app.get('/api/admin/env', { schema: { tags: ['admin'], summary: 'Configuration keys Baton reads' } }, () =>
+    ENV_KEYS.map((k) => ({
+      name: k.name,
+      description: k.description,
+      default: 'default' in k ? k.default : null,
+      secret: 'secret' in k ? k.secret : false,
+      set: deps.rawEnv[k.name] !== undefined,
+    })),
+  );
+
+  app.get('/api/admin/queues', { schema: { tags: ['admin'], summary: 'Counts per worker queue' } }, () =>
+    deps.tasks.queueCounts(),
+  );
+}

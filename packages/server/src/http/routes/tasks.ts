@@ -1,0 +1,276 @@
+import type { JsonObject, TaskResult } from '@baton/protocol';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+import { badRequest } from '../../errors.js';
+import type { AppDeps } from '../app.js';
+import { externalStatusSchema, taskResultSchema } from '../schemas.js';
+
+const tags = ['tasks'];
+/** Longest a batch poll may wait (the interface's limit). */
+export const MAX_POLL_TIMEOUT_MS = 5000;
+const MAX_POLL_COUNT = 1000;
+
+interface PollQuery {
+  workerid?: string;
+  workerId?: string;
+  domain?: string;
+  count?: number;
+  timeout?: number;
+}
+
+interface ResultBody extends Omit<TaskResult, 'workflowInstanceId' | 'logs'> {
+  workflowInstanceId?: string;
+  workflowId?: string;
+  logs?: Array<string | { log: string; createdTime?: number }>;
+}
+
+const pollQuerySchema = {
+  type: 'object',
+  properties: {
+    workerid: { type: 'string' },
+    workerId: { type: 'string' },
+    domain: { type: 'string' },
+    count: { type: 'integer', minimum: 1, maximum: MAX_POLL_COUNT, default: 1 },
+    timeout: { type: 'integer', minimum: 0, default: 100 },
+  },
+} as const;
+const typeParam = {
+  type: 'object',
+  required: ['taskType'],
+  properties: { taskType: { type: 'string' } },
+} as const;
+const taskIdParam = {
+  type: 'object',
+  required: ['taskId'],
+  properties: { taskId: { type: 'string' } },
+} as const;
+
+function workerOf(q: PollQuery, req: FastifyRequest): string {
+  return q.workerid ?? q.workerId ?? req.ip;
+}
+
+/** Aborts when the caller hangs up before its answer is written, so a long poll stops claiming. */
+function abortOnHangUp(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.on('close', () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
+
+/** A worker result in the engine's shape (accepts the interface's `workflowId` and Conductor's name). */
+function toResult(body: ResultBody): TaskResult {
+  const result: TaskResult = {
+    ...body,
+    workflowInstanceId: body.workflowInstanceId ?? body.workflowId ?? '',
+    logs: (body.logs ?? []).map((l) => (typeof l === 'string' ? { log: l } : l)),
+  };
+  return result;
+}
+
+/** Bare 204: no body and no content type, which Conductor's SDKs read as "nothing". */
+function noContent(reply: FastifyReply): FastifyReply {
+  reply.removeHeader('content-type');
+  return reply.code(204).send();
+}
+
+/** `/api/tasks`: polling, results, logs and queue views for workers. */
+export function taskRoutes(app: FastifyInstance, { tasks }: AppDeps): void {
+  app.get<{ Params: { taskType: string }; Querystring: PollQuery }>(
+    '/api/tasks/poll/batch/:taskType',
+    {
+      schema: {
+        tags,
+        summary: 'Take up to count tasks, waiting up to timeout ms (≤ 5000) for work; [] when none',
+        params: typeParam,
+        querystring: pollQuerySchema,
+      },
+    },
+    async (req, reply) => {
+      const timeout = req.query.timeout ?? 100;
+      if (timeout > MAX_POLL_TIMEOUT_MS) {
+        throw badRequest('Long Poll Timeout value cannot be more than 5 seconds', [
+          { path: 'querystring.timeout', message: `must be ≤ ${MAX_POLL_TIMEOUT_MS}`, invalidValue: timeout },
+        ]);
+      }
+      return tasks.poll({
+        taskType: req.params.taskType,
+        workerId: workerOf(req.query, req),
+        count: req.query.count ?? 1,
+        timeoutMs: timeout,
+        signal: abortOnHangUp(reply),
+        ...(req.query.domain !== undefined && { domain: req.query.domain }),
+      });
+    },
+  );
+
+  app.get<{ Params: { taskType: string }; Querystring: PollQuery }>(
+    '/api/tasks/poll/:taskType',
+    {
+      schema: {
+        tags,
+        summary: 'Take one task; bare 204 when none',
+        params: typeParam,
+        querystring: pollQuerySchema,
+      },
+    },
+    async (req, reply) => {
+      const [task] = await tasks.poll({
+        taskType: req.params.taskType,
+        workerId: workerOf(req.query, req),
+        count: 1,
+        timeoutMs: 0,
+        signal: abortOnHangUp(reply),
+        ...(req.query.domain !== undefined && { domain: req.query.domain }),
+      });
+      return task ? reply.send(task) : noContent(reply);
+    },
+  );
+
+  app.post<{ Body: ResultBody }>(
+    '/api/tasks',
+    { schema: { tags, summary: 'Post a task result; answers the task id as text', body: taskResultSchema } },
+    async (req, reply) => {
+      const { task } = await tasks.update(toResult(req.body));
+      return reply.code(200).type('text/plain; charset=utf-8').send(task.taskId);
+    },
+  );
+
+  app.post<{ Body: ResultBody }>(
+    '/api/tasks/update-v2',
+    {
+      schema: {
+        tags,
+        summary: 'Post a task result; answers the next task of the same type, or a bare 204',
+        body: taskResultSchema,
+      },
+    },
+    async (req, reply) => {
+      const { task } = await tasks.update(toResult(req.body));
+      if (req.body.status === 'IN_PROGRESS') return noContent(reply);
+      const [next] = await tasks.poll({
+        taskType: task.taskDefName,
+        workerId: req.body.workerId ?? task.workerId ?? req.ip,
+        count: 1,
+        timeoutMs: 0,
+        signal: abortOnHangUp(reply),
+        ...(task.domain !== undefined && { domain: task.domain }),
+      });
+      return next ? reply.send(next) : noContent(reply);
+    },
+  );
+
+  app.get(
+    '/api/tasks/queue/sizes',
+    { schema: { tags, summary: 'Waiting, scheduled, in-flight and dead-lettered counts per queue' } },
+    async () => {
+      const out: Record<
+        string,
+        { waiting: number; scheduled: number; inFlight: number; deadLettered: number }
+      > = {};
+      for (const q of await tasks.queueCounts()) {
+        out[q.queueName] = {
+          waiting: q.waiting,
+          scheduled: q.scheduled,
+          inFlight: q.inFlight,
+          deadLettered: q.deadLettered,
+        };
+      }
+      return out;
+    },
+  );
+
+  app.get(
+    '/api/tasks/queue/all',
+    { schema: { tags, summary: "Waiting count per queue (Conductor's shape)" } },
+    async () => Object.fromEntries((await tasks.queueCounts()).map((q) => [q.queueName, q.waiting])),
+  );
+
+  app.get<{ Querystring: { taskType?: string } }>(
+    '/api/tasks/queue/polldata',
+    {
+      schema: {
+        tags,
+        summary: 'Last poll time per worker of a task type',
+        querystring: { type: 'object', required: ['taskType'], properties: { taskType: { type: 'string' } } },
+      },
+    },
+    (req) => tasks.pollData(req.query.taskType),
+  );
+
+  app.get(
+    '/api/tasks/queue/polldata/all',
+    { schema: { tags, summary: 'Last poll time per worker, all types' } },
+    () => tasks.pollData(),
+  );
+
+  app.post<{
+    Params: { workflowId: string; ref: string; status: TaskResult['status'] };
+    Querystring: PollQuery;
+    Body: JsonObject | undefined;
+  }>(
+    '/api/tasks/:workflowId/:ref/:status',
+    {
+      schema: {
+        tags,
+        summary:
+          'Complete (or fail) the open task with this reference name; the body is merged into its output',
+        params: {
+          type: 'object',
+          required: ['workflowId', 'ref', 'status'],
+          properties: {
+            workflowId: { type: 'string' },
+            ref: { type: 'string' },
+            status: externalStatusSchema,
+          },
+        },
+        querystring: pollQuerySchema,
+        body: { type: 'object', additionalProperties: true },
+      },
+    },
+    async (req, reply) => {
+      const worker = req.query.workerid ?? req.query.workerId;
+      const taskId = await tasks.updateByRef(
+        req.params.workflowId,
+        req.params.ref,
+        req.params.status,
+        req.body ?? {},
+        worker,
+      );
+      return reply
+        .code(200)
+        .type('text/plain; charset=utf-8')
+        .send(taskId ?? '');
+    },
+  );
+
+  app.get<{ Params: { taskId: string } }>(
+    '/api/tasks/:taskId',
+    { schema: { tags, summary: 'Read a task', params: taskIdParam } },
+    (req) => tasks.getTask(req.params.taskId),
+  );
+
+  app.post<{ Params: { taskId: string }; Body: unknown }>(
+    '/api/tasks/:taskId/log',
+    { schema: { tags, summary: 'Append a log line (raw text or a JSON string)', params: taskIdParam } },
+    async (req, reply) => {
+      const body = req.body;
+      const line =
+        typeof body === 'string' ? body : body === undefined || body === null ? '' : JSON.stringify(body);
+      if (line === '') {
+        throw badRequest('A log line is required', [{ path: 'body', message: 'must be a non-empty string' }]);
+      }
+      await tasks.appendLog(req.params.taskId, line);
+      return reply.code(200).send();
+    },
+  );
+
+  app.get<{ Params: { taskId: string } }>(
+    '/api/tasks/:taskId/log',
+    { schema: { tags, summary: "A task's log lines", params: taskIdParam } },
+    async (req, reply) => {
+      const logs = await tasks.logs(req.params.taskId);
+      return logs.length > 0 ? reply.send(logs) : noContent(reply);
+    },
+  );
+}

@@ -1,0 +1,231 @@
+import { WORKFLOW_STATUSES, type StartWorkflowRequest, type WorkflowStatus } from '@baton/protocol';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+
+import { badRequest } from '../../errors.js';
+import { parseTime } from '../../services/workflow-service.js';
+import { RUN_SORT_FIELDS, type RunQuery, type RunSortField } from '../../store/store.js';
+import type { AppDeps } from '../app.js';
+import { startRequestSchema } from '../schemas.js';
+
+const tags = ['workflow'];
+const idParam = {
+  type: 'object',
+  required: ['workflowId'],
+  properties: { workflowId: { type: 'string' } },
+} as const;
+
+function sendText(reply: FastifyReply, text: string): FastifyReply {
+  return reply.code(200).type('text/plain; charset=utf-8').send(text);
+}
+
+interface SearchQuery {
+  name?: string;
+  workflowType?: string;
+  status?: string;
+  correlationId?: string;
+  from?: string;
+  to?: string;
+  freeText?: string;
+  start?: number;
+  size?: number;
+  sort?: string | string[];
+}
+
+const MAX_SEARCH_SIZE = 5000;
+
+/** Turns search query parameters into a store query, refusing what it cannot honour. */
+export function toRunQuery(q: SearchQuery): RunQuery {
+  const statuses: WorkflowStatus[] = [];
+  for (const raw of (q.status ?? '')
+    .split(',')
+    .map((s) => s.trim().toUpperCase())
+    .filter(Boolean)) {
+    const status = WORKFLOW_STATUSES.find((s) => s === raw);
+    if (!status) {
+      throw badRequest(`status must be one of ${WORKFLOW_STATUSES.join(', ')}`, [
+        { path: 'querystring.status', message: 'unknown status', invalidValue: raw },
+      ]);
+    }
+    statuses.push(status);
+  }
+  const sort: RunQuery['sort'] = [];
+  const sortParams = Array.isArray(q.sort) ? q.sort : q.sort ? [q.sort] : [];
+  for (const item of sortParams.flatMap((s) => s.split('|')).filter(Boolean)) {
+    const [field = '', order = 'ASC'] = item.split(':');
+    const known: RunSortField | undefined = RUN_SORT_FIELDS.find(
+      (f) => f.toLowerCase() === field.toLowerCase(),
+    );
+    const dir = order.toUpperCase();
+    if (!known || (dir !== 'ASC' && dir !== 'DESC')) {
+      throw badRequest(`sort must be field:ASC|DESC with field one of ${RUN_SORT_FIELDS.join(', ')}`, [
+        { path: 'querystring.sort', message: 'unknown sort', invalidValue: item },
+      ]);
+    }
+    sort.push({ field: known, order: dir });
+  }
+  const query: RunQuery = {
+    start: q.start ?? 0,
+    size: q.size ?? 100,
+    sort: sort.length > 0 ? sort : [{ field: 'createTime', order: 'DESC' }],
+  };
+  const name = q.name ?? q.workflowType;
+  if (name) query.name = name;
+  if (statuses.length > 0) query.status = statuses;
+  if (q.correlationId) query.correlationId = q.correlationId;
+  const from = parseTime(q.from, 'from');
+  const to = parseTime(q.to, 'to');
+  if (from !== undefined) query.from = from;
+  if (to !== undefined) query.to = to;
+  if (q.freeText && q.freeText !== '*') query.freeText = q.freeText;
+  return query;
+}
+
+/** `/api/workflow`: start, read and search runs. */
+export function workflowRoutes(app: FastifyInstance, { workflows }: AppDeps): void {
+  app.post<{ Body: StartWorkflowRequest }>(
+    '/api/workflow',
+    {
+      schema: {
+        tags,
+        summary: "Start a run (Conductor's StartWorkflowRequest, with name); answers the run id as text",
+        body: { ...startRequestSchema, required: ['name'] },
+      },
+    },
+    async (req, reply) => sendText(reply, await workflows.start(req.body)),
+  );
+
+  app.post<{
+    Params: { name: string };
+    Body: Omit<StartWorkflowRequest, 'name'> | undefined;
+    Querystring: { version?: number; correlationId?: string; priority?: number };
+  }>(
+    '/api/workflow/:name',
+    {
+      schema: {
+        tags,
+        summary: 'Start a run of the named definition; answers the run id as text',
+        params: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } },
+        querystring: {
+          type: 'object',
+          properties: {
+            version: { type: 'integer', minimum: 1 },
+            correlationId: { type: 'string' },
+            priority: { type: 'integer', minimum: 0, maximum: 99 },
+          },
+        },
+        body: startRequestSchema,
+      },
+    },
+    async (req, reply) => {
+      const body = req.body ?? {};
+      // The body is the start request; Conductor's query parameters fill what it leaves out.
+      const request: StartWorkflowRequest = { ...body, name: req.params.name };
+      if (request.version === undefined && req.query.version !== undefined)
+        request.version = req.query.version;
+      if (request.correlationId === undefined && req.query.correlationId !== undefined) {
+        request.correlationId = req.query.correlationId;
+      }
+      if (request.priority === undefined && req.query.priority !== undefined)
+        request.priority = req.query.priority;
+      return sendText(reply, await workflows.start(request));
+    },
+  );
+
+  app.get<{ Querystring: SearchQuery }>(
+    '/api/workflow/search',
+    {
+      schema: {
+        tags,
+        summary: 'Search runs; answers {totalHits, results}',
+        querystring: {
+          type: 'object',
+          properties: {
+            name: { type: 'string' },
+            workflowType: { type: 'string' },
+            status: { type: 'string' },
+            correlationId: { type: 'string' },
+            from: { type: 'string' },
+            to: { type: 'string' },
+            freeText: { type: 'string' },
+            start: { type: 'integer', minimum: 0 },
+            size: { type: 'integer', minimum: 0, maximum: MAX_SEARCH_SIZE },
+            sort: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
+          },
+        },
+      },
+    },
+    (req) => workflows.search(toRunQuery(req.query)),
+  );
+
+  app.get<{ Params: { workflowId: string }; Querystring: { includeTasks?: boolean } }>(
+    '/api/workflow/:workflowId',
+    {
+      schema: {
+        tags,
+        summary: 'Read a run with its tasks, inputs and outputs',
+        params: idParam,
+        querystring: { type: 'object', properties: { includeTasks: { type: 'boolean', default: true } } },
+      },
+    },
+    (req) => workflows.get(req.params.workflowId, req.query.includeTasks ?? true),
+  );
+
+  app.get<{
+    Params: { workflowId: string };
+    Querystring: { includeOutput?: boolean; includeVariables?: boolean };
+  }>(
+    '/api/workflow/:workflowId/status',
+    {
+      schema: {
+        tags,
+        summary: 'Status of a run',
+        params: idParam,
+        querystring: {
+          type: 'object',
+          properties: {
+            includeOutput: { type: 'boolean', default: false },
+            includeVariables: { type: 'boolean', default: false },
+          },
+        },
+      },
+    },
+    (req) =>
+      workflows.status(
+        req.params.workflowId,
+        req.query.includeOutput ?? false,
+        req.query.includeVariables ?? false,
+      ),
+  );
+
+  app.get<{
+    Params: { name: string; correlationId: string };
+    Querystring: { includeClosed?: boolean; includeTasks?: boolean };
+  }>(
+    '/api/workflow/:name/correlated/:correlationId',
+    {
+      schema: {
+        tags,
+        summary: 'Runs of a definition sharing a correlation id',
+        params: {
+          type: 'object',
+          required: ['name', 'correlationId'],
+          properties: { name: { type: 'string' }, correlationId: { type: 'string' } },
+        },
+        querystring: {
+          type: 'object',
+          properties: {
+            includeClosed: { type: 'boolean', default: false },
+            includeTasks: { type: 'boolean', default: false },
+          },
+        },
+      },
+    },
+    (req) =>
+      workflows.correlated(
+        req.params.name,
+        req.params.correlationId,
+        req.query.includeClosed ?? false,
+        req.query.includeTasks ?? false,
+      ),
+  );
+}

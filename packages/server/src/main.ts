@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+import { readEnv } from './config/env.js';
+import { compileOptions, ConfigError } from './config/options.js';
+import { coerceError } from './errors.js';
+import { createServer } from './server.js';
+
+/** Process entry: settings from the environment, start, and stop cleanly on SIGTERM/SIGINT. */
+async function main(): Promise<void> {
+  const rawEnv = readEnv();
+  let options;
+  try {
+    options = compileOptions(rawEnv);
+  } catch (raw) {
+    const err = coerceError(raw);
+    process.stderr.write(`baton: ${err instanceof ConfigError ? err.message : err.stack}\n`);
+    process.exit(2);
+  }
+  const server = await createServer({ options, rawEnv });
+  await server.listen();
+
+  let signals = 0;
+  const shutdown = (signal: NodeJS.Signals): void => {
+    signals += 1;
+    if (signals > 1) {
+      server.logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    server.logger.info({ signal }, 'stopping');
+    const force = setTimeout(() => {
+      server.logger.error('graceful stop took too long: exiting');
+      process.exit(1);
+    }, options.shutdownGraceMs);
+    force.unref();
+    server.stop().then(
+      () => process.exit(0),
+      (raw: unknown) => {
+        server.logger.error({ err: coerceError(raw) }, 'stop failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
+}
+
+main().catch((raw: unknown) => {
+  const err = coerceError(raw);
+  process.stderr.write(`baton: failed to start: ${err.stack ?? err.message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,159 @@
+import type { StoredTaskDef, TaskDef, ValidationError, WorkflowDef } from '@baton/protocol';
+
+import type { Clock } from '../clock.js';
+import { checkTaskDef } from '../engine/validation/check-task-def.js';
+import { checkWorkflowDef } from '../engine/validation/check-workflow-def.js';
+import { badRequest, conflict, notFound } from '../errors.js';
+import type { Store, StoredWorkflowDef, Tx } from '../store/store.js';
+
+export interface BulkResponse {
+  bulkSuccessfulResults: string[];
+  bulkErrorResults: Record<string, string>;
+}
+
+function prefixed(errors: ValidationError[], prefix: string): ValidationError[] {
+  return errors.map((e) => ({ ...e, path: e.path ? `${prefix}.${e.path}` : prefix }));
+}
+
+/** Definitions: workflow versions and task definitions (DESIGN §3). */
+export class MetadataService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
+
+  private async taskDefNames(tx: Tx): Promise<Set<string>> {
+    return new Set((await tx.listTaskDefs()).map((d) => d.name));
+  }
+
+  private static failIfInvalid(errors: ValidationError[], what: string): void {
+    if (errors.length > 0) {
+      const first = errors[0];
+      const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
+      throw badRequest(`${what} failed validation: ${first?.path}: ${first?.message}${more}`, errors);
+    }
+  }
+
+  /**
+   * Registers one workflow definition. Without a version it gets the latest + 1 (1 for a new
+   * name); an existing version is a conflict unless `overwrite` is set.
+   */
+  async registerWorkflow(def: WorkflowDef, overwrite: boolean): Promise<StoredWorkflowDef> {
+    return this.store.transaction(async (tx) => {
+      MetadataService.failIfInvalid(
+        checkWorkflowDef(def, { taskDefNames: await this.taskDefNames(tx) }),
+        'Workflow definition',
+      );
+      const now = this.clock.now();
+      const version = def.version ?? ((await tx.latestWorkflowVersion(def.name)) ?? 0) + 1;
+      const stored: StoredWorkflowDef = { ...def, version, createTime: now, updateTime: now };
+      if (overwrite) {
+        await tx.upsertWorkflowDef(stored);
+      } else if (!(await tx.insertWorkflowDef(stored))) {
+        throw conflict(`Workflow with ${def.name}.${version} already exists!`);
+      }
+      return (await tx.getWorkflowDef(def.name, version)) ?? stored;
+    });
+  }
+
+  /** Upserts a list, all or nothing: one invalid definition rejects the whole request. */
+  async upsertWorkflows(defs: WorkflowDef[]): Promise<BulkResponse> {
+    return this.store.transaction(async (tx) => {
+      const names = await this.taskDefNames(tx);
+      MetadataService.failIfInvalid(
+        defs.flatMap((def, i) => prefixed(checkWorkflowDef(def, { taskDefNames: names }), `[${i}]`)),
+        'Workflow definitions',
+      );
+      const now = this.clock.now();
+      const result: BulkResponse = { bulkSuccessfulResults: [], bulkErrorResults: {} };
+      for (const def of defs) {
+        const version = def.version ?? (await tx.latestWorkflowVersion(def.name)) ?? 1;
+        await tx.upsertWorkflowDef({ ...def, version, createTime: now, updateTime: now });
+        result.bulkSuccessfulResults.push(`${def.name}.${version}`);
+      }
+      return result;
+    });
+  }
+
+  /** Checks a definition without storing it. */
+  async validateWorkflow(def: WorkflowDef): Promise<void> {
+    const names = await this.store.read((tx) => this.taskDefNames(tx));
+    MetadataService.failIfInvalid(checkWorkflowDef(def, { taskDefNames: names }), 'Workflow definition');
+  }
+
+  async getWorkflow(name: string, version?: number): Promise<StoredWorkflowDef> {
+    const def = await this.store.read((tx) => tx.getWorkflowDef(name, version));
+    if (!def) {
+      throw notFound(
+        version === undefined
+          ? `No such workflow found by name: ${name}`
+          : `No such workflow found by name: ${name}, version: ${version}`,
+      );
+    }
+    return def;
+  }
+
+  listWorkflows(): Promise<StoredWorkflowDef[]> {
+    return this.store.read((tx) => tx.listWorkflowDefs());
+  }
+
+  /** Removes one version; refused while any run (open or ended) of it exists. */
+  async deleteWorkflow(name: string, version: number): Promise<void> {
+    await this.store.transaction(async (tx) => {
+      if (!(await tx.getWorkflowDef(name, version))) {
+        throw notFound(`No such workflow definition: ${name} version: ${version}`);
+      }
+      const runs = await tx.countRunsOfVersion(name, version);
+      if (runs > 0) {
+        throw conflict(
+          `Workflow ${name} version ${version} has ${runs} run(s); a version cannot be removed while runs exist`,
+        );
+      }
+      await tx.deleteWorkflowDef(name, version);
+    });
+  }
+
+  /** Registers (inserts or replaces) task definitions; each creates its worker queue. */
+  async registerTaskDefs(defs: TaskDef[]): Promise<StoredTaskDef[]> {
+    MetadataService.failIfInvalid(
+      defs.flatMap((def, i) => prefixed(checkTaskDef(def), `[${i}]`)),
+      'Task definitions',
+    );
+    return this.store.transaction(async (tx) => {
+      const now = this.clock.now();
+      for (const def of defs) await tx.upsertTaskDef({ ...def, createTime: now, updateTime: now });
+      await tx.ensureQueues(
+        defs.map((d) => d.name),
+        now,
+      );
+      return [...(await tx.getTaskDefs(defs.map((d) => d.name))).values()];
+    });
+  }
+
+  /** Updates an existing task definition (Conductor: 404 when it does not exist). */
+  async updateTaskDef(def: TaskDef): Promise<StoredTaskDef> {
+    MetadataService.failIfInvalid(checkTaskDef(def), 'Task definition');
+    return this.store.transaction(async (tx) => {
+      if (!(await tx.getTaskDef(def.name))) throw notFound(`No such task by name ${def.name}`);
+      const now = this.clock.now();
+      await tx.upsertTaskDef({ ...def, createTime: now, updateTime: now });
+      await tx.ensureQueues([def.name], now);
+      return (await tx.getTaskDef(def.name)) as StoredTaskDef;
+    });
+  }
+
+  async getTaskDef(name: string): Promise<StoredTaskDef> {
+    const def = await this.store.read((tx) => tx.getTaskDef(name));
+    if (!def) throw notFound(`No such taskType found by name: ${name}`);
+    return def;
+  }
+
+  listTaskDefs(): Promise<StoredTaskDef[]> {
+    return this.store.read((tx) => tx.listTaskDefs());
+  }
+
+  async deleteTaskDef(name: string): Promise<void> {
+    const deleted = await this.store.transaction((tx) => tx.deleteTaskDef(name));
+    if (!deleted) throw notFound(`No such task definition: ${name}`);
+  }
+}

@@ -1,0 +1,257 @@
+import { performance } from 'node:perf_hooks';
+
+import {
+  isTerminalTaskStatus,
+  type JsonObject,
+  type PollData,
+  type QueueCounts,
+  type TaskLog,
+  type TaskRecord,
+  type TaskResult,
+} from '@baton/protocol';
+
+import type { Clock } from '../clock.js';
+import { badRequest, notFound } from '../errors.js';
+import { newId } from '../ids.js';
+import type { WakeBus } from '../queue/wake-bus.js';
+import type { Store, Tx } from '../store/store.js';
+import { afterCommit, type AfterCommit, type Executor } from './executor.js';
+
+export interface PollRequest {
+  taskType: string;
+  workerId: string;
+  domain?: string;
+  count: number;
+  /** How long to wait for work, in ms (0 = answer at once). */
+  timeoutMs: number;
+  /** Aborts the wait when the caller has gone away. */
+  signal?: AbortSignal;
+}
+
+/** Queues a poll drains, in order: the high-priority queue first (DESIGN §6). */
+export function pollQueues(taskType: string, domain?: string): string[] {
+  const base = domain ? `${domain}-${taskType}` : taskType;
+  return [`${base}-high`, base];
+}
+
+/** Hand-out, results and queue views for worker tasks. */
+export class TaskService {
+  constructor(
+    private readonly store: Store,
+    private readonly executor: Executor,
+    private readonly wake: WakeBus,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Takes up to `count` tasks, waiting up to `timeoutMs` for work to appear. The wait is woken
+   * when work is queued (on this node directly, on others through the store's notifications)
+   * or when a delayed message becomes visible; it never sleeps and re-polls blindly.
+   */
+  async poll(request: PollRequest): Promise<TaskRecord[]> {
+    const queues = pollQueues(request.taskType, request.domain);
+    const deadline = performance.now() + request.timeoutMs;
+    for (;;) {
+      const seen = this.wake.generation(queues);
+      const tasks = await this.handOut(request, queues);
+      if (request.signal?.aborted) {
+        // The caller left while we claimed: give the work straight back rather than leaving
+        // it locked for a whole response timeout.
+        await this.release(tasks);
+        return [];
+      }
+      const remaining = deadline - performance.now();
+      if (tasks.length > 0 || remaining <= 0) return tasks;
+      const now = this.clock.now();
+      const next = await this.store.read((tx) => tx.nextVisibleAt(queues, now));
+      const untilVisible = next === undefined ? remaining : Math.max(0, next - now);
+      await this.wake.wait(queues, Math.min(remaining, untilVisible), request.signal, seen);
+      if (request.signal?.aborted) return [];
+    }
+  }
+
+  /** One claim: messages locked, tasks IN_PROGRESS, poll recorded, all in one transaction. */
+  private async handOut(request: PollRequest, queues: string[]): Promise<TaskRecord[]> {
+    return this.store.transaction(async (tx) => {
+      const now = this.clock.now();
+      await tx.recordPoll({
+        queueName: queues[1] ?? request.taskType,
+        taskType: request.taskType,
+        workerId: request.workerId,
+        now,
+        ...(request.domain !== undefined && { domain: request.domain }),
+      });
+      if (request.count <= 0) return [];
+      const claimed = await tx.claim({
+        queueNames: queues,
+        count: request.count,
+        workerId: request.workerId,
+        now,
+        lockToken: newId(),
+      });
+      if (claimed.length === 0) return [];
+      const tasks = await tx.getTasks(claimed.map((m) => m.taskId));
+      const byId = new Map(tasks.map((t) => [t.taskId, t]));
+      const handed: TaskRecord[] = [];
+      const stale: string[] = [];
+      for (const message of claimed) {
+        const task = byId.get(message.taskId);
+        // A message whose task has ended (or vanished) is stale: drop it, never hand it out.
+        if (!task || isTerminalTaskStatus(task.status)) {
+          stale.push(message.taskId);
+          continue;
+        }
+        handed.push({
+          ...task,
+          status: 'IN_PROGRESS',
+          pollCount: task.pollCount + 1,
+          workerId: request.workerId,
+          startTime: task.startTime > 0 ? task.startTime : now,
+          updateTime: now,
+          callbackAfterSeconds: 0,
+        });
+      }
+      if (stale.length > 0) await tx.removeMessages(stale);
+      if (handed.length > 0) await tx.updateTasks(handed);
+      return handed;
+    });
+  }
+
+  /** Puts handed-out tasks back on their queues at once (their worker never received them). */
+  private async release(tasks: TaskRecord[]): Promise<void> {
+    if (tasks.length === 0) return;
+    const wake = new Set<string>();
+    await this.store.transaction(async (tx) => {
+      const now = this.clock.now();
+      const current = await tx.getTasks(tasks.map((t) => t.taskId));
+      const back = current
+        .filter((t) => t.status === 'IN_PROGRESS')
+        .map((t) => ({ ...t, status: 'SCHEDULED' as const, updateTime: now }));
+      for (const task of back) {
+        await tx.requeueMessage(task.taskId, now);
+        if (task.queueName) wake.add(task.queueName);
+      }
+      if (back.length > 0) await tx.updateTasks(back);
+      await tx.notifyQueues([...wake]);
+    });
+    this.wake.wake([...wake]);
+  }
+
+  /**
+   * Applies a worker's result. A result for a task that has already ended is acknowledged and
+   * ignored: it never reopens the task.
+   */
+  async update(result: TaskResult): Promise<{ task: TaskRecord; applied: boolean }> {
+    const after = afterCommit();
+    const out = await this.store.transaction(async (tx) => {
+      const task = await this.requireTask(tx, result.taskId);
+      if (result.workflowInstanceId && result.workflowInstanceId !== task.workflowInstanceId) {
+        throw badRequest(
+          `Task ${result.taskId} belongs to workflow ${task.workflowInstanceId}, not ${result.workflowInstanceId}`,
+          [
+            {
+              path: 'body.workflowInstanceId',
+              message: 'does not match the task',
+              invalidValue: result.workflowInstanceId,
+            },
+          ],
+        );
+      }
+      if (isTerminalTaskStatus(task.status)) return { task, applied: false };
+      return this.applyResult(tx, task, result, after);
+    });
+    this.wake.wake([...after.wakeQueues]);
+    return out;
+  }
+
+  private async applyResult(
+    tx: Tx,
+    task: TaskRecord,
+    result: TaskResult,
+    after: AfterCommit,
+  ): Promise<{ task: TaskRecord; applied: boolean }> {
+    const now = this.clock.now();
+    const logs: TaskLog[] = (result.logs ?? []).map((l) => ({
+      taskId: task.taskId,
+      log: l.log,
+      createdTime: l.createdTime ?? now,
+    }));
+    const decision = await this.executor.handle(
+      tx,
+      task.workflowInstanceId,
+      { type: 'TASK_RESULT', result: { ...result, workflowInstanceId: task.workflowInstanceId } },
+      after,
+      logs,
+    );
+    if (!decision || decision.ignored) return { task, applied: false };
+    const updated = decision.updatedTasks.find((t) => t.taskId === task.taskId) ?? task;
+    return { task: updated, applied: true };
+  }
+
+  /**
+   * Completes (or fails) the open task with this reference name from outside, as HUMAN and
+   * WAIT tasks are. The body is merged into the task's output. Answers the task id, or
+   * undefined when the run has no open task by that name.
+   */
+  async updateByRef(
+    workflowId: string,
+    ref: string,
+    status: TaskResult['status'],
+    output: JsonObject,
+    workerId?: string,
+  ): Promise<string | undefined> {
+    const after = afterCommit();
+    const taskId = await this.store.transaction(async (tx) => {
+      const run = await tx.lockRun(workflowId);
+      if (!run) throw notFound(`No such workflow found by id: ${workflowId}`);
+      const tasks = await tx.getRunTasks(workflowId);
+      const open = [...tasks]
+        .reverse()
+        .find((t) => t.referenceTaskName === ref && !isTerminalTaskStatus(t.status));
+      if (!open) return undefined;
+      const result: TaskResult = {
+        taskId: open.taskId,
+        workflowInstanceId: workflowId,
+        status,
+        outputData: { ...open.outputData, ...output },
+        ...(workerId !== undefined && { workerId }),
+      };
+      await this.applyResult(tx, open, result, after);
+      return open.taskId;
+    });
+    this.wake.wake([...after.wakeQueues]);
+    return taskId;
+  }
+
+  async getTask(taskId: string): Promise<TaskRecord> {
+    return this.store.read((tx) => this.requireTask(tx, taskId));
+  }
+
+  private async requireTask(tx: Tx, taskId: string): Promise<TaskRecord> {
+    const task = await tx.getTask(taskId);
+    if (!task) throw notFound(`No such task found by id: ${taskId}`);
+    return task;
+  }
+
+  async appendLog(taskId: string, log: string): Promise<void> {
+    await this.store.transaction(async (tx) => {
+      await this.requireTask(tx, taskId);
+      await tx.appendTaskLogs([{ taskId, log, createdTime: this.clock.now() }]);
+    });
+  }
+
+  async logs(taskId: string): Promise<TaskLog[]> {
+    return this.store.read(async (tx) => {
+      await this.requireTask(tx, taskId);
+      return tx.getTaskLogs(taskId);
+    });
+  }
+
+  queueCounts(): Promise<QueueCounts[]> {
+    return this.store.read((tx) => tx.queueCounts(this.clock.now()));
+  }
+
+  pollData(taskType?: string): Promise<PollData[]> {
+    return this.store.read((tx) => tx.pollData(taskType));
+  }
+}

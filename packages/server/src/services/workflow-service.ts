@@ -1,0 +1,152 @@
+import type {
+  JsonObject,
+  RunRecord,
+  SearchResult,
+  StartWorkflowRequest,
+  Workflow,
+  WorkflowStatus,
+  WorkflowSummary,
+} from '@baton/protocol';
+
+import { badRequest, notFound } from '../errors.js';
+import type { WakeBus } from '../queue/wake-bus.js';
+import type { RunQuery, Store } from '../store/store.js';
+import { afterCommit, type Executor } from './executor.js';
+
+export interface WorkflowStatusView {
+  workflowId: string;
+  correlationId?: string;
+  status: WorkflowStatus;
+  output?: JsonObject;
+  variables?: JsonObject;
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+export function toSummary(run: RunRecord): WorkflowSummary {
+  const summary: WorkflowSummary = {
+    workflowType: run.workflowName,
+    version: run.workflowVersion,
+    workflowId: run.workflowId,
+    startTime: iso(run.createTime),
+    updateTime: iso(run.updateTime),
+    status: run.status,
+    input: JSON.stringify(run.input),
+    output: JSON.stringify(run.output),
+    executionTime: run.endTime > 0 ? run.endTime - run.createTime : 0,
+    failedReferenceTaskNames: run.failedReferenceTaskNames.join(','),
+    failedTaskNames: run.failedTaskNames,
+    priority: run.priority,
+  };
+  if (run.correlationId !== undefined) summary.correlationId = run.correlationId;
+  if (run.endTime > 0) summary.endTime = iso(run.endTime);
+  if (run.reasonForIncompletion !== undefined) summary.reasonForIncompletion = run.reasonForIncompletion;
+  if (run.idempotencyKey !== undefined) summary.idempotencyKey = run.idempotencyKey;
+  if (run.parentWorkflowId !== undefined) summary.parentWorkflowId = run.parentWorkflowId;
+  return summary;
+}
+
+/** Starting, reading and searching runs. */
+export class WorkflowService {
+  constructor(
+    private readonly store: Store,
+    private readonly executor: Executor,
+    private readonly wake: WakeBus,
+  ) {}
+
+  /** Starts a run of the named definition (latest version when none is given); answers its id. */
+  async start(request: StartWorkflowRequest): Promise<string> {
+    const after = afterCommit();
+    const run = await this.store.transaction(async (tx) => {
+      const definition = await tx.getWorkflowDef(request.name, request.version);
+      if (!definition) {
+        throw notFound(
+          request.version === undefined
+            ? `No such workflow found by name: ${request.name}`
+            : `No such workflow found by name: ${request.name}, version: ${request.version}`,
+        );
+      }
+      const input: Parameters<Executor['startRun']>[1] = {
+        definition,
+        input: request.input ?? {},
+        priority: request.priority ?? 0,
+        taskToDomain: request.taskToDomain ?? {},
+      };
+      return this.executor.startRun(
+        tx,
+        {
+          ...input,
+          ...(request.correlationId !== undefined && { correlationId: request.correlationId }),
+          ...(request.idempotencyKey !== undefined && { idempotencyKey: request.idempotencyKey }),
+        },
+        after,
+      );
+    });
+    this.wake.wake([...after.wakeQueues]);
+    return run.workflowId;
+  }
+
+  async get(workflowId: string, includeTasks = true): Promise<Workflow> {
+    const found = await this.store.read(async (tx) => {
+      const run = await tx.getRun(workflowId);
+      if (!run) return undefined;
+      return { run, tasks: includeTasks ? await tx.getRunTasks(workflowId) : [] };
+    });
+    if (!found) throw notFound(`No such workflow found by id: ${workflowId}`);
+    return { ...found.run, tasks: found.tasks, startTime: found.run.createTime };
+  }
+
+  async status(
+    workflowId: string,
+    includeOutput: boolean,
+    includeVariables: boolean,
+  ): Promise<WorkflowStatusView> {
+    const run = await this.store.read((tx) => tx.getRun(workflowId));
+    if (!run) throw notFound(`No such workflow found by id: ${workflowId}`);
+    const view: WorkflowStatusView = { workflowId: run.workflowId, status: run.status };
+    if (run.correlationId !== undefined) view.correlationId = run.correlationId;
+    if (includeOutput) view.output = run.output;
+    if (includeVariables) view.variables = run.variables;
+    return view;
+  }
+
+  async search(query: RunQuery): Promise<SearchResult<WorkflowSummary>> {
+    const { totalHits, results } = await this.store.read((tx) => tx.searchRuns(query));
+    return { totalHits, results: results.map(toSummary) };
+  }
+
+  async correlated(
+    name: string,
+    correlationId: string,
+    includeClosed: boolean,
+    includeTasks: boolean,
+  ): Promise<Workflow[]> {
+    return this.store.read(async (tx) => {
+      const runs = await tx.runsByCorrelationId(name, correlationId, includeClosed);
+      const out: Workflow[] = [];
+      for (const run of runs) {
+        out.push({
+          ...run,
+          tasks: includeTasks ? await tx.getRunTasks(run.workflowId) : [],
+          startTime: run.createTime,
+        });
+      }
+      return out;
+    });
+  }
+}
+
+/** Parses `from`/`to`: epoch milliseconds or an ISO-8601 date. */
+export function parseTime(value: string | undefined, field: string): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (/^\d+$/.test(value)) return Number(value);
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) {
+    throw badRequest(`${field} must be epoch milliseconds or an ISO-8601 date`, [
+      { path: `querystring.${field}`, message: 'not a time', invalidValue: value },
+    ]);
+  }
+  return ms;
+}
