@@ -2,7 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Ajv, type Options as AjvOptions } from 'ajv';
 import ajvFormats from 'ajv-formats';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 
 import type { Options } from '../config/options.js';
 import type { RawEnv } from '../config/env.js';
@@ -38,7 +38,8 @@ const ajvBase: AjvOptions = { allErrors: true, strict: false, useDefaults: true 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const common = {
     bodyLimit: deps.options.maxBodyBytes,
-    disableRequestLogging: true,
+    // Per-request log lines would dominate the hot path; errors are still logged.
+    logController: new LogController({ disableRequestLogging: true }),
     forceCloseConnections: true,
     return503OnClosing: true,
   };
