@@ -111,9 +111,12 @@ export class TaskService {
           callbackAfterSeconds: 0,
         });
       }
+      // Compare-and-set: a task that a concurrent decide has just ended is not reopened; its
+      // message is dropped instead (that decide removes it too, whichever commits first).
+      const written = new Set(await tx.updateOpenTasks(handed));
+      for (const task of handed) if (!written.has(task.taskId)) stale.push(task.taskId);
       if (stale.length > 0) await tx.removeMessages(stale);
-      if (handed.length > 0) await tx.updateTasks(handed);
-      return handed;
+      return handed.filter((t) => written.has(t.taskId));
     });
   }
 
@@ -127,11 +130,11 @@ export class TaskService {
       const back = current
         .filter((t) => t.status === 'IN_PROGRESS')
         .map((t) => ({ ...t, status: 'SCHEDULED' as const, updateTime: now }));
-      for (const task of back) {
+      const written = new Set(await tx.updateOpenTasks(back));
+      for (const task of back.filter((t) => written.has(t.taskId))) {
         await tx.requeueMessage(task.taskId, now);
         if (task.queueName) wake.add(task.queueName);
       }
-      if (back.length > 0) await tx.updateTasks(back);
       await tx.notifyQueues([...wake]);
     });
     this.wake.wake([...wake]);

@@ -142,6 +142,12 @@ export interface Tx {
   // --- tasks
   insertTasks(tasks: readonly TaskRecord[]): Promise<void>;
   updateTasks(tasks: readonly TaskRecord[]): Promise<void>;
+  /**
+   * Compare-and-set for writers that do not hold the run lock (hand-out): writes each record only
+   * if the stored task is still open (SCHEDULED or IN_PROGRESS), so a task that has just ended is
+   * never reopened. Answers the ids that were written.
+   */
+  updateOpenTasks(tasks: readonly TaskRecord[]): Promise<string[]>;
   getTask(taskId: string): Promise<TaskRecord | undefined>;
   getTasks(taskIds: readonly string[]): Promise<TaskRecord[]>;
   /** All tasks of a run, ordered by seq. */

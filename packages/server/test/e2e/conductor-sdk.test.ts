@@ -108,7 +108,6 @@ function recordingFetch(exchanges: Exchange[]): typeof fetch {
   };
 }
 
-
 void describe('e2e: the Conductor JavaScript SDK against Baton', () => {
   const store = enabledStores().includes('sqlite') ? 'sqlite' : 'postgres';
 

@@ -147,6 +147,22 @@ for (const c of storeCases()) {
       );
     });
 
+    void it('updateOpenTasks writes only tasks that are still open (never reopens an ended task)', async () => {
+      const r = run();
+      const open = task(r.workflowId, 0);
+      const ended = task(r.workflowId, 1, { status: 'CANCELED', endTime: T0 + 1 });
+      await store.transaction(async (tx) => {
+        await tx.insertRun(r);
+        await tx.insertTasks([open, ended]);
+      });
+      const taken = { ...open, status: 'IN_PROGRESS' as const, pollCount: 1, workerId: 'w1' };
+      const reopened = { ...ended, status: 'IN_PROGRESS' as const, pollCount: 1, workerId: 'w1' };
+      const written = await store.transaction((tx) => tx.updateOpenTasks([taken, reopened]));
+      assert.deepEqual(written, [taken.taskId]);
+      assert.deepEqual(await store.read((tx) => tx.getRunTasks(r.workflowId)), [taken, ended]);
+      assert.deepEqual(await store.transaction((tx) => tx.updateOpenTasks([])), []);
+    });
+
     void it('appends and reads task logs in order', async () => {
       const taskId = uid('task-');
       await store.transaction((tx) =>

@@ -126,6 +126,15 @@ export const SQL = {
      FROM jsonb_array_elements($1::jsonb) AS e
      WHERE t.task_id = e->>'taskId'`,
   ),
+  updateOpenTasks: named(
+    'update_open_tasks',
+    `UPDATE tasks AS t SET workflow_id = e->>'workflowInstanceId', seq = (e->>'seq')::int,
+       reference_task_name = e->>'referenceTaskName', task_type = e->>'taskType', status = e->>'status',
+       update_time = (e->>'updateTime')::bigint, record = e
+     FROM jsonb_array_elements($1::jsonb) AS e
+     WHERE t.task_id = e->>'taskId' AND t.status IN ('SCHEDULED', 'IN_PROGRESS')
+     RETURNING t.task_id`,
+  ),
   getTask: named('get_task', 'SELECT record FROM tasks WHERE task_id = $1'),
   getTasks: named('get_tasks', 'SELECT task_id, record FROM tasks WHERE task_id = ANY($1::text[])'),
   getRunTasks: named(

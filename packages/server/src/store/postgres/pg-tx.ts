@@ -293,6 +293,18 @@ export class PgTx implements Tx {
       throw new Error(`updateTasks: ${byId.size - (rowCount ?? 0)} of the tasks do not exist`);
   }
 
+  async updateOpenTasks(tasks: readonly TaskRecord[]): Promise<string[]> {
+    this.state.check('updateOpenTasks', true);
+    if (tasks.length === 0) return [];
+    const byId = new Map(tasks.map((t) => [t.taskId, t]));
+    // Under READ COMMITTED the WHERE is re-checked on the newest row version after any lock
+    // wait, so a task ended by a concurrent commit is skipped, not overwritten.
+    const { rows } = await this.q<{ task_id: string }>(SQL.updateOpenTasks, [
+      JSON.stringify([...byId.values()]),
+    ]);
+    return rows.map((r) => r.task_id);
+  }
+
   async getTask(taskId: string): Promise<TaskRecord | undefined> {
     this.state.check('getTask', false);
     const { rows } = await this.q<TaskRow>(SQL.getTask, [taskId]);

@@ -320,6 +320,21 @@ export class SqliteTx implements Tx {
     }
   }
 
+  async updateOpenTasks(tasks: readonly TaskRecord[]): Promise<string[]> {
+    this.state.check('updateOpenTasks', true);
+    const written: string[] = [];
+    for (const t of tasks) {
+      const result = this.c.run(
+        `UPDATE tasks SET workflow_id = @workflowId, seq = @seq, reference_task_name = @ref, task_type = @type,
+           status = @status, update_time = @updateTime, record = @record
+         WHERE task_id = @taskId AND status IN ('SCHEDULED', 'IN_PROGRESS')`,
+        taskColumns(t),
+      );
+      if (result.changes === 1) written.push(t.taskId);
+    }
+    return written;
+  }
+
   async getTask(taskId: string): Promise<TaskRecord | undefined> {
     this.state.check('getTask', false);
     const row = this.c.get<RecordRow>('SELECT record FROM tasks WHERE task_id = ?', taskId);
