@@ -35,6 +35,10 @@ export interface CreateServerInput {
   logger?: Logger;
 }
 
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host.startsWith('127.');
+}
+
 /** The composition root: wires store, engine, services and HTTP. Migrates the store on start. */
 export async function createServer(input: CreateServerInput): Promise<BatonServer> {
   const { options } = input;
@@ -84,6 +88,13 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     listen: async () => {
       const address = await app.listen({ port: options.port, host: options.host });
       logger.info({ address, store: store.dialect }, 'Baton is listening');
+      if (!isLoopback(options.host)) {
+        // Authentication is not built yet: say so loudly rather than serve the network silently.
+        logger.warn(
+          { host: options.host },
+          'Baton is reachable from other machines and has no authentication yet; put it behind a gateway that checks callers',
+        );
+      }
       return address;
     },
     stop: () => {

@@ -15,6 +15,7 @@ import {
 } from '../helpers/baton-process.js';
 import { duplicateReceipts, HttpWorker, type PolledTask, type TaskOutcome } from '../helpers/http-worker.js';
 import { createTestDatabase, enabledStores, type TestDatabase } from '../helpers/postgres.js';
+import { workerTaskDefs, workflowDef } from '../helpers/definitions.js';
 
 /**
  * 200 runs of a three-task workflow, started concurrently and worked by 8 HTTP pollers, must all
@@ -32,20 +33,11 @@ const TYPES = ['e2e_conc_a', 'e2e_conc_b', 'e2e_conc_c'] as const;
 
 const stores = enabledStores();
 
-const taskDefs = TYPES.map((name) => ({
-  name,
-  retryCount: 0,
-  responseTimeoutSeconds: 60,
-  timeoutSeconds: 0,
-  ownerEmail: 'e2e@baton.test',
-}));
+const taskDefs = workerTaskDefs(TYPES);
 
-const workflowDef = {
-  name: WORKFLOW,
-  version: 1,
-  schemaVersion: 2,
-  ownerEmail: 'e2e@baton.test',
-  tasks: [
+const definition = workflowDef(
+  WORKFLOW,
+  [
     {
       name: 'e2e_conc_a',
       taskReferenceName: 'a',
@@ -60,8 +52,8 @@ const workflowDef = {
       inputParameters: { z: '${b.output.z}', x: '${workflow.input.x}' },
     },
   ],
-  outputParameters: { result: '${c.output.result}', y: '${a.output.y}' },
-};
+  { result: '${c.output.result}', y: '${a.output.y}' },
+);
 
 /** a: y = x + 1; b: z = 2y; c: result = "x:z". So run x ends with {result: `${x}:${2(x+1)}`, y: x+1}. */
 function handle(task: PolledTask): TaskOutcome {
@@ -96,7 +88,7 @@ interface Started {
 async function scenario(nodes: readonly BatonProcess[]): Promise<void> {
   const first = nodes[0]!;
   await httpOk('POST', `${first.url}/api/metadata/taskdefs`, taskDefs);
-  await httpOk('POST', `${first.url}/api/metadata/workflow`, workflowDef);
+  await httpOk('POST', `${first.url}/api/metadata/workflow`, definition);
 
   // 8 pollers: types round-robin (3/3/2), nodes alternating, so every type is polled on every node.
   const workers = Array.from({ length: WORKERS }, (_, i) => {

@@ -21,6 +21,7 @@ import {
   type BatonProcess,
 } from '../helpers/baton-process.js';
 import { createTestDatabase, enabledStores, type TestDatabase } from '../helpers/postgres.js';
+import { workerTaskDefs, workflowDef } from '../helpers/definitions.js';
 
 /**
  * Conductor's own JavaScript SDK (@io-orkes/conductor-javascript v4), used as shipped — only its
@@ -32,20 +33,11 @@ const WORKFLOW = 'e2e_sdk_flow';
 const WORKER_ID = 'sdk-worker-1';
 const NAMES = ['ada', 'grace', 'barbara'] as const;
 
-const taskDefs = ['e2e_sdk_greet', 'e2e_sdk_measure', 'e2e_sdk_report'].map((name) => ({
-  name,
-  retryCount: 0,
-  responseTimeoutSeconds: 60,
-  timeoutSeconds: 0,
-  ownerEmail: 'e2e@baton.test',
-}));
+const taskDefs = workerTaskDefs(['e2e_sdk_greet', 'e2e_sdk_measure', 'e2e_sdk_report']);
 
-const workflowDef = {
-  name: WORKFLOW,
-  version: 1,
-  schemaVersion: 2,
-  ownerEmail: 'e2e@baton.test',
-  tasks: [
+const definition = workflowDef(
+  WORKFLOW,
+  [
     {
       name: 'e2e_sdk_greet',
       taskReferenceName: 'greet',
@@ -69,8 +61,8 @@ const workflowDef = {
       },
     },
   ],
-  outputParameters: { summary: '${report.output.summary}', length: '${measure.output.length}' },
-};
+  { summary: '${report.output.summary}', length: '${measure.output.length}' },
+);
 
 function expectedOutput(name: string): { summary: string; length: number } {
   const greeting = `hello ${name}`;
@@ -137,7 +129,7 @@ void describe('e2e: the Conductor JavaScript SDK against Baton', () => {
         baton = await startBaton({ name: `sdk-${store}`, ...(db ? { databaseUrl: db.url } : {}) });
         const base = baton.url;
         await httpOk('POST', `${base}/api/metadata/taskdefs`, taskDefs);
-        await httpOk('POST', `${base}/api/metadata/workflow`, workflowDef);
+        await httpOk('POST', `${base}/api/metadata/workflow`, definition);
 
         const render = (args: unknown[]) =>
           args

@@ -1,11 +1,10 @@
-/** Definitions shared by the HTTP suites. */
+import { workerTaskDefs, workflowDef } from '../helpers/definitions.js';
+
+/** a → b → c, each a worker task, chained through their outputs. */
 export function threeStepWorkflow(name = 'three_steps', taskPrefix = 'http'): Record<string, unknown> {
-  return {
+  return workflowDef(
     name,
-    description: 'a → b → c, each a worker task',
-    schemaVersion: 2,
-    ownerEmail: 'dev@example.com',
-    tasks: [
+    [
       {
         name: `${taskPrefix}_a`,
         taskReferenceName: 'a',
@@ -25,20 +24,10 @@ export function threeStepWorkflow(name = 'three_steps', taskPrefix = 'http'): Re
         inputParameters: { all: 'a=${a.output.y} b=${b.output.z}' },
       },
     ],
-    outputParameters: { final: '${c.output.done}', fromA: '${a.output.y}' },
-  };
+    { final: '${c.output.done}', fromA: '${a.output.y}' },
+  );
 }
 
-export function taskDefs(
-  taskPrefix = 'http',
-  extra: Record<string, unknown> = {},
-): Array<Record<string, unknown>> {
-  return ['a', 'b', 'c'].map((s) => ({
-    name: `${taskPrefix}_${s}`,
-    retryCount: 0,
-    timeoutSeconds: 0,
-    responseTimeoutSeconds: 60,
-    ownerEmail: 'dev@example.com',
-    ...extra,
-  }));
+export function taskDefs(taskPrefix = 'http'): Array<Record<string, unknown>> {
+  return workerTaskDefs(['a', 'b', 'c'].map((s) => `${taskPrefix}_${s}`));
 }
