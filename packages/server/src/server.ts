@@ -101,7 +101,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
       // Concurrent callers share the same in-flight stop.
       stopping ??= (async () => {
         state = 'STOPPING';
-        wake.wakeAll();
+        tasks.close();
         await app.close();
         unsubscribe();
         await store.close();

@@ -8,13 +8,15 @@ export class WakeBus {
   private readonly waiters = new Map<string, Set<() => void>>();
   private readonly everyQueue = new Set<() => void>();
   private readonly generations = new Map<string, number>();
+  /** Bumped by wakeAll, so it reaches queues never woken before too. */
+  private epoch = 0;
 
   /**
    * A number that changes whenever one of these queues is woken. Read it before looking for
    * work and pass it to `wait`, so a wake-up that lands between the look and the wait is not lost.
    */
   generation(queueNames: readonly string[]): number {
-    let sum = 0;
+    let sum = this.epoch;
     for (const name of queueNames) sum += this.generations.get(name) ?? 0;
     return sum;
   }
@@ -64,7 +66,7 @@ export class WakeBus {
 
   /** Wakes every waiter (e.g. after a lost notification connection came back). */
   wakeAll(): void {
-    for (const [name, value] of this.generations) this.generations.set(name, value + 1);
+    this.epoch = (this.epoch + 1) % Number.MAX_SAFE_INTEGER;
     for (const done of [...this.everyQueue]) done();
   }
 

@@ -36,6 +36,9 @@ export function pollQueues(taskType: string, domain?: string): string[] {
 
 /** Hand-out, results and queue views for worker tasks. */
 export class TaskService {
+  /** Set when the server stops, so woken long polls answer at once instead of waiting again. */
+  private closed = false;
+
   constructor(
     private readonly store: Store,
     private readonly executor: Executor,
@@ -61,13 +64,19 @@ export class TaskService {
         return [];
       }
       const remaining = deadline - performance.now();
-      if (tasks.length > 0 || remaining <= 0) return tasks;
+      if (tasks.length > 0 || remaining <= 0 || this.closed) return tasks;
       const now = this.clock.now();
       const next = await this.store.read((tx) => tx.nextVisibleAt(queues, now));
       const untilVisible = next === undefined ? remaining : Math.max(0, next - now);
       await this.wake.wait(queues, Math.min(remaining, untilVisible), request.signal, seen);
-      if (request.signal?.aborted) return [];
+      if (request.signal?.aborted || this.closed) return [];
     }
+  }
+
+  /** Ends every waiting long poll now (with whatever it has: nothing) and refuses to wait again. */
+  close(): void {
+    this.closed = true;
+    this.wake.wakeAll();
   }
 
   /** One claim: messages locked, tasks IN_PROGRESS, poll recorded, all in one transaction. */
