@@ -37,6 +37,8 @@ export interface StartBatonOptions {
   readyTimeoutMs?: number;
   /** A name for this node in messages (default `baton`). */
   name?: string;
+  /** Bind this port (e.g. to restart a node where its workers expect it); a free one when not given. */
+  port?: number;
 }
 
 export interface ExitInfo {
@@ -135,9 +137,10 @@ export async function startBaton(opts: StartBatonOptions = {}): Promise<BatonPro
     // The port is picked before the child binds it; if another process takes it meanwhile, retry.
     for (let attempt = 1; ; attempt++) {
       try {
-        return await startOnce(opts, await freePort(), dataDir, ownsDataDir);
+        return await startOnce(opts, opts.port ?? (await freePort()), dataDir, ownsDataDir);
       } catch (err) {
-        if (!(err instanceof StartError && err.addressInUse && attempt < 3)) throw err;
+        const retry = err instanceof StartError && err.addressInUse && attempt < 3 && opts.port === undefined;
+        if (!retry) throw err;
       }
     }
   } catch (err) {
