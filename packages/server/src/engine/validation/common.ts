@@ -26,48 +26,25 @@ export function problem(path: string, message: string, invalidValue?: unknown): 
   return invalidValue === undefined ? { path, message } : { path, message, invalidValue };
 }
 
-/** Pushes a problem when `obj[field]` is given and is not a boolean. */
-export function checkBoolean(
-  obj: JsonRecord,
-  field: string,
-  prefix: string,
-  errors: ValidationError[],
-): void {
-  const value = obj[field];
-  if (value !== undefined && value !== null && typeof value !== 'boolean') {
-    errors.push(problem(join(prefix, field), `${field} must be a boolean`, value));
-  }
+type FieldCheck = (obj: JsonRecord, field: string, prefix: string, errors: ValidationError[]) => void;
+
+/** A check that pushes a problem when `obj[field]` is given (not null) and fails `test`. */
+function fieldCheck(test: (value: unknown) => boolean, what: string): FieldCheck {
+  return (obj, field, prefix, errors) => {
+    const value = obj[field];
+    if (value !== undefined && value !== null && !test(value)) {
+      errors.push(problem(join(prefix, field), `${field} must be ${what}`, value));
+    }
+  };
 }
 
-/** Pushes a problem when `obj[field]` is given and is not a string. */
-export function checkString(obj: JsonRecord, field: string, prefix: string, errors: ValidationError[]): void {
-  const value = obj[field];
-  if (value !== undefined && value !== null && typeof value !== 'string') {
-    errors.push(problem(join(prefix, field), `${field} must be a string`, value));
-  }
-}
-
-/** Pushes a problem when `obj[field]` is given and is not a JSON object. */
-export function checkObject(obj: JsonRecord, field: string, prefix: string, errors: ValidationError[]): void {
-  const value = obj[field];
-  if (value !== undefined && value !== null && !isRecord(value)) {
-    errors.push(problem(join(prefix, field), `${field} must be a JSON object`, value));
-  }
-}
-
-/** Pushes a problem when `obj[field]` is given and is not a list of strings. */
-export function checkStringList(
-  obj: JsonRecord,
-  field: string,
-  prefix: string,
-  errors: ValidationError[],
-): void {
-  const value = obj[field];
-  if (value === undefined || value === null) return;
-  if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) {
-    errors.push(problem(join(prefix, field), `${field} must be a list of strings`, value));
-  }
-}
+export const checkBoolean: FieldCheck = fieldCheck((v) => typeof v === 'boolean', 'a boolean');
+export const checkString: FieldCheck = fieldCheck((v) => typeof v === 'string', 'a string');
+export const checkObject: FieldCheck = fieldCheck(isRecord, 'a JSON object');
+export const checkStringList: FieldCheck = fieldCheck(
+  (v) => Array.isArray(v) && v.every((item) => typeof item === 'string'),
+  'a list of strings',
+);
 
 /** Pushes a problem when `obj[field]` is given and is not one of `allowed`. */
 export function checkEnum(
