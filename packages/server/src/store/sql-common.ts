@@ -1,4 +1,4 @@
-import type { PollData, RunRecord, StoredTaskDef, TaskDef, WorkflowDef } from '@baton/protocol';
+import type { PollData, QueueCounts, RunRecord, StoredTaskDef, TaskDef, WorkflowDef } from '@baton/protocol';
 
 import type { QueueMessage, RunQuery, RunSortField, StoredQueueMessage, StoredWorkflowDef } from './store.js';
 
@@ -179,6 +179,25 @@ export class TxState {
     if (this.closed) throw new Error(`store: ${op} called after its transaction ended`);
     if (write && !this.writable) throw new Error(`store: ${op} is a write and cannot run inside read()`);
   }
+}
+
+/** A row of the per-queue counts query (both dialects name the columns alike). */
+export interface QueueCountsRow {
+  queue_name: string;
+  waiting: number;
+  scheduled: number;
+  in_flight: number;
+  dead: number;
+}
+
+export function queueCountsFromRow(r: QueueCountsRow): QueueCounts {
+  return {
+    queueName: r.queue_name,
+    waiting: r.waiting,
+    scheduled: r.scheduled,
+    inFlight: r.in_flight,
+    deadLettered: r.dead,
+  };
 }
 
 export interface PollRow {

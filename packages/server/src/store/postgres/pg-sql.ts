@@ -28,6 +28,13 @@ const WF_COLUMNS = 'definition, version, create_time, update_time';
 const MESSAGE_COLUMNS = `m.task_id, m.queue_name, m.workflow_id, m.task_ref, m.attempt, m.priority, m.visible_at, m.lock_ms,
   m.locked_until, m.lock_token, m.worker_id, m.delivery_count, m.dead_lettered, m.created_at`;
 
+/** Writes whole task records from a JSON array; callers add conditions after the WHERE. */
+const UPDATE_TASKS_FROM_JSON = `UPDATE tasks AS t SET workflow_id = e->>'workflowInstanceId', seq = (e->>'seq')::int,
+       reference_task_name = e->>'referenceTaskName', task_type = e->>'taskType', status = e->>'status',
+       update_time = (e->>'updateTime')::bigint, record = e
+     FROM jsonb_array_elements($1::jsonb) AS e
+     WHERE t.task_id = e->>'taskId'`;
+
 export const SQL = {
   getWorkflowDef: named(
     'get_wf_def',
@@ -118,21 +125,10 @@ export const SQL = {
        e->>'status', (e->>'updateTime')::bigint, e
      FROM jsonb_array_elements($1::jsonb) AS e`,
   ),
-  updateTasks: named(
-    'update_tasks',
-    `UPDATE tasks AS t SET workflow_id = e->>'workflowInstanceId', seq = (e->>'seq')::int,
-       reference_task_name = e->>'referenceTaskName', task_type = e->>'taskType', status = e->>'status',
-       update_time = (e->>'updateTime')::bigint, record = e
-     FROM jsonb_array_elements($1::jsonb) AS e
-     WHERE t.task_id = e->>'taskId'`,
-  ),
+  updateTasks: named('update_tasks', UPDATE_TASKS_FROM_JSON),
   updateOpenTasks: named(
     'update_open_tasks',
-    `UPDATE tasks AS t SET workflow_id = e->>'workflowInstanceId', seq = (e->>'seq')::int,
-       reference_task_name = e->>'referenceTaskName', task_type = e->>'taskType', status = e->>'status',
-       update_time = (e->>'updateTime')::bigint, record = e
-     FROM jsonb_array_elements($1::jsonb) AS e
-     WHERE t.task_id = e->>'taskId' AND t.status IN ('SCHEDULED', 'IN_PROGRESS')
+    `${UPDATE_TASKS_FROM_JSON} AND t.status IN ('SCHEDULED', 'IN_PROGRESS')
      RETURNING t.task_id`,
   ),
   getTask: named('get_task', 'SELECT record FROM tasks WHERE task_id = $1'),

@@ -27,6 +27,8 @@ import {
   taskDefFromColumns,
   uniqueSorted,
   workflowDefFromColumns,
+  queueCountsFromRow,
+  type QueueCountsRow,
 } from '../sql-common.js';
 import type {
   ClaimRequest,
@@ -410,20 +412,8 @@ export class PgTx implements Tx {
 
   async queueCounts(now: number): Promise<QueueCounts[]> {
     this.state.check('queueCounts', false);
-    const { rows } = await this.q<{
-      queue_name: string;
-      waiting: number;
-      scheduled: number;
-      in_flight: number;
-      dead: number;
-    }>(SQL.queueCounts, [now]);
-    return rows.map((r) => ({
-      queueName: r.queue_name,
-      waiting: r.waiting,
-      scheduled: r.scheduled,
-      inFlight: r.in_flight,
-      deadLettered: r.dead,
-    }));
+    const { rows } = await this.q<QueueCountsRow>(SQL.queueCounts, [now]);
+    return rows.map(queueCountsFromRow);
   }
 
   async nextVisibleAt(queueNames: readonly string[], _now: number): Promise<number | undefined> {

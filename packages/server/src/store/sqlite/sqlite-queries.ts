@@ -8,6 +8,8 @@ import {
   runFromColumns,
   runOrderBy,
   uniqueSorted,
+  queueCountsFromRow,
+  type QueueCountsRow,
 } from '../sql-common.js';
 import type { ClaimRequest, QueueMessage, RunQuery, StoredQueueMessage } from '../store.js';
 import type { SqliteConnection } from './connection.js';
@@ -156,13 +158,7 @@ export function claimMessages(c: SqliteConnection, request: ClaimRequest): Store
 }
 
 export function queueCounts(c: SqliteConnection, now: number): QueueCounts[] {
-  const rows = c.all<{
-    queue_name: string;
-    waiting: number;
-    scheduled: number;
-    in_flight: number;
-    dead: number;
-  }>(
+  const rows = c.all<QueueCountsRow>(
     `SELECT q.queue_name AS queue_name,
        count(CASE WHEN m.dead_lettered = 0 AND m.visible_at <= @now THEN 1 END) AS waiting,
        count(CASE WHEN m.dead_lettered = 0 AND m.visible_at > @now
@@ -174,11 +170,5 @@ export function queueCounts(c: SqliteConnection, now: number): QueueCounts[] {
      GROUP BY q.queue_name ORDER BY q.queue_name`,
     { now },
   );
-  return rows.map((r) => ({
-    queueName: r.queue_name,
-    waiting: r.waiting,
-    scheduled: r.scheduled,
-    inFlight: r.in_flight,
-    deadLettered: r.dead,
-  }));
+  return rows.map(queueCountsFromRow);
 }

@@ -85,6 +85,11 @@ function task(row: RecordRow): TaskRecord {
  * async only to satisfy the port. Multi-row writes loop one cached statement inside the
  * transaction: with no network round trip, that is SQLite's fastest batch.
  */
+/** Writes one whole task record; callers may add conditions after the WHERE. */
+const UPDATE_TASK = `UPDATE tasks SET workflow_id = @workflowId, seq = @seq, reference_task_name = @ref, task_type = @type,
+  status = @status, update_time = @updateTime, record = @record
+  WHERE task_id = @taskId`;
+
 export class SqliteTx implements Tx {
   constructor(
     private readonly c: SqliteConnection,
@@ -310,12 +315,7 @@ export class SqliteTx implements Tx {
   async updateTasks(tasks: readonly TaskRecord[]): Promise<void> {
     this.state.check('updateTasks', true);
     for (const t of tasks) {
-      const result = this.c.run(
-        `UPDATE tasks SET workflow_id = @workflowId, seq = @seq, reference_task_name = @ref, task_type = @type,
-           status = @status, update_time = @updateTime, record = @record
-         WHERE task_id = @taskId`,
-        taskColumns(t),
-      );
+      const result = this.c.run(UPDATE_TASK, taskColumns(t));
       if (result.changes !== 1) throw new Error(`updateTasks: no task ${t.taskId}`);
     }
   }
@@ -324,12 +324,7 @@ export class SqliteTx implements Tx {
     this.state.check('updateOpenTasks', true);
     const written: string[] = [];
     for (const t of tasks) {
-      const result = this.c.run(
-        `UPDATE tasks SET workflow_id = @workflowId, seq = @seq, reference_task_name = @ref, task_type = @type,
-           status = @status, update_time = @updateTime, record = @record
-         WHERE task_id = @taskId AND status IN ('SCHEDULED', 'IN_PROGRESS')`,
-        taskColumns(t),
-      );
+      const result = this.c.run(`${UPDATE_TASK} AND status IN ('SCHEDULED', 'IN_PROGRESS')`, taskColumns(t));
       if (result.changes === 1) written.push(t.taskId);
     }
     return written;
