@@ -56,7 +56,7 @@ export class TaskService {
     const deadline = performance.now() + request.timeoutMs;
     for (;;) {
       const seen = this.wake.generation(queues);
-      const tasks = await this.handOut(request, queues);
+      const { tasks, nextVisibleAt: next } = await this.handOut(request, queues);
       if (request.signal?.aborted) {
         // The caller left while we claimed: give the work straight back rather than leaving
         // it locked for a whole response timeout.
@@ -66,7 +66,6 @@ export class TaskService {
       const remaining = deadline - performance.now();
       if (tasks.length > 0 || remaining <= 0 || this.closed) return tasks;
       const now = this.clock.now();
-      const next = await this.store.read((tx) => tx.nextVisibleAt(queues, now));
       const untilVisible = next === undefined ? remaining : Math.max(0, next - now);
       await this.wake.wait(queues, Math.min(remaining, untilVisible), request.signal, seen);
       if (request.signal?.aborted || this.closed) return [];
@@ -79,8 +78,15 @@ export class TaskService {
     this.wake.wakeAll();
   }
 
-  /** One claim: messages locked, tasks IN_PROGRESS, poll recorded, all in one transaction. */
-  private async handOut(request: PollRequest, queues: string[]): Promise<TaskRecord[]> {
+  /**
+   * One claim: messages locked, tasks IN_PROGRESS, poll recorded, all in one transaction. When
+   * nothing was claimed it also answers when the next delayed message comes due, so an empty
+   * poll costs one round trip, not two.
+   */
+  private async handOut(
+    request: PollRequest,
+    queues: string[],
+  ): Promise<{ tasks: TaskRecord[]; nextVisibleAt?: number | undefined }> {
     return this.store.transaction(async (tx) => {
       const now = this.clock.now();
       await tx.recordPoll({
@@ -90,7 +96,7 @@ export class TaskService {
         now,
         ...(request.domain !== undefined && { domain: request.domain }),
       });
-      if (request.count <= 0) return [];
+      if (request.count <= 0) return { tasks: [] };
       const claimed = await tx.claim({
         queueNames: queues,
         count: request.count,
@@ -98,7 +104,7 @@ export class TaskService {
         now,
         lockToken: newId(),
       });
-      if (claimed.length === 0) return [];
+      if (claimed.length === 0) return { tasks: [], nextVisibleAt: await tx.nextVisibleAt(queues, now) };
       const tasks = await tx.getTasks(claimed.map((m) => m.taskId));
       const byId = new Map(tasks.map((t) => [t.taskId, t]));
       const handed: TaskRecord[] = [];
@@ -125,7 +131,10 @@ export class TaskService {
       const written = new Set(await tx.updateOpenTasks(handed));
       for (const task of handed) if (!written.has(task.taskId)) stale.push(task.taskId);
       if (stale.length > 0) await tx.removeMessages(stale);
-      return handed.filter((t) => written.has(t.taskId));
+      const taken = handed.filter((t) => written.has(t.taskId));
+      return taken.length > 0
+        ? { tasks: taken }
+        : { tasks: taken, nextVisibleAt: await tx.nextVisibleAt(queues, now) };
     });
   }
 
