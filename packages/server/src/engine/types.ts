@@ -31,7 +31,43 @@ export type EngineEvent =
   /** A worker's (or an external caller's) result for one task. */
   | { readonly type: 'TASK_RESULT'; readonly result: TaskResult }
   /** Re-evaluate without new input (repair, resume). */
-  | { readonly type: 'DECIDE' };
+  | { readonly type: 'DECIDE' }
+  /** A durable timer of this run came due (claimed by the timer loop; see `TimerSpec`). */
+  | { readonly type: 'TIMER'; readonly timer: FiredTimer };
+
+/**
+ * What a durable timer is for. Timers live in the store's `timers` table, are armed and
+ * cancelled by commands in the same transaction as the state they guard, and come back to
+ * the run as a `TIMER` event when due (DESIGN §1: the only sweeper).
+ */
+export type TimerKind =
+  /** WAIT task `duration`/`until` (handled by the task's kind, `TaskKind.onTimer`). */
+  | 'WAIT'
+  /** Task queued and never polled within `pollTimeoutSeconds`. */
+  | 'POLL_TIMEOUT'
+  /** Worker took the task and sent no result within `responseTimeoutSeconds` (lock expiry). */
+  | 'RESPONSE_TIMEOUT'
+  /** Task not completed within `timeoutSeconds` of being queued. */
+  | 'TASK_TIMEOUT'
+  /** All attempts of a task together exceeded `totalTimeoutSeconds`. */
+  | 'TOTAL_TIMEOUT'
+  /** The run exceeded its definition's `timeoutSeconds`. */
+  | 'WORKFLOW_TIMEOUT';
+
+/** A timer to arm: fires `dueAt` (epoch ms) unless cancelled first. */
+export interface TimerSpec {
+  readonly timerId: string;
+  readonly kind: TimerKind;
+  readonly dueAt: number;
+  /** The task the timer guards; absent for run-level timers. */
+  readonly taskId?: string;
+  readonly payload?: JsonObject;
+}
+
+/** A timer as it comes back when due. */
+export interface FiredTimer extends TimerSpec {
+  readonly workflowId: string;
+}
 
 /** Side effects outside the run and task rows, applied in the same transaction. */
 export type Command =
@@ -48,7 +84,18 @@ export type Command =
   | { readonly type: 'DEQUEUE'; readonly taskId: string }
   /** Re-send an existing message at `visibleAt` (callbackAfterSeconds). */
   | { readonly type: 'REQUEUE'; readonly taskId: string; readonly visibleAt: number }
-  | { readonly type: 'EXTEND_LOCK'; readonly taskId: string; readonly lockedUntil: number };
+  | { readonly type: 'EXTEND_LOCK'; readonly taskId: string; readonly lockedUntil: number }
+  /** Arms a durable timer for this run, in the same transaction as the decision. */
+  | { readonly type: 'ARM_TIMER'; readonly timer: TimerSpec }
+  /**
+   * Cancels this run's timers that guard `taskId` (all of the run's timers when absent), only
+   * those of `kinds` when given. The executor also cancels every timer of a run that has ended.
+   */
+  | {
+      readonly type: 'CANCEL_TIMERS';
+      readonly taskId?: string;
+      readonly kinds?: readonly TimerKind[];
+    };
 
 export interface Decision {
   /** The run after the event; `runChanged` says whether it must be written. */

@@ -121,6 +121,10 @@ export class Executor {
         case 'EXTEND_LOCK':
           await tx.extendLock(command.taskId, command.lockedUntil);
           break;
+        case 'ARM_TIMER':
+        case 'CANCEL_TIMERS':
+          // No kind arms timers yet; the timer store and loop come with the task lifecycle.
+          throw new Error(`${command.type}: durable timers are not stored by this build yet`);
       }
     }
     if (dequeue.length > 0) await tx.removeMessages(dequeue);

@@ -1,6 +1,7 @@
 import type { RunRecord, TaskRecord, ValidationError, WorkflowTask } from '@baton/protocol';
 import type { ExpressionDocument } from '../expressions.js';
-import type { Command, DecideContext } from '../types.js';
+import type { RunState } from '../run-state.js';
+import type { Command, DecideContext, FiredTimer } from '../types.js';
 
 /**
  * A task kind: how a definition node of this kind becomes task records and commands when the
@@ -19,6 +20,11 @@ export interface TaskKind {
    * fields (name, ref, retryCount, inputParameters, expressions) are checked by the caller.
    */
   check(workflowTask: WorkflowTask, path: string, cctx: CheckContext): ValidationError[];
+  /**
+   * A `WAIT`-kind timer armed by this kind for `task` came due (the task is still open). Changes
+   * the task through `state` and answers 'changed', or 'ignored' when the timer no longer applies.
+   */
+  onTimer?(state: RunState, task: TaskRecord, timer: FiredTimer): 'ignored' | 'changed';
 }
 
 export interface ScheduleContext {

@@ -1,0 +1,53 @@
+import {
+  isTerminalTaskStatus,
+  isTerminalWorkflowStatus,
+  type TaskRecord,
+  type TaskResult,
+} from '@baton/protocol';
+import type { RunState } from './run-state.js';
+
+/**
+ * A worker's (or an external caller's) result for one task, applied to the task record and
+ * its queue message. Whether the run then moves is the evaluation's business (`evaluate.ts`).
+ */
+
+export type ResultOutcome = 'ignored' | 'ended' | 'open';
+
+export function applyResult(state: RunState, result: TaskResult): ResultOutcome {
+  const task = state.task(result.taskId);
+  if (!task || isTerminalTaskStatus(task.status) || isTerminalWorkflowStatus(state.run.status))
+    return 'ignored';
+  const now = state.now;
+  if (result.status === 'IN_PROGRESS') {
+    if (result.extendLease === true) {
+      state.updateTask(task, { updateTime: now });
+      state.command({
+        type: 'EXTEND_LOCK',
+        taskId: task.taskId,
+        lockedUntil: now + task.responseTimeoutSeconds * 1000,
+      });
+      return 'open';
+    }
+    // Conductor: a worker's IN_PROGRESS puts the task back on its queue, due after the callback.
+    const callback = Math.max(0, Math.floor(result.callbackAfterSeconds ?? 0));
+    state.updateTask(task, {
+      status: 'SCHEDULED',
+      callbackAfterSeconds: callback,
+      updateTime: now,
+      ...resultFields(result),
+    });
+    state.command({ type: 'REQUEUE', taskId: task.taskId, visibleAt: now + callback * 1000 });
+    return 'open';
+  }
+  state.updateTask(task, { status: result.status, endTime: now, updateTime: now, ...resultFields(result) });
+  state.command({ type: 'DEQUEUE', taskId: task.taskId });
+  return 'ended';
+}
+
+function resultFields(result: TaskResult): Partial<TaskRecord> {
+  const fields: Partial<TaskRecord> = {};
+  if (result.outputData !== undefined) fields.outputData = result.outputData;
+  if (result.reasonForIncompletion !== undefined) fields.reasonForIncompletion = result.reasonForIncompletion;
+  if (result.workerId !== undefined) fields.workerId = result.workerId;
+  return fields;
+}

@@ -1,0 +1,68 @@
+import { isTerminalTaskStatus, type JsonObject, type TaskRecord, type WorkflowStatus } from '@baton/protocol';
+import { buildExpressionDocument, resolveParameters } from './expressions.js';
+import type { RunState } from './run-state.js';
+
+/** How a run ends when a task fails it, and what it answers as output. */
+
+/** Conductor's `DeciderService.retry`: CANCELED → TERMINATED, TIMED_OUT → TIMED_OUT, else FAILED. */
+export function runStatusForFailedTask(task: Pick<TaskRecord, 'status'>): WorkflowStatus {
+  if (task.status === 'CANCELED') return 'TERMINATED';
+  if (task.status === 'TIMED_OUT') return 'TIMED_OUT';
+  return 'FAILED';
+}
+
+/**
+ * The reason of a run ended by a task, in Conductor's words (`DeciderService.retry`):
+ * `Task %s failed with status: %s and reason: '%s'` with the run's new status and the task's
+ * reason (`null` when it has none, as Java prints it). Conductor puts the task *id* first;
+ * Baton puts the reference name, which says which step failed.
+ */
+export function taskFailureReason(
+  task: Pick<TaskRecord, 'referenceTaskName' | 'reasonForIncompletion'>,
+  runStatus: WorkflowStatus,
+): string {
+  return `Task ${task.referenceTaskName} failed with status: ${runStatus} and reason: '${task.reasonForIncompletion ?? 'null'}'`;
+}
+
+/** Ends the run: status, reason, failed task names, output, and every open task canceled. */
+export function failRun(
+  state: RunState,
+  status: WorkflowStatus,
+  reason: string,
+  failedTask?: TaskRecord,
+): void {
+  const now = state.now;
+  for (const task of state.tasks) {
+    if (isTerminalTaskStatus(task.status)) continue;
+    state.updateTask(task, { status: 'CANCELED', endTime: now, updateTime: now, executed: true });
+    state.command({ type: 'DEQUEUE', taskId: task.taskId });
+  }
+  const run = state.run;
+  const failedRefs = [...run.failedReferenceTaskNames];
+  const failedNames = [...run.failedTaskNames];
+  if (failedTask) {
+    if (!failedRefs.includes(failedTask.referenceTaskName)) failedRefs.push(failedTask.referenceTaskName);
+    if (!failedNames.includes(failedTask.taskDefName)) failedNames.push(failedTask.taskDefName);
+  }
+  state.updateRun({
+    status,
+    endTime: now,
+    reasonForIncompletion: reason,
+    failedReferenceTaskNames: failedRefs,
+    failedTaskNames: failedNames,
+    output: runOutput(state, failedTask),
+  });
+}
+
+/**
+ * The run's output (Conductor's `updateWorkflowOutput`): the definition's `outputParameters`
+ * resolved when it has any, else the output of the given task or of the last task.
+ */
+export function runOutput(state: RunState, task?: TaskRecord): JsonObject {
+  const params = state.run.workflowDefinition.outputParameters;
+  if (params && Object.keys(params).length > 0) {
+    return resolveParameters(params, buildExpressionDocument(state.run, state.tasks));
+  }
+  const source = task ?? state.tasks[state.tasks.length - 1];
+  return source ? structuredClone(source.outputData) : {};
+}

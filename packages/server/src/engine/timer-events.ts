@@ -1,0 +1,24 @@
+import { isTerminalTaskStatus } from '@baton/protocol';
+import { taskKindOf } from './kinds/registry.js';
+import type { RunState } from './run-state.js';
+import type { FiredTimer } from './types.js';
+
+/**
+ * A due timer, applied to the run. WAIT timers belong to their task's kind (`onTimer`); the
+ * lifecycle timeouts (poll, response, task, total, workflow) are applied here. A timer whose
+ * task or run has already ended is stale and ignored (cancellation is best effort: a timer
+ * claimed just before its cancelling commit may still arrive).
+ * Returns whether anything changed, so the caller knows to evaluate the run.
+ */
+export function applyTimer(state: RunState, timer: FiredTimer): 'ignored' | 'changed' {
+  if (state.run.status !== 'RUNNING' && state.run.status !== 'PAUSED') return 'ignored';
+  const task = timer.taskId === undefined ? undefined : state.task(timer.taskId);
+  if (timer.taskId !== undefined && (!task || isTerminalTaskStatus(task.status))) return 'ignored';
+  if (timer.kind === 'WAIT') {
+    if (!task) return 'ignored';
+    const kind = taskKindOf(task.workflowTask);
+    return kind?.onTimer ? kind.onTimer(state, task, timer) : 'ignored';
+  }
+  // Lifecycle timeouts: not applied yet.
+  return 'ignored';
+}
