@@ -4,6 +4,7 @@ import { pino, type Logger } from 'pino';
 import { type Clock, systemClock } from './clock.js';
 import type { RawEnv } from './config/env.js';
 import type { Options } from './config/options.js';
+import { noScripts } from './engine/scripts.js';
 import { buildApp } from './http/app.js';
 import { WakeBus } from './queue/wake-bus.js';
 import { Executor } from './services/executor.js';
@@ -64,8 +65,10 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     if (names.length === 0) wake.wakeAll();
     else wake.wake(names);
   });
-  const executor = new Executor(clock, { highPriorityThreshold: options.highPriorityThreshold });
-  const metadata = new MetadataService(store, clock);
+  // The sandbox comes with the script kinds; until then every script fails with a clear reason.
+  const scripts = noScripts;
+  const executor = new Executor(clock, { highPriorityThreshold: options.highPriorityThreshold }, scripts);
+  const metadata = new MetadataService(store, clock, scripts);
   const workflows = new WorkflowService(store, executor, wake);
   const tasks = new TaskService(store, executor, wake, clock);
   const app = await buildApp({

@@ -16,3 +16,4 @@ export {
 } from './expressions.js';
 export type * from './types.js';
 export type { CheckContext } from './kinds/kind.js';
+export { noScripts, type ScriptRunner, type ScriptResult } from './scripts.js';

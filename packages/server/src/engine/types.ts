@@ -1,5 +1,7 @@
 import type { JsonObject, RunRecord, TaskDef, TaskRecord, TaskResult, WorkflowDef } from '@baton/protocol';
 
+import type { ScriptRunner } from './scripts.js';
+
 /**
  * The interpreter's contract. `decide` is pure: no I/O, no clock, no randomness, no id
  * generation of its own. Everything it needs comes in `DecideContext`; everything it wants
@@ -18,6 +20,8 @@ export interface DecideContext {
   /** Random number in [0, 1) for retry jitter; fixed in tests. */
   readonly random: () => number;
   readonly settings: EngineSettings;
+  /** Sandboxed JavaScript and jq (`scripts.ts`). */
+  readonly scripts: ScriptRunner;
 }
 
 export interface EngineSettings {

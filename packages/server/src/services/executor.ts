@@ -3,6 +3,7 @@ import type { RunRecord, TaskLog, TaskRecord } from '@baton/protocol';
 import type { Clock } from '../clock.js';
 import { decide } from '../engine/decide.js';
 import { newRunRecord } from '../engine/new-run.js';
+import type { ScriptRunner } from '../engine/scripts.js';
 import type { Command, Decision, EngineEvent, EngineSettings, NewRunInput } from '../engine/types.js';
 import { workerTaskNames } from '../engine/graph.js';
 import { newId } from '../ids.js';
@@ -25,6 +26,7 @@ export class Executor {
   constructor(
     private readonly clock: Clock,
     private readonly settings: EngineSettings,
+    private readonly scripts: ScriptRunner,
     private readonly random: () => number = Math.random,
   ) {}
 
@@ -71,7 +73,19 @@ export class Executor {
     now: number,
   ): Promise<Decision> {
     const taskDefs = await tx.getTaskDefs(workerTaskNames(run.workflowDefinition));
-    return decide({ run, tasks, taskDefs, now, newId, random: this.random, settings: this.settings }, event);
+    return decide(
+      {
+        run,
+        tasks,
+        taskDefs,
+        now,
+        newId,
+        random: this.random,
+        settings: this.settings,
+        scripts: this.scripts,
+      },
+      event,
+    );
   }
 
   private async apply(tx: Tx, decision: Decision, after: AfterCommit, writeRun: boolean): Promise<void> {

@@ -1,5 +1,6 @@
 import type { StoredTaskDef, TaskDef, ValidationError, WorkflowDef } from '@baton/protocol';
 
+import type { ScriptRunner } from '../engine/scripts.js';
 import type { Clock } from '../clock.js';
 import { checkTaskDef } from '../engine/validation/check-task-def.js';
 import { checkWorkflowDef } from '../engine/validation/check-workflow-def.js';
@@ -20,6 +21,7 @@ export class MetadataService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    private readonly scripts: ScriptRunner,
   ) {}
 
   private async taskDefNames(tx: Tx): Promise<Set<string>> {
@@ -41,7 +43,7 @@ export class MetadataService {
   async registerWorkflow(def: WorkflowDef, overwrite: boolean): Promise<StoredWorkflowDef> {
     return this.store.transaction(async (tx) => {
       MetadataService.failIfInvalid(
-        checkWorkflowDef(def, { taskDefNames: await this.taskDefNames(tx) }),
+        checkWorkflowDef(def, { taskDefNames: await this.taskDefNames(tx), scripts: this.scripts }),
         'Workflow definition',
       );
       const now = this.clock.now();
@@ -61,7 +63,9 @@ export class MetadataService {
     return this.store.transaction(async (tx) => {
       const names = await this.taskDefNames(tx);
       MetadataService.failIfInvalid(
-        defs.flatMap((def, i) => prefixed(checkWorkflowDef(def, { taskDefNames: names }), `[${i}]`)),
+        defs.flatMap((def, i) =>
+          prefixed(checkWorkflowDef(def, { taskDefNames: names, scripts: this.scripts }), `[${i}]`),
+        ),
         'Workflow definitions',
       );
       const now = this.clock.now();
@@ -78,7 +82,10 @@ export class MetadataService {
   /** Checks a definition without storing it. */
   async validateWorkflow(def: WorkflowDef): Promise<void> {
     const names = await this.store.read((tx) => this.taskDefNames(tx));
-    MetadataService.failIfInvalid(checkWorkflowDef(def, { taskDefNames: names }), 'Workflow definition');
+    MetadataService.failIfInvalid(
+      checkWorkflowDef(def, { taskDefNames: names, scripts: this.scripts }),
+      'Workflow definition',
+    );
   }
 
   async getWorkflow(name: string, version?: number): Promise<StoredWorkflowDef> {

@@ -9,6 +9,7 @@ import type {
 } from '@baton/protocol';
 import { decide } from '../../src/engine/decide.js';
 import { newRunRecord } from '../../src/engine/new-run.js';
+import { noScripts, type ScriptRunner } from '../../src/engine/scripts.js';
 import type { DecideContext, Decision, EngineEvent, NewRunInput } from '../../src/engine/types.js';
 
 export const T0 = Date.UTC(2026, 0, 1);
@@ -51,6 +52,7 @@ export class Engine {
   now = T0;
   randomValue = 0;
   highPriorityThreshold = 50;
+  scripts: ScriptRunner = noScripts;
   private ids = 0;
 
   constructor(def: WorkflowDef, runExtra: Partial<NewRunInput> = {}, taskDefs: TaskDef[] = []) {
@@ -67,6 +69,7 @@ export class Engine {
       newId: () => `t${++this.ids}`,
       random: () => this.randomValue,
       settings: { highPriorityThreshold: this.highPriorityThreshold },
+      scripts: this.scripts,
     });
   }
 

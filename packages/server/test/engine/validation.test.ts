@@ -4,8 +4,9 @@ import type { ValidationError } from '@baton/protocol';
 import { checkTaskDef } from '../../src/engine/validation/check-task-def.js';
 import { checkWorkflowDef } from '../../src/engine/validation/check-workflow-def.js';
 import { workerTaskNames } from '../../src/engine/graph.js';
+import { noScripts } from '../../src/engine/scripts.js';
 
-const ctx = { taskDefNames: new Set(['registered_type']) };
+const ctx = { taskDefNames: new Set(['registered_type']), scripts: noScripts };
 
 function valid(extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {

@@ -1,6 +1,7 @@
 import type { RunRecord, TaskRecord, ValidationError, WorkflowTask } from '@baton/protocol';
 import type { ExpressionDocument } from '../expressions.js';
 import type { RunState } from '../run-state.js';
+import type { ScriptRunner } from '../scripts.js';
 import type { Command, DecideContext, FiredTimer } from '../types.js';
 
 /**
@@ -54,4 +55,6 @@ export type ScheduleOutcome =
 export interface CheckContext {
   /** Names of the registered task definitions. */
   readonly taskDefNames: ReadonlySet<string>;
+  /** Parses scripts and compiles jq filters for the kinds that carry them. */
+  readonly scripts: ScriptRunner;
 }
