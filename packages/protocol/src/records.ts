@@ -46,6 +46,57 @@ export interface TaskRecord {
   workflowTask: WorkflowTask;
   subWorkflowId?: string;
   parentTaskId?: string;
+  /**
+   * Set when a hand-out found the task over its type's concurrentExecLimit or rate limit and
+   * put its message back until `until` (the message's visible time then).
+   */
+  limitDeferral?: { reason: 'concurrency-limit' | 'rate-limit'; until: number };
+  /** Why an open task waits and until when; computed when the task is read, never stored. */
+  waitingFor?: WaitingFor;
+}
+
+/** Why an open task waits (DESIGN §6, explainable waiting). */
+export type WaitingReason =
+  /** Queued and visible; a worker of its type polls but has not taken it yet. */
+  | 'worker'
+  /** Queued and visible, and no worker has polled its queue in the last 10 s. */
+  | 'no-worker'
+  /** Taken: a worker holds its lock until `until`. */
+  | 'lock'
+  /** A new attempt after a failure, due at `until`. */
+  | 'retry-delay'
+  /** The worker answered IN_PROGRESS with callbackAfterSeconds; due again at `until`. */
+  | 'callback'
+  /** The task's startDelay; due at `until`. */
+  | 'start-delay'
+  | 'rate-limit'
+  | 'concurrency-limit'
+  /** Retries exhausted; the message is dead-lettered until requeued. */
+  | 'dead-letter'
+  /** Completed from outside (HUMAN, WAIT without a timer): `POST /api/tasks/{workflowId}/{ref}/{status}`. */
+  | 'external'
+  /** A worker task without a queue message: only a repair re-queues it. */
+  | 'missing-message'
+  /** The run is paused: nothing new is scheduled until it is resumed. */
+  | 'paused';
+
+export interface WaitingFor {
+  reason: WaitingReason;
+  /** For people: "waiting: no worker has polled resize-image for 42 s". */
+  message: string;
+  /** Epoch ms when the wait ends by itself, when known. */
+  until?: number;
+  /** The worker holding the task (reason `lock`). */
+  workerId?: string;
+  /** The worker queue concerned. */
+  queueName?: string;
+}
+
+/** One open task's wait, in a run's summary. */
+export interface RunWaitingFor extends WaitingFor {
+  taskId?: string;
+  referenceTaskName?: string;
+  taskType?: string;
 }
 
 /** Links between runs made by retry / restart / rerun. */
@@ -89,6 +140,8 @@ export interface RunRecord {
 export interface Workflow extends RunRecord {
   tasks: TaskRecord[];
   startTime: number;
+  /** What the open run waits for: one entry per open task (and one when paused); computed on read. */
+  waitingFor?: RunWaitingFor[];
 }
 
 /** A log line of a task (Conductor's `TaskExecLog`). */
@@ -157,6 +210,8 @@ export interface PollData {
   domain?: string;
   workerId: string;
   lastPollTime: number;
+  /** Whether this worker polled in the last 10 s (computed on read). */
+  active?: boolean;
 }
 
 /** Counts of one worker queue. */
@@ -169,6 +224,12 @@ export interface QueueCounts {
   /** Taken by a worker whose lock has not lapsed. */
   inFlight: number;
   deadLettered: number;
+  /** Workers that polled this queue in the last 10 s (liveness; computed on read). */
+  activeWorkers?: number;
+  /** Last poll of the queue by any worker, epoch ms; absent when never polled. */
+  lastPollTime?: number;
+  /** When the queue lost its last active worker (last poll + 10 s); absent while one is active. */
+  noActiveWorkerSince?: number;
 }
 
 /** Task definition as stored, with the times set by the server. */

@@ -6,11 +6,14 @@ import type { RawEnv } from './config/env.js';
 import type { Options } from './config/options.js';
 import { noScripts } from './engine/scripts.js';
 import { buildApp } from './http/app.js';
+import { Metrics } from './metrics.js';
 import { WakeBus } from './queue/wake-bus.js';
 import { Executor } from './services/executor.js';
+import { LifecycleObserver } from './services/lifecycle-observer.js';
 import { MetadataService } from './services/metadata-service.js';
 import { TaskService } from './services/task-service.js';
 import { WorkflowService } from './services/workflow-service.js';
+import { WorkerLiveness } from './services/worker-liveness.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
 
@@ -20,6 +23,8 @@ export interface BatonServer {
   readonly app: FastifyInstance;
   readonly store: Store;
   readonly logger: Logger;
+  /** Prometheus metrics (`GET /metrics`); the timer loop reports ALERT_ONLY timeouts here. */
+  readonly metrics: Metrics;
   state(): ServerState;
   /** Listens on options.host:options.port; answers the bound address. */
   listen(): Promise<string>;
@@ -67,10 +72,20 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
   });
   // The sandbox comes with the script kinds; until then every script fails with a clear reason.
   const scripts = noScripts;
-  const executor = new Executor(clock, { highPriorityThreshold: options.highPriorityThreshold }, scripts);
+  const metrics = new Metrics(() => store.read((tx) => tx.queueCounts(clock.now())));
+  const liveness = new WorkerLiveness(store, clock);
+  await liveness.refresh();
+  const observer = new LifecycleObserver(metrics, liveness, logger);
+  const executor = new Executor(
+    clock,
+    { highPriorityThreshold: options.highPriorityThreshold },
+    scripts,
+    Math.random,
+    observer,
+  );
   const metadata = new MetadataService(store, clock, scripts);
-  const workflows = new WorkflowService(store, executor, wake);
-  const tasks = new TaskService(store, executor, wake, clock);
+  const workflows = new WorkflowService(store, executor, wake, clock);
+  const tasks = new TaskService(store, executor, wake, clock, { metrics, liveness });
   const app = await buildApp({
     options,
     rawEnv: input.rawEnv ?? {},
@@ -79,6 +94,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     workflows,
     tasks,
     logger,
+    metrics,
   });
 
   let state: ServerState = 'RUNNING';
@@ -87,6 +103,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     app,
     store,
     logger,
+    metrics,
     state: () => state,
     listen: async () => {
       const address = await app.listen({ port: options.port, host: options.host });

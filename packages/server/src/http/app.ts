@@ -5,6 +5,7 @@ import ajvFormats from 'ajv-formats';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 
 import type { Options } from '../config/options.js';
+import type { Metrics } from '../metrics.js';
 import type { RawEnv } from '../config/env.js';
 import type { MetadataService } from '../services/metadata-service.js';
 import type { TaskService } from '../services/task-service.js';
@@ -13,6 +14,7 @@ import type { Store } from '../store/store.js';
 import { installErrorHandling } from './error-handler.js';
 import { adminRoutes } from './routes/admin.js';
 import { metadataRoutes } from './routes/metadata.js';
+import { metricsRoutes } from './routes/metrics.js';
 import { taskRoutes } from './routes/tasks.js';
 import { workflowRoutes } from './routes/workflow.js';
 
@@ -24,6 +26,8 @@ export interface AppDeps {
   workflows: WorkflowService;
   tasks: TaskService;
   logger: FastifyBaseLogger | false;
+  /** Prometheus metrics served at `/metrics`. */
+  metrics?: Metrics;
   /** Extra health checks (timer loop age, broker, blob store) added by later components. */
   healthChecks?: Record<string, () => Promise<void>>;
 }
@@ -78,5 +82,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   workflowRoutes(app, deps);
   taskRoutes(app, deps);
   adminRoutes(app, deps);
+  metricsRoutes(app, deps);
   return app;
 }

@@ -19,6 +19,19 @@ export function afterCommit(): AfterCommit {
 }
 
 /**
+ * Told of every decision the executor applies, inside its transaction (metrics, liveness
+ * warnings). `before` is the run as it was (undefined for a run being started).
+ */
+export interface ExecutionObserver {
+  decided(
+    before: RunRecord | undefined,
+    beforeTasks: readonly TaskRecord[],
+    decision: Decision,
+    now: number,
+  ): void;
+}
+
+/**
  * The impure glue around the pure interpreter: inside a caller's transaction it loads a run's
  * state, calls `decide`, and writes the run, its tasks and its queue messages together.
  */
@@ -28,6 +41,7 @@ export class Executor {
     private readonly settings: EngineSettings,
     private readonly scripts: ScriptRunner,
     private readonly random: () => number = Math.random,
+    private readonly observer?: ExecutionObserver,
   ) {}
 
   /** Inserts a new run and decides its first step. */
@@ -42,6 +56,7 @@ export class Executor {
     // The run row goes in once, already carrying what its first decision changed.
     await tx.insertRun(decision.run);
     await this.apply(tx, decision, after, false);
+    if (!decision.ignored) this.observer?.decided(undefined, [], decision, now);
     return decision.run;
   }
 
@@ -59,8 +74,10 @@ export class Executor {
     const run = await tx.lockRun(workflowId);
     if (!run) return undefined;
     const tasks = await tx.getRunTasks(workflowId);
-    const decision = await this.decideFor(tx, run, tasks, event, this.clock.now());
+    const now = this.clock.now();
+    const decision = await this.decideFor(tx, run, tasks, event, now);
     await this.apply(tx, decision, after, true);
+    if (!decision.ignored) this.observer?.decided(run, tasks, decision, now);
     if (logs.length > 0) await tx.appendTaskLogs(logs);
     return decision;
   }

@@ -15,7 +15,11 @@ import { badRequest, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { WakeBus } from '../queue/wake-bus.js';
 import type { Store, Tx } from '../store/store.js';
+import type { Metrics } from '../metrics.js';
 import { afterCommit, type AfterCommit, type Executor } from './executor.js';
+import { LIMIT_DEFER_MS, splitByLimits } from './hand-out-limits.js';
+import { explainTasks } from './waiting.js';
+import { isActivePoll, queueLiveness, type WorkerLiveness } from './worker-liveness.js';
 
 export interface PollRequest {
   taskType: string;
@@ -34,6 +38,12 @@ export function pollQueues(taskType: string, domain?: string): string[] {
   return [`${base}-high`, base];
 }
 
+/** Optional observers of hand-outs: metrics and the in-memory worker liveness view. */
+export interface HandOutObservers {
+  metrics?: Metrics;
+  liveness?: WorkerLiveness;
+}
+
 /** Hand-out, results and queue views for worker tasks. */
 export class TaskService {
   /** Set when the server stops, so woken long polls answer at once instead of waiting again. */
@@ -44,6 +54,7 @@ export class TaskService {
     private readonly executor: Executor,
     private readonly wake: WakeBus,
     private readonly clock: Clock,
+    private readonly observers: HandOutObservers = {},
   ) {}
 
   /**
@@ -87,7 +98,12 @@ export class TaskService {
     request: PollRequest,
     queues: string[],
   ): Promise<{ tasks: TaskRecord[]; nextVisibleAt?: number | undefined }> {
-    return this.store.transaction(async (tx) => {
+    const firstStarts = new Map<string, number>();
+    const deferredBy: Array<{ type: string; reason: string }> = [];
+    const polledAt = this.clock.now();
+    const out = await this.store.transaction(async (tx) => {
+      firstStarts.clear();
+      deferredBy.length = 0;
       const now = this.clock.now();
       await tx.recordPoll({
         queueName: queues[1] ?? request.taskType,
@@ -107,7 +123,7 @@ export class TaskService {
       if (claimed.length === 0) return { tasks: [], nextVisibleAt: await tx.nextVisibleAt(queues, now) };
       const tasks = await tx.getTasks(claimed.map((m) => m.taskId));
       const byId = new Map(tasks.map((t) => [t.taskId, t]));
-      const handed: TaskRecord[] = [];
+      const open: TaskRecord[] = [];
       const stale: string[] = [];
       for (const message of claimed) {
         const task = byId.get(message.taskId);
@@ -116,7 +132,13 @@ export class TaskService {
           stale.push(message.taskId);
           continue;
         }
-        handed.push({
+        open.push(task);
+      }
+      // concurrentExecLimit and rate limits: tasks over them go back for 60 s (DESIGN §6).
+      const { allowed, deferred } = await splitByLimits(tx, open, now);
+      const handed: TaskRecord[] = allowed.map(({ limitDeferral: _cleared, ...task }) => {
+        if (task.startTime === 0) firstStarts.set(task.taskId, now - task.scheduledTime);
+        return {
           ...task,
           status: 'IN_PROGRESS',
           pollCount: task.pollCount + 1,
@@ -124,18 +146,48 @@ export class TaskService {
           startTime: task.startTime > 0 ? task.startTime : now,
           updateTime: now,
           callbackAfterSeconds: 0,
-        });
-      }
+        };
+      });
+      const until = now + LIMIT_DEFER_MS;
+      const postponed = deferred.map(({ task, reason }) => ({
+        ...task,
+        limitDeferral: { reason, until },
+        updateTime: now,
+      }));
       // Compare-and-set: a task that a concurrent decide has just ended is not reopened; its
       // message is dropped instead (that decide removes it too, whichever commits first).
-      const written = new Set(await tx.updateOpenTasks(handed));
-      for (const task of handed) if (!written.has(task.taskId)) stale.push(task.taskId);
+      const written = new Set(await tx.updateOpenTasks([...handed, ...postponed]));
+      for (const task of [...handed, ...postponed]) if (!written.has(task.taskId)) stale.push(task.taskId);
+      const putBack = postponed.filter((t) => written.has(t.taskId));
+      if (putBack.length > 0)
+        await tx.deferMessages(
+          putBack.map((t) => t.taskId),
+          until,
+        );
+      for (const { task, reason } of deferred) deferredBy.push({ type: task.taskDefName, reason });
       if (stale.length > 0) await tx.removeMessages(stale);
       const taken = handed.filter((t) => written.has(t.taskId));
       return taken.length > 0
         ? { tasks: taken }
         : { tasks: taken, nextVisibleAt: await tx.nextVisibleAt(queues, now) };
     });
+    this.observeHandOut(queues[1] ?? request.taskType, polledAt, out.tasks, firstStarts, deferredBy);
+    return out;
+  }
+
+  /** After the hand-out committed: liveness view and metrics. */
+  private observeHandOut(
+    pollQueue: string,
+    polledAt: number,
+    tasks: readonly TaskRecord[],
+    firstStarts: ReadonlyMap<string, number>,
+    deferred: ReadonlyArray<{ type: string; reason: string }>,
+  ): void {
+    this.observers.liveness?.polled(pollQueue, polledAt);
+    const metrics = this.observers.metrics;
+    if (!metrics) return;
+    for (const task of tasks) metrics.taskHandedOut(task.taskDefName, firstStarts.get(task.taskId));
+    for (const d of deferred) metrics.taskDeferred(d.type, d.reason);
   }
 
   /** Puts handed-out tasks back on their queues at once (their worker never received them). */
@@ -244,8 +296,13 @@ export class TaskService {
     return taskId;
   }
 
+  /** A task, with why it waits when it is open (computed now, not stored). */
   async getTask(taskId: string): Promise<TaskRecord> {
-    return this.store.read((tx) => this.requireTask(tx, taskId));
+    return this.store.read(async (tx) => {
+      const task = await this.requireTask(tx, taskId);
+      const why = (await explainTasks(tx, [task], this.clock.now())).get(taskId);
+      return why ? { ...task, waitingFor: why } : task;
+    });
   }
 
   private async requireTask(tx: Tx, taskId: string): Promise<TaskRecord> {
@@ -268,11 +325,20 @@ export class TaskService {
     });
   }
 
-  queueCounts(): Promise<QueueCounts[]> {
-    return this.store.read((tx) => tx.queueCounts(this.clock.now()));
+  /** Counts per queue, with its liveness: active workers (polled in the last 10 s), last poll. */
+  async queueCounts(): Promise<QueueCounts[]> {
+    const now = this.clock.now();
+    const { counts, polls } = await this.store.read(async (tx) => ({
+      counts: await tx.queueCounts(now),
+      polls: await tx.pollData(),
+    }));
+    return counts.map((q) => ({ ...q, ...queueLiveness(q.queueName, polls, now) }));
   }
 
-  pollData(taskType?: string): Promise<PollData[]> {
-    return this.store.read((tx) => tx.pollData(taskType));
+  /** Last poll per worker, each marked active when it polled in the last 10 s. */
+  async pollData(taskType?: string): Promise<PollData[]> {
+    const now = this.clock.now();
+    const polls = await this.store.read((tx) => tx.pollData(taskType));
+    return polls.map((p) => ({ ...p, active: isActivePoll(p.lastPollTime, now) }));
   }
 }

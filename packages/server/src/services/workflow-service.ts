@@ -8,10 +8,12 @@ import type {
   WorkflowSummary,
 } from '@baton/protocol';
 
+import { type Clock, systemClock } from '../clock.js';
 import { badRequest, notFound } from '../errors.js';
 import type { WakeBus } from '../queue/wake-bus.js';
 import type { RunQuery, Store } from '../store/store.js';
 import { afterCommit, type Executor } from './executor.js';
+import { explainTasks, runWaiting } from './waiting.js';
 
 export interface WorkflowStatusView {
   workflowId: string;
@@ -54,6 +56,7 @@ export class WorkflowService {
     private readonly store: Store,
     private readonly executor: Executor,
     private readonly wake: WakeBus,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** Starts a run of the named definition (latest version when none is given); answers its id. */
@@ -88,14 +91,28 @@ export class WorkflowService {
     return run.workflowId;
   }
 
+  /** A run with its tasks; an open run also says what it and each open task wait for (computed now). */
   async get(workflowId: string, includeTasks = true): Promise<Workflow> {
     const found = await this.store.read(async (tx) => {
       const run = await tx.getRun(workflowId);
       if (!run) return undefined;
-      return { run, tasks: includeTasks ? await tx.getRunTasks(workflowId) : [] };
+      const tasks = await tx.getRunTasks(workflowId);
+      const open = run.status === 'RUNNING' || run.status === 'PAUSED';
+      const why = open ? await explainTasks(tx, tasks, this.clock.now()) : new Map<string, never>();
+      return { run, tasks, why };
     });
     if (!found) throw notFound(`No such workflow found by id: ${workflowId}`);
-    return { ...found.run, tasks: found.tasks, startTime: found.run.createTime };
+    const { run, tasks, why } = found;
+    const shown = includeTasks
+      ? tasks.map((t) => {
+          const w = why.get(t.taskId);
+          return w ? { ...t, waitingFor: w } : t;
+        })
+      : [];
+    const workflow: Workflow = { ...run, tasks: shown, startTime: run.createTime };
+    if (run.status === 'RUNNING' || run.status === 'PAUSED')
+      workflow.waitingFor = runWaiting(run, tasks, why);
+    return workflow;
   }
 
   async status(

@@ -37,8 +37,10 @@ import type {
   RunQuery,
   StoredQueueMessage,
   StoredWorkflowDef,
+  TaskLimitState,
   Tx,
 } from '../store.js';
+import { deferMessages, lockTaskLimit, setTaskRateWindow } from './pg-limits.js';
 import { type Query, SQL } from './pg-sql.js';
 
 interface WorkflowDefRow {
@@ -428,6 +430,24 @@ export class PgTx implements Tx {
     this.state.check('notifyQueues', true);
     for (const name of queueNames) this.notified?.add(name);
     return Promise.resolve();
+  }
+
+  // --- hand-out limits
+
+  async lockTaskLimit(taskType: string): Promise<TaskLimitState> {
+    this.state.check('lockTaskLimit', true);
+    return lockTaskLimit(this.q, taskType);
+  }
+
+  async setTaskRateWindow(taskType: string, windowStart: number, windowCount: number): Promise<void> {
+    this.state.check('setTaskRateWindow', true);
+    await setTaskRateWindow(this.q, taskType, windowStart, windowCount);
+  }
+
+  async deferMessages(taskIds: readonly string[], visibleAt: number): Promise<void> {
+    this.state.check('deferMessages', true);
+    if (taskIds.length === 0) return;
+    await deferMessages(this.q, uniqueSorted(taskIds), visibleAt);
   }
 
   // --- worker liveness

@@ -126,4 +126,23 @@ CREATE TABLE idempotency_keys (
 ) STRICT;
 `,
   },
+  // Versions 2 and 3 are taken by schema changes made on sibling branches; these empty steps
+  // hold their places until those land, so version 4 keeps its number.
+  { version: 2, name: 'reserved-2', sql: '' },
+  { version: 3, name: 'reserved-3', sql: '' },
+  {
+    version: 4,
+    name: 'task_limits',
+    sql: `
+-- One row per task type with a hand-out limit: hand-outs of that type lock it, so the limit
+-- check and the claim are serialised across nodes; it also keeps the rate-limit window.
+CREATE TABLE task_limits (
+  task_type    TEXT    PRIMARY KEY,
+  window_start INTEGER NOT NULL DEFAULT 0,
+  window_count INTEGER NOT NULL DEFAULT 0
+) STRICT;
+-- Serves the concurrentExecLimit count (tasks of a type IN_PROGRESS) with one small index seek.
+CREATE INDEX tasks_in_progress_type ON tasks (task_type) WHERE status = 'IN_PROGRESS';
+`,
+  },
 ];

@@ -31,9 +31,11 @@ import type {
   RunQuery,
   StoredQueueMessage,
   StoredWorkflowDef,
+  TaskLimitState,
   Tx,
 } from '../store.js';
 import type { SqliteConnection } from './connection.js';
+import { deferMessages, lockTaskLimit, setTaskRateWindow } from './sqlite-limits.js';
 import {
   RUN_COLUMNS,
   type RunRow,
@@ -457,6 +459,24 @@ export class SqliteTx implements Tx {
   /** SQLite is one node: long polls are woken in-process by the caller, nothing to send. */
   async notifyQueues(_queueNames: readonly string[]): Promise<void> {
     this.state.check('notifyQueues', true);
+  }
+
+  // --- hand-out limits
+
+  /** SQLite has one writer: BEGIN IMMEDIATE already serialises hand-outs; the row only keeps the window. */
+  async lockTaskLimit(taskType: string): Promise<TaskLimitState> {
+    this.state.check('lockTaskLimit', true);
+    return lockTaskLimit(this.c, taskType);
+  }
+
+  async setTaskRateWindow(taskType: string, windowStart: number, windowCount: number): Promise<void> {
+    this.state.check('setTaskRateWindow', true);
+    setTaskRateWindow(this.c, taskType, windowStart, windowCount);
+  }
+
+  async deferMessages(taskIds: readonly string[], visibleAt: number): Promise<void> {
+    this.state.check('deferMessages', true);
+    deferMessages(this.c, taskIds, visibleAt);
   }
 
   // --- worker liveness

@@ -1,0 +1,140 @@
+import type { QueueCounts } from '@baton/protocol';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/**
+ * Baton's Prometheus metrics (`GET /metrics`). One instance per server, on its own registry,
+ * so two servers in one process (tests) never share counters. Counters are bumped by the
+ * services as work happens; queue depths are read from the store when scraped.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly runsStarted: Counter<'workflow_name'>;
+  private readonly runsEnded: Counter<'workflow_name' | 'status'>;
+  private readonly runDuration: Histogram<'workflow_name' | 'status'>;
+  private readonly tasksHandedOut: Counter<'task_type'>;
+  private readonly tasksEnded: Counter<'task_type' | 'status'>;
+  private readonly tasksDeferred: Counter<'task_type' | 'reason'>;
+  private readonly noWorker: Counter<'task_type'>;
+  private readonly alertOnly: Counter<'task_type' | 'timeout_kind'>;
+  private readonly scheduleToStart: Histogram<'task_type'>;
+
+  /** `queueCounts` is called on each scrape for the queue depth gauges. */
+  constructor(queueCounts?: () => Promise<QueueCounts[]>) {
+    const registers = [this.registry];
+    this.runsStarted = new Counter({
+      name: 'baton_runs_started_total',
+      help: 'Runs started',
+      labelNames: ['workflow_name'],
+      registers,
+    });
+    this.runsEnded = new Counter({
+      name: 'baton_runs_ended_total',
+      help: 'Runs ended, by final status',
+      labelNames: ['workflow_name', 'status'],
+      registers,
+    });
+    this.runDuration = new Histogram({
+      name: 'baton_run_duration_seconds',
+      help: 'Time from a run start to its end',
+      labelNames: ['workflow_name', 'status'],
+      buckets: [0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600, 14400, 86400],
+      registers,
+    });
+    this.tasksHandedOut = new Counter({
+      name: 'baton_tasks_handed_out_total',
+      help: 'Worker tasks handed out to a worker by a poll',
+      labelNames: ['task_type'],
+      registers,
+    });
+    this.tasksEnded = new Counter({
+      name: 'baton_tasks_completed_total',
+      help: 'Tasks that ended, by type and final status',
+      labelNames: ['task_type', 'status'],
+      registers,
+    });
+    this.tasksDeferred = new Counter({
+      name: 'baton_tasks_limit_deferred_total',
+      help: 'Hand-outs refused by concurrentExecLimit or a rate limit (the message waits 60 s)',
+      labelNames: ['task_type', 'reason'],
+      registers,
+    });
+    this.noWorker = new Counter({
+      name: 'baton_no_worker_warnings_total',
+      help: 'Work queued for a task type that no worker had polled in the last 10 s',
+      labelNames: ['task_type'],
+      registers,
+    });
+    this.alertOnly = new Counter({
+      name: 'baton_alert_only_timeouts_total',
+      help: 'Timeouts of tasks whose timeoutPolicy is ALERT_ONLY (the task keeps waiting)',
+      labelNames: ['task_type', 'timeout_kind'],
+      registers,
+    });
+    this.scheduleToStart = new Histogram({
+      name: 'baton_task_schedule_to_start_seconds',
+      help: 'Time from a task attempt being scheduled to its first hand-out (delays included)',
+      labelNames: ['task_type'],
+      buckets: [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 3600],
+      registers,
+    });
+    if (queueCounts) {
+      new Gauge({
+        name: 'baton_queue_messages',
+        help: 'Messages per worker queue and state (waiting, scheduled, inFlight, deadLettered)',
+        labelNames: ['queue', 'state'],
+        registers,
+        async collect() {
+          this.reset();
+          for (const q of await queueCounts()) {
+            this.set({ queue: q.queueName, state: 'waiting' }, q.waiting);
+            this.set({ queue: q.queueName, state: 'scheduled' }, q.scheduled);
+            this.set({ queue: q.queueName, state: 'inFlight' }, q.inFlight);
+            this.set({ queue: q.queueName, state: 'deadLettered' }, q.deadLettered);
+          }
+        },
+      });
+    }
+  }
+
+  runStarted(workflowName: string): void {
+    this.runsStarted.inc({ workflow_name: workflowName });
+  }
+
+  runEnded(workflowName: string, status: string, durationMs: number): void {
+    this.runsEnded.inc({ workflow_name: workflowName, status });
+    this.runDuration.observe({ workflow_name: workflowName, status }, Math.max(0, durationMs) / 1000);
+  }
+
+  /** `scheduleToStartMs` is given on an attempt's first hand-out only. */
+  taskHandedOut(taskType: string, scheduleToStartMs?: number): void {
+    this.tasksHandedOut.inc({ task_type: taskType });
+    if (scheduleToStartMs !== undefined)
+      this.scheduleToStart.observe({ task_type: taskType }, Math.max(0, scheduleToStartMs) / 1000);
+  }
+
+  taskEnded(taskType: string, status: string): void {
+    this.tasksEnded.inc({ task_type: taskType, status });
+  }
+
+  taskDeferred(taskType: string, reason: string): void {
+    this.tasksDeferred.inc({ task_type: taskType, reason });
+  }
+
+  noWorkerWarning(taskType: string): void {
+    this.noWorker.inc({ task_type: taskType });
+  }
+
+  /** A poll, task or total timeout under ALERT_ONLY fired for a task of this type. */
+  alertOnlyTimeout(taskType: string, timeoutKind: string): void {
+    this.alertOnly.inc({ task_type: taskType, timeout_kind: timeoutKind });
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** The Prometheus text exposition of every metric. */
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+}

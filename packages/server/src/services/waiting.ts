@@ -1,0 +1,186 @@
+import {
+  isTerminalTaskStatus,
+  type PollData,
+  type RunRecord,
+  type RunWaitingFor,
+  type TaskRecord,
+  type WaitingFor,
+} from '@baton/protocol';
+
+import type { StoredQueueMessage, Tx } from '../store/store.js';
+import { isActivePoll } from './worker-liveness.js';
+
+/**
+ * Explainable waiting (DESIGN §6): why an open task waits and until when, worked out when the
+ * task is read from the task, its queue message and the poll data. Nothing here is stored.
+ */
+
+function seconds(ms: number): number {
+  return Math.max(0, Math.round(ms / 1000));
+}
+
+function at(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** The last poll of the queue serving `queueName` (its base queue for `-high`). */
+function lastPollFor(queueName: string, polls: readonly PollData[]): PollData | undefined {
+  const base = queueName.endsWith('-high') ? queueName.slice(0, -'-high'.length) : undefined;
+  let last: PollData | undefined;
+  for (const p of polls) {
+    if (p.queueName !== queueName && p.queueName !== base) continue;
+    if (!last || p.lastPollTime > last.lastPollTime) last = p;
+  }
+  return last;
+}
+
+/** The queue workers poll for a task: `{type}` or `{domain}-{type}` (a `-high` queue is drained by them). */
+function pollQueueOf(task: TaskRecord): string {
+  return task.domain === undefined ? task.taskType : `${task.domain}-${task.taskType}`;
+}
+
+/**
+ * Why `task` waits, or undefined when it has ended. `message` is its queue message (undefined
+ * when there is none); `polls` the poll data of its type.
+ */
+export function explainTask(
+  task: TaskRecord,
+  message: StoredQueueMessage | undefined,
+  polls: readonly PollData[],
+  now: number,
+): WaitingFor | undefined {
+  if (isTerminalTaskStatus(task.status)) return undefined;
+  const queueName = task.queueName;
+  if (queueName === undefined) {
+    return {
+      reason: 'external',
+      message: `waiting: to be completed from outside (POST /api/tasks/${task.workflowInstanceId}/${task.referenceTaskName}/{status})`,
+    };
+  }
+  const type = task.taskType;
+  if (!message) {
+    return {
+      reason: 'missing-message',
+      message: `waiting: ${type} has no message on queue ${queueName}; POST /api/admin/repair/${task.workflowInstanceId} re-queues it`,
+      queueName,
+    };
+  }
+  if (message.deadLettered) {
+    return {
+      reason: 'dead-letter',
+      message: `waiting: dead-lettered on ${queueName} after its retries; POST /api/admin/requeue/${type} sends it again`,
+      queueName,
+    };
+  }
+  if (message.lockedUntil !== null && message.lockedUntil > now) {
+    const worker = message.workerId ?? task.workerId ?? 'unknown';
+    const out: WaitingFor = {
+      reason: 'lock',
+      message: `waiting: worker ${worker} holds ${type} until ${at(message.lockedUntil)} (${seconds(message.lockedUntil - now)} s)`,
+      until: message.lockedUntil,
+      queueName,
+    };
+    if (message.workerId !== null) out.workerId = message.workerId;
+    return out;
+  }
+  if (message.visibleAt > now) {
+    const until = message.visibleAt;
+    const due = `${at(until)} (in ${seconds(until - now)} s)`;
+    const deferral = task.limitDeferral;
+    if (deferral !== undefined && deferral.until === until) {
+      const what = deferral.reason === 'rate-limit' ? 'rate limit' : 'concurrentExecLimit';
+      return {
+        reason: deferral.reason,
+        message: `waiting: ${type} is at its ${what}; handed out again from ${due}`,
+        until,
+        queueName,
+      };
+    }
+    if (task.pollCount > 0) {
+      return {
+        reason: 'callback',
+        message: `waiting: the worker asked to be called back; ${type} is due again at ${due}`,
+        until,
+        queueName,
+      };
+    }
+    if (task.retryCount > 0) {
+      return {
+        reason: 'retry-delay',
+        message: `waiting: attempt ${task.retryCount + 1} of ${type} is due at ${due}`,
+        until,
+        queueName,
+      };
+    }
+    return {
+      reason: 'start-delay',
+      message: `waiting: ${type} starts after its startDelay, at ${due}`,
+      until,
+      queueName,
+    };
+  }
+  const pollQueue = pollQueueOf(task);
+  const last = lastPollFor(queueName, polls) ?? lastPollFor(pollQueue, polls);
+  if (last === undefined || !isActivePoll(last.lastPollTime, now)) {
+    return {
+      reason: 'no-worker',
+      message:
+        last === undefined
+          ? `waiting: no worker has ever polled ${pollQueue}`
+          : `waiting: no worker has polled ${pollQueue} for ${seconds(now - last.lastPollTime)} s`,
+      queueName,
+    };
+  }
+  const lapsed =
+    message.lockedUntil !== null && task.status === 'IN_PROGRESS' ? ' again (its lock lapsed)' : '';
+  return {
+    reason: 'worker',
+    message: `waiting: queued on ${queueName} for a ${type} worker${lapsed}; last poll ${seconds(now - last.lastPollTime)} s ago by ${last.workerId}`,
+    queueName,
+  };
+}
+
+/** Reads what `explainTask` needs for these tasks (their messages, their types' poll data) and explains each open one. */
+export async function explainTasks(
+  tx: Tx,
+  tasks: readonly TaskRecord[],
+  now: number,
+): Promise<Map<string, WaitingFor>> {
+  const out = new Map<string, WaitingFor>();
+  const open = tasks.filter((t) => !isTerminalTaskStatus(t.status));
+  if (open.length === 0) return out;
+  const polls = new Map<string, PollData[]>();
+  for (const task of open) {
+    if (task.queueName === undefined || polls.has(task.taskType)) continue;
+    polls.set(task.taskType, await tx.pollData(task.taskType));
+  }
+  for (const task of open) {
+    const message = task.queueName === undefined ? undefined : await tx.getMessage(task.taskId);
+    const why = explainTask(task, message, polls.get(task.taskType) ?? [], now);
+    if (why) out.set(task.taskId, why);
+  }
+  return out;
+}
+
+/** The run's summary: one entry per open task, and one when the run is paused. */
+export function runWaiting(
+  run: RunRecord,
+  tasks: readonly TaskRecord[],
+  why: ReadonlyMap<string, WaitingFor>,
+): RunWaitingFor[] {
+  const out: RunWaitingFor[] = [];
+  if (run.status === 'PAUSED') {
+    out.push({ reason: 'paused', message: 'waiting: the run is paused; resume it to continue' });
+  }
+  for (const task of tasks) {
+    const w = why.get(task.taskId);
+    if (w)
+      out.push({
+        ...w,
+        taskId: task.taskId,
+        referenceTaskName: task.referenceTaskName,
+        taskType: task.taskType,
+      });
+  }
+  return out;
+}
