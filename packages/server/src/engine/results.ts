@@ -5,6 +5,8 @@ import {
   type TaskResult,
 } from '@baton/protocol';
 import type { RunState } from './run-state.js';
+import { effectiveTaskDef } from './task-config.js';
+import { describeViolations, schemaViolations } from './validation/schema-check.js';
 
 /**
  * A worker's (or an external caller's) result for one task, applied to the task record and
@@ -39,9 +41,23 @@ export function applyResult(state: RunState, result: TaskResult): ResultOutcome 
     state.command({ type: 'REQUEUE', taskId: task.taskId, visibleAt: now + callback * 1000 });
     return 'open';
   }
-  state.updateTask(task, { status: result.status, endTime: now, updateTime: now, ...resultFields(result) });
+  const fields = resultFields(result);
+  const status = result.status === 'COMPLETED' ? outputCheck(state, task, fields) : result.status;
+  state.updateTask(task, { status, endTime: now, updateTime: now, ...fields });
   state.command({ type: 'DEQUEUE', taskId: task.taskId });
   return 'ended';
+}
+
+/**
+ * A COMPLETED result whose output breaks the task definition's outputSchema fails the attempt
+ * instead (FAILED, so the normal retry rules apply), with the schema errors as its reason.
+ */
+function outputCheck(state: RunState, task: TaskRecord, fields: Partial<TaskRecord>): 'COMPLETED' | 'FAILED' {
+  const definition = effectiveTaskDef(task.workflowTask, state.ctx.taskDefs).definition;
+  const violations = schemaViolations(definition, 'outputSchema', fields.outputData ?? task.outputData);
+  if (violations.length === 0) return 'COMPLETED';
+  fields.reasonForIncompletion = describeViolations('outputSchema', violations);
+  return 'FAILED';
 }
 
 function resultFields(result: TaskResult): Partial<TaskRecord> {

@@ -2,6 +2,7 @@ import type { JsonObject, TaskRecord, ValidationError, WorkflowTask } from '@bat
 import { resolveParameters, type ExpressionDocument } from '../expressions.js';
 import { effectiveTaskDef, taskDefinitionOf, type EffectiveTaskDef } from '../task-config.js';
 import type { Command } from '../types.js';
+import { describeViolations, schemaViolations } from '../validation/schema-check.js';
 import type { CheckContext, ScheduleContext, ScheduleOutcome, ScheduleRequest, TaskKind } from './kind.js';
 
 /**
@@ -93,6 +94,16 @@ function scheduleWorkerTask(
   if (previous) task.retriedTaskId = previous.taskId;
   if (run.correlationId !== undefined) task.correlationId = run.correlationId;
   if (domain !== undefined) task.domain = domain;
+
+  // A bad input fails the task before it is ever queued. FAILED_WITH_TERMINAL_ERROR: a new
+  // attempt would resolve the same input from the same run and fail the same way.
+  const violations = schemaViolations(config.definition, 'inputSchema', task.inputData);
+  if (violations.length > 0) {
+    task.status = 'FAILED_WITH_TERMINAL_ERROR';
+    task.endTime = ctx.now;
+    task.reasonForIncompletion = describeViolations('inputSchema', violations);
+    return { ok: true, tasks: [task], commands: [] };
+  }
 
   const enqueue: Command = {
     type: 'ENQUEUE',

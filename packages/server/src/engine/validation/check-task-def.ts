@@ -169,7 +169,7 @@ export function schemaProblem(schema: unknown): string | undefined {
 /** One ajv per JSON Schema dialect, made on first use (making one costs ~10 ms). */
 const compilers = new Map<string, Ajv | Ajv2019 | Ajv2020>();
 
-function compilerFor(dialect: string): Ajv | Ajv2019 | Ajv2020 {
+export function compilerFor(dialect: string): Ajv | Ajv2019 | Ajv2020 {
   const key = dialect.includes('2020-12') ? '2020-12' : dialect.includes('2019-09') ? '2019-09' : 'draft-07';
   let ajv = compilers.get(key);
   if (!ajv) {
