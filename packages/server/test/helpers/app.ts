@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 import type { FastifyInstance } from 'fastify';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 
 import { type Clock, systemClock } from '../../src/clock.js';
 import { compileOptions } from '../../src/config/options.js';
@@ -20,14 +20,14 @@ export interface TestApp {
 /** A Baton server on the given store, driven through `inject()` (real routes, no socket). */
 export async function testApp(
   store: Store,
-  options: { clock?: Clock; env?: Record<string, string> } = {},
+  options: { clock?: Clock; env?: Record<string, string>; logger?: Logger } = {},
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'baton-app-'));
   const server = await createServer({
     options: compileOptions({ BATON_DATA_DIR: dataDir, BATON_LOG_LEVEL: 'silent', ...options.env }),
     store,
     clock: options.clock ?? systemClock,
-    logger: pino({ level: 'silent' }),
+    logger: options.logger ?? pino({ level: 'silent' }),
   });
   await server.app.ready();
   return {
