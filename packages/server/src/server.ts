@@ -82,6 +82,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     scripts,
     Math.random,
     observer,
+    (queueName, now) => liveness.isPolled(queueName, now),
   );
   const metadata = new MetadataService(store, clock, scripts);
   const workflows = new WorkflowService(store, executor, wake, clock);

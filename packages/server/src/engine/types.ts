@@ -22,6 +22,11 @@ export interface DecideContext {
   readonly settings: EngineSettings;
   /** Sandboxed JavaScript and jq (`scripts.ts`). */
   readonly scripts: ScriptRunner;
+  /**
+   * Whether a worker has polled this queue lately (liveness, a snapshot the caller supplies).
+   * Picks the domain from a `taskToDomain` comma list; absent = nobody known to poll.
+   */
+  readonly isQueuePolled?: (queueName: string) => boolean;
 }
 
 export interface EngineSettings {

@@ -42,6 +42,8 @@ export class Executor {
     private readonly scripts: ScriptRunner,
     private readonly random: () => number = Math.random,
     private readonly observer?: ExecutionObserver,
+    /** Liveness snapshot for `taskToDomain` comma lists (`DecideContext.isQueuePolled`). */
+    private readonly isQueuePolled?: (queueName: string, now: number) => boolean,
   ) {}
 
   /** Inserts a new run and decides its first step. */
@@ -100,6 +102,9 @@ export class Executor {
         random: this.random,
         settings: this.settings,
         scripts: this.scripts,
+        ...(this.isQueuePolled && {
+          isQueuePolled: (queueName: string) => this.isQueuePolled?.(queueName, now) === true,
+        }),
       },
       event,
     );

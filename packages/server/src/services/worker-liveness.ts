@@ -50,6 +50,12 @@ export class WorkerLiveness {
     return this.refreshing;
   }
 
+  /** Whether a worker polled `queueName` in the last 10 s (as far as this view knows). */
+  isPolled(queueName: string, now: number): boolean {
+    const last = this.lastPollOf(queueName);
+    return last !== undefined && isActivePoll(last, now);
+  }
+
   /**
    * Last poll (epoch ms) of the queue that serves `queueName`, or undefined when none is known.
    * Starts a background refresh when the view is stale; never waits for it.
@@ -58,12 +64,6 @@ export class WorkerLiveness {
     if (this.clock.now() - this.refreshedAt >= REFRESH_EVERY_MS) void this.refresh();
     return this.lastPoll.get(queueName);
   }
-}
-
-/** The queue whose pollers serve `queueName`: a `-high` queue is drained by its base queue's pollers. */
-export function pollerQueueOf(queueName: string, polled: (name: string) => boolean): string {
-  if (polled(queueName) || !queueName.endsWith('-high')) return queueName;
-  return queueName.slice(0, -'-high'.length);
 }
 
 /** Liveness of one queue, for the queue views. */

@@ -57,7 +57,7 @@ function scheduleWorkerTask(
   const config = effectiveTaskDef(workflowTask, ctx.taskDefs);
   const taskId = ctx.newId();
   const name = workflowTask.name;
-  const domain = domainFor(run.taskToDomain, name);
+  const domain = domainFor(run.taskToDomain, name, ctx.isQueuePolled);
   const queueName = queueNameFor(name, domain, run.priority >= ctx.settings.highPriorityThreshold);
   const startDelay = nonNegativeInt(workflowTask.startDelay);
   const previous = request.retryOf;
@@ -143,17 +143,26 @@ function workerInput(
 
 /**
  * The domain of a task type: `taskToDomain[type]`, else `taskToDomain['*']`. A value may be a
- * comma list (Conductor picks the first with a live worker, else the last); the engine has no
- * liveness data, so it takes the last. `NO_DOMAIN` (or an empty value) means none.
+ * comma list: as Conductor's `getActiveDomain`, the first domain (NO_DOMAIN entries skipped)
+ * whose queue a worker has polled lately, else the last entry. `NO_DOMAIN` (or an empty value)
+ * means none.
  */
-export function domainFor(taskToDomain: Readonly<Record<string, string>>, type: string): string | undefined {
+export function domainFor(
+  taskToDomain: Readonly<Record<string, string>>,
+  type: string,
+  isQueuePolled?: (queueName: string) => boolean,
+): string | undefined {
   const value = Object.hasOwn(taskToDomain, type) ? taskToDomain[type] : taskToDomain['*'];
   if (typeof value !== 'string') return undefined;
   const candidates = value
     .split(',')
     .map((part) => part.trim())
     .filter((part) => part !== '');
-  const chosen = candidates[candidates.length - 1];
+  const live =
+    isQueuePolled === undefined || candidates.length < 2
+      ? undefined
+      : candidates.find((d) => d !== NO_DOMAIN && isQueuePolled(`${d}-${type}`));
+  const chosen = live ?? candidates[candidates.length - 1];
   return chosen === undefined || chosen === NO_DOMAIN ? undefined : chosen;
 }
 
