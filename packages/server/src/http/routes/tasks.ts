@@ -1,4 +1,4 @@
-import type { JsonObject, TaskResult } from '@baton/protocol';
+import type { JsonObject, QueueCounts, TaskResult } from '@baton/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 import { badRequest } from '../../errors.js';
@@ -162,18 +162,24 @@ export function taskRoutes(app: FastifyInstance, { tasks }: AppDeps): void {
 
   app.get(
     '/api/tasks/queue/sizes',
-    { schema: { tags, summary: 'Waiting, scheduled, in-flight and dead-lettered counts per queue' } },
+    {
+      schema: {
+        tags,
+        summary: 'Waiting, scheduled, in-flight and dead-lettered counts per queue, with worker liveness',
+      },
+    },
     async () => {
-      const out: Record<
-        string,
-        { waiting: number; scheduled: number; inFlight: number; deadLettered: number }
-      > = {};
+      const out: Record<string, Omit<QueueCounts, 'queueName'>> = {};
       for (const q of await tasks.queueCounts()) {
         out[q.queueName] = {
           waiting: q.waiting,
           scheduled: q.scheduled,
           inFlight: q.inFlight,
           deadLettered: q.deadLettered,
+          // Liveness: workers that polled in the last 10 s, last poll, since when none is active.
+          activeWorkers: q.activeWorkers ?? 0,
+          ...(q.lastPollTime !== undefined && { lastPollTime: q.lastPollTime }),
+          ...(q.noActiveWorkerSince !== undefined && { noActiveWorkerSince: q.noActiveWorkerSince }),
         };
       }
       return out;
@@ -191,7 +197,7 @@ export function taskRoutes(app: FastifyInstance, { tasks }: AppDeps): void {
     {
       schema: {
         tags,
-        summary: 'Last poll time per worker of a task type',
+        summary: 'Last poll time per worker of a task type; active = polled in the last 10 s',
         querystring: { type: 'object', required: ['taskType'], properties: { taskType: { type: 'string' } } },
       },
     },
