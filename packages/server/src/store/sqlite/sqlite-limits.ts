@@ -1,10 +1,17 @@
+/* eslint-disable @typescript-eslint/require-await -- better-sqlite3 is synchronous; the port is async. */
+import type { TxState } from '../sql-common.js';
 import type { TaskLimitState } from '../store.js';
 import type { SqliteConnection } from './connection.js';
 import { list } from './sqlite-queries.js';
 
 /** Hand-out limit statements of the SQLite store (`SqliteTx` calls them). */
 
-export function lockTaskLimit(c: SqliteConnection, taskType: string): TaskLimitState {
+export async function lockTaskLimit(
+  c: SqliteConnection,
+  state: TxState,
+  taskType: string,
+): Promise<TaskLimitState> {
+  state.check('lockTaskLimit', true);
   c.run(
     'INSERT INTO task_limits (task_type, window_start, window_count) VALUES (?, 0, 0) ON CONFLICT (task_type) DO NOTHING',
     taskType,
@@ -24,12 +31,14 @@ export function lockTaskLimit(c: SqliteConnection, taskType: string): TaskLimitS
   };
 }
 
-export function setTaskRateWindow(
+export async function setTaskRateWindow(
   c: SqliteConnection,
+  state: TxState,
   taskType: string,
   windowStart: number,
   windowCount: number,
-): void {
+): Promise<void> {
+  state.check('setTaskRateWindow', true);
   c.run(
     'UPDATE task_limits SET window_start = ?, window_count = ? WHERE task_type = ?',
     windowStart,
@@ -38,7 +47,13 @@ export function setTaskRateWindow(
   );
 }
 
-export function deferMessages(c: SqliteConnection, taskIds: readonly string[], visibleAt: number): void {
+export async function deferMessages(
+  c: SqliteConnection,
+  state: TxState,
+  taskIds: readonly string[],
+  visibleAt: number,
+): Promise<void> {
+  state.check('deferMessages', true);
   if (taskIds.length === 0) return;
   c.run(
     `UPDATE queue_messages SET visible_at = ?, locked_until = NULL, lock_token = NULL, worker_id = NULL,

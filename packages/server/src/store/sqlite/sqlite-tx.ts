@@ -461,23 +461,12 @@ export class SqliteTx implements Tx {
     this.state.check('notifyQueues', true);
   }
 
-  // --- hand-out limits
-
-  /** SQLite has one writer: BEGIN IMMEDIATE already serialises hand-outs; the row only keeps the window. */
-  async lockTaskLimit(taskType: string): Promise<TaskLimitState> {
-    this.state.check('lockTaskLimit', true);
-    return lockTaskLimit(this.c, taskType);
-  }
-
-  async setTaskRateWindow(taskType: string, windowStart: number, windowCount: number): Promise<void> {
-    this.state.check('setTaskRateWindow', true);
-    setTaskRateWindow(this.c, taskType, windowStart, windowCount);
-  }
-
-  async deferMessages(taskIds: readonly string[], visibleAt: number): Promise<void> {
-    this.state.check('deferMessages', true);
-    deferMessages(this.c, taskIds, visibleAt);
-  }
+  // --- hand-out limits (SQLite has one writer: BEGIN IMMEDIATE already serialises hand-outs)
+  readonly lockTaskLimit = (type: string): Promise<TaskLimitState> => lockTaskLimit(this.c, this.state, type);
+  readonly setTaskRateWindow = (type: string, start: number, count: number): Promise<void> =>
+    setTaskRateWindow(this.c, this.state, type, start, count);
+  readonly deferMessages = (ids: readonly string[], visibleAt: number): Promise<void> =>
+    deferMessages(this.c, this.state, ids, visibleAt);
 
   // --- worker liveness
 
