@@ -47,8 +47,9 @@ export interface TaskRecord {
   subWorkflowId?: string;
   parentTaskId?: string;
   /**
-   * Set when a hand-out found the task over its type's concurrentExecLimit or rate limit and
-   * put its message back until `until` (the message's visible time then).
+   * The last time a hand-out found the task over its type's concurrentExecLimit or rate limit
+   * and put its message back until `until` (the message's visible time then). Kept afterwards:
+   * it explains the wait only while the message is still due at `until`.
    */
   limitDeferral?: { reason: 'concurrency-limit' | 'rate-limit'; until: number };
   /** Why an open task waits and until when; computed when the task is read, never stored. */

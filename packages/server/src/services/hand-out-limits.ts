@@ -42,7 +42,7 @@ function limitsOf(task: TaskRecord, defs: ReadonlyMap<string, StoredTaskDef>): L
  * The rate window is fixed: it opens at the first hand-out after the previous one closed and
  * counts hand-outs until it closes, so no window ever holds more than the limit.
  */
-export async function splitByLimits(tx: Tx, tasks: readonly TaskRecord[], now: number): Promise<LimitSplit> {
+async function splitByLimits(tx: Tx, tasks: readonly TaskRecord[], now: number): Promise<LimitSplit> {
   if (tasks.length === 0) return { allowed: [], deferred: [] };
   const defs = await tx.getTaskDefs([...new Set(tasks.map((t) => t.taskDefName))]);
   const limitsById = new Map(tasks.map((t) => [t.taskId, limitsOf(t, defs)]));
@@ -97,4 +97,32 @@ export async function splitByLimits(tx: Tx, tasks: readonly TaskRecord[], now: n
     else split.deferred.push({ task, reason });
   }
   return split;
+}
+
+/**
+ * Applies the limits to tasks just claimed (their records as stored) and puts those over a limit
+ * back: each record notes `limitDeferral` (compare-and-set, as the hand-out writes) and its
+ * message is visible again at now + 60 s; a task that ended meanwhile loses its message.
+ * Answers the tasks held back, with the limit that held each.
+ */
+export async function holdBackOverLimit(
+  tx: Tx,
+  tasks: readonly TaskRecord[],
+  now: number,
+): Promise<Map<string, LimitReason>> {
+  const { deferred } = await splitByLimits(tx, tasks, now);
+  const heldBack = new Map(deferred.map(({ task, reason }) => [task.taskId, reason]));
+  if (deferred.length === 0) return heldBack;
+  const until = now + LIMIT_DEFER_MS;
+  const records = deferred.map(({ task, reason }) => ({
+    ...task,
+    limitDeferral: { reason, until },
+    updateTime: now,
+  }));
+  const written = new Set(await tx.updateOpenTasks(records));
+  const back = records.filter((t) => written.has(t.taskId)).map((t) => t.taskId);
+  const ended = records.filter((t) => !written.has(t.taskId)).map((t) => t.taskId);
+  if (back.length > 0) await tx.deferMessages(back, until);
+  if (ended.length > 0) await tx.removeMessages(ended);
+  return heldBack;
 }

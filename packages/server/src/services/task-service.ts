@@ -17,7 +17,7 @@ import type { WakeBus } from '../queue/wake-bus.js';
 import type { Store, Tx } from '../store/store.js';
 import type { Metrics } from '../metrics.js';
 import { afterCommit, type AfterCommit, type Executor } from './executor.js';
-import { LIMIT_DEFER_MS, splitByLimits } from './hand-out-limits.js';
+import { holdBackOverLimit } from './hand-out-limits.js';
 import { explainTasks } from './waiting.js';
 import { isActivePoll, queueLiveness, type WorkerLiveness } from './worker-liveness.js';
 
@@ -123,7 +123,7 @@ export class TaskService {
       if (claimed.length === 0) return { tasks: [], nextVisibleAt: await tx.nextVisibleAt(queues, now) };
       const tasks = await tx.getTasks(claimed.map((m) => m.taskId));
       const byId = new Map(tasks.map((t) => [t.taskId, t]));
-      const open: TaskRecord[] = [];
+      const handed: TaskRecord[] = [];
       const stale: string[] = [];
       for (const message of claimed) {
         const task = byId.get(message.taskId);
@@ -132,13 +132,7 @@ export class TaskService {
           stale.push(message.taskId);
           continue;
         }
-        open.push(task);
-      }
-      // concurrentExecLimit and rate limits: tasks over them go back for 60 s (DESIGN §6).
-      const { allowed, deferred } = await splitByLimits(tx, open, now);
-      const handed: TaskRecord[] = allowed.map(({ limitDeferral: _cleared, ...task }) => {
-        if (task.startTime === 0) firstStarts.set(task.taskId, now - task.scheduledTime);
-        return {
+        handed.push({
           ...task,
           status: 'IN_PROGRESS',
           pollCount: task.pollCount + 1,
@@ -146,27 +140,29 @@ export class TaskService {
           startTime: task.startTime > 0 ? task.startTime : now,
           updateTime: now,
           callbackAfterSeconds: 0,
-        };
-      });
-      const until = now + LIMIT_DEFER_MS;
-      const postponed = deferred.map(({ task, reason }) => ({
-        ...task,
-        limitDeferral: { reason, until },
-        updateTime: now,
-      }));
+        });
+      }
+      // concurrentExecLimit and rate limits (DESIGN §6): tasks over them are put back for 60 s.
+      const heldBack = await holdBackOverLimit(
+        tx,
+        handed.map((t) => byId.get(t.taskId) ?? t),
+        now,
+      );
+      for (const [id, reason] of heldBack) {
+        handed.splice(
+          handed.findIndex((t) => t.taskId === id),
+          1,
+        );
+        deferredBy.push({ type: byId.get(id)?.taskDefName ?? request.taskType, reason });
+      }
       // Compare-and-set: a task that a concurrent decide has just ended is not reopened; its
       // message is dropped instead (that decide removes it too, whichever commits first).
-      const written = new Set(await tx.updateOpenTasks([...handed, ...postponed]));
-      for (const task of [...handed, ...postponed]) if (!written.has(task.taskId)) stale.push(task.taskId);
-      const putBack = postponed.filter((t) => written.has(t.taskId));
-      if (putBack.length > 0)
-        await tx.deferMessages(
-          putBack.map((t) => t.taskId),
-          until,
-        );
-      for (const { task, reason } of deferred) deferredBy.push({ type: task.taskDefName, reason });
+      const written = new Set(await tx.updateOpenTasks(handed));
+      for (const task of handed) if (!written.has(task.taskId)) stale.push(task.taskId);
       if (stale.length > 0) await tx.removeMessages(stale);
       const taken = handed.filter((t) => written.has(t.taskId));
+      for (const t of taken)
+        if (byId.get(t.taskId)?.startTime === 0) firstStarts.set(t.taskId, now - t.scheduledTime);
       return taken.length > 0
         ? { tasks: taken }
         : { tasks: taken, nextVisibleAt: await tx.nextVisibleAt(queues, now) };
