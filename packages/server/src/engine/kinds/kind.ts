@@ -26,6 +26,11 @@ export interface TaskKind {
    * the task through `state` and answers 'changed', or 'ignored' when the timer no longer applies.
    */
   onTimer?(state: RunState, task: TaskRecord, timer: FiredTimer): 'ignored' | 'changed';
+  /**
+   * The open `task` is being canceled because its run ends (failed, terminated, timed out):
+   * the commands that undo what it started outside the run (SUB_WORKFLOW terminates its child).
+   */
+  cancel?(task: TaskRecord, reason: string): Command[];
 }
 
 export interface ScheduleContext {
