@@ -8,7 +8,7 @@ import { Engine, simple, workflow } from './helpers.js';
 
 let scripts: SandboxedScripts;
 before(async () => {
-  scripts = await createScriptRunner({ scriptMemoryMb: 16, scriptTimeoutMs: 300 });
+  scripts = await createScriptRunner({ scriptMemoryMb: 16, scriptTimeoutMs: 1000 });
 });
 after(async () => {
   await scripts.close();
@@ -67,7 +67,7 @@ describe('script kinds in the interpreter', () => {
       name: 'INLINE endless loop: fails at the time cap',
       task: inline({ expression: 'while (true) {}' }),
       status: 'FAILED_WITH_TERMINAL_ERROR',
-      output: { error: 'script exceeded its time limit of 300 ms' },
+      output: { error: 'script exceeded its time limit of 1000 ms' },
       reason: /time limit/,
     },
     {

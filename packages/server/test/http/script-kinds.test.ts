@@ -13,7 +13,7 @@ for (const storeCase of storeCases()) {
     before(async () => {
       const opened = await storeCase.open();
       cleanup = opened.cleanup;
-      t = await testApp(opened.store, { env: { BATON_SCRIPT_TIMEOUT_MS: '500' } });
+      t = await testApp(opened.store, { env: { BATON_SCRIPT_TIMEOUT_MS: '1000' } });
       for (const def of [
         workflowDef(
           'scripts',
@@ -97,8 +97,8 @@ for (const storeCase of storeCases()) {
       const [spinning, other] = await Promise.all([start('spin'), start('scripts', { items: [5] })]);
       assert.equal(spinning.status, 'FAILED');
       assert.equal(spinning.tasks[0].status, 'FAILED_WITH_TERMINAL_ERROR');
-      assert.equal(spinning.tasks[0].reasonForIncompletion, 'script exceeded its time limit of 500 ms');
-      assert.deepEqual(spinning.tasks[0].outputData, { error: 'script exceeded its time limit of 500 ms' });
+      assert.equal(spinning.tasks[0].reasonForIncompletion, 'script exceeded its time limit of 1000 ms');
+      assert.deepEqual(spinning.tasks[0].outputData, { error: 'script exceeded its time limit of 1000 ms' });
       assert.equal(other.status, 'COMPLETED');
       assert.deepEqual(other.output, { size: 'few', big: [5], total: 5 });
     });
