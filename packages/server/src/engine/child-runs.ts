@@ -55,6 +55,23 @@ export function applyChildEnded(
   return 'ended';
 }
 
+/** The child was never started: the task fails with the reason and keeps no child id. */
+export function applyChildNotStarted(state: RunState, taskId: string, reason: string): 'ignored' | 'ended' {
+  const task = state.task(taskId);
+  if (!task || isTerminalTaskStatus(task.status) || isTerminalWorkflowStatus(state.run.status))
+    return 'ignored';
+  const now = state.now;
+  state.updateTask(task, {
+    status: 'FAILED',
+    endTime: now,
+    updateTime: now,
+    outputData: {},
+    subWorkflowId: undefined,
+    reasonForIncompletion: reason,
+  });
+  return 'ended';
+}
+
 export function applyParentEnded(state: RunState, reason: string): 'ignored' | 'ended' {
   if (state.run.status !== 'RUNNING' && state.run.status !== 'PAUSED') return 'ignored';
   failRun(state, 'TERMINATED', reason);

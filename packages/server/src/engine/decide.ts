@@ -1,4 +1,4 @@
-import { applyChildEnded, applyParentEnded } from './child-runs.js';
+import { applyChildEnded, applyChildNotStarted, applyParentEnded } from './child-runs.js';
 import { evaluate } from './evaluate.js';
 import { applyResult } from './results.js';
 import { RunState } from './run-state.js';
@@ -33,6 +33,11 @@ export function decide(ctx: DecideContext, event: EngineEvent): Decision {
     }
     case 'CHILD_ENDED': {
       if (applyChildEnded(state, event) === 'ignored') return state.decision(true);
+      evaluate(state);
+      return state.decision();
+    }
+    case 'CHILD_NOT_STARTED': {
+      if (applyChildNotStarted(state, event.taskId, event.reason) === 'ignored') return state.decision(true);
       evaluate(state);
       return state.decision();
     }

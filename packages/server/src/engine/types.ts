@@ -57,6 +57,8 @@ export type EngineEvent =
       /** `name.version/id` of the child, for the task's reason (Conductor's `toShortString`). */
       readonly child: string;
     }
+  /** The child asked by this run's SUB_WORKFLOW task `taskId` could not be started (no such definition, …). */
+  | { readonly type: 'CHILD_NOT_STARTED'; readonly taskId: string; readonly reason: string }
   /** This run's parent ended while this run was open: the run is TERMINATED with `reason`. */
   | { readonly type: 'PARENT_ENDED'; readonly reason: string };
 
@@ -124,7 +126,7 @@ export type Command =
   /**
    * Starts a child run for this run's SUB_WORKFLOW task `taskId`, in the same transaction. The
    * executor loads the definition (`definition` when inline, else `name`/`version`, latest when
-   * no version); when it cannot, the task fails with the reason (a TASK_RESULT to this run).
+   * no version); when it cannot, the task fails with the reason (`CHILD_NOT_STARTED` to this run).
    */
   | {
       readonly type: 'START_CHILD';

@@ -203,15 +203,17 @@ export class Executor {
         tx,
         session,
         parent.workflowId,
-        {
-          type: 'TASK_RESULT',
-          result: {
-            taskId: command.taskId,
-            workflowInstanceId: parent.workflowId,
-            status: 'FAILED',
-            reasonForIncompletion: reason,
-          },
-        },
+        command.type === 'START_CHILD'
+          ? { type: 'CHILD_NOT_STARTED', taskId: command.taskId, reason }
+          : {
+              type: 'TASK_RESULT',
+              result: {
+                taskId: command.taskId,
+                workflowInstanceId: parent.workflowId,
+                status: 'FAILED',
+                reasonForIncompletion: reason,
+              },
+            },
         after,
       );
     if (session.runsStarted >= MAX_RUNS_PER_STEP) {

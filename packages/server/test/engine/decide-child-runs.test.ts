@@ -144,6 +144,24 @@ describe('SUB_WORKFLOW in the interpreter', () => {
     assert.equal(engine.send({ type: 'PARENT_ENDED', reason: 'again' }).ignored, true);
   });
 
+  it('a child that could not be started fails the task and drops its id', () => {
+    const engine = started();
+    engine.send({
+      type: 'CHILD_NOT_STARTED',
+      taskId: engine.task('child').taskId,
+      reason: 'No such workflow found by name: leaf',
+    });
+    const task = engine.task('child');
+    assert.equal(task.status, 'FAILED');
+    assert.equal(task.subWorkflowId, undefined);
+    assert.deepEqual(task.outputData, {});
+    assert.equal(engine.run.status, 'FAILED');
+    assert.equal(
+      engine.run.reasonForIncompletion,
+      "Task child failed with status: FAILED and reason: 'No such workflow found by name: leaf'",
+    );
+  });
+
   it('fails the task when no name and no definition are given', () => {
     const engine = new Engine(workflow([sub({ subWorkflowParam: { name: '${workflow.input.missing}' } })]));
     engine.start();

@@ -199,6 +199,66 @@ for (const storeCase of storeCases()) {
       assert.deepEqual(queue.body, [], "the leaf's worker message is gone");
     });
 
+    it('a child that ends within its own start moves the parent on in the same request', async () => {
+      const def = workflowDef(
+        'instant_parent',
+        [
+          {
+            name: 'instant',
+            taskReferenceName: 'instant',
+            type: 'SUB_WORKFLOW',
+            subWorkflowParam: {
+              name: 'instant_child',
+              workflowDefinition: workflowDef(
+                'instant_child',
+                [
+                  {
+                    name: 'calc',
+                    taskReferenceName: 'calc',
+                    type: 'INLINE',
+                    inputParameters: { v: '${workflow.input.v}', expression: '$.v * 10' },
+                  },
+                ],
+                { tenfold: '${calc.output.result}' },
+              ),
+            },
+            inputParameters: { v: '${workflow.input.v}' },
+          },
+        ],
+        { tenfold: '${instant.output.tenfold}' },
+      );
+      assert.equal((await call(t.app, 'POST', '/api/metadata/workflow', def)).status, 200);
+      const parent = await run(await start('instant_parent', { input: { v: 4 } }));
+      assert.equal(parent.status, 'COMPLETED');
+      assert.deepEqual(parent.output, { tenfold: 40 });
+      const child = await run(parent.tasks[0].subWorkflowId);
+      assert.equal(child.status, 'COMPLETED');
+      assert.equal(child.parentWorkflowId, parent.workflowId);
+    });
+
+    it('a workflow that includes itself stops at the nesting limit instead of looping', async () => {
+      const def = workflowDef('selfie', [
+        {
+          name: 'again',
+          taskReferenceName: 'again',
+          type: 'SUB_WORKFLOW',
+          subWorkflowParam: { name: 'selfie' },
+        },
+      ]);
+      assert.equal((await call(t.app, 'POST', '/api/metadata/workflow', def)).status, 200);
+      const top = await run(await start('selfie'));
+      assert.equal(top.status, 'FAILED');
+      let depth = 0;
+      let current = top;
+      while (current.tasks[0].subWorkflowId && depth < 100) {
+        current = await run(current.tasks[0].subWorkflowId);
+        depth++;
+      }
+      assert.equal(depth, 32, 'runs below the top one');
+      assert.equal(current.tasks[0].reasonForIncompletion, 'sub-workflows nest deeper than 32 levels');
+      assert.equal(current.status, 'FAILED');
+    });
+
     it('a missing sub-workflow definition fails the task with a clear reason', async () => {
       const def = workflowDef('to_nowhere', [
         {
@@ -213,6 +273,8 @@ for (const storeCase of storeCases()) {
       assert.equal(failed.status, 'FAILED');
       assert.equal(failed.tasks[0].status, 'FAILED');
       assert.equal(failed.tasks[0].reasonForIncompletion, 'No such workflow found by name: no_such_flow');
+      assert.equal(failed.tasks[0].subWorkflowId, undefined, 'no id of a run that does not exist');
+      assert.deepEqual(failed.tasks[0].outputData, {});
     });
 
     it('START_WORKFLOW starts a run and does not wait for it', async () => {
