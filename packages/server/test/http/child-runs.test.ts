@@ -259,17 +259,66 @@ for (const storeCase of storeCases()) {
       assert.equal(current.status, 'FAILED');
     });
 
-    it('a missing sub-workflow definition fails the task with a clear reason', async () => {
+    it('refuses a definition naming a sub-workflow that is not registered; a list may bring both', async () => {
+      const parentOf = (name: string, child: Record<string, unknown>) =>
+        workflowDef(name, [
+          { name: 'c', taskReferenceName: 'c', type: 'SUB_WORKFLOW', subWorkflowParam: child },
+        ]);
+      const missing = await call(
+        t.app,
+        'POST',
+        '/api/metadata/workflow',
+        parentOf('p1', { name: 'not_yet' }),
+      );
+      assert.equal(missing.status, 400, missing.text);
+      assert.deepEqual(
+        missing.body.validationErrors.map((e: any) => [e.path, e.message]),
+        [
+          [
+            'tasks[0].subWorkflowParam.name',
+            'sub-workflow not_yet of task c is not a registered workflow definition',
+          ],
+        ],
+      );
+      const pinned = await call(
+        t.app,
+        'POST',
+        '/api/metadata/workflow',
+        parentOf('p2', { name: 'leaf', version: 9 }),
+      );
+      assert.equal(pinned.status, 400, pinned.text);
+      assert.match(pinned.body.validationErrors[0].message, /sub-workflow leaf version 9 of task c/);
+      const together = await call(t.app, 'PUT', '/api/metadata/workflow', [
+        parentOf('p3', { name: 'not_yet' }),
+        workflowDef('not_yet', [
+          { name: 'n', taskReferenceName: 'n', type: 'INLINE', inputParameters: { expression: '1' } },
+        ]),
+      ]);
+      assert.equal(together.status, 200, together.text);
+      assert.equal(
+        (
+          await call(
+            t.app,
+            'POST',
+            '/api/metadata/workflow',
+            parentOf('p4', { name: '${workflow.input.flow}' }),
+          )
+        ).status,
+        200,
+      );
+    });
+
+    it('a sub-workflow name that resolves to no definition fails the task with a clear reason', async () => {
       const def = workflowDef('to_nowhere', [
         {
           name: 'nowhere',
           taskReferenceName: 'nowhere',
           type: 'SUB_WORKFLOW',
-          subWorkflowParam: { name: 'no_such_flow' },
+          subWorkflowParam: { name: '${workflow.input.flow}' },
         },
       ]);
       assert.equal((await call(t.app, 'POST', '/api/metadata/workflow', def)).status, 200);
-      const failed = await run(await start('to_nowhere'));
+      const failed = await run(await start('to_nowhere', { input: { flow: 'no_such_flow' } }));
       assert.equal(failed.status, 'FAILED');
       assert.equal(failed.tasks[0].status, 'FAILED');
       assert.equal(failed.tasks[0].reasonForIncompletion, 'No such workflow found by name: no_such_flow');

@@ -62,4 +62,9 @@ export interface CheckContext {
   readonly taskDefNames: ReadonlySet<string>;
   /** Parses scripts and compiles jq filters for the kinds that carry them. */
   readonly scripts: ScriptRunner;
+  /**
+   * Whether a workflow definition exists (any version when `version` is undefined), for kinds
+   * that name other definitions (SUB_WORKFLOW). Absent: those checks are skipped.
+   */
+  readonly workflowExists?: (name: string, version?: number) => boolean;
 }

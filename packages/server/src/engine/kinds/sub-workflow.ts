@@ -57,7 +57,7 @@ export const subWorkflowKind: TaskKind = {
     };
     return { ok: true, tasks: [started], commands: [command] };
   },
-  check(workflowTask, path) {
+  check(workflowTask, path, cctx) {
     const errors: ValidationError[] = [];
     const param: unknown = workflowTask.subWorkflowParam;
     if (typeof param !== 'object' || param === null || Array.isArray(param)) {
@@ -76,6 +76,20 @@ export const subWorkflowKind: TaskKind = {
         message: `subWorkflowParam.name field is required for taskType: SUB_WORKFLOW taskName: ${workflowTask.name}`,
         ...(name !== undefined && { invalidValue: name }),
       });
+    }
+    const literalName = typeof name === 'string' && name.trim() !== '' && !name.includes('${');
+    if (!hasDefinition && literalName && cctx.workflowExists) {
+      const pinned = typeof version === 'number' && version > 0 ? version : undefined;
+      if (!cctx.workflowExists(name, pinned)) {
+        errors.push({
+          path: `${path}.subWorkflowParam.name`,
+          message:
+            pinned === undefined
+              ? `sub-workflow ${name} of task ${workflowTask.taskReferenceName} is not a registered workflow definition`
+              : `sub-workflow ${name} version ${pinned} of task ${workflowTask.taskReferenceName} is not a registered workflow definition`,
+          invalidValue: name,
+        });
+      }
     }
     if (
       version !== undefined &&
