@@ -99,7 +99,7 @@ describe('javascript sandbox', () => {
     assert.match(reason(scripts.javascript('process.env', {})), /ReferenceError/);
     assert.match(reason(scripts.javascript('require("fs")', {})), /ReferenceError/);
     assert.match(reason(scripts.javascript('fetch("http://127.0.0.1/")', {})), /ReferenceError/);
-    // import() has no module loader behind it: it answers a rejected promise, never a module.
+    // import() has no module loader behind it (and a script's promises are never run): no module.
     assert.deepEqual(
       value(scripts.javascript('let r = "none"; import("fs").then(() => { r = "loaded" }); r', {})),
       'none',
