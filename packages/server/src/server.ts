@@ -4,7 +4,7 @@ import { pino, type Logger } from 'pino';
 import { type Clock, systemClock } from './clock.js';
 import type { RawEnv } from './config/env.js';
 import type { Options } from './config/options.js';
-import { noScripts } from './engine/scripts.js';
+import type { ScriptRunner } from './engine/scripts.js';
 import { buildApp } from './http/app.js';
 import { Metrics } from './metrics.js';
 import { WakeBus } from './queue/wake-bus.js';
@@ -14,6 +14,7 @@ import { MetadataService } from './services/metadata-service.js';
 import { TaskService } from './services/task-service.js';
 import { WorkflowService } from './services/workflow-service.js';
 import { WorkerLiveness } from './services/worker-liveness.js';
+import { createScriptRunner, type SandboxedScripts } from './scripting/script-runner.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
 
@@ -39,6 +40,8 @@ export interface CreateServerInput {
   /** Use this store instead of opening one from the options (tests). */
   store?: Store;
   logger?: Logger;
+  /** Use this script runner instead of loading the sandbox (tests). */
+  scripts?: ScriptRunner;
 }
 
 function isLoopback(host: string): boolean {
@@ -70,8 +73,17 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     if (names.length === 0) wake.wakeAll();
     else wake.wake(names);
   });
-  // The sandbox comes with the script kinds; until then every script fails with a clear reason.
-  const scripts = noScripts;
+  // The sandbox's WebAssembly modules load once, here, before the server takes requests.
+  let sandbox: SandboxedScripts | undefined;
+  let scripts: ScriptRunner;
+  if (input.scripts) scripts = input.scripts;
+  else {
+    sandbox = await createScriptRunner({
+      scriptMemoryMb: options.scriptMemoryMb,
+      scriptTimeoutMs: options.scriptTimeoutMs,
+    });
+    scripts = sandbox;
+  }
   const metrics = new Metrics(() => store.read((tx) => tx.queueCounts(clock.now())));
   const liveness = new WorkerLiveness(store, clock);
   await liveness.refresh();
@@ -126,6 +138,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
         await app.close();
         unsubscribe();
         await store.close();
+        await sandbox?.close();
         state = 'STOPPED';
       })();
       return stopping;

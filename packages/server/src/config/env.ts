@@ -36,6 +36,16 @@ export const ENV_KEYS = [
   },
   { name: 'BATON_MAX_BODY_BYTES', description: 'Largest request body accepted', default: '5242880' },
   { name: 'BATON_SHUTDOWN_GRACE_MS', description: 'How long a graceful stop may take', default: '10000' },
+  {
+    name: 'BATON_SCRIPT_MEMORY_MB',
+    description: 'Memory cap of one script evaluation (INLINE, LAMBDA, SWITCH, DO_WHILE)',
+    default: '32',
+  },
+  {
+    name: 'BATON_SCRIPT_TIMEOUT_MS',
+    description: 'Time cap of one script or jq evaluation',
+    default: '1000',
+  },
 ] as const satisfies readonly EnvKey[];
 
 export type EnvName = (typeof ENV_KEYS)[number]['name'];

@@ -17,6 +17,8 @@ export interface Options {
   readonly highPriorityThreshold: number;
   readonly maxBodyBytes: number;
   readonly shutdownGraceMs: number;
+  readonly scriptMemoryMb: number;
+  readonly scriptTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -61,6 +63,8 @@ export function compileOptions(raw: RawEnv, cwd = process.cwd()): Options {
     highPriorityThreshold: integer(raw, 'BATON_HIGH_PRIORITY_THRESHOLD', 0, 100),
     maxBodyBytes: integer(raw, 'BATON_MAX_BODY_BYTES', 1024, 1024 * 1024 * 1024),
     shutdownGraceMs: integer(raw, 'BATON_SHUTDOWN_GRACE_MS', 0, 600_000),
+    scriptMemoryMb: integer(raw, 'BATON_SCRIPT_MEMORY_MB', 1, 1024),
+    scriptTimeoutMs: integer(raw, 'BATON_SCRIPT_TIMEOUT_MS', 10, 60_000),
   });
 }
 

@@ -1,3 +1,4 @@
+import { applyChildEnded, applyChildNotStarted, applyParentEnded } from './child-runs.js';
 import { evaluate } from './evaluate.js';
 import { applyResult } from './results.js';
 import { RunState } from './run-state.js';
@@ -30,5 +31,18 @@ export function decide(ctx: DecideContext, event: EngineEvent): Decision {
       evaluate(state);
       return state.decision();
     }
+    case 'CHILD_ENDED': {
+      if (applyChildEnded(state, event) === 'ignored') return state.decision(true);
+      evaluate(state);
+      return state.decision();
+    }
+    case 'CHILD_NOT_STARTED': {
+      if (applyChildNotStarted(state, event.taskId, event.reason) === 'ignored') return state.decision(true);
+      evaluate(state);
+      return state.decision();
+    }
+    case 'PARENT_ENDED':
+      if (applyParentEnded(state, event.reason) === 'ignored') return state.decision(true);
+      return state.decision();
   }
 }

@@ -1,5 +1,6 @@
 import { isTerminalTaskStatus, type JsonObject, type TaskRecord, type WorkflowStatus } from '@baton/protocol';
 import { buildExpressionDocument, resolveParameters } from './expressions.js';
+import { taskKindOf } from './kinds/registry.js';
 import type { RunState } from './run-state.js';
 
 /** How a run ends when a task fails it, and what it answers as output. */
@@ -36,6 +37,7 @@ export function failRun(
     if (isTerminalTaskStatus(task.status)) continue;
     state.updateTask(task, { status: 'CANCELED', endTime: now, updateTime: now, executed: true });
     state.command({ type: 'DEQUEUE', taskId: task.taskId });
+    state.command(...(taskKindOf(task.workflowTask)?.cancel?.(task, reason) ?? []));
   }
   const run = state.run;
   const failedRefs = [...run.failedReferenceTaskNames];

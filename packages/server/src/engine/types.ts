@@ -1,4 +1,12 @@
-import type { JsonObject, RunRecord, TaskDef, TaskRecord, TaskResult, WorkflowDef } from '@baton/protocol';
+import type {
+  JsonObject,
+  RunRecord,
+  TaskDef,
+  TaskRecord,
+  TaskResult,
+  WorkflowDef,
+  WorkflowStatus,
+} from '@baton/protocol';
 
 import type { ScriptRunner } from './scripts.js';
 
@@ -42,7 +50,22 @@ export type EngineEvent =
   /** Re-evaluate without new input (repair, resume). */
   | { readonly type: 'DECIDE' }
   /** A durable timer of this run came due (claimed by the timer loop; see `TimerSpec`). */
-  | { readonly type: 'TIMER'; readonly timer: FiredTimer };
+  | { readonly type: 'TIMER'; readonly timer: FiredTimer }
+  /** A child run started by this run's SUB_WORKFLOW task ended (sent in the child's ending transaction). */
+  | {
+      readonly type: 'CHILD_ENDED';
+      readonly taskId: string;
+      readonly childWorkflowId: string;
+      readonly status: WorkflowStatus;
+      readonly output: JsonObject;
+      readonly reason?: string;
+      /** `name.version/id` of the child, for the task's reason (Conductor's `toShortString`). */
+      readonly child: string;
+    }
+  /** The child asked by this run's SUB_WORKFLOW task `taskId` could not be started (no such definition, …). */
+  | { readonly type: 'CHILD_NOT_STARTED'; readonly taskId: string; readonly reason: string }
+  /** This run's parent ended while this run was open: the run is TERMINATED with `reason`. */
+  | { readonly type: 'PARENT_ENDED'; readonly reason: string };
 
 /**
  * What a durable timer is for. Timers live in the store's `timers` table, are armed and
@@ -104,7 +127,41 @@ export type Command =
       readonly type: 'CANCEL_TIMERS';
       readonly taskId?: string;
       readonly kinds?: readonly TimerKind[];
-    };
+    }
+  /**
+   * Starts a child run for this run's SUB_WORKFLOW task `taskId`, in the same transaction. The
+   * executor loads the definition (`definition` when inline, else `name`/`version`, latest when
+   * no version); when it cannot, the task fails with the reason (`CHILD_NOT_STARTED` to this run).
+   */
+  | {
+      readonly type: 'START_CHILD';
+      readonly taskId: string;
+      readonly childWorkflowId: string;
+      readonly name: string;
+      readonly version?: number;
+      readonly definition?: WorkflowDef;
+      readonly input: JsonObject;
+      readonly taskToDomain: Record<string, string>;
+      readonly priority: number;
+    }
+  /**
+   * Starts an unrelated run for this run's START_WORKFLOW task `taskId` (fire and forget), then
+   * completes the task with output `{workflowId}`, or fails it with the reason.
+   */
+  | {
+      readonly type: 'START_WORKFLOW';
+      readonly taskId: string;
+      readonly workflowId: string;
+      readonly name: string;
+      readonly version?: number;
+      readonly definition?: WorkflowDef;
+      readonly input: JsonObject;
+      readonly correlationId?: string;
+      readonly taskToDomain: Record<string, string>;
+      readonly priority: number;
+    }
+  /** Terminates a child run of this run (its SUB_WORKFLOW task was canceled); sends it PARENT_ENDED. */
+  | { readonly type: 'TERMINATE_CHILD'; readonly childWorkflowId: string; readonly reason: string };
 
 export interface Decision {
   /** The run after the event; `runChanged` says whether it must be written. */

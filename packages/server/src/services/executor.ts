@@ -1,4 +1,4 @@
-import type { RunRecord, TaskLog, TaskRecord } from '@baton/protocol';
+import type { RunRecord, TaskLog, TaskRecord, WorkflowDef, WorkflowStatus } from '@baton/protocol';
 
 import type { Clock } from '../clock.js';
 import { decide } from '../engine/decide.js';
@@ -8,6 +8,20 @@ import type { Command, Decision, EngineEvent, EngineSettings, NewRunInput } from
 import { workerTaskNames } from '../engine/graph.js';
 import { newId } from '../ids.js';
 import type { QueueMessage, Tx } from '../store/store.js';
+import {
+  childEndedEvent,
+  endedBy,
+  failureWorkflowInput,
+  failureWorkflowName,
+  type FollowUp,
+  MAX_NESTING,
+  MAX_RUNS_PER_STEP,
+  missingDefinitionReason,
+  newSession,
+  type Session,
+  startsFailureWorkflow,
+  tasksAfter,
+} from './linked-runs.js';
 
 /** What a transaction wants done once it has committed (wake-ups are never sent for rolled-back work). */
 export interface AfterCommit {
@@ -46,24 +60,21 @@ export class Executor {
     private readonly isQueuePolled?: (queueName: string, now: number) => boolean,
   ) {}
 
-  /** Inserts a new run and decides its first step. */
+  /** Inserts a new run and decides its first step (and starts what it starts, in the same transaction). */
   async startRun(
     tx: Tx,
     input: Omit<NewRunInput, 'now' | 'workflowId'>,
     after: AfterCommit,
   ): Promise<RunRecord> {
-    const now = this.clock.now();
-    const run = newRunRecord({ ...input, workflowId: newId(), now });
-    const decision = await this.decideFor(tx, run, [], { type: 'START' }, now);
-    // The run row goes in once, already carrying what its first decision changed.
-    await tx.insertRun(decision.run);
-    await this.apply(tx, decision, after, false);
-    if (!decision.ignored) this.observer?.decided(undefined, [], decision, now);
-    return decision.run;
+    const session = newSession();
+    const run = await this.startIn(tx, session, { ...input, workflowId: newId() }, after);
+    await this.drain(tx, session, after);
+    return run;
   }
 
   /**
-   * Locks the run (one writer per run), decides on the event and applies the decision.
+   * Locks the run (one writer per run), decides on the event and applies the decision, then
+   * works off what it caused in other runs (children, parents, failure workflows).
    * Returns undefined when the run does not exist.
    */
   async handle(
@@ -73,15 +84,215 @@ export class Executor {
     after: AfterCommit,
     logs: readonly TaskLog[] = [],
   ): Promise<Decision | undefined> {
+    const session = newSession();
+    const decision = await this.handleIn(tx, session, workflowId, event, after);
+    if (decision && logs.length > 0) await tx.appendTaskLogs(logs);
+    await this.drain(tx, session, after);
+    return decision;
+  }
+
+  private async startIn(
+    tx: Tx,
+    session: Session,
+    input: Omit<NewRunInput, 'now'>,
+    after: AfterCommit,
+  ): Promise<RunRecord> {
+    const now = this.clock.now();
+    const run = newRunRecord({ ...input, now });
+    session.runsStarted++;
+    const decided = await this.decideFor(tx, run, [], { type: 'START' }, now);
+    const decision = await this.settleEnd(tx, session, 'RUNNING', [], decided);
+    // The run row goes in once, already carrying what its first decision changed.
+    await tx.insertRun(decision.run);
+    await this.apply(tx, session, decision, after, false);
+    if (!decision.ignored) this.observer?.decided(undefined, [], decision, now);
+    return decision.run;
+  }
+
+  private async handleIn(
+    tx: Tx,
+    session: Session,
+    workflowId: string,
+    event: EngineEvent,
+    after: AfterCommit,
+  ): Promise<Decision | undefined> {
     const run = await tx.lockRun(workflowId);
     if (!run) return undefined;
     const tasks = await tx.getRunTasks(workflowId);
     const now = this.clock.now();
-    const decision = await this.decideFor(tx, run, tasks, event, now);
-    await this.apply(tx, decision, after, true);
+    const decided = await this.decideFor(tx, run, tasks, event, now);
+    const decision = await this.settleEnd(tx, session, run.status, tasks, decided);
+    await this.apply(tx, session, decision, after, true);
     if (!decision.ignored) this.observer?.decided(run, tasks, decision, now);
-    if (logs.length > 0) await tx.appendTaskLogs(logs);
     return decision;
+  }
+
+  /**
+   * A run this decision ends: its parent is woken (CHILD_ENDED), and a failed, timed-out or
+   * terminated run starts its definition's failure workflow, whose id (or why it could not
+   * start) goes on the run's output as `conductor.failure_workflow`. Every way a run ends
+   * passes here, so a new way (operator terminate, TERMINATE task) gets both without more code.
+   */
+  private async settleEnd(
+    tx: Tx,
+    session: Session,
+    before: WorkflowStatus,
+    tasks: readonly TaskRecord[],
+    decision: Decision,
+  ): Promise<Decision> {
+    if (!endedBy(before, decision)) return decision;
+    let run = decision.run;
+    const after = tasksAfter(tasks, decision);
+    const name = startsFailureWorkflow(run.status) ? failureWorkflowName(run, after) : undefined;
+    if (name !== undefined) {
+      const version = run.workflowDefinition.failureWorkflowVersion;
+      const definition =
+        session.runsStarted < MAX_RUNS_PER_STEP ? await tx.getWorkflowDef(name, version) : undefined;
+      let note: string;
+      if (definition) {
+        note = newId();
+        session.followUps.push({
+          kind: 'failure-workflow',
+          workflowId: note,
+          definition,
+          input: failureWorkflowInput(run, after),
+          ...(run.correlationId !== undefined && { correlationId: run.correlationId }),
+          taskToDomain: run.taskToDomain,
+          priority: run.priority,
+        });
+        session.runsStarted++;
+      } else {
+        note =
+          session.runsStarted < MAX_RUNS_PER_STEP
+            ? `Error starting failure workflow ${name}: ${missingDefinitionReason(name, version)}`
+            : `Error starting failure workflow ${name}: more than ${MAX_RUNS_PER_STEP} runs started in one step`;
+      }
+      run = { ...run, output: { ...run.output, 'conductor.failure_workflow': note } };
+    }
+    const wake = childEndedEvent(run);
+    if (wake && run.parentWorkflowId !== undefined) {
+      session.followUps.push({ kind: 'event', workflowId: run.parentWorkflowId, event: wake });
+    }
+    return run === decision.run ? decision : { ...decision, run, runChanged: true };
+  }
+
+  /** Works off the follow-ups in order; each may add more (a child that ends at once wakes its parent). */
+  private async drain(tx: Tx, session: Session, after: AfterCommit): Promise<void> {
+    for (let next = session.followUps.shift(); next; next = session.followUps.shift()) {
+      await this.followUp(tx, session, next, after);
+    }
+  }
+
+  private async followUp(tx: Tx, session: Session, item: FollowUp, after: AfterCommit): Promise<void> {
+    switch (item.kind) {
+      case 'event':
+        await this.handleIn(tx, session, item.workflowId, item.event, after);
+        return;
+      case 'failure-workflow':
+        await this.startIn(
+          tx,
+          session,
+          {
+            workflowId: item.workflowId,
+            definition: item.definition,
+            input: item.input,
+            priority: item.priority,
+            taskToDomain: item.taskToDomain,
+            ...(item.correlationId !== undefined && { correlationId: item.correlationId }),
+          },
+          after,
+        );
+        return;
+      case 'start':
+        await this.startLinked(tx, session, item.parent, item.command, after);
+        return;
+    }
+  }
+
+  /** Starts a SUB_WORKFLOW child or a START_WORKFLOW run; a failure fails the task that asked. */
+  private async startLinked(
+    tx: Tx,
+    session: Session,
+    parent: RunRecord,
+    command: Extract<FollowUp, { kind: 'start' }>['command'],
+    after: AfterCommit,
+  ): Promise<void> {
+    const fail = (reason: string): Promise<unknown> =>
+      this.handleIn(
+        tx,
+        session,
+        parent.workflowId,
+        command.type === 'START_CHILD'
+          ? { type: 'CHILD_NOT_STARTED', taskId: command.taskId, reason }
+          : {
+              type: 'TASK_RESULT',
+              result: {
+                taskId: command.taskId,
+                workflowInstanceId: parent.workflowId,
+                status: 'FAILED',
+                reasonForIncompletion: reason,
+              },
+            },
+        after,
+      );
+    if (session.runsStarted >= MAX_RUNS_PER_STEP) {
+      await fail(`more than ${MAX_RUNS_PER_STEP} runs started in one step: does a workflow start itself?`);
+      return;
+    }
+    const isChild = command.type === 'START_CHILD';
+    if (isChild && (await this.nestingDepth(tx, parent)) >= MAX_NESTING) {
+      await fail(`sub-workflows nest deeper than ${MAX_NESTING} levels`);
+      return;
+    }
+    const definition: WorkflowDef | undefined =
+      command.definition ?? (await tx.getWorkflowDef(command.name, command.version));
+    if (!definition) {
+      await fail(missingDefinitionReason(command.name, command.version));
+      return;
+    }
+    const correlationId = isChild ? parent.correlationId : command.correlationId;
+    await this.startIn(
+      tx,
+      session,
+      {
+        workflowId: isChild ? command.childWorkflowId : command.workflowId,
+        definition,
+        input: command.input,
+        priority: command.priority,
+        taskToDomain: command.taskToDomain,
+        ...(correlationId !== undefined && { correlationId }),
+        ...(isChild && { parentWorkflowId: parent.workflowId, parentWorkflowTaskId: command.taskId }),
+      },
+      after,
+    );
+    if (!isChild) {
+      await this.handleIn(
+        tx,
+        session,
+        parent.workflowId,
+        {
+          type: 'TASK_RESULT',
+          result: {
+            taskId: command.taskId,
+            workflowInstanceId: parent.workflowId,
+            status: 'COMPLETED',
+            outputData: { workflowId: command.workflowId },
+          },
+        },
+        after,
+      );
+    }
+  }
+
+  /** How many runs are above this one (0 for a top-level run). */
+  private async nestingDepth(tx: Tx, run: RunRecord): Promise<number> {
+    let depth = 0;
+    let parentId = run.parentWorkflowId;
+    while (parentId !== undefined && depth < MAX_NESTING) {
+      depth++;
+      parentId = (await tx.getRun(parentId))?.parentWorkflowId;
+    }
+    return depth;
   }
 
   private async decideFor(
@@ -110,20 +321,28 @@ export class Executor {
     );
   }
 
-  private async apply(tx: Tx, decision: Decision, after: AfterCommit, writeRun: boolean): Promise<void> {
+  private async apply(
+    tx: Tx,
+    session: Session,
+    decision: Decision,
+    after: AfterCommit,
+    writeRun: boolean,
+  ): Promise<void> {
     if (decision.ignored) return;
     if (decision.runChanged && writeRun) await tx.updateRun(decision.run);
     if (decision.newTasks.length > 0) await tx.insertTasks(decision.newTasks);
     if (decision.updatedTasks.length > 0) await tx.updateTasks(decision.updatedTasks);
-    await this.applyCommands(tx, decision.run.workflowId, decision.commands, after);
+    await this.applyCommands(tx, session, decision.run, decision.commands, after);
   }
 
   private async applyCommands(
     tx: Tx,
-    workflowId: string,
+    session: Session,
+    run: RunRecord,
     commands: readonly Command[],
     after: AfterCommit,
   ): Promise<void> {
+    const workflowId = run.workflowId;
     const now = this.clock.now();
     const enqueue: QueueMessage[] = [];
     const dequeue: string[] = [];
@@ -161,6 +380,18 @@ export class Executor {
         case 'CANCEL_TIMERS':
           // No kind arms timers yet; the timer store and loop come with the task lifecycle.
           throw new Error(`${command.type}: durable timers are not stored by this build yet`);
+        case 'START_CHILD':
+        case 'START_WORKFLOW':
+          // Started once this decision is fully written (see linked-runs.ts).
+          session.followUps.push({ kind: 'start', parent: run, command });
+          break;
+        case 'TERMINATE_CHILD':
+          session.followUps.push({
+            kind: 'event',
+            workflowId: command.childWorkflowId,
+            event: { type: 'PARENT_ENDED', reason: command.reason },
+          });
+          break;
       }
     }
     if (dequeue.length > 0) await tx.removeMessages(dequeue);

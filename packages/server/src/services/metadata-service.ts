@@ -5,6 +5,7 @@ import type { Clock } from '../clock.js';
 import { checkTaskDef } from '../engine/validation/check-task-def.js';
 import { checkWorkflowDef } from '../engine/validation/check-workflow-def.js';
 import { badRequest, conflict, notFound } from '../errors.js';
+import { knownWorkflows } from './known-workflows.js';
 import type { Store, StoredWorkflowDef, Tx } from '../store/store.js';
 
 export interface BulkResponse {
@@ -43,7 +44,11 @@ export class MetadataService {
   async registerWorkflow(def: WorkflowDef, overwrite: boolean): Promise<StoredWorkflowDef> {
     return this.store.transaction(async (tx) => {
       MetadataService.failIfInvalid(
-        checkWorkflowDef(def, { taskDefNames: await this.taskDefNames(tx), scripts: this.scripts }),
+        checkWorkflowDef(def, {
+          taskDefNames: await this.taskDefNames(tx),
+          scripts: this.scripts,
+          workflowExists: await knownWorkflows(tx, [def]),
+        }),
         'Workflow definition',
       );
       const now = this.clock.now();
@@ -62,9 +67,13 @@ export class MetadataService {
   async upsertWorkflows(defs: WorkflowDef[]): Promise<BulkResponse> {
     return this.store.transaction(async (tx) => {
       const names = await this.taskDefNames(tx);
+      const workflowExists = await knownWorkflows(tx, defs);
       MetadataService.failIfInvalid(
         defs.flatMap((def, i) =>
-          prefixed(checkWorkflowDef(def, { taskDefNames: names, scripts: this.scripts }), `[${i}]`),
+          prefixed(
+            checkWorkflowDef(def, { taskDefNames: names, scripts: this.scripts, workflowExists }),
+            `[${i}]`,
+          ),
         ),
         'Workflow definitions',
       );
@@ -81,9 +90,11 @@ export class MetadataService {
 
   /** Checks a definition without storing it. */
   async validateWorkflow(def: WorkflowDef): Promise<void> {
-    const names = await this.store.read((tx) => this.taskDefNames(tx));
+    const [names, workflowExists] = await this.store.read(
+      async (tx) => [await this.taskDefNames(tx), await knownWorkflows(tx, [def])] as const,
+    );
     MetadataService.failIfInvalid(
-      checkWorkflowDef(def, { taskDefNames: names, scripts: this.scripts }),
+      checkWorkflowDef(def, { taskDefNames: names, scripts: this.scripts, workflowExists }),
       'Workflow definition',
     );
   }

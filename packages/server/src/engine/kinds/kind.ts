@@ -26,6 +26,11 @@ export interface TaskKind {
    * the task through `state` and answers 'changed', or 'ignored' when the timer no longer applies.
    */
   onTimer?(state: RunState, task: TaskRecord, timer: FiredTimer): 'ignored' | 'changed';
+  /**
+   * The open `task` is being canceled because its run ends (failed, terminated, timed out):
+   * the commands that undo what it started outside the run (SUB_WORKFLOW terminates its child).
+   */
+  cancel?(task: TaskRecord, reason: string): Command[];
 }
 
 export interface ScheduleContext {
@@ -57,4 +62,9 @@ export interface CheckContext {
   readonly taskDefNames: ReadonlySet<string>;
   /** Parses scripts and compiles jq filters for the kinds that carry them. */
   readonly scripts: ScriptRunner;
+  /**
+   * Whether a workflow definition exists (any version when `version` is undefined), for kinds
+   * that name other definitions (SUB_WORKFLOW). Absent: those checks are skipped.
+   */
+  readonly workflowExists?: (name: string, version?: number) => boolean;
 }

@@ -1,6 +1,11 @@
 import type { WorkflowTask } from '@baton/protocol';
 import { kindNameOf } from '../graph.js';
 import type { TaskKind } from './kind.js';
+import { inlineKind } from './inline.js';
+import { jsonJqTransformKind } from './json-jq-transform.js';
+import { lambdaKind } from './lambda.js';
+import { startWorkflowKind } from './start-workflow.js';
+import { subWorkflowKind } from './sub-workflow.js';
 import { simpleKind, userDefinedKind } from './worker.js';
 
 /**
@@ -10,7 +15,15 @@ import { simpleKind, userDefinedKind } from './worker.js';
  * To add a kind: write `kinds/<kind>.ts` implementing `TaskKind` and list it below.
  */
 const KINDS: ReadonlyMap<string, TaskKind> = new Map(
-  [simpleKind, userDefinedKind].map((kind): [string, TaskKind] => [kind.kind, kind]),
+  [
+    simpleKind,
+    userDefinedKind,
+    inlineKind,
+    lambdaKind,
+    jsonJqTransformKind,
+    subWorkflowKind,
+    startWorkflowKind,
+  ].map((kind): [string, TaskKind] => [kind.kind, kind]),
 );
 
 /** The implementation of a node's kind; undefined when the kind is known but not implemented. */

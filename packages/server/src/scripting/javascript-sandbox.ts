@@ -1,0 +1,244 @@
+import type { JsonValue } from '@baton/protocol';
+import releaseSync from '@jitl/quickjs-wasmfile-release-sync';
+import {
+  newQuickJSWASMModuleFromVariant,
+  type QuickJSContext,
+  type QuickJSSyncVariant,
+  type QuickJSHandle,
+  type QuickJSRuntime,
+  type QuickJSWASMModule,
+} from 'quickjs-emscripten-core';
+
+import type { ScriptResult } from '../engine/scripts.js';
+import type { ScriptLimits } from './limits.js';
+
+/**
+ * JavaScript in a QuickJS WebAssembly sandbox. Each evaluation gets a fresh runtime and
+ * context (its own heap, capped by `setMemoryLimit`, and its own stack cap), disposed
+ * afterwards whatever happened, so nothing leaks from one evaluation to the next and a script
+ * that broke its runtime (out of memory) cannot harm the next one. An interrupt handler stops
+ * the script at its deadline.
+ *
+ * No host function is exposed: the context has only the ECMAScript built-ins, so `process`,
+ * `require`, `fetch` and the file system do not exist, and `import()` fails (no module loader).
+ * Determinism: `Math.random()`, `Date.now()` and `new Date()` without arguments fail with a
+ * clear reason (the same script on the same input must give the same answer on every node and
+ * on replay); dates built from explicit values still work.
+ *
+ * The WebAssembly module is loaded once, asynchronously (`load`); evaluations are synchronous,
+ * as the interpreter's `decide` is.
+ */
+export class JavaScriptSandbox {
+  /** A second module, loaded ahead, that replaces one left unclean by a failed script. */
+  private spare: QuickJSWASMModule | undefined;
+
+  private constructor(
+    private quickjs: QuickJSWASMModule,
+    private readonly limits: ScriptLimits,
+    private readonly clock: () => number,
+  ) {
+    this.loadSpare();
+  }
+
+  static async load(limits: ScriptLimits, clock: () => number = Date.now): Promise<JavaScriptSandbox> {
+    return new JavaScriptSandbox(await loadModule(), limits, clock);
+  }
+
+  private loadSpare(): void {
+    loadModule().then(
+      (module) => {
+        this.spare = module;
+      },
+      () => {
+        // Without a spare the current module stays in use; the next replacement tries again.
+      },
+    );
+  }
+
+  /**
+   * QuickJS could not free a failed script's runtime cleanly (some out-of-memory paths leave
+   * objects behind): its memory would stay taken for good, so the whole module is replaced by
+   * the spare and a new spare is loaded in the background.
+   */
+  private replaceModule(): void {
+    if (!this.spare) return;
+    this.quickjs = this.spare;
+    this.spare = undefined;
+    this.loadSpare();
+  }
+
+  /**
+   * Runs `script` with `$` bound to a copy of `input`; the value of its last expression
+   * statement is the result. A script with a top-level `return` runs as a function body
+   * (Conductor's LAMBDA form). The result is converted to JSON (undefined → null).
+   */
+  run(script: string, input: JsonValue): ScriptResult<JsonValue> {
+    return this.withContext((vm) => {
+      const bound = this.evalIn(vm, `globalThis.$ = JSON.parse(${JSON.stringify(JSON.stringify(input))});`);
+      if (!bound.ok) return bound;
+      let outcome = vm.evalCode(script, 'script.js', { type: 'global' });
+      if (outcome.error && isReturnOutsideFunction(vm, outcome.error)) {
+        outcome.error.dispose();
+        outcome = vm.evalCode(wrapAsFunctionBody(script), 'script.js', { type: 'global' });
+      }
+      if (outcome.error) return this.failure(vm, outcome.error);
+      vm.setProp(vm.global, '__result', outcome.value);
+      outcome.value.dispose();
+      const json = this.evalIn(
+        vm,
+        'JSON.stringify(globalThis.__result === undefined ? null : globalThis.__result)',
+      );
+      if (!json.ok) return json;
+      // JSON.stringify answers undefined for functions and symbols: those become null too.
+      return {
+        ok: true,
+        value: typeof json.value === 'string' ? (JSON.parse(json.value) as JsonValue) : null,
+      };
+    });
+  }
+
+  /** Registration check: why the script does not compile (in either accepted form), or undefined. */
+  check(script: string): string | undefined {
+    const outcome = this.withContext((vm): ScriptResult<JsonValue> => {
+      const direct = vm.evalCode(script, 'script.js', { type: 'global', compileOnly: true });
+      if (!direct.error) {
+        direct.value.dispose();
+        return { ok: true, value: null };
+      }
+      if (isReturnOutsideFunction(vm, direct.error)) {
+        direct.error.dispose();
+        const wrapped = vm.evalCode(wrapAsFunctionBody(script), 'script.js', {
+          type: 'global',
+          compileOnly: true,
+        });
+        if (!wrapped.error) {
+          wrapped.value.dispose();
+          return { ok: true, value: null };
+        }
+        return this.failure(vm, wrapped.error);
+      }
+      return this.failure(vm, direct.error);
+    });
+    return outcome.ok ? undefined : outcome.error;
+  }
+
+  private withContext(body: (vm: QuickJSContext) => ScriptResult<JsonValue>): ScriptResult<JsonValue> {
+    let runtime: QuickJSRuntime | undefined;
+    let vm: QuickJSContext | undefined;
+    const deadline = this.clock() + this.limits.timeoutMs;
+    let interrupted = false;
+    try {
+      runtime = this.quickjs.newRuntime();
+      runtime.setMemoryLimit(this.limits.memoryBytes);
+      runtime.setMaxStackSize(this.limits.stackBytes);
+      runtime.setInterruptHandler(() => {
+        if (this.clock() > deadline) interrupted = true;
+        return interrupted;
+      });
+      vm = runtime.newContext();
+      const hardened = this.evalIn(vm, DETERMINISM_PRELUDE);
+      if (!hardened.ok) return hardened;
+      const result = body(vm);
+      if (!result.ok && interrupted) return { ok: false, error: this.timeoutReason() };
+      return result;
+    } catch (error) {
+      // The runtime itself gave up (out of memory in QuickJS's own bookkeeping, the host stack):
+      // the module may be left unclean, so it is not used again.
+      this.replaceModule();
+      if (interrupted) return { ok: false, error: this.timeoutReason() };
+      return { ok: false, error: `script failed: ${error instanceof Error ? error.message : String(error)}` };
+    } finally {
+      try {
+        vm?.dispose();
+        runtime?.dispose();
+      } catch {
+        this.replaceModule();
+      }
+    }
+  }
+
+  private evalIn(vm: QuickJSContext, code: string): ScriptResult<JsonValue> {
+    const outcome = vm.evalCode(code, 'baton.js', { type: 'global' });
+    if (outcome.error) return this.failure(vm, outcome.error);
+    const value: unknown = vm.dump(outcome.value);
+    outcome.value.dispose();
+    return { ok: true, value: (value ?? null) as JsonValue };
+  }
+
+  private failure(vm: QuickJSContext, handle: QuickJSHandle): ScriptResult<JsonValue> {
+    let reason: string;
+    try {
+      reason = describeError(vm.dump(handle));
+    } catch {
+      reason = 'script failed';
+    } finally {
+      handle.dispose();
+    }
+    if (/out of memory/i.test(reason)) {
+      return { ok: false, error: `script exceeded its memory limit of ${this.limits.memoryMb} MB` };
+    }
+    if (/interrupted/i.test(reason)) return { ok: false, error: this.timeoutReason() };
+    if (/stack overflow/i.test(reason))
+      return { ok: false, error: `script exceeded its stack limit (${reason})` };
+    return { ok: false, error: reason };
+  }
+
+  private timeoutReason(): string {
+    return `script exceeded its time limit of ${this.limits.timeoutMs} ms`;
+  }
+}
+
+/**
+ * Replaces the built-ins that would make a script's answer differ from one evaluation to the
+ * next. Runs before the user's script, inside the sandbox.
+ */
+const DETERMINISM_PRELUDE = `
+(() => {
+  const RealDate = Date;
+  const noClock = () => {
+    throw new Error('the current time is not available to scripts (they must give the same answer on every evaluation); pass times in the input');
+  };
+  function BatonDate(...args) {
+    if (args.length === 0) noClock();
+    return new.target ? new RealDate(...args) : RealDate(...args);
+  }
+  BatonDate.prototype = RealDate.prototype;
+  BatonDate.parse = RealDate.parse;
+  BatonDate.UTC = RealDate.UTC;
+  BatonDate.now = noClock;
+  Object.defineProperty(RealDate.prototype, 'constructor', { value: BatonDate, writable: true, configurable: true });
+  globalThis.Date = BatonDate;
+  Math.random = () => {
+    throw new Error('Math.random is not available to scripts (they must give the same answer on every evaluation)');
+  };
+})();
+`;
+
+// The package's types describe its CommonJS entry; under ESM the default import is the variant.
+const variant = releaseSync as unknown as QuickJSSyncVariant;
+
+function loadModule(): Promise<QuickJSWASMModule> {
+  return newQuickJSWASMModuleFromVariant(variant);
+}
+
+function wrapAsFunctionBody(script: string): string {
+  return `(function scriptFun() {\n${script}\n})();`;
+}
+
+function isReturnOutsideFunction(vm: QuickJSContext, handle: QuickJSHandle): boolean {
+  try {
+    const error: unknown = vm.dump(handle);
+    return /return not in a function/i.test(describeError(error));
+  } catch {
+    return false;
+  }
+}
+
+function describeError(error: unknown): string {
+  if (typeof error === 'object' && error !== null) {
+    const { name, message } = error as { name?: unknown; message?: unknown };
+    if (typeof message === 'string') return typeof name === 'string' ? `${name}: ${message}` : message;
+  }
+  if (typeof error === 'string') return error;
+  return `script threw ${JSON.stringify(error) ?? String(error)}`;
+}

@@ -1,0 +1,185 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+
+import { JavaScriptSandbox } from '../../src/scripting/javascript-sandbox.js';
+import { scriptLimits } from '../../src/scripting/limits.js';
+import { createScriptRunner, type SandboxedScripts } from '../../src/scripting/script-runner.js';
+
+/** The real sandbox: QuickJS for JavaScript, jq-web for jq, with a small memory cap. */
+let scripts: SandboxedScripts;
+/** The same memory cap and a time cap no allocation test can reach first, however busy the machine. */
+let roomyClock: JavaScriptSandbox;
+before(async () => {
+  scripts = await createScriptRunner({ scriptMemoryMb: 16, scriptTimeoutMs: 1000 });
+  roomyClock = await JavaScriptSandbox.load(scriptLimits(16, 600_000));
+});
+after(async () => {
+  await scripts.close();
+});
+
+function value(result: ReturnType<SandboxedScripts['javascript']>): unknown {
+  assert.ok(result.ok, `expected success, got ${JSON.stringify(result)}`);
+  return result.value;
+}
+
+function reason(result: { ok: boolean; error?: string }): string {
+  assert.equal(result.ok, false, `expected failure, got ${JSON.stringify(result)}`);
+  return result.error ?? '';
+}
+
+describe('javascript sandbox', () => {
+  const cases: [string, string, unknown, unknown][] = [
+    ['expression', '$.x + 1', { x: 1 }, 2],
+    ['last expression of an if/else', 'if ($.x > 1) { true; } else { false; }', { x: 2 }, true],
+    ['last expression statement', 'var y = $.x * 2; y + 1;', { x: 3 }, 7],
+    ['top-level return (LAMBDA form)', 'if ($.n > 0) return "pos"; return "neg";', { n: -1 }, 'neg'],
+    ['function declared and called', 'function f(a) { return a.length } f($.list)', { list: [1, 2] }, 2],
+    ['undefined becomes null', 'undefined', {}, null],
+    ['objects become JSON', '({a: [1, {b: undefined}], f() {}})', {}, { a: [1, {}] }],
+    ['a function becomes null', '(function () {})', {}, null],
+    ['$ is a copy of the input', '$.list.push(3); $.list', { list: [1, 2] }, [1, 2, 3]],
+    ['$ with a __proto__ key stays data', '$.__proto__.x', JSON.parse('{"__proto__": {"x": 1}}'), 1],
+    ['$ may be an array', '$.length', [1, 2, 3], 3],
+    ['explicit dates work', 'new Date("2020-01-02T00:00:00Z").toISOString()', {}, '2020-01-02T00:00:00.000Z'],
+  ];
+  for (const [name, script, input, expected] of cases) {
+    it(name, () => assert.deepEqual(value(scripts.javascript(script, input as never)), expected));
+  }
+
+  it('does not change the caller’s input', () => {
+    const input = { list: [1] };
+    value(scripts.javascript('$.list.push(2); 0', input));
+    assert.deepEqual(input, { list: [1] });
+  });
+
+  it('reports thrown errors and runtime errors with their message', () => {
+    assert.equal(reason(scripts.javascript('throw new Error("boom")', {})), 'Error: boom');
+    assert.match(reason(scripts.javascript('$.a.b.c', {})), /^TypeError: .*b/);
+    assert.match(reason(scripts.javascript('1 +', {})), /^SyntaxError/);
+  });
+
+  it('stops an endless loop at the time cap', () => {
+    assert.equal(
+      reason(scripts.javascript('while (true) {}', {})),
+      'script exceeded its time limit of 1000 ms',
+    );
+  });
+
+  it('stops huge allocations at the memory cap', () => {
+    const message = 'script exceeded its memory limit of 16 MB';
+    assert.equal(reason(roomyClock.run('new Array(1e9).fill(1).length', {})), message);
+    assert.equal(reason(roomyClock.run('"x".repeat(256 * 1024 * 1024).length', {})), message);
+    assert.equal(
+      reason(roomyClock.run('const a = []; while (true) a.push("abcdefgh" + a.length);', {})),
+      message,
+    );
+  });
+
+  it('stops deep recursion with a clear reason', () => {
+    assert.match(reason(scripts.javascript('function r() { return r() } r()', {})), /stack/);
+  });
+
+  it('keeps answering after scripts that broke their caps (no state leaks between evaluations)', () => {
+    scripts.javascript('globalThis.leak = 1; while (true) {}', {});
+    scripts.javascript('new Array(1e9).fill(1)', {});
+    assert.equal(value(scripts.javascript('typeof leak', {})), 'undefined');
+    assert.equal(value(scripts.javascript('$.x', { x: 5 })), 5);
+  });
+
+  it('exposes nothing of the host', () => {
+    assert.equal(
+      value(
+        scripts.javascript(
+          '[typeof process, typeof require, typeof fetch, typeof std, typeof os].join()',
+          {},
+        ),
+      ),
+      'undefined,undefined,undefined,undefined,undefined',
+    );
+    assert.match(reason(scripts.javascript('process.env', {})), /ReferenceError/);
+    assert.match(reason(scripts.javascript('require("fs")', {})), /ReferenceError/);
+    assert.match(reason(scripts.javascript('fetch("http://127.0.0.1/")', {})), /ReferenceError/);
+    // import() has no module loader behind it (and a script's promises are never run): no module.
+    assert.deepEqual(
+      value(scripts.javascript('let r = "none"; import("fs").then(() => { r = "loaded" }); r', {})),
+      'none',
+    );
+  });
+
+  it('has no clock and no randomness (same answer on every evaluation)', () => {
+    assert.match(reason(scripts.javascript('Date.now()', {})), /current time is not available/);
+    assert.match(reason(scripts.javascript('new Date().getTime()', {})), /current time is not available/);
+    assert.match(reason(scripts.javascript('Math.random()', {})), /Math.random is not available/);
+  });
+
+  it('checks syntax at registration, accepting both script forms', () => {
+    assert.equal(scripts.checkJavascript('$.x > 1'), undefined);
+    assert.equal(scripts.checkJavascript('return $.x > 1'), undefined);
+    assert.match(scripts.checkJavascript('$.x >') ?? '', /^SyntaxError/);
+    // Compiling never runs the script.
+    assert.equal(scripts.checkJavascript('while (true) {}'), undefined);
+  });
+
+  it('answers another evaluation after one hits its time cap', async () => {
+    // Two evaluations queued together, as two runs decided at the same time: the first hits
+    // the time cap, the second is answered right after it.
+    const results = await Promise.all([
+      Promise.resolve().then(() => scripts.javascript('while (true) {}', {})),
+      Promise.resolve().then(() => scripts.javascript('$.x * 2', { x: 21 })),
+    ]);
+    assert.equal(results[0].ok, false);
+    assert.deepEqual(results[1], { ok: true, value: 42 });
+  });
+});
+
+describe('jq', () => {
+  it('answers every output of a filter', () => {
+    assert.deepEqual(scripts.jq('.a[]', { a: [1, 'two\nlines', { b: null }] }), {
+      ok: true,
+      value: [1, 'two\nlines', { b: null }],
+    });
+    assert.deepEqual(scripts.jq('empty', {}), { ok: true, value: [] });
+    assert.deepEqual(scripts.jq('{sum: (.a | add), keys: keys}', { a: [1, 2] }), {
+      ok: true,
+      value: [{ sum: 3, keys: ['a'] }],
+    });
+  });
+
+  it('is real jq (paths, reduce, string functions, @formats)', () => {
+    assert.deepEqual(scripts.jq('[paths]', { a: { b: 1 } }), { ok: true, value: [[['a'], ['a', 'b']]] });
+    assert.deepEqual(scripts.jq('reduce .[] as $x (0; . + $x)', [1, 2, 3]), { ok: true, value: [6] });
+    assert.deepEqual(scripts.jq('@base64', 'hi'), { ok: true, value: ['aGk='] });
+  });
+
+  it('reports runtime and compile errors clearly', () => {
+    assert.equal(reason(scripts.jq('error("boom")', {})), 'jq: error: boom');
+    assert.match(reason(scripts.jq('.a |', {})), /syntax error/);
+    assert.match(reason(scripts.jq('{} + 1', {})), /cannot be added/);
+  });
+
+  it('stops a runaway filter at the time cap and keeps answering', () => {
+    assert.equal(reason(scripts.jq('last(repeat(1))', null)), 'jq filter exceeded its time limit of 1000 ms');
+    assert.deepEqual(scripts.jq('.x', { x: 1 }), { ok: true, value: [1] });
+  });
+
+  it('shows nothing of the host environment', () => {
+    const env = scripts.jq('$ENV', null);
+    assert.ok(env.ok);
+    const text = JSON.stringify(env.value);
+    for (const [key, val] of Object.entries(process.env)) {
+      if (val && val.length > 3 && key !== 'LANG') assert.ok(!text.includes(val), `host ${key} leaked`);
+    }
+  });
+
+  it('compiles filters at registration', () => {
+    assert.equal(scripts.checkJq('.a | map(. + 1)'), undefined);
+    assert.equal(scripts.checkJq('def f: . + 1; f'), undefined);
+    assert.equal(
+      scripts.checkJq('.a.b'),
+      undefined,
+      'fails on null input only at run time: not a compile error',
+    );
+    assert.match(scripts.checkJq('.a |') ?? '', /syntax error/);
+    assert.match(scripts.checkJq('nosuchfn(1)') ?? '', /not defined/);
+  });
+});
