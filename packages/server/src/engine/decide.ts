@@ -1,5 +1,6 @@
 import { evaluate } from './evaluate.js';
 import { applyResult } from './results.js';
+import { decideRunControl } from './run-control.js';
 import { RunState } from './run-state.js';
 import { applyTimer } from './timer-events.js';
 import type { DecideContext, Decision, EngineEvent } from './types.js';
@@ -30,5 +31,7 @@ export function decide(ctx: DecideContext, event: EngineEvent): Decision {
       evaluate(state);
       return state.decision();
     }
+    default:
+      return decideRunControl(state, event);
   }
 }

@@ -1,5 +1,6 @@
 import { isTerminalTaskStatus, type JsonObject, type TaskRecord, type WorkflowStatus } from '@baton/protocol';
 import { buildExpressionDocument, resolveParameters } from './expressions.js';
+import { taskKindOf } from './kinds/registry.js';
 import type { RunState } from './run-state.js';
 
 /** How a run ends when a task fails it, and what it answers as output. */
@@ -32,11 +33,7 @@ export function failRun(
   failedTask?: TaskRecord,
 ): void {
   const now = state.now;
-  for (const task of state.tasks) {
-    if (isTerminalTaskStatus(task.status)) continue;
-    state.updateTask(task, { status: 'CANCELED', endTime: now, updateTime: now, executed: true });
-    state.command({ type: 'DEQUEUE', taskId: task.taskId });
-  }
+  cancelOpenTasks(state);
   const run = state.run;
   const failedRefs = [...run.failedReferenceTaskNames];
   const failedNames = [...run.failedTaskNames];
@@ -52,6 +49,26 @@ export function failRun(
     failedTaskNames: failedNames,
     output: runOutput(state, failedTask),
   });
+}
+
+/**
+ * Cancels every open task: CANCELED, its queue message removed, and its kind's `cancel` hook
+ * called (a sub-workflow terminates its child). The one place open tasks are canceled, whether
+ * the run failed or was terminated.
+ */
+export function cancelOpenTasks(state: RunState): void {
+  const now = state.now;
+  for (const task of state.tasks) {
+    if (isTerminalTaskStatus(task.status)) continue;
+    const canceled = state.updateTask(task, {
+      status: 'CANCELED',
+      endTime: now,
+      updateTime: now,
+      executed: true,
+    });
+    state.command({ type: 'DEQUEUE', taskId: task.taskId });
+    taskKindOf(task.workflowTask)?.cancel?.(state, canceled);
+  }
 }
 
 /**

@@ -1,4 +1,12 @@
-import type { JsonObject, RunRecord, TaskDef, TaskRecord, TaskResult, WorkflowDef } from '@baton/protocol';
+import type {
+  JsonObject,
+  RunRecord,
+  TaskDef,
+  TaskRecord,
+  TaskResult,
+  WorkflowDef,
+  WorkflowMessage,
+} from '@baton/protocol';
 
 import type { ScriptRunner } from './scripts.js';
 
@@ -22,6 +30,11 @@ export interface DecideContext {
   readonly settings: EngineSettings;
   /** Sandboxed JavaScript and jq (`scripts.ts`). */
   readonly scripts: ScriptRunner;
+  /**
+   * The run's mailbox, oldest first: loaded only for runs whose definition reads it
+   * (PULL_WORKFLOW_MESSAGES); absent otherwise.
+   */
+  readonly mailbox?: readonly WorkflowMessage[];
 }
 
 export interface EngineSettings {
@@ -37,7 +50,44 @@ export type EngineEvent =
   /** Re-evaluate without new input (repair, resume). */
   | { readonly type: 'DECIDE' }
   /** A durable timer of this run came due (claimed by the timer loop; see `TimerSpec`). */
-  | { readonly type: 'TIMER'; readonly timer: FiredTimer };
+  | { readonly type: 'TIMER'; readonly timer: FiredTimer }
+  | RunControlEvent;
+
+/** Operators' and callers' run operations (`run-control.ts`, `signals.ts`). */
+export type RunControlEvent =
+  /** RUNNING → PAUSED: nothing new is scheduled; results are still recorded. */
+  | { readonly type: 'PAUSE' }
+  /** PAUSED → RUNNING, and the run moves on at once. */
+  | { readonly type: 'RESUME' }
+  /** Open tasks CANCELED, timers cancelled, run TERMINATED with the reason. */
+  | { readonly type: 'TERMINATE'; readonly reason: string }
+  /** A waiting (or not yet reached) task becomes SKIPPED with this output; the run continues. */
+  | {
+      readonly type: 'SKIP_TASK';
+      readonly taskRef: string;
+      readonly taskInput?: JsonObject;
+      readonly taskOutput?: JsonObject;
+    }
+  /**
+   * Wakes the first blocked task that accepts signals (`TaskKind.onSignal`). `messageId` names
+   * the mailbox message the signal was appended as, if any: taken when a task takes the signal.
+   */
+  | {
+      readonly type: 'SIGNAL';
+      readonly status: SignalStatus;
+      readonly output: JsonObject;
+      readonly messageId?: string;
+    }
+  /** New messages are in the mailbox (`ctx.mailbox`): blocked readers take them. */
+  | { readonly type: 'MAILBOX' }
+  /**
+   * First decision of a run made by rerun: like START over the copied tasks, then the first
+   * task made for `taskRef` gets `taskInput` merged into its input.
+   */
+  | { readonly type: 'RERUN_FROM'; readonly taskRef: string; readonly taskInput?: JsonObject };
+
+/** Statuses a signal may complete a task with. */
+export type SignalStatus = 'COMPLETED' | 'FAILED' | 'FAILED_WITH_TERMINAL_ERROR';
 
 /**
  * What a durable timer is for. Timers live in the store's `timers` table, are armed and
@@ -99,7 +149,9 @@ export type Command =
       readonly type: 'CANCEL_TIMERS';
       readonly taskId?: string;
       readonly kinds?: readonly TimerKind[];
-    };
+    }
+  /** Removes these messages from the run's mailbox (taken by a task). */
+  | { readonly type: 'TAKE_MESSAGES'; readonly messageIds: readonly string[] };
 
 export interface Decision {
   /** The run after the event; `runChanged` says whether it must be written. */

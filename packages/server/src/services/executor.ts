@@ -1,4 +1,4 @@
-import type { RunRecord, TaskLog, TaskRecord } from '@baton/protocol';
+import { isTerminalWorkflowStatus, type RunRecord, type TaskLog, type TaskRecord } from '@baton/protocol';
 
 import type { Clock } from '../clock.js';
 import { decide } from '../engine/decide.js';
@@ -8,6 +8,7 @@ import type { Command, Decision, EngineEvent, EngineSettings, NewRunInput } from
 import { workerTaskNames } from '../engine/graph.js';
 import { newId } from '../ids.js';
 import type { QueueMessage, Tx } from '../store/store.js';
+import { loadMailbox, runWakeName } from './run-wake.js';
 
 /** What a transaction wants done once it has committed (wake-ups are never sent for rolled-back work). */
 export interface AfterCommit {
@@ -33,14 +34,32 @@ export class Executor {
   /** Inserts a new run and decides its first step. */
   async startRun(
     tx: Tx,
-    input: Omit<NewRunInput, 'now' | 'workflowId'>,
+    input: Omit<NewRunInput, 'now' | 'workflowId'> & { workflowId?: string },
     after: AfterCommit,
   ): Promise<RunRecord> {
     const now = this.clock.now();
-    const run = newRunRecord({ ...input, workflowId: newId(), now });
+    const run = newRunRecord({ ...input, workflowId: input.workflowId ?? newId(), now });
     const decision = await this.decideFor(tx, run, [], { type: 'START' }, now);
     // The run row goes in once, already carrying what its first decision changed.
     await tx.insertRun(decision.run);
+    await this.apply(tx, decision, after, false);
+    return decision.run;
+  }
+
+  /**
+   * Inserts a run made by retry or rerun with the tasks it starts from (copies of the
+   * original's, not yet acted on) and decides its first step over them.
+   */
+  async startPrepared(
+    tx: Tx,
+    run: RunRecord,
+    tasks: readonly TaskRecord[],
+    event: EngineEvent,
+    after: AfterCommit,
+  ): Promise<RunRecord> {
+    const decision = await this.decideFor(tx, run, tasks, event, this.clock.now());
+    await tx.insertRun(decision.run);
+    if (tasks.length > 0) await tx.insertTasks(tasks);
     await this.apply(tx, decision, after, false);
     return decision.run;
   }
@@ -73,6 +92,7 @@ export class Executor {
     now: number,
   ): Promise<Decision> {
     const taskDefs = await tx.getTaskDefs(workerTaskNames(run.workflowDefinition));
+    const mailbox = await loadMailbox(tx, run);
     return decide(
       {
         run,
@@ -83,6 +103,7 @@ export class Executor {
         random: this.random,
         settings: this.settings,
         scripts: this.scripts,
+        ...(mailbox !== undefined && { mailbox }),
       },
       event,
     );
@@ -94,6 +115,10 @@ export class Executor {
     if (decision.newTasks.length > 0) await tx.insertTasks(decision.newTasks);
     if (decision.updatedTasks.length > 0) await tx.updateTasks(decision.updatedTasks);
     await this.applyCommands(tx, decision.run.workflowId, decision.commands, after);
+    // Waiters on this run (sync execute) are woken after commit; on other nodes only when it ends.
+    const runWake = runWakeName(decision.run.workflowId);
+    after.wakeQueues.add(runWake);
+    if (decision.runChanged && isTerminalWorkflowStatus(decision.run.status)) await tx.notifyQueues([runWake]);
   }
 
   private async applyCommands(
@@ -136,9 +161,14 @@ export class Executor {
           await tx.extendLock(command.taskId, command.lockedUntil);
           break;
         case 'ARM_TIMER':
-        case 'CANCEL_TIMERS':
           // No kind arms timers yet; the timer store and loop come with the task lifecycle.
           throw new Error(`${command.type}: durable timers are not stored by this build yet`);
+        case 'CANCEL_TIMERS':
+          // Nothing arms timers in this build, so there is none to cancel.
+          break;
+        case 'TAKE_MESSAGES':
+          await tx.deleteRunMessages(workflowId, command.messageIds);
+          break;
       }
     }
     if (dequeue.length > 0) await tx.removeMessages(dequeue);

@@ -1,6 +1,7 @@
 import type { WorkflowTask } from '@baton/protocol';
 import { kindNameOf } from '../graph.js';
 import type { TaskKind } from './kind.js';
+import { pullWorkflowMessagesKind } from './pull-workflow-messages.js';
 import { simpleKind, userDefinedKind } from './worker.js';
 
 /**
@@ -10,7 +11,7 @@ import { simpleKind, userDefinedKind } from './worker.js';
  * To add a kind: write `kinds/<kind>.ts` implementing `TaskKind` and list it below.
  */
 const KINDS: ReadonlyMap<string, TaskKind> = new Map(
-  [simpleKind, userDefinedKind].map((kind): [string, TaskKind] => [kind.kind, kind]),
+  [simpleKind, userDefinedKind, pullWorkflowMessagesKind].map((kind): [string, TaskKind] => [kind.kind, kind]),
 );
 
 /** The implementation of a node's kind; undefined when the kind is known but not implemented. */

@@ -126,4 +126,25 @@ CREATE TABLE idempotency_keys (
 ) STRICT;
 `,
   },
+  {
+    // Version 2 is another change's, merged separately: this placeholder keeps the list numbered until then.
+    version: 2,
+    name: 'reserved',
+    sql: 'SELECT 1;',
+  },
+  {
+    version: 3,
+    name: 'run-control',
+    sql: `
+-- A run's mailbox: appended by messages and signals, taken by PULL_WORKFLOW_MESSAGES in order.
+CREATE TABLE run_messages (
+  seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+  message_id  TEXT    NOT NULL UNIQUE,
+  workflow_id TEXT    NOT NULL,
+  payload     TEXT    NOT NULL,
+  received_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX run_messages_workflow ON run_messages (workflow_id, seq);
+`,
+  },
 ];
