@@ -116,7 +116,9 @@ export function skipRejection(
   ref: string,
 ): Rejection | undefined {
   if (run.status !== 'RUNNING') {
-    return conflict(`Workflow ${run.workflowId} is ${run.status}: tasks can be skipped only in a RUNNING workflow`);
+    return conflict(
+      `Workflow ${run.workflowId} is ${run.status}: tasks can be skipped only in a RUNNING workflow`,
+    );
   }
   const workflowTask = findTask(run.workflowDefinition, ref);
   if (!workflowTask) {
@@ -126,7 +128,9 @@ export function skipRejection(
   if (!latest || latest.status === 'SCHEDULED') return undefined;
   if (latest.status === 'IN_PROGRESS' && !isWorkerTask(latest.workflowTask)) return undefined;
   const why = latest.status === 'IN_PROGRESS' ? ' (taken by a worker)' : '';
-  return conflict(`Task ${ref} of workflow ${run.workflowId} is ${latest.status}${why}: only a waiting task can be skipped`);
+  return conflict(
+    `Task ${ref} of workflow ${run.workflowId} is ${latest.status}${why}: only a waiting task can be skipped`,
+  );
 }
 
 function skipTask(state: RunState, event: Extract<RunControlEvent, { type: 'SKIP_TASK' }>): void {
@@ -140,7 +144,10 @@ function skipTask(state: RunState, event: Extract<RunControlEvent, { type: 'SKIP
       endTime: now,
       updateTime: now,
     });
-    state.command({ type: 'DEQUEUE', taskId: existing.taskId }, { type: 'CANCEL_TIMERS', taskId: existing.taskId });
+    state.command(
+      { type: 'DEQUEUE', taskId: existing.taskId },
+      { type: 'CANCEL_TIMERS', taskId: existing.taskId },
+    );
     return;
   }
   // Not reached yet: recorded now as already acted on, so nothing moves until the run reaches

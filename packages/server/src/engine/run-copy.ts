@@ -1,4 +1,9 @@
-import { isSuccessfulTaskStatus, type TaskRecord, type WorkflowDef, type WorkflowTask } from '@baton/protocol';
+import {
+  isSuccessfulTaskStatus,
+  type TaskRecord,
+  type WorkflowDef,
+  type WorkflowTask,
+} from '@baton/protocol';
 import { childTaskLists } from './graph.js';
 
 /**
@@ -37,9 +42,13 @@ export function copyTasksForNewRun(request: CopyRequest): TaskRecord[] {
   } else {
     const latest = latestAttempts(tasks);
     kept = latest.filter((task) => isSuccessfulTaskStatus(task.status));
-    redone = latest.filter((task) => !isSuccessfulTaskStatus(task.status)).map((task) => task.referenceTaskName);
+    redone = latest
+      .filter((task) => !isSuccessfulTaskStatus(task.status))
+      .map((task) => task.referenceTaskName);
   }
-  const containers = new Set(redone.flatMap((ref) => containerRefs(request.definition.tasks, definitionRef(ref))));
+  const containers = new Set(
+    redone.flatMap((ref) => containerRefs(request.definition.tasks, definitionRef(ref))),
+  );
   return kept
     .filter((task) => !containers.has(definitionRef(task.referenceTaskName)))
     .map((task, index) => copyTask(task, request, index + 1));

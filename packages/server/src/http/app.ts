@@ -7,12 +7,16 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import type { Options } from '../config/options.js';
 import type { RawEnv } from '../config/env.js';
 import type { MetadataService } from '../services/metadata-service.js';
+import type { RunControlService } from '../services/run-control-service.js';
+import type { SyncExecuteService } from '../services/sync-execute.js';
+import type { TestRunService } from '../services/test-run-service.js';
 import type { TaskService } from '../services/task-service.js';
 import type { WorkflowService } from '../services/workflow-service.js';
 import type { Store } from '../store/store.js';
 import { installErrorHandling } from './error-handler.js';
 import { adminRoutes } from './routes/admin.js';
 import { metadataRoutes } from './routes/metadata.js';
+import { runControlRoutes } from './routes/run-control.js';
 import { taskRoutes } from './routes/tasks.js';
 import { workflowRoutes } from './routes/workflow.js';
 
@@ -23,6 +27,9 @@ export interface AppDeps {
   metadata: MetadataService;
   workflows: WorkflowService;
   tasks: TaskService;
+  runControl: RunControlService;
+  testRuns: TestRunService;
+  syncExecute: SyncExecuteService;
   logger: FastifyBaseLogger | false;
   /** Extra health checks (timer loop age, broker, blob store) added by later components. */
   healthChecks?: Record<string, () => Promise<void>>;
@@ -76,6 +83,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   metadataRoutes(app, deps);
   workflowRoutes(app, deps);
+  runControlRoutes(app, deps);
   taskRoutes(app, deps);
   adminRoutes(app, deps);
   return app;

@@ -31,6 +31,11 @@ export class Executor {
     private readonly random: () => number = Math.random,
   ) {}
 
+  /** The time this executor decides at (the injected clock). */
+  now(): number {
+    return this.clock.now();
+  }
+
   /** Inserts a new run and decides its first step. */
   async startRun(
     tx: Tx,
@@ -118,7 +123,8 @@ export class Executor {
     // Waiters on this run (sync execute) are woken after commit; on other nodes only when it ends.
     const runWake = runWakeName(decision.run.workflowId);
     after.wakeQueues.add(runWake);
-    if (decision.runChanged && isTerminalWorkflowStatus(decision.run.status)) await tx.notifyQueues([runWake]);
+    if (decision.runChanged && isTerminalWorkflowStatus(decision.run.status))
+      await tx.notifyQueues([runWake]);
   }
 
   private async applyCommands(

@@ -199,7 +199,12 @@ export interface Tx {
    * taken: then answers the run id it started and writes nothing. The primary key makes this
    * race-free: a concurrent claim of the same key waits for this transaction and then sees it.
    */
-  claimIdempotencyKey(name: string, key: string, workflowId: string, now: number): Promise<string | undefined>;
+  claimIdempotencyKey(
+    name: string,
+    key: string,
+    workflowId: string,
+    now: number,
+  ): Promise<string | undefined>;
 }
 
 /** Stored JSON object helper type for implementations. */

@@ -68,7 +68,11 @@ export const pullWorkflowMessagesKind: TaskKind = {
     const commands: Command[] = [];
     const base = { taskId, seq: sctx.nextSeq, now: ctx.now, inputData };
     if (available.length === 0 && settings.blocking) {
-      return { ok: true, tasks: [systemTaskRecord(run, workflowTask, { ...base, status: 'IN_PROGRESS' })], commands };
+      return {
+        ok: true,
+        tasks: [systemTaskRecord(run, workflowTask, { ...base, status: 'IN_PROGRESS' })],
+        commands,
+      };
     }
     const taken = available.slice(0, settings.batchSize);
     if (taken.length > 0) commands.push({ type: 'TAKE_MESSAGES', messageIds: taken.map((m) => m.id) });

@@ -11,7 +11,10 @@ import { simpleKind, userDefinedKind } from './worker.js';
  * To add a kind: write `kinds/<kind>.ts` implementing `TaskKind` and list it below.
  */
 const KINDS: ReadonlyMap<string, TaskKind> = new Map(
-  [simpleKind, userDefinedKind, pullWorkflowMessagesKind].map((kind): [string, TaskKind] => [kind.kind, kind]),
+  [simpleKind, userDefinedKind, pullWorkflowMessagesKind].map((kind): [string, TaskKind] => [
+    kind.kind,
+    kind,
+  ]),
 );
 
 /** The implementation of a node's kind; undefined when the kind is known but not implemented. */
