@@ -31,7 +31,13 @@ export function decide(ctx: DecideContext, event: EngineEvent): Decision {
       evaluate(state);
       return state.decision();
     }
-    default:
+    case 'PAUSE':
+    case 'RESUME':
+    case 'TERMINATE':
+    case 'SKIP_TASK':
+    case 'SIGNAL':
+    case 'MAILBOX':
+    case 'RERUN_FROM':
       return decideRunControl(state, event);
   }
 }

@@ -35,6 +35,7 @@ import type {
   Tx,
 } from '../store.js';
 import type { SqliteConnection } from './connection.js';
+import * as rc from './sqlite-run-control.js';
 import {
   RUN_COLUMNS,
   type RunRow,
@@ -486,64 +487,14 @@ export class SqliteTx implements Tx {
     return rows.map(pollFromRow);
   }
 
-  // --- run mailboxes
-
-  async appendRunMessage(message: WorkflowMessage): Promise<void> {
-    this.state.check('appendRunMessage', true);
-    this.c.run(
-      'INSERT INTO run_messages (message_id, workflow_id, payload, received_at) VALUES (?, ?, ?, ?)',
-      message.id,
-      message.workflowId,
-      JSON.stringify(message.payload),
-      message.receivedAt,
-    );
-  }
-
-  async getRunMessages(workflowId: string, limit: number): Promise<WorkflowMessage[]> {
-    this.state.check('getRunMessages', false);
-    return this.c
-      .all<{ message_id: string; payload: string; received_at: number }>(
-        'SELECT message_id, payload, received_at FROM run_messages WHERE workflow_id = ? ORDER BY seq LIMIT ?',
-        workflowId,
-        Math.max(0, limit),
-      )
-      .map((r) => ({ id: r.message_id, workflowId, payload: parse(r.payload), receivedAt: r.received_at }));
-  }
-
-  async deleteRunMessages(workflowId: string, messageIds: readonly string[]): Promise<void> {
-    this.state.check('deleteRunMessages', true);
-    if (messageIds.length === 0) return;
-    this.c.run(
-      'DELETE FROM run_messages WHERE workflow_id = ? AND message_id IN (SELECT value FROM json_each(?))',
-      workflowId,
-      list(messageIds),
-    );
-  }
-
-  // --- idempotent starts
-
-  async claimIdempotencyKey(
-    name: string,
-    key: string,
-    workflowId: string,
-    now: number,
-  ): Promise<string | undefined> {
-    this.state.check('claimIdempotencyKey', true);
-    const inserted = this.c.run(
-      `INSERT INTO idempotency_keys (workflow_name, idempotency_key, workflow_id, create_time) VALUES (?, ?, ?, ?)
-       ON CONFLICT (workflow_name, idempotency_key) DO NOTHING`,
-      name,
-      key,
-      workflowId,
-      now,
-    );
-    if (inserted.changes === 1) return undefined;
-    return this.c.get<{ workflow_id: string }>(
-      'SELECT workflow_id FROM idempotency_keys WHERE workflow_name = ? AND idempotency_key = ?',
-      name,
-      key,
-    )?.workflow_id;
-  }
+  // --- run mailboxes and idempotent starts (`sqlite-run-control.ts`)
+  readonly appendRunMessage = (m: WorkflowMessage): Promise<void> =>
+    rc.appendRunMessage(this.c, this.state, m);
+  readonly getRunMessages = (id: string, limit: number) => rc.getRunMessages(this.c, this.state, id, limit);
+  readonly deleteRunMessages = (id: string, ids: readonly string[]) =>
+    rc.deleteRunMessages(this.c, this.state, id, ids);
+  readonly claimIdempotencyKey = (name: string, key: string, id: string, now: number) =>
+    rc.claimIdempotencyKey(this.c, this.state, name, key, id, now);
 }
 
 function runColumns(r: RunRecord): Record<string, string | number | null> {
