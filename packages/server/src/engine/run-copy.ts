@@ -28,6 +28,12 @@ export interface CopyRequest {
    * of the tasks that did not succeed.
    */
   readonly fromRef?: string;
+  /**
+   * Retry: failed tasks that continue rather than being done again, by original task id — a
+   * SUB_WORKFLOW whose child is retried too. Each is copied open (IN_PROGRESS, waiting on the
+   * given child run) under the given task id.
+   */
+  readonly resumed?: ReadonlyMap<string, { readonly taskId: string; readonly subWorkflowId: string }>;
 }
 
 export function copyTasksForNewRun(request: CopyRequest): TaskRecord[] {
@@ -41,7 +47,7 @@ export function copyTasksForNewRun(request: CopyRequest): TaskRecord[] {
     redone = [fromRef];
   } else {
     const latest = latestAttempts(tasks);
-    kept = latest.filter((task) => isSuccessfulTaskStatus(task.status));
+    kept = latest.filter((task) => isSuccessfulTaskStatus(task.status) || request.resumed?.has(task.taskId));
     redone = latest
       .filter((task) => !isSuccessfulTaskStatus(task.status))
       .map((task) => task.referenceTaskName);
@@ -51,7 +57,25 @@ export function copyTasksForNewRun(request: CopyRequest): TaskRecord[] {
   );
   return kept
     .filter((task) => !containers.has(definitionRef(task.referenceTaskName)))
-    .map((task, index) => copyTask(task, request, index + 1));
+    .map((task, index) => {
+      const copy = copyTask(task, request, index + 1);
+      const resumed = request.resumed?.get(task.taskId);
+      return resumed ? resumeTask(copy, resumed.taskId, resumed.subWorkflowId) : copy;
+    });
+}
+
+/** An open copy of a failed SUB_WORKFLOW task, waiting on the retried child run. */
+function resumeTask(copy: TaskRecord, taskId: string, subWorkflowId: string): TaskRecord {
+  const open: TaskRecord = {
+    ...copy,
+    taskId,
+    status: 'IN_PROGRESS',
+    endTime: 0,
+    subWorkflowId,
+    outputData: { ...copy.outputData, subWorkflowId },
+  };
+  delete open.reasonForIncompletion;
+  return open;
 }
 
 /** The last attempt of each ref, in seq order. */

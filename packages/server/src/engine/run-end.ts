@@ -33,7 +33,7 @@ export function failRun(
   failedTask?: TaskRecord,
 ): void {
   const now = state.now;
-  cancelOpenTasks(state);
+  cancelOpenTasks(state, reason);
   const run = state.run;
   const failedRefs = [...run.failedReferenceTaskNames];
   const failedNames = [...run.failedTaskNames];
@@ -56,18 +56,13 @@ export function failRun(
  * called (a sub-workflow terminates its child). The one place open tasks are canceled, whether
  * the run failed or was terminated.
  */
-export function cancelOpenTasks(state: RunState): void {
+export function cancelOpenTasks(state: RunState, reason: string): void {
   const now = state.now;
   for (const task of state.tasks) {
     if (isTerminalTaskStatus(task.status)) continue;
-    const canceled = state.updateTask(task, {
-      status: 'CANCELED',
-      endTime: now,
-      updateTime: now,
-      executed: true,
-    });
+    state.updateTask(task, { status: 'CANCELED', endTime: now, updateTime: now, executed: true });
     state.command({ type: 'DEQUEUE', taskId: task.taskId });
-    taskKindOf(task.workflowTask)?.cancel?.(state, canceled);
+    state.command(...(taskKindOf(task.workflowTask)?.cancel?.(task, reason) ?? []));
   }
 }
 

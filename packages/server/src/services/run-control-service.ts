@@ -1,4 +1,6 @@
 import {
+  isSuccessfulTaskStatus,
+  isTerminalTaskStatus,
   isTerminalWorkflowStatus,
   type JsonObject,
   type RunLinks,
@@ -7,7 +9,7 @@ import {
 } from '@baton/protocol';
 
 import { newRunRecord } from '../engine/new-run.js';
-import { findTask } from '../engine/graph.js';
+import { findTask, kindNameOf } from '../engine/graph.js';
 import {
   pauseRejection,
   restartRejection,
@@ -197,57 +199,109 @@ export class RunControlService {
           ? retryRejection(original)
           : restartRejection(original, operation === 'restart' ? 'restarted' : 'rerun'),
       );
-      const tasks = operation === 'restart' ? [] : await tx.getRunTasks(workflowId);
-      const fromRef = options.rerun?.reRunFromTaskRefName;
-      if (fromRef !== undefined) checkRerunRef(original, tasks, fromRef);
-
-      let definition = original.workflowDefinition;
-      if (operation === 'restart' && options.useLatestDefinitions === true) {
-        const latest = await tx.getWorkflowDef(original.workflowName);
-        if (!latest) throw notFound(`No such workflow found by name: ${original.workflowName}`);
-        const { createTime: _c, updateTime: _u, ...snapshot } = latest;
-        definition = snapshot;
-      }
-      const now = this.executor.now();
-      const successorId = newId();
-      const run = newRunRecord({
-        workflowId: successorId,
-        definition,
-        input: structuredClone(options.rerun?.workflowInput ?? original.input),
-        priority: original.priority,
-        taskToDomain: original.taskToDomain,
-        now,
-        ...(original.correlationId !== undefined && { correlationId: original.correlationId }),
-      });
-      // Retry and rerun continue the original: its variables as they stood.
-      if (operation !== 'restart') run.variables = structuredClone(original.variables);
-      run.links = { [LINK_OF[operation]]: workflowId };
-
-      const copies =
-        operation === 'restart' || (operation === 'rerun' && fromRef === undefined)
-          ? []
-          : copyTasksForNewRun({
-              definition,
-              tasks,
-              newWorkflowId: successorId,
-              newId,
-              ...(fromRef !== undefined && { fromRef }),
-            });
-      const event: EngineEvent =
-        fromRef !== undefined
-          ? {
-              type: 'RERUN_FROM',
-              taskRef: fromRef,
-              ...(options.rerun?.taskInput !== undefined && { taskInput: options.rerun.taskInput }),
-            }
-          : { type: 'START' };
-      await this.executor.startPrepared(tx, run, copies, event, after);
-
-      const byKey = LINK_BY[operation];
-      const links: RunLinks = { ...original.links, [byKey]: [...(original.links[byKey] ?? []), successorId] };
-      await tx.updateRun({ ...original, links, updateTime: now });
-      return successorId;
+      return this.successorIn(tx, after, original, operation, options);
     });
+  }
+
+  /**
+   * Makes the new run of a locked original and records it on the original. A retry also
+   * retries the failed child runs of its failed SUB_WORKFLOW tasks (in this transaction), and
+   * the new run waits on those children instead of starting them over.
+   */
+  private async successorIn(
+    tx: Tx,
+    after: AfterCommit,
+    original: RunRecord,
+    operation: 'retry' | 'restart' | 'rerun',
+    options: { useLatestDefinitions?: boolean; rerun?: RerunRequest },
+    parent?: { workflowId: string; taskId: string },
+  ): Promise<string> {
+    const workflowId = original.workflowId;
+    const tasks = operation === 'restart' ? [] : await tx.getRunTasks(workflowId);
+    const fromRef = options.rerun?.reRunFromTaskRefName;
+    if (fromRef !== undefined) checkRerunRef(original, tasks, fromRef);
+
+    let definition = original.workflowDefinition;
+    if (operation === 'restart' && options.useLatestDefinitions === true) {
+      const latest = await tx.getWorkflowDef(original.workflowName);
+      if (!latest) throw notFound(`No such workflow found by name: ${original.workflowName}`);
+      const { createTime: _c, updateTime: _u, ...snapshot } = latest;
+      definition = snapshot;
+    }
+    const now = this.executor.now();
+    const successorId = newId();
+    const run = newRunRecord({
+      workflowId: successorId,
+      definition,
+      input: structuredClone(options.rerun?.workflowInput ?? original.input),
+      priority: original.priority,
+      taskToDomain: original.taskToDomain,
+      now,
+      ...(original.correlationId !== undefined && { correlationId: original.correlationId }),
+      ...(parent !== undefined && {
+        parentWorkflowId: parent.workflowId,
+        parentWorkflowTaskId: parent.taskId,
+      }),
+    });
+    // Retry and rerun continue the original: its variables as they stood.
+    if (operation !== 'restart') run.variables = structuredClone(original.variables);
+    run.links = { [LINK_OF[operation]]: workflowId };
+
+    const resumed =
+      operation === 'retry' ? await this.retryChildren(tx, after, tasks, successorId) : new Map();
+    const copies =
+      operation === 'restart' || (operation === 'rerun' && fromRef === undefined)
+        ? []
+        : copyTasksForNewRun({
+            definition,
+            tasks,
+            newWorkflowId: successorId,
+            newId,
+            resumed,
+            ...(fromRef !== undefined && { fromRef }),
+          });
+    const event: EngineEvent =
+      fromRef !== undefined
+        ? {
+            type: 'RERUN_FROM',
+            taskRef: fromRef,
+            ...(options.rerun?.taskInput !== undefined && { taskInput: options.rerun.taskInput }),
+          }
+        : { type: 'START' };
+    await this.executor.startPrepared(tx, run, copies, event, after);
+
+    const byKey = LINK_BY[operation];
+    const links: RunLinks = { ...original.links, [byKey]: [...(original.links[byKey] ?? []), successorId] };
+    await tx.updateRun({ ...original, links, updateTime: now });
+    return successorId;
+  }
+
+  /** Retries the retryable child runs of failed SUB_WORKFLOW tasks; answers how each task resumes. */
+  private async retryChildren(
+    tx: Tx,
+    after: AfterCommit,
+    tasks: readonly TaskRecord[],
+    successorId: string,
+  ): Promise<Map<string, { taskId: string; subWorkflowId: string }>> {
+    const resumed = new Map<string, { taskId: string; subWorkflowId: string }>();
+    const latest = new Map(tasks.map((task) => [task.referenceTaskName, task]));
+    for (const task of latest.values()) {
+      if (task.subWorkflowId === undefined || kindNameOf(task.workflowTask) !== 'SUB_WORKFLOW') continue;
+      if (isSuccessfulTaskStatus(task.status) || !isTerminalTaskStatus(task.status)) continue;
+      const child = await tx.lockRun(task.subWorkflowId);
+      if (!child || retryRejection(child) !== undefined) continue;
+      const taskId = newId();
+      const childId = await this.successorIn(
+        tx,
+        after,
+        child,
+        'retry',
+        {},
+        { workflowId: successorId, taskId },
+      );
+      resumed.set(task.taskId, { taskId, subWorkflowId: childId });
+    }
+    return resumed;
   }
 
   /** Locks the run, refuses what its state does not allow, and decides on the event. */

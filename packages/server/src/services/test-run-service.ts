@@ -48,6 +48,12 @@ const MAX_STEPS = 20_000;
  * outside is called: no worker sees the tasks (they live in the throwaway store) and no system
  * task executor runs there. A task without a mock leaves the run as it stands (RUNNING).
  */
+/**
+ * Moves a test run's virtual clock to its next due timer (a WAIT's `duration`, a retry) and
+ * fires every timer due then; answers whether anything fired. Supplied by the timer store.
+ */
+export type VirtualTimers = (sandbox: Store, executor: Executor, clock: ManualClock) => Promise<boolean>;
+
 export class TestRunService {
   constructor(
     private readonly store: Store,
@@ -55,6 +61,7 @@ export class TestRunService {
     private readonly clock: Clock,
     private readonly settings: EngineSettings,
     private readonly scripts: ScriptRunner,
+    private readonly timers?: VirtualTimers,
   ) {}
 
   async run(request: TestRunRequest): Promise<Workflow> {
@@ -108,7 +115,8 @@ export class TestRunService {
           await executor.handle(tx, run.workflowId, { type: 'TASK_RESULT', result }, afterCommit());
           return true;
         });
-        if (!moved) break;
+        // No mock applies: jump virtual time to the next timer (a WAIT of a day ends at once).
+        if (!moved && !(this.timers && (await this.timers(sandbox, executor, clock)))) break;
       }
       return await sandbox.read(async (tx) => {
         const final = (await tx.getRun(run.workflowId)) ?? run;

@@ -34,10 +34,10 @@ export interface TaskKind {
    */
   onTimer?(state: RunState, task: TaskRecord, timer: FiredTimer): 'ignored' | 'changed';
   /**
-   * An open task of this kind is being canceled (run terminated or failed). `task` is already
-   * CANCELED in `state`; the kind adds what must follow (e.g. terminating a child run).
+   * The open `task` is being canceled because its run ends (failed, terminated, timed out):
+   * the commands that undo what it started outside the run (SUB_WORKFLOW terminates its child).
    */
-  cancel?(state: RunState, task: TaskRecord): void;
+  cancel?(task: TaskRecord, reason: string): Command[];
   /**
    * A signal reached the run. A kind that blocks on outside input (WAIT without a timer, HUMAN,
    * blocking PULL_WORKFLOW_MESSAGES) takes it when `task` is blocked: changes the task through
