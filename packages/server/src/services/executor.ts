@@ -1,4 +1,4 @@
-import { isTerminalWorkflowStatus, type RunRecord, type TaskLog, type TaskRecord } from '@baton/protocol';
+import type { RunRecord, TaskLog, TaskRecord } from '@baton/protocol';
 
 import type { Clock } from '../clock.js';
 import { decide } from '../engine/decide.js';
@@ -120,11 +120,10 @@ export class Executor {
     if (decision.newTasks.length > 0) await tx.insertTasks(decision.newTasks);
     if (decision.updatedTasks.length > 0) await tx.updateTasks(decision.updatedTasks);
     await this.applyCommands(tx, decision.run.workflowId, decision.commands, after);
-    // Waiters on this run (sync execute) are woken after commit; on other nodes only when it ends.
+    // Waiters on this run (sync execute) are woken after commit, on every node.
     const runWake = runWakeName(decision.run.workflowId);
     after.wakeQueues.add(runWake);
-    if (decision.runChanged && isTerminalWorkflowStatus(decision.run.status))
-      await tx.notifyQueues([runWake]);
+    await tx.notifyQueues([runWake]);
   }
 
   private async applyCommands(
