@@ -130,6 +130,29 @@ if (enabledStores().includes('postgres')) {
       assert.ok(retries.length >= ROUNDS);
     });
 
+    it('sync execute on one node is answered when the run ends through the other node', async () => {
+      const pending = call(nodes[0]!.app, 'POST', '/api/workflow/execute/rc_conc_wf/0?waitForSeconds=60', {
+        input: { x: 1 },
+      });
+      for (const [type, output] of [
+        ['rc_conc_a', { y: 1 }],
+        ['rc_conc_b', { z: 1 }],
+        ['rc_conc_c', { done: 'across' }],
+      ] as const) {
+        const res = await call(
+          nodes[1]!.app,
+          'GET',
+          `/api/tasks/poll/batch/${type}?count=1&timeout=5000&workerid=w2`,
+        );
+        assert.equal(res.body.length, 1);
+        await two.result(res.body[0], 'COMPLETED', output);
+      }
+      const answer = await pending;
+      assert.equal(answer.status, 200, answer.text);
+      assert.equal(answer.body.status, 'COMPLETED');
+      assert.equal(answer.body.output.final, 'across');
+    });
+
     it('two concurrent starts with one idempotency key make one run', async () => {
       for (let i = 0; i < ROUNDS; i++) {
         const key = `key-${i}`;

@@ -270,6 +270,26 @@ for (const storeCase of storeCases()) {
       assert.equal(invalid.status, 400, invalid.text);
     });
 
+    it('publishes every run-control route in the OpenAPI document', async () => {
+      const doc = (await d.ok('GET', '/api/openapi.json')).body;
+      for (const path of [
+        '/api/workflow/{workflowId}/pause',
+        '/api/workflow/{workflowId}/resume',
+        '/api/workflow/{workflowId}/retry',
+        '/api/workflow/{workflowId}/restart',
+        '/api/workflow/{workflowId}/rerun',
+        '/api/workflow/{workflowId}/skiptask/{ref}',
+        '/api/workflow/{workflowId}/messages',
+        '/api/workflow/{workflowId}/signal',
+        '/api/workflow/bulk/{operation}',
+        '/api/workflow/test',
+        '/api/workflow/execute/{name}/{version}',
+      ]) {
+        assert.ok(doc.paths[path], `${path} is missing`);
+      }
+      assert.ok(doc.paths['/api/workflow/{workflowId}'].delete);
+    });
+
     it('sync execute answers once the run ends, blocks or the wait runs out', async () => {
       // Blocked at once: a PULL_WORKFLOW_MESSAGES waiting for messages.
       const blocked = await d.ok('POST', '/api/workflow/execute/rc_pull/0?waitForSeconds=30', {});
