@@ -4,3 +4,4 @@ export * from './task-kinds.js';
 export * from './definitions.js';
 export * from './records.js';
 export * from './errors.js';
+export * from './messages.js';

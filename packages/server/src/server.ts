@@ -11,6 +11,9 @@ import { WakeBus } from './queue/wake-bus.js';
 import { Executor } from './services/executor.js';
 import { LifecycleObserver } from './services/lifecycle-observer.js';
 import { MetadataService } from './services/metadata-service.js';
+import { RunControlService } from './services/run-control-service.js';
+import { SyncExecuteService } from './services/sync-execute.js';
+import { TestRunService } from './services/test-run-service.js';
 import { TaskService } from './services/task-service.js';
 import { WorkflowService } from './services/workflow-service.js';
 import { WorkerLiveness } from './services/worker-liveness.js';
@@ -99,6 +102,15 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
   const metadata = new MetadataService(store, clock, scripts);
   const workflows = new WorkflowService(store, executor, wake, clock);
   const tasks = new TaskService(store, executor, wake, clock, { metrics, liveness });
+  const runControl = new RunControlService(store, executor, wake);
+  const testRuns = new TestRunService(
+    store,
+    metadata,
+    clock,
+    { highPriorityThreshold: options.highPriorityThreshold },
+    scripts,
+  );
+  const syncExecute = new SyncExecuteService(workflows, wake);
   const app = await buildApp({
     options,
     rawEnv: input.rawEnv ?? {},
@@ -106,6 +118,9 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     metadata,
     workflows,
     tasks,
+    runControl,
+    testRuns,
+    syncExecute,
     logger,
     metrics,
   });

@@ -1,6 +1,7 @@
 import { applyChildEnded, applyChildNotStarted, applyParentEnded } from './child-runs.js';
 import { evaluate } from './evaluate.js';
 import { applyResult } from './results.js';
+import { decideRunControl } from './run-control.js';
 import { RunState } from './run-state.js';
 import { applyTimer } from './timer-events.js';
 import type { DecideContext, Decision, EngineEvent } from './types.js';
@@ -44,5 +45,13 @@ export function decide(ctx: DecideContext, event: EngineEvent): Decision {
     case 'PARENT_ENDED':
       if (applyParentEnded(state, event.reason) === 'ignored') return state.decision(true);
       return state.decision();
+    case 'PAUSE':
+    case 'RESUME':
+    case 'TERMINATE':
+    case 'SKIP_TASK':
+    case 'SIGNAL':
+    case 'MAILBOX':
+    case 'RERUN_FROM':
+      return decideRunControl(state, event);
   }
 }

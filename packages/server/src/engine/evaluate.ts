@@ -18,10 +18,10 @@ import { effectiveTaskDef } from './task-config.js';
  */
 export function evaluate(state: RunState): void {
   if (state.run.status !== 'RUNNING') return;
-  if (state.tasks.length === 0) {
-    const first = firstTask(state.run.workflowDefinition);
-    if (first) scheduleNode(state, first);
-  }
+  // The first task is scheduled when its ref has no task yet: at start, and in a run made by
+  // retry or rerun whose copied tasks do not include it.
+  const first = firstTask(state.run.workflowDefinition);
+  if (first) scheduleNode(state, first);
   while (state.run.status === 'RUNNING') {
     const pending = state.tasks.find((task) => !task.executed && isTerminalTaskStatus(task.status));
     if (!pending) break;
@@ -72,7 +72,12 @@ function scheduleNext(state: RunState, task: TaskRecord): void {
 }
 
 export function scheduleNode(state: RunState, workflowTask: WorkflowTask): void {
-  if (state.latestByRef(workflowTask.taskReferenceName)) return;
+  const existing = state.latestByRef(workflowTask.taskReferenceName);
+  if (existing) {
+    // Skipped before the run reached it (`run-control.ts`): reaching it now moves past it.
+    if (existing.status === 'SKIPPED' && existing.executed) scheduleNext(state, existing);
+    return;
+  }
   const kind = taskKindOf(workflowTask);
   if (!kind) {
     failRun(state, 'FAILED', unsupportedKindMessage(kindNameOf(workflowTask)));

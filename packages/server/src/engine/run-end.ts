@@ -33,12 +33,7 @@ export function failRun(
   failedTask?: TaskRecord,
 ): void {
   const now = state.now;
-  for (const task of state.tasks) {
-    if (isTerminalTaskStatus(task.status)) continue;
-    state.updateTask(task, { status: 'CANCELED', endTime: now, updateTime: now, executed: true });
-    state.command({ type: 'DEQUEUE', taskId: task.taskId });
-    state.command(...(taskKindOf(task.workflowTask)?.cancel?.(task, reason) ?? []));
-  }
+  cancelOpenTasks(state, reason);
   const run = state.run;
   const failedRefs = [...run.failedReferenceTaskNames];
   const failedNames = [...run.failedTaskNames];
@@ -54,6 +49,21 @@ export function failRun(
     failedTaskNames: failedNames,
     output: runOutput(state, failedTask),
   });
+}
+
+/**
+ * Cancels every open task: CANCELED, its queue message removed, and its kind's `cancel` hook
+ * called (a sub-workflow terminates its child). The one place open tasks are canceled, whether
+ * the run failed or was terminated.
+ */
+export function cancelOpenTasks(state: RunState, reason: string): void {
+  const now = state.now;
+  for (const task of state.tasks) {
+    if (isTerminalTaskStatus(task.status)) continue;
+    state.updateTask(task, { status: 'CANCELED', endTime: now, updateTime: now, executed: true });
+    state.command({ type: 'DEQUEUE', taskId: task.taskId });
+    state.command(...(taskKindOf(task.workflowTask)?.cancel?.(task, reason) ?? []));
+  }
 }
 
 /**

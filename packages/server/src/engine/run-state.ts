@@ -1,4 +1,4 @@
-import type { RunRecord, TaskRecord } from '@baton/protocol';
+import type { RunRecord, TaskRecord, WorkflowMessage } from '@baton/protocol';
 import { buildExpressionDocument } from './expressions.js';
 import type { ScheduleContext } from './kinds/kind.js';
 import type { Command, DecideContext, Decision } from './types.js';
@@ -92,7 +92,14 @@ export class RunState {
       tasks: this.records,
       nextSeq: this.nextSeq(),
       expressionDocument: () => buildExpressionDocument(this.currentRun, this.records),
+      availableMessages: () => this.availableMessages(),
     };
+  }
+
+  /** Mailbox messages not taken by a `TAKE_MESSAGES` command of this decision, oldest first. */
+  availableMessages(): readonly WorkflowMessage[] {
+    const taken = new Set(this.emitted.flatMap((c) => (c.type === 'TAKE_MESSAGES' ? c.messageIds : [])));
+    return (this.ctx.mailbox ?? []).filter((message) => !taken.has(message.id));
   }
 
   decision(ignored = false): Decision {

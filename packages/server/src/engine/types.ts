@@ -6,6 +6,7 @@ import type {
   TaskResult,
   WorkflowDef,
   WorkflowStatus,
+  WorkflowMessage,
 } from '@baton/protocol';
 
 import type { ScriptRunner } from './scripts.js';
@@ -35,6 +36,11 @@ export interface DecideContext {
    * Picks the domain from a `taskToDomain` comma list; absent = nobody known to poll.
    */
   readonly isQueuePolled?: (queueName: string) => boolean;
+  /**
+   * The run's mailbox, oldest first: loaded only for runs whose definition reads it
+   * (PULL_WORKFLOW_MESSAGES); absent otherwise.
+   */
+  readonly mailbox?: readonly WorkflowMessage[];
 }
 
 export interface EngineSettings {
@@ -65,7 +71,44 @@ export type EngineEvent =
   /** The child asked by this run's SUB_WORKFLOW task `taskId` could not be started (no such definition, …). */
   | { readonly type: 'CHILD_NOT_STARTED'; readonly taskId: string; readonly reason: string }
   /** This run's parent ended while this run was open: the run is TERMINATED with `reason`. */
-  | { readonly type: 'PARENT_ENDED'; readonly reason: string };
+  | { readonly type: 'PARENT_ENDED'; readonly reason: string }
+  | RunControlEvent;
+
+/** Operators' and callers' run operations (`run-control.ts`, `signals.ts`). */
+export type RunControlEvent =
+  /** RUNNING → PAUSED: nothing new is scheduled; results are still recorded. */
+  | { readonly type: 'PAUSE' }
+  /** PAUSED → RUNNING, and the run moves on at once. */
+  | { readonly type: 'RESUME' }
+  /** Open tasks CANCELED, timers cancelled, run TERMINATED with the reason. */
+  | { readonly type: 'TERMINATE'; readonly reason: string }
+  /** A waiting (or not yet reached) task becomes SKIPPED with this output; the run continues. */
+  | {
+      readonly type: 'SKIP_TASK';
+      readonly taskRef: string;
+      readonly taskInput?: JsonObject;
+      readonly taskOutput?: JsonObject;
+    }
+  /**
+   * Wakes the first blocked task that accepts signals (`TaskKind.onSignal`). `messageId` names
+   * the mailbox message the signal was appended as, if any: taken when a task takes the signal.
+   */
+  | {
+      readonly type: 'SIGNAL';
+      readonly status: SignalStatus;
+      readonly output: JsonObject;
+      readonly messageId?: string;
+    }
+  /** New messages are in the mailbox (`ctx.mailbox`): blocked readers take them. */
+  | { readonly type: 'MAILBOX' }
+  /**
+   * First decision of a run made by rerun: like START over the copied tasks, then the first
+   * task made for `taskRef` gets `taskInput` merged into its input.
+   */
+  | { readonly type: 'RERUN_FROM'; readonly taskRef: string; readonly taskInput?: JsonObject };
+
+/** Statuses a signal may complete a task with. */
+export type SignalStatus = 'COMPLETED' | 'FAILED' | 'FAILED_WITH_TERMINAL_ERROR';
 
 /**
  * What a durable timer is for. Timers live in the store's `timers` table, are armed and
@@ -161,7 +204,9 @@ export type Command =
       readonly priority: number;
     }
   /** Terminates a child run of this run (its SUB_WORKFLOW task was canceled); sends it PARENT_ENDED. */
-  | { readonly type: 'TERMINATE_CHILD'; readonly childWorkflowId: string; readonly reason: string };
+  | { readonly type: 'TERMINATE_CHILD'; readonly childWorkflowId: string; readonly reason: string }
+  /** Removes these messages from the run's mailbox (taken by a task). */
+  | { readonly type: 'TAKE_MESSAGES'; readonly messageIds: readonly string[] };
 
 export interface Decision {
   /** The run after the event; `runChanged` says whether it must be written. */

@@ -8,6 +8,9 @@ import type { Options } from '../config/options.js';
 import type { Metrics } from '../metrics.js';
 import type { RawEnv } from '../config/env.js';
 import type { MetadataService } from '../services/metadata-service.js';
+import type { RunControlService } from '../services/run-control-service.js';
+import type { SyncExecuteService } from '../services/sync-execute.js';
+import type { TestRunService } from '../services/test-run-service.js';
 import type { TaskService } from '../services/task-service.js';
 import type { WorkflowService } from '../services/workflow-service.js';
 import type { Store } from '../store/store.js';
@@ -15,6 +18,7 @@ import { installErrorHandling } from './error-handler.js';
 import { adminRoutes } from './routes/admin.js';
 import { metadataRoutes } from './routes/metadata.js';
 import { metricsRoutes } from './routes/metrics.js';
+import { runControlRoutes } from './routes/run-control.js';
 import { taskRoutes } from './routes/tasks.js';
 import { workflowRoutes } from './routes/workflow.js';
 
@@ -25,6 +29,9 @@ export interface AppDeps {
   metadata: MetadataService;
   workflows: WorkflowService;
   tasks: TaskService;
+  runControl: RunControlService;
+  testRuns: TestRunService;
+  syncExecute: SyncExecuteService;
   logger: FastifyBaseLogger | false;
   /** Prometheus metrics served at `/metrics`. */
   metrics?: Metrics;
@@ -80,6 +87,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   metadataRoutes(app, deps);
   workflowRoutes(app, deps);
+  runControlRoutes(app, deps);
   taskRoutes(app, deps);
   adminRoutes(app, deps);
   metricsRoutes(app, deps);

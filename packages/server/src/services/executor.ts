@@ -22,6 +22,7 @@ import {
   startsFailureWorkflow,
   tasksAfter,
 } from './linked-runs.js';
+import { loadMailbox, runWakeName } from './run-wake.js';
 
 /** What a transaction wants done once it has committed (wake-ups are never sent for rolled-back work). */
 export interface AfterCommit {
@@ -60,16 +61,46 @@ export class Executor {
     private readonly isQueuePolled?: (queueName: string, now: number) => boolean,
   ) {}
 
+  /** The time this executor decides at (the injected clock). */
+  now(): number {
+    return this.clock.now();
+  }
+
   /** Inserts a new run and decides its first step (and starts what it starts, in the same transaction). */
   async startRun(
     tx: Tx,
-    input: Omit<NewRunInput, 'now' | 'workflowId'>,
+    input: Omit<NewRunInput, 'now' | 'workflowId'> & { workflowId?: string },
     after: AfterCommit,
   ): Promise<RunRecord> {
     const session = newSession();
-    const run = await this.startIn(tx, session, { ...input, workflowId: newId() }, after);
+    const run = await this.startIn(tx, session, { ...input, workflowId: input.workflowId ?? newId() }, after);
     await this.drain(tx, session, after);
     return run;
+  }
+
+  /**
+   * Inserts a run made by retry or rerun with the tasks it starts from (copies of the
+   * original's, not yet acted on), decides its first step over them, and works off what that
+   * started (children, failure workflows) in the same transaction.
+   */
+  async startPrepared(
+    tx: Tx,
+    run: RunRecord,
+    tasks: readonly TaskRecord[],
+    event: EngineEvent,
+    after: AfterCommit,
+  ): Promise<RunRecord> {
+    const session = newSession();
+    session.runsStarted++;
+    const now = this.clock.now();
+    const decided = await this.decideFor(tx, run, tasks, event, now);
+    const decision = await this.settleEnd(tx, session, 'RUNNING', tasks, decided);
+    await tx.insertRun(decision.run);
+    if (tasks.length > 0) await tx.insertTasks(tasks);
+    await this.apply(tx, session, decision, after, false);
+    if (!decision.ignored) this.observer?.decided(undefined, tasks, decision, now);
+    await this.drain(tx, session, after);
+    return decision.run;
   }
 
   /**
@@ -303,6 +334,7 @@ export class Executor {
     now: number,
   ): Promise<Decision> {
     const taskDefs = await tx.getTaskDefs(workerTaskNames(run.workflowDefinition));
+    const mailbox = await loadMailbox(tx, run);
     return decide(
       {
         run,
@@ -316,6 +348,7 @@ export class Executor {
         ...(this.isQueuePolled && {
           isQueuePolled: (queueName: string) => this.isQueuePolled?.(queueName, now) === true,
         }),
+        ...(mailbox !== undefined && { mailbox }),
       },
       event,
     );
@@ -333,6 +366,10 @@ export class Executor {
     if (decision.newTasks.length > 0) await tx.insertTasks(decision.newTasks);
     if (decision.updatedTasks.length > 0) await tx.updateTasks(decision.updatedTasks);
     await this.applyCommands(tx, session, decision.run, decision.commands, after);
+    // Waiters on this run (sync execute) are woken after commit, on every node.
+    const runWake = runWakeName(decision.run.workflowId);
+    after.wakeQueues.add(runWake);
+    await tx.notifyQueues([runWake]);
   }
 
   private async applyCommands(
@@ -377,7 +414,6 @@ export class Executor {
           await tx.extendLock(command.taskId, command.lockedUntil);
           break;
         case 'ARM_TIMER':
-        case 'CANCEL_TIMERS':
           // No kind arms timers yet; the timer store and loop come with the task lifecycle.
           throw new Error(`${command.type}: durable timers are not stored by this build yet`);
         case 'START_CHILD':
@@ -391,6 +427,12 @@ export class Executor {
             workflowId: command.childWorkflowId,
             event: { type: 'PARENT_ENDED', reason: command.reason },
           });
+          break;
+        case 'CANCEL_TIMERS':
+          // Nothing arms timers in this build, so there is none to cancel.
+          break;
+        case 'TAKE_MESSAGES':
+          await tx.deleteRunMessages(run.workflowId, command.messageIds);
           break;
       }
     }

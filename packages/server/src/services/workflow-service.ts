@@ -12,8 +12,10 @@ import { type Clock, systemClock } from '../clock.js';
 import { badRequest, notFound } from '../errors.js';
 import type { WakeBus } from '../queue/wake-bus.js';
 import type { RunQuery, Store } from '../store/store.js';
+import { newId } from '../ids.js';
 import { afterCommit, type Executor } from './executor.js';
 import { explainTasks, runWaiting } from './waiting.js';
+import { claimStartKey } from './idempotent-start.js';
 
 export interface WorkflowStatusView {
   workflowId: string;
@@ -71,7 +73,11 @@ export class WorkflowService {
             : `No such workflow found by name: ${request.name}, version: ${request.version}`,
         );
       }
+      const workflowId = newId();
+      const existing = await claimStartKey(tx, definition.name, request, workflowId, this.executor.now());
+      if (existing !== undefined) return { workflowId: existing };
       const input: Parameters<Executor['startRun']>[1] = {
+        workflowId,
         definition,
         input: request.input ?? {},
         priority: request.priority ?? 0,

@@ -8,6 +8,7 @@ import type {
   TaskLog,
   TaskRecord,
   WorkflowDef,
+  WorkflowMessage,
   WorkflowStatus,
 } from '@baton/protocol';
 
@@ -210,6 +211,25 @@ export interface Tx {
   recordPoll(poll: PollRecord): Promise<void>;
   /** Poll data of a task type across its queues (all domains); all types when omitted. */
   pollData(taskType?: string): Promise<PollData[]>;
+
+  // --- run mailboxes (messages and signals; taken by PULL_WORKFLOW_MESSAGES)
+  appendRunMessage(message: WorkflowMessage): Promise<void>;
+  /** The oldest `limit` messages of a run's mailbox, oldest first. */
+  getRunMessages(workflowId: string, limit: number): Promise<WorkflowMessage[]>;
+  deleteRunMessages(workflowId: string, messageIds: readonly string[]): Promise<void>;
+
+  // --- idempotent starts
+  /**
+   * Records that `key` of definition `name` started `workflowId`, unless the key is already
+   * taken: then answers the run id it started and writes nothing. The primary key makes this
+   * race-free: a concurrent claim of the same key waits for this transaction and then sees it.
+   */
+  claimIdempotencyKey(
+    name: string,
+    key: string,
+    workflowId: string,
+    now: number,
+  ): Promise<string | undefined>;
 }
 
 /** Stored JSON object helper type for implementations. */

@@ -1,8 +1,15 @@
-import type { RunRecord, TaskRecord, ValidationError, WorkflowTask } from '@baton/protocol';
+import type {
+  JsonObject,
+  RunRecord,
+  TaskRecord,
+  ValidationError,
+  WorkflowMessage,
+  WorkflowTask,
+} from '@baton/protocol';
 import type { ExpressionDocument } from '../expressions.js';
 import type { RunState } from '../run-state.js';
 import type { ScriptRunner } from '../scripts.js';
-import type { Command, DecideContext, FiredTimer } from '../types.js';
+import type { Command, DecideContext, FiredTimer, SignalStatus } from '../types.js';
 
 /**
  * A task kind: how a definition node of this kind becomes task records and commands when the
@@ -31,6 +38,19 @@ export interface TaskKind {
    * the commands that undo what it started outside the run (SUB_WORKFLOW terminates its child).
    */
   cancel?(task: TaskRecord, reason: string): Command[];
+  /**
+   * A signal reached the run. A kind that blocks on outside input (WAIT without a timer, HUMAN,
+   * blocking PULL_WORKFLOW_MESSAGES) takes it when `task` is blocked: changes the task through
+   * `state` and answers 'changed'; otherwise 'ignored' and the next open task is asked.
+   */
+  onSignal?(state: RunState, task: TaskRecord, signal: Signal): 'ignored' | 'changed';
+  /** New mailbox messages arrived (`state.availableMessages()`): a blocked reader may take them. */
+  onMailbox?(state: RunState, task: TaskRecord): 'ignored' | 'changed';
+}
+
+export interface Signal {
+  readonly status: SignalStatus;
+  readonly output: JsonObject;
 }
 
 export interface ScheduleContext {
@@ -43,6 +63,8 @@ export interface ScheduleContext {
   readonly nextSeq: number;
   /** The expression document of the run as it stands (built on demand). */
   readonly expressionDocument: () => ExpressionDocument;
+  /** Mailbox messages not yet taken in this decision (empty when the mailbox was not loaded). */
+  readonly availableMessages: () => readonly WorkflowMessage[];
 }
 
 export interface ScheduleRequest {

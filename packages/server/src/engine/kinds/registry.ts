@@ -6,6 +6,7 @@ import { jsonJqTransformKind } from './json-jq-transform.js';
 import { lambdaKind } from './lambda.js';
 import { startWorkflowKind } from './start-workflow.js';
 import { subWorkflowKind } from './sub-workflow.js';
+import { pullWorkflowMessagesKind } from './pull-workflow-messages.js';
 import { simpleKind, userDefinedKind } from './worker.js';
 
 /**
@@ -23,6 +24,7 @@ const KINDS: ReadonlyMap<string, TaskKind> = new Map(
     jsonJqTransformKind,
     subWorkflowKind,
     startWorkflowKind,
+    pullWorkflowMessagesKind,
   ].map((kind): [string, TaskKind] => [kind.kind, kind]),
 );
 

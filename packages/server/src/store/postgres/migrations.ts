@@ -126,10 +126,24 @@ CREATE TABLE idempotency_keys (
 );
 `,
   },
-  // Versions 2 and 3 are taken by schema changes made on sibling branches; these empty steps
-  // hold their places until those land, so version 4 keeps its number.
+  // Version 2 is taken by a schema change made on a sibling branch; this empty step holds its
+  // place until it lands, so later versions keep their numbers.
   { version: 2, name: 'reserved-2', sql: '' },
-  { version: 3, name: 'reserved-3', sql: '' },
+  {
+    version: 3,
+    name: 'run-control',
+    sql: `
+-- A run's mailbox: appended by messages and signals, taken by PULL_WORKFLOW_MESSAGES in order.
+CREATE TABLE run_messages (
+  seq         BIGSERIAL PRIMARY KEY,
+  message_id  TEXT   NOT NULL UNIQUE,
+  workflow_id TEXT   NOT NULL,
+  payload     JSONB  NOT NULL,
+  received_at BIGINT NOT NULL
+);
+CREATE INDEX run_messages_workflow ON run_messages (workflow_id, seq);
+`,
+  },
   {
     version: 4,
     name: 'task_limits',

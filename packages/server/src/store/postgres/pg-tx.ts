@@ -1,4 +1,5 @@
 import type {
+  JsonObject,
   PollData,
   QueueCounts,
   RunRecord,
@@ -7,6 +8,7 @@ import type {
   TaskLog,
   TaskRecord,
   WorkflowDef,
+  WorkflowMessage,
 } from '@baton/protocol';
 
 import {
@@ -470,6 +472,58 @@ export class PgTx implements Tx {
         ? await this.q<PollRow>(SQL.allPollData)
         : await this.q<PollRow>(SQL.pollData, [taskType]);
     return rows.map(pollFromRow);
+  }
+
+  // --- run mailboxes
+
+  async appendRunMessage(message: WorkflowMessage): Promise<void> {
+    this.state.check('appendRunMessage', true);
+    await this.q(
+      'INSERT INTO run_messages (message_id, workflow_id, payload, received_at) VALUES ($1, $2, $3::jsonb, $4)',
+      [message.id, message.workflowId, JSON.stringify(message.payload), message.receivedAt],
+    );
+  }
+
+  async getRunMessages(workflowId: string, limit: number): Promise<WorkflowMessage[]> {
+    this.state.check('getRunMessages', false);
+    const { rows } = await this.q<{ message_id: string; payload: JsonObject; received_at: number }>(
+      'SELECT message_id, payload, received_at FROM run_messages WHERE workflow_id = $1 ORDER BY seq LIMIT $2',
+      [workflowId, Math.max(0, limit)],
+    );
+    return rows.map((r) => ({ id: r.message_id, workflowId, payload: r.payload, receivedAt: r.received_at }));
+  }
+
+  async deleteRunMessages(workflowId: string, messageIds: readonly string[]): Promise<void> {
+    this.state.check('deleteRunMessages', true);
+    if (messageIds.length === 0) return;
+    await this.q('DELETE FROM run_messages WHERE workflow_id = $1 AND message_id = ANY($2::text[])', [
+      workflowId,
+      uniqueSorted(messageIds),
+    ]);
+  }
+
+  // --- idempotent starts
+
+  async claimIdempotencyKey(
+    name: string,
+    key: string,
+    workflowId: string,
+    now: number,
+  ): Promise<string | undefined> {
+    this.state.check('claimIdempotencyKey', true);
+    // A concurrent claim of the same key waits on the primary key until the first commits (or
+    // rolls back), then inserts nothing; the SELECT, a new statement, sees the committed row.
+    const { rowCount } = await this.q(
+      `INSERT INTO idempotency_keys (workflow_name, idempotency_key, workflow_id, create_time)
+       VALUES ($1, $2, $3, $4) ON CONFLICT (workflow_name, idempotency_key) DO NOTHING`,
+      [name, key, workflowId, now],
+    );
+    if (rowCount === 1) return undefined;
+    const { rows } = await this.q<{ workflow_id: string }>(
+      'SELECT workflow_id FROM idempotency_keys WHERE workflow_name = $1 AND idempotency_key = $2',
+      [name, key],
+    );
+    return rows[0]?.workflow_id;
   }
 }
 

@@ -8,6 +8,7 @@ import type {
   TaskLog,
   TaskRecord,
   WorkflowDef,
+  WorkflowMessage,
 } from '@baton/protocol';
 
 import {
@@ -36,6 +37,7 @@ import type {
 } from '../store.js';
 import type { SqliteConnection } from './connection.js';
 import { deferMessages, lockTaskLimit, setTaskRateWindow } from './sqlite-limits.js';
+import * as rc from './sqlite-run-control.js';
 import {
   RUN_COLUMNS,
   type RunRow,
@@ -493,6 +495,15 @@ export class SqliteTx implements Tx {
         : this.c.all<PollRow>(`${sql} WHERE task_type = ? ORDER BY queue_name, worker_id`, taskType);
     return rows.map(pollFromRow);
   }
+
+  // --- run mailboxes and idempotent starts (`sqlite-run-control.ts`)
+  readonly appendRunMessage = (m: WorkflowMessage): Promise<void> =>
+    rc.appendRunMessage(this.c, this.state, m);
+  readonly getRunMessages = (id: string, limit: number) => rc.getRunMessages(this.c, this.state, id, limit);
+  readonly deleteRunMessages = (id: string, ids: readonly string[]) =>
+    rc.deleteRunMessages(this.c, this.state, id, ids);
+  readonly claimIdempotencyKey = (name: string, key: string, id: string, now: number) =>
+    rc.claimIdempotencyKey(this.c, this.state, name, key, id, now);
 }
 
 function runColumns(r: RunRecord): Record<string, string | number | null> {

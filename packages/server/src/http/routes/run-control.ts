@@ -1,0 +1,330 @@
+import type { JsonObject, StartWorkflowRequest } from '@baton/protocol';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+
+import {
+  BULK_OPERATIONS,
+  MAX_BULK_IDS,
+  type BulkOperation,
+  type RerunRequest,
+  type SkipRequest,
+} from '../../services/run-control-service.js';
+import type { TestRunRequest } from '../../services/test-run-service.js';
+import type { AppDeps } from '../app.js';
+import { startRequestSchema, workflowDefSchema } from '../schemas.js';
+
+const tags = ['workflow'];
+const jsonObject = { type: 'object', additionalProperties: true } as const;
+const idParam = {
+  type: 'object',
+  required: ['workflowId'],
+  properties: { workflowId: { type: 'string' } },
+} as const;
+const reasonQuery = { type: 'object', properties: { reason: { type: 'string' } } } as const;
+const SIGNAL_STATUSES = ['COMPLETED', 'FAILED', 'FAILED_WITH_TERMINAL_ERROR'] as const;
+/** Longest a synchronous execution may wait for its run. */
+const MAX_EXECUTE_WAIT_SECONDS = 300;
+
+function sendText(reply: FastifyReply, text: string): FastifyReply {
+  return reply.code(200).type('text/plain; charset=utf-8').send(text);
+}
+
+/**
+ * Run control: pause, resume, terminate, retry, restart, rerun, skip, messages and signals,
+ * test runs, bulk operations and synchronous execution (DESIGN §7).
+ */
+export function runControlRoutes(app: FastifyInstance, { runControl, testRuns, syncExecute }: AppDeps): void {
+  app.put<{ Params: { workflowId: string } }>(
+    '/api/workflow/:workflowId/pause',
+    {
+      schema: {
+        tags,
+        summary: 'Pause a RUNNING run: nothing new is scheduled (409 otherwise)',
+        params: idParam,
+      },
+    },
+    async (req, reply) => {
+      await runControl.pause(req.params.workflowId);
+      return reply.code(200).send();
+    },
+  );
+
+  app.put<{ Params: { workflowId: string } }>(
+    '/api/workflow/:workflowId/resume',
+    {
+      schema: { tags, summary: 'Resume a PAUSED run; it moves on at once (409 otherwise)', params: idParam },
+    },
+    async (req, reply) => {
+      await runControl.resume(req.params.workflowId);
+      return reply.code(200).send();
+    },
+  );
+
+  const terminate = {
+    schema: {
+      tags,
+      summary: 'Terminate a RUNNING or PAUSED run: open tasks CANCELED, messages removed (409 once ended)',
+      params: idParam,
+      querystring: reasonQuery,
+    },
+  };
+  const terminateHandler = async (
+    req: { params: { workflowId: string }; query: { reason?: string } },
+    reply: FastifyReply,
+  ): Promise<FastifyReply> => {
+    await runControl.terminate(req.params.workflowId, req.query.reason);
+    return reply.code(200).send();
+  };
+  app.delete<{ Params: { workflowId: string }; Querystring: { reason?: string } }>(
+    '/api/workflow/:workflowId',
+    terminate,
+    terminateHandler,
+  );
+  app.post<{ Params: { workflowId: string }; Querystring: { reason?: string } }>(
+    '/api/workflow/:workflowId/terminate',
+    terminate,
+    terminateHandler,
+  );
+
+  app.post<{ Params: { workflowId: string } }>(
+    '/api/workflow/:workflowId/retry',
+    {
+      schema: {
+        tags,
+        summary:
+          'Retry a FAILED, TIMED_OUT or TERMINATED run: a new run (retry_of) reusing completed tasks; answers its id as text',
+        params: idParam,
+      },
+    },
+    async (req, reply) => sendText(reply, await runControl.retry(req.params.workflowId)),
+  );
+
+  app.post<{ Params: { workflowId: string }; Querystring: { useLatestDefinitions?: boolean } }>(
+    '/api/workflow/:workflowId/restart',
+    {
+      schema: {
+        tags,
+        summary: 'Restart an ended run: a new run (restart_of) with the same input; answers its id as text',
+        params: idParam,
+        querystring: {
+          type: 'object',
+          properties: { useLatestDefinitions: { type: 'boolean', default: false } },
+        },
+      },
+    },
+    async (req, reply) =>
+      sendText(
+        reply,
+        await runControl.restart(req.params.workflowId, req.query.useLatestDefinitions ?? false),
+      ),
+  );
+
+  app.post<{ Params: { workflowId: string }; Body: RerunRequest | undefined }>(
+    '/api/workflow/:workflowId/rerun',
+    {
+      schema: {
+        tags,
+        summary: 'Rerun an ended run from a task: a new run (rerun_of); answers its id as text',
+        params: idParam,
+        body: {
+          type: 'object',
+          additionalProperties: true,
+          properties: {
+            reRunFromTaskRefName: { type: 'string', minLength: 1 },
+            taskInput: jsonObject,
+            workflowInput: jsonObject,
+          },
+        },
+      },
+    },
+    async (req, reply) => sendText(reply, await runControl.rerun(req.params.workflowId, req.body ?? {})),
+  );
+
+  app.put<{ Params: { workflowId: string; ref: string }; Body: SkipRequest | undefined }>(
+    '/api/workflow/:workflowId/skiptask/:ref',
+    {
+      schema: {
+        tags,
+        summary: 'Skip a waiting (or not yet reached) task with the given output; the run continues',
+        params: {
+          type: 'object',
+          required: ['workflowId', 'ref'],
+          properties: { workflowId: { type: 'string' }, ref: { type: 'string' } },
+        },
+        body: {
+          type: 'object',
+          additionalProperties: true,
+          properties: { taskInput: jsonObject, taskOutput: jsonObject },
+        },
+      },
+    },
+    async (req, reply) => {
+      await runControl.skip(req.params.workflowId, req.params.ref, req.body ?? {});
+      return reply.code(200).send();
+    },
+  );
+
+  app.post<{ Params: { workflowId: string }; Body: JsonObject | undefined }>(
+    '/api/workflow/:workflowId/messages',
+    {
+      schema: {
+        tags,
+        summary: "Append a message to the run's mailbox; answers the message id as text (409 once ended)",
+        params: idParam,
+        body: jsonObject,
+      },
+    },
+    async (req, reply) =>
+      sendText(reply, await runControl.sendMessage(req.params.workflowId, req.body ?? {})),
+  );
+
+  app.post<{ Params: { workflowId: string }; Body: JsonObject | undefined }>(
+    '/api/workflow/:workflowId/signal',
+    {
+      schema: {
+        tags,
+        summary:
+          'Append a message and wake the run: the first blocked WAIT, HUMAN or PULL_WORKFLOW_MESSAGES task completes with it; answers {messageId, taskId}',
+        params: idParam,
+        body: jsonObject,
+      },
+    },
+    (req) => runControl.signal(req.params.workflowId, req.body ?? {}),
+  );
+
+  app.post<{
+    Params: { workflowId: string; status: (typeof SIGNAL_STATUSES)[number] };
+    Body: JsonObject | undefined;
+  }>(
+    '/api/tasks/:workflowId/:status/signal',
+    {
+      schema: {
+        tags: ['tasks'],
+        summary:
+          "Conductor's task signal: the first blocked task of the run ends with this status and output",
+        params: {
+          type: 'object',
+          required: ['workflowId', 'status'],
+          properties: { workflowId: { type: 'string' }, status: { type: 'string', enum: SIGNAL_STATUSES } },
+        },
+        body: jsonObject,
+      },
+    },
+    (req) => runControl.signal(req.params.workflowId, req.body ?? {}, req.params.status, false),
+  );
+
+  app.post<{ Body: TestRunRequest }>(
+    '/api/workflow/test',
+    {
+      schema: {
+        tags,
+        summary:
+          'Test run: the interpreter on a throwaway store and a virtual clock, with mocked task results; answers the run with its tasks',
+        body: {
+          type: 'object',
+          required: ['workflowDef'],
+          additionalProperties: true,
+          properties: {
+            workflowDef: workflowDefSchema,
+            input: jsonObject,
+            correlationId: { type: 'string' },
+            priority: { type: 'integer', minimum: 0, maximum: 99 },
+            taskToDomain: { type: 'object', additionalProperties: { type: 'string' } },
+            taskRefToMockOutput: {
+              type: 'object',
+              additionalProperties: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  additionalProperties: true,
+                  properties: {
+                    status: { type: 'string', enum: SIGNAL_STATUSES },
+                    output: jsonObject,
+                    reasonForIncompletion: { type: 'string' },
+                    executionTime: { type: 'integer', minimum: 0 },
+                    queueWaitTime: { type: 'integer', minimum: 0 },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    (req) => testRuns.run(req.body),
+  );
+
+  for (const method of ['PUT', 'POST'] as const) {
+    app.route<{
+      Params: { operation: BulkOperation };
+      Body: string[];
+      Querystring: { reason?: string; useLatestDefinitions?: boolean };
+    }>({
+      method,
+      url: '/api/workflow/bulk/:operation',
+      schema: {
+        tags,
+        summary: `The same operation over up to ${MAX_BULK_IDS} runs; answers {bulkSuccessfulResults, bulkErrorResults}`,
+        params: {
+          type: 'object',
+          required: ['operation'],
+          properties: { operation: { type: 'string', enum: BULK_OPERATIONS } },
+        },
+        querystring: {
+          type: 'object',
+          properties: {
+            reason: { type: 'string' },
+            useLatestDefinitions: { type: 'boolean', default: false },
+          },
+        },
+        body: { type: 'array', items: { type: 'string', minLength: 1 }, maxItems: MAX_BULK_IDS },
+      },
+      handler: (req) =>
+        runControl.bulk(req.params.operation, req.body, {
+          ...(req.query.reason !== undefined && { reason: req.query.reason }),
+          useLatestDefinitions: req.query.useLatestDefinitions ?? false,
+        }),
+    });
+  }
+
+  app.post<{
+    Params: { name: string; version: number };
+    Querystring: { waitForSeconds?: number; waitUntilTaskRef?: string; requestId?: string };
+    Body: Omit<StartWorkflowRequest, 'name'> | undefined;
+  }>(
+    '/api/workflow/execute/:name/:version',
+    {
+      schema: {
+        tags,
+        summary:
+          'Start a run and answer it once it ends or blocks, or when waitForSeconds runs out (version 0 = latest)',
+        params: {
+          type: 'object',
+          required: ['name', 'version'],
+          properties: { name: { type: 'string' }, version: { type: 'integer', minimum: 0 } },
+        },
+        querystring: {
+          type: 'object',
+          properties: {
+            waitForSeconds: { type: 'integer', minimum: 0, maximum: MAX_EXECUTE_WAIT_SECONDS, default: 10 },
+            waitUntilTaskRef: { type: 'string' },
+            requestId: { type: 'string' },
+          },
+        },
+        body: startRequestSchema,
+      },
+    },
+    (req) => {
+      const request: StartWorkflowRequest = { ...(req.body ?? {}), name: req.params.name };
+      if (req.params.version > 0) request.version = req.params.version;
+      else delete request.version;
+      return syncExecute.execute(request, {
+        waitForSeconds: req.query.waitForSeconds ?? 10,
+        waitUntilTaskRef: (req.query.waitUntilTaskRef ?? '')
+          .split(',')
+          .map((ref) => ref.trim())
+          .filter((ref) => ref !== ''),
+        ...(req.query.requestId !== undefined && { requestId: req.query.requestId }),
+      });
+    },
+  );
+}

@@ -1,0 +1,362 @@
+import {
+  isSuccessfulTaskStatus,
+  isTerminalTaskStatus,
+  isTerminalWorkflowStatus,
+  type JsonObject,
+  type RunLinks,
+  type RunRecord,
+  type TaskRecord,
+} from '@baton/protocol';
+
+import { newRunRecord } from '../engine/new-run.js';
+import { findTask, kindNameOf } from '../engine/graph.js';
+import {
+  pauseRejection,
+  restartRejection,
+  resumeRejection,
+  retryRejection,
+  skipRejection,
+  terminateRejection,
+  type Rejection,
+} from '../engine/run-control.js';
+import { copyTasksForNewRun } from '../engine/run-copy.js';
+import { signaledTaskId } from '../engine/signals.js';
+import type { Decision, EngineEvent, SignalStatus } from '../engine/types.js';
+import { BatonError, badRequest, conflict, notFound } from '../errors.js';
+import { newId } from '../ids.js';
+import type { WakeBus } from '../queue/wake-bus.js';
+import type { Store, Tx } from '../store/store.js';
+import { afterCommit, type AfterCommit, type Executor } from './executor.js';
+import type { BulkResponse } from './metadata-service.js';
+import { readsMailbox } from './run-wake.js';
+
+export interface RerunRequest {
+  reRunFromTaskRefName?: string;
+  taskInput?: JsonObject;
+  workflowInput?: JsonObject;
+}
+
+export interface SkipRequest {
+  taskInput?: JsonObject;
+  taskOutput?: JsonObject;
+}
+
+export const BULK_OPERATIONS = ['pause', 'resume', 'restart', 'retry', 'terminate'] as const;
+export type BulkOperation = (typeof BULK_OPERATIONS)[number];
+export const MAX_BULK_IDS = 1000;
+
+export interface SignalAnswer {
+  /** The mailbox message the signal was appended as (absent for a task signal). */
+  messageId?: string;
+  /** The task the signal completed; absent when no task was blocked (the message stays in the mailbox). */
+  taskId?: string;
+}
+
+/**
+ * Operators' run operations (DESIGN §7). Each is one transaction that locks the run first; a
+ * state that does not allow the operation answers 409 naming the current status and changes
+ * nothing. Retry, restart and rerun make new runs linked to the original, which records them.
+ */
+export class RunControlService {
+  constructor(
+    private readonly store: Store,
+    private readonly executor: Executor,
+    private readonly wake: WakeBus,
+  ) {}
+
+  async pause(workflowId: string): Promise<void> {
+    await this.operate(workflowId, (run) => pauseRejection(run), { type: 'PAUSE' });
+  }
+
+  async resume(workflowId: string): Promise<void> {
+    await this.operate(workflowId, (run) => resumeRejection(run), { type: 'RESUME' });
+  }
+
+  async terminate(workflowId: string, reason?: string): Promise<void> {
+    const why = reason !== undefined && reason.trim() !== '' ? reason : 'Terminated by a request';
+    await this.operate(workflowId, (run) => terminateRejection(run), { type: 'TERMINATE', reason: why });
+  }
+
+  async skip(workflowId: string, ref: string, request: SkipRequest): Promise<void> {
+    await this.operate(workflowId, (run, tasks) => skipRejection(run, tasks, ref), {
+      type: 'SKIP_TASK',
+      taskRef: ref,
+      ...(request.taskInput !== undefined && { taskInput: request.taskInput }),
+      ...(request.taskOutput !== undefined && { taskOutput: request.taskOutput }),
+    });
+  }
+
+  /** Appends a message to the run's mailbox; a blocked reader takes it at once. Answers its id. */
+  async sendMessage(workflowId: string, payload: JsonObject): Promise<string> {
+    return this.inTransaction(async (tx, after) => {
+      const run = await this.lockOpenRun(tx, workflowId, 'messages');
+      const messageId = newId();
+      await tx.appendRunMessage({ id: messageId, workflowId, payload, receivedAt: this.executor.now() });
+      if (readsMailbox(run)) await this.executor.handle(tx, workflowId, { type: 'MAILBOX' }, after);
+      return messageId;
+    });
+  }
+
+  /**
+   * Wakes the run's first blocked task (WAIT without a timer, HUMAN, blocking
+   * PULL_WORKFLOW_MESSAGES) with the payload. `appendToMailbox` (the workflow signal) first
+   * appends the payload as a message; Conductor's task signal only completes the task.
+   */
+  async signal(
+    workflowId: string,
+    payload: JsonObject,
+    status: SignalStatus = 'COMPLETED',
+    appendToMailbox = true,
+  ): Promise<SignalAnswer> {
+    return this.inTransaction(async (tx, after) => {
+      await this.lockOpenRun(tx, workflowId, 'signals');
+      const answer: SignalAnswer = {};
+      if (appendToMailbox) {
+        answer.messageId = newId();
+        await tx.appendRunMessage({
+          id: answer.messageId,
+          workflowId,
+          payload,
+          receivedAt: this.executor.now(),
+        });
+      }
+      const decision = await this.executor.handle(
+        tx,
+        workflowId,
+        {
+          type: 'SIGNAL',
+          status,
+          output: payload,
+          ...(answer.messageId !== undefined && { messageId: answer.messageId }),
+        },
+        after,
+      );
+      const taskId = decision && signaledTaskId(decision);
+      if (taskId !== undefined) answer.taskId = taskId;
+      return answer;
+    });
+  }
+
+  /** A new run continuing this one from its failed task, reusing completed tasks' outputs. */
+  retry(workflowId: string): Promise<string> {
+    return this.successor(workflowId, 'retry', {});
+  }
+
+  /** A new run starting over with the same input (the original definition, or the latest). */
+  restart(workflowId: string, useLatestDefinitions = false): Promise<string> {
+    return this.successor(workflowId, 'restart', { useLatestDefinitions });
+  }
+
+  /** A new run resuming from a named task (with optional new task and run input). */
+  rerun(workflowId: string, request: RerunRequest): Promise<string> {
+    return this.successor(workflowId, 'rerun', { rerun: request });
+  }
+
+  /** The same operation over each id, each in its own transaction, with a result per id. */
+  async bulk(
+    operation: BulkOperation,
+    workflowIds: readonly string[],
+    options: { reason?: string; useLatestDefinitions?: boolean } = {},
+  ): Promise<BulkResponse> {
+    const result: BulkResponse = { bulkSuccessfulResults: [], bulkErrorResults: {} };
+    for (const id of new Set(workflowIds)) {
+      try {
+        switch (operation) {
+          case 'pause':
+            await this.pause(id);
+            break;
+          case 'resume':
+            await this.resume(id);
+            break;
+          case 'terminate':
+            await this.terminate(id, options.reason);
+            break;
+          case 'retry':
+            await this.retry(id);
+            break;
+          case 'restart':
+            await this.restart(id, options.useLatestDefinitions ?? false);
+            break;
+        }
+        result.bulkSuccessfulResults.push(id);
+      } catch (err) {
+        if (!(err instanceof BatonError)) throw err;
+        result.bulkErrorResults[id] = err.message;
+      }
+    }
+    return result;
+  }
+
+  private async successor(
+    workflowId: string,
+    operation: 'retry' | 'restart' | 'rerun',
+    options: { useLatestDefinitions?: boolean; rerun?: RerunRequest },
+  ): Promise<string> {
+    return this.inTransaction(async (tx, after) => {
+      const original = await this.requireRun(tx, workflowId);
+      throwIf(
+        operation === 'retry'
+          ? retryRejection(original)
+          : restartRejection(original, operation === 'restart' ? 'restarted' : 'rerun'),
+      );
+      return this.successorIn(tx, after, original, operation, options);
+    });
+  }
+
+  /**
+   * Makes the new run of a locked original and records it on the original. A retry also
+   * retries the failed child runs of its failed SUB_WORKFLOW tasks (in this transaction), and
+   * the new run waits on those children instead of starting them over.
+   */
+  private async successorIn(
+    tx: Tx,
+    after: AfterCommit,
+    original: RunRecord,
+    operation: 'retry' | 'restart' | 'rerun',
+    options: { useLatestDefinitions?: boolean; rerun?: RerunRequest },
+    parent?: { workflowId: string; taskId: string },
+  ): Promise<string> {
+    const workflowId = original.workflowId;
+    const tasks = operation === 'restart' ? [] : await tx.getRunTasks(workflowId);
+    const fromRef = options.rerun?.reRunFromTaskRefName;
+    if (fromRef !== undefined) checkRerunRef(original, tasks, fromRef);
+
+    let definition = original.workflowDefinition;
+    if (operation === 'restart' && options.useLatestDefinitions === true) {
+      const latest = await tx.getWorkflowDef(original.workflowName);
+      if (!latest) throw notFound(`No such workflow found by name: ${original.workflowName}`);
+      const { createTime: _c, updateTime: _u, ...snapshot } = latest;
+      definition = snapshot;
+    }
+    const now = this.executor.now();
+    const successorId = newId();
+    const run = newRunRecord({
+      workflowId: successorId,
+      definition,
+      input: structuredClone(options.rerun?.workflowInput ?? original.input),
+      priority: original.priority,
+      taskToDomain: original.taskToDomain,
+      now,
+      ...(original.correlationId !== undefined && { correlationId: original.correlationId }),
+      ...(parent !== undefined && {
+        parentWorkflowId: parent.workflowId,
+        parentWorkflowTaskId: parent.taskId,
+      }),
+    });
+    // Retry and rerun continue the original: its variables as they stood.
+    if (operation !== 'restart') run.variables = structuredClone(original.variables);
+    run.links = { [LINK_OF[operation]]: workflowId };
+
+    const resumed =
+      operation === 'retry' ? await this.retryChildren(tx, after, tasks, successorId) : new Map();
+    const copies =
+      operation === 'restart' || (operation === 'rerun' && fromRef === undefined)
+        ? []
+        : copyTasksForNewRun({
+            definition,
+            tasks,
+            newWorkflowId: successorId,
+            newId,
+            resumed,
+            ...(fromRef !== undefined && { fromRef }),
+          });
+    const event: EngineEvent =
+      fromRef !== undefined
+        ? {
+            type: 'RERUN_FROM',
+            taskRef: fromRef,
+            ...(options.rerun?.taskInput !== undefined && { taskInput: options.rerun.taskInput }),
+          }
+        : { type: 'START' };
+    await this.executor.startPrepared(tx, run, copies, event, after);
+
+    const byKey = LINK_BY[operation];
+    const links: RunLinks = { ...original.links, [byKey]: [...(original.links[byKey] ?? []), successorId] };
+    await tx.updateRun({ ...original, links, updateTime: now });
+    return successorId;
+  }
+
+  /** Retries the retryable child runs of failed SUB_WORKFLOW tasks; answers how each task resumes. */
+  private async retryChildren(
+    tx: Tx,
+    after: AfterCommit,
+    tasks: readonly TaskRecord[],
+    successorId: string,
+  ): Promise<Map<string, { taskId: string; subWorkflowId: string }>> {
+    const resumed = new Map<string, { taskId: string; subWorkflowId: string }>();
+    const latest = new Map(tasks.map((task) => [task.referenceTaskName, task]));
+    for (const task of latest.values()) {
+      if (task.subWorkflowId === undefined || kindNameOf(task.workflowTask) !== 'SUB_WORKFLOW') continue;
+      if (isSuccessfulTaskStatus(task.status) || !isTerminalTaskStatus(task.status)) continue;
+      const child = await tx.lockRun(task.subWorkflowId);
+      if (!child || retryRejection(child) !== undefined) continue;
+      const taskId = newId();
+      const childId = await this.successorIn(
+        tx,
+        after,
+        child,
+        'retry',
+        {},
+        { workflowId: successorId, taskId },
+      );
+      resumed.set(task.taskId, { taskId, subWorkflowId: childId });
+    }
+    return resumed;
+  }
+
+  /** Locks the run, refuses what its state does not allow, and decides on the event. */
+  private async operate(
+    workflowId: string,
+    reject: (run: RunRecord, tasks: readonly TaskRecord[]) => Rejection | undefined,
+    event: EngineEvent,
+  ): Promise<Decision | undefined> {
+    return this.inTransaction(async (tx, after) => {
+      const run = await this.requireRun(tx, workflowId);
+      const tasks = event.type === 'SKIP_TASK' ? await tx.getRunTasks(workflowId) : [];
+      throwIf(reject(run, tasks));
+      return this.executor.handle(tx, workflowId, event, after);
+    });
+  }
+
+  private async inTransaction<T>(fn: (tx: Tx, after: AfterCommit) => Promise<T>): Promise<T> {
+    const after = afterCommit();
+    const out = await this.store.transaction((tx) => fn(tx, after));
+    this.wake.wake([...after.wakeQueues]);
+    return out;
+  }
+
+  private async requireRun(tx: Tx, workflowId: string): Promise<RunRecord> {
+    const run = await tx.lockRun(workflowId);
+    if (!run) throw notFound(`No such workflow found by id: ${workflowId}`);
+    return run;
+  }
+
+  private async lockOpenRun(tx: Tx, workflowId: string, what: string): Promise<RunRecord> {
+    const run = await this.requireRun(tx, workflowId);
+    if (isTerminalWorkflowStatus(run.status))
+      throw conflict(`Workflow ${workflowId} has ended (${run.status}): it takes no more ${what}`);
+    return run;
+  }
+}
+
+const LINK_OF = { retry: 'retry_of', restart: 'restart_of', rerun: 'rerun_of' } as const;
+const LINK_BY = { retry: 'retried_by', restart: 'restarted_by', rerun: 'rerun_by' } as const;
+
+function throwIf(rejection: Rejection | undefined): void {
+  if (!rejection) return;
+  throw rejection.kind === 'not-found' ? notFound(rejection.message) : conflict(rejection.message);
+}
+
+function checkRerunRef(run: RunRecord, tasks: readonly TaskRecord[], ref: string): void {
+  const path = 'body.reRunFromTaskRefName';
+  if (!findTask(run.workflowDefinition, ref)) {
+    throw badRequest(`Workflow ${run.workflowId} has no task ${ref} in its definition`, [
+      { path, message: 'no such task in the definition', invalidValue: ref },
+    ]);
+  }
+  if (!tasks.some((task) => task.referenceTaskName === ref)) {
+    throw badRequest(`Task ${ref} never ran in workflow ${run.workflowId}: nothing to rerun from`, [
+      { path, message: 'the task never ran in this workflow', invalidValue: ref },
+    ]);
+  }
+}

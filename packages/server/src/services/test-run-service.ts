@@ -1,0 +1,163 @@
+import {
+  isTerminalTaskStatus,
+  isTerminalWorkflowStatus,
+  type JsonObject,
+  type TaskRecord,
+  type TaskResult,
+  type Workflow,
+  type WorkflowDef,
+} from '@baton/protocol';
+
+import { ManualClock, type Clock } from '../clock.js';
+import { workerTaskNames } from '../engine/graph.js';
+import type { ScriptRunner } from '../engine/scripts.js';
+import type { EngineSettings } from '../engine/types.js';
+import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
+import type { Store } from '../store/store.js';
+import { afterCommit, Executor } from './executor.js';
+import type { MetadataService } from './metadata-service.js';
+
+/** One mocked attempt of a task (Conductor's `TaskMock`). */
+export interface TaskMock {
+  status?: 'COMPLETED' | 'FAILED' | 'FAILED_WITH_TERMINAL_ERROR';
+  output?: JsonObject;
+  reasonForIncompletion?: string;
+  /** Virtual milliseconds the attempt takes. */
+  executionTime?: number;
+  /** Virtual milliseconds the attempt waits in its queue before it starts. */
+  queueWaitTime?: number;
+}
+
+export interface TestRunRequest {
+  workflowDef: WorkflowDef;
+  input?: JsonObject;
+  correlationId?: string;
+  priority?: number;
+  taskToDomain?: Record<string, string>;
+  /** Mocked attempts per task reference, used in order: one per attempt. */
+  taskRefToMockOutput?: Record<string, TaskMock[]>;
+}
+
+/** Upper bound on mocked results applied in one test run (a loop without end stops here). */
+const MAX_STEPS = 20_000;
+
+/**
+ * Test runs (`POST /api/workflow/test`): the real interpreter and executor on a throwaway
+ * in-memory SQLite store with a virtual clock. Each open task with a mock left for its ref gets
+ * the next one as its result; time jumps over retry delays, so a run takes no wall time. Nothing
+ * outside is called: no worker sees the tasks (they live in the throwaway store) and no system
+ * task executor runs there. A task without a mock leaves the run as it stands (RUNNING).
+ */
+/**
+ * Moves a test run's virtual clock to its next due timer (a WAIT's `duration`, a retry) and
+ * fires every timer due then; answers whether anything fired. Supplied by the timer store.
+ */
+export type VirtualTimers = (sandbox: Store, executor: Executor, clock: ManualClock) => Promise<boolean>;
+
+export class TestRunService {
+  constructor(
+    private readonly store: Store,
+    private readonly metadata: MetadataService,
+    private readonly clock: Clock,
+    private readonly settings: EngineSettings,
+    private readonly scripts: ScriptRunner,
+    private readonly timers?: VirtualTimers,
+  ) {}
+
+  async run(request: TestRunRequest): Promise<Workflow> {
+    const definition: WorkflowDef = { ...request.workflowDef, version: request.workflowDef.version ?? 1 };
+    await this.metadata.validateWorkflow(definition);
+    // The run's retry settings come from the registered task definitions, as in a real run.
+    const taskDefs = await this.store.read((tx) => tx.getTaskDefs(workerTaskNames(definition)));
+
+    const sandbox = openSqliteStore({ file: ':memory:', synchronous: 'NORMAL' });
+    try {
+      await sandbox.migrate();
+      const clock = new ManualClock(this.clock.now());
+      const executor = new Executor(clock, this.settings, this.scripts);
+      const run = await sandbox.transaction(async (tx) => {
+        for (const def of taskDefs.values()) await tx.upsertTaskDef(def);
+        return executor.startRun(
+          tx,
+          {
+            definition,
+            input: request.input ?? {},
+            priority: request.priority ?? 0,
+            taskToDomain: request.taskToDomain ?? {},
+            ...(request.correlationId !== undefined && { correlationId: request.correlationId }),
+          },
+          afterCommit(),
+        );
+      });
+      const mocks = new MockQueue(request.taskRefToMockOutput ?? {});
+      for (let step = 0; step < MAX_STEPS; step++) {
+        const moved = await sandbox.transaction(async (tx) => {
+          const current = await tx.lockRun(run.workflowId);
+          if (!current || isTerminalWorkflowStatus(current.status)) return false;
+          const tasks = await tx.getRunTasks(run.workflowId);
+          const next = nextMocked(tasks, mocks);
+          if (!next) return false;
+          const { task, mock } = next;
+          // Virtual time: the attempt becomes visible (retry delay), waits, then runs.
+          const message = await tx.getMessage(task.taskId);
+          if (message && message.visibleAt > clock.now()) clock.set(message.visibleAt);
+          clock.advance(Math.max(0, mock.queueWaitTime ?? 0) + Math.max(0, mock.executionTime ?? 0));
+          const result: TaskResult = {
+            taskId: task.taskId,
+            workflowInstanceId: run.workflowId,
+            status: mock.status ?? 'COMPLETED',
+            outputData: mock.output ?? {},
+            workerId: 'test-run',
+            ...(mock.reasonForIncompletion !== undefined && {
+              reasonForIncompletion: mock.reasonForIncompletion,
+            }),
+          };
+          await executor.handle(tx, run.workflowId, { type: 'TASK_RESULT', result }, afterCommit());
+          return true;
+        });
+        // No mock applies: jump virtual time to the next timer (a WAIT of a day ends at once).
+        if (!moved && !(this.timers && (await this.timers(sandbox, executor, clock)))) break;
+      }
+      return await sandbox.read(async (tx) => {
+        const final = (await tx.getRun(run.workflowId)) ?? run;
+        return { ...final, tasks: await tx.getRunTasks(run.workflowId), startTime: final.createTime };
+      });
+    } finally {
+      await sandbox.close();
+    }
+  }
+}
+
+/** The mocks of each ref, consumed in order: attempt n of a ref gets its n-th mock. */
+class MockQueue {
+  private readonly used = new Map<string, number>();
+  constructor(private readonly mocks: Record<string, TaskMock[]>) {}
+
+  peek(ref: string): { key: string; mock: TaskMock } | undefined {
+    // A loop iteration (`x__2`) uses the mocks of its ref when it has its own, else those of `x`.
+    for (const key of [ref, ref.replace(/__\d+$/, '')]) {
+      const list = Object.hasOwn(this.mocks, key) ? this.mocks[key] : undefined;
+      const mock = list?.[this.used.get(key) ?? 0];
+      if (mock) return { key, mock };
+    }
+    return undefined;
+  }
+
+  take(key: string): void {
+    this.used.set(key, (this.used.get(key) ?? 0) + 1);
+  }
+}
+
+function nextMocked(
+  tasks: readonly TaskRecord[],
+  mocks: MockQueue,
+): { task: TaskRecord; mock: TaskMock } | undefined {
+  for (const task of tasks) {
+    if (isTerminalTaskStatus(task.status)) continue;
+    const found = mocks.peek(task.referenceTaskName);
+    if (!found) continue;
+    mocks.take(found.key);
+    return { task, mock: found.mock };
+  }
+  return undefined;
+}
