@@ -4,6 +4,7 @@ import {
   type TaskRecord,
   type TaskResult,
 } from '@baton/protocol';
+import { taskKindOf } from './kinds/registry.js';
 import type { RunState } from './run-state.js';
 
 /**
@@ -17,7 +18,14 @@ export function applyResult(state: RunState, result: TaskResult): ResultOutcome 
   const task = state.task(result.taskId);
   if (!task || isTerminalTaskStatus(task.status) || isTerminalWorkflowStatus(state.run.status))
     return 'ignored';
+  // JOIN, DO_WHILE, …: only the interpreter ends them (an outside result would skip their work).
+  if (taskKindOf(task.workflowTask)?.engineOnly === true) return 'ignored';
   const now = state.now;
+  if (result.status === 'IN_PROGRESS' && task.queueName === undefined) {
+    // A task with no worker queue (WAIT, HUMAN) stays IN_PROGRESS: record what was sent.
+    state.updateTask(task, { updateTime: now, ...resultFields(result) });
+    return 'open';
+  }
   if (result.status === 'IN_PROGRESS') {
     if (result.extendLease === true) {
       state.updateTask(task, { updateTime: now });

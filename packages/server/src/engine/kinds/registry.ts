@@ -1,6 +1,18 @@
 import type { WorkflowTask } from '@baton/protocol';
 import { kindNameOf } from '../graph.js';
+import { doWhileKind } from './do-while.js';
+import { dynamicKind } from './dynamic.js';
+import { exclusiveJoinKind } from './exclusive-join.js';
+import { forkJoinDynamicKind } from './fork-dynamic.js';
+import { forkJoinKind } from './fork.js';
+import { humanKind } from './human.js';
+import { joinKind } from './join.js';
 import type { TaskKind } from './kind.js';
+import { noopKind } from './noop.js';
+import { setVariableKind } from './set-variable.js';
+import { decisionKind, switchKind } from './switch.js';
+import { terminateKind } from './terminate.js';
+import { waitKind } from './wait.js';
 import { simpleKind, userDefinedKind } from './worker.js';
 
 /**
@@ -10,7 +22,24 @@ import { simpleKind, userDefinedKind } from './worker.js';
  * To add a kind: write `kinds/<kind>.ts` implementing `TaskKind` and list it below.
  */
 const KINDS: ReadonlyMap<string, TaskKind> = new Map(
-  [simpleKind, userDefinedKind].map((kind): [string, TaskKind] => [kind.kind, kind]),
+  [
+    simpleKind,
+    userDefinedKind,
+    // Control flow
+    switchKind,
+    decisionKind,
+    forkJoinKind,
+    forkJoinDynamicKind,
+    joinKind,
+    exclusiveJoinKind,
+    doWhileKind,
+    setVariableKind,
+    terminateKind,
+    noopKind,
+    dynamicKind,
+    waitKind,
+    humanKind,
+  ].map((kind): [string, TaskKind] => [kind.kind, kind]),
 );
 
 /** The implementation of a node's kind; undefined when the kind is known but not implemented. */

@@ -47,7 +47,7 @@ export const userDefinedKind: TaskKind = {
   },
 };
 
-function scheduleWorkerTask(
+export function scheduleWorkerTask(
   sctx: ScheduleContext,
   workflowTask: WorkflowTask,
   request: ScheduleRequest,
