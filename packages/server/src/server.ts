@@ -4,7 +4,7 @@ import { pino, type Logger } from 'pino';
 import { type Clock, systemClock } from './clock.js';
 import type { RawEnv } from './config/env.js';
 import type { Options } from './config/options.js';
-import { noScripts } from './engine/scripts.js';
+import { noScripts, type ScriptRunner } from './engine/scripts.js';
 import { buildApp } from './http/app.js';
 import { WakeBus } from './queue/wake-bus.js';
 import { Executor } from './services/executor.js';
@@ -34,6 +34,8 @@ export interface CreateServerInput {
   /** Use this store instead of opening one from the options (tests). */
   store?: Store;
   logger?: Logger;
+  /** Use this script runner (tests); by default scripts are not available. */
+  scripts?: ScriptRunner;
 }
 
 function isLoopback(host: string): boolean {
@@ -66,7 +68,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     else wake.wake(names);
   });
   // The sandbox comes with the script kinds; until then every script fails with a clear reason.
-  const scripts = noScripts;
+  const scripts = input.scripts ?? noScripts;
   const executor = new Executor(clock, { highPriorityThreshold: options.highPriorityThreshold }, scripts);
   const metadata = new MetadataService(store, clock, scripts);
   const workflows = new WorkflowService(store, executor, wake);
