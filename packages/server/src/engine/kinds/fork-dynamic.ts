@@ -73,7 +73,7 @@ function fromLegacyList(node: WorkflowTask, input: JsonObject): Forked {
     if (!isPlainObject(item))
       return { ok: false, reason: `A dynamically forked task is not an object: ${display(item)}` };
     const task: WorkflowTask = {
-      name: String(item.taskName ?? ''),
+      name: typeof item.taskName === 'string' ? item.taskName : '',
       taskReferenceName: item.referenceName as string,
       type: typeof item.type === 'string' ? item.type : 'SIMPLE',
       inputParameters: isPlainObject(item.input) ? (item.input as JsonObject) : {},
@@ -108,9 +108,7 @@ function fromSimpleInputs(input: JsonObject): Forked {
         ? input.forkTaskType
         : 'SIMPLE';
   const tasks = inputs.map((item: JsonValue, i): WorkflowTask => {
-    const taskInput: JsonObject = isPlainObject(item)
-      ? { ...(item as JsonObject), __index: i }
-      : { input: item, __index: i };
+    const taskInput: JsonObject = isPlainObject(item) ? { ...item, __index: i } : { input: item, __index: i };
     const task: WorkflowTask = { name, taskReferenceName: `_${name}_${i}`, type, inputParameters: taskInput };
     if (typeof workflow === 'string') {
       const version = input.forkTaskWorkflowVersion;
@@ -135,7 +133,7 @@ function checkForked(tasks: readonly WorkflowTask[]): string | undefined {
   for (const task of tasks) {
     const ref: unknown = task.taskReferenceName;
     if (typeof ref !== 'string' || ref === '')
-      return `A dynamically forked task has no taskReferenceName: ${display(task as unknown as JsonValue)}`;
+      return `A dynamically forked task has no taskReferenceName: ${display(task)}`;
     if (typeof task.name !== 'string' || task.name === '')
       return `Dynamically forked task ${ref} has no name`;
     if (seen.has(ref)) return `Dynamically forked task reference ${ref} is used twice`;

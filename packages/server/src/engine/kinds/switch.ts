@@ -36,6 +36,7 @@ function evaluateCase(sctx: ScheduleContext, node: WorkflowTask, input: JsonObje
     case 'javascript':
     case 'graaljs':
       return runScript(sctx, expression, input);
+    case undefined:
     default:
       return { ok: false, error: `No evaluator registered for type: ${String(node.evaluatorType)}` };
   }

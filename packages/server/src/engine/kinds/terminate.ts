@@ -38,11 +38,7 @@ export const terminateKind: TaskKind = {
     }
     const value = input.workflowOutput;
     const outputData: JsonObject =
-      value === undefined || value === null
-        ? {}
-        : isPlainObject(value)
-          ? { ...(value as JsonObject) }
-          : { output: value };
+      value === undefined || value === null ? {} : isPlainObject(value) ? { ...value } : { output: value };
     const task = systemTask(sctx, node, request, {
       taskId,
       status: 'COMPLETED',

@@ -10,6 +10,10 @@ import { fieldProblem, isExpression, resolvedInput, systemTask } from './system-
  * completes it at once.
  */
 
+function display(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
 export const BOTH_DURATION_AND_UNTIL = "Both 'duration' and 'until' specified. Please provide only one input";
 
 export const waitKind: TaskKind = {
@@ -38,11 +42,12 @@ export const waitKind: TaskKind = {
     let dueAt: number | undefined;
     if (given(duration)) {
       const ms = typeof duration === 'string' ? parseDuration(duration) : undefined;
-      if (ms === undefined) return fail(`Not valid duration: ${String(duration)}`);
+      if (ms === undefined) return fail(`Not valid duration: ${display(duration)}`);
       dueAt = ctx.now + ms;
     } else if (given(until)) {
       const at = typeof until === 'string' ? parseUntil(until) : undefined;
-      if (at === undefined) return fail(`Invalid/Unsupported Wait Until format.  Provided: ${String(until)}`);
+      if (at === undefined)
+        return fail(`Invalid/Unsupported Wait Until format.  Provided: ${display(until)}`);
       dueAt = at;
     }
     if (dueAt !== undefined && dueAt <= ctx.now) {
@@ -77,11 +82,11 @@ export const waitKind: TaskKind = {
       errors.push(fieldProblem(at, 'until', node, BOTH_DURATION_AND_UNTIL, until));
     if (duration !== undefined && duration !== null && !isExpression(duration)) {
       if (typeof duration !== 'string' || parseDuration(duration) === undefined)
-        errors.push(fieldProblem(at, 'duration', node, `Not valid duration: ${String(duration)}`, duration));
+        errors.push(fieldProblem(at, 'duration', node, `Not valid duration: ${display(duration)}`, duration));
     }
     if (until !== undefined && until !== null && !isExpression(until)) {
       if (typeof until !== 'string' || parseUntil(until) === undefined)
-        errors.push(fieldProblem(at, 'until', node, `Unable to parse date ${String(until)}`, until));
+        errors.push(fieldProblem(at, 'until', node, `Unable to parse date ${display(until)}`, until));
     }
     return errors;
   },

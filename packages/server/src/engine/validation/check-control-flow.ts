@@ -32,7 +32,7 @@ function checkList(
     const kind = kindNameOf(task);
     if (kind === 'FORK_JOIN' || kind === 'FORK_JOIN_DYNAMIC') {
       const next = list[index + 1];
-      if (!isRecord(next) || kindNameOf(next as WorkflowTask) !== 'JOIN') {
+      if (!isRecord(next) || kindNameOf(next) !== 'JOIN') {
         errors.push(
           problem(
             path,
