@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ValidationError } from '@baton/protocol';
+import { workerTaskNames } from '../../src/engine/graph.js';
 import { checkWorkflowDef } from '../../src/engine/validation/check-workflow-def.js';
 import { testScripts } from './script-runner-for-tests.js';
 
@@ -407,5 +408,37 @@ void describe('registration checks of control-flow kinds', () => {
         'tasks[0].forkTasks[0][0].loopOver[0].decisionCases',
       ],
     );
+  });
+});
+
+void describe('workerTaskNames with run-time names', () => {
+  void it('includes the literal names DYNAMIC and FORK_JOIN_DYNAMIC nodes will run (not expressions)', () => {
+    const names = workerTaskNames({
+      name: 'wf',
+      tasks: [
+        {
+          name: 'd',
+          taskReferenceName: 'd',
+          type: 'DYNAMIC',
+          dynamicTaskNameParam: 't',
+          inputParameters: { t: 'encode' },
+        },
+        {
+          name: 'e',
+          taskReferenceName: 'e',
+          type: 'DYNAMIC',
+          dynamicTaskNameParam: 't',
+          inputParameters: { t: '${workflow.input.t}' },
+        },
+        {
+          name: 'f',
+          taskReferenceName: 'f',
+          type: 'FORK_JOIN_DYNAMIC',
+          inputParameters: { forkTaskName: 'thumb', forkTaskInputs: [] },
+        },
+        { name: 'j', taskReferenceName: 'j', type: 'JOIN' },
+      ],
+    });
+    assert.deepEqual(names, ['encode', 'thumb']);
   });
 });
