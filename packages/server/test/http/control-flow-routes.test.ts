@@ -120,6 +120,30 @@ const definitions: Array<Record<string, unknown>> = [
     ],
     { waited: '${wait.output}', verdict: '${review.output.verdict}' },
   ),
+  workflowDef('cf_loop_human', [
+    {
+      name: 'approvals',
+      taskReferenceName: 'approvals',
+      type: 'DO_WHILE',
+      items: '${workflow.input.docs}',
+      loopOver: [
+        {
+          name: 'approve',
+          taskReferenceName: 'approve',
+          type: 'HUMAN',
+          inputParameters: { doc: '${approvals.output.loopItem}' },
+        },
+        { name: 'pause', taskReferenceName: 'pause', type: 'WAIT' },
+      ],
+    },
+    {
+      name: 'fork',
+      taskReferenceName: 'fork',
+      type: 'FORK_JOIN',
+      forkTasks: [[{ name: 'hold', taskReferenceName: 'hold', type: 'WAIT' }]],
+    },
+    { name: 'join', taskReferenceName: 'join', type: 'JOIN', joinOn: ['hold'] },
+  ]),
   workflowDef('cf_dynamic', [
     {
       name: 'dyn',
@@ -328,6 +352,38 @@ for (const storeCase of storeCases()) {
       const done = await run(id);
       assert.equal(done.status, 'FAILED');
       assert.deepEqual(done.failedReferenceTaskNames, ['review']);
+    });
+
+    it('tasks inside a loop are completed by their plain ref (the open iteration); WAIT by id; never a JOIN', async () => {
+      const id = await start('cf_loop_human', { docs: ['d1', 'd2'] });
+      const first = await call(t.app, 'POST', `/api/tasks/${id}/approve/COMPLETED`, { ok: 1 });
+      assert.equal(first.status, 200, first.text);
+      let current = await run(id);
+      const pause1 = current.tasks.find((task: any) => task.referenceTaskName === 'pause__1');
+      const byId = await call(t.app, 'POST', '/api/tasks', {
+        taskId: pause1.taskId,
+        workflowInstanceId: id,
+        status: 'COMPLETED',
+      });
+      assert.equal(byId.status, 200, byId.text);
+      await call(t.app, 'POST', `/api/tasks/${id}/approve/COMPLETED`, { ok: 2 });
+      await call(t.app, 'POST', `/api/tasks/${id}/pause__2/COMPLETED`, {});
+      current = await run(id);
+      assert.deepEqual(
+        current.tasks
+          .filter((task: any) => task.taskType === 'HUMAN')
+          .map((task: any) => [task.referenceTaskName, task.inputData.doc, task.outputData.ok]),
+        [
+          ['approve__1', 'd1', 1],
+          ['approve__2', 'd2', 2],
+        ],
+      );
+      // The JOIN is open but only the interpreter ends it: completing it by name finds nothing.
+      const join = await call(t.app, 'POST', `/api/tasks/${id}/join/COMPLETED`, {});
+      assert.equal(join.status, 200);
+      assert.equal(join.text, '');
+      await call(t.app, 'POST', `/api/tasks/${id}/hold/COMPLETED`, {});
+      assert.equal((await run(id)).status, 'COMPLETED');
     });
 
     it('DYNAMIC', async () => {
