@@ -5,6 +5,7 @@ import {
   type TaskResult,
 } from '@baton/protocol';
 import { taskKindOf } from './kinds/registry.js';
+import { hasWaitTimer } from './kinds/wait.js';
 import type { RunState } from './run-state.js';
 
 /**
@@ -49,6 +50,8 @@ export function applyResult(state: RunState, result: TaskResult): ResultOutcome 
   }
   state.updateTask(task, { status: result.status, endTime: now, updateTime: now, ...resultFields(result) });
   state.command({ type: 'DEQUEUE', taskId: task.taskId });
+  // A WAIT completed from outside before its timer: the timer has nothing left to do.
+  if (hasWaitTimer(task)) state.command({ type: 'CANCEL_TIMERS', taskId: task.taskId, kinds: ['WAIT'] });
   return 'ended';
 }
 

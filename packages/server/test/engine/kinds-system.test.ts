@@ -203,7 +203,11 @@ void describe('WAIT', () => {
     );
     engine.start();
     const wait = engine.task('w');
-    engine.complete(wait.taskId);
+    const completed = engine.complete(wait.taskId);
+    assert.deepEqual(completed.commands.slice(0, 2), [
+      { type: 'DEQUEUE', taskId: wait.taskId },
+      { type: 'CANCEL_TIMERS', taskId: wait.taskId, kinds: ['WAIT'] },
+    ]);
     const fired = engine.timer({ timerId: 't2', kind: 'WAIT', dueAt: T0 + 10_000, taskId: wait.taskId });
     assert.equal(fired.ignored, true);
   });

@@ -1,4 +1,4 @@
-import type { ValidationError } from '@baton/protocol';
+import { isTerminalTaskStatus, type TaskRecord, type ValidationError } from '@baton/protocol';
 import { parseDuration, parseUntil } from '../wait-time.js';
 import type { TaskKind } from './kind.js';
 import { fieldProblem, isExpression, resolvedInput, systemTask } from './system-task.js';
@@ -15,6 +15,11 @@ function display(value: unknown): string {
 }
 
 export const BOTH_DURATION_AND_UNTIL = "Both 'duration' and 'until' specified. Please provide only one input";
+
+/** Whether this WAIT task armed a timer (it did when it has a `duration` or `until`). */
+export function hasWaitTimer(task: TaskRecord): boolean {
+  return task.taskType === 'WAIT' && !isTerminalTaskStatus(task.status) && task.callbackAfterSeconds > 0;
+}
 
 export const waitKind: TaskKind = {
   kind: 'WAIT',
