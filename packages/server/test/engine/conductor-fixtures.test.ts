@@ -16,6 +16,19 @@ function fixture(name: string): WorkflowDef {
   return JSON.parse(readFileSync(url, 'utf8')) as WorkflowDef;
 }
 
+const emptyFields = {
+  inputParameters: {},
+  decisionCases: {},
+  defaultCase: [],
+  forkTasks: [],
+  joinOn: [],
+  loopOver: [],
+  defaultExclusiveJoinTask: [],
+  optional: false,
+  startDelay: 0,
+  asyncComplete: false,
+};
+
 const checkContext = { taskDefNames: new Set<string>(), scripts: testScripts };
 
 function engineFor(name: string, input: Record<string, unknown>): Engine {
@@ -84,9 +97,10 @@ void describe("Conductor's definitions", () => {
 
   void it('a dynamic fork from a task list and an input map', () => {
     const engine = engineFor('dynamic_fork.json', {
+      // As Conductor's clients send them: every WorkflowTask field, empty lists included.
       dynamicTasks: [
-        { name: 'fixture_task_2', taskReferenceName: 'xdt1' },
-        { name: 'fixture_task_3', taskReferenceName: 'xdt2' },
+        { name: 'fixture_task_2', taskReferenceName: 'xdt1', ...emptyFields },
+        { name: 'fixture_task_3', taskReferenceName: 'xdt2', type: 'SIMPLE', ...emptyFields },
       ],
       dynamicTasksInput: { xdt1: { k1: 'v1' }, xdt2: { k2: 'v2' } },
     });

@@ -134,6 +134,23 @@ void describe('DO_WHILE', () => {
     assert.equal(engine.all('f__3').length, 0);
   });
 
+  void it('items may also come as input _items (Orkes)', () => {
+    const engine = engineFor(
+      workflow([
+        loop('each', [simple('f', { inputParameters: { v: '${each.output.loopItem}' } })], {
+          loopCondition: undefined,
+          inputParameters: { _items: '${workflow.input.list}', other: 1 },
+        }),
+      ]),
+      { list: [{ k: 1 }] },
+    );
+    engine.start();
+    assert.deepEqual(engine.task('f__1').inputData, { v: { k: 1 } });
+    assert.deepEqual(engine.task('each').inputData, { other: 1, items: [{ k: 1 }] });
+    engine.complete(engine.task('f__1').taskId);
+    assert.equal(engine.run.status, 'COMPLETED');
+  });
+
   void it('no items: completes at once with iteration 0', () => {
     const engine = engineFor(
       workflow([loop('each', [simple('f')], { items: '${workflow.input.list}', loopCondition: undefined })]),

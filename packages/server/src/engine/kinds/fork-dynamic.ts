@@ -139,7 +139,7 @@ function checkForked(tasks: readonly WorkflowTask[]): string | undefined {
     if (seen.has(ref)) return `Dynamically forked task reference ${ref} is used twice`;
     seen.add(ref);
     if (
-      childTaskLists(task).length > 0 ||
+      childTaskLists(task).some((list) => list.tasks.length > 0) ||
       ['JOIN', 'EXCLUSIVE_JOIN', 'FORK_JOIN_DYNAMIC', 'DO_WHILE', 'SWITCH', 'DECISION', 'FORK_JOIN'].includes(
         kindNameOf(task),
       )
