@@ -196,4 +196,21 @@ void describe('nesting', () => {
       ['b', 'j'],
     );
   });
+
+  void it('a re-walked SET_VARIABLE applies its variables again', () => {
+    const engine = engineFor([
+      { name: 'set', taskReferenceName: 'set', type: 'SET_VARIABLE', inputParameters: { v: 1 } },
+      simple('after'),
+    ]);
+    engine.start();
+    const copy = engineFor([]);
+    copy.run = { ...engine.run, workflowId: 'wf-2', variables: {} };
+    copy.tasks = [{ ...engine.task('set'), executed: false, workflowInstanceId: 'wf-2' }];
+    const decision = copy.send({ type: 'DECIDE' });
+    assert.deepEqual(copy.run.variables, { v: 1 });
+    assert.deepEqual(
+      decision.newTasks.map((t) => t.referenceTaskName),
+      ['after'],
+    );
+  });
 });

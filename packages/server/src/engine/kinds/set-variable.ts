@@ -10,6 +10,10 @@ import { resolvedInput, systemTask } from './system-task.js';
 
 export const MAX_VARIABLES_KB = 256;
 
+function merged(variables: JsonObject, input: JsonObject): JsonObject {
+  return { ...variables, ...input };
+}
+
 function utf8Length(text: string): number {
   return new TextEncoder().encode(text).length;
 }
@@ -26,19 +30,22 @@ export const setVariableKind: TaskKind = {
     });
     return { ok: true, tasks: [task], commands: [] };
   },
-  // Applied as soon as the task exists, so later tasks of the same decide read the new values.
+  // The size is checked as soon as the task exists, so an oversized one fails instead of ending.
   onScheduled(flow, task) {
     const state = flow.state;
-    const variables: JsonObject = { ...state.run.variables, ...task.inputData };
-    const size = utf8Length(JSON.stringify(variables));
+    const size = utf8Length(JSON.stringify(merged(state.run.variables, task.inputData)));
     if (size > MAX_VARIABLES_KB * 1024) {
       state.updateTask(task, {
         status: 'FAILED_WITH_TERMINAL_ERROR',
         reasonForIncompletion: `The variables payload size: ${size} of workflow: ${state.run.workflowId} is greater than the permissible limit: ${MAX_VARIABLES_KB} kilobytes`,
       });
-      return;
     }
-    state.updateRun({ variables });
+  },
+  // Applied when acted on, before what follows is scheduled; a run re-walked from copied tasks
+  // applies them again, in order.
+  onSuccess(flow, task) {
+    flow.state.updateRun({ variables: merged(flow.state.run.variables, task.inputData) });
+    flow.continueAfter(task);
   },
   check: () => [],
 };
