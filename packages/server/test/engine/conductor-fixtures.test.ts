@@ -131,4 +131,28 @@ void describe("Conductor's definitions", () => {
       ['set_variable_1', 'terminate0'],
     );
   });
+
+  void it('a fork nested in a fork branch, joined by the outer JOIN through the inner one', () => {
+    const engine = engineFor('nested_fork_join.json', {});
+    assert.deepEqual(
+      engine.tasks.map((t) => t.referenceTaskName),
+      ['fork1', 't11', 'fork2', 'join1', 't12', 't13', 'join2'],
+    );
+    assert.deepEqual(work(engine), ['t11', 't12', 't13', 't14', 't15']);
+    assert.equal(engine.task('join2').status, 'COMPLETED');
+    assert.deepEqual(Object.keys(engine.task('join1').outputData), ['t11', 'join2']);
+    assert.equal(engine.run.status, 'COMPLETED');
+  });
+
+  void it('a DO_WHILE holding a SWITCH (with a default case) and a SET_VARIABLE', () => {
+    const engine = engineFor('loop_with_switch.json', { loop: 3 });
+    assert.deepEqual(work(engine), ['fixture_task_2__1', 'fixture_task_1__2', 'fixture_task_2__3']);
+    assert.equal(engine.run.status, 'COMPLETED');
+    assert.deepEqual(engine.run.output, { last: 3 });
+    assert.deepEqual(engine.task('loopTask').outputData['2'], {
+      switchTask: { evaluationResult: ['even'], selectedCase: 'even' },
+      fixture_task_1: { from: 'fixture_task_1__2' },
+      set_last: {},
+    });
+  });
 });
