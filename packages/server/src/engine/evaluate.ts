@@ -48,7 +48,8 @@ function actOnEndedTask(flow: Interpreter, ended: TaskRecord): void {
   const workflowTask = task.workflowTask;
   const kind = taskKindOf(workflowTask);
   if (isSuccessfulTaskStatus(task.status)) {
-    if (kind?.onSuccess) kind.onSuccess(flow, task);
+    // A skipped task did nothing: a skipped container is passed over whole.
+    if (kind?.onSuccess && task.status !== 'SKIPPED') kind.onSuccess(flow, task);
     else flow.continueAfter(task);
     return;
   }

@@ -213,4 +213,16 @@ void describe('nesting', () => {
       ['after'],
     );
   });
+
+  void it('a SKIPPED container is passed over whole', () => {
+    const engine = engineFor([switchOn('sw', 'k', { x: [simple('x1')] }), simple('after')], { k: 'x' });
+    engine.start();
+    // The switch as a skip operation records it (nothing chosen), not yet acted on.
+    engine.tasks = [{ ...engine.task('sw'), status: 'SKIPPED', executed: false, outputData: {} }];
+    const decision = engine.send({ type: 'DECIDE' });
+    assert.deepEqual(
+      decision.newTasks.map((t) => t.referenceTaskName),
+      ['after'],
+    );
+  });
 });
