@@ -1,5 +1,6 @@
 import type { WorkflowTask } from '@baton/protocol';
 import { kindNameOf } from '../graph.js';
+import { decisionKind } from './decision.js';
 import { doWhileKind } from './do-while.js';
 import { dynamicKind } from './dynamic.js';
 import { exclusiveJoinKind } from './exclusive-join.js';
@@ -10,7 +11,7 @@ import { joinKind } from './join.js';
 import type { TaskKind } from './kind.js';
 import { noopKind } from './noop.js';
 import { setVariableKind } from './set-variable.js';
-import { decisionKind, switchKind } from './switch.js';
+import { switchKind } from './switch.js';
 import { terminateKind } from './terminate.js';
 import { waitKind } from './wait.js';
 import { simpleKind, userDefinedKind } from './worker.js';

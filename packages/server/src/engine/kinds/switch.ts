@@ -47,7 +47,7 @@ function runScript(sctx: ScheduleContext, script: string, input: JsonObject): Ev
   return result.ok ? { ok: true, value: result.value } : { ok: false, error: result.error };
 }
 
-function scheduleSwitch(
+export function scheduleSwitch(
   sctx: ScheduleContext,
   node: WorkflowTask,
   request: ScheduleRequest,
@@ -106,13 +106,13 @@ export function selectedBranch(task: TaskRecord): readonly WorkflowTask[] {
   return branch as WorkflowTask[];
 }
 
-function onSuccess(flow: Flow, task: TaskRecord): void {
+export function onSuccess(flow: Flow, task: TaskRecord): void {
   const first = selectedBranch(task)[0];
   if (first) flow.schedule(first, suffixOf(task));
   else flow.continueAfter(task);
 }
 
-function checkCases(node: WorkflowTask, path: string): ValidationError[] {
+export function checkCases(node: WorkflowTask, path: string): ValidationError[] {
   const cases: unknown = node.decisionCases;
   if (!isPlainObject(cases) || Object.keys(cases).length === 0) {
     return [
@@ -135,7 +135,7 @@ function checkCases(node: WorkflowTask, path: string): ValidationError[] {
   return errors;
 }
 
-function checkScript(
+export function checkScript(
   script: string,
   field: string,
   node: WorkflowTask,
@@ -175,31 +175,6 @@ export const switchKind: TaskKind = {
       errors.push(requiredField(path, 'expression', node));
     } else if (evaluator === 'javascript' || evaluator === 'graaljs') {
       errors.push(...checkScript(expression, 'expression', node, path, cctx));
-    }
-    errors.push(...checkCases(node, path));
-    return errors;
-  },
-};
-
-export const decisionKind: TaskKind = {
-  kind: 'DECISION',
-  retryable: false,
-  schedule: scheduleSwitch,
-  onSuccess,
-  onBranchEnd: (flow, container) => flow.continueAfter(container),
-  check(node, path, cctx) {
-    const errors: ValidationError[] = [];
-    const param: unknown = node.caseValueParam;
-    const expression: unknown = node.caseExpression;
-    const hasParam = typeof param === 'string' && param !== '';
-    const hasExpression = typeof expression === 'string' && expression.trim() !== '';
-    if (!hasParam && !hasExpression) {
-      errors.push({
-        path: `${path}.caseValueParam`,
-        message: `caseValueParam or caseExpression field is required for taskType: DECISION taskName: ${node.name}`,
-      });
-    } else if (!hasParam && typeof expression === 'string') {
-      errors.push(...checkScript(expression, 'caseExpression', node, path, cctx));
     }
     errors.push(...checkCases(node, path));
     return errors;
