@@ -12,11 +12,10 @@ import {
 } from './system-task.js';
 
 /**
- * SWITCH and the deprecated DECISION (Conductor's `SwitchTaskMapper`/`Switch`,
- * `DecisionTaskMapper`/`Decision`). The task evaluates its case and completes at once; when
- * acted on it schedules the first task of the chosen branch, and when that branch ends the run
- * continues after the switch. An empty (or, for SWITCH, an explicitly empty) branch continues
- * straight away.
+ * SWITCH (Conductor's `SwitchTaskMapper`/`Switch`), whose scheduling and branching DECISION
+ * shares (`decision.ts`). The task evaluates its case and completes at once; when acted on it
+ * schedules the first task of the chosen branch, and when that branch ends the run continues
+ * after the switch. An empty branch continues straight away.
  */
 
 const SWITCH_EVALUATORS = ['value-param', 'javascript', 'graaljs'] as const;
