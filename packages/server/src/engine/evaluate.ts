@@ -4,92 +4,219 @@ import {
   type TaskRecord,
   type WorkflowTask,
 } from '@baton/protocol';
-import { firstTask, nextAfter } from './graph.js';
-import { kindNameOf, taskKindOf, unsupportedKindMessage } from './kinds/registry.js';
+import type { Flow } from './kinds/flow.js';
+import type { ScheduleOutcome, ScheduleRequest, TaskKind } from './kinds/kind.js';
+import { firstTask, kindNameOf, nextAfter } from './graph.js';
+import { taskKindOf, unsupportedKindMessage } from './kinds/registry.js';
 import { retryDelayMs } from './retry.js';
 import { failRun, runOutput, runStatusForFailedTask, taskFailureReason } from './run-end.js';
 import type { RunState } from './run-state.js';
+import { enclosingSuffix, iterationOf, suffixOf } from './scope.js';
 import { effectiveTaskDef } from './task-config.js';
+import type { Command } from './types.js';
 
 /**
  * Acts on every ended task not yet acted on, in seq order, until none is left: a success
- * schedules what follows it, a failure retries, continues (optional) or fails the run. Then
- * completes the run when everything is done. Only a RUNNING run moves.
+ * schedules what follows it (or, for a container, what it holds), a failure retries, continues
+ * (optional) or fails the run; tasks waiting on it (JOIN) check again. Then completes the run
+ * when everything is done. Only a RUNNING run moves. Every step works from the indexes of
+ * `RunState`, so its cost does not grow with the run's history.
  */
 export function evaluate(state: RunState): void {
   if (state.run.status !== 'RUNNING') return;
+  const flow = new Interpreter(state);
   // The first task is scheduled when its ref has no task yet: at start, and in a run made by
   // retry or rerun whose copied tasks do not include it.
   const first = firstTask(state.run.workflowDefinition);
-  if (first) scheduleNode(state, first);
+  if (first) flow.schedule(first, '');
+  flow.recheckAllWaiters();
   while (state.run.status === 'RUNNING') {
-    const pending = state.tasks.find((task) => !task.executed && isTerminalTaskStatus(task.status));
+    const pending = state.nextPending();
     if (!pending) break;
-    actOnEndedTask(state, pending);
+    actOnEndedTask(flow, pending);
+    if (state.run.status === 'RUNNING') flow.recheckWaitersOn(pending.referenceTaskName);
   }
   if (state.run.status === 'RUNNING' && isRunComplete(state)) {
     state.updateRun({ status: 'COMPLETED', endTime: state.now, output: runOutput(state) });
   }
 }
 
-function actOnEndedTask(state: RunState, ended: TaskRecord): void {
+function actOnEndedTask(flow: Interpreter, ended: TaskRecord): void {
+  const state = flow.state;
   const task = state.updateTask(ended, { executed: true });
-  if (task.retried || isSuccessfulTaskStatus(task.status)) {
-    if (!task.retried) scheduleNext(state, task);
-    return;
-  }
+  if (task.retried) return;
   const workflowTask = task.workflowTask;
   const kind = taskKindOf(workflowTask);
+  if (isSuccessfulTaskStatus(task.status)) {
+    // A skipped task did nothing: a skipped container is passed over whole.
+    if (kind?.onSuccess && task.status !== 'SKIPPED') kind.onSuccess(flow, task);
+    else flow.continueAfter(task);
+    return;
+  }
   const config = effectiveTaskDef(workflowTask, state.ctx.taskDefs);
   const retriable = task.status === 'FAILED' || task.status === 'TIMED_OUT';
   if (retriable && kind?.retryable === true && task.retryCount < config.retryCount) {
     const sctx = state.scheduleContext();
     const delayMs = retryDelayMs(config, task.retryCount, state.ctx.random);
-    const outcome = kind.schedule(sctx, workflowTask, { retryOf: task, delayMs });
+    const scope = { suffix: suffixOf(task), iteration: task.iteration };
+    const outcome = kind.schedule(sctx, workflowTask, { retryOf: task, delayMs, scope });
     if (!outcome.ok) {
       failRun(state, 'FAILED', outcome.reason);
       return;
     }
     state.updateTask(task, { retried: true });
-    state.addTasks(outcome.tasks);
-    state.command(...outcome.commands);
+    flow.add(outcome, workflowTask, task.referenceTaskName, task.iteration);
     return;
   }
   if (workflowTask.optional === true) {
+    // An optional container that failed is passed over whole: nothing inside it runs.
     const continued = state.updateTask(task, { status: 'COMPLETED_WITH_ERRORS' });
-    scheduleNext(state, continued);
+    flow.continueAfter(continued);
     return;
   }
   const status = runStatusForFailedTask(task);
   failRun(state, status, taskFailureReason(task, status), task);
 }
 
-function scheduleNext(state: RunState, task: TaskRecord): void {
-  const step = nextAfter(state.run.workflowDefinition, task.referenceTaskName);
-  // 'end': the completion check after the loop decides. 'branch-end': the container kind's
-  // business (SWITCH, FORK_JOIN, DO_WHILE) once those kinds exist; none is registered yet.
-  if (step?.type === 'task') scheduleNode(state, step.task);
+/** The interpreter's moves for one evaluation: scheduling, moving past tasks, waking waiters. */
+class Interpreter implements Flow {
+  /** Open waiting tasks (JOIN, EXCLUSIVE_JOIN) by the refs they wait on. */
+  private readonly waiters = new Map<string, Set<string>>();
+
+  constructor(readonly state: RunState) {
+    for (const task of state.openTasks()) this.watch(task, taskKindOf(task.workflowTask));
+  }
+
+  schedule(node: WorkflowTask, suffix: string, request: ScheduleRequest = {}): readonly TaskRecord[] {
+    const state = this.state;
+    if (state.run.status !== 'RUNNING') return [];
+    const ref = node.taskReferenceName + suffix;
+    const existing = state.latestByRef(ref);
+    if (existing) {
+      // Skipped before the run reached it (`run-control.ts`): reaching it now moves past it.
+      if (existing.status === 'SKIPPED' && existing.executed) this.continueAfter(existing);
+      return [];
+    }
+    const kind = taskKindOf(node);
+    if (!kind) {
+      this.fail(unsupportedKindMessage(kindNameOf(node)));
+      return [];
+    }
+    const iteration = iterationOf(suffix);
+    const outcome = kind.schedule(state.scheduleContext(), node, {
+      ...request,
+      scope: { suffix, iteration },
+    });
+    if (!outcome.ok) {
+      this.fail(outcome.reason);
+      return [];
+    }
+    return this.add(outcome, node, ref, iteration);
+  }
+
+  /** Adds what a kind made (placed in its loop scope), then lets each new task's kind react. */
+  add(
+    outcome: Extract<ScheduleOutcome, { ok: true }>,
+    node: WorkflowTask,
+    ref: string,
+    iteration: number,
+  ): TaskRecord[] {
+    const base = node.taskReferenceName;
+    const tasks = outcome.tasks.map((task) => placeTask(task, base, ref, iteration));
+    const commands = outcome.commands.map((command) => placeCommand(command, base, ref));
+    this.state.addTasks(tasks);
+    this.state.command(...commands);
+    for (const task of tasks) this.watch(task, taskKindOf(task.workflowTask));
+    for (const task of tasks) {
+      const kind = taskKindOf(task.workflowTask);
+      const current = this.state.task(task.taskId);
+      if (kind?.onScheduled && current && this.state.run.status === 'RUNNING')
+        kind.onScheduled(this, current);
+    }
+    return tasks.map((task) => this.state.task(task.taskId) ?? task);
+  }
+
+  continueAfter(task: TaskRecord): void {
+    const state = this.state;
+    if (state.run.status !== 'RUNNING') return;
+    this.recheckWaitersOn(task.referenceTaskName);
+    const step = nextAfter(state.run.workflowDefinition, task.workflowTask.taskReferenceName);
+    // undefined: a task made at run time (a dynamically forked one), whose JOIN was woken above.
+    if (!step || step.type === 'end') return;
+    const suffix = suffixOf(task);
+    if (step.type === 'task') {
+      this.schedule(step.task, suffix);
+      return;
+    }
+    const container = step.container;
+    const containerSuffix = kindNameOf(container) === 'DO_WHILE' ? enclosingSuffix(suffix) : suffix;
+    const containerTask = state.latestByRef(container.taskReferenceName + containerSuffix);
+    if (!containerTask) return;
+    taskKindOf(container)?.onBranchEnd?.(this, containerTask, task);
+  }
+
+  fail(reason: string): void {
+    if (this.state.run.status === 'RUNNING') failRun(this.state, 'FAILED', reason);
+  }
+
+  recheckWaitersOn(ref: string): void {
+    const ids = this.waiters.get(ref);
+    if (!ids) return;
+    for (const id of [...ids]) {
+      const waiter = this.state.task(id);
+      if (!waiter || isTerminalTaskStatus(waiter.status)) {
+        ids.delete(id);
+        continue;
+      }
+      if (this.state.run.status !== 'RUNNING') return;
+      taskKindOf(waiter.workflowTask)?.recheck?.(this, waiter);
+    }
+  }
+
+  /** Checks every open waiting task once (a DECIDE after a repair, a re-walked run). */
+  recheckAllWaiters(): void {
+    const seen = new Set<string>();
+    for (const ids of [...this.waiters.values()]) {
+      for (const id of ids) {
+        if (seen.has(id)) continue;
+        seen.add(id);
+        const waiter = this.state.task(id);
+        if (!waiter || isTerminalTaskStatus(waiter.status) || this.state.run.status !== 'RUNNING') continue;
+        taskKindOf(waiter.workflowTask)?.recheck?.(this, waiter);
+      }
+    }
+  }
+
+  private watch(task: TaskRecord, kind: TaskKind | undefined): void {
+    if (!kind?.watches || isTerminalTaskStatus(task.status)) return;
+    for (const ref of kind.watches(task)) {
+      let ids = this.waiters.get(ref);
+      if (!ids) this.waiters.set(ref, (ids = new Set()));
+      ids.add(task.taskId);
+    }
+  }
 }
 
-export function scheduleNode(state: RunState, workflowTask: WorkflowTask): void {
-  const existing = state.latestByRef(workflowTask.taskReferenceName);
-  if (existing) {
-    // Skipped before the run reached it (`run-control.ts`): reaching it now moves past it.
-    if (existing.status === 'SKIPPED' && existing.executed) scheduleNext(state, existing);
-    return;
-  }
-  const kind = taskKindOf(workflowTask);
-  if (!kind) {
-    failRun(state, 'FAILED', unsupportedKindMessage(kindNameOf(workflowTask)));
-    return;
-  }
-  const outcome = kind.schedule(state.scheduleContext(), workflowTask, {});
-  if (!outcome.ok) {
-    failRun(state, 'FAILED', outcome.reason);
-    return;
-  }
-  state.addTasks(outcome.tasks);
-  state.command(...outcome.commands);
+/**
+ * Gives a task made by a kind its place in the loop scope: the ref with the loop suffix, and
+ * the iteration (kinds that know nothing of loops make plain refs). A DO_WHILE keeps its own
+ * iteration count.
+ */
+function placeTask(task: TaskRecord, base: string, ref: string, iteration: number): TaskRecord {
+  if (task.referenceTaskName !== base || ref === base) return task;
+  const placed: TaskRecord = { ...task, referenceTaskName: ref };
+  if (task.iteration === 0 && task.taskType !== 'DO_WHILE') placed.iteration = iteration;
+  return placed;
+}
+
+function placeCommand(command: Command, base: string, ref: string): Command {
+  if (command.type !== 'ENQUEUE' || command.taskRef !== base || ref === base) return command;
+  return { ...command, taskRef: ref };
+}
+
+/** Schedules one definition node at top level (or with a loop suffix). */
+export function scheduleNode(state: RunState, workflowTask: WorkflowTask, suffix = ''): void {
+  new Interpreter(state).schedule(workflowTask, suffix);
 }
 
 /**
@@ -97,7 +224,7 @@ export function scheduleNode(state: RunState, workflowTask: WorkflowTask): void 
  * definition has ended successfully (Conductor's `checkForWorkflowCompletion`).
  */
 function isRunComplete(state: RunState): boolean {
-  if (state.tasks.some((task) => !isTerminalTaskStatus(task.status) || !task.executed)) return false;
+  if (state.hasOpenTasks() || state.nextPending()) return false;
   return state.run.workflowDefinition.tasks.every((workflowTask) => {
     const latest = state.latestByRef(workflowTask.taskReferenceName);
     return latest !== undefined && isSuccessfulTaskStatus(latest.status);

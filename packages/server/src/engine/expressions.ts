@@ -16,8 +16,16 @@ export interface ResolveOptions {
 }
 
 const TASK_ID_NAME = 'CPEWF_TASK_ID';
-/** Loop iterations carry `__N` in their ref; expressions see the ref without it. */
-const ITERATION_SUFFIX = /__\d+$/;
+/**
+ * Loop iterations carry `__N` in their ref (`__N__M` inside nested loops); expressions see the
+ * ref without it.
+ */
+const ITERATION_SUFFIX = /(__\d+)+$/;
+
+/** The name a task has in the expression document: its ref without loop-iteration suffixes. */
+export function documentRefOf(task: Pick<TaskRecord, 'referenceTaskName' | 'iteration'>): string {
+  return task.iteration > 0 ? task.referenceTaskName.replace(ITERATION_SUFFIX, '') : task.referenceTaskName;
+}
 
 /**
  * Builds the expression document. Cheap: it makes one small object per run and per task ref
@@ -27,12 +35,14 @@ const ITERATION_SUFFIX = /__\d+$/;
 export function buildExpressionDocument(run: RunRecord, tasks: readonly TaskRecord[]): ExpressionDocument {
   const doc: Record<string, unknown> = {};
   // Tasks come in seq order, so a later attempt (or iteration) of a ref replaces an earlier one.
-  for (const task of tasks) {
-    const ref =
-      task.iteration > 0 ? task.referenceTaskName.replace(ITERATION_SUFFIX, '') : task.referenceTaskName;
-    doc[ref] = taskView(task);
-  }
-  doc.workflow = {
+  for (const task of tasks) doc[documentRefOf(task)] = taskView(task);
+  doc.workflow = workflowView(run);
+  return doc;
+}
+
+/** The `workflow` entry of the expression document. */
+export function workflowView(run: RunRecord): Record<string, unknown> {
+  return {
     input: run.input,
     output: run.output,
     status: run.status,
@@ -46,10 +56,10 @@ export function buildExpressionDocument(run: RunRecord, tasks: readonly TaskReco
     schemaVersion: run.workflowDefinition.schemaVersion ?? 2,
     variables: run.variables,
   };
-  return doc;
 }
 
-function taskView(task: TaskRecord): Record<string, unknown> {
+/** The entry of one task in the expression document. */
+export function taskView(task: TaskRecord): Record<string, unknown> {
   return {
     input: task.inputData,
     output: task.outputData,

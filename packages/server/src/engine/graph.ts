@@ -160,8 +160,25 @@ export function workerTaskNames(def: WorkflowDef): string[] {
   const names = new Set<string>();
   for (const task of allTasks(def)) {
     if (typeof task.name === 'string' && task.name !== '' && isWorkerTask(task)) names.add(task.name);
+    const chosen = runTimeWorkerName(task);
+    if (chosen !== undefined) names.add(chosen);
   }
   return [...names];
+}
+
+/**
+ * The worker task name a DYNAMIC or FORK_JOIN_DYNAMIC (simple form) node will run, when its
+ * definition gives it literally (not as an expression): its task definition is loaded too.
+ */
+function runTimeWorkerName(task: WorkflowTask): string | undefined {
+  const params = task.inputParameters;
+  if (!isPlainObject(params)) return undefined;
+  const kind = kindNameOf(task);
+  let value: unknown;
+  if (kind === 'DYNAMIC' && typeof task.dynamicTaskNameParam === 'string')
+    value = params[task.dynamicTaskNameParam];
+  else if (kind === 'FORK_JOIN_DYNAMIC') value = params.forkTaskName;
+  return typeof value === 'string' && value !== '' && !value.includes('${') ? value : undefined;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -4,6 +4,8 @@ import {
   type TaskRecord,
   type TaskResult,
 } from '@baton/protocol';
+import { taskKindOf } from './kinds/registry.js';
+import { hasWaitTimer } from './kinds/wait.js';
 import type { RunState } from './run-state.js';
 import { effectiveTaskDef } from './task-config.js';
 import { describeViolations, schemaViolations } from './validation/schema-check.js';
@@ -19,7 +21,14 @@ export function applyResult(state: RunState, result: TaskResult): ResultOutcome 
   const task = state.task(result.taskId);
   if (!task || isTerminalTaskStatus(task.status) || isTerminalWorkflowStatus(state.run.status))
     return 'ignored';
+  // JOIN, DO_WHILE, …: only the interpreter ends them (an outside result would skip their work).
+  if (taskKindOf(task.workflowTask)?.engineOnly === true) return 'ignored';
   const now = state.now;
+  if (result.status === 'IN_PROGRESS' && task.queueName === undefined) {
+    // A task with no worker queue (WAIT, HUMAN) stays IN_PROGRESS: record what was sent.
+    state.updateTask(task, { updateTime: now, ...resultFields(result) });
+    return 'open';
+  }
   if (result.status === 'IN_PROGRESS') {
     if (result.extendLease === true) {
       state.updateTask(task, { updateTime: now });
@@ -45,6 +54,8 @@ export function applyResult(state: RunState, result: TaskResult): ResultOutcome 
   const status = result.status === 'COMPLETED' ? outputCheck(state, task, fields) : result.status;
   state.updateTask(task, { status, endTime: now, updateTime: now, ...fields });
   state.command({ type: 'DEQUEUE', taskId: task.taskId });
+  // A WAIT completed from outside before its timer: the timer has nothing left to do.
+  if (hasWaitTimer(task)) state.command({ type: 'CANCEL_TIMERS', taskId: task.taskId, kinds: ['WAIT'] });
   return 'ended';
 }
 

@@ -1,5 +1,5 @@
 import { isTerminalTaskStatus, type JsonObject, type TaskRecord, type WorkflowStatus } from '@baton/protocol';
-import { buildExpressionDocument, resolveParameters } from './expressions.js';
+import { resolveParameters } from './expressions.js';
 import { taskKindOf } from './kinds/registry.js';
 import type { RunState } from './run-state.js';
 
@@ -73,7 +73,7 @@ export function cancelOpenTasks(state: RunState, reason: string): void {
 export function runOutput(state: RunState, task?: TaskRecord): JsonObject {
   const params = state.run.workflowDefinition.outputParameters;
   if (params && Object.keys(params).length > 0) {
-    return resolveParameters(params, buildExpressionDocument(state.run, state.tasks));
+    return resolveParameters(params, state.expressionDocument());
   }
   const source = task ?? state.tasks[state.tasks.length - 1];
   return source ? structuredClone(source.outputData) : {};

@@ -1,12 +1,18 @@
-import type { RunRecord, TaskRecord, WorkflowMessage } from '@baton/protocol';
-import { buildExpressionDocument } from './expressions.js';
+import { isTerminalTaskStatus, type RunRecord, type TaskRecord, type WorkflowMessage } from '@baton/protocol';
+import { documentRefOf, taskView, workflowView, type ExpressionDocument } from './expressions.js';
 import type { ScheduleContext } from './kinds/kind.js';
+import { SeqHeap } from './seq-heap.js';
 import type { Command, DecideContext, Decision } from './types.js';
 
 /**
  * The run and its tasks as they stand during one `decide` call. Every change replaces a
  * record with a changed copy (the records in the context are never touched) and is
  * remembered, so the decision lists exactly what changed.
+ *
+ * The loaded tasks are indexed once, in one pass, when the state is made (by id, latest by
+ * ref, open tasks, ended tasks not yet acted on, highest seq); every later step reads and
+ * keeps those indexes up to date, so one step of the interpreter costs what it touches, not
+ * what the run has done before (a loop's thousandth iteration is as cheap as its first).
  */
 export class RunState {
   private currentRun: RunRecord;
@@ -14,6 +20,17 @@ export class RunState {
   /** Current version of every task, in seq order. */
   private readonly records: TaskRecord[];
   private readonly positionById = new Map<string, number>();
+  /** The task with the highest seq of every reference name. */
+  private readonly latestRef = new Map<string, TaskRecord>();
+  /** Ids of the tasks that are not terminal. */
+  private readonly open = new Set<string>();
+  /** Terminal tasks not yet acted on (`executed` false), smallest seq first. */
+  private readonly pending = new SeqHeap();
+  private maxSeq = 0;
+  /** The expression document, made on first use and then kept current. */
+  private doc: Record<string, unknown> | undefined;
+  /** The latest task of every name of the expression document (a ref without loop suffixes). */
+  private readonly latestDoc = new Map<string, TaskRecord>();
   private readonly created = new Set<string>();
   private readonly changed = new Set<string>();
   private readonly emitted: Command[] = [];
@@ -21,13 +38,17 @@ export class RunState {
   constructor(readonly ctx: DecideContext) {
     this.currentRun = ctx.run;
     this.records = [...ctx.tasks];
-    this.records.forEach((task, i) => this.positionById.set(task.taskId, i));
+    this.records.forEach((task, i) => {
+      this.positionById.set(task.taskId, i);
+      this.index(task);
+    });
   }
 
   get run(): RunRecord {
     return this.currentRun;
   }
 
+  /** Every task in seq order. Reading it all costs the run's size: steps use the indexes. */
   get tasks(): readonly TaskRecord[] {
     return this.records;
   }
@@ -43,16 +64,38 @@ export class RunState {
 
   /** The latest task (highest seq) with this reference name. */
   latestByRef(ref: string): TaskRecord | undefined {
-    for (let i = this.records.length - 1; i >= 0; i--) {
-      const task = this.records[i];
-      if (task?.referenceTaskName === ref) return task;
+    return this.latestRef.get(ref);
+  }
+
+  /** The tasks that are not terminal, in no particular order. */
+  openTasks(): TaskRecord[] {
+    const out: TaskRecord[] = [];
+    for (const id of this.open) {
+      const task = this.task(id);
+      if (task) out.push(task);
     }
-    return undefined;
+    return out;
+  }
+
+  hasOpenTasks(): boolean {
+    return this.open.size > 0;
+  }
+
+  /** The ended task not yet acted on with the smallest seq, if any. */
+  nextPending(): TaskRecord | undefined {
+    for (;;) {
+      const id = this.pending.peek();
+      if (id === undefined) return undefined;
+      const task = this.task(id);
+      if (task && !task.executed && isTerminalTaskStatus(task.status)) return task;
+      this.pending.pop();
+    }
   }
 
   updateRun(patch: Partial<RunRecord>): void {
     this.currentRun = { ...this.currentRun, ...patch, updateTime: this.ctx.now };
     this.runChanged = true;
+    if (this.doc) this.doc.workflow = workflowView(this.currentRun);
   }
 
   /** Replaces a task with a changed copy and returns the copy. */
@@ -64,6 +107,7 @@ export class RunState {
     const next: TaskRecord = { ...current, ...patch };
     this.records[position] = next;
     if (!this.created.has(task.taskId)) this.changed.add(task.taskId);
+    this.index(next);
     return next;
   }
 
@@ -72,6 +116,7 @@ export class RunState {
       this.positionById.set(task.taskId, this.records.length);
       this.records.push(task);
       this.created.add(task.taskId);
+      this.index(task);
     }
   }
 
@@ -80,9 +125,18 @@ export class RunState {
   }
 
   nextSeq(): number {
-    let max = 0;
-    for (const task of this.records) max = Math.max(max, task.seq);
-    return max + 1;
+    return this.maxSeq + 1;
+  }
+
+  /** The expression document of the run as it stands (kept current, never rebuilt). */
+  expressionDocument(): ExpressionDocument {
+    if (!this.doc) {
+      const doc: Record<string, unknown> = {};
+      for (const [ref, task] of this.latestDoc) doc[ref] = taskView(task);
+      doc.workflow = workflowView(this.currentRun);
+      this.doc = doc;
+    }
+    return this.doc;
   }
 
   scheduleContext(): ScheduleContext {
@@ -91,7 +145,7 @@ export class RunState {
       run: this.currentRun,
       tasks: this.records,
       nextSeq: this.nextSeq(),
-      expressionDocument: () => buildExpressionDocument(this.currentRun, this.records),
+      expressionDocument: () => this.expressionDocument(),
       availableMessages: () => this.availableMessages(),
     };
   }
@@ -103,13 +157,41 @@ export class RunState {
   }
 
   decision(ignored = false): Decision {
+    const pick = (ids: Set<string>): TaskRecord[] => {
+      const out: TaskRecord[] = [];
+      for (const id of ids) {
+        const task = this.task(id);
+        if (task) out.push(task);
+      }
+      return out.sort((a, b) => a.seq - b.seq);
+    };
     return {
       run: this.currentRun,
       runChanged: this.runChanged,
-      newTasks: this.records.filter((task) => this.created.has(task.taskId)),
-      updatedTasks: this.records.filter((task) => this.changed.has(task.taskId)),
+      newTasks: pick(this.created),
+      updatedTasks: pick(this.changed),
       commands: [...this.emitted],
       ignored,
     };
+  }
+
+  /** Brings the indexes up to date with this (new or changed) record. */
+  private index(task: TaskRecord): void {
+    if (task.seq > this.maxSeq) this.maxSeq = task.seq;
+    const latest = this.latestRef.get(task.referenceTaskName);
+    if (!latest || latest.seq <= task.seq) this.latestRef.set(task.referenceTaskName, task);
+    if (isTerminalTaskStatus(task.status)) {
+      this.open.delete(task.taskId);
+      if (!task.executed) this.pending.push(task.taskId, task.seq);
+    } else {
+      this.open.add(task.taskId);
+    }
+    // A later attempt (or iteration) of a ref replaces an earlier one, never the reverse.
+    const docRef = documentRefOf(task);
+    const shown = this.latestDoc.get(docRef);
+    if (!shown || shown.seq <= task.seq) {
+      this.latestDoc.set(docRef, task);
+      if (this.doc) this.doc[docRef] = taskView(task);
+    }
   }
 }

@@ -11,6 +11,8 @@ import {
 } from '@baton/protocol';
 
 import type { Clock } from '../clock.js';
+import { documentRefOf } from '../engine/expressions.js';
+import { taskKindOf } from '../engine/kinds/registry.js';
 import { badRequest, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { WakeBus } from '../queue/wake-bus.js';
@@ -30,6 +32,23 @@ export interface PollRequest {
   timeoutMs: number;
   /** Aborts the wait when the caller has gone away. */
   signal?: AbortSignal;
+}
+
+/**
+ * The open task a completion by name means: the latest open one with exactly this ref, else
+ * (a task inside a loop named without its `__N`) the latest open one of that plain ref. Tasks
+ * only the interpreter ends (JOIN, DO_WHILE, …) are never meant.
+ */
+export function openTaskByRef(tasks: readonly TaskRecord[], ref: string): TaskRecord | undefined {
+  const candidates = tasks.filter(
+    (t) => !isTerminalTaskStatus(t.status) && taskKindOf(t.workflowTask)?.engineOnly !== true,
+  );
+  const exact = candidates.filter((t) => t.referenceTaskName === ref);
+  const pool = exact.length > 0 ? exact : candidates.filter((t) => documentRefOf(t) === ref);
+  return pool.reduce<TaskRecord | undefined>(
+    (latest, t) => (!latest || t.seq > latest.seq ? t : latest),
+    undefined,
+  );
 }
 
 /** Queues a poll drains, in order: the high-priority queue first (DESIGN §6). */
@@ -274,9 +293,7 @@ export class TaskService {
       const run = await tx.lockRun(workflowId);
       if (!run) throw notFound(`No such workflow found by id: ${workflowId}`);
       const tasks = await tx.getRunTasks(workflowId);
-      const open = [...tasks]
-        .reverse()
-        .find((t) => t.referenceTaskName === ref && !isTerminalTaskStatus(t.status));
+      const open = openTaskByRef(tasks, ref);
       if (!open) return undefined;
       const result: TaskResult = {
         taskId: open.taskId,

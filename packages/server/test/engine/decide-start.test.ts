@@ -182,10 +182,13 @@ void describe('decide: START', () => {
   });
 
   void it('fails the run when it reaches a kind this server does not run', () => {
-    const engine = new Engine(workflow([{ name: 'sw', taskReferenceName: 'sw', type: 'SWITCH' }]));
+    const engine = new Engine(workflow([{ name: 'kp', taskReferenceName: 'kp', type: 'KAFKA_PUBLISH' }]));
     const decision = engine.start();
     assert.equal(decision.run.status, 'FAILED');
-    assert.equal(decision.run.reasonForIncompletion, 'task type SWITCH is not supported by this server yet');
+    assert.equal(
+      decision.run.reasonForIncompletion,
+      'task type KAFKA_PUBLISH is not supported by this server yet',
+    );
   });
 
   void it('is idempotent: a second START schedules nothing new', () => {

@@ -186,11 +186,11 @@ void describe('checkWorkflowDef', () => {
     },
     {
       title: 'known kind not implemented',
-      def: withTask({ name: 'sw', taskReferenceName: 'c', type: 'SWITCH' }),
+      def: withTask({ name: 'kp', taskReferenceName: 'c', type: 'KAFKA_PUBLISH' }),
       error: {
         path: 'tasks[2].type',
-        message: 'task type SWITCH is not supported by this server yet',
-        invalidValue: 'SWITCH',
+        message: 'task type KAFKA_PUBLISH is not supported by this server yet',
+        invalidValue: 'KAFKA_PUBLISH',
       },
     },
     {
@@ -284,7 +284,7 @@ void describe('checkWorkflowDef', () => {
       schemaVersion: 3,
       tasks: [
         { name: 'x', taskReferenceName: 'dup', inputParameters: { a: '${nope.output}' } },
-        { name: 'y', taskReferenceName: 'dup', type: 'FORK_JOIN', retryCount: -1 },
+        { name: 'y', taskReferenceName: 'dup', type: 'KAFKA_PUBLISH', retryCount: -1 },
         { taskReferenceName: 'z', type: 'UNKNOWN_KIND' },
       ],
       outputParameters: { o: '${gone.output}' },
@@ -314,15 +314,14 @@ void describe('checkWorkflowDef', () => {
           name: 'sw',
           taskReferenceName: 'sw',
           type: 'SWITCH',
+          evaluatorType: 'value-param',
+          expression: 'x',
           decisionCases: { one: [{ name: 'a_type', taskReferenceName: 'a' }] },
           defaultCase: [{ name: 'b_type', taskReferenceName: 'b' }],
         },
       ],
     });
-    assert.deepEqual(paths(checkWorkflowDef(def, ctx)), [
-      'tasks[1].type',
-      'tasks[1].decisionCases.one[0].taskReferenceName',
-    ]);
+    assert.deepEqual(paths(checkWorkflowDef(def, ctx)), ['tasks[1].decisionCases.one[0].taskReferenceName']);
   });
 });
 

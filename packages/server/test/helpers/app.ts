@@ -8,6 +8,7 @@ import { pino, type Logger } from 'pino';
 import { type Clock, systemClock } from '../../src/clock.js';
 import { compileOptions } from '../../src/config/options.js';
 import { createServer, type BatonServer } from '../../src/server.js';
+import type { ScriptRunner } from '../../src/engine/scripts.js';
 import type { Store } from '../../src/store/store.js';
 
 export interface TestApp {
@@ -20,7 +21,7 @@ export interface TestApp {
 /** A Baton server on the given store, driven through `inject()` (real routes, no socket). */
 export async function testApp(
   store: Store,
-  options: { clock?: Clock; env?: Record<string, string>; logger?: Logger } = {},
+  options: { clock?: Clock; env?: Record<string, string>; logger?: Logger; scripts?: ScriptRunner } = {},
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'baton-app-'));
   const server = await createServer({
@@ -28,6 +29,7 @@ export async function testApp(
     store,
     clock: options.clock ?? systemClock,
     logger: options.logger ?? pino({ level: 'silent' }),
+    ...(options.scripts && { scripts: options.scripts }),
   });
   await server.app.ready();
   return {

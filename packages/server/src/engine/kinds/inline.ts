@@ -1,6 +1,6 @@
 import type { JsonValue, ValidationError } from '@baton/protocol';
 import type { TaskKind } from './kind.js';
-import { finish, isRunTimeValue, requiredInput, systemTask } from './system-task.js';
+import { finish, isRunTimeValue, requiredInput, startedSystemTask } from './system-task.js';
 
 /**
  * INLINE (Conductor's `Inline`): evaluates `inputParameters.expression` with `$` bound to the
@@ -17,7 +17,7 @@ export const inlineKind: TaskKind = {
   kind: 'INLINE',
   retryable: false,
   schedule(sctx, workflowTask, request) {
-    const task = systemTask(sctx, workflowTask, 'INLINE', request);
+    const task = startedSystemTask(sctx, workflowTask, 'INLINE', request);
     const input = task.inputData;
     const evaluatorType = input.evaluatorType ?? 'javascript';
     const expression = input.expression;

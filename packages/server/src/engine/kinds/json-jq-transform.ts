@@ -1,5 +1,5 @@
 import type { TaskKind } from './kind.js';
-import { finish, isRunTimeValue, requiredInput, systemTask } from './system-task.js';
+import { finish, isRunTimeValue, requiredInput, startedSystemTask } from './system-task.js';
 
 /**
  * JSON_JQ_TRANSFORM (Conductor's `JsonJqTransform`): runs the jq filter
@@ -11,7 +11,7 @@ export const jsonJqTransformKind: TaskKind = {
   kind: 'JSON_JQ_TRANSFORM',
   retryable: false,
   schedule(sctx, workflowTask, request) {
-    const task = systemTask(sctx, workflowTask, 'JSON_JQ_TRANSFORM', request);
+    const task = startedSystemTask(sctx, workflowTask, 'JSON_JQ_TRANSFORM', request);
     const filter = task.inputData.queryExpression;
     if (typeof filter !== 'string' || filter.trim() === '') {
       const reason = "Missing 'queryExpression' in input parameters";

@@ -10,6 +10,7 @@ import type { ExpressionDocument } from '../expressions.js';
 import type { RunState } from '../run-state.js';
 import type { ScriptRunner } from '../scripts.js';
 import type { Command, DecideContext, FiredTimer, SignalStatus } from '../types.js';
+import type { Flow } from './flow.js';
 
 /**
  * A task kind: how a definition node of this kind becomes task records and commands when the
@@ -46,6 +47,25 @@ export interface TaskKind {
   onSignal?(state: RunState, task: TaskRecord, signal: Signal): 'ignored' | 'changed';
   /** New mailbox messages arrived (`state.availableMessages()`): a blocked reader may take them. */
   onMailbox?(state: RunState, task: TaskRecord): 'ignored' | 'changed';
+
+  // Control flow (see ARCHITECTURE.md, "Containers and loops"). All optional: a kind without
+  // them is a plain step, and what follows it is scheduled when it succeeds.
+
+  /** Right after the kind's task(s) were added (DO_WHILE starts its first iteration, JOIN checks). */
+  onScheduled?(flow: Flow, task: TaskRecord): void;
+  /**
+   * The task ended successfully and is acted on: replaces "schedule what follows it" (a SWITCH
+   * schedules its chosen branch, a FORK its branches and JOIN, TERMINATE ends the run).
+   */
+  onSuccess?(flow: Flow, task: TaskRecord): void;
+  /** The last task of one of this container's lists ended (`container` is this kind's task). */
+  onBranchEnd?(flow: Flow, container: TaskRecord, ended: TaskRecord): void;
+  /** Refs (with loop suffixes) whose end makes this open task check again (`recheck`). */
+  watches?(task: TaskRecord): readonly string[];
+  /** Checks an open waiting task (JOIN, EXCLUSIVE_JOIN) again and ends it when it can. */
+  recheck?(flow: Flow, task: TaskRecord): void;
+  /** True when only the interpreter ends this kind's tasks: results posted for them are ignored. */
+  readonly engineOnly?: boolean;
 }
 
 export interface Signal {
@@ -72,6 +92,17 @@ export interface ScheduleRequest {
   readonly retryOf?: TaskRecord;
   /** With `retryOf`: how long after now the new attempt may start, in ms. */
   readonly delayMs?: number;
+  /** Where the task is made: inside loop iterations its ref gets `scope.suffix` (`__N`). */
+  readonly scope?: Scope;
+  /** JOIN after FORK_JOIN_DYNAMIC: the refs (with suffix) to wait on, computed at the fork. */
+  readonly joinOn?: readonly string[];
+}
+
+/** The loop iterations a task is made in: suffix `''` at top level, `__2` in iteration 2, `__2__1` nested. */
+export interface Scope {
+  readonly suffix: string;
+  /** The innermost loop's iteration (0 outside loops): the task's `iteration`. */
+  readonly iteration: number;
 }
 
 export type ScheduleOutcome =

@@ -1,5 +1,5 @@
 import type { TaskKind } from './kind.js';
-import { finish, isRunTimeValue, requiredInput, systemTask } from './system-task.js';
+import { finish, isRunTimeValue, requiredInput, startedSystemTask } from './system-task.js';
 
 /**
  * LAMBDA (Conductor's legacy `Lambda`): `inputParameters.scriptExpression` is a function body,
@@ -15,7 +15,7 @@ export const lambdaKind: TaskKind = {
   kind: 'LAMBDA',
   retryable: false,
   schedule(sctx, workflowTask, request) {
-    const task = systemTask(sctx, workflowTask, 'LAMBDA', request);
+    const task = startedSystemTask(sctx, workflowTask, 'LAMBDA', request);
     const script = task.inputData.scriptExpression;
     if (typeof script !== 'string' || script.trim() === '') {
       const reason =

@@ -1,5 +1,13 @@
 import type { WorkflowTask } from '@baton/protocol';
 import { kindNameOf } from '../graph.js';
+import { decisionKind } from './decision.js';
+import { doWhileKind } from './do-while.js';
+import { dynamicKind } from './dynamic.js';
+import { exclusiveJoinKind } from './exclusive-join.js';
+import { forkJoinDynamicKind } from './fork-dynamic.js';
+import { forkJoinKind } from './fork.js';
+import { humanKind } from './human.js';
+import { joinKind } from './join.js';
 import type { TaskKind } from './kind.js';
 import { inlineKind } from './inline.js';
 import { jsonJqTransformKind } from './json-jq-transform.js';
@@ -7,6 +15,11 @@ import { lambdaKind } from './lambda.js';
 import { startWorkflowKind } from './start-workflow.js';
 import { subWorkflowKind } from './sub-workflow.js';
 import { pullWorkflowMessagesKind } from './pull-workflow-messages.js';
+import { noopKind } from './noop.js';
+import { setVariableKind } from './set-variable.js';
+import { switchKind } from './switch.js';
+import { terminateKind } from './terminate.js';
+import { waitKind } from './wait.js';
 import { simpleKind, userDefinedKind } from './worker.js';
 
 /**
@@ -25,6 +38,20 @@ const KINDS: ReadonlyMap<string, TaskKind> = new Map(
     subWorkflowKind,
     startWorkflowKind,
     pullWorkflowMessagesKind,
+    // Control flow
+    switchKind,
+    decisionKind,
+    forkJoinKind,
+    forkJoinDynamicKind,
+    joinKind,
+    exclusiveJoinKind,
+    doWhileKind,
+    setVariableKind,
+    terminateKind,
+    noopKind,
+    dynamicKind,
+    waitKind,
+    humanKind,
   ].map((kind): [string, TaskKind] => [kind.kind, kind]),
 );
 

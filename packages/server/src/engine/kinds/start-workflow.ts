@@ -1,7 +1,7 @@
 import type { JsonObject, WorkflowDef } from '@baton/protocol';
 import type { Command } from '../types.js';
 import type { TaskKind } from './kind.js';
-import { finish, systemTask } from './system-task.js';
+import { finish, startedSystemTask } from './system-task.js';
 
 /**
  * START_WORKFLOW (Conductor's `StartWorkflow`): starts the run described by
@@ -16,7 +16,7 @@ export const startWorkflowKind: TaskKind = {
   retryable: false,
   schedule(sctx, workflowTask, request) {
     const { ctx, run } = sctx;
-    const task = systemTask(sctx, workflowTask, 'START_WORKFLOW', request);
+    const task = startedSystemTask(sctx, workflowTask, 'START_WORKFLOW', request);
     const start = task.inputData.startWorkflow;
     if (start === undefined || start === null) {
       const reason = "Missing 'startWorkflow' in input data.";

@@ -2,7 +2,7 @@ import type { JsonObject, JsonValue, ValidationError, WorkflowDef, WorkflowTask 
 import { resolveValue, type ExpressionDocument } from '../expressions.js';
 import type { Command } from '../types.js';
 import type { TaskKind } from './kind.js';
-import { finish, systemTask } from './system-task.js';
+import { finish, startedSystemTask } from './system-task.js';
 
 /**
  * SUB_WORKFLOW (Conductor's `SubWorkflow`): starts a child run of `subWorkflowParam`
@@ -21,7 +21,7 @@ export const subWorkflowKind: TaskKind = {
   retryable: false,
   schedule(sctx, workflowTask, request) {
     const { ctx, run } = sctx;
-    const task = systemTask(sctx, workflowTask, 'SUB_WORKFLOW', request);
+    const task = startedSystemTask(sctx, workflowTask, 'SUB_WORKFLOW', request);
     const params = resolveParams(workflowTask, sctx.expressionDocument());
     const workflowInput = task.inputData;
     const input: JsonObject = { ...workflowInput, workflowInput };

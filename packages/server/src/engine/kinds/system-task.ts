@@ -1,50 +1,149 @@
-import type { JsonObject, TaskRecord, TaskStatus, ValidationError, WorkflowTask } from '@baton/protocol';
+import {
+  isTerminalTaskStatus,
+  type JsonObject,
+  type JsonValue,
+  type TaskRecord,
+  type TaskStatus,
+  type ValidationError,
+  type WorkflowTask,
+} from '@baton/protocol';
 import { resolveParameters } from '../expressions.js';
 import type { ScheduleContext, ScheduleRequest } from './kind.js';
 
-/**
- * A task record for a system kind (run by Baton itself, never queued for a worker): its
- * `inputParameters` resolved against the run, `taskType` = the kind. Synchronous kinds answer
- * it already terminal (`finish`); the evaluation loop then acts on it in the same decide.
- */
+/** Shared pieces of the system kinds (those the interpreter runs itself, with no worker queue). */
+
+export interface SystemTaskFields {
+  readonly status: TaskStatus;
+  readonly inputData: JsonObject;
+  readonly outputData?: JsonObject;
+  readonly reasonForIncompletion?: string;
+  /** Defaults to the node's kind; Conductor calls FORK_JOIN(_DYNAMIC) tasks `FORK`. */
+  readonly taskType?: string;
+  readonly taskId?: string;
+  readonly iteration?: number;
+  readonly callbackAfterSeconds?: number;
+}
+
+/** A system task record for `node`, started now (and ended now when `status` is terminal). */
 export function systemTask(
   sctx: ScheduleContext,
-  workflowTask: WorkflowTask,
-  kind: string,
-  request: ScheduleRequest = {},
+  node: WorkflowTask,
+  request: ScheduleRequest,
+  fields: SystemTaskFields,
 ): TaskRecord {
   const { ctx, run } = sctx;
-  const taskId = ctx.newId();
   const previous = request.retryOf;
+  const type = fields.taskType ?? (typeof node.type === 'string' ? node.type : 'SIMPLE');
   const task: TaskRecord = {
-    taskId,
+    taskId: fields.taskId ?? ctx.newId(),
     workflowInstanceId: run.workflowId,
     workflowType: run.workflowName,
-    taskType: kind,
-    taskDefName: workflowTask.name,
-    referenceTaskName: workflowTask.taskReferenceName,
-    status: 'SCHEDULED',
+    taskType: type,
+    taskDefName: node.name,
+    referenceTaskName: previous?.referenceTaskName ?? node.taskReferenceName + (request.scope?.suffix ?? ''),
+    status: fields.status,
     seq: sctx.nextSeq,
     retryCount: previous ? previous.retryCount + 1 : 0,
-    inputData: resolveParameters(workflowTask.inputParameters ?? {}, sctx.expressionDocument(), { taskId }),
-    outputData: {},
+    inputData: fields.inputData,
+    outputData: fields.outputData ?? {},
     pollCount: 0,
     scheduledTime: ctx.now,
     startTime: ctx.now,
-    endTime: 0,
+    endTime: isTerminalTaskStatus(fields.status) ? ctx.now : 0,
     updateTime: ctx.now,
     startDelayInSeconds: 0,
-    callbackAfterSeconds: 0,
+    callbackAfterSeconds: fields.callbackAfterSeconds ?? 0,
     responseTimeoutSeconds: 0,
     retried: false,
     executed: false,
     workflowPriority: run.priority,
-    iteration: previous?.iteration ?? 0,
-    workflowTask,
+    iteration: fields.iteration ?? previous?.iteration ?? request.scope?.iteration ?? 0,
+    workflowTask: node,
   };
   if (previous) task.retriedTaskId = previous.taskId;
+  if (fields.reasonForIncompletion !== undefined) task.reasonForIncompletion = fields.reasonForIncompletion;
   if (run.correlationId !== undefined) task.correlationId = run.correlationId;
   return task;
+}
+
+/** The node's `inputParameters` resolved against the run as it stands. */
+export function resolvedInput(sctx: ScheduleContext, node: WorkflowTask, taskId: string): JsonObject {
+  return resolveParameters(node.inputParameters ?? {}, sctx.expressionDocument(), { taskId });
+}
+
+/** Conductor's `"%s field is required for taskType: %s taskName: %s"` at `path.field`. */
+export function requiredField(
+  path: string,
+  field: string,
+  node: WorkflowTask,
+  value?: unknown,
+): ValidationError {
+  const problem: ValidationError = {
+    path: `${path}.${field}`,
+    message: `${field} field is required for taskType: ${String(node.type)} taskName: ${node.name}`,
+  };
+  return value === undefined ? problem : { ...problem, invalidValue: value };
+}
+
+/** A problem at `path.field` whose message names the task. */
+export function fieldProblem(
+  path: string,
+  field: string,
+  node: WorkflowTask,
+  message: string,
+  value?: unknown,
+): ValidationError {
+  const problem: ValidationError = {
+    path: `${path}.${field}`,
+    message: `${message} (taskType: ${String(node.type)} taskName: ${node.name})`,
+  };
+  return value === undefined ? problem : { ...problem, invalidValue: value };
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** True for a string holding a `${…}` expression: its value is known only at run time. */
+export function isExpression(value: unknown): boolean {
+  return typeof value === 'string' && value.includes('${');
+}
+
+/** Java's `"" + value` for a JSON value (how Conductor turns an evaluation result into a case). */
+export function javaString(value: JsonValue | undefined): string {
+  if (value === undefined || value === null) return 'null';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return javaMapString(value);
+}
+
+/** Java's `Map.toString()`/`List.toString()` shape, for Conductor's messages that print inputs. */
+export function javaMapString(value: JsonValue): string {
+  if (Array.isArray(value)) return `[${value.map((item) => javaMapString(item)).join(', ')}]`;
+  if (value !== null && typeof value === 'object')
+    return `{${Object.entries(value)
+      .map(([key, item]) => `${key}=${javaMapString(item)}`)
+      .join(', ')}}`;
+  return value === null ? 'null' : String(value);
+}
+
+/**
+ * A SCHEDULED system task of `kind` with its `inputParameters` resolved: the script and
+ * child-run kinds then end it with `finish` (or leave it open while a child runs).
+ */
+export function startedSystemTask(
+  sctx: ScheduleContext,
+  node: WorkflowTask,
+  kind: string,
+  request: ScheduleRequest = {},
+): TaskRecord {
+  const taskId = sctx.ctx.newId();
+  return systemTask(sctx, node, request, {
+    status: 'SCHEDULED',
+    taskType: kind,
+    taskId,
+    inputData: resolvedInput(sctx, node, taskId),
+  });
 }
 
 /** The task ended inside this decide: status, output, reason. */

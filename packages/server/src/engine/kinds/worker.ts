@@ -48,7 +48,7 @@ export const userDefinedKind: TaskKind = {
   },
 };
 
-function scheduleWorkerTask(
+export function scheduleWorkerTask(
   sctx: ScheduleContext,
   workflowTask: WorkflowTask,
   request: ScheduleRequest,

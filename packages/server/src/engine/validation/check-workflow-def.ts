@@ -8,6 +8,7 @@ import { referencedTaskRefs } from '../expressions.js';
 import { kindNameOf, propertyPath, walkTasks } from '../graph.js';
 import type { CheckContext } from '../kinds/kind.js';
 import { isImplementedKind, taskKindOf, unsupportedKindMessage } from '../kinds/registry.js';
+import { checkControlFlow } from './check-control-flow.js';
 import { checkTaskDefAt } from './check-task-def.js';
 import {
   checkBoolean,
@@ -102,6 +103,7 @@ export function checkWorkflowDef(def: unknown, ctx: CheckContext): ValidationErr
     errors.push(...checkTask(task, path, ctx, refs));
   });
 
+  errors.push(...checkControlFlow(taskList, refs));
   if (isRecord(def.outputParameters)) {
     errors.push(...checkExpressions(def.outputParameters, 'outputParameters', refs));
   }

@@ -1,0 +1,36 @@
+import type { JsonObject, ValidationError } from '@baton/protocol';
+import type { TaskKind } from './kind.js';
+import { fieldProblem, resolvedInput, systemTask } from './system-task.js';
+
+/**
+ * HUMAN (Conductor's `Human`): IN_PROGRESS until completed from outside, by name
+ * (`POST /api/tasks/{workflowId}/{ref}/{status}`, whose body is merged into its output) or by
+ * id (`POST /api/tasks`). `instructions` (the name of an instruction text) and `assignee`, given
+ * on the task or in its `inputParameters`, are recorded in its input.
+ */
+
+const FIELDS = ['instructions', 'assignee'] as const;
+
+export const humanKind: TaskKind = {
+  kind: 'HUMAN',
+  retryable: false,
+  schedule(sctx, node, request) {
+    const taskId = sctx.ctx.newId();
+    const input: JsonObject = resolvedInput(sctx, node, taskId);
+    for (const field of FIELDS) {
+      const value: unknown = node[field];
+      if (typeof value === 'string' && !Object.hasOwn(input, field)) input[field] = value;
+    }
+    const task = systemTask(sctx, node, request, { taskId, status: 'IN_PROGRESS', inputData: input });
+    return { ok: true, tasks: [task], commands: [] };
+  },
+  check(node, path) {
+    const errors: ValidationError[] = [];
+    for (const field of FIELDS) {
+      const value: unknown = node[field];
+      if (value !== undefined && value !== null && typeof value !== 'string')
+        errors.push(fieldProblem(path, field, node, `${field} must be a string`, value));
+    }
+    return errors;
+  },
+};

@@ -1,0 +1,85 @@
+import {
+  isSuccessfulTaskStatus,
+  type JsonObject,
+  type TaskRecord,
+  type ValidationError,
+} from '@baton/protocol';
+import type { Flow } from './flow.js';
+import type { TaskKind } from './kind.js';
+import { isSettled } from './settled.js';
+import { fieldProblem, resolvedInput, systemTask } from './system-task.js';
+
+/**
+ * JOIN (Conductor's `Join`): IN_PROGRESS until every task of `joinOn` is done, then COMPLETED
+ * with `{ref: output}` of each (COMPLETED_WITH_ERRORS when an optional one failed). Inside a
+ * loop its `joinOn` refs carry the iteration's suffix; after FORK_JOIN_DYNAMIC they are the
+ * forked refs. The refs are kept in its input (`joinOn`), as Conductor does.
+ */
+
+export function joinOnOf(task: TaskRecord): string[] {
+  const refs: unknown = task.inputData.joinOn;
+  return Array.isArray(refs) ? refs.filter((ref): ref is string => typeof ref === 'string') : [];
+}
+
+function recheck(flow: Flow, join: TaskRecord): void {
+  const state = flow.state;
+  const output: JsonObject = {};
+  const withErrors: string[] = [];
+  const failures: TaskRecord[] = [];
+  for (const ref of joinOnOf(join)) {
+    const task = state.latestByRef(ref);
+    if (!task || !isSettled(state, task)) return;
+    if (Object.keys(task.outputData).length > 0) output[ref] = task.outputData;
+    if (!isSuccessfulTaskStatus(task.status)) failures.push(task);
+    else if (task.status === 'COMPLETED_WITH_ERRORS') withErrors.push(ref);
+  }
+  const now = state.now;
+  if (failures.length > 0) {
+    const canceled = failures.every((task) => task.status === 'CANCELED');
+    state.updateTask(join, {
+      status: canceled ? 'CANCELED' : 'FAILED',
+      outputData: output,
+      reasonForIncompletion: failures.map((task) => task.reasonForIncompletion ?? 'null').join(' '),
+      endTime: now,
+      updateTime: now,
+    });
+    return;
+  }
+  state.updateTask(join, {
+    status: withErrors.length > 0 ? 'COMPLETED_WITH_ERRORS' : 'COMPLETED',
+    outputData: output,
+    ...(withErrors.length > 0 && {
+      reasonForIncompletion: `${withErrors.join(', ')} completed with errors`,
+    }),
+    endTime: now,
+    updateTime: now,
+  });
+}
+
+export const joinKind: TaskKind = {
+  kind: 'JOIN',
+  retryable: false,
+  engineOnly: true,
+  schedule(sctx, node, request) {
+    const taskId = sctx.ctx.newId();
+    const suffix = request.scope?.suffix ?? '';
+    const refs = request.joinOn ?? (Array.isArray(node.joinOn) ? node.joinOn.map((ref) => ref + suffix) : []);
+    const task = systemTask(sctx, node, request, {
+      taskId,
+      status: 'IN_PROGRESS',
+      inputData: { ...resolvedInput(sctx, node, taskId), joinOn: [...refs] },
+    });
+    return { ok: true, tasks: [task], commands: [] };
+  },
+  watches: joinOnOf,
+  onScheduled: recheck,
+  recheck,
+  check(node, path) {
+    const joinOn: unknown = node.joinOn;
+    if (joinOn === undefined || joinOn === null) return [];
+    if (!Array.isArray(joinOn) || !joinOn.every((ref) => typeof ref === 'string')) {
+      return [fieldProblem(path, 'joinOn', node, 'joinOn must be a list of task reference names', joinOn)];
+    }
+    return [] as ValidationError[];
+  },
+};

@@ -1,0 +1,51 @@
+import type { JsonObject } from '@baton/protocol';
+import type { TaskKind } from './kind.js';
+import { resolvedInput, systemTask } from './system-task.js';
+
+/**
+ * SET_VARIABLE (Conductor's `SetVariable`): merges every input key into `workflow.variables`.
+ * When the variables would exceed 256 KB (serialized), nothing changes and the task fails
+ * with Conductor's message.
+ */
+
+export const MAX_VARIABLES_KB = 256;
+
+function merged(variables: JsonObject, input: JsonObject): JsonObject {
+  return { ...variables, ...input };
+}
+
+function utf8Length(text: string): number {
+  return new TextEncoder().encode(text).length;
+}
+
+export const setVariableKind: TaskKind = {
+  kind: 'SET_VARIABLE',
+  retryable: false,
+  schedule(sctx, node, request) {
+    const taskId = sctx.ctx.newId();
+    const task = systemTask(sctx, node, request, {
+      taskId,
+      status: 'COMPLETED',
+      inputData: resolvedInput(sctx, node, taskId),
+    });
+    return { ok: true, tasks: [task], commands: [] };
+  },
+  // The size is checked as soon as the task exists, so an oversized one fails instead of ending.
+  onScheduled(flow, task) {
+    const state = flow.state;
+    const size = utf8Length(JSON.stringify(merged(state.run.variables, task.inputData)));
+    if (size > MAX_VARIABLES_KB * 1024) {
+      state.updateTask(task, {
+        status: 'FAILED_WITH_TERMINAL_ERROR',
+        reasonForIncompletion: `The variables payload size: ${size} of workflow: ${state.run.workflowId} is greater than the permissible limit: ${MAX_VARIABLES_KB} kilobytes`,
+      });
+    }
+  },
+  // Applied when acted on, before what follows is scheduled; a run re-walked from copied tasks
+  // applies them again, in order.
+  onSuccess(flow, task) {
+    flow.state.updateRun({ variables: merged(flow.state.run.variables, task.inputData) });
+    flow.continueAfter(task);
+  },
+  check: () => [],
+};

@@ -1,0 +1,98 @@
+import { isTerminalTaskStatus, type TaskRecord, type ValidationError } from '@baton/protocol';
+import { parseDuration, parseUntil } from '../wait-time.js';
+import type { TaskKind } from './kind.js';
+import { fieldProblem, isExpression, resolvedInput, systemTask } from './system-task.js';
+
+/**
+ * WAIT (Conductor's `Wait`): IN_PROGRESS until completed from outside (`POST /api/tasks`,
+ * `POST /api/tasks/{workflowId}/{ref}/{status}`, a signal) or, with `duration` or `until`, by a
+ * durable `WAIT` timer armed with the task (`onTimer` completes it). A time already past
+ * completes it at once.
+ */
+
+function display(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+export const BOTH_DURATION_AND_UNTIL = "Both 'duration' and 'until' specified. Please provide only one input";
+
+/** Whether this WAIT task armed a timer (it did when it has a `duration` or `until`). */
+export function hasWaitTimer(task: TaskRecord): boolean {
+  return task.taskType === 'WAIT' && !isTerminalTaskStatus(task.status) && task.callbackAfterSeconds > 0;
+}
+
+export const waitKind: TaskKind = {
+  kind: 'WAIT',
+  retryable: false,
+  schedule(sctx, node, request) {
+    const { ctx } = sctx;
+    const taskId = ctx.newId();
+    const input = resolvedInput(sctx, node, taskId);
+    const duration = input.duration;
+    const until = input.until;
+    const given = (value: unknown) => value !== undefined && value !== null && value !== '';
+    const fail = (reason: string) => ({
+      ok: true as const,
+      tasks: [
+        systemTask(sctx, node, request, {
+          taskId,
+          status: 'FAILED_WITH_TERMINAL_ERROR',
+          inputData: input,
+          reasonForIncompletion: reason,
+        }),
+      ],
+      commands: [],
+    });
+    if (given(duration) && given(until)) return fail(BOTH_DURATION_AND_UNTIL);
+    let dueAt: number | undefined;
+    if (given(duration)) {
+      const ms = typeof duration === 'string' ? parseDuration(duration) : undefined;
+      if (ms === undefined) return fail(`Not valid duration: ${display(duration)}`);
+      dueAt = ctx.now + ms;
+    } else if (given(until)) {
+      const at = typeof until === 'string' ? parseUntil(until) : undefined;
+      if (at === undefined)
+        return fail(`Invalid/Unsupported Wait Until format.  Provided: ${display(until)}`);
+      dueAt = at;
+    }
+    if (dueAt !== undefined && dueAt <= ctx.now) {
+      const task = systemTask(sctx, node, request, { taskId, status: 'COMPLETED', inputData: input });
+      return { ok: true, tasks: [task], commands: [] };
+    }
+    const task = systemTask(sctx, node, request, {
+      taskId,
+      status: 'IN_PROGRESS',
+      inputData: input,
+      ...(dueAt !== undefined && { callbackAfterSeconds: Math.ceil((dueAt - ctx.now) / 1000) }),
+    });
+    if (dueAt === undefined) return { ok: true, tasks: [task], commands: [] };
+    return {
+      ok: true,
+      tasks: [task],
+      commands: [{ type: 'ARM_TIMER', timer: { timerId: ctx.newId(), kind: 'WAIT', dueAt, taskId } }],
+    };
+  },
+  onTimer(state, task) {
+    if (task.status !== 'IN_PROGRESS') return 'ignored';
+    state.updateTask(task, { status: 'COMPLETED', endTime: state.now, updateTime: state.now });
+    return 'changed';
+  },
+  check(node, path) {
+    const errors: ValidationError[] = [];
+    const params = node.inputParameters ?? {};
+    const duration: unknown = params.duration;
+    const until: unknown = params.until;
+    const at = `${path}.inputParameters`;
+    if (duration !== undefined && duration !== null && until !== undefined && until !== null)
+      errors.push(fieldProblem(at, 'until', node, BOTH_DURATION_AND_UNTIL, until));
+    if (duration !== undefined && duration !== null && !isExpression(duration)) {
+      if (typeof duration !== 'string' || parseDuration(duration) === undefined)
+        errors.push(fieldProblem(at, 'duration', node, `Not valid duration: ${display(duration)}`, duration));
+    }
+    if (until !== undefined && until !== null && !isExpression(until)) {
+      if (typeof until !== 'string' || parseUntil(until) === undefined)
+        errors.push(fieldProblem(at, 'until', node, `Unable to parse date ${display(until)}`, until));
+    }
+    return errors;
+  },
+};
