@@ -126,4 +126,15 @@ CREATE TABLE idempotency_keys (
 );
 `,
   },
+  {
+    version: 2,
+    name: 'timers',
+    sql: `
+-- Cancellation by run and by task (every ended task, every ended run).
+CREATE INDEX timers_run_task ON timers (workflow_id, task_id);
+CREATE INDEX timers_task ON timers (task_id) WHERE task_id IS NOT NULL;
+-- Leased timers: the next time a dead node's lease lapses.
+CREATE INDEX timers_claimed ON timers (claimed_until) WHERE claimed_until IS NOT NULL;
+`,
+  },
 ];

@@ -37,9 +37,14 @@ import type {
   RunQuery,
   StoredQueueMessage,
   StoredWorkflowDef,
+  StoredTimer,
+  TimerClaim,
+  TimerFilter,
+  TimerRecord,
   Tx,
 } from '../store.js';
 import { type Query, SQL } from './pg-sql.js';
+import * as timers from './pg-timers.js';
 
 interface WorkflowDefRow {
   definition: WorkflowDef;
@@ -428,6 +433,43 @@ export class PgTx implements Tx {
     this.state.check('notifyQueues', true);
     for (const name of queueNames) this.notified?.add(name);
     return Promise.resolve();
+  }
+
+  async deadLetteredMessages(queueNames: readonly string[]): Promise<StoredQueueMessage[]> {
+    this.state.check('deadLetteredMessages', false);
+    return timers.deadLetteredMessages(this.q, queueNames);
+  }
+
+  // --- durable timers
+
+  async armTimers(list: readonly TimerRecord[], now: number): Promise<void> {
+    this.state.check('armTimers', true);
+    await timers.armTimers(this.q, list, now);
+  }
+
+  async cancelTimers(filter: TimerFilter): Promise<number> {
+    this.state.check('cancelTimers', true);
+    return timers.cancelTimers(this.q, filter);
+  }
+
+  async claimDueTimers(claim: TimerClaim): Promise<StoredTimer[]> {
+    this.state.check('claimDueTimers', true);
+    return timers.claimDueTimers(this.q, claim);
+  }
+
+  async deleteTimer(timerId: string): Promise<boolean> {
+    this.state.check('deleteTimer', true);
+    return timers.deleteTimer(this.q, timerId);
+  }
+
+  async nextTimerDueAt(): Promise<number | undefined> {
+    this.state.check('nextTimerDueAt', false);
+    return timers.nextTimerDueAt(this.q);
+  }
+
+  async listTimers(filter: TimerFilter): Promise<StoredTimer[]> {
+    this.state.check('listTimers', false);
+    return timers.listTimers(this.q, filter);
   }
 
   // --- worker liveness

@@ -31,9 +31,14 @@ import type {
   RunQuery,
   StoredQueueMessage,
   StoredWorkflowDef,
+  StoredTimer,
+  TimerClaim,
+  TimerFilter,
+  TimerRecord,
   Tx,
 } from '../store.js';
 import type { SqliteConnection } from './connection.js';
+import * as timers from './sqlite-timers.js';
 import {
   RUN_COLUMNS,
   type RunRow,
@@ -457,6 +462,43 @@ export class SqliteTx implements Tx {
   /** SQLite is one node: long polls are woken in-process by the caller, nothing to send. */
   async notifyQueues(_queueNames: readonly string[]): Promise<void> {
     this.state.check('notifyQueues', true);
+  }
+
+  async deadLetteredMessages(queueNames: readonly string[]): Promise<StoredQueueMessage[]> {
+    this.state.check('deadLetteredMessages', false);
+    return timers.deadLetteredMessages(this.c, queueNames);
+  }
+
+  // --- durable timers
+
+  async armTimers(list: readonly TimerRecord[], now: number): Promise<void> {
+    this.state.check('armTimers', true);
+    timers.armTimers(this.c, list, now);
+  }
+
+  async cancelTimers(filter: TimerFilter): Promise<number> {
+    this.state.check('cancelTimers', true);
+    return timers.cancelTimers(this.c, filter);
+  }
+
+  async claimDueTimers(claim: TimerClaim): Promise<StoredTimer[]> {
+    this.state.check('claimDueTimers', true);
+    return timers.claimDueTimers(this.c, claim);
+  }
+
+  async deleteTimer(timerId: string): Promise<boolean> {
+    this.state.check('deleteTimer', true);
+    return timers.deleteTimer(this.c, timerId);
+  }
+
+  async nextTimerDueAt(): Promise<number | undefined> {
+    this.state.check('nextTimerDueAt', false);
+    return timers.nextTimerDueAt(this.c);
+  }
+
+  async listTimers(filter: TimerFilter): Promise<StoredTimer[]> {
+    this.state.check('listTimers', false);
+    return timers.listTimers(this.c, filter);
   }
 
   // --- worker liveness
