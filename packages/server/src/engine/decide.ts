@@ -1,4 +1,6 @@
 import { evaluate } from './evaluate.js';
+import { workflowTimeoutTimer } from './lifecycle-timers.js';
+import { applyRequeue } from './requeue.js';
 import { applyResult } from './results.js';
 import { RunState } from './run-state.js';
 import { applyTimer } from './timer-events.js';
@@ -16,6 +18,9 @@ export function decide(ctx: DecideContext, event: EngineEvent): Decision {
   const state = new RunState(ctx);
   switch (event.type) {
     case 'START':
+      state.command(...workflowTimeoutTimer(ctx.newId, ctx.run.workflowDefinition.timeoutSeconds, ctx.now));
+      evaluate(state);
+      return state.decision();
     case 'DECIDE':
       evaluate(state);
       return state.decision();
@@ -23,6 +28,11 @@ export function decide(ctx: DecideContext, event: EngineEvent): Decision {
       const outcome = applyResult(state, event.result);
       if (outcome === 'ignored') return state.decision(true);
       if (outcome === 'ended') evaluate(state);
+      return state.decision();
+    }
+    case 'REQUEUE_TASK': {
+      if (applyRequeue(state, event.taskId) === 'ignored') return state.decision(true);
+      evaluate(state);
       return state.decision();
     }
     case 'TIMER': {

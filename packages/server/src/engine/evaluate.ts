@@ -4,6 +4,7 @@ import {
   type TaskRecord,
   type WorkflowTask,
 } from '@baton/protocol';
+import { canRetry, deadLetter, retryTask } from './attempts.js';
 import { firstTask, nextAfter } from './graph.js';
 import { kindNameOf, taskKindOf, unsupportedKindMessage } from './kinds/registry.js';
 import { retryDelayMs } from './retry.js';
@@ -39,22 +40,14 @@ function actOnEndedTask(state: RunState, ended: TaskRecord): void {
     return;
   }
   const workflowTask = task.workflowTask;
-  const kind = taskKindOf(workflowTask);
   const config = effectiveTaskDef(workflowTask, state.ctx.taskDefs);
-  const retriable = task.status === 'FAILED' || task.status === 'TIMED_OUT';
-  if (retriable && kind?.retryable === true && task.retryCount < config.retryCount) {
-    const sctx = state.scheduleContext();
-    const delayMs = retryDelayMs(config, task.retryCount, state.ctx.random);
-    const outcome = kind.schedule(sctx, workflowTask, { retryOf: task, delayMs });
-    if (!outcome.ok) {
-      failRun(state, 'FAILED', outcome.reason);
-      return;
-    }
-    state.updateTask(task, { retried: true });
-    state.addTasks(outcome.tasks);
-    state.command(...outcome.commands);
+  const delayMs = retryDelayMs(config, task.retryCount, state.ctx.random);
+  if (canRetry(state, task, delayMs)) {
+    retryTask(state, task, delayMs);
     return;
   }
+  // No other attempt: a worker task's message goes to the dead-letter queue (DESIGN §6).
+  deadLetter(state, task);
   if (workflowTask.optional === true) {
     const continued = state.updateTask(task, { status: 'COMPLETED_WITH_ERRORS' });
     scheduleNext(state, continued);

@@ -37,7 +37,9 @@ export type EngineEvent =
   /** Re-evaluate without new input (repair, resume). */
   | { readonly type: 'DECIDE' }
   /** A durable timer of this run came due (claimed by the timer loop; see `TimerSpec`). */
-  | { readonly type: 'TIMER'; readonly timer: FiredTimer };
+  | { readonly type: 'TIMER'; readonly timer: FiredTimer }
+  /** Reopen a dead-lettered task as a new attempt (admin requeue); a run it failed returns to RUNNING. */
+  | { readonly type: 'REQUEUE_TASK'; readonly taskId: string };
 
 /**
  * What a durable timer is for. Timers live in the store's `timers` table, are armed and
@@ -99,7 +101,34 @@ export type Command =
       readonly type: 'CANCEL_TIMERS';
       readonly taskId?: string;
       readonly kinds?: readonly TimerKind[];
-    };
+    }
+  /**
+   * Retries exhausted: the task's message moves to the dead-letter queue instead of being removed
+   * (wins over a DEQUEUE of the same task in the decision). Carries the message so a missing one
+   * is recreated dead-lettered.
+   */
+  | {
+      readonly type: 'DEAD_LETTER';
+      readonly taskId: string;
+      readonly queueName: string;
+      readonly taskRef: string;
+      readonly attempt: number;
+      readonly priority: number;
+      readonly lockMs: number;
+    }
+  /** A timeout under ALERT_ONLY: handed to the executor's `onAlert` hook after commit (a metric). */
+  | { readonly type: 'ALERT'; readonly alert: EngineAlert };
+
+/** A timeout under ALERT_ONLY: recorded on the task (or run) and counted as a metric by the executor's hook. */
+export interface EngineAlert {
+  readonly kind: TimerKind;
+  readonly workflowId: string;
+  readonly workflowName: string;
+  readonly taskId?: string;
+  readonly taskRef?: string;
+  readonly taskType?: string;
+  readonly message: string;
+}
 
 export interface Decision {
   /** The run after the event; `runChanged` says whether it must be written. */
