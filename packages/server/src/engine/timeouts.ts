@@ -50,7 +50,8 @@ export function applyTimeout(
         timer,
         `attempts took longer than totalTimeoutSeconds (${seconds(timer, task)}s)`,
       );
-    default:
+    case 'WAIT':
+    case 'WORKFLOW_TIMEOUT':
       return 'ignored';
   }
 }
