@@ -7,9 +7,11 @@ import type { Options } from './config/options.js';
 import { noScripts } from './engine/scripts.js';
 import { buildApp } from './http/app.js';
 import { WakeBus } from './queue/wake-bus.js';
-import { Executor } from './services/executor.js';
+import { Executor, type ExecutorHooks } from './services/executor.js';
+import { LifecycleService } from './services/lifecycle-service.js';
 import { MetadataService } from './services/metadata-service.js';
 import { TaskService } from './services/task-service.js';
+import { TimerLoop } from './services/timer-loop.js';
 import { WorkflowService } from './services/workflow-service.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
@@ -20,6 +22,8 @@ export interface BatonServer {
   readonly app: FastifyInstance;
   readonly store: Store;
   readonly logger: Logger;
+  /** The durable-timer loop; `timers.fireDue(now)` fires what is due (tests on a manual clock). */
+  readonly timers: TimerLoop;
   state(): ServerState;
   /** Listens on options.host:options.port; answers the bound address. */
   listen(): Promise<string>;
@@ -34,6 +38,8 @@ export interface CreateServerInput {
   /** Use this store instead of opening one from the options (tests). */
   store?: Store;
   logger?: Logger;
+  /** Run the timer loop in the background (default true); tests on a manual clock fire timers themselves. */
+  timerLoop?: boolean;
 }
 
 function isLoopback(host: string): boolean {
@@ -67,10 +73,23 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
   });
   // The sandbox comes with the script kinds; until then every script fails with a clear reason.
   const scripts = noScripts;
-  const executor = new Executor(clock, { highPriorityThreshold: options.highPriorityThreshold }, scripts);
+  const hooks: ExecutorHooks = {
+    // The metrics registry counts these once it exists; until then a warning says it.
+    onAlert: (alert) => logger.warn({ alert }, `timeout alert: ${alert.message}`),
+  };
+  const executor = new Executor(
+    clock,
+    { highPriorityThreshold: options.highPriorityThreshold },
+    scripts,
+    Math.random,
+    hooks,
+  );
   const metadata = new MetadataService(store, clock, scripts);
   const workflows = new WorkflowService(store, executor, wake);
   const tasks = new TaskService(store, executor, wake, clock);
+  const lifecycle = new LifecycleService(store, executor, wake, clock);
+  const timerLoop = new TimerLoop(store, executor, wake, clock, logger, { idleMs: options.timerIdleMs });
+  hooks.onTimerArmed = (dueAt) => timerLoop.armed(dueAt);
   const app = await buildApp({
     options,
     rawEnv: input.rawEnv ?? {},
@@ -78,8 +97,11 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     metadata,
     workflows,
     tasks,
+    lifecycle,
     logger,
+    healthChecks: { timers: () => timerLoop.healthCheck() },
   });
+  if (input.timerLoop !== false) timerLoop.start();
 
   let state: ServerState = 'RUNNING';
   let stopping: Promise<void> | undefined;
@@ -87,6 +109,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     app,
     store,
     logger,
+    timers: timerLoop,
     state: () => state,
     listen: async () => {
       const address = await app.listen({ port: options.port, host: options.host });
@@ -106,6 +129,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
         state = 'STOPPING';
         tasks.close();
         await app.close();
+        await timerLoop.stop();
         unsubscribe();
         await store.close();
         state = 'STOPPED';

@@ -36,6 +36,11 @@ export const ENV_KEYS = [
   },
   { name: 'BATON_MAX_BODY_BYTES', description: 'Largest request body accepted', default: '5242880' },
   { name: 'BATON_SHUTDOWN_GRACE_MS', description: 'How long a graceful stop may take', default: '10000' },
+  {
+    name: 'BATON_TIMER_IDLE_MS',
+    description: 'Longest sleep of the timer loop between checks (sees timers armed by other nodes)',
+    default: '1000',
+  },
 ] as const satisfies readonly EnvKey[];
 
 export type EnvName = (typeof ENV_KEYS)[number]['name'];

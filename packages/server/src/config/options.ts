@@ -17,6 +17,7 @@ export interface Options {
   readonly highPriorityThreshold: number;
   readonly maxBodyBytes: number;
   readonly shutdownGraceMs: number;
+  readonly timerIdleMs: number;
 }
 
 export class ConfigError extends Error {
@@ -61,6 +62,7 @@ export function compileOptions(raw: RawEnv, cwd = process.cwd()): Options {
     highPriorityThreshold: integer(raw, 'BATON_HIGH_PRIORITY_THRESHOLD', 0, 100),
     maxBodyBytes: integer(raw, 'BATON_MAX_BODY_BYTES', 1024, 1024 * 1024 * 1024),
     shutdownGraceMs: integer(raw, 'BATON_SHUTDOWN_GRACE_MS', 0, 600_000),
+    timerIdleMs: integer(raw, 'BATON_TIMER_IDLE_MS', 10, 60_000),
   });
 }
 

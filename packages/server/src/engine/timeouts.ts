@@ -51,7 +51,6 @@ export function applyTimeout(
         `attempts took longer than totalTimeoutSeconds (${seconds(timer, task)}s)`,
       );
     case 'WAIT':
-    case 'WORKFLOW_TIMEOUT':
       return 'ignored';
   }
 }

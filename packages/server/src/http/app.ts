@@ -6,12 +6,14 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 
 import type { Options } from '../config/options.js';
 import type { RawEnv } from '../config/env.js';
+import type { LifecycleService } from '../services/lifecycle-service.js';
 import type { MetadataService } from '../services/metadata-service.js';
 import type { TaskService } from '../services/task-service.js';
 import type { WorkflowService } from '../services/workflow-service.js';
 import type { Store } from '../store/store.js';
 import { installErrorHandling } from './error-handler.js';
 import { adminRoutes } from './routes/admin.js';
+import { lifecycleRoutes } from './routes/lifecycle.js';
 import { metadataRoutes } from './routes/metadata.js';
 import { taskRoutes } from './routes/tasks.js';
 import { workflowRoutes } from './routes/workflow.js';
@@ -23,9 +25,13 @@ export interface AppDeps {
   metadata: MetadataService;
   workflows: WorkflowService;
   tasks: TaskService;
+  lifecycle: LifecycleService;
   logger: FastifyBaseLogger | false;
-  /** Extra health checks (timer loop age, broker, blob store) added by later components. */
-  healthChecks?: Record<string, () => Promise<void>>;
+  /**
+   * Extra health checks (timer loop age, broker, blob store) added by later components. A check
+   * throws when its component is down; what it answers is shown with the component.
+   */
+  healthChecks?: Record<string, () => Promise<void | Record<string, unknown>>>;
 }
 
 const ajvBase: AjvOptions = { allErrors: true, strict: false, useDefaults: true };
@@ -78,5 +84,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   workflowRoutes(app, deps);
   taskRoutes(app, deps);
   adminRoutes(app, deps);
+  lifecycleRoutes(app, deps);
   return app;
 }

@@ -1,21 +1,47 @@
-import type { RunRecord, TaskLog, TaskRecord } from '@baton/protocol';
+import {
+  isTerminalTaskStatus,
+  isTerminalWorkflowStatus,
+  type RunRecord,
+  type TaskLog,
+  type TaskRecord,
+} from '@baton/protocol';
 
 import type { Clock } from '../clock.js';
 import { decide } from '../engine/decide.js';
 import { newRunRecord } from '../engine/new-run.js';
 import type { ScriptRunner } from '../engine/scripts.js';
-import type { Command, Decision, EngineEvent, EngineSettings, NewRunInput } from '../engine/types.js';
+import type {
+  Command,
+  Decision,
+  EngineAlert,
+  EngineEvent,
+  EngineSettings,
+  NewRunInput,
+} from '../engine/types.js';
 import { workerTaskNames } from '../engine/graph.js';
 import { newId } from '../ids.js';
-import type { QueueMessage, Tx } from '../store/store.js';
+import type { QueueMessage, TimerRecord, Tx } from '../store/store.js';
 
 /** What a transaction wants done once it has committed (wake-ups are never sent for rolled-back work). */
 export interface AfterCommit {
   wakeQueues: Set<string>;
+  /** ALERT commands (timeouts under ALERT_ONLY), for the executor's `onAlert` hook: `Executor.afterCommitted`. */
+  alerts: EngineAlert[];
 }
 
 export function afterCommit(): AfterCommit {
-  return { wakeQueues: new Set() };
+  return { wakeQueues: new Set(), alerts: [] };
+}
+
+/** Outside effects of the executor, set by the composition root. */
+export interface ExecutorHooks {
+  /** A timeout under ALERT_ONLY was recorded (called after commit): a metric and a warning. */
+  onAlert?: (alert: EngineAlert) => void;
+  /**
+   * A timer due at `dueAt` was armed in the current transaction: a hint for this node's timer
+   * loop to wake in time (sent before commit, so the loop re-checks rather than trusts it).
+   */
+  onTimerArmed?: (dueAt: number) => void;
 }
 
 /**
@@ -28,7 +54,19 @@ export class Executor {
     private readonly settings: EngineSettings,
     private readonly scripts: ScriptRunner,
     private readonly random: () => number = Math.random,
+    private readonly hooks: ExecutorHooks = {},
   ) {}
+
+  /** Runs the after-commit hooks of a committed transaction (alerts). */
+  afterCommitted(after: AfterCommit): void {
+    const alerts = after.alerts.splice(0);
+    for (const alert of alerts) this.hooks.onAlert?.(alert);
+  }
+
+  /** Tells this node's timer loop that a timer due at `dueAt` is being armed (hand-out, services). */
+  timerArmed(dueAt: number): void {
+    this.hooks.onTimerArmed?.(dueAt);
+  }
 
   /** Inserts a new run and decides its first step. */
   async startRun(
@@ -93,20 +131,18 @@ export class Executor {
     if (decision.runChanged && writeRun) await tx.updateRun(decision.run);
     if (decision.newTasks.length > 0) await tx.insertTasks(decision.newTasks);
     if (decision.updatedTasks.length > 0) await tx.updateTasks(decision.updatedTasks);
-    await this.applyCommands(tx, decision.run.workflowId, decision.commands, after);
+    await this.applyCommands(tx, decision, after);
   }
 
-  private async applyCommands(
-    tx: Tx,
-    workflowId: string,
-    commands: readonly Command[],
-    after: AfterCommit,
-  ): Promise<void> {
+  private async applyCommands(tx: Tx, decision: Decision, after: AfterCommit): Promise<void> {
+    const workflowId = decision.run.workflowId;
     const now = this.clock.now();
     const enqueue: QueueMessage[] = [];
     const dequeue: string[] = [];
+    const deadLetters: Array<Extract<Command, { type: 'DEAD_LETTER' }>> = [];
+    const arm: TimerRecord[] = [];
     const wake = new Set<string>();
-    for (const command of commands) {
+    for (const command of decision.commands) {
       switch (command.type) {
         case 'ENQUEUE':
           enqueue.push({
@@ -135,17 +171,87 @@ export class Executor {
         case 'EXTEND_LOCK':
           await tx.extendLock(command.taskId, command.lockedUntil);
           break;
-        case 'ARM_TIMER':
+        case 'ARM_TIMER': {
+          const t = command.timer;
+          arm.push({
+            timerId: t.timerId,
+            workflowId,
+            kind: t.kind,
+            dueAt: t.dueAt,
+            payload: t.payload ?? {},
+            ...(t.taskId !== undefined && { taskId: t.taskId }),
+          });
+          break;
+        }
         case 'CANCEL_TIMERS':
-          // No kind arms timers yet; the timer store and loop come with the task lifecycle.
-          throw new Error(`${command.type}: durable timers are not stored by this build yet`);
+          // At once, in order: a timer armed later in the same decision is kept.
+          await tx.cancelTimers({
+            workflowId,
+            ...(command.taskId !== undefined && { taskIds: [command.taskId] }),
+            ...(command.kinds !== undefined && { kinds: command.kinds }),
+          });
+          break;
+        case 'DEAD_LETTER':
+          deadLetters.push(command);
+          break;
+        case 'ALERT':
+          after.alerts.push(command.alert);
+          break;
       }
     }
-    if (dequeue.length > 0) await tx.removeMessages(dequeue);
+    // A dead letter keeps the message (dead-lettered) that a DEQUEUE of the same task would remove.
+    const dead = new Set(deadLetters.map((d) => d.taskId));
+    const remove = dequeue.filter((taskId) => !dead.has(taskId));
+    if (remove.length > 0) await tx.removeMessages(remove);
     if (enqueue.length > 0) await tx.enqueue(enqueue, now);
+    for (const d of deadLetters) await this.deadLetter(tx, workflowId, d, now);
+    await this.applyTimers(tx, decision, arm);
     if (wake.size > 0) {
       await tx.notifyQueues([...wake]);
       for (const name of wake) after.wakeQueues.add(name);
     }
+  }
+
+  /** Moves the message to the dead-letter queue, recreating it there when it has gone missing. */
+  private async deadLetter(
+    tx: Tx,
+    workflowId: string,
+    d: Extract<Command, { type: 'DEAD_LETTER' }>,
+    now: number,
+  ): Promise<void> {
+    if (await tx.deadLetterMessage(d.taskId)) return;
+    await tx.enqueue(
+      [
+        {
+          taskId: d.taskId,
+          queueName: d.queueName,
+          workflowId,
+          taskRef: d.taskRef,
+          attempt: d.attempt,
+          priority: d.priority,
+          visibleAt: now,
+          lockMs: d.lockMs,
+        },
+      ],
+      now,
+    );
+    await tx.deadLetterMessage(d.taskId);
+  }
+
+  /**
+   * Timers follow the state they guard: an ended run keeps none, an ended task keeps none (whatever
+   * kind armed them), and the decision's new timers are written last.
+   */
+  private async applyTimers(tx: Tx, decision: Decision, arm: readonly TimerRecord[]): Promise<void> {
+    const workflowId = decision.run.workflowId;
+    if (isTerminalWorkflowStatus(decision.run.status)) {
+      if (decision.runChanged) await tx.cancelTimers({ workflowId });
+      return;
+    }
+    const ended = decision.updatedTasks.filter((t) => isTerminalTaskStatus(t.status)).map((t) => t.taskId);
+    if (ended.length > 0) await tx.cancelTimers({ workflowId, taskIds: ended });
+    if (arm.length === 0) return;
+    await tx.armTimers(arm, this.clock.now());
+    this.timerArmed(Math.min(...arm.map((t) => t.dueAt)));
   }
 }

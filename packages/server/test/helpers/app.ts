@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 
-import { type Clock, systemClock } from '../../src/clock.js';
+import { type Clock, ManualClock, systemClock } from '../../src/clock.js';
 import { compileOptions } from '../../src/config/options.js';
 import { createServer, type BatonServer } from '../../src/server.js';
 import type { Store } from '../../src/store/store.js';
@@ -20,7 +20,7 @@ export interface TestApp {
 /** A Baton server on the given store, driven through `inject()` (real routes, no socket). */
 export async function testApp(
   store: Store,
-  options: { clock?: Clock; env?: Record<string, string> } = {},
+  options: { clock?: Clock; env?: Record<string, string>; timerLoop?: boolean } = {},
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'baton-app-'));
   const server = await createServer({
@@ -28,6 +28,8 @@ export async function testApp(
     store,
     clock: options.clock ?? systemClock,
     logger: pino({ level: 'silent' }),
+    // On a manual clock the test fires due timers itself (`server.timers.fireDue()`).
+    timerLoop: options.timerLoop ?? !(options.clock instanceof ManualClock),
   });
   await server.app.ready();
   return {
