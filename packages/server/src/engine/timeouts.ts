@@ -69,13 +69,12 @@ function responseTimeout(state: RunState, task: TaskRecord, timer: FiredTimer): 
   const worker =
     typeof timer.payload?.workerId === 'string' ? timer.payload.workerId : (task.workerId ?? 'unknown');
   const reason = `no result within responseTimeoutSeconds (${seconds(timer, task)}s) from worker ${worker}`;
-  const timedOut = endAttempt(state, task, 'TIMED_OUT', reason);
-  if (canRetry(state, timedOut, 0)) {
-    retryTask(state, timedOut, 0);
+  if (canRetry(state, { ...task, status: 'TIMED_OUT' }, 0)) {
+    retryTask(state, endAttempt(state, task, 'TIMED_OUT', reason), 0);
     return 'changed';
   }
   // None left: FAILED; the evaluation dead-letters it and fails the run (unless optional).
-  endAttempt(state, timedOut, 'FAILED', reason);
+  endAttempt(state, task, 'FAILED', reason);
   return 'changed';
 }
 
