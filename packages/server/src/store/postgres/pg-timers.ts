@@ -1,5 +1,5 @@
 import type { StoredQueueMessage, StoredTimer, TimerClaim, TimerFilter, TimerRecord } from '../store.js';
-import { type QueueMessageRow, messageFromRow, uniqueSorted } from '../sql-common.js';
+import { type QueueMessageRow, type TxState, messageFromRow, uniqueSorted } from '../sql-common.js';
 import { type TimerRow, checkTimerFilter, compareTimers, timerFromRow } from '../timer-rows.js';
 import type { Query, Sql } from './pg-sql.js';
 
@@ -115,4 +115,47 @@ export async function deadLetteredMessages(
   if (queueNames.length === 0) return [];
   const { rows } = await q<QueueMessageRow>(TIMER_SQL.deadLetters, [uniqueSorted(queueNames)]);
   return rows.map(messageFromRow);
+}
+
+/** The timer and dead-letter methods of the PostgreSQL `Tx` (`PgTx` extends this). */
+export abstract class PgTimerTx {
+  constructor(
+    protected readonly q: Query,
+    protected readonly state: TxState,
+  ) {}
+
+  deadLetteredMessages(queueNames: readonly string[]): Promise<StoredQueueMessage[]> {
+    this.state.check('deadLetteredMessages', false);
+    return deadLetteredMessages(this.q, queueNames);
+  }
+
+  armTimers(list: readonly TimerRecord[], now: number): Promise<void> {
+    this.state.check('armTimers', true);
+    return armTimers(this.q, list, now);
+  }
+
+  cancelTimers(filter: TimerFilter): Promise<number> {
+    this.state.check('cancelTimers', true);
+    return cancelTimers(this.q, filter);
+  }
+
+  claimDueTimers(claim: TimerClaim): Promise<StoredTimer[]> {
+    this.state.check('claimDueTimers', true);
+    return claimDueTimers(this.q, claim);
+  }
+
+  deleteTimer(timerId: string): Promise<boolean> {
+    this.state.check('deleteTimer', true);
+    return deleteTimer(this.q, timerId);
+  }
+
+  nextTimerDueAt(): Promise<number | undefined> {
+    this.state.check('nextTimerDueAt', false);
+    return nextTimerDueAt(this.q);
+  }
+
+  listTimers(filter: TimerFilter): Promise<StoredTimer[]> {
+    this.state.check('listTimers', false);
+    return listTimers(this.q, filter);
+  }
 }

@@ -37,14 +37,10 @@ import type {
   RunQuery,
   StoredQueueMessage,
   StoredWorkflowDef,
-  StoredTimer,
-  TimerClaim,
-  TimerFilter,
-  TimerRecord,
   Tx,
 } from '../store.js';
 import { type Query, SQL } from './pg-sql.js';
-import * as timers from './pg-timers.js';
+import { PgTimerTx } from './pg-timers.js';
 
 interface WorkflowDefRow {
   definition: WorkflowDef;
@@ -78,13 +74,15 @@ const run = (r: RunRow): RunRecord => runFromColumns(r.record, r.definition);
  * inside `read` on the pool (autocommit, each statement sees the latest commit). JSON goes in
  * as text cast to jsonb and comes back parsed.
  */
-export class PgTx implements Tx {
+export class PgTx extends PgTimerTx implements Tx {
   constructor(
-    private readonly q: Query,
-    private readonly state: TxState,
+    q: Query,
+    state: TxState,
     /** Queue names to NOTIFY just before COMMIT (absent in `read`). */
     private readonly notified?: Set<string>,
-  ) {}
+  ) {
+    super(q, state);
+  }
 
   // --- workflow definitions
 
@@ -433,43 +431,6 @@ export class PgTx implements Tx {
     this.state.check('notifyQueues', true);
     for (const name of queueNames) this.notified?.add(name);
     return Promise.resolve();
-  }
-
-  async deadLetteredMessages(queueNames: readonly string[]): Promise<StoredQueueMessage[]> {
-    this.state.check('deadLetteredMessages', false);
-    return timers.deadLetteredMessages(this.q, queueNames);
-  }
-
-  // --- durable timers
-
-  async armTimers(list: readonly TimerRecord[], now: number): Promise<void> {
-    this.state.check('armTimers', true);
-    await timers.armTimers(this.q, list, now);
-  }
-
-  async cancelTimers(filter: TimerFilter): Promise<number> {
-    this.state.check('cancelTimers', true);
-    return timers.cancelTimers(this.q, filter);
-  }
-
-  async claimDueTimers(claim: TimerClaim): Promise<StoredTimer[]> {
-    this.state.check('claimDueTimers', true);
-    return timers.claimDueTimers(this.q, claim);
-  }
-
-  async deleteTimer(timerId: string): Promise<boolean> {
-    this.state.check('deleteTimer', true);
-    return timers.deleteTimer(this.q, timerId);
-  }
-
-  async nextTimerDueAt(): Promise<number | undefined> {
-    this.state.check('nextTimerDueAt', false);
-    return timers.nextTimerDueAt(this.q);
-  }
-
-  async listTimers(filter: TimerFilter): Promise<StoredTimer[]> {
-    this.state.check('listTimers', false);
-    return timers.listTimers(this.q, filter);
   }
 
   // --- worker liveness

@@ -1,5 +1,5 @@
 import type { StoredQueueMessage, StoredTimer, TimerClaim, TimerFilter, TimerRecord } from '../store.js';
-import { type QueueMessageRow, messageFromRow, uniqueSorted } from '../sql-common.js';
+import { type QueueMessageRow, type TxState, messageFromRow, uniqueSorted } from '../sql-common.js';
 import { type TimerRow, checkTimerFilter, compareTimers, timerFromRow } from '../timer-rows.js';
 import type { SqliteConnection } from './connection.js';
 import { list } from './sqlite-queries.js';
@@ -103,4 +103,51 @@ export function deadLetteredMessages(
       list(uniqueSorted(queueNames)),
     )
     .map(messageFromRow);
+}
+
+/**
+ * The timer and dead-letter methods of the SQLite `Tx` (`SqliteTx` extends this). Statements
+ * run synchronously on the connection; the methods are async only to satisfy the port.
+ */
+export abstract class SqliteTimerTx {
+  constructor(
+    protected readonly c: SqliteConnection,
+    protected readonly state: TxState,
+  ) {}
+
+  deadLetteredMessages(queueNames: readonly string[]): Promise<StoredQueueMessage[]> {
+    this.state.check('deadLetteredMessages', false);
+    return Promise.resolve(deadLetteredMessages(this.c, queueNames));
+  }
+
+  armTimers(list: readonly TimerRecord[], now: number): Promise<void> {
+    this.state.check('armTimers', true);
+    armTimers(this.c, list, now);
+    return Promise.resolve();
+  }
+
+  cancelTimers(filter: TimerFilter): Promise<number> {
+    this.state.check('cancelTimers', true);
+    return Promise.resolve(cancelTimers(this.c, filter));
+  }
+
+  claimDueTimers(claim: TimerClaim): Promise<StoredTimer[]> {
+    this.state.check('claimDueTimers', true);
+    return Promise.resolve(claimDueTimers(this.c, claim));
+  }
+
+  deleteTimer(timerId: string): Promise<boolean> {
+    this.state.check('deleteTimer', true);
+    return Promise.resolve(deleteTimer(this.c, timerId));
+  }
+
+  nextTimerDueAt(): Promise<number | undefined> {
+    this.state.check('nextTimerDueAt', false);
+    return Promise.resolve(nextTimerDueAt(this.c));
+  }
+
+  listTimers(filter: TimerFilter): Promise<StoredTimer[]> {
+    this.state.check('listTimers', false);
+    return Promise.resolve(listTimers(this.c, filter));
+  }
 }

@@ -14,7 +14,6 @@ import {
   OPEN_RUN_STATUSES,
   type PollRow,
   type QueueMessageRow,
-  type TxState,
   definitionColumn,
   inRequestedOrder,
   messageFromRow,
@@ -31,14 +30,9 @@ import type {
   RunQuery,
   StoredQueueMessage,
   StoredWorkflowDef,
-  StoredTimer,
-  TimerClaim,
-  TimerFilter,
-  TimerRecord,
   Tx,
 } from '../store.js';
-import type { SqliteConnection } from './connection.js';
-import * as timers from './sqlite-timers.js';
+import { SqliteTimerTx } from './sqlite-timers.js';
 import {
   RUN_COLUMNS,
   type RunRow,
@@ -95,12 +89,7 @@ const UPDATE_TASK = `UPDATE tasks SET workflow_id = @workflowId, seq = @seq, ref
   status = @status, update_time = @updateTime, record = @record
   WHERE task_id = @taskId`;
 
-export class SqliteTx implements Tx {
-  constructor(
-    private readonly c: SqliteConnection,
-    private readonly state: TxState,
-  ) {}
-
+export class SqliteTx extends SqliteTimerTx implements Tx {
   // --- workflow definitions
 
   async getWorkflowDef(name: string, version?: number): Promise<StoredWorkflowDef | undefined> {
@@ -462,43 +451,6 @@ export class SqliteTx implements Tx {
   /** SQLite is one node: long polls are woken in-process by the caller, nothing to send. */
   async notifyQueues(_queueNames: readonly string[]): Promise<void> {
     this.state.check('notifyQueues', true);
-  }
-
-  async deadLetteredMessages(queueNames: readonly string[]): Promise<StoredQueueMessage[]> {
-    this.state.check('deadLetteredMessages', false);
-    return timers.deadLetteredMessages(this.c, queueNames);
-  }
-
-  // --- durable timers
-
-  async armTimers(list: readonly TimerRecord[], now: number): Promise<void> {
-    this.state.check('armTimers', true);
-    timers.armTimers(this.c, list, now);
-  }
-
-  async cancelTimers(filter: TimerFilter): Promise<number> {
-    this.state.check('cancelTimers', true);
-    return timers.cancelTimers(this.c, filter);
-  }
-
-  async claimDueTimers(claim: TimerClaim): Promise<StoredTimer[]> {
-    this.state.check('claimDueTimers', true);
-    return timers.claimDueTimers(this.c, claim);
-  }
-
-  async deleteTimer(timerId: string): Promise<boolean> {
-    this.state.check('deleteTimer', true);
-    return timers.deleteTimer(this.c, timerId);
-  }
-
-  async nextTimerDueAt(): Promise<number | undefined> {
-    this.state.check('nextTimerDueAt', false);
-    return timers.nextTimerDueAt(this.c);
-  }
-
-  async listTimers(filter: TimerFilter): Promise<StoredTimer[]> {
-    this.state.check('listTimers', false);
-    return timers.listTimers(this.c, filter);
   }
 
   // --- worker liveness
