@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 
 import type { TaskRecord, Workflow } from '@baton/protocol';
 
@@ -47,10 +48,17 @@ const definition = workflowDef(
   { n: '${c.output.n}' },
 );
 
-/** Each step adds one, so run n ends with n + 3. */
-function handle(task: PolledTask): TaskOutcome {
+/** Each step adds one, so run n ends with n + 3; it takes a moment, so kills find work in flight. */
+async function handle(task: PolledTask): Promise<TaskOutcome> {
+  await delay(10);
   return { outputData: { n: Number(task.inputData.n) + 1 } };
 }
+
+/**
+ * How long Baton stays down after each kill: longer than the 2 s locks, so the attempts in
+ * flight at the kill have lapsed by the restart and lock expiry has to deal with them.
+ */
+const DOWN_MS = 2_500;
 
 interface Scenario {
   runs: number;
@@ -59,7 +67,8 @@ interface Scenario {
   start: (port?: number) => Promise<BatonProcess>;
 }
 
-async function scenario({ runs: RUNS, workers: WORKERS, kills: KILLS, start }: Scenario): Promise<void> {
+/** Answers a line for the test's diagnostics: how many attempts the kills cost. */
+async function scenario({ runs: RUNS, workers: WORKERS, kills: KILLS, start }: Scenario): Promise<string> {
   let node = await start();
   const port = node.port;
   const workers = Array.from(
@@ -97,6 +106,7 @@ async function scenario({ runs: RUNS, workers: WORKERS, kills: KILLS, start }: S
       node.kill();
       assert.ok(acknowledged() < total, `kill ${k} came after all the work`);
       await node.exited;
+      await delay(DOWN_MS);
       node = await start(port);
     }
 
@@ -158,6 +168,8 @@ async function scenario({ runs: RUNS, workers: WORKERS, kills: KILLS, start }: S
         `acknowledged task ${taskId} is ${t.status}`,
       );
     }
+    const superseded = [...allTasks.values()].filter((t) => t.retried).length;
+    return `${RUNS} runs, ${KILLS} kills: ${allTasks.size} attempts, ${superseded} superseded after a kill`;
   } finally {
     for (const w of workers) await w.stop();
     await node.stop();
@@ -168,15 +180,16 @@ void describe('e2e: Baton killed with SIGKILL mid-flight loses nothing it acknow
   const stores = enabledStores();
 
   if (stores.includes('sqlite'))
-    void it('on SQLite, killed once', { timeout: 180_000 }, async () => {
+    void it('on SQLite, killed once', { timeout: 180_000 }, async (t) => {
       const dataDir = mkdtempSync(path.join(tmpdir(), 'baton-crash-'));
       try {
-        await scenario({
+        const summary = await scenario({
           runs: 60,
           workers: 6,
           kills: 1,
           start: (port) => startBaton({ name: 'sqlite-crash', dataDir, ...(port !== undefined && { port }) }),
         });
+        t.diagnostic(summary);
       } finally {
         rmSync(dataDir, { recursive: true, force: true });
       }
@@ -186,16 +199,17 @@ void describe('e2e: Baton killed with SIGKILL mid-flight loses nothing it acknow
     void it(
       'on PostgreSQL, killed four times while 8 workers run 500 workflows',
       { timeout: 180_000 },
-      async () => {
+      async (t) => {
         const db = await createTestDatabase('baton_e2e_crash');
         try {
-          await scenario({
+          const summary = await scenario({
             runs: 500,
             workers: 8,
             kills: 4,
             start: (port) =>
               startBaton({ name: 'pg-crash', databaseUrl: db.url, ...(port !== undefined && { port }) }),
           });
+          t.diagnostic(summary);
         } finally {
           await db.drop();
         }
