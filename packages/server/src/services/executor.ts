@@ -1,10 +1,4 @@
-import {
-  isTerminalTaskStatus,
-  isTerminalWorkflowStatus,
-  type RunRecord,
-  type TaskLog,
-  type TaskRecord,
-} from '@baton/protocol';
+import type { RunRecord, TaskLog, TaskRecord } from '@baton/protocol';
 
 import type { Clock } from '../clock.js';
 import { decide } from '../engine/decide.js';
@@ -21,6 +15,7 @@ import type {
 import { workerTaskNames } from '../engine/graph.js';
 import { newId } from '../ids.js';
 import type { QueueMessage, TimerRecord, Tx } from '../store/store.js';
+import { deadLetterMessage, syncTimers } from './lifecycle-commands.js';
 
 /** What a transaction wants done once it has committed (wake-ups are never sent for rolled-back work). */
 export interface AfterCommit {
@@ -204,54 +199,12 @@ export class Executor {
     const remove = dequeue.filter((taskId) => !dead.has(taskId));
     if (remove.length > 0) await tx.removeMessages(remove);
     if (enqueue.length > 0) await tx.enqueue(enqueue, now);
-    for (const d of deadLetters) await this.deadLetter(tx, workflowId, d, now);
-    await this.applyTimers(tx, decision, arm);
+    for (const d of deadLetters) await deadLetterMessage(tx, workflowId, d, now);
+    const armedAt = await syncTimers(tx, decision, arm, now);
+    if (armedAt !== undefined) this.timerArmed(armedAt);
     if (wake.size > 0) {
       await tx.notifyQueues([...wake]);
       for (const name of wake) after.wakeQueues.add(name);
     }
-  }
-
-  /** Moves the message to the dead-letter queue, recreating it there when it has gone missing. */
-  private async deadLetter(
-    tx: Tx,
-    workflowId: string,
-    d: Extract<Command, { type: 'DEAD_LETTER' }>,
-    now: number,
-  ): Promise<void> {
-    if (await tx.deadLetterMessage(d.taskId)) return;
-    await tx.enqueue(
-      [
-        {
-          taskId: d.taskId,
-          queueName: d.queueName,
-          workflowId,
-          taskRef: d.taskRef,
-          attempt: d.attempt,
-          priority: d.priority,
-          visibleAt: now,
-          lockMs: d.lockMs,
-        },
-      ],
-      now,
-    );
-    await tx.deadLetterMessage(d.taskId);
-  }
-
-  /**
-   * Timers follow the state they guard: an ended run keeps none, an ended task keeps none (whatever
-   * kind armed them), and the decision's new timers are written last.
-   */
-  private async applyTimers(tx: Tx, decision: Decision, arm: readonly TimerRecord[]): Promise<void> {
-    const workflowId = decision.run.workflowId;
-    if (isTerminalWorkflowStatus(decision.run.status)) {
-      if (decision.runChanged) await tx.cancelTimers({ workflowId });
-      return;
-    }
-    const ended = decision.updatedTasks.filter((t) => isTerminalTaskStatus(t.status)).map((t) => t.taskId);
-    if (ended.length > 0) await tx.cancelTimers({ workflowId, taskIds: ended });
-    if (arm.length === 0) return;
-    await tx.armTimers(arm, this.clock.now());
-    this.timerArmed(Math.min(...arm.map((t) => t.dueAt)));
   }
 }
