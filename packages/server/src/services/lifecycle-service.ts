@@ -96,9 +96,11 @@ export class LifecycleService {
     });
     const answer: RequeueAnswer = { taskType, requeued: [], skipped: [] };
     for (const message of dead) {
-      const after = afterCommit();
       type Outcome = { requeued: RequeueAnswer['requeued'][number] } | { skipped: string };
+      let after = afterCommit();
       const outcome = await this.store.transaction(async (tx): Promise<Outcome> => {
+        // Fresh for each try: a transaction run again (deadlock) must not report twice.
+        after = afterCommit();
         const run = await tx.lockRun(message.workflowId);
         if (!run) return { skipped: 'the run no longer exists' };
         const current = await tx.getMessage(message.taskId);
@@ -141,8 +143,9 @@ export class LifecycleService {
    * the run, so a step left pending moves on. 404 unknown run.
    */
   async repair(workflowId: string): Promise<RepairAnswer> {
-    const after = afterCommit();
+    let after = afterCommit();
     const answer = await this.store.transaction(async (tx) => {
+      after = afterCommit();
       const run = await tx.lockRun(workflowId);
       if (!run) throw notFound(`No such workflow found by id: ${workflowId}`);
       const result: RepairAnswer = { workflowId, status: run.status, requeued: [], unchanged: [] };

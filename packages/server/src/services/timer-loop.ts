@@ -124,11 +124,12 @@ export class TimerLoop {
 
   /** One timer, one transaction: run locked, timer deleted (or found gone: fired elsewhere), decision applied. */
   private async fire(timer: StoredTimer): Promise<boolean> {
-    const after = afterCommit();
-    const fired = await this.store.transaction(async (tx) => {
+    // `after` is made inside: a transaction run again (deadlock) must not report twice.
+    const { fired, after } = await this.store.transaction(async (tx) => {
+      const after = afterCommit();
       const run = await tx.lockRun(timer.workflowId);
-      if (!(await tx.deleteTimer(timer.timerId))) return false;
-      if (!run || !TIMER_KINDS.has(timer.kind)) return true;
+      if (!(await tx.deleteTimer(timer.timerId))) return { fired: false, after };
+      if (!run || !TIMER_KINDS.has(timer.kind)) return { fired: true, after };
       const event: FiredTimer = {
         timerId: timer.timerId,
         workflowId: timer.workflowId,
@@ -138,7 +139,7 @@ export class TimerLoop {
         ...(timer.taskId !== undefined && { taskId: timer.taskId }),
       };
       await this.executor.handle(tx, timer.workflowId, { type: 'TIMER', timer: event }, after);
-      return true;
+      return { fired: true, after };
     });
     this.wake.wake([...after.wakeQueues]);
     this.executor.afterCommitted(after);
