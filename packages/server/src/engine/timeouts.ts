@@ -70,7 +70,9 @@ function responseTimeout(state: RunState, task: TaskRecord, timer: FiredTimer): 
     typeof timer.payload?.workerId === 'string' ? timer.payload.workerId : (task.workerId ?? 'unknown');
   const reason = `no result within responseTimeoutSeconds (${seconds(timer, task)}s) from worker ${worker}`;
   if (canRetry(state, { ...task, status: 'TIMED_OUT' }, 0)) {
-    retryTask(state, endAttempt(state, task, 'TIMED_OUT', reason), 0);
+    const timedOut = endAttempt(state, task, 'TIMED_OUT', reason);
+    // A paused run schedules nothing: the evaluation retries it when the run resumes.
+    if (state.run.status === 'RUNNING') retryTask(state, timedOut, 0);
     return 'changed';
   }
   // None left: FAILED; the evaluation dead-letters it and fails the run (unless optional).

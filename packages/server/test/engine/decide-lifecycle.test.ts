@@ -329,6 +329,19 @@ void describe('decide: lock expiry (RESPONSE_TIMEOUT)', () => {
     );
   });
 
+  void it('in a paused run the attempt times out, and the next one is made when the run resumes', () => {
+    const engine = engineWith();
+    engine.start();
+    handOut(engine, 't1', 'w1');
+    engine.run = { ...engine.run, status: 'PAUSED' };
+    const paused = fire(engine, responseTimer(engine, 't1', T0 + 30_000));
+    assert.equal(engine.task('a').status, 'TIMED_OUT');
+    assert.deepEqual(paused.newTasks, []);
+    engine.run = { ...engine.run, status: 'RUNNING' };
+    const resumed = engine.send({ type: 'DECIDE' });
+    assert.equal(only(resumed.newTasks, 'new attempt').retriedTaskId, 't1');
+  });
+
   void it('a response timer of an earlier hand-out, or of a task back on its queue, is ignored', () => {
     const engine = engineWith();
     engine.start();
