@@ -86,7 +86,8 @@ export class TimerLoop {
   /**
    * Fires every timer due at `now` (default: the clock's now) once, including timers that the
    * firing itself arms already due, and answers how many fired. The background loop calls it;
-   * tests on a manual clock call it directly instead of sleeping through real timeouts.
+   * tests on a manual clock call it directly instead of sleeping through real timeouts. The
+   * decisions are made at the executor's clock time, so move that clock to `now` first.
    */
   async fireDue(now: number = this.clock.now()): Promise<number> {
     let fired = 0;
