@@ -54,6 +54,27 @@ export interface TaskRecord {
   limitDeferral?: { reason: 'concurrency-limit' | 'rate-limit'; until: number };
   /** Why an open task waits and until when; computed when the task is read, never stored. */
   waitingFor?: WaitingFor;
+  /** Timeouts under timeoutPolicy ALERT_ONLY recorded on this attempt (the task keeps waiting). */
+  alerts?: LifecycleAlert[];
+}
+
+/** A timeout that only alerted (timeoutPolicy ALERT_ONLY): what fired, when, and why. */
+export interface LifecycleAlert {
+  /** The timer that fired: POLL_TIMEOUT, TASK_TIMEOUT, TOTAL_TIMEOUT or WORKFLOW_TIMEOUT. */
+  kind: string;
+  time: number;
+  message: string;
+}
+
+/** A failed run brought back to RUNNING by requeueing its dead-lettered task. */
+export interface RunReopening {
+  time: number;
+  /** The dead-lettered attempt, and the new attempt made for it. */
+  taskId: string;
+  newTaskId: string;
+  taskRef: string;
+  previousStatus: WorkflowStatus;
+  previousReason?: string;
 }
 
 /** Why an open task waits (DESIGN §6, explainable waiting). */
@@ -133,6 +154,10 @@ export interface RunRecord {
   updateTime: number;
   endTime: number;
   links: RunLinks;
+  /** Workflow timeouts under timeoutPolicy ALERT_ONLY. */
+  alerts?: LifecycleAlert[];
+  /** Each time the run went from FAILED/TIMED_OUT back to RUNNING through a dead-letter requeue. */
+  reopened?: RunReopening[];
   /** The definition the run started with; a run never changes version under its feet. */
   workflowDefinition: WorkflowDef;
 }

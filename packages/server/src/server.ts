@@ -8,13 +8,15 @@ import type { ScriptRunner } from './engine/scripts.js';
 import { buildApp } from './http/app.js';
 import { Metrics } from './metrics.js';
 import { WakeBus } from './queue/wake-bus.js';
-import { Executor } from './services/executor.js';
+import { Executor, type ExecutorHooks } from './services/executor.js';
 import { LifecycleObserver } from './services/lifecycle-observer.js';
+import { LifecycleService } from './services/lifecycle-service.js';
 import { MetadataService } from './services/metadata-service.js';
 import { RunControlService } from './services/run-control-service.js';
 import { SyncExecuteService } from './services/sync-execute.js';
 import { TestRunService } from './services/test-run-service.js';
 import { TaskService } from './services/task-service.js';
+import { TimerLoop } from './services/timer-loop.js';
 import { WorkflowService } from './services/workflow-service.js';
 import { WorkerLiveness } from './services/worker-liveness.js';
 import { createScriptRunner, type SandboxedScripts } from './scripting/script-runner.js';
@@ -29,6 +31,8 @@ export interface BatonServer {
   readonly logger: Logger;
   /** Prometheus metrics (`GET /metrics`); the timer loop reports ALERT_ONLY timeouts here. */
   readonly metrics: Metrics;
+  /** The durable-timer loop; `timers.fireDue(now)` fires what is due (tests on a manual clock). */
+  readonly timers: TimerLoop;
   state(): ServerState;
   /** Listens on options.host:options.port; answers the bound address. */
   listen(): Promise<string>;
@@ -45,6 +49,8 @@ export interface CreateServerInput {
   logger?: Logger;
   /** Use this script runner instead of loading the sandbox (tests). */
   scripts?: ScriptRunner;
+  /** Run the timer loop in the background (default true); tests on a manual clock fire timers themselves. */
+  timerLoop?: boolean;
 }
 
 function isLoopback(host: string): boolean {
@@ -91,6 +97,12 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
   const liveness = new WorkerLiveness(store, clock);
   await liveness.refresh();
   const observer = new LifecycleObserver(metrics, liveness, logger);
+  const hooks: ExecutorHooks = {
+    onAlert: (alert) => {
+      metrics.alertOnlyTimeout(alert.taskType ?? alert.workflowName, alert.kind);
+      logger.warn({ alert }, `timeout alert: ${alert.message}`);
+    },
+  };
   const executor = new Executor(
     clock,
     { highPriorityThreshold: options.highPriorityThreshold },
@@ -98,6 +110,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     Math.random,
     observer,
     (queueName, now) => liveness.isPolled(queueName, now),
+    hooks,
   );
   const metadata = new MetadataService(store, clock, scripts);
   const workflows = new WorkflowService(store, executor, wake, clock);
@@ -111,6 +124,9 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     scripts,
   );
   const syncExecute = new SyncExecuteService(workflows, wake);
+  const lifecycle = new LifecycleService(store, executor, wake, clock);
+  const timerLoop = new TimerLoop(store, executor, wake, clock, logger, { idleMs: options.timerIdleMs });
+  hooks.onTimerArmed = (dueAt) => timerLoop.armed(dueAt);
   const app = await buildApp({
     options,
     rawEnv: input.rawEnv ?? {},
@@ -123,7 +139,10 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     syncExecute,
     logger,
     metrics,
+    lifecycle,
+    healthChecks: { timers: () => timerLoop.healthCheck() },
   });
+  if (input.timerLoop !== false) timerLoop.start();
 
   let state: ServerState = 'RUNNING';
   let stopping: Promise<void> | undefined;
@@ -132,6 +151,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     store,
     logger,
     metrics,
+    timers: timerLoop,
     state: () => state,
     listen: async () => {
       const address = await app.listen({ port: options.port, host: options.host });
@@ -151,6 +171,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
         state = 'STOPPING';
         tasks.close();
         await app.close();
+        await timerLoop.stop();
         unsubscribe();
         await store.close();
         await sandbox?.close();

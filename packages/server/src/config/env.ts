@@ -46,6 +46,11 @@ export const ENV_KEYS = [
     description: 'Time cap of one script or jq evaluation',
     default: '1000',
   },
+  {
+    name: 'BATON_TIMER_IDLE_MS',
+    description: 'Longest sleep of the timer loop between checks (sees timers armed by other nodes)',
+    default: '1000',
+  },
 ] as const satisfies readonly EnvKey[];
 
 export type EnvName = (typeof ENV_KEYS)[number]['name'];

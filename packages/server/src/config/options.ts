@@ -19,6 +19,7 @@ export interface Options {
   readonly shutdownGraceMs: number;
   readonly scriptMemoryMb: number;
   readonly scriptTimeoutMs: number;
+  readonly timerIdleMs: number;
 }
 
 export class ConfigError extends Error {
@@ -65,6 +66,7 @@ export function compileOptions(raw: RawEnv, cwd = process.cwd()): Options {
     shutdownGraceMs: integer(raw, 'BATON_SHUTDOWN_GRACE_MS', 0, 600_000),
     scriptMemoryMb: integer(raw, 'BATON_SCRIPT_MEMORY_MB', 1, 1024),
     scriptTimeoutMs: integer(raw, 'BATON_SCRIPT_TIMEOUT_MS', 10, 60_000),
+    timerIdleMs: integer(raw, 'BATON_TIMER_IDLE_MS', 10, 60_000),
   });
 }
 

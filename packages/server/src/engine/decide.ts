@@ -1,5 +1,7 @@
 import { applyChildEnded, applyChildNotStarted, applyParentEnded } from './child-runs.js';
 import { evaluate } from './evaluate.js';
+import { workflowTimeoutTimer } from './lifecycle-timers.js';
+import { applyRequeue } from './requeue.js';
 import { applyResult } from './results.js';
 import { decideRunControl } from './run-control.js';
 import { RunState } from './run-state.js';
@@ -18,6 +20,9 @@ export function decide(ctx: DecideContext, event: EngineEvent): Decision {
   const state = new RunState(ctx);
   switch (event.type) {
     case 'START':
+      state.command(...workflowTimeoutTimer(ctx.newId, ctx.run.workflowDefinition.timeoutSeconds, ctx.now));
+      evaluate(state);
+      return state.decision();
     case 'DECIDE':
       evaluate(state);
       return state.decision();
@@ -25,6 +30,11 @@ export function decide(ctx: DecideContext, event: EngineEvent): Decision {
       const outcome = applyResult(state, event.result);
       if (outcome === 'ignored') return state.decision(true);
       if (outcome === 'ended') evaluate(state);
+      return state.decision();
+    }
+    case 'REQUEUE_TASK': {
+      if (applyRequeue(state, event.taskId) === 'ignored') return state.decision(true);
+      evaluate(state);
       return state.decision();
     }
     case 'TIMER': {

@@ -8,12 +8,12 @@ import type { Flow } from './kinds/flow.js';
 import type { ScheduleOutcome, ScheduleRequest, TaskKind } from './kinds/kind.js';
 import { firstTask, kindNameOf, nextAfter } from './graph.js';
 import { taskKindOf, unsupportedKindMessage } from './kinds/registry.js';
+import { canRetry, deadLetter, retryTask } from './attempts.js';
 import { retryDelayMs } from './retry.js';
 import { failRun, runOutput, runStatusForFailedTask, taskFailureReason } from './run-end.js';
 import type { RunState } from './run-state.js';
-import { enclosingSuffix, iterationOf, suffixOf } from './scope.js';
+import { enclosingSuffix, iterationOf, placeCommand, placeTask, suffixOf } from './scope.js';
 import { effectiveTaskDef } from './task-config.js';
-import type { Command } from './types.js';
 
 /**
  * Acts on every ended task not yet acted on, in seq order, until none is left: a success
@@ -54,20 +54,13 @@ function actOnEndedTask(flow: Interpreter, ended: TaskRecord): void {
     return;
   }
   const config = effectiveTaskDef(workflowTask, state.ctx.taskDefs);
-  const retriable = task.status === 'FAILED' || task.status === 'TIMED_OUT';
-  if (retriable && kind?.retryable === true && task.retryCount < config.retryCount) {
-    const sctx = state.scheduleContext();
-    const delayMs = retryDelayMs(config, task.retryCount, state.ctx.random);
-    const scope = { suffix: suffixOf(task), iteration: task.iteration };
-    const outcome = kind.schedule(sctx, workflowTask, { retryOf: task, delayMs, scope });
-    if (!outcome.ok) {
-      failRun(state, 'FAILED', outcome.reason);
-      return;
-    }
-    state.updateTask(task, { retried: true });
-    flow.add(outcome, workflowTask, task.referenceTaskName, task.iteration);
+  const delayMs = retryDelayMs(config, task.retryCount, state.ctx.random);
+  if (canRetry(state, task, delayMs)) {
+    retryTask(state, task, delayMs);
     return;
   }
+  // No other attempt: a worker task's message goes to the dead-letter queue (DESIGN §6).
+  deadLetter(state, task);
   if (workflowTask.optional === true) {
     // An optional container that failed is passed over whole: nothing inside it runs.
     const continued = state.updateTask(task, { status: 'COMPLETED_WITH_ERRORS' });
@@ -195,23 +188,6 @@ class Interpreter implements Flow {
       ids.add(task.taskId);
     }
   }
-}
-
-/**
- * Gives a task made by a kind its place in the loop scope: the ref with the loop suffix, and
- * the iteration (kinds that know nothing of loops make plain refs). A DO_WHILE keeps its own
- * iteration count.
- */
-function placeTask(task: TaskRecord, base: string, ref: string, iteration: number): TaskRecord {
-  if (task.referenceTaskName !== base || ref === base) return task;
-  const placed: TaskRecord = { ...task, referenceTaskName: ref };
-  if (task.iteration === 0 && task.taskType !== 'DO_WHILE') placed.iteration = iteration;
-  return placed;
-}
-
-function placeCommand(command: Command, base: string, ref: string): Command {
-  if (command.type !== 'ENQUEUE' || command.taskRef !== base || ref === base) return command;
-  return { ...command, taskRef: ref };
 }
 
 /** Schedules one definition node at top level (or with a loop suffix). */

@@ -98,6 +98,12 @@ export class RunState {
     if (this.doc) this.doc.workflow = workflowView(this.currentRun);
   }
 
+  /** Replaces the run record whole (to drop a field a patch cannot remove). */
+  replaceRun(run: RunRecord): void {
+    this.currentRun = { ...run, updateTime: this.ctx.now };
+    this.runChanged = true;
+  }
+
   /** Replaces a task with a changed copy and returns the copy. */
   updateTask(task: TaskRecord, patch: Partial<TaskRecord>): TaskRecord {
     const position = this.positionById.get(task.taskId);

@@ -1,5 +1,7 @@
 import type { TaskRecord } from '@baton/protocol';
 
+import type { Command } from './types.js';
+
 /**
  * Loop scopes. A task made inside DO_WHILE iteration N gets `__N` after its definition ref
  * (Conductor's `ref__N`); inside nested loops the suffixes add up (`ref__2__1`: outer
@@ -29,4 +31,21 @@ export function enclosingSuffix(suffix: string): string {
 export function iterationOf(suffix: string): number {
   const match = /__(\d+)$/.exec(suffix);
   return match?.[1] === undefined ? 0 : Number(match[1]);
+}
+
+/**
+ * A task a kind made for the node with ref `base`, placed in its loop scope: ref `ref` (`base`
+ * plus the loop suffix) and the loop's iteration. So kinds that know nothing of loops work in one.
+ */
+export function placeTask(task: TaskRecord, base: string, ref: string, iteration: number): TaskRecord {
+  if (task.referenceTaskName !== base || ref === base) return task;
+  const placed: TaskRecord = { ...task, referenceTaskName: ref };
+  if (task.iteration === 0 && task.taskType !== 'DO_WHILE') placed.iteration = iteration;
+  return placed;
+}
+
+/** A kind's command placed in its loop scope (a worker message names the task's full ref). */
+export function placeCommand(command: Command, base: string, ref: string): Command {
+  if (command.type !== 'ENQUEUE' || command.taskRef !== base || ref === base) return command;
+  return { ...command, taskRef: ref };
 }

@@ -1,6 +1,7 @@
 import { isTerminalTaskStatus } from '@baton/protocol';
 import { taskKindOf } from './kinds/registry.js';
 import type { RunState } from './run-state.js';
+import { applyTimeout } from './timeouts.js';
 import type { FiredTimer } from './types.js';
 
 /**
@@ -19,6 +20,5 @@ export function applyTimer(state: RunState, timer: FiredTimer): 'ignored' | 'cha
     const kind = taskKindOf(task.workflowTask);
     return kind?.onTimer ? kind.onTimer(state, task, timer) : 'ignored';
   }
-  // Lifecycle timeouts: not applied yet.
-  return 'ignored';
+  return applyTimeout(state, timer, task);
 }

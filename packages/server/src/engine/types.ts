@@ -72,6 +72,8 @@ export type EngineEvent =
   | { readonly type: 'CHILD_NOT_STARTED'; readonly taskId: string; readonly reason: string }
   /** This run's parent ended while this run was open: the run is TERMINATED with `reason`. */
   | { readonly type: 'PARENT_ENDED'; readonly reason: string }
+  /** Reopen a dead-lettered task as a new attempt (admin requeue); a run it failed returns to RUNNING. */
+  | { readonly type: 'REQUEUE_TASK'; readonly taskId: string }
   | RunControlEvent;
 
 /** Operators' and callers' run operations (`run-control.ts`, `signals.ts`). */
@@ -206,7 +208,34 @@ export type Command =
   /** Terminates a child run of this run (its SUB_WORKFLOW task was canceled); sends it PARENT_ENDED. */
   | { readonly type: 'TERMINATE_CHILD'; readonly childWorkflowId: string; readonly reason: string }
   /** Removes these messages from the run's mailbox (taken by a task). */
-  | { readonly type: 'TAKE_MESSAGES'; readonly messageIds: readonly string[] };
+  | { readonly type: 'TAKE_MESSAGES'; readonly messageIds: readonly string[] }
+  /**
+   * Retries exhausted: the task's message moves to the dead-letter queue instead of being removed
+   * (wins over a DEQUEUE of the same task in the decision). Carries the message so a missing one
+   * is recreated dead-lettered.
+   */
+  | {
+      readonly type: 'DEAD_LETTER';
+      readonly taskId: string;
+      readonly queueName: string;
+      readonly taskRef: string;
+      readonly attempt: number;
+      readonly priority: number;
+      readonly lockMs: number;
+    }
+  /** A timeout under ALERT_ONLY: handed to the executor's `onAlert` hook after commit (a metric). */
+  | { readonly type: 'ALERT'; readonly alert: EngineAlert };
+
+/** A timeout under ALERT_ONLY: recorded on the task (or run) and counted as a metric by the executor's hook. */
+export interface EngineAlert {
+  readonly kind: TimerKind;
+  readonly workflowId: string;
+  readonly workflowName: string;
+  readonly taskId?: string;
+  readonly taskRef?: string;
+  readonly taskType?: string;
+  readonly message: string;
+}
 
 export interface Decision {
   /** The run after the event; `runChanged` says whether it must be written. */

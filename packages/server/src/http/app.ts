@@ -7,6 +7,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import type { Options } from '../config/options.js';
 import type { Metrics } from '../metrics.js';
 import type { RawEnv } from '../config/env.js';
+import type { LifecycleService } from '../services/lifecycle-service.js';
 import type { MetadataService } from '../services/metadata-service.js';
 import type { RunControlService } from '../services/run-control-service.js';
 import type { SyncExecuteService } from '../services/sync-execute.js';
@@ -16,6 +17,7 @@ import type { WorkflowService } from '../services/workflow-service.js';
 import type { Store } from '../store/store.js';
 import { installErrorHandling } from './error-handler.js';
 import { adminRoutes } from './routes/admin.js';
+import { lifecycleRoutes } from './routes/lifecycle.js';
 import { metadataRoutes } from './routes/metadata.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { runControlRoutes } from './routes/run-control.js';
@@ -32,11 +34,15 @@ export interface AppDeps {
   runControl: RunControlService;
   testRuns: TestRunService;
   syncExecute: SyncExecuteService;
+  lifecycle: LifecycleService;
   logger: FastifyBaseLogger | false;
   /** Prometheus metrics served at `/metrics`. */
   metrics?: Metrics;
-  /** Extra health checks (timer loop age, broker, blob store) added by later components. */
-  healthChecks?: Record<string, () => Promise<void>>;
+  /**
+   * Extra health checks (timer loop age, broker, blob store) added by later components. A check
+   * throws when its component is down; what it answers is shown with the component.
+   */
+  healthChecks?: Record<string, () => Promise<void | Record<string, unknown>>>;
 }
 
 const ajvBase: AjvOptions = { allErrors: true, strict: false, useDefaults: true };
@@ -91,5 +97,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   taskRoutes(app, deps);
   adminRoutes(app, deps);
   metricsRoutes(app, deps);
+  lifecycleRoutes(app, deps);
   return app;
 }

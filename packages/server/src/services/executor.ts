@@ -4,10 +4,18 @@ import type { Clock } from '../clock.js';
 import { decide } from '../engine/decide.js';
 import { newRunRecord } from '../engine/new-run.js';
 import type { ScriptRunner } from '../engine/scripts.js';
-import type { Command, Decision, EngineEvent, EngineSettings, NewRunInput } from '../engine/types.js';
+import type {
+  Command,
+  Decision,
+  EngineAlert,
+  EngineEvent,
+  EngineSettings,
+  NewRunInput,
+} from '../engine/types.js';
 import { workerTaskNames } from '../engine/graph.js';
 import { newId } from '../ids.js';
-import type { QueueMessage, Tx } from '../store/store.js';
+import type { QueueMessage, TimerRecord, Tx } from '../store/store.js';
+import { deadLetterMessage, syncTimers } from './lifecycle-commands.js';
 import {
   childEndedEvent,
   endedBy,
@@ -27,10 +35,23 @@ import { loadMailbox, runWakeName } from './run-wake.js';
 /** What a transaction wants done once it has committed (wake-ups are never sent for rolled-back work). */
 export interface AfterCommit {
   wakeQueues: Set<string>;
+  /** ALERT commands (timeouts under ALERT_ONLY), for the executor's `onAlert` hook: `Executor.afterCommitted`. */
+  alerts: EngineAlert[];
 }
 
 export function afterCommit(): AfterCommit {
-  return { wakeQueues: new Set() };
+  return { wakeQueues: new Set(), alerts: [] };
+}
+
+/** Outside effects of the executor, set by the composition root. */
+export interface ExecutorHooks {
+  /** A timeout under ALERT_ONLY was recorded (called after commit): a metric and a warning. */
+  onAlert?: (alert: EngineAlert) => void;
+  /**
+   * A timer due at `dueAt` was armed in the current transaction: a hint for this node's timer
+   * loop to wake in time (sent before commit, so the loop re-checks rather than trusts it).
+   */
+  onTimerArmed?: (dueAt: number) => void;
 }
 
 /**
@@ -59,7 +80,19 @@ export class Executor {
     private readonly observer?: ExecutionObserver,
     /** Liveness snapshot for `taskToDomain` comma lists (`DecideContext.isQueuePolled`). */
     private readonly isQueuePolled?: (queueName: string, now: number) => boolean,
+    private readonly hooks: ExecutorHooks = {},
   ) {}
+
+  /** Runs the after-commit hooks of a committed transaction (alerts). */
+  afterCommitted(after: AfterCommit): void {
+    const alerts = after.alerts.splice(0);
+    for (const alert of alerts) this.hooks.onAlert?.(alert);
+  }
+
+  /** Tells this node's timer loop that a timer due at `dueAt` is being armed (hand-out, services). */
+  timerArmed(dueAt: number): void {
+    this.hooks.onTimerArmed?.(dueAt);
+  }
 
   /** The time this executor decides at (the injected clock). */
   now(): number {
@@ -365,7 +398,7 @@ export class Executor {
     if (decision.runChanged && writeRun) await tx.updateRun(decision.run);
     if (decision.newTasks.length > 0) await tx.insertTasks(decision.newTasks);
     if (decision.updatedTasks.length > 0) await tx.updateTasks(decision.updatedTasks);
-    await this.applyCommands(tx, session, decision.run, decision.commands, after);
+    await this.applyCommands(tx, session, decision, after);
     // Waiters on this run (sync execute) are woken after commit, on every node.
     const runWake = runWakeName(decision.run.workflowId);
     after.wakeQueues.add(runWake);
@@ -375,16 +408,18 @@ export class Executor {
   private async applyCommands(
     tx: Tx,
     session: Session,
-    run: RunRecord,
-    commands: readonly Command[],
+    decision: Decision,
     after: AfterCommit,
   ): Promise<void> {
+    const run = decision.run;
     const workflowId = run.workflowId;
     const now = this.clock.now();
     const enqueue: QueueMessage[] = [];
     const dequeue: string[] = [];
+    const deadLetters: Array<Extract<Command, { type: 'DEAD_LETTER' }>> = [];
+    const arm: TimerRecord[] = [];
     const wake = new Set<string>();
-    for (const command of commands) {
+    for (const command of decision.commands) {
       switch (command.type) {
         case 'ENQUEUE':
           enqueue.push({
@@ -413,9 +448,32 @@ export class Executor {
         case 'EXTEND_LOCK':
           await tx.extendLock(command.taskId, command.lockedUntil);
           break;
-        case 'ARM_TIMER':
-          // No kind arms timers yet; the timer store and loop come with the task lifecycle.
-          throw new Error(`${command.type}: durable timers are not stored by this build yet`);
+        case 'ARM_TIMER': {
+          const t = command.timer;
+          arm.push({
+            timerId: t.timerId,
+            workflowId,
+            kind: t.kind,
+            dueAt: t.dueAt,
+            payload: t.payload ?? {},
+            ...(t.taskId !== undefined && { taskId: t.taskId }),
+          });
+          break;
+        }
+        case 'CANCEL_TIMERS':
+          // At once, in order: a timer armed later in the same decision is kept.
+          await tx.cancelTimers({
+            workflowId,
+            ...(command.taskId !== undefined && { taskIds: [command.taskId] }),
+            ...(command.kinds !== undefined && { kinds: command.kinds }),
+          });
+          break;
+        case 'DEAD_LETTER':
+          deadLetters.push(command);
+          break;
+        case 'ALERT':
+          after.alerts.push(command.alert);
+          break;
         case 'START_CHILD':
         case 'START_WORKFLOW':
           // Started once this decision is fully written (see linked-runs.ts).
@@ -428,16 +486,19 @@ export class Executor {
             event: { type: 'PARENT_ENDED', reason: command.reason },
           });
           break;
-        case 'CANCEL_TIMERS':
-          // Nothing arms timers in this build, so there is none to cancel.
-          break;
         case 'TAKE_MESSAGES':
           await tx.deleteRunMessages(run.workflowId, command.messageIds);
           break;
       }
     }
-    if (dequeue.length > 0) await tx.removeMessages(dequeue);
+    // A dead letter keeps the message (dead-lettered) that a DEQUEUE of the same task would remove.
+    const dead = new Set(deadLetters.map((d) => d.taskId));
+    const remove = dequeue.filter((taskId) => !dead.has(taskId));
+    if (remove.length > 0) await tx.removeMessages(remove);
     if (enqueue.length > 0) await tx.enqueue(enqueue, now);
+    for (const d of deadLetters) await deadLetterMessage(tx, workflowId, d, now);
+    const armedAt = await syncTimers(tx, decision, arm, now);
+    if (armedAt !== undefined) this.timerArmed(armedAt);
     if (wake.size > 0) {
       await tx.notifyQueues([...wake]);
       for (const name of wake) after.wakeQueues.add(name);

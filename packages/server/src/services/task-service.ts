@@ -22,6 +22,7 @@ import { afterCommit, type AfterCommit, type Executor } from './executor.js';
 import { holdBackOverLimit } from './hand-out-limits.js';
 import { explainTasks } from './waiting.js';
 import { isActivePoll, queueLiveness, type WorkerLiveness } from './worker-liveness.js';
+import { armResponseTimers, holdLapsedAttempts } from './hand-out-timers.js';
 
 export interface PollRequest {
   taskType: string;
@@ -144,11 +145,17 @@ export class TaskService {
       const byId = new Map(tasks.map((t) => [t.taskId, t]));
       const handed: TaskRecord[] = [];
       const stale: string[] = [];
+      const lapsed: TaskRecord[] = [];
       for (const message of claimed) {
         const task = byId.get(message.taskId);
         // A message whose task has ended (or vanished) is stale: drop it, never hand it out.
         if (!task || isTerminalTaskStatus(task.status)) {
           stale.push(message.taskId);
+          continue;
+        }
+        // Lock expiry: its response timeout makes the next attempt (never two workers on one).
+        if (task.status === 'IN_PROGRESS') {
+          lapsed.push(task);
           continue;
         }
         handed.push({
@@ -182,6 +189,12 @@ export class TaskService {
       const taken = handed.filter((t) => written.has(t.taskId));
       for (const t of taken)
         if (byId.get(t.taskId)?.startTime === 0) firstStarts.set(t.taskId, now - t.scheduledTime);
+      const messages = new Map(claimed.map((m) => [m.taskId, m]));
+      const armedAt = [
+        await armResponseTimers(tx, taken, messages, now),
+        await holdLapsedAttempts(tx, lapsed, messages, now),
+      ].filter((t): t is number => t !== undefined);
+      if (armedAt.length > 0) this.executor.timerArmed(Math.min(...armedAt));
       return taken.length > 0
         ? { tasks: taken }
         : { tasks: taken, nextVisibleAt: await tx.nextVisibleAt(queues, now) };
@@ -220,6 +233,7 @@ export class TaskService {
         await tx.requeueMessage(task.taskId, now);
         if (task.queueName) wake.add(task.queueName);
       }
+      if (written.size > 0) await tx.cancelTimers({ taskIds: [...written], kinds: ['RESPONSE_TIMEOUT'] });
       await tx.notifyQueues([...wake]);
     });
     this.wake.wake([...wake]);

@@ -121,18 +121,33 @@ void describe('decide: task results', () => {
     assert.equal(task.callbackAfterSeconds, 30);
     assert.deepEqual(task.outputData, { progress: 0.5 });
     assert.equal(task.executed, false);
-    assert.deepEqual(decision.commands, [{ type: 'REQUEUE', taskId: 't1', visibleAt: T0 + 2000 + 30_000 }]);
+    assert.deepEqual(decision.commands, [
+      { type: 'REQUEUE', taskId: 't1', visibleAt: T0 + 2000 + 30_000 },
+      { type: 'CANCEL_TIMERS', taskId: 't1', kinds: ['RESPONSE_TIMEOUT'] },
+    ]);
   });
 
   void it('IN_PROGRESS with extendLease only extends the lock', () => {
     const engine = new Engine(workflow([simple('a')]), {}, [{ name: 'a_type', responseTimeoutSeconds: 60 }]);
     engine.start();
-    engine.tasks = engine.tasks.map((t) => ({ ...t, status: 'IN_PROGRESS', pollCount: 1 }));
+    engine.tasks = engine.tasks.map((t) => ({ ...t, status: 'IN_PROGRESS', pollCount: 1, workerId: 'w1' }));
     const before = engine.task('a');
     engine.now = T0 + 10_000;
     const decision = engine.result('t1', 'IN_PROGRESS', { extendLease: true, outputData: { ignored: true } });
     assert.deepEqual(decision.commands, [
       { type: 'EXTEND_LOCK', taskId: 't1', lockedUntil: T0 + 10_000 + 60_000 },
+      // The response timeout moves with the lock.
+      { type: 'CANCEL_TIMERS', taskId: 't1', kinds: ['RESPONSE_TIMEOUT'] },
+      {
+        type: 'ARM_TIMER',
+        timer: {
+          timerId: 't2',
+          kind: 'RESPONSE_TIMEOUT',
+          dueAt: T0 + 10_000 + 60_000,
+          taskId: 't1',
+          payload: { seconds: 60, pollCount: 1, workerId: 'w1' },
+        },
+      },
     ]);
     assert.deepEqual(decision.updatedTasks, [{ ...before, updateTime: T0 + 10_000 }]);
     assert.equal(decision.runChanged, false);

@@ -160,6 +160,16 @@ void describe('decide: failures and retries', () => {
     assert.equal(other.endTime, T0 + 4000);
     assert.deepEqual(decision.commands, [
       { type: 'DEQUEUE', taskId: 't1' },
+      // Retries exhausted: the message is dead-lettered (this wins over the DEQUEUE).
+      {
+        type: 'DEAD_LETTER',
+        taskId: 't1',
+        queueName: 'work',
+        taskRef: 'a',
+        attempt: 1,
+        priority: 0,
+        lockMs: 3_600_000,
+      },
       { type: 'DEQUEUE', taskId: 'other' },
     ]);
     assert.deepEqual(decision.newTasks, []);

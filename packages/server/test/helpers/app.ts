@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 
-import { type Clock, systemClock } from '../../src/clock.js';
+import { type Clock, ManualClock, systemClock } from '../../src/clock.js';
 import { compileOptions } from '../../src/config/options.js';
 import { createServer, type BatonServer } from '../../src/server.js';
 import type { ScriptRunner } from '../../src/engine/scripts.js';
@@ -21,7 +21,13 @@ export interface TestApp {
 /** A Baton server on the given store, driven through `inject()` (real routes, no socket). */
 export async function testApp(
   store: Store,
-  options: { clock?: Clock; env?: Record<string, string>; logger?: Logger; scripts?: ScriptRunner } = {},
+  options: {
+    clock?: Clock;
+    env?: Record<string, string>;
+    logger?: Logger;
+    scripts?: ScriptRunner;
+    timerLoop?: boolean;
+  } = {},
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'baton-app-'));
   const server = await createServer({
@@ -30,6 +36,8 @@ export async function testApp(
     clock: options.clock ?? systemClock,
     logger: options.logger ?? pino({ level: 'silent' }),
     ...(options.scripts && { scripts: options.scripts }),
+    // On a manual clock the test fires due timers itself (`server.timers.fireDue()`).
+    timerLoop: options.timerLoop ?? !(options.clock instanceof ManualClock),
   });
   await server.app.ready();
   return {

@@ -37,6 +37,11 @@ export interface HttpWorkerOptions {
   concurrency?: number;
   /** Long-poll timeout sent to the server, in ms (default 1000). */
   pollTimeoutMs?: number;
+  /**
+   * How long to keep re-posting a result while the server is unreachable or answers 5xx, with
+   * back-off (default 0: post once). A server that restarts finds the result when it is back.
+   */
+  resultRetryMs?: number;
 }
 
 /** One task handed to this worker, as received. */
@@ -66,6 +71,7 @@ export class HttpWorker {
   private readonly handler: TaskHandlerFn;
   private readonly concurrency: number;
   private readonly pollTimeoutMs: number;
+  private readonly resultRetryMs: number;
   private inFlight = 0;
   private stopped = false;
   private loop: Promise<void> | undefined;
@@ -80,6 +86,7 @@ export class HttpWorker {
     this.handler = opts.handler;
     this.concurrency = opts.concurrency ?? 4;
     this.pollTimeoutMs = opts.pollTimeoutMs ?? 1000;
+    this.resultRetryMs = opts.resultRetryMs ?? 0;
   }
 
   start(): this {
@@ -209,24 +216,36 @@ export class HttpWorker {
       outputData: outcome.outputData ?? {},
       ...(outcome.reasonForIncompletion ? { reasonForIncompletion: outcome.reasonForIncompletion } : {}),
     };
-    try {
-      const res = await fetch(`${this.baseUrl}/api/tasks`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'text/plain, application/json' },
-        body: JSON.stringify(result),
-        signal: AbortSignal.timeout(30_000),
-      });
-      const text = await res.text();
-      if (res.status !== 200) {
-        this.error(`POST /api/tasks for ${task.taskId} answered ${res.status}: ${text.slice(0, 500)}`);
+    const deadline = Date.now() + this.resultRetryMs;
+    for (let attempt = 1; ; attempt++) {
+      let problem: string;
+      try {
+        const res = await fetch(`${this.baseUrl}/api/tasks`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'text/plain, application/json' },
+          body: JSON.stringify(result),
+          signal: AbortSignal.timeout(30_000),
+        });
+        const text = await res.text();
+        if (res.status === 200) {
+          this.completed.push(task.taskId);
+          this.notify();
+          return;
+        }
+        problem = `POST /api/tasks for ${task.taskId} answered ${res.status}: ${text.slice(0, 500)}`;
+        if (res.status < 500) {
+          this.error(problem);
+          return;
+        }
+      } catch (err) {
+        problem = `POST /api/tasks for ${task.taskId} failed: ${err instanceof Error ? err.message : String(err)}`;
+      }
+      if (Date.now() >= deadline) {
+        this.error(problem);
         return;
       }
-      this.completed.push(task.taskId);
-      this.notify();
-    } catch (err) {
-      this.error(
-        `POST /api/tasks for ${task.taskId} failed: ${err instanceof Error ? err.message : String(err)}`,
-      );
+      // The server is down or restarting: try again after a back-off (not a settle wait).
+      await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
     }
   }
 }

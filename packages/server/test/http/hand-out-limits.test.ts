@@ -20,7 +20,7 @@ for (const storeCase of storeCases()) {
       cleanup = opened.cleanup;
       t = await testApp(opened.store, { clock });
       const defs = [
-        ...workerTaskDefs(['lim_conc'], { concurrentExecLimit: 2 }),
+        ...workerTaskDefs(['lim_conc'], { concurrentExecLimit: 2, retryCount: 1 }),
         ...workerTaskDefs(['lim_rate'], { rateLimitPerFrequency: 3, rateLimitFrequencyInSeconds: 10 }),
       ];
       assert.equal((await call(t.app, 'POST', '/api/metadata/taskdefs', defs)).status, 200);
@@ -131,14 +131,20 @@ for (const storeCase of storeCases()) {
       assert.deepEqual(await statuses(ids), Array(5).fill('COMPLETED'));
     });
 
-    it('a lapsed lock re-handed out does not count twice against concurrentExecLimit', async () => {
+    it('an attempt lost to lock expiry does not count against concurrentExecLimit', async () => {
       const ids = await startRuns('wf_lim_conc', 2);
       const taken = await poll('lim_conc', 1);
       assert.equal(taken.length, 1);
-      // The worker died: after its 60 s lock the task (still IN_PROGRESS) is visible again.
+      // The worker died: after its 60 s lock the response timer times the attempt out and
+      // queues the next one at once; only that new attempt and the waiting task are open.
       clock.advance(60_000);
+      assert.ok((await t.server.timers.fireDue()) >= 1);
       const again = await poll('lim_conc', 5);
-      assert.equal(again.length, 2, 'the lapsed task and the waiting one: two in progress');
+      assert.equal(again.length, 2, 'the new attempt and the waiting one: two in progress');
+      assert.ok(
+        !again.some((task) => task.taskId === taken[0]?.taskId),
+        'the lapsed attempt is not handed out',
+      );
       await complete(again);
       assert.deepEqual(await statuses(ids), ['COMPLETED', 'COMPLETED']);
     });

@@ -1,5 +1,6 @@
 import type { JsonObject, TaskRecord, ValidationError, WorkflowTask } from '@baton/protocol';
 import { resolveParameters, type ExpressionDocument } from '../expressions.js';
+import { attemptTimers } from '../lifecycle-timers.js';
 import { effectiveTaskDef, taskDefinitionOf, type EffectiveTaskDef } from '../task-config.js';
 import type { Command } from '../types.js';
 import { describeViolations, schemaViolations } from '../validation/schema-check.js';
@@ -115,7 +116,11 @@ export function scheduleWorkerTask(
     visibleAt: ctx.now + delayMs,
     lockMs: config.responseTimeoutSeconds * 1000,
   };
-  return { ok: true, tasks: [task], commands: [enqueue] };
+  return {
+    ok: true,
+    tasks: [task],
+    commands: [enqueue, ...attemptTimers(sctx, task, config, enqueue.visibleAt)],
+  };
 }
 
 /**

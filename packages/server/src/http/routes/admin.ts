@@ -8,15 +8,15 @@ import type { AppDeps } from '../app.js';
 /** Health and operator views. Only non-secret settings are ever shown. */
 export function adminRoutes(app: FastifyInstance, deps: AppDeps): void {
   const health = async (): Promise<{ status: number; body: Record<string, unknown> }> => {
-    const checks: Record<string, () => Promise<void>> = {
+    const checks: Record<string, () => Promise<void | Record<string, unknown>>> = {
       database: () => deps.store.ping(),
       ...deps.healthChecks,
     };
     const components: Record<string, { status: 'UP' | 'DOWN'; error?: string }> = {};
     for (const [name, check] of Object.entries(checks)) {
       try {
-        await check();
-        components[name] = { status: 'UP' };
+        const details = await check();
+        components[name] = { ...details, status: 'UP' };
       } catch (raw) {
         components[name] = { status: 'DOWN', error: coerceError(raw).message };
       }

@@ -126,9 +126,17 @@ CREATE TABLE idempotency_keys (
 );
 `,
   },
-  // Version 2 is taken by a schema change made on a sibling branch; this empty step holds its
-  // place until it lands, so later versions keep their numbers.
-  { version: 2, name: 'reserved-2', sql: '' },
+  {
+    version: 2,
+    name: 'timers',
+    sql: `
+-- Cancellation by run and by task (every ended task, every ended run).
+CREATE INDEX timers_run_task ON timers (workflow_id, task_id);
+CREATE INDEX timers_task ON timers (task_id) WHERE task_id IS NOT NULL;
+-- Leased timers: the next time a dead node's lease lapses.
+CREATE INDEX timers_claimed ON timers (claimed_until) WHERE claimed_until IS NOT NULL;
+`,
+  },
   {
     version: 3,
     name: 'run-control',

@@ -44,6 +44,7 @@ import type {
 } from '../store.js';
 import { deferMessages, lockTaskLimit, setTaskRateWindow } from './pg-limits.js';
 import { type Query, SQL } from './pg-sql.js';
+import { PgTimerTx } from './pg-timers.js';
 
 interface WorkflowDefRow {
   definition: WorkflowDef;
@@ -77,13 +78,15 @@ const run = (r: RunRow): RunRecord => runFromColumns(r.record, r.definition);
  * inside `read` on the pool (autocommit, each statement sees the latest commit). JSON goes in
  * as text cast to jsonb and comes back parsed.
  */
-export class PgTx implements Tx {
+export class PgTx extends PgTimerTx implements Tx {
   constructor(
-    private readonly q: Query,
-    private readonly state: TxState,
+    q: Query,
+    state: TxState,
     /** Queue names to NOTIFY just before COMMIT (absent in `read`). */
     private readonly notified?: Set<string>,
-  ) {}
+  ) {
+    super(q, state);
+  }
 
   // --- workflow definitions
 

@@ -15,7 +15,6 @@ import {
   OPEN_RUN_STATUSES,
   type PollRow,
   type QueueMessageRow,
-  type TxState,
   definitionColumn,
   inRequestedOrder,
   messageFromRow,
@@ -35,9 +34,9 @@ import type {
   TaskLimitState,
   Tx,
 } from '../store.js';
-import type { SqliteConnection } from './connection.js';
 import { deferMessages, lockTaskLimit, setTaskRateWindow } from './sqlite-limits.js';
 import * as rc from './sqlite-run-control.js';
+import { SqliteTimerTx } from './sqlite-timers.js';
 import {
   RUN_COLUMNS,
   type RunRow,
@@ -94,12 +93,7 @@ const UPDATE_TASK = `UPDATE tasks SET workflow_id = @workflowId, seq = @seq, ref
   status = @status, update_time = @updateTime, record = @record
   WHERE task_id = @taskId`;
 
-export class SqliteTx implements Tx {
-  constructor(
-    private readonly c: SqliteConnection,
-    private readonly state: TxState,
-  ) {}
-
+export class SqliteTx extends SqliteTimerTx implements Tx {
   // --- workflow definitions
 
   async getWorkflowDef(name: string, version?: number): Promise<StoredWorkflowDef | undefined> {

@@ -1,0 +1,95 @@
+import type { TaskRecord } from '@baton/protocol';
+import type { ScheduleContext } from './kinds/kind.js';
+import type { EffectiveTaskDef } from './task-config.js';
+import type { Command, TimerKind } from './types.js';
+
+/**
+ * The durable timers a queued worker attempt needs (DESIGN §6), armed in the same decision that
+ * queues it: POLL_TIMEOUT (no poll within pollTimeoutSeconds of becoming visible), TASK_TIMEOUT
+ * (not completed within timeoutSeconds of becoming visible) and TOTAL_TIMEOUT (all attempts
+ * together within totalTimeoutSeconds of the first one being queued). RESPONSE_TIMEOUT is armed
+ * at hand-out, where the lock starts. Timers of an attempt are cancelled when it ends.
+ */
+export function attemptTimers(
+  sctx: ScheduleContext,
+  task: TaskRecord,
+  config: EffectiveTaskDef,
+  visibleAt: number,
+): Command[] {
+  const commands: Command[] = [];
+  const arm = (kind: TimerKind, dueAt: number, seconds: number): void => {
+    commands.push({
+      type: 'ARM_TIMER',
+      timer: { timerId: sctx.ctx.newId(), kind, dueAt, taskId: task.taskId, payload: { seconds } },
+    });
+  };
+  const poll = config.pollTimeoutSeconds;
+  if (poll !== undefined && poll > 0) arm('POLL_TIMEOUT', visibleAt + poll * 1000, poll);
+  if (config.timeoutSeconds > 0)
+    arm('TASK_TIMEOUT', visibleAt + config.timeoutSeconds * 1000, config.timeoutSeconds);
+  if (config.totalTimeoutSeconds > 0) {
+    const first = firstScheduledTime(sctx, task);
+    arm('TOTAL_TIMEOUT', first + config.totalTimeoutSeconds * 1000, config.totalTimeoutSeconds);
+  }
+  return commands;
+}
+
+/** When the first attempt of this task was queued (the attempt itself when it is the first). */
+function firstScheduledTime(sctx: ScheduleContext, task: TaskRecord): number {
+  let scheduled = task.scheduledTime;
+  let previousId = task.retriedTaskId;
+  const seen = new Set<string>();
+  while (previousId !== undefined && !seen.has(previousId)) {
+    seen.add(previousId);
+    const previous = sctx.tasks.find((t) => t.taskId === previousId);
+    if (!previous) break;
+    scheduled = previous.scheduledTime;
+    previousId = previous.retriedTaskId;
+  }
+  return scheduled;
+}
+
+/** The run's own deadline (definition `timeoutSeconds`), armed when the run starts or is reopened. */
+export function workflowTimeoutTimer(
+  newId: () => string,
+  timeoutSeconds: number | undefined,
+  from: number,
+): Command[] {
+  if (timeoutSeconds === undefined || !(timeoutSeconds > 0)) return [];
+  return [
+    {
+      type: 'ARM_TIMER',
+      timer: {
+        timerId: newId(),
+        kind: 'WORKFLOW_TIMEOUT',
+        dueAt: from + timeoutSeconds * 1000,
+        payload: { seconds: timeoutSeconds, from },
+      },
+    },
+  ];
+}
+
+/** The RESPONSE_TIMEOUT of a hand-out (or lease extension): due when the lock lapses. */
+export function responseTimer(
+  timerId: string,
+  task: Pick<TaskRecord, 'taskId' | 'pollCount' | 'workerId' | 'responseTimeoutSeconds'>,
+  dueAt: number,
+): {
+  timerId: string;
+  kind: TimerKind;
+  dueAt: number;
+  taskId: string;
+  payload: Record<string, string | number>;
+} {
+  return {
+    timerId,
+    kind: 'RESPONSE_TIMEOUT',
+    dueAt,
+    taskId: task.taskId,
+    payload: {
+      seconds: task.responseTimeoutSeconds,
+      pollCount: task.pollCount,
+      ...(task.workerId !== undefined && { workerId: task.workerId }),
+    },
+  };
+}

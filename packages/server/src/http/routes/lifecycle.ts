@@ -1,0 +1,58 @@
+import type { FastifyInstance } from 'fastify';
+
+import type { AppDeps } from '../app.js';
+
+const workflowIdParam = {
+  type: 'object',
+  required: ['workflowId'],
+  properties: { workflowId: { type: 'string', minLength: 1 } },
+} as const;
+
+/** Task lifecycle operations: delayed callbacks made visible, dead letters requeued, runs repaired. */
+export function lifecycleRoutes(app: FastifyInstance, { lifecycle }: AppDeps): void {
+  app.post<{ Params: { workflowId: string } }>(
+    '/api/workflow/:workflowId/resetcallbacks',
+    {
+      schema: {
+        tags: ['workflow'],
+        summary:
+          "Make the run's delayed worker messages (callbacks, retry and start delays) visible now; 204 (Conductor's answer)",
+        params: workflowIdParam,
+      },
+    },
+    async (req, reply) => {
+      await lifecycle.resetCallbacks(req.params.workflowId);
+      return reply.code(204).send();
+    },
+  );
+
+  app.post<{ Params: { taskType: string } }>(
+    '/api/admin/requeue/:taskType',
+    {
+      schema: {
+        tags: ['admin'],
+        summary:
+          'Reopen every dead-lettered task of this type as a new attempt; a run it failed returns to RUNNING. Answers {taskType, requeued, skipped}',
+        params: {
+          type: 'object',
+          required: ['taskType'],
+          properties: { taskType: { type: 'string', minLength: 1 } },
+        },
+      },
+    },
+    (req) => lifecycle.requeueDeadLetters(req.params.taskType),
+  );
+
+  app.post<{ Params: { workflowId: string } }>(
+    '/api/admin/repair/:workflowId',
+    {
+      schema: {
+        tags: ['admin'],
+        summary:
+          "Re-queue the run's open worker tasks whose message is missing or dead-lettered. Answers {workflowId, status, requeued, unchanged}",
+        params: workflowIdParam,
+      },
+    },
+    (req) => lifecycle.repair(req.params.workflowId),
+  );
+}

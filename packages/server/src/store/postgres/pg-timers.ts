@@ -1,0 +1,161 @@
+import type { StoredQueueMessage, StoredTimer, TimerClaim, TimerFilter, TimerRecord } from '../store.js';
+import { type QueueMessageRow, type TxState, messageFromRow, uniqueSorted } from '../sql-common.js';
+import { type TimerRow, checkTimerFilter, compareTimers, timerFromRow } from '../timer-rows.js';
+import type { Query, Sql } from './pg-sql.js';
+
+/** Durable timers and dead-letter reads on PostgreSQL; `PgTx` delegates here. */
+
+const named = (name: string, text: string): Sql => ({ name: `baton_${name}`, text });
+
+const TIMER_SQL = {
+  arm: named(
+    'arm_timers',
+    `INSERT INTO timers (id, workflow_id, task_id, kind, fire_at, payload, claimed_until, create_time)
+     SELECT x.id, x.w, x.t, x.k, x.f, x.p::jsonb, NULL, $7::bigint
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[]) AS x(id, w, t, k, f, p)
+     ORDER BY x.id
+     ON CONFLICT (id) DO UPDATE SET workflow_id = EXCLUDED.workflow_id, task_id = EXCLUDED.task_id,
+       kind = EXCLUDED.kind, fire_at = EXCLUDED.fire_at, payload = EXCLUDED.payload, claimed_until = NULL`,
+  ),
+  // SKIP LOCKED: a timer another node is leasing right now is passed over, never taken twice;
+  // READ COMMITTED re-checks the lease condition on a row another claimer just committed.
+  claim: named(
+    'claim_timers',
+    `WITH c AS (
+       SELECT id FROM timers
+       WHERE fire_at <= $1::bigint AND (claimed_until IS NULL OR claimed_until <= $1::bigint)
+       ORDER BY fire_at, id
+       LIMIT $2
+       FOR UPDATE SKIP LOCKED
+     )
+     UPDATE timers AS t SET claimed_until = $1::bigint + $3::bigint
+     FROM c WHERE t.id = c.id
+     RETURNING t.id, t.workflow_id, t.task_id, t.kind, t.fire_at, t.payload, t.claimed_until, t.create_time`,
+  ),
+  delete: named('delete_timer', 'DELETE FROM timers WHERE id = $1'),
+  next: named(
+    'next_timer_due',
+    `SELECT least(
+       (SELECT min(fire_at) FROM timers WHERE claimed_until IS NULL),
+       (SELECT min(greatest(fire_at, claimed_until)) FROM timers WHERE claimed_until IS NOT NULL)) AS v`,
+  ),
+  deadLetters: named(
+    'dead_lettered_messages',
+    `SELECT * FROM queue_messages WHERE dead_lettered AND queue_name = ANY($1::text[])
+     ORDER BY created_at, task_id`,
+  ),
+} as const;
+
+export async function armTimers(q: Query, timers: readonly TimerRecord[], now: number): Promise<void> {
+  if (timers.length === 0) return;
+  const byId = new Map(timers.map((t) => [t.timerId, t]));
+  const ts = [...byId.values()];
+  await q(TIMER_SQL.arm, [
+    ts.map((t) => t.timerId),
+    ts.map((t) => t.workflowId),
+    ts.map((t) => t.taskId ?? null),
+    ts.map((t) => t.kind),
+    ts.map((t) => t.dueAt),
+    ts.map((t) => JSON.stringify(t.payload)),
+    now,
+  ]);
+}
+
+function where(filter: TimerFilter): { sql: string; params: unknown[] } {
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  if (filter.workflowId !== undefined) {
+    params.push(filter.workflowId);
+    parts.push(`workflow_id = $${params.length}`);
+  }
+  if (filter.taskIds !== undefined) {
+    params.push(uniqueSorted(filter.taskIds));
+    parts.push(`task_id = ANY($${params.length}::text[])`);
+  }
+  if (filter.kinds !== undefined) {
+    params.push(uniqueSorted(filter.kinds));
+    parts.push(`kind = ANY($${params.length}::text[])`);
+  }
+  return { sql: parts.join(' AND '), params };
+}
+
+export async function cancelTimers(q: Query, filter: TimerFilter): Promise<number> {
+  checkTimerFilter('cancelTimers', filter);
+  if (filter.taskIds !== undefined && filter.taskIds.length === 0) return 0;
+  const w = where(filter);
+  return (await q(`DELETE FROM timers WHERE ${w.sql}`, w.params)).rowCount ?? 0;
+}
+
+export async function listTimers(q: Query, filter: TimerFilter): Promise<StoredTimer[]> {
+  checkTimerFilter('listTimers', filter);
+  const w = where(filter);
+  const { rows } = await q<TimerRow>(`SELECT * FROM timers WHERE ${w.sql}`, w.params);
+  return rows.map(timerFromRow).sort(compareTimers);
+}
+
+export async function claimDueTimers(q: Query, claim: TimerClaim): Promise<StoredTimer[]> {
+  if (claim.limit <= 0) return [];
+  const { rows } = await q<TimerRow>(TIMER_SQL.claim, [claim.now, claim.limit, claim.leaseMs]);
+  return rows.map(timerFromRow).sort(compareTimers);
+}
+
+export async function deleteTimer(q: Query, timerId: string): Promise<boolean> {
+  return ((await q(TIMER_SQL.delete, [timerId])).rowCount ?? 0) > 0;
+}
+
+export async function nextTimerDueAt(q: Query): Promise<number | undefined> {
+  const { rows } = await q<{ v: number | null }>(TIMER_SQL.next);
+  return rows[0]?.v ?? undefined;
+}
+
+export async function deadLetteredMessages(
+  q: Query,
+  queueNames: readonly string[],
+): Promise<StoredQueueMessage[]> {
+  if (queueNames.length === 0) return [];
+  const { rows } = await q<QueueMessageRow>(TIMER_SQL.deadLetters, [uniqueSorted(queueNames)]);
+  return rows.map(messageFromRow);
+}
+
+/** The timer and dead-letter methods of the PostgreSQL `Tx` (`PgTx` extends this). */
+export abstract class PgTimerTx {
+  constructor(
+    protected readonly q: Query,
+    protected readonly state: TxState,
+  ) {}
+
+  deadLetteredMessages(queueNames: readonly string[]): Promise<StoredQueueMessage[]> {
+    this.state.check('deadLetteredMessages', false);
+    return deadLetteredMessages(this.q, queueNames);
+  }
+
+  armTimers(list: readonly TimerRecord[], now: number): Promise<void> {
+    this.state.check('armTimers', true);
+    return armTimers(this.q, list, now);
+  }
+
+  cancelTimers(filter: TimerFilter): Promise<number> {
+    this.state.check('cancelTimers', true);
+    return cancelTimers(this.q, filter);
+  }
+
+  claimDueTimers(claim: TimerClaim): Promise<StoredTimer[]> {
+    this.state.check('claimDueTimers', true);
+    return claimDueTimers(this.q, claim);
+  }
+
+  deleteTimer(timerId: string): Promise<boolean> {
+    this.state.check('deleteTimer', true);
+    return deleteTimer(this.q, timerId);
+  }
+
+  nextTimerDueAt(): Promise<number | undefined> {
+    this.state.check('nextTimerDueAt', false);
+    return nextTimerDueAt(this.q);
+  }
+
+  listTimers(filter: TimerFilter): Promise<StoredTimer[]> {
+    this.state.check('listTimers', false);
+    return listTimers(this.q, filter);
+  }
+}

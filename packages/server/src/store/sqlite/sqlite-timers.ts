@@ -1,0 +1,153 @@
+import type { StoredQueueMessage, StoredTimer, TimerClaim, TimerFilter, TimerRecord } from '../store.js';
+import { type QueueMessageRow, type TxState, messageFromRow, uniqueSorted } from '../sql-common.js';
+import { type TimerRow, checkTimerFilter, compareTimers, timerFromRow } from '../timer-rows.js';
+import type { SqliteConnection } from './connection.js';
+import { list } from './sqlite-queries.js';
+
+/** Durable timers and dead-letter reads on SQLite; `SqliteTx` delegates here. */
+
+export function armTimers(c: SqliteConnection, timers: readonly TimerRecord[], now: number): void {
+  for (const t of timers) {
+    c.run(
+      `INSERT INTO timers (id, workflow_id, task_id, kind, fire_at, payload, claimed_until, create_time)
+       VALUES (?, ?, ?, ?, ?, ?, NULL, ?)
+       ON CONFLICT (id) DO UPDATE SET workflow_id = excluded.workflow_id, task_id = excluded.task_id,
+         kind = excluded.kind, fire_at = excluded.fire_at, payload = excluded.payload, claimed_until = NULL`,
+      t.timerId,
+      t.workflowId,
+      t.taskId ?? null,
+      t.kind,
+      t.dueAt,
+      JSON.stringify(t.payload),
+      now,
+    );
+  }
+}
+
+function where(filter: TimerFilter): { sql: string; params: unknown[] } {
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  if (filter.workflowId !== undefined) {
+    parts.push('workflow_id = ?');
+    params.push(filter.workflowId);
+  }
+  if (filter.taskIds !== undefined) {
+    parts.push('task_id IN (SELECT value FROM json_each(?))');
+    params.push(list(filter.taskIds));
+  }
+  if (filter.kinds !== undefined) {
+    parts.push('kind IN (SELECT value FROM json_each(?))');
+    params.push(list(filter.kinds));
+  }
+  return { sql: parts.join(' AND '), params };
+}
+
+export function cancelTimers(c: SqliteConnection, filter: TimerFilter): number {
+  checkTimerFilter('cancelTimers', filter);
+  const w = where(filter);
+  return c.run(`DELETE FROM timers WHERE ${w.sql}`, ...w.params).changes;
+}
+
+export function listTimers(c: SqliteConnection, filter: TimerFilter): StoredTimer[] {
+  checkTimerFilter('listTimers', filter);
+  const w = where(filter);
+  return c
+    .all<TimerRow>(`SELECT * FROM timers WHERE ${w.sql}`, ...w.params)
+    .map(timerFromRow)
+    .sort(compareTimers);
+}
+
+/** SQLite has one writer: select then lease inside the same IMMEDIATE transaction. */
+export function claimDueTimers(c: SqliteConnection, claim: TimerClaim): StoredTimer[] {
+  const rows = c.all<TimerRow>(
+    `SELECT * FROM timers WHERE fire_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?)
+     ORDER BY fire_at, id LIMIT ?`,
+    claim.now,
+    claim.now,
+    Math.max(0, claim.limit),
+  );
+  if (rows.length === 0) return [];
+  const until = claim.now + claim.leaseMs;
+  c.run(
+    'UPDATE timers SET claimed_until = ? WHERE id IN (SELECT value FROM json_each(?))',
+    until,
+    list(rows.map((r) => r.id)),
+  );
+  return rows.map((r) => ({ ...timerFromRow(r), claimedUntil: until }));
+}
+
+export function deleteTimer(c: SqliteConnection, timerId: string): boolean {
+  return c.run('DELETE FROM timers WHERE id = ?', timerId).changes > 0;
+}
+
+export function nextTimerDueAt(c: SqliteConnection): number | undefined {
+  const due = c.get<{ v: number | null }>(
+    'SELECT min(fire_at) AS v FROM timers WHERE claimed_until IS NULL',
+  )?.v;
+  const lease = c.get<{ v: number | null }>(
+    'SELECT min(max(fire_at, claimed_until)) AS v FROM timers WHERE claimed_until IS NOT NULL',
+  )?.v;
+  const candidates = [due, lease].filter((v): v is number => typeof v === 'number');
+  return candidates.length === 0 ? undefined : Math.min(...candidates);
+}
+
+export function deadLetteredMessages(
+  c: SqliteConnection,
+  queueNames: readonly string[],
+): StoredQueueMessage[] {
+  if (queueNames.length === 0) return [];
+  return c
+    .all<QueueMessageRow>(
+      `SELECT * FROM queue_messages WHERE dead_lettered = 1 AND queue_name IN (SELECT value FROM json_each(?))
+       ORDER BY created_at, task_id`,
+      list(uniqueSorted(queueNames)),
+    )
+    .map(messageFromRow);
+}
+
+/**
+ * The timer and dead-letter methods of the SQLite `Tx` (`SqliteTx` extends this). Statements
+ * run synchronously on the connection; the methods are async only to satisfy the port.
+ */
+export abstract class SqliteTimerTx {
+  constructor(
+    protected readonly c: SqliteConnection,
+    protected readonly state: TxState,
+  ) {}
+
+  deadLetteredMessages(queueNames: readonly string[]): Promise<StoredQueueMessage[]> {
+    this.state.check('deadLetteredMessages', false);
+    return Promise.resolve(deadLetteredMessages(this.c, queueNames));
+  }
+
+  armTimers(list: readonly TimerRecord[], now: number): Promise<void> {
+    this.state.check('armTimers', true);
+    armTimers(this.c, list, now);
+    return Promise.resolve();
+  }
+
+  cancelTimers(filter: TimerFilter): Promise<number> {
+    this.state.check('cancelTimers', true);
+    return Promise.resolve(cancelTimers(this.c, filter));
+  }
+
+  claimDueTimers(claim: TimerClaim): Promise<StoredTimer[]> {
+    this.state.check('claimDueTimers', true);
+    return Promise.resolve(claimDueTimers(this.c, claim));
+  }
+
+  deleteTimer(timerId: string): Promise<boolean> {
+    this.state.check('deleteTimer', true);
+    return Promise.resolve(deleteTimer(this.c, timerId));
+  }
+
+  nextTimerDueAt(): Promise<number | undefined> {
+    this.state.check('nextTimerDueAt', false);
+    return Promise.resolve(nextTimerDueAt(this.c));
+  }
+
+  listTimers(filter: TimerFilter): Promise<StoredTimer[]> {
+    this.state.check('listTimers', false);
+    return Promise.resolve(listTimers(this.c, filter));
+  }
+}
