@@ -1,4 +1,4 @@
-import type { TaskRecord, WorkflowTask } from '@baton/protocol';
+import type { TaskRecord, WorkflowStatus, WorkflowTask } from '@baton/protocol';
 import type { RunState } from '../run-state.js';
 import type { ScheduleRequest } from './kind.js';
 
@@ -18,4 +18,10 @@ export interface Flow {
   continueAfter(task: TaskRecord): void;
   /** Ends the run FAILED with this reason (every open task canceled). */
   fail(reason: string): void;
+  /**
+   * Ends the run with `status` and `reason` (every open task canceled, a failure workflow
+   * started for FAILED/TERMINATED): TERMINATE's way out, without importing `run-end.ts`, whose
+   * cancel hooks need the kind registry (an import cycle otherwise).
+   */
+  end(status: WorkflowStatus, reason: string): void;
 }
