@@ -2,6 +2,7 @@ import {
   isSuccessfulTaskStatus,
   isTerminalTaskStatus,
   type TaskRecord,
+  type WorkflowStatus,
   type WorkflowTask,
 } from '@baton/protocol';
 import type { Flow } from './kinds/flow.js';
@@ -150,6 +151,10 @@ class Interpreter implements Flow {
 
   fail(reason: string): void {
     if (this.state.run.status === 'RUNNING') failRun(this.state, 'FAILED', reason);
+  }
+
+  endRun(status: WorkflowStatus, reason: string): void {
+    failRun(this.state, status, reason);
   }
 
   recheckWaitersOn(ref: string): void {

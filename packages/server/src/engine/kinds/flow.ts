@@ -1,4 +1,4 @@
-import type { TaskRecord, WorkflowTask } from '@baton/protocol';
+import type { TaskRecord, WorkflowStatus, WorkflowTask } from '@baton/protocol';
 import type { RunState } from '../run-state.js';
 import type { ScheduleRequest } from './kind.js';
 
@@ -18,4 +18,6 @@ export interface Flow {
   continueAfter(task: TaskRecord): void;
   /** Ends the run FAILED with this reason (every open task canceled). */
   fail(reason: string): void;
+  /** Ends the run with this status and reason, whatever it is now (TERMINATE; open tasks canceled). */
+  endRun(status: WorkflowStatus, reason: string): void;
 }

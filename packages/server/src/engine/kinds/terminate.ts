@@ -1,5 +1,4 @@
 import type { JsonObject, ValidationError, WorkflowStatus } from '@baton/protocol';
-import { failRun } from '../run-end.js';
 import type { TaskKind } from './kind.js';
 import {
   fieldProblem,
@@ -51,8 +50,7 @@ export const terminateKind: TaskKind = {
     const state = flow.state;
     const status = task.inputData.terminationStatus as WorkflowStatus;
     const reason = task.inputData.terminationReason;
-    failRun(
-      state,
+    flow.endRun(
       status,
       typeof reason === 'string' && reason !== ''
         ? reason
