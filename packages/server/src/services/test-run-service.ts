@@ -13,8 +13,9 @@ import { isWorkerTask, kindNameOf, workerTaskNames } from '../engine/graph.js';
 import type { ScriptRunner } from '../engine/scripts.js';
 import type { EngineSettings } from '../engine/types.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
-import type { Store } from '../store/store.js';
+import type { Store, Tx } from '../store/store.js';
 import { afterCommit, Executor } from './executor.js';
+import { MAX_NESTING } from './linked-runs.js';
 import type { MetadataService } from './metadata-service.js';
 import { fireNextVirtualTimers } from './virtual-timers.js';
 
@@ -100,7 +101,7 @@ export class TestRunService {
           const next = nextMocked(tasks, mocks);
           // A task left waiting for an answer that no mock gives leaves the run as it stands
           // (its timeouts are not run out); otherwise only timers can move the run on.
-          if (!next) return tasks.some(waitsForAnswer) ? 'stop' : 'timers';
+          if (!next) return (await waitsForAnswerIn(tx, tasks, 0)) ? 'stop' : 'timers';
           const { task, mock } = next;
           // Virtual time: the attempt becomes visible (retry delay), waits, then runs.
           const message = await tx.getMessage(task.taskId);
@@ -165,6 +166,20 @@ function nextMocked(
     return { task, mock: found.mock };
   }
   return undefined;
+}
+
+/**
+ * Whether an open task of the run, or of one of its running child runs (which get no mocks),
+ * waits for an answer from outside: then no timer is run out.
+ */
+async function waitsForAnswerIn(tx: Tx, tasks: readonly TaskRecord[], depth: number): Promise<boolean> {
+  if (tasks.some(waitsForAnswer)) return true;
+  if (depth >= MAX_NESTING) return false;
+  for (const task of tasks) {
+    if (task.subWorkflowId === undefined || isTerminalTaskStatus(task.status)) continue;
+    if (await waitsForAnswerIn(tx, await tx.getRunTasks(task.subWorkflowId), depth + 1)) return true;
+  }
+  return false;
 }
 
 /**

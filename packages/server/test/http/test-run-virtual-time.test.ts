@@ -104,5 +104,43 @@ for (const storeCase of storeCases()) {
         ],
       );
     });
+
+    it("a child run's unanswered task stops the test run too: its timeouts are not run out", async () => {
+      // An inline child definition: the sandbox holds no registered workflow definitions.
+      const child = {
+        ...workflowDef('vt_child', [
+          {
+            name: 'vt_child_slow',
+            taskReferenceName: 's',
+            type: 'SIMPLE',
+            // Its own timeouts: the sandbox holds the task definitions of the parent's tasks only.
+            taskDefinition: {
+              name: 'vt_child_slow',
+              retryCount: 2,
+              retryDelaySeconds: 0,
+              timeoutSeconds: 60,
+              responseTimeoutSeconds: 30,
+              pollTimeoutSeconds: 60,
+              timeoutPolicy: 'RETRY',
+            },
+          },
+        ]),
+        version: 1,
+      };
+      const def = workflowDef('vt_parent', [
+        {
+          name: 'sub',
+          taskReferenceName: 'sub',
+          type: 'SUB_WORKFLOW',
+          subWorkflowParam: { name: 'vt_child', workflowDefinition: child },
+        },
+      ]);
+      const res = await d.ok('POST', '/api/workflow/test', { workflowDef: def });
+      assert.equal(res.body.status, 'RUNNING');
+      assert.deepEqual(
+        res.body.tasks.map((x: any) => [x.referenceTaskName, x.status]),
+        [['sub', 'IN_PROGRESS']],
+      );
+    });
   });
 }
