@@ -4,7 +4,7 @@
 // loaded tasks (the executor loads them all for every decide).
 import { decide } from '../packages/server/dist/src/engine/decide.js';
 import { Engine, simple, workflow } from '../packages/server/dist/test/engine/helpers.js';
-import { testScripts } from '../packages/server/dist/test/engine/script-runner-for-tests.js';
+import { createScriptRunner } from '../packages/server/dist/src/scripting/script-runner.js';
 
 const engine = new Engine(
   workflow([
@@ -18,7 +18,8 @@ const engine = new Engine(
     },
   ]),
 );
-engine.scripts = testScripts;
+const scripts = await createScriptRunner({ scriptMemoryMb: 32, scriptTimeoutMs: 1000 });
+engine.scripts = scripts;
 engine.verifyInputs = false;
 engine.start();
 let total = 0;
@@ -37,3 +38,4 @@ for (let n = 1; n <= 5000; n++) {
     total = 0;
   }
 }
+await scripts.close();

@@ -100,7 +100,19 @@ export type WaitingReason =
   /** A worker task without a queue message: only a repair re-queues it. */
   | 'missing-message'
   /** The run is paused: nothing new is scheduled until it is resumed. */
-  | 'paused';
+  | 'paused'
+  /** A WAIT with `duration` or `until`: completes by itself at `until`. */
+  | 'timer'
+  /** A SUB_WORKFLOW task: its child run (`childWorkflowId`, `childStatus`) has not ended. */
+  | 'child-run'
+  /** A JOIN or EXCLUSIVE_JOIN: the refs in `waitingOn` have not ended. */
+  | 'join'
+  /** A DO_WHILE: its iteration `iteration` is running. */
+  | 'loop'
+  /** A blocking PULL_WORKFLOW_MESSAGES: the run's mailbox is empty. */
+  | 'messages'
+  /** A worker attempt whose lock lapsed: its response timer (due at `until`) makes the next attempt. */
+  | 'lock-lapsed';
 
 export interface WaitingFor {
   reason: WaitingReason;
@@ -112,6 +124,15 @@ export interface WaitingFor {
   workerId?: string;
   /** The worker queue concerned. */
   queueName?: string;
+  /** A HUMAN task's assignee (reason `external`). */
+  assignee?: string;
+  /** The child run a SUB_WORKFLOW task waits on, and its status (reason `child-run`). */
+  childWorkflowId?: string;
+  childStatus?: WorkflowStatus;
+  /** The refs a JOIN still waits on (reason `join`). */
+  waitingOn?: string[];
+  /** The loop's current iteration (reason `loop`). */
+  iteration?: number;
 }
 
 /** One open task's wait, in a run's summary. */

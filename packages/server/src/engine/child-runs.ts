@@ -4,14 +4,14 @@ import {
   type TaskStatus,
   type WorkflowStatus,
 } from '@baton/protocol';
-import { failRun } from './run-end.js';
 import type { RunState } from './run-state.js';
 import type { EngineEvent } from './types.js';
 
 /**
  * Child runs (SUB_WORKFLOW): the events that tie a parent and its child. `CHILD_ENDED` ends
  * the parent's task with the child's outcome; `PARENT_ENDED` terminates a child whose parent
- * ended first. Both arrive in the transaction that ended the other run.
+ * ended first (decided as the run-control `TERMINATE`). Both arrive in the transaction that
+ * ended the other run.
  */
 
 /** Conductor's `SubWorkflow` mapping of a child's end to its task's status. */
@@ -69,11 +69,5 @@ export function applyChildNotStarted(state: RunState, taskId: string, reason: st
     subWorkflowId: undefined,
     reasonForIncompletion: reason,
   });
-  return 'ended';
-}
-
-export function applyParentEnded(state: RunState, reason: string): 'ignored' | 'ended' {
-  if (state.run.status !== 'RUNNING' && state.run.status !== 'PAUSED') return 'ignored';
-  failRun(state, 'TERMINATED', reason);
   return 'ended';
 }

@@ -1,4 +1,4 @@
-import { applyChildEnded, applyChildNotStarted, applyParentEnded } from './child-runs.js';
+import { applyChildEnded, applyChildNotStarted } from './child-runs.js';
 import { evaluate } from './evaluate.js';
 import { workflowTimeoutTimer } from './lifecycle-timers.js';
 import { applyRequeue } from './requeue.js';
@@ -53,8 +53,8 @@ export function decide(ctx: DecideContext, event: EngineEvent): Decision {
       return state.decision();
     }
     case 'PARENT_ENDED':
-      if (applyParentEnded(state, event.reason) === 'ignored') return state.decision(true);
-      return state.decision();
+      // A parent's end terminates its child exactly as an operator's terminate does.
+      return decideRunControl(state, { type: 'TERMINATE', reason: event.reason });
     case 'PAUSE':
     case 'RESUME':
     case 'TERMINATE':

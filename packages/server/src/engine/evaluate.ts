@@ -153,7 +153,7 @@ class Interpreter implements Flow {
     if (this.state.run.status === 'RUNNING') failRun(this.state, 'FAILED', reason);
   }
 
-  end(status: WorkflowStatus, reason: string): void {
+  endRun(status: WorkflowStatus, reason: string): void {
     failRun(this.state, status, reason);
   }
 

@@ -28,6 +28,7 @@ import type { WakeBus } from '../queue/wake-bus.js';
 import type { Store, Tx } from '../store/store.js';
 import { afterCommit, type AfterCommit, type Executor } from './executor.js';
 import type { BulkResponse } from './metadata-service.js';
+import { MAX_NESTING } from './linked-runs.js';
 import { readsMailbox } from './run-wake.js';
 
 export interface RerunRequest {
@@ -50,6 +51,8 @@ export interface SignalAnswer {
   messageId?: string;
   /** The task the signal completed; absent when no task was blocked (the message stays in the mailbox). */
   taskId?: string;
+  /** The run that task belongs to: the signaled run, or one of its running child runs. */
+  workflowId?: string;
 }
 
 /**
@@ -100,7 +103,10 @@ export class RunControlService {
   /**
    * Wakes the run's first blocked task (WAIT without a timer, HUMAN, blocking
    * PULL_WORKFLOW_MESSAGES) with the payload. `appendToMailbox` (the workflow signal) first
-   * appends the payload as a message; Conductor's task signal only completes the task.
+   * appends the payload as a message; Conductor's task signal only completes the task. When
+   * nothing in the run is blocked, the signal goes down into its running child runs (open
+   * SUB_WORKFLOW tasks in seq order, depth first), as Conductor's does; the message stays in
+   * the named run's mailbox. Nothing blocked anywhere: the answer names no task.
    */
   async signal(
     workflowId: string,
@@ -120,21 +126,51 @@ export class RunControlService {
           receivedAt: this.executor.now(),
         });
       }
-      const decision = await this.executor.handle(
-        tx,
-        workflowId,
-        {
-          type: 'SIGNAL',
-          status,
-          output: payload,
-          ...(answer.messageId !== undefined && { messageId: answer.messageId }),
-        },
-        after,
-      );
-      const taskId = decision && signaledTaskId(decision);
-      if (taskId !== undefined) answer.taskId = taskId;
+      const reached = await this.signalDown(tx, after, workflowId, payload, status, answer.messageId, 0);
+      if (reached !== undefined) {
+        answer.taskId = reached.taskId;
+        answer.workflowId = reached.workflowId;
+      }
       return answer;
     });
+  }
+
+  /** Signals one run, then (nothing blocked) its running children; answers the task reached. */
+  private async signalDown(
+    tx: Tx,
+    after: AfterCommit,
+    workflowId: string,
+    payload: JsonObject,
+    status: SignalStatus,
+    messageId: string | undefined,
+    depth: number,
+  ): Promise<{ workflowId: string; taskId: string } | undefined> {
+    const decision = await this.executor.handle(
+      tx,
+      workflowId,
+      { type: 'SIGNAL', status, output: payload, ...(messageId !== undefined && { messageId }) },
+      after,
+    );
+    const taskId = decision && signaledTaskId(decision);
+    if (taskId !== undefined) return { workflowId, taskId };
+    if (!decision || depth >= MAX_NESTING) return undefined;
+    for (const task of await tx.getRunTasks(workflowId)) {
+      if (task.subWorkflowId === undefined || isTerminalTaskStatus(task.status)) continue;
+      if (kindNameOf(task.workflowTask) !== 'SUB_WORKFLOW') continue;
+      const child = await tx.lockRun(task.subWorkflowId);
+      if (!child || isTerminalWorkflowStatus(child.status)) continue;
+      const reached = await this.signalDown(
+        tx,
+        after,
+        child.workflowId,
+        payload,
+        status,
+        undefined,
+        depth + 1,
+      );
+      if (reached !== undefined) return reached;
+    }
+    return undefined;
   }
 
   /** A new run continuing this one from its failed task, reusing completed tasks' outputs. */

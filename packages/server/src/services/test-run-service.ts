@@ -9,13 +9,15 @@ import {
 } from '@baton/protocol';
 
 import { ManualClock, type Clock } from '../clock.js';
-import { workerTaskNames } from '../engine/graph.js';
+import { isWorkerTask, kindNameOf, workerTaskNames } from '../engine/graph.js';
 import type { ScriptRunner } from '../engine/scripts.js';
 import type { EngineSettings } from '../engine/types.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
-import type { Store } from '../store/store.js';
+import type { Store, Tx } from '../store/store.js';
 import { afterCommit, Executor } from './executor.js';
+import { MAX_NESTING } from './linked-runs.js';
 import type { MetadataService } from './metadata-service.js';
+import { fireNextVirtualTimers } from './virtual-timers.js';
 
 /** One mocked attempt of a task (Conductor's `TaskMock`). */
 export interface TaskMock {
@@ -38,13 +40,14 @@ export interface TestRunRequest {
   taskRefToMockOutput?: Record<string, TaskMock[]>;
 }
 
-/** Upper bound on mocked results applied in one test run (a loop without end stops here). */
+/** Upper bound on steps (mocked results applied, timer jumps) of one test run (a loop without end stops here). */
 const MAX_STEPS = 20_000;
 
 /**
  * Test runs (`POST /api/workflow/test`): the real interpreter and executor on a throwaway
  * in-memory SQLite store with a virtual clock. Each open task with a mock left for its ref gets
- * the next one as its result; time jumps over retry delays, so a run takes no wall time. Nothing
+ * the next one as its result; time jumps over retry delays and to the next due timer (a WAIT's
+ * duration, a workflow timeout) when nothing else can move the run, so a run takes no wall time. Nothing
  * outside is called: no worker sees the tasks (they live in the throwaway store) and no system
  * task executor runs there. A task without a mock leaves the run as it stands (RUNNING).
  */
@@ -61,7 +64,7 @@ export class TestRunService {
     private readonly clock: Clock,
     private readonly settings: EngineSettings,
     private readonly scripts: ScriptRunner,
-    private readonly timers?: VirtualTimers,
+    private readonly timers: VirtualTimers = fireNextVirtualTimers,
   ) {}
 
   async run(request: TestRunRequest): Promise<Workflow> {
@@ -91,12 +94,14 @@ export class TestRunService {
       });
       const mocks = new MockQueue(request.taskRefToMockOutput ?? {});
       for (let step = 0; step < MAX_STEPS; step++) {
-        const moved = await sandbox.transaction(async (tx) => {
+        const outcome = await sandbox.transaction(async (tx): Promise<'moved' | 'stop' | 'timers'> => {
           const current = await tx.lockRun(run.workflowId);
-          if (!current || isTerminalWorkflowStatus(current.status)) return false;
+          if (!current || isTerminalWorkflowStatus(current.status)) return 'stop';
           const tasks = await tx.getRunTasks(run.workflowId);
           const next = nextMocked(tasks, mocks);
-          if (!next) return false;
+          // A task left waiting for an answer that no mock gives leaves the run as it stands
+          // (its timeouts are not run out); otherwise only timers can move the run on.
+          if (!next) return (await waitsForAnswerIn(tx, tasks, 0)) ? 'stop' : 'timers';
           const { task, mock } = next;
           // Virtual time: the attempt becomes visible (retry delay), waits, then runs.
           const message = await tx.getMessage(task.taskId);
@@ -113,10 +118,11 @@ export class TestRunService {
             }),
           };
           await executor.handle(tx, run.workflowId, { type: 'TASK_RESULT', result }, afterCommit());
-          return true;
+          return 'moved';
         });
+        if (outcome === 'stop') break;
         // No mock applies: jump virtual time to the next timer (a WAIT of a day ends at once).
-        if (!moved && !(this.timers && (await this.timers(sandbox, executor, clock)))) break;
+        if (outcome === 'timers' && !(await this.timers(sandbox, executor, clock))) break;
       }
       return await sandbox.read(async (tx) => {
         const final = (await tx.getRun(run.workflowId)) ?? run;
@@ -160,4 +166,36 @@ function nextMocked(
     return { task, mock: found.mock };
   }
   return undefined;
+}
+
+/**
+ * Whether an open task of the run, or of one of its running child runs (which get no mocks),
+ * waits for an answer from outside: then no timer is run out.
+ */
+async function waitsForAnswerIn(tx: Tx, tasks: readonly TaskRecord[], depth: number): Promise<boolean> {
+  if (tasks.some(waitsForAnswer)) return true;
+  if (depth >= MAX_NESTING) return false;
+  for (const task of tasks) {
+    if (task.subWorkflowId === undefined || isTerminalTaskStatus(task.status)) continue;
+    if (await waitsForAnswerIn(tx, await tx.getRunTasks(task.subWorkflowId), depth + 1)) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether an open task waits for an answer from outside (a worker, a person, a signal or a
+ * message): without a mock for it the test run stops there, RUNNING, as Conductor's does.
+ */
+function waitsForAnswer(task: TaskRecord): boolean {
+  if (isTerminalTaskStatus(task.status)) return false;
+  if (isWorkerTask(task.workflowTask)) return true;
+  switch (kindNameOf(task.workflowTask)) {
+    case 'HUMAN':
+    case 'PULL_WORKFLOW_MESSAGES':
+      return true;
+    case 'WAIT':
+      return task.callbackAfterSeconds === 0;
+    default:
+      return false;
+  }
 }

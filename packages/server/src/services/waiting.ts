@@ -7,7 +7,8 @@ import {
   type WaitingFor,
 } from '@baton/protocol';
 
-import type { StoredQueueMessage, Tx } from '../store/store.js';
+import type { StoredQueueMessage, StoredTimer, Tx } from '../store/store.js';
+import { explainLapsedLock, explainSystemTask, factsNeeded, type TaskFacts } from './waiting-kinds.js';
 import { isActivePoll } from './worker-liveness.js';
 
 /**
@@ -41,17 +42,21 @@ function pollQueueOf(task: TaskRecord): string {
 
 /**
  * Why `task` waits, or undefined when it has ended. `message` is its queue message (undefined
- * when there is none); `polls` the poll data of its type.
+ * when there is none); `polls` the poll data of its type; `facts` its timers, child run and
+ * the run's other tasks, for the kinds that need them (`waiting-kinds.ts`).
  */
 export function explainTask(
   task: TaskRecord,
   message: StoredQueueMessage | undefined,
   polls: readonly PollData[],
   now: number,
+  facts: TaskFacts = {},
 ): WaitingFor | undefined {
   if (isTerminalTaskStatus(task.status)) return undefined;
   const queueName = task.queueName;
   if (queueName === undefined) {
+    const byKind = explainSystemTask(task, facts, now);
+    if (byKind) return byKind;
     return {
       reason: 'external',
       message: `waiting: to be completed from outside (POST /api/tasks/${task.workflowInstanceId}/${task.referenceTaskName}/{status})`,
@@ -83,6 +88,8 @@ export function explainTask(
     if (message.workerId !== null) out.workerId = message.workerId;
     return out;
   }
+  const lapsed = explainLapsedLock(task, message.lockedUntil, facts, now);
+  if (lapsed) return lapsed;
   if (message.visibleAt > now) {
     const until = message.visibleAt;
     const due = `${at(until)} (in ${seconds(until - now)} s)`;
@@ -131,11 +138,9 @@ export function explainTask(
       queueName,
     };
   }
-  const lapsed =
-    message.lockedUntil !== null && task.status === 'IN_PROGRESS' ? ' again (its lock lapsed)' : '';
   return {
     reason: 'worker',
-    message: `waiting: queued on ${queueName} for a ${type} worker${lapsed}; last poll ${seconds(now - last.lastPollTime)} s ago by ${last.workerId}`,
+    message: `waiting: queued on ${queueName} for a ${type} worker; last poll ${seconds(now - last.lastPollTime)} s ago by ${last.workerId}`,
     queueName,
   };
 }
@@ -154,12 +159,42 @@ export async function explainTasks(
     if (task.queueName === undefined || polls.has(task.taskType)) continue;
     polls.set(task.taskType, await tx.pollData(task.taskType));
   }
+  const latestByRun = new Map<string, Map<string, TaskRecord>>();
   for (const task of open) {
     const message = task.queueName === undefined ? undefined : await tx.getMessage(task.taskId);
-    const why = explainTask(task, message, polls.get(task.taskType) ?? [], now);
+    const facts = await readFacts(tx, task, latestByRun);
+    const why = explainTask(task, message, polls.get(task.taskType) ?? [], now, facts);
     if (why) out.set(task.taskId, why);
   }
   return out;
+}
+
+/** Reads the timers, child run and run tasks an open task's explanation needs (only those). */
+async function readFacts(
+  tx: Tx,
+  task: TaskRecord,
+  latestByRun: Map<string, Map<string, TaskRecord>>,
+): Promise<TaskFacts> {
+  const needed = factsNeeded(task);
+  const facts: TaskFacts = {};
+  if (needed.timers) {
+    const timers: StoredTimer[] = await tx.listTimers({ taskIds: [task.taskId] });
+    facts.timers = timers;
+  }
+  if (needed.child && task.subWorkflowId !== undefined) {
+    const child = await tx.getRun(task.subWorkflowId);
+    if (child) facts.child = child;
+  }
+  if (needed.runTasks) {
+    let latest = latestByRun.get(task.workflowInstanceId);
+    if (!latest) {
+      latest = new Map();
+      for (const t of await tx.getRunTasks(task.workflowInstanceId)) latest.set(t.referenceTaskName, t);
+      latestByRun.set(task.workflowInstanceId, latest);
+    }
+    facts.latestByRef = latest;
+  }
+  return facts;
 }
 
 /** The run's summary: one entry per open task, and one when the run is paused. */

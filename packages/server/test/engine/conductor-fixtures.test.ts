@@ -4,7 +4,9 @@ import { describe, it } from 'node:test';
 import type { WorkflowDef } from '@baton/protocol';
 import { checkWorkflowDef } from '../../src/engine/validation/check-workflow-def.js';
 import { Engine } from './helpers.js';
-import { testScripts } from './script-runner-for-tests.js';
+import { sandboxScripts } from './sandbox-scripts.js';
+
+const testScripts = sandboxScripts();
 
 /**
  * Definitions in the shape Conductor serializes them (every WorkflowTask with all its default

@@ -4,7 +4,9 @@ import type { TaskRecord, WorkflowTask } from '@baton/protocol';
 import { decide } from '../../src/engine/decide.js';
 import type { EngineEvent } from '../../src/engine/types.js';
 import { Engine, simple, workflow } from './helpers.js';
-import { testScripts } from './script-runner-for-tests.js';
+import { sandboxScripts } from './sandbox-scripts.js';
+
+const testScripts = sandboxScripts();
 
 export function loop(ref: string, loopOver: WorkflowTask[], extra: Partial<WorkflowTask> = {}): WorkflowTask {
   return {
@@ -192,7 +194,7 @@ void describe('DO_WHILE', () => {
     assert.equal(failed.status, 'FAILED_WITH_TERMINAL_ERROR');
     assert.match(
       failed.reasonForIncompletion ?? '',
-      /^Unable to evaluate condition \$\.nope\.deeper > 1, exception Cannot read properties of undefined/,
+      /^Unable to evaluate condition \$\.nope\.deeper > 1, exception TypeError: cannot read property 'deeper' of undefined$/,
     );
     assert.equal(engine.run.status, 'FAILED');
   });

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { WorkflowTask } from '@baton/protocol';
 import { Engine, simple, workflow } from './helpers.js';
-import { testScripts } from './script-runner-for-tests.js';
+import { sandboxScripts } from './sandbox-scripts.js';
+
+const testScripts = sandboxScripts();
 
 function switchTask(extra: Partial<WorkflowTask> = {}): WorkflowTask {
   return {
@@ -111,11 +113,11 @@ void describe('SWITCH', () => {
     engine.start();
     const sw = engine.task('sw');
     assert.equal(sw.status, 'FAILED');
-    assert.equal(sw.reasonForIncompletion, 'bad case');
+    assert.equal(sw.reasonForIncompletion, 'Error: bad case');
     assert.equal(engine.run.status, 'FAILED');
     assert.equal(
       engine.run.reasonForIncompletion,
-      "Task sw failed with status: FAILED and reason: 'bad case'",
+      "Task sw failed with status: FAILED and reason: 'Error: bad case'",
     );
   });
 

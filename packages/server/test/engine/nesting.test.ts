@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { WorkflowTask } from '@baton/protocol';
 import { Engine, simple, workflow } from './helpers.js';
-import { testScripts } from './script-runner-for-tests.js';
+import { sandboxScripts } from './sandbox-scripts.js';
+
+const testScripts = sandboxScripts();
 
 function fork(ref: string, branches: WorkflowTask[][]): WorkflowTask {
   return { name: ref, taskReferenceName: ref, type: 'FORK_JOIN', forkTasks: branches };

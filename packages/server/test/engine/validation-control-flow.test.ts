@@ -3,7 +3,9 @@ import { describe, it } from 'node:test';
 import type { ValidationError } from '@baton/protocol';
 import { workerTaskNames } from '../../src/engine/graph.js';
 import { checkWorkflowDef } from '../../src/engine/validation/check-workflow-def.js';
-import { testScripts } from './script-runner-for-tests.js';
+import { sandboxScripts } from './sandbox-scripts.js';
+
+const testScripts = sandboxScripts();
 
 const ctx = { taskDefNames: new Set<string>(), scripts: testScripts };
 
@@ -136,7 +138,7 @@ void describe('registration checks of control-flow kinds', () => {
         {
           path: 'tasks[0].expression',
           message:
-            'expression is not valid JavaScript: Unexpected end of input (taskType: SWITCH taskName: route)',
+            "expression is not valid JavaScript: SyntaxError: unexpected token in expression: '' (taskType: SWITCH taskName: route)",
           invalidValue: '$.x >',
         },
       ],
@@ -245,7 +247,7 @@ void describe('registration checks of control-flow kinds', () => {
         {
           path: 'tasks[0].loopCondition',
           message:
-            'loopCondition is not valid JavaScript: Unexpected end of input (taskType: DO_WHILE taskName: loop)',
+            "loopCondition is not valid JavaScript: SyntaxError: unexpected token in expression: '' (taskType: DO_WHILE taskName: loop)",
           invalidValue: 'if (',
         },
         {

@@ -4,7 +4,6 @@ import { after, before, describe, it } from 'node:test';
 import { call, testApp, type TestApp } from '../helpers/app.js';
 import { workflowDef } from '../helpers/definitions.js';
 import { storeCases } from '../helpers/stores.js';
-import { testScripts } from '../engine/script-runner-for-tests.js';
 
 const w = (ref: string, name = 'cf_work', inputParameters: Record<string, unknown> = {}) => ({
   name,
@@ -177,7 +176,7 @@ for (const storeCase of storeCases()) {
     before(async () => {
       const opened = await storeCase.open();
       cleanup = opened.cleanup;
-      t = await testApp(opened.store, { scripts: testScripts });
+      t = await testApp(opened.store);
       const defs = await call(t.app, 'POST', '/api/metadata/taskdefs', [
         { name: 'cf_work', retryCount: 0, responseTimeoutSeconds: 60, ownerEmail: 'dev@baton.test' },
       ]);

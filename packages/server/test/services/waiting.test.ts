@@ -51,16 +51,33 @@ void describe('explainTask', () => {
     assert.equal(explainTask(deferred, message({ visibleAt: T0 + 5_000 }), [], T0)?.reason, 'start-delay');
   });
 
-  void it('a -high queue is served by the pollers of its base queue; a lapsed lock waits for a worker again', () => {
-    const t = task('run-1', 1, { queueName: 'resize-high', status: 'IN_PROGRESS', pollCount: 1 });
+  void it('a -high queue is served by the pollers of its base queue', () => {
+    const t = task('run-1', 1, { queueName: 'resize-high', status: 'SCHEDULED' });
     const polls = [{ queueName: 'resize', workerId: 'w9', lastPollTime: T0 - 2000 }];
-    const w = explainTask(
-      t,
-      message({ queueName: 'resize-high', lockedUntil: T0 - 1, visibleAt: T0 - 1 }),
-      polls,
-      T0,
-    );
+    const w = explainTask(t, message({ queueName: 'resize-high' }), polls, T0);
     assert.equal(w?.reason, 'worker');
-    assert.match(w?.message ?? '', /again \(its lock lapsed\); last poll 2 s ago by w9/);
+    assert.match(w?.message ?? '', /last poll 2 s ago by w9/);
+  });
+
+  void it('a lapsed lock waits for its response timer, which makes the next attempt', () => {
+    const t = task('run-1', 1, { queueName: 'resize', status: 'IN_PROGRESS', pollCount: 1, workerId: 'w9' });
+    const timer = {
+      timerId: 'tm',
+      workflowId: 'run-1',
+      taskId: t.taskId,
+      kind: 'RESPONSE_TIMEOUT',
+      dueAt: T0 + 5000,
+      payload: {},
+      claimedUntil: null,
+      createTime: T0,
+    };
+    const lapsed = message({ lockedUntil: T0 - 1, visibleAt: T0 - 1 });
+    const w = explainTask(t, lapsed, [], T0, { timers: [timer] });
+    assert.equal(w?.reason, 'lock-lapsed');
+    assert.equal(w?.until, T0 + 5000);
+    assert.equal(w?.workerId, 'w9');
+    // Hidden again by a hand-out that found it lapsed: still the response timer, not a callback.
+    const hidden = message({ lockedUntil: null, visibleAt: T0 + 60_000 });
+    assert.equal(explainTask(t, hidden, [], T0, { timers: [timer] })?.reason, 'lock-lapsed');
   });
 });

@@ -23,5 +23,5 @@ export interface Flow {
    * started for FAILED/TERMINATED): TERMINATE's way out, without importing `run-end.ts`, whose
    * cancel hooks need the kind registry (an import cycle otherwise).
    */
-  end(status: WorkflowStatus, reason: string): void;
+  endRun(status: WorkflowStatus, reason: string): void;
 }

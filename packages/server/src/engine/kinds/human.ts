@@ -1,11 +1,13 @@
 import type { JsonObject, ValidationError } from '@baton/protocol';
 import type { TaskKind } from './kind.js';
+import { endBySignal } from './signal-end.js';
 import { fieldProblem, resolvedInput, systemTask } from './system-task.js';
 
 /**
  * HUMAN (Conductor's `Human`): IN_PROGRESS until completed from outside, by name
  * (`POST /api/tasks/{workflowId}/{ref}/{status}`, whose body is merged into its output) or by
- * id (`POST /api/tasks`). `instructions` (the name of an instruction text) and `assignee`, given
+ * id (`POST /api/tasks`), or by a signal (which ends it with the signal's status and payload).
+ * `instructions` (the name of an instruction text) and `assignee`, given
  * on the task or in its `inputParameters`, are recorded in its input.
  */
 
@@ -32,5 +34,9 @@ export const humanKind: TaskKind = {
         errors.push(fieldProblem(path, field, node, `${field} must be a string`, value));
     }
     return errors;
+  },
+  onSignal(state, task, signal) {
+    if (task.status !== 'IN_PROGRESS') return 'ignored';
+    return endBySignal(state, task, signal);
   },
 };

@@ -50,7 +50,7 @@ export const terminateKind: TaskKind = {
     const state = flow.state;
     const status = task.inputData.terminationStatus as WorkflowStatus;
     const reason = task.inputData.terminationReason;
-    flow.end(
+    flow.endRun(
       status,
       typeof reason === 'string' && reason !== ''
         ? reason

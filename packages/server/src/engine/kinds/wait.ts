@@ -1,6 +1,7 @@
 import { isTerminalTaskStatus, type TaskRecord, type ValidationError } from '@baton/protocol';
 import { parseDuration, parseUntil } from '../wait-time.js';
 import type { TaskKind } from './kind.js';
+import { endBySignal } from './signal-end.js';
 import { fieldProblem, isExpression, resolvedInput, systemTask } from './system-task.js';
 
 /**
@@ -8,6 +9,11 @@ import { fieldProblem, isExpression, resolvedInput, systemTask } from './system-
  * `POST /api/tasks/{workflowId}/{ref}/{status}`, a signal) or, with `duration` or `until`, by a
  * durable `WAIT` timer armed with the task (`onTimer` completes it). A time already past
  * completes it at once.
+ *
+ * A signal ends only a WAIT without a timer (DESIGN §7: "the first blocked WAIT (no timer)"); a
+ * timed WAIT is not blocked on outside input, so a signal passes it by and reaches the next
+ * blocked task. (Conductor's signal takes any open WAIT; ending a timed WAIT early stays
+ * possible by completing it by id or by name.)
  */
 
 function display(value: unknown): string {
@@ -76,6 +82,10 @@ export const waitKind: TaskKind = {
     if (task.status !== 'IN_PROGRESS') return 'ignored';
     state.updateTask(task, { status: 'COMPLETED', endTime: state.now, updateTime: state.now });
     return 'changed';
+  },
+  onSignal(state, task, signal) {
+    if (task.status !== 'IN_PROGRESS' || task.callbackAfterSeconds > 0) return 'ignored';
+    return endBySignal(state, task, signal);
   },
   check(node, path) {
     const errors: ValidationError[] = [];

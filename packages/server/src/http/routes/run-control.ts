@@ -183,7 +183,7 @@ export function runControlRoutes(app: FastifyInstance, { runControl, testRuns, s
       schema: {
         tags,
         summary:
-          'Append a message and wake the run: the first blocked WAIT, HUMAN or PULL_WORKFLOW_MESSAGES task completes with it; answers {messageId, taskId}',
+          'Append a message and wake the run: the first blocked WAIT, HUMAN or PULL_WORKFLOW_MESSAGES task completes with it (or, when none is, one in a running child run); answers {messageId, taskId, workflowId}',
         params: idParam,
         body: jsonObject,
       },

@@ -1,0 +1,146 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+
+import { testApp, type TestApp } from '../helpers/app.js';
+import { workerTaskDefs, workflowDef } from '../helpers/definitions.js';
+import { storeCases } from '../helpers/stores.js';
+import { RunDriver } from './run-control-driver.js';
+
+const DAY_MS = 86_400_000;
+
+/** `POST /api/workflow/test` on virtual time: timers fire by jumping the sandbox's clock. */
+for (const storeCase of storeCases()) {
+  describe(`test runs on virtual time on ${storeCase.name}`, () => {
+    let t: TestApp;
+    let d: RunDriver;
+    let cleanup: () => Promise<void>;
+
+    const waitDef = (extra: Record<string, unknown> = {}) => ({
+      ...workflowDef(
+        'vt_wait',
+        [
+          { name: 'vt_a', taskReferenceName: 'a', type: 'SIMPLE' },
+          { name: 'w', taskReferenceName: 'w', type: 'WAIT', inputParameters: { duration: '1 days' } },
+          { name: 'vt_b', taskReferenceName: 'b', type: 'SIMPLE', inputParameters: { y: '${a.output.y}' } },
+        ],
+        { out: '${b.output.z}' },
+      ),
+      ...extra,
+    });
+
+    before(async () => {
+      const opened = await storeCase.open();
+      cleanup = opened.cleanup;
+      t = await testApp(opened.store);
+      d = new RunDriver(t.app);
+      await d.register(
+        [],
+        [
+          ...workerTaskDefs(['vt_a', 'vt_b']),
+          ...workerTaskDefs(['vt_slow'], {
+            retryCount: 2,
+            retryDelaySeconds: 0,
+            timeoutSeconds: 60,
+            responseTimeoutSeconds: 30,
+            pollTimeoutSeconds: 60,
+            timeoutPolicy: 'RETRY',
+          }),
+        ],
+      );
+    });
+    after(async () => {
+      await t.close();
+      await cleanup();
+    });
+
+    it('a WAIT of a day between two mocked tasks ends on virtual time and the run completes', async () => {
+      const res = await d.ok('POST', '/api/workflow/test', {
+        workflowDef: waitDef(),
+        taskRefToMockOutput: { a: [{ output: { y: 1 } }], b: [{ output: { z: 'done' } }] },
+      });
+      const run = res.body;
+      assert.equal(run.status, 'COMPLETED', JSON.stringify(run.tasks.map((x: any) => x.status)));
+      assert.deepEqual(run.output, { out: 'done' });
+      assert.deepEqual(
+        run.tasks.map((x: any) => [x.referenceTaskName, x.status]),
+        [
+          ['a', 'COMPLETED'],
+          ['w', 'COMPLETED'],
+          ['b', 'COMPLETED'],
+        ],
+      );
+      const wait = run.tasks[1];
+      assert.ok(wait.endTime - wait.startTime >= DAY_MS, 'the wait took a virtual day');
+      assert.deepEqual(run.tasks[2].inputData, { y: 1 });
+    });
+
+    it('timers fire in due order: a workflow timeout shorter than the WAIT times the run out', async () => {
+      const res = await d.ok('POST', '/api/workflow/test', {
+        workflowDef: waitDef({ timeoutSeconds: 3600, timeoutPolicy: 'TIME_OUT_WF' }),
+        taskRefToMockOutput: { a: [{ output: { y: 1 } }], b: [{ output: { z: 'done' } }] },
+      });
+      assert.equal(res.body.status, 'TIMED_OUT');
+      assert.deepEqual(
+        res.body.tasks.map((x: any) => [x.referenceTaskName, x.status]),
+        [
+          ['a', 'COMPLETED'],
+          ['w', 'CANCELED'],
+        ],
+      );
+    });
+
+    it('a task whose mocks run out stays open: its timeouts are not run out and the test run ends', async () => {
+      const def = workflowDef('vt_slow_wf', [{ name: 'vt_slow', taskReferenceName: 's', type: 'SIMPLE' }]);
+      const res = await d.ok('POST', '/api/workflow/test', {
+        workflowDef: def,
+        taskRefToMockOutput: { s: [{ status: 'FAILED', reasonForIncompletion: 'once' }] },
+      });
+      assert.equal(res.body.status, 'RUNNING');
+      assert.deepEqual(
+        res.body.tasks.map((x: any) => [x.referenceTaskName, x.status, x.retryCount]),
+        [
+          ['s', 'FAILED', 0],
+          ['s', 'SCHEDULED', 1],
+        ],
+      );
+    });
+
+    it("a child run's unanswered task stops the test run too: its timeouts are not run out", async () => {
+      // An inline child definition: the sandbox holds no registered workflow definitions.
+      const child = {
+        ...workflowDef('vt_child', [
+          {
+            name: 'vt_child_slow',
+            taskReferenceName: 's',
+            type: 'SIMPLE',
+            // Its own timeouts: the sandbox holds the task definitions of the parent's tasks only.
+            taskDefinition: {
+              name: 'vt_child_slow',
+              retryCount: 2,
+              retryDelaySeconds: 0,
+              timeoutSeconds: 60,
+              responseTimeoutSeconds: 30,
+              pollTimeoutSeconds: 60,
+              timeoutPolicy: 'RETRY',
+            },
+          },
+        ]),
+        version: 1,
+      };
+      const def = workflowDef('vt_parent', [
+        {
+          name: 'sub',
+          taskReferenceName: 'sub',
+          type: 'SUB_WORKFLOW',
+          subWorkflowParam: { name: 'vt_child', workflowDefinition: child },
+        },
+      ]);
+      const res = await d.ok('POST', '/api/workflow/test', { workflowDef: def });
+      assert.equal(res.body.status, 'RUNNING');
+      assert.deepEqual(
+        res.body.tasks.map((x: any) => [x.referenceTaskName, x.status]),
+        [['sub', 'IN_PROGRESS']],
+      );
+    });
+  });
+}
