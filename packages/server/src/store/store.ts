@@ -199,6 +199,13 @@ export interface Tx {
   getTasks(taskIds: readonly string[]): Promise<TaskRecord[]>;
   /** All tasks of a run, ordered by seq. */
   getRunTasks(workflowId: string): Promise<TaskRecord[]>;
+  /**
+   * The tasks a decision on this run needs, ordered by seq: every open task, every ended task
+   * not yet acted on (`executed` false), and the latest task (highest seq) of every name of the
+   * expression document (a ref without loop suffixes). Bounded by the run's definition and what
+   * is in flight, not by how many tasks the run has made (ARCHITECTURE.md "The decide set").
+   */
+  getDecideTasks(workflowId: string): Promise<TaskRecord[]>;
   appendTaskLogs(logs: readonly TaskLog[]): Promise<void>;
   getTaskLogs(taskId: string): Promise<TaskLog[]>;
 

@@ -167,4 +167,32 @@ CREATE TABLE task_limits (
 CREATE INDEX tasks_in_progress_type ON tasks (task_type) WHERE status = 'IN_PROGRESS';
 `,
   },
+  {
+    version: 5,
+    name: 'decide-set',
+    sql: `
+-- The decide set (ARCHITECTURE.md): what a decision loads instead of every task of the run.
+-- Tasks the interpreter may still act on (open, or ended and not yet acted on). The condition
+-- is repeated word for word in the query (pg-decide-set.ts), so the planner matches the index.
+CREATE INDEX tasks_to_decide ON tasks (workflow_id, seq)
+  WHERE (status IN ('SCHEDULED', 'IN_PROGRESS') OR (record->>'executed') = 'false');
+-- The latest task (highest seq) of every expression-document name (ref without loop suffixes).
+CREATE TABLE task_latest (
+  workflow_id TEXT    NOT NULL,
+  name        TEXT    NOT NULL,
+  seq         INTEGER NOT NULL,
+  task_id     TEXT    NOT NULL,
+  PRIMARY KEY (workflow_id, name)
+);
+-- Backfill: a ref loses its trailing __N groups when the task has an iteration (documentRefOf).
+INSERT INTO task_latest (workflow_id, name, seq, task_id)
+  SELECT DISTINCT ON (workflow_id, name) workflow_id, name, seq, task_id
+    FROM (SELECT workflow_id, seq, task_id,
+                 CASE WHEN (record->>'iteration')::int > 0
+                      THEN regexp_replace(reference_task_name, '(__[0-9]+)+$', '')
+                      ELSE reference_task_name END AS name
+            FROM tasks) AS t
+    ORDER BY workflow_id, name, seq DESC;
+`,
+  },
 ];

@@ -42,6 +42,7 @@ import type {
   TaskLimitState,
   Tx,
 } from '../store.js';
+import { decideTasks, recordLatestByName } from './pg-decide-set.js';
 import { deferMessages, lockTaskLimit, setTaskRateWindow } from './pg-limits.js';
 import { type Query, SQL } from './pg-sql.js';
 import { PgTimerTx } from './pg-timers.js';
@@ -290,6 +291,7 @@ export class PgTx extends PgTimerTx implements Tx {
     this.state.check('insertTasks', true);
     if (tasks.length === 0) return;
     await this.q(SQL.insertTasks, [JSON.stringify(tasks)]);
+    await recordLatestByName(this.q, tasks);
   }
 
   async updateTasks(tasks: readonly TaskRecord[]): Promise<void> {
@@ -300,6 +302,7 @@ export class PgTx extends PgTimerTx implements Tx {
     const { rowCount } = await this.q(SQL.updateTasks, [JSON.stringify([...byId.values()])]);
     if (rowCount !== byId.size)
       throw new Error(`updateTasks: ${byId.size - (rowCount ?? 0)} of the tasks do not exist`);
+    await recordLatestByName(this.q, [...byId.values()]);
   }
 
   async updateOpenTasks(tasks: readonly TaskRecord[]): Promise<string[]> {
@@ -311,6 +314,11 @@ export class PgTx extends PgTimerTx implements Tx {
     const { rows } = await this.q<{ task_id: string }>(SQL.updateOpenTasks, [
       JSON.stringify([...byId.values()]),
     ]);
+    const written = new Set(rows.map((r) => r.task_id));
+    await recordLatestByName(
+      this.q,
+      [...byId.values()].filter((t) => written.has(t.taskId)),
+    );
     return rows.map((r) => r.task_id);
   }
 
@@ -330,6 +338,11 @@ export class PgTx extends PgTimerTx implements Tx {
   async getRunTasks(workflowId: string): Promise<TaskRecord[]> {
     this.state.check('getRunTasks', false);
     return (await this.q<TaskRow>(SQL.getRunTasks, [workflowId])).rows.map((r) => r.record);
+  }
+
+  async getDecideTasks(workflowId: string): Promise<TaskRecord[]> {
+    this.state.check('getDecideTasks', false);
+    return decideTasks(this.q, workflowId);
   }
 
   async appendTaskLogs(logs: readonly TaskLog[]): Promise<void> {

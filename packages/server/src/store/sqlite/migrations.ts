@@ -167,4 +167,39 @@ CREATE TABLE task_limits (
 CREATE INDEX tasks_in_progress_type ON tasks (task_type) WHERE status = 'IN_PROGRESS';
 `,
   },
+  {
+    version: 5,
+    name: 'decide-set',
+    sql: `
+-- The decide set (ARCHITECTURE.md): what a decision loads instead of every task of the run.
+-- Tasks the interpreter may still act on (open, or ended and not yet acted on). The condition
+-- is repeated word for word in the query (sqlite-decide-set.ts), or the index is not used.
+CREATE INDEX tasks_to_decide ON tasks (workflow_id, seq)
+  WHERE (status IN ('SCHEDULED', 'IN_PROGRESS') OR json_extract(record, '$.executed') = 0);
+-- The latest task (highest seq) of every expression-document name (ref without loop suffixes).
+CREATE TABLE task_latest (
+  workflow_id TEXT    NOT NULL,
+  name        TEXT    NOT NULL,
+  seq         INTEGER NOT NULL,
+  task_id     TEXT    NOT NULL,
+  PRIMARY KEY (workflow_id, name)
+) STRICT;
+-- Backfill: a ref loses its trailing __N groups when the task has an iteration (documentRefOf).
+WITH RECURSIVE names (task_id, name) AS (
+  SELECT task_id, reference_task_name FROM tasks
+  UNION ALL
+  SELECT n.task_id, substr(rtrim(n.name, '0123456789'), 1, length(rtrim(n.name, '0123456789')) - 2)
+    FROM names n JOIN tasks t ON t.task_id = n.task_id
+    WHERE json_extract(t.record, '$.iteration') > 0
+      AND rtrim(n.name, '0123456789') <> n.name
+      AND substr(rtrim(n.name, '0123456789'), -2) = '__'
+),
+stripped AS (
+  SELECT t.workflow_id, t.seq, t.task_id, (SELECT name FROM names n WHERE n.task_id = t.task_id ORDER BY length(name) LIMIT 1) AS name
+    FROM tasks t
+)
+INSERT INTO task_latest (workflow_id, name, seq, task_id)
+  SELECT workflow_id, name, MAX(seq), task_id FROM stripped GROUP BY workflow_id, name;
+`,
+  },
 ];

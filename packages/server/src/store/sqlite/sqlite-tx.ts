@@ -36,6 +36,7 @@ import type {
 } from '../store.js';
 import { deferMessages, lockTaskLimit, setTaskRateWindow } from './sqlite-limits.js';
 import * as rc from './sqlite-run-control.js';
+import { decideTasks, recordLatestByName } from './sqlite-decide-set.js';
 import { SqliteTimerTx } from './sqlite-timers.js';
 import {
   RUN_COLUMNS,
@@ -308,6 +309,7 @@ export class SqliteTx extends SqliteTimerTx implements Tx {
         taskColumns(t),
       );
     }
+    recordLatestByName(this.c, tasks);
   }
 
   async updateTasks(tasks: readonly TaskRecord[]): Promise<void> {
@@ -316,6 +318,7 @@ export class SqliteTx extends SqliteTimerTx implements Tx {
       const result = this.c.run(UPDATE_TASK, taskColumns(t));
       if (result.changes !== 1) throw new Error(`updateTasks: no task ${t.taskId}`);
     }
+    recordLatestByName(this.c, tasks);
   }
 
   async updateOpenTasks(tasks: readonly TaskRecord[]): Promise<string[]> {
@@ -325,6 +328,10 @@ export class SqliteTx extends SqliteTimerTx implements Tx {
       const result = this.c.run(`${UPDATE_TASK} AND status IN ('SCHEDULED', 'IN_PROGRESS')`, taskColumns(t));
       if (result.changes === 1) written.push(t.taskId);
     }
+    recordLatestByName(
+      this.c,
+      tasks.filter((t) => written.includes(t.taskId)),
+    );
     return written;
   }
 
@@ -349,6 +356,11 @@ export class SqliteTx extends SqliteTimerTx implements Tx {
     return this.c
       .all<RecordRow>('SELECT record FROM tasks WHERE workflow_id = ? ORDER BY seq, task_id', workflowId)
       .map(task);
+  }
+
+  async getDecideTasks(workflowId: string): Promise<TaskRecord[]> {
+    this.state.check('getDecideTasks', false);
+    return decideTasks(this.c, workflowId);
   }
 
   async appendTaskLogs(logs: readonly TaskLog[]): Promise<void> {

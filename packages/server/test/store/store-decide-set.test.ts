@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+
+import type { TaskRecord } from '@baton/protocol';
+
+import type { Store } from '../../src/store/store.js';
+import { type OpenedStore, storeCases } from '../helpers/stores.js';
+import { T0, run, task } from './fixtures.js';
+
+const ids = (tasks: readonly TaskRecord[]): string[] => tasks.map((t) => t.taskId);
+const ended = (t: TaskRecord, executed = true): TaskRecord => ({
+  ...t,
+  status: 'COMPLETED',
+  executed,
+  endTime: T0 + t.seq,
+  updateTime: T0 + t.seq,
+});
+
+for (const c of storeCases()) {
+  void describe(`store decide set (${c.name})`, () => {
+    let h: OpenedStore;
+    let store: Store;
+    before(async () => {
+      h = await c.open();
+      store = h.store;
+    });
+    after(async () => {
+      await h.cleanup();
+    });
+
+    void it('after 1,000 loop iterations answers only the open, the pending and the latest of each name', async () => {
+      const r = run();
+      const first = task(r.workflowId, 1, { referenceTaskName: 'first', taskType: 'SIMPLE' });
+      let loop = task(r.workflowId, 2, { referenceTaskName: 'loop', taskType: 'DO_WHILE' });
+      await store.transaction(async (tx) => {
+        await tx.insertRun(r);
+        await tx.insertTasks([first, loop]);
+        await tx.updateTasks([ended(first), { ...loop, status: 'IN_PROGRESS' }]);
+      });
+      // Each iteration as the executor writes it: the body task is made, then ended and acted on.
+      let seq = 3;
+      let last: TaskRecord | undefined;
+      for (let n = 1; n <= 1000; n++) {
+        const body = task(r.workflowId, seq++, { referenceTaskName: `body__${n}`, iteration: n });
+        loop = { ...loop, status: 'IN_PROGRESS', iteration: n };
+        await store.transaction(async (tx) => {
+          await tx.insertTasks([body]);
+          await tx.updateTasks([loop]);
+        });
+        last = ended(body, n < 1000);
+        await store.transaction((tx) => tx.updateTasks([last as TaskRecord]));
+      }
+      assert.ok(last);
+      const decideSet = await store.read((tx) => tx.getDecideTasks(r.workflowId));
+      // first: latest of its name; loop: open; body__1000: latest of `body` and not yet acted on.
+      assert.deepEqual(decideSet, [ended(first), loop, last]);
+      assert.equal((await store.read((tx) => tx.getRunTasks(r.workflowId))).length, 1002);
+    });
+
+    void it('answers every open and every pending task, whatever their names', async () => {
+      const r = run();
+      const a1 = task(r.workflowId, 1, { referenceTaskName: 'a__1', iteration: 1 });
+      const a2 = task(r.workflowId, 2, { referenceTaskName: 'a__2', iteration: 2 });
+      const a3 = task(r.workflowId, 3, { referenceTaskName: 'a__3', iteration: 3 });
+      const b = task(r.workflowId, 4, { referenceTaskName: 'b' });
+      const b2 = task(r.workflowId, 5, { referenceTaskName: 'b', retriedTaskId: b.taskId, retryCount: 1 });
+      await store.transaction(async (tx) => {
+        await tx.insertRun(r);
+        await tx.insertTasks([a1, a2, a3, b]);
+      });
+      // a__1 still open, a__2 ended but not acted on, a__3 done: all three are answered.
+      await store.transaction((tx) => tx.updateTasks([ended(a2, false), ended(a3)]));
+      assert.deepEqual(ids(await store.read((tx) => tx.getDecideTasks(r.workflowId))), ids([a1, a2, a3, b]));
+      // The retried attempt of b is neither open, pending nor latest once its retry exists.
+      await store.transaction(async (tx) => {
+        await tx.updateTasks([{ ...ended(b), status: 'FAILED', retried: true }]);
+        await tx.insertTasks([b2]);
+      });
+      assert.deepEqual(ids(await store.read((tx) => tx.getDecideTasks(r.workflowId))), ids([a1, a2, a3, b2]));
+      // A hand-out (updateOpenTasks) keeps the set as it is.
+      const taken = { ...b2, status: 'IN_PROGRESS' as const, pollCount: 1 };
+      await store.transaction((tx) => tx.updateOpenTasks([taken]));
+      assert.deepEqual(await store.read((tx) => tx.getDecideTasks(r.workflowId)), [
+        a1,
+        ended(a2, false),
+        ended(a3),
+        taken,
+      ]);
+      assert.deepEqual(await store.read((tx) => tx.getDecideTasks('no-such-run')), []);
+    });
+
+    void it('follows a name that changes when a task is updated (a nested loop starts its first iteration)', async () => {
+      const r = run();
+      const outer = task(r.workflowId, 1, { referenceTaskName: 'outer', taskType: 'DO_WHILE', iteration: 1 });
+      const inner1 = task(r.workflowId, 2, {
+        referenceTaskName: 'inner__1',
+        taskType: 'DO_WHILE',
+        iteration: 1,
+      });
+      const inner2 = task(r.workflowId, 3, {
+        referenceTaskName: 'inner__2',
+        taskType: 'DO_WHILE',
+        iteration: 0,
+      });
+      await store.transaction(async (tx) => {
+        await tx.insertRun(r);
+        await tx.insertTasks([outer, inner1, inner2]);
+        await tx.updateTasks([ended(inner1)]);
+      });
+      // inner__2 has no iteration yet: its name is its ref, and inner__1 is still the latest `inner`.
+      assert.deepEqual(
+        ids(await store.read((tx) => tx.getDecideTasks(r.workflowId))),
+        ids([outer, inner1, inner2]),
+      );
+      await store.transaction((tx) => tx.updateTasks([ended({ ...inner2, iteration: 1 })]));
+      const set = await store.read((tx) => tx.getDecideTasks(r.workflowId));
+      assert.ok(set.some((t) => t.taskId === inner2.taskId));
+      assert.ok(!set.some((t) => t.taskId === inner1.taskId), 'inner__1 is no longer the latest `inner`');
+    });
+  });
+}
