@@ -31,6 +31,7 @@ import {
   tasksAfter,
 } from './linked-runs.js';
 import { loadMailbox, runWakeName } from './run-wake.js';
+import { loadDecideTasks } from './decide-tasks.js';
 
 /** What a transaction wants done once it has committed (wake-ups are never sent for rolled-back work). */
 export interface AfterCommit {
@@ -182,10 +183,12 @@ export class Executor {
   ): Promise<Decision | undefined> {
     const run = await tx.lockRun(workflowId);
     if (!run) return undefined;
-    const tasks = await tx.getRunTasks(workflowId);
+    const tasks = await loadDecideTasks(tx, workflowId, event);
     const now = this.clock.now();
     const decided = await this.decideFor(tx, run, tasks, event, now);
-    const decision = await this.settleEnd(tx, session, run.status, tasks, decided);
+    const decision = await this.settleEnd(tx, session, run.status, tasks, decided, () =>
+      tx.getRunTasks(workflowId),
+    );
     await this.apply(tx, session, decision, after, true);
     if (!decision.ignored) this.observer?.decided(run, tasks, decision, now);
     return decision;
@@ -203,6 +206,8 @@ export class Executor {
     before: WorkflowStatus,
     tasks: readonly TaskRecord[],
     decision: Decision,
+    /** Every task of the run, when `tasks` is only the decide set (a failure workflow's input shows them all). */
+    allTasks?: () => Promise<readonly TaskRecord[]>,
   ): Promise<Decision> {
     if (!endedBy(before, decision)) return decision;
     let run = decision.run;
@@ -219,7 +224,7 @@ export class Executor {
           kind: 'failure-workflow',
           workflowId: note,
           definition,
-          input: failureWorkflowInput(run, after),
+          input: failureWorkflowInput(run, allTasks ? tasksAfter(await allTasks(), decision) : after),
           ...(run.correlationId !== undefined && { correlationId: run.correlationId }),
           taskToDomain: run.taskToDomain,
           priority: run.priority,

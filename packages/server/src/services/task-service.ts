@@ -306,7 +306,8 @@ export class TaskService {
     const taskId = await this.store.transaction(async (tx) => {
       const run = await tx.lockRun(workflowId);
       if (!run) throw notFound(`No such workflow found by id: ${workflowId}`);
-      const tasks = await tx.getRunTasks(workflowId);
+      // Every open task is in the decide set: no need to read the run's whole history.
+      const tasks = await tx.getDecideTasks(workflowId);
       const open = openTaskByRef(tasks, ref);
       if (!open) return undefined;
       const result: TaskResult = {
