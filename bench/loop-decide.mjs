@@ -1,7 +1,8 @@
 // Time of one decide as a DO_WHILE run grows (after `npx tsc -b`): node bench/loop-decide.mjs
 // Each decide completes the open loop task; the average over each 1,000 decides is printed.
 // The interpreter's steps read only its indexes; what grows is the one indexing pass over the
-// loaded tasks (the executor loads them all for every decide).
+// loaded tasks; the executor loads only the decide set (engine ARCHITECTURE.md, "Cost of a step"),
+// which stays small however long the loop runs, so that pass does not grow in a server.
 import { decide } from '../packages/server/dist/src/engine/decide.js';
 import { Engine, simple, workflow } from '../packages/server/dist/test/engine/helpers.js';
 import { createScriptRunner } from '../packages/server/dist/src/scripting/script-runner.js';

@@ -3,6 +3,10 @@ import { after, before, describe, it } from 'node:test';
 
 import type { TaskRecord } from '@baton/protocol';
 
+import pg from 'pg';
+
+import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 import { type OpenedStore, storeCases } from '../helpers/stores.js';
 import { T0, run, task } from './fixtures.js';
@@ -118,4 +122,73 @@ for (const c of storeCases()) {
       assert.ok(!set.some((t) => t.taskId === inner1.taskId), 'inner__1 is no longer the latest `inner`');
     });
   });
+}
+
+for (const c of storeCases()) {
+  void describe(`store decide set migration (${c.name})`, () => {
+    void it('migration 5 backfills the latest task of each name from the rows already there', async () => {
+      const h = await c.open();
+      try {
+        const r = run();
+        const loop = task(r.workflowId, 1, { referenceTaskName: 'loop', taskType: 'DO_WHILE', iteration: 3 });
+        const body = [1, 2, 3].map((n) =>
+          ended(task(r.workflowId, 1 + n, { referenceTaskName: `body__${n}`, iteration: n })),
+        );
+        const nested = ended(task(r.workflowId, 5, { referenceTaskName: 'x__3__2', iteration: 2 }));
+        const plain = ended(task(r.workflowId, 6, { referenceTaskName: 'keep__7' }));
+        const rows = [loop, ...body, nested, plain];
+        await h.store.transaction((tx) => tx.insertRun(r));
+        await h.store.close();
+        // Back to schema 4 with the tasks written by a version that had no decide set.
+        await rawSql(h, [
+          'DROP TABLE task_latest',
+          'DROP INDEX tasks_to_decide',
+          'DELETE FROM schema_migrations WHERE version = 5',
+          ...rows.map((t) => insertTaskSql(h, t)),
+        ]);
+        const store =
+          h.url !== undefined ? openPostgresStore({ url: h.url }) : openSqliteStore({ file: h.file ?? '' });
+        try {
+          await store.migrate();
+          // loop: open; body__3: latest `body`; x__3__2: latest `x`; keep__7 (no iteration): its own name.
+          assert.deepEqual(
+            ids(await store.read((tx) => tx.getDecideTasks(r.workflowId))),
+            ids([loop, body[2] as TaskRecord, nested, plain]),
+          );
+        } finally {
+          await store.close();
+        }
+      } finally {
+        await h.cleanup();
+      }
+    });
+  });
+}
+
+function insertTaskSql(where: { url?: string }, t: TaskRecord): string {
+  const q = (v: string): string => `'${v.replaceAll("'", "''")}'`;
+  const record = where.url !== undefined ? `${q(JSON.stringify(t))}::jsonb` : q(JSON.stringify(t));
+  return `INSERT INTO tasks (task_id, workflow_id, seq, reference_task_name, task_type, status, update_time, record)
+    VALUES (${q(t.taskId)}, ${q(t.workflowInstanceId)}, ${t.seq}, ${q(t.referenceTaskName)}, ${q(t.taskType)},
+      ${q(t.status)}, ${t.updateTime}, ${record})`;
+}
+
+async function rawSql(where: { url?: string; file?: string }, statements: readonly string[]): Promise<void> {
+  if (where.url !== undefined) {
+    const client = new pg.Client({ connectionString: where.url });
+    await client.connect();
+    try {
+      for (const sql of statements) await client.query(sql);
+    } finally {
+      await client.end();
+    }
+    return;
+  }
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(where.file ?? '');
+  try {
+    for (const sql of statements) db.exec(sql);
+  } finally {
+    db.close();
+  }
 }
