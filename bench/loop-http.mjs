@@ -6,6 +6,10 @@
 //   kill %1
 // On PostgreSQL, start the server with BATON_DATABASE_URL=postgres://…/<db> instead of the data dir.
 // B=<base url> (default http://127.0.0.1:18081), ITERATIONS=<n> (default 1000), KEEP=<keepLastN>.
+// SERVER_PID=<pid> (Linux) also prints the server process's CPU time per iteration, which a
+// busy machine disturbs far less than the wall time (`SERVER_PID=$!` right after starting it).
+import { readFileSync } from 'node:fs';
+
 const B = process.env.B ?? 'http://127.0.0.1:18081';
 const N = Number(process.env.ITERATIONS ?? 1000);
 const post = (p, body) =>
@@ -34,7 +38,14 @@ const r = await post('/api/metadata/workflow?overwrite=true', {
 });
 if (!r.ok) throw new Error(await r.text());
 const id = await (await post('/api/workflow/loop1k', { input: {} })).text();
+/** CPU milliseconds (user + system) the server process has used, from /proc (100 ticks/s). */
+const serverCpu = () => {
+  if (!process.env.SERVER_PID) return 0;
+  const fields = readFileSync(`/proc/${process.env.SERVER_PID}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};
 let t = performance.now();
+let cpu = serverCpu();
 for (let i = 1; i <= N; i++) {
   const task = await (await fetch(`${B}/api/tasks/poll/batch/step?count=1&timeout=1000&workerid=w`)).json();
   if (task.length !== 1) throw new Error(`no task at ${i}`);
@@ -45,8 +56,12 @@ for (let i = 1; i <= N; i++) {
     outputData: { i },
   });
   if (i % 200 === 0) {
-    console.log(`iterations ${i - 199}-${i}: ${((performance.now() - t) / 200).toFixed(2)} ms per iteration`);
+    const cpuNote = process.env.SERVER_PID ? `, server CPU ${((serverCpu() - cpu) / 200).toFixed(2)} ms` : '';
+    console.log(
+      `iterations ${i - 199}-${i}: ${((performance.now() - t) / 200).toFixed(2)} ms per iteration${cpuNote}`,
+    );
     t = performance.now();
+    cpu = serverCpu();
   }
 }
 const run = await (await fetch(`${B}/api/workflow/${id}`)).json();

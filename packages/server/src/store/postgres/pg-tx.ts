@@ -314,12 +314,9 @@ export class PgTx extends PgTimerTx implements Tx {
     const { rows } = await this.q<{ task_id: string }>(SQL.updateOpenTasks, [
       JSON.stringify([...byId.values()]),
     ]);
-    const written = new Set(rows.map((r) => r.task_id));
-    await recordLatestByName(
-      this.q,
-      [...byId.values()].filter((t) => written.has(t.taskId)),
-    );
-    return rows.map((r) => r.task_id);
+    const written = rows.map((r) => r.task_id);
+    await recordLatestByName(this.q, [...byId.values()], written);
+    return written;
   }
 
   async getTask(taskId: string): Promise<TaskRecord | undefined> {

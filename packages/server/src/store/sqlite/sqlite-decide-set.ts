@@ -10,9 +10,14 @@ const UPSERT_LATEST = `INSERT INTO task_latest (workflow_id, name, seq, task_id)
   WHERE excluded.seq >= task_latest.seq`;
 
 /** Keeps `task_latest` current for tasks just inserted or updated. */
-export function recordLatestByName(c: SqliteConnection, tasks: readonly TaskRecord[]): void {
-  for (const row of latestByNameRows(tasks))
-    c.run(UPSERT_LATEST, row.workflowId, row.name, row.seq, row.taskId);
+export function recordLatestByName(
+  c: SqliteConnection,
+  tasks: readonly TaskRecord[],
+  /** Only these tasks were written (a compare-and-set write skipped the others). */
+  written?: readonly string[],
+): void {
+  const rows = latestByNameRows(written ? tasks.filter((t) => written.includes(t.taskId)) : tasks);
+  for (const row of rows) c.run(UPSERT_LATEST, row.workflowId, row.name, row.seq, row.taskId);
 }
 
 // Two index seeks: the partial index `tasks_to_decide` and `task_latest`'s primary key.

@@ -328,10 +328,7 @@ export class SqliteTx extends SqliteTimerTx implements Tx {
       const result = this.c.run(`${UPDATE_TASK} AND status IN ('SCHEDULED', 'IN_PROGRESS')`, taskColumns(t));
       if (result.changes === 1) written.push(t.taskId);
     }
-    recordLatestByName(
-      this.c,
-      tasks.filter((t) => written.includes(t.taskId)),
-    );
+    recordLatestByName(this.c, tasks, written);
     return written;
   }
 
