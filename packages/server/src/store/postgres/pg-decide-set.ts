@@ -23,14 +23,12 @@ const DECIDE_TASKS: Sql = {
     ORDER BY seq, task_id`,
 };
 
-/** Keeps `task_latest` current for tasks just inserted or updated (one statement per batch). */
-export async function recordLatestByName(
-  q: Query,
-  tasks: readonly TaskRecord[],
-  /** Only these tasks were written (a compare-and-set write skipped the others). */
-  written?: readonly string[],
-): Promise<void> {
-  const rows = latestByNameRows(written ? tasks.filter((t) => written.includes(t.taskId)) : tasks);
+/**
+ * Keeps `task_latest` current for tasks a decision inserted or updated (one statement per
+ * batch). `updateOpenTasks` does not call it: see ARCHITECTURE.md "The decide set".
+ */
+export async function recordLatestByName(q: Query, tasks: readonly TaskRecord[]): Promise<void> {
+  const rows = latestByNameRows(tasks);
   if (rows.length === 0) return;
   await q(UPSERT_LATEST, [
     rows.map((r) => r.workflowId),

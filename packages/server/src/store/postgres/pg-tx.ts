@@ -314,9 +314,7 @@ export class PgTx extends PgTimerTx implements Tx {
     const { rows } = await this.q<{ task_id: string }>(SQL.updateOpenTasks, [
       JSON.stringify([...byId.values()]),
     ]);
-    const written = rows.map((r) => r.task_id);
-    await recordLatestByName(this.q, [...byId.values()], written);
-    return written;
+    return rows.map((r) => r.task_id);
   }
 
   async getTask(taskId: string): Promise<TaskRecord | undefined> {

@@ -9,14 +9,12 @@ const UPSERT_LATEST = `INSERT INTO task_latest (workflow_id, name, seq, task_id)
   ON CONFLICT (workflow_id, name) DO UPDATE SET seq = excluded.seq, task_id = excluded.task_id
   WHERE excluded.seq >= task_latest.seq`;
 
-/** Keeps `task_latest` current for tasks just inserted or updated. */
-export function recordLatestByName(
-  c: SqliteConnection,
-  tasks: readonly TaskRecord[],
-  /** Only these tasks were written (a compare-and-set write skipped the others). */
-  written?: readonly string[],
-): void {
-  const rows = latestByNameRows(written ? tasks.filter((t) => written.includes(t.taskId)) : tasks);
+/**
+ * Keeps `task_latest` current for tasks a decision inserted or updated. `updateOpenTasks` does
+ * not call it: see ARCHITECTURE.md "The decide set".
+ */
+export function recordLatestByName(c: SqliteConnection, tasks: readonly TaskRecord[]): void {
+  const rows = latestByNameRows(tasks);
   for (const row of rows) c.run(UPSERT_LATEST, row.workflowId, row.name, row.seq, row.taskId);
 }
 

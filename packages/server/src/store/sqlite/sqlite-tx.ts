@@ -328,7 +328,6 @@ export class SqliteTx extends SqliteTimerTx implements Tx {
       const result = this.c.run(`${UPDATE_TASK} AND status IN ('SCHEDULED', 'IN_PROGRESS')`, taskColumns(t));
       if (result.changes === 1) written.push(t.taskId);
     }
-    recordLatestByName(this.c, tasks, written);
     return written;
   }
 
