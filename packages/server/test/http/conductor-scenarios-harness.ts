@@ -175,3 +175,11 @@ export const worker = (name: string, ref: string, inputParameters?: Record<strin
   type: 'SIMPLE',
   ...(inputParameters && { inputParameters }),
 });
+
+/** A task of `type` named and referenced `ref`, with the kind's other fields. */
+export const task = (type: string, ref: string, fields: Record<string, unknown> = {}) => ({
+  name: ref,
+  taskReferenceName: ref,
+  type,
+  ...fields,
+});

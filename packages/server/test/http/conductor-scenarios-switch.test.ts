@@ -7,10 +7,11 @@ import { storeCases } from '../helpers/stores.js';
 import { scenarioHarness, shape, worker } from './conductor-scenarios-harness.js';
 
 /**
- * The scenarios of Conductor's integration specs for SWITCH, DECISION and test runs, replayed
- * through the real routes on Baton's own definitions (same shapes, kinds and expressions; our
- * names). Each branching definition exists twice: with SWITCH (value-param) and with the
- * deprecated DECISION (caseValueParam), as SwitchTaskSpec and DecisionTaskSpec each have theirs.
+ * The scenarios of Conductor's integration specs for SWITCH, DECISION, EXCLUSIVE_JOIN and test
+ * runs, replayed through the real routes on Baton's own definitions (same shapes, kinds and
+ * expressions; our names). Each branching definition exists twice: with SWITCH (value-param) and
+ * with the deprecated DECISION (caseValueParam), as SwitchTaskSpec and DecisionTaskSpec each
+ * have theirs.
  */
 
 type Kind = 'SWITCH' | 'DECISION';
@@ -82,6 +83,28 @@ const definitions = [
   simple('DECISION', 'cs_decision'),
   conditional('SWITCH', 'cs_conditional_switch'),
   conditional('DECISION', 'cs_conditional_decision'),
+  // ExclusiveJoinSpec: nested decisions, each case a worker and a further decision; an
+  // EXCLUSIVE_JOIN on the innermost workers, falling back on the outer ones when no inner ran.
+  workflowDef('cs_exclusive_join', [
+    worker('cs_task_1', 'first', { payload: '${workflow.input.payload}' }),
+    branch('DECISION', 'decision_1', 'decision_1', {
+      true: [
+        worker('cs_task_2', 'second', { payload: '${first.output.payload}' }),
+        branch('DECISION', 'decision_2', 'decision_2', { true: [worker('cs_task_3', 'third')] }),
+      ],
+      false: [
+        worker('cs_task_4', 'fourth', { payload: '${first.output.payload}' }),
+        branch('DECISION', 'decision_3', 'decision_3', { true: [worker('cs_task_5', 'fifth')] }),
+      ],
+    }),
+    {
+      name: 'only_one',
+      taskReferenceName: 'only_one',
+      type: 'EXCLUSIVE_JOIN',
+      joinOn: ['third', 'fifth'],
+      defaultExclusiveJoinTask: ['second', 'fourth', 'first'],
+    },
+  ]),
   // SwitchTaskSpec: a fork whose first branch is the simple switch then a worker, the second a worker.
   workflowDef('cs_switch_fork', [
     {
@@ -107,7 +130,7 @@ const definitions = [
 ];
 
 for (const storeCase of storeCases()) {
-  describe(`Conductor scenarios: SWITCH, DECISION and test runs (${storeCase.name})`, () => {
+  describe(`Conductor scenarios: SWITCH, DECISION, EXCLUSIVE_JOIN and test runs (${storeCase.name})`, () => {
     const s = scenarioHarness(storeCase, definitions);
 
     for (const [spec, kind, simpleName, conditionalName, resultField] of [
@@ -264,6 +287,64 @@ for (const storeCase of storeCases()) {
         assert.deepEqual(wf.tasks[4].inputData.joinOn, ['tail', 'side']);
         assert.deepEqual(shape(wf)[6], ['cs_task_20', 'COMPLETED']);
       });
+    });
+
+    describe('ExclusiveJoinSpec', () => {
+      /** Each case: the run's input, the worker types completed in order, the task types at the end. */
+      const cases: Array<{ name: string; input: Record<string, string>; flow: string[]; types: string[] }> = [
+        {
+          name: 'no case of the first decision matches',
+          input: { decision_1: 'null' },
+          flow: ['cs_task_1'],
+          types: ['cs_task_1', 'DECISION', 'EXCLUSIVE_JOIN'],
+        },
+        {
+          name: 'the first decision is true and the second matches no case',
+          input: { decision_1: 'true', decision_2: 'null' },
+          flow: ['cs_task_1', 'cs_task_2'],
+          types: ['cs_task_1', 'DECISION', 'cs_task_2', 'DECISION', 'EXCLUSIVE_JOIN'],
+        },
+        {
+          name: 'both decisions are true',
+          input: { decision_1: 'true', decision_2: 'true' },
+          flow: ['cs_task_1', 'cs_task_2', 'cs_task_3'],
+          types: ['cs_task_1', 'DECISION', 'cs_task_2', 'DECISION', 'cs_task_3', 'EXCLUSIVE_JOIN'],
+        },
+        {
+          name: 'the first decision is false and the third matches no case',
+          input: { decision_1: 'false', decision_3: 'null' },
+          flow: ['cs_task_1', 'cs_task_4'],
+          types: ['cs_task_1', 'DECISION', 'cs_task_4', 'DECISION', 'EXCLUSIVE_JOIN'],
+        },
+        {
+          name: 'the first decision is false and the third is true',
+          input: { decision_1: 'false', decision_3: 'true' },
+          flow: ['cs_task_1', 'cs_task_4', 'cs_task_5'],
+          types: ['cs_task_1', 'DECISION', 'cs_task_4', 'DECISION', 'cs_task_5', 'EXCLUSIVE_JOIN'],
+        },
+      ];
+      for (const k of cases) {
+        it(`${k.name}: the exclusive join carries the last task's output`, async () => {
+          const id = await s.start('cs_exclusive_join', k.input, 'exclusive_join_workflow');
+          let wf = await s.run(id);
+          assert.equal(wf.status, 'RUNNING');
+          assert.deepEqual(shape(wf), [['cs_task_1', 'SCHEDULED']]);
+          for (const [i, type] of k.flow.entries()) {
+            await s.complete(type, { doneBy: type });
+            wf = await s.run(id);
+            if (i < k.flow.length - 1) {
+              assert.equal(wf.status, 'RUNNING');
+              assert.deepEqual(shape(wf).at(-1), [k.flow[i + 1], 'SCHEDULED']);
+            }
+          }
+          assert.equal(wf.status, 'COMPLETED');
+          assert.deepEqual(
+            shape(wf),
+            k.types.map((type) => [type, 'COMPLETED']),
+          );
+          assert.equal(wf.tasks.at(-1).outputData.doneBy, k.flow.at(-1));
+        });
+      }
     });
 
     describe('TestWorkflowSpec', () => {

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { call } from '../helpers/app.js';
 import { workflowDef } from '../helpers/definitions.js';
 import { storeCases } from '../helpers/stores.js';
-import { scenarioHarness, shape, worker } from './conductor-scenarios-harness.js';
+import { scenarioHarness, shape, task, worker } from './conductor-scenarios-harness.js';
 
 /**
  * The scenarios of Conductor's integration specs for system tasks (JSON_JQ_TRANSFORM, LAMBDA,
@@ -13,12 +13,14 @@ import { scenarioHarness, shape, worker } from './conductor-scenarios-harness.js
  * names). Scripts run in the real sandbox and jq is the real jq.
  */
 
-const lambda = (ref: string, inputParameters: Record<string, unknown>) => ({
-  name: ref,
-  taskReferenceName: ref,
-  type: 'LAMBDA',
-  inputParameters,
-});
+type Fields = Record<string, unknown>;
+const lambda = (ref: string, inputParameters: Fields) => task('LAMBDA', ref, { inputParameters });
+const jq = (ref: string, inputParameters: Fields) => task('JSON_JQ_TRANSFORM', ref, { inputParameters });
+const wait = (ref: string) => task('WAIT', ref);
+const terminate = (ref: string, terminationStatus: string, workflowOutput: unknown) =>
+  task('TERMINATE', ref, { inputParameters: { terminationStatus, workflowOutput } });
+const subWorkflow = (ref: string, name: string, inputParameters: Fields = {}) =>
+  task('SUB_WORKFLOW', ref, { subWorkflowParam: { name }, inputParameters });
 /** The LAMBDA of the terminate and failure workflows: answers whether the run's input `a` is 1. */
 const checkA = lambda('check', {
   input: '${workflow.input}',
@@ -31,26 +33,6 @@ const figure = (ref: string) =>
     scriptExpression:
       "var base = 10; return $.lambdaValue == 1 ? { testvalue: 'one', iValue: base } : { testvalue: 'not one', iValue: base + 3 };",
   });
-const terminate = (ref: string, terminationStatus: string, workflowOutput: unknown) => ({
-  name: ref,
-  taskReferenceName: ref,
-  type: 'TERMINATE',
-  inputParameters: { terminationStatus, workflowOutput },
-});
-const wait = (ref: string) => ({ name: ref, taskReferenceName: ref, type: 'WAIT' });
-const jq = (ref: string, inputParameters: Record<string, unknown>) => ({
-  name: ref,
-  taskReferenceName: ref,
-  type: 'JSON_JQ_TRANSFORM',
-  inputParameters,
-});
-const subWorkflow = (ref: string, name: string, inputParameters?: Record<string, unknown>) => ({
-  name: ref,
-  taskReferenceName: ref,
-  type: 'SUB_WORKFLOW',
-  subWorkflowParam: { name },
-  ...(inputParameters && { inputParameters }),
-});
 const withFailureWorkflow = (def: Record<string, unknown>) => ({ ...def, failureWorkflow: 'cs_failure' });
 
 const concatQuery = '.input as $in | { out: ($in.in1.array + $in.in2.array) }';
@@ -75,10 +57,7 @@ const definitions = [
   // no HTTP kind, so a NOOP stands there.
   workflowDef('cs_jq_result', [
     jq('lookup', { queryExpression: 'if (.data | length > 0) then "EXISTS" else "CREATE" end' }),
-    {
-      name: 'on_lookup',
-      taskReferenceName: 'on_lookup',
-      type: 'DECISION',
+    task('DECISION', 'on_lookup', {
       caseValueParam: 'outcome',
       inputParameters: { outcome: '${lookup.output.result}' },
       decisionCases: {
@@ -95,22 +74,17 @@ const definitions = [
             },
             queryExpression: '.inputData.request.transitions | map(.name)',
           }),
-          {
-            name: 'allowed',
-            taskReferenceName: 'allowed',
-            type: 'DECISION',
+          task('DECISION', 'allowed', {
             caseExpression: "$.availableActions.indexOf($.requestedAction) >= 0 ? 'true' : 'false'",
             inputParameters: {
               requestedAction: '${workflow.input.requestedAction}',
               availableActions: '${actions.output.result}',
             },
-            decisionCases: {
-              false: [{ name: 'unavailable', taskReferenceName: 'unavailable', type: 'NOOP' }],
-            },
-          },
+            decisionCases: { false: [task('NOOP', 'unavailable')] },
+          }),
         ],
       },
-    },
+    }),
   ]),
   // LambdaAndTerminateTaskSpec / FailureWorkflowSpec: a LAMBDA, a TERMINATE with its output, a
   // worker never reached; a failure workflow of one LAMBDA.
@@ -135,17 +109,14 @@ const definitions = [
     'cs_decision_terminate',
     [
       worker('cs_task_1', 'first', { tp11: '${workflow.input.param1}', tp12: '${workflow.input.param2}' }),
-      {
-        name: 'choose',
-        taskReferenceName: 'choose',
-        type: 'DECISION',
+      task('DECISION', 'choose', {
         caseValueParam: 'case',
         inputParameters: { case: '${workflow.input.case}' },
         decisionCases: {
           one: [worker('cs_task_2', 'second')],
           two: [terminate('stop', 'FAILED', '${first.output.op}')],
         },
-      },
+      }),
       worker('cs_task_3', 'third'),
     ],
     { o2: '${third.output.op}' },
@@ -154,16 +125,13 @@ const definitions = [
   // TERMINATE, then another WAIT; the join waits on the child and on that last WAIT.
   workflowDef('cs_terminate_child', [wait('hold_child')]),
   workflowDef('cs_terminate_parent', [
-    {
-      name: 'split',
-      taskReferenceName: 'split',
-      type: 'FORK_JOIN',
+    task('FORK_JOIN', 'split', {
       forkTasks: [
         [figure('lambdaA'), subWorkflow('child', 'cs_terminate_child')],
         [figure('lambdaB'), wait('hold'), terminate('stop', 'COMPLETED', 'some output'), wait('never')],
       ],
-    },
-    { name: 'merge', taskReferenceName: 'merge', type: 'JOIN', joinOn: ['child', 'never'] },
+    }),
+    task('JOIN', 'merge', { joinOn: ['child', 'never'] }),
   ]),
   // FailureWorkflowSpec: a child run that a TERMINATE fails, under a parent with a failure workflow.
   workflowDef('cs_failed_child', [
@@ -181,14 +149,7 @@ const definitions = [
   // SetVariableTaskSpec: one SET_VARIABLE from the run's input; the run's output shows the variables.
   workflowDef(
     'cs_set_variable',
-    [
-      {
-        name: 'remember',
-        taskReferenceName: 'remember',
-        type: 'SET_VARIABLE',
-        inputParameters: { var: '${workflow.input.var}' },
-      },
-    ],
+    [task('SET_VARIABLE', 'remember', { inputParameters: { var: '${workflow.input.var}' } })],
     { variables: '${workflow.variables}' },
   ),
   // WaitTaskSpec: a WAIT without a duration, then a worker.
@@ -204,12 +165,9 @@ const definitions = [
   ]),
   // StartWorkflowSpec: one START_WORKFLOW taking its request from the run's input.
   workflowDef('cs_start_another', [
-    {
-      name: 'launch',
-      taskReferenceName: 'launch',
-      type: 'START_WORKFLOW',
+    task('START_WORKFLOW', 'launch', {
       inputParameters: { startWorkflow: '${workflow.input.startWorkflow}' },
-    },
+    }),
   ]),
 ];
 

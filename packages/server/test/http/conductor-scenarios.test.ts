@@ -4,13 +4,14 @@ import { describe, it } from 'node:test';
 import { call } from '../helpers/app.js';
 import { workflowDef } from '../helpers/definitions.js';
 import { storeCases } from '../helpers/stores.js';
-import { scenarioHarness, shape, worker } from './conductor-scenarios-harness.js';
+import { scenarioHarness, shape, task, worker } from './conductor-scenarios-harness.js';
 
 /**
- * The scenarios of Conductor's integration specs for plain flows, forks, loops, dynamic forks and
- * exclusive joins, replayed through the real routes on Baton's own definitions (same shapes, task
- * kinds and expressions; our names). The test plays the workers through poll and result routes.
- * Sibling suites: conductor-scenarios-switch.test.ts, conductor-scenarios-system.test.ts.
+ * The scenarios of Conductor's integration specs for plain flows, forks, loops and dynamic forks,
+ * replayed through the real routes on Baton's own definitions (same shapes, task kinds and
+ * expressions; our names). The test plays the workers through poll and result routes.
+ * Sibling suites: conductor-scenarios-switch.test.ts (SWITCH, DECISION, EXCLUSIVE_JOIN, test
+ * runs) and conductor-scenarios-system.test.ts (system tasks, failure workflows, child runs).
  */
 
 const loopCondition = "if ($.loop['iteration'] < $.limit) { true; } else { false; }";
@@ -27,21 +28,9 @@ const wrapSite = (ref: string) => ({
     queryExpression: '{ out: { locationId: .siteId } }',
   },
 });
-const fork = (ref: string, branches: Array<Array<Record<string, unknown>>>) => ({
-  name: ref,
-  taskReferenceName: ref,
-  type: 'FORK_JOIN',
-  forkTasks: branches,
-});
-const join = (ref: string, joinOn: string[]) => ({ name: ref, taskReferenceName: ref, type: 'JOIN', joinOn });
-const decision = (ref: string, param: string, cases: Record<string, Array<Record<string, unknown>>>) => ({
-  name: ref,
-  taskReferenceName: ref,
-  type: 'DECISION',
-  caseValueParam: param,
-  inputParameters: { [param]: `\${workflow.input.${param}}` },
-  decisionCases: cases,
-});
+const fork = (ref: string, forkTasks: Array<Array<Record<string, unknown>>>) =>
+  task('FORK_JOIN', ref, { forkTasks });
+const join = (ref: string, joinOn: string[]) => task('JOIN', ref, { joinOn });
 const dynamicFork = (name: string | undefined) => ({
   ...(name !== undefined && { name }),
   taskReferenceName: 'fan_out',
@@ -138,28 +127,6 @@ const definitions = [
     dynamicFork('fan_out'),
     { name: 'fan_out_join', taskReferenceName: 'fan_out_join', type: 'JOIN' },
     worker('cs_task_4', 'finish'),
-  ]),
-  // ExclusiveJoinSpec: nested decisions, each case a worker and a further decision; an
-  // EXCLUSIVE_JOIN on the innermost workers, falling back on the outer ones when no inner ran.
-  workflowDef('cs_exclusive_join', [
-    worker('cs_task_1', 'first', { payload: '${workflow.input.payload}' }),
-    decision('decision_1', 'decision_1', {
-      true: [
-        worker('cs_task_2', 'second', { payload: '${first.output.payload}' }),
-        decision('decision_2', 'decision_2', { true: [worker('cs_task_3', 'third')] }),
-      ],
-      false: [
-        worker('cs_task_4', 'fourth', { payload: '${first.output.payload}' }),
-        decision('decision_3', 'decision_3', { true: [worker('cs_task_5', 'fifth')] }),
-      ],
-    }),
-    {
-      name: 'only_one',
-      taskReferenceName: 'only_one',
-      type: 'EXCLUSIVE_JOIN',
-      joinOn: ['third', 'fifth'],
-      defaultExclusiveJoinTask: ['second', 'fourth', 'first'],
-    },
   ]),
 ];
 
@@ -624,64 +591,6 @@ for (const storeCase of storeCases()) {
           assert.equal(wf.tasks[4].referenceTaskName, 'fan_out_join');
         });
       });
-    });
-
-    describe('ExclusiveJoinSpec', () => {
-      /** Each case: the run's input, the worker types completed in order, the task types at the end. */
-      const cases: Array<{ name: string; input: Record<string, string>; flow: string[]; types: string[] }> = [
-        {
-          name: 'no case of the first decision matches',
-          input: { decision_1: 'null' },
-          flow: ['cs_task_1'],
-          types: ['cs_task_1', 'DECISION', 'EXCLUSIVE_JOIN'],
-        },
-        {
-          name: 'the first decision is true and the second matches no case',
-          input: { decision_1: 'true', decision_2: 'null' },
-          flow: ['cs_task_1', 'cs_task_2'],
-          types: ['cs_task_1', 'DECISION', 'cs_task_2', 'DECISION', 'EXCLUSIVE_JOIN'],
-        },
-        {
-          name: 'both decisions are true',
-          input: { decision_1: 'true', decision_2: 'true' },
-          flow: ['cs_task_1', 'cs_task_2', 'cs_task_3'],
-          types: ['cs_task_1', 'DECISION', 'cs_task_2', 'DECISION', 'cs_task_3', 'EXCLUSIVE_JOIN'],
-        },
-        {
-          name: 'the first decision is false and the third matches no case',
-          input: { decision_1: 'false', decision_3: 'null' },
-          flow: ['cs_task_1', 'cs_task_4'],
-          types: ['cs_task_1', 'DECISION', 'cs_task_4', 'DECISION', 'EXCLUSIVE_JOIN'],
-        },
-        {
-          name: 'the first decision is false and the third is true',
-          input: { decision_1: 'false', decision_3: 'true' },
-          flow: ['cs_task_1', 'cs_task_4', 'cs_task_5'],
-          types: ['cs_task_1', 'DECISION', 'cs_task_4', 'DECISION', 'cs_task_5', 'EXCLUSIVE_JOIN'],
-        },
-      ];
-      for (const k of cases) {
-        it(`${k.name}: the exclusive join carries the last task's output`, async () => {
-          const id = await s.start('cs_exclusive_join', k.input, 'exclusive_join_workflow');
-          let wf = await s.run(id);
-          assert.equal(wf.status, 'RUNNING');
-          assert.deepEqual(shape(wf), [['cs_task_1', 'SCHEDULED']]);
-          for (const [i, type] of k.flow.entries()) {
-            await s.complete(type, { doneBy: type });
-            wf = await s.run(id);
-            if (i < k.flow.length - 1) {
-              assert.equal(wf.status, 'RUNNING');
-              assert.deepEqual(shape(wf).at(-1), [k.flow[i + 1], 'SCHEDULED']);
-            }
-          }
-          assert.equal(wf.status, 'COMPLETED');
-          assert.deepEqual(
-            shape(wf),
-            k.types.map((type) => [type, 'COMPLETED']),
-          );
-          assert.equal(wf.tasks.at(-1).outputData.doneBy, k.flow.at(-1));
-        });
-      }
     });
   });
 }
