@@ -56,7 +56,7 @@ const definitions = [
   // a value and one on a script. Conductor's has an HTTP call in the case never taken; Baton has
   // no HTTP kind, so a NOOP stands there.
   workflowDef('cs_jq_result', [
-    jq('lookup', { queryExpression: 'if (.data | length > 0) then "EXISTS" else "CREATE" end' }),
+    jq('lookup', { queryExpression: 'if ((.data // []) | length) > 0 then "EXISTS" else "CREATE" end' }),
     task('DECISION', 'on_lookup', {
       caseValueParam: 'outcome',
       inputParameters: { outcome: '${lookup.output.result}' },
@@ -67,12 +67,12 @@ const definitions = [
               request: {
                 transitions: [
                   { name: 'redeliver' },
-                  { name: 'redeliver_from_validation_error' },
-                  { name: 'redelivery' },
+                  { name: 'redeliver_later' },
+                  { name: 'return_to_sender' },
                 ],
               },
             },
-            queryExpression: '.inputData.request.transitions | map(.name)',
+            queryExpression: '[.inputData.request.transitions[].name]',
           }),
           task('DECISION', 'allowed', {
             caseExpression: "$.availableActions.indexOf($.requestedAction) >= 0 ? 'true' : 'false'",
