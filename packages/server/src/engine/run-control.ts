@@ -41,6 +41,7 @@ export function decideRunControl(state: RunState, event: RunControlEvent): Decis
       evaluate(state);
       return state.decision();
     case 'RERUN_FROM': {
+      if (event.taskInput) state.rerunInput = { ref: event.taskRef, input: event.taskInput };
       evaluate(state);
       const task = state.latestByRef(event.taskRef);
       if (task && event.taskInput && !isTerminalTaskStatus(task.status))

@@ -1,4 +1,10 @@
-import { isTerminalTaskStatus, type RunRecord, type TaskRecord, type WorkflowMessage } from '@baton/protocol';
+import {
+  isTerminalTaskStatus,
+  type JsonObject,
+  type RunRecord,
+  type TaskRecord,
+  type WorkflowMessage,
+} from '@baton/protocol';
 import { documentRefOf, taskView, workflowView, type ExpressionDocument } from './expressions.js';
 import type { ScheduleContext } from './kinds/kind.js';
 import { SeqHeap } from './seq-heap.js';
@@ -15,6 +21,8 @@ import type { Command, DecideContext, Decision } from './types.js';
  * what the run has done before (a loop's thousandth iteration is as cheap as its first).
  */
 export class RunState {
+  /** Set by a rerun's first decision: the input given for the task it reruns from. */
+  rerunInput?: { readonly ref: string; readonly input: JsonObject };
   private currentRun: RunRecord;
   private runChanged = false;
   /** Current version of every task, in seq order. */
@@ -153,6 +161,7 @@ export class RunState {
       nextSeq: this.nextSeq(),
       expressionDocument: () => this.expressionDocument(),
       availableMessages: () => this.availableMessages(),
+      ...(this.rerunInput && { rerunInput: this.rerunInput }),
     };
   }
 

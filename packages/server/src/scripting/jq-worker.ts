@@ -59,11 +59,16 @@ function jqReason(error: unknown): string {
       : error instanceof Error
         ? error.message
         : String(error);
-  return text
-    .replace(/^Non-zero exit code: \d+\n/, '')
-    .replace(/ \(at inputString:\d+\)/g, '')
-    .replace(/\s+/g, ' ')
-    .trim();
+  return (
+    text
+      .replace(/^Non-zero exit code: \d+\n/, '')
+      .replace(/ \(at inputString:\d+\)/g, '')
+      .replace(/\s+/g, ' ')
+      .trim()
+      // Conductor's reason for a failing filter is jq's message alone ('Cannot index string with
+      // string "array"'), without the command-line tool's `jq: error: ` prefix.
+      .replace(/^jq: error: /, '')
+  );
 }
 
 function answer(message: JqAnswer): void {

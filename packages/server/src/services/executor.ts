@@ -12,7 +12,6 @@ import type {
   EngineSettings,
   NewRunInput,
 } from '../engine/types.js';
-import { workerTaskNames } from '../engine/graph.js';
 import { newId } from '../ids.js';
 import type { QueueMessage, TimerRecord, Tx } from '../store/store.js';
 import { deadLetterMessage, syncTimers } from './lifecycle-commands.js';
@@ -32,6 +31,7 @@ import {
 } from './linked-runs.js';
 import { loadMailbox, runWakeName } from './run-wake.js';
 import { loadDecideTasks } from './decide-tasks.js';
+import { taskDefsForRun, withTaskDefsOf } from './run-task-defs.js';
 
 /** What a transaction wants done once it has committed (wake-ups are never sent for rolled-back work). */
 export interface AfterCommit {
@@ -371,24 +371,26 @@ export class Executor {
     event: EngineEvent,
     now: number,
   ): Promise<Decision> {
-    const taskDefs = await tx.getTaskDefs(workerTaskNames(run.workflowDefinition));
+    const loaded = await taskDefsForRun(tx, run.workflowDefinition, tasks);
     const mailbox = await loadMailbox(tx, run);
-    return decide(
-      {
-        run,
-        tasks,
-        taskDefs,
-        now,
-        newId,
-        random: this.random,
-        settings: this.settings,
-        scripts: this.scripts,
-        ...(this.isQueuePolled && {
-          isQueuePolled: (queueName: string) => this.isQueuePolled?.(queueName, now) === true,
-        }),
-        ...(mailbox !== undefined && { mailbox }),
-      },
-      event,
+    return withTaskDefsOf(tx, loaded, (taskDefs) =>
+      decide(
+        {
+          run,
+          tasks,
+          taskDefs,
+          now,
+          newId,
+          random: this.random,
+          settings: this.settings,
+          scripts: this.scripts,
+          ...(this.isQueuePolled && {
+            isQueuePolled: (queueName: string) => this.isQueuePolled?.(queueName, now) === true,
+          }),
+          ...(mailbox !== undefined && { mailbox }),
+        },
+        event,
+      ),
     );
   }
 

@@ -86,14 +86,16 @@ export function failureWorkflowName(run: RunRecord, tasks: readonly TaskRecord[]
 
 /**
  * Conductor's failure-workflow input: the failed run's input plus `workflowId`, `reason`,
- * `failureStatus`, `failureTaskId` (when a task failed it) and `failedWorkflow` (the run with
- * its tasks).
+ * `failureStatus`, `failureTaskId` (when a task failed it or a TERMINATE task ended it) and
+ * `failedWorkflow` (the run with its tasks).
  */
 export function failureWorkflowInput(run: RunRecord, tasks: readonly TaskRecord[]): JsonObject {
   const failedRef = run.failedReferenceTaskNames[run.failedReferenceTaskNames.length - 1];
+  // A run ended by a TERMINATE task names that task (Conductor's TerminateWorkflowException
+  // carries it: FailureWorkflowSpec expects `failureTaskId` = the TERMINATE task's id).
   const failedTask =
     failedRef === undefined
-      ? undefined
+      ? [...tasks].reverse().find((task) => task.taskType === 'TERMINATE' && task.status === 'COMPLETED')
       : [...tasks].reverse().find((task) => task.referenceTaskName === failedRef);
   const input: JsonObject = {
     ...structuredClone(run.input),

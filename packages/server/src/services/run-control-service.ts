@@ -33,6 +33,8 @@ import { readsMailbox } from './run-wake.js';
 
 export interface RerunRequest {
   reRunFromTaskRefName?: string;
+  /** Conductor's way of naming the task: its id (a task of the run being rerun). */
+  reRunFromTaskId?: string;
   taskInput?: JsonObject;
   workflowInput?: JsonObject;
 }
@@ -254,7 +256,8 @@ export class RunControlService {
   ): Promise<string> {
     const workflowId = original.workflowId;
     const tasks = operation === 'restart' ? [] : await tx.getRunTasks(workflowId);
-    const fromRef = options.rerun?.reRunFromTaskRefName;
+    const fromRef =
+      options.rerun?.reRunFromTaskRefName ?? rerunRefOfTaskId(tasks, options.rerun?.reRunFromTaskId);
     if (fromRef !== undefined) checkRerunRef(original, tasks, fromRef);
 
     let definition = original.workflowDefinition;
@@ -381,6 +384,18 @@ const LINK_BY = { retry: 'retried_by', restart: 'restarted_by', rerun: 'rerun_by
 function throwIf(rejection: Rejection | undefined): void {
   if (!rejection) return;
   throw rejection.kind === 'not-found' ? notFound(rejection.message) : conflict(rejection.message);
+}
+
+/** The ref of the task Conductor's `reRunFromTaskId` names (JsonJQTransformSpec reruns so). */
+function rerunRefOfTaskId(tasks: readonly TaskRecord[], taskId: string | undefined): string | undefined {
+  if (taskId === undefined) return undefined;
+  const task = tasks.find((candidate) => candidate.taskId === taskId);
+  if (!task) {
+    throw badRequest(`Task ${taskId} is not a task of this workflow: nothing to rerun from`, [
+      { path: 'body.reRunFromTaskId', message: 'no such task in this workflow', invalidValue: taskId },
+    ]);
+  }
+  return task.referenceTaskName;
 }
 
 function checkRerunRef(run: RunRecord, tasks: readonly TaskRecord[], ref: string): void {

@@ -141,7 +141,7 @@ describe('script kinds in the interpreter', () => {
         inputParameters: { queryExpression: 'error("nope")' },
       },
       status: 'FAILED',
-      output: { error: 'jq: error: nope' },
+      output: { error: 'nope' },
       reason: /nope/,
     },
   ];

@@ -1,6 +1,6 @@
 import type { ValidationError } from '@baton/protocol';
 import type { TaskKind } from './kind.js';
-import { checkCases, checkScript, onSuccess, scheduleSwitch } from './switch.js';
+import { checkCases, checkScript, onScheduled, onSuccess, scheduleSwitch } from './switch.js';
 
 /**
  * DECISION, SWITCH's deprecated predecessor (Conductor's `DecisionTaskMapper`/`Decision`): the
@@ -12,6 +12,7 @@ export const decisionKind: TaskKind = {
   kind: 'DECISION',
   retryable: false,
   schedule: scheduleSwitch,
+  onScheduled,
   onSuccess,
   onBranchEnd: (flow, container) => flow.continueAfter(container),
   check(node, path, cctx) {

@@ -85,6 +85,8 @@ export interface ScheduleContext {
   readonly expressionDocument: () => ExpressionDocument;
   /** Mailbox messages not yet taken in this decision (empty when the mailbox was not loaded). */
   readonly availableMessages: () => readonly WorkflowMessage[];
+  /** A rerun's `taskInput` for the task it reruns from: merged into that task's input when made. */
+  readonly rerunInput?: { readonly ref: string; readonly input: JsonObject };
 }
 
 export interface ScheduleRequest {

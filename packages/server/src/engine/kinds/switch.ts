@@ -105,6 +105,18 @@ export function selectedBranch(task: TaskRecord): readonly WorkflowTask[] {
   return branch as WorkflowTask[];
 }
 
+/**
+ * Conductor's `SwitchTaskMapper`/`DecisionTaskMapper` map the chosen branch's first task together
+ * with the switch task, so it comes right after the switch: a switch heading a fork branch has
+ * its case's first task before the next branch's (`SwitchTaskSpec`, switch leading to a fork join).
+ */
+export function onScheduled(flow: Flow, task: TaskRecord): void {
+  if (task.status !== 'COMPLETED') return;
+  const first = selectedBranch(task)[0];
+  if (first) flow.schedule(first, suffixOf(task));
+}
+
+/** Acted on: the chosen branch's first task (already made by `onScheduled`), or what follows. */
 export function onSuccess(flow: Flow, task: TaskRecord): void {
   const first = selectedBranch(task)[0];
   if (first) flow.schedule(first, suffixOf(task));
@@ -151,6 +163,7 @@ export const switchKind: TaskKind = {
   kind: 'SWITCH',
   retryable: false,
   schedule: scheduleSwitch,
+  onScheduled,
   onSuccess,
   onBranchEnd: (flow, container) => flow.continueAfter(container),
   check(node, path, cctx) {

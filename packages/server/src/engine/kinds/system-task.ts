@@ -68,7 +68,11 @@ export function systemTask(
 
 /** The node's `inputParameters` resolved against the run as it stands. */
 export function resolvedInput(sctx: ScheduleContext, node: WorkflowTask, taskId: string): JsonObject {
-  return resolveParameters(node.inputParameters ?? {}, sctx.expressionDocument(), { taskId });
+  const input = resolveParameters(node.inputParameters ?? {}, sctx.expressionDocument(), { taskId });
+  // Conductor's rerun sets the task's input before it runs, so a system task that runs at once
+  // (JSON_JQ_TRANSFORM in JsonJQTransformSpec's rerun) works on the new input.
+  const rerun = sctx.rerunInput;
+  return rerun !== undefined && rerun.ref === node.taskReferenceName ? { ...input, ...rerun.input } : input;
 }
 
 /** Conductor's `"%s field is required for taskType: %s taskName: %s"` at `path.field`. */

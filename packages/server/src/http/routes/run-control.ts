@@ -130,6 +130,7 @@ export function runControlRoutes(app: FastifyInstance, { runControl, testRuns, s
           additionalProperties: true,
           properties: {
             reRunFromTaskRefName: { type: 'string', minLength: 1 },
+            reRunFromTaskId: { type: 'string', minLength: 1 },
             taskInput: jsonObject,
             workflowInput: jsonObject,
           },

@@ -1,0 +1,42 @@
+import type { StoredTaskDef, TaskRecord, WorkflowDef } from '@baton/protocol';
+import { workerTaskNames } from '../engine/graph.js';
+import type { Decision } from '../engine/types.js';
+import type { Tx } from '../store/store.js';
+
+/**
+ * The task definitions a decision for a run may need. A dynamically named worker task (a
+ * DYNAMIC task or a FORK_JOIN_DYNAMIC branch whose name comes from an expression) is not in the
+ * definition: its type is learnt from the run's tasks once it exists, and from a first decision
+ * that made it (`withTaskDefsOf`). Conductor's mappers look each one's TaskDef up too, so its
+ * retryCount, timeouts and limits apply, not the defaults.
+ */
+export async function taskDefsForRun(
+  tx: Tx,
+  definition: WorkflowDef,
+  tasks: readonly TaskRecord[],
+): Promise<Map<string, StoredTaskDef>> {
+  const names = new Set(workerTaskNames(definition));
+  for (const task of tasks) if (task.queueName !== undefined) names.add(task.taskDefName);
+  return tx.getTaskDefs([...names]);
+}
+
+/**
+ * Decides once; when the decision made or changed worker tasks whose definitions were not
+ * loaded and that are registered, loads them and decides again (decide is pure, so the first
+ * answer is simply dropped).
+ */
+export async function withTaskDefsOf(
+  tx: Tx,
+  taskDefs: Map<string, StoredTaskDef>,
+  decideWith: (taskDefs: Map<string, StoredTaskDef>) => Decision,
+): Promise<Decision> {
+  const first = decideWith(taskDefs);
+  const missing = new Set<string>();
+  for (const task of [...first.newTasks, ...first.updatedTasks]) {
+    if (task.queueName !== undefined && !taskDefs.has(task.taskDefName)) missing.add(task.taskDefName);
+  }
+  if (missing.size === 0) return first;
+  const found = await tx.getTaskDefs([...missing]);
+  if (found.size === 0) return first;
+  return decideWith(new Map([...taskDefs, ...found]));
+}
