@@ -30,26 +30,11 @@ export function applyTimeout(
     case 'POLL_TIMEOUT':
       // Polled already (or back from a callback): the poll timeout no longer applies.
       if (task.status !== 'SCHEDULED' || task.pollCount > 0) return 'ignored';
-      return policyTimeout(
-        state,
-        task,
-        timer,
-        `no poll within pollTimeoutSeconds (${seconds(timer, task)}s)`,
-      );
+      return policyTimeout(state, task, timer, 'no poll within pollTimeoutSeconds');
     case 'TASK_TIMEOUT':
-      return policyTimeout(
-        state,
-        task,
-        timer,
-        `not completed within timeoutSeconds (${seconds(timer, task)}s)`,
-      );
+      return policyTimeout(state, task, timer, 'not completed within timeoutSeconds');
     case 'TOTAL_TIMEOUT':
-      return policyTimeout(
-        state,
-        task,
-        timer,
-        `attempts took longer than totalTimeoutSeconds (${seconds(timer, task)}s)`,
-      );
+      return policyTimeout(state, task, timer, 'attempts took longer than totalTimeoutSeconds');
     case 'WAIT':
       return 'ignored';
   }
@@ -80,12 +65,14 @@ function responseTimeout(state: RunState, task: TaskRecord, timer: FiredTimer): 
   return 'changed';
 }
 
+/** `missed` names the limit; the reason adds its seconds. */
 function policyTimeout(
   state: RunState,
   task: TaskRecord,
   timer: FiredTimer,
-  reason: string,
+  missed: string,
 ): 'ignored' | 'changed' {
+  const reason = `${missed} (${seconds(timer, task)}s)`;
   const config = effectiveTaskDef(task.workflowTask, state.ctx.taskDefs);
   switch (config.timeoutPolicy) {
     case 'ALERT_ONLY':

@@ -1,6 +1,6 @@
 import type { ValidationError } from '@baton/protocol';
 import type { TaskKind } from './kind.js';
-import { checkCases, checkScript, onScheduled, onSuccess, scheduleSwitch } from './switch.js';
+import { checkCases, checkScript, switchBehaviour } from './switch.js';
 
 /**
  * DECISION, SWITCH's deprecated predecessor (Conductor's `DecisionTaskMapper`/`Decision`): the
@@ -10,11 +10,7 @@ import { checkCases, checkScript, onScheduled, onSuccess, scheduleSwitch } from 
  */
 export const decisionKind: TaskKind = {
   kind: 'DECISION',
-  retryable: false,
-  schedule: scheduleSwitch,
-  onScheduled,
-  onSuccess,
-  onBranchEnd: (flow, container) => flow.continueAfter(container),
+  ...switchBehaviour,
   check(node, path, cctx) {
     const errors: ValidationError[] = [];
     const param: unknown = node.caseValueParam;

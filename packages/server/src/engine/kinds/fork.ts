@@ -3,7 +3,7 @@ import { kindNameOf, nextAfter } from '../graph.js';
 import { suffixOf } from '../scope.js';
 import type { Flow } from './flow.js';
 import type { TaskKind } from './kind.js';
-import { fieldProblem, requiredField, resolvedInput, systemTask } from './system-task.js';
+import { fieldProblem, requiredField, scheduleCompleted } from './system-task.js';
 
 /**
  * FORK_JOIN (Conductor's `ForkJoinTaskMapper`): a `FORK` task that completes at once; when
@@ -29,16 +29,7 @@ function branchesOf(node: WorkflowTask): WorkflowTask[][] {
 export const forkJoinKind: TaskKind = {
   kind: 'FORK_JOIN',
   retryable: false,
-  schedule(sctx, node, request) {
-    const taskId = sctx.ctx.newId();
-    const task = systemTask(sctx, node, request, {
-      taskId,
-      taskType: 'FORK',
-      status: 'COMPLETED',
-      inputData: resolvedInput(sctx, node, taskId),
-    });
-    return { ok: true, tasks: [task], commands: [] };
-  },
+  schedule: (sctx, node, request) => scheduleCompleted(sctx, node, request, 'FORK'),
   onSuccess(flow, fork) {
     const join = joinAfter(flow, fork);
     if (!join) {

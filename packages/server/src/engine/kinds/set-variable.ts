@@ -1,6 +1,6 @@
 import type { JsonObject } from '@baton/protocol';
 import type { TaskKind } from './kind.js';
-import { resolvedInput, systemTask } from './system-task.js';
+import { scheduleCompleted } from './system-task.js';
 
 /**
  * SET_VARIABLE (Conductor's `SetVariable`): merges every input key into `workflow.variables`.
@@ -21,15 +21,7 @@ function utf8Length(text: string): number {
 export const setVariableKind: TaskKind = {
   kind: 'SET_VARIABLE',
   retryable: false,
-  schedule(sctx, node, request) {
-    const taskId = sctx.ctx.newId();
-    const task = systemTask(sctx, node, request, {
-      taskId,
-      status: 'COMPLETED',
-      inputData: resolvedInput(sctx, node, taskId),
-    });
-    return { ok: true, tasks: [task], commands: [] };
-  },
+  schedule: (sctx, node, request) => scheduleCompleted(sctx, node, request),
   // The size is checked as soon as the task exists, so an oversized one fails instead of ending.
   onScheduled(flow, task) {
     const state = flow.state;

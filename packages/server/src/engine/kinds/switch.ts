@@ -159,13 +159,18 @@ export function checkScript(
     : [fieldProblem(path, field, node, `${field} is not valid JavaScript: ${error}`, script)];
 }
 
-export const switchKind: TaskKind = {
-  kind: 'SWITCH',
+/** What SWITCH and DECISION share: all but the kind's name and its checks. */
+export const switchBehaviour = {
   retryable: false,
   schedule: scheduleSwitch,
   onScheduled,
   onSuccess,
   onBranchEnd: (flow, container) => flow.continueAfter(container),
+} satisfies Omit<TaskKind, 'kind' | 'check'>;
+
+export const switchKind: TaskKind = {
+  kind: 'SWITCH',
+  ...switchBehaviour,
   check(node, path, cctx) {
     const errors: ValidationError[] = [];
     const evaluator: unknown = node.evaluatorType;

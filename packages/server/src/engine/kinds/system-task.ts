@@ -8,7 +8,7 @@ import {
   type WorkflowTask,
 } from '@baton/protocol';
 import { resolveParameters } from '../expressions.js';
-import type { ScheduleContext, ScheduleRequest } from './kind.js';
+import type { ScheduleContext, ScheduleOutcome, ScheduleRequest } from './kind.js';
 
 /** Shared pieces of the system kinds (those the interpreter runs itself, with no worker queue). */
 
@@ -64,6 +64,26 @@ export function systemTask(
   if (fields.reasonForIncompletion !== undefined) task.reasonForIncompletion = fields.reasonForIncompletion;
   if (run.correlationId !== undefined) task.correlationId = run.correlationId;
   return task;
+}
+
+/**
+ * Schedules the node as one task that completes at once with its resolved input (NOOP,
+ * SET_VARIABLE, FORK_JOIN); what it does then is the kind's `onSuccess`.
+ */
+export function scheduleCompleted(
+  sctx: ScheduleContext,
+  node: WorkflowTask,
+  request: ScheduleRequest,
+  taskType?: string,
+): ScheduleOutcome {
+  const taskId = sctx.ctx.newId();
+  const task = systemTask(sctx, node, request, {
+    taskId,
+    taskType,
+    status: 'COMPLETED',
+    inputData: resolvedInput(sctx, node, taskId),
+  });
+  return { ok: true, tasks: [task], commands: [] };
 }
 
 /** The node's `inputParameters` resolved against the run as it stands. */
