@@ -1,7 +1,6 @@
 import type {
   JsonObject,
   PollData,
-  QueueCounts,
   RunRecord,
   StoredTaskDef,
   TaskDef,
@@ -14,14 +13,10 @@ import type {
 import {
   OPEN_RUN_STATUSES,
   type PollRow,
-  type QueueMessageRow,
   type TxState,
-  compareClaimOrder,
-  dedupeMessages,
   definitionColumn,
   freeTextNeedle,
   inRequestedOrder,
-  messageFromRow,
   pollFromRow,
   runFromColumns,
   runOrderBy,
@@ -29,23 +24,12 @@ import {
   taskDefFromColumns,
   uniqueSorted,
   workflowDefFromColumns,
-  queueCountsFromRow,
-  type QueueCountsRow,
 } from '../sql-common.js';
-import type {
-  ClaimRequest,
-  PollRecord,
-  QueueMessage,
-  RunQuery,
-  StoredQueueMessage,
-  StoredWorkflowDef,
-  TaskLimitState,
-  Tx,
-} from '../store.js';
+import type { PollRecord, RunQuery, StoredWorkflowDef, TaskLimitState, Tx } from '../store.js';
 import { decideTasks, recordLatestByName } from './pg-decide-set.js';
 import { deferMessages, lockTaskLimit, setTaskRateWindow } from './pg-limits.js';
 import { type Query, SQL } from './pg-sql.js';
-import { PgTimerTx } from './pg-timers.js';
+import { PgQueueTx } from './pg-queue.js';
 
 interface WorkflowDefRow {
   definition: WorkflowDef;
@@ -79,7 +63,7 @@ const run = (r: RunRow): RunRecord => runFromColumns(r.record, r.definition);
  * inside `read` on the pool (autocommit, each statement sees the latest commit). JSON goes in
  * as text cast to jsonb and comes back parsed.
  */
-export class PgTx extends PgTimerTx implements Tx {
+export class PgTx extends PgQueueTx implements Tx {
   constructor(
     q: Query,
     state: TxState,
@@ -356,87 +340,7 @@ export class PgTx extends PgTimerTx implements Tx {
     return rows.map((r) => ({ taskId, log: r.log, createdTime: r.created_time }));
   }
 
-  // --- worker queue messages
-
-  async enqueue(messages: readonly QueueMessage[], now: number): Promise<void> {
-    this.state.check('enqueue', true);
-    if (messages.length === 0) return;
-    // Sorted by taskId, so concurrent enqueues lock rows in the same order.
-    const ms = dedupeMessages(messages);
-    await this.q(SQL.enqueue, [
-      ms.map((m) => m.taskId),
-      ms.map((m) => m.queueName),
-      ms.map((m) => m.workflowId),
-      ms.map((m) => m.taskRef),
-      ms.map((m) => m.attempt),
-      ms.map((m) => m.priority),
-      ms.map((m) => m.visibleAt),
-      ms.map((m) => m.lockMs),
-      now,
-    ]);
-  }
-
-  async claim(request: ClaimRequest): Promise<StoredQueueMessage[]> {
-    this.state.check('claim', true);
-    const claimed: StoredQueueMessage[] = [];
-    for (const queueName of request.queueNames) {
-      const want = request.count - claimed.length;
-      if (want <= 0) break;
-      const { rows } = await this.q<QueueMessageRow & { prev_visible_at: number }>(SQL.claim, [
-        queueName,
-        request.now,
-        want,
-        request.lockToken,
-        request.workerId,
-      ]);
-      // RETURNING has no order: restore the claim order from the values the rows had before.
-      const ordered = rows
-        .map((row) => ({ row, priority: row.priority, visibleAt: row.prev_visible_at, taskId: row.task_id }))
-        .sort(compareClaimOrder);
-      claimed.push(...ordered.map((o) => messageFromRow(o.row)));
-    }
-    return claimed;
-  }
-
-  async getMessage(taskId: string): Promise<StoredQueueMessage | undefined> {
-    this.state.check('getMessage', false);
-    const { rows } = await this.q<QueueMessageRow>(SQL.getMessage, [taskId]);
-    return rows[0] && messageFromRow(rows[0]);
-  }
-
-  async removeMessages(taskIds: readonly string[]): Promise<void> {
-    this.state.check('removeMessages', true);
-    if (taskIds.length === 0) return;
-    await this.q(SQL.removeMessages, [uniqueSorted(taskIds)]);
-  }
-
-  async requeueMessage(taskId: string, visibleAt: number): Promise<boolean> {
-    this.state.check('requeueMessage', true);
-    return ((await this.q(SQL.requeueMessage, [taskId, visibleAt])).rowCount ?? 0) > 0;
-  }
-
-  async extendLock(taskId: string, lockedUntil: number): Promise<boolean> {
-    this.state.check('extendLock', true);
-    return ((await this.q(SQL.extendLock, [taskId, lockedUntil])).rowCount ?? 0) > 0;
-  }
-
-  async deadLetterMessage(taskId: string): Promise<boolean> {
-    this.state.check('deadLetterMessage', true);
-    return ((await this.q(SQL.deadLetterMessage, [taskId])).rowCount ?? 0) > 0;
-  }
-
-  async queueCounts(now: number): Promise<QueueCounts[]> {
-    this.state.check('queueCounts', false);
-    const { rows } = await this.q<QueueCountsRow>(SQL.queueCounts, [now]);
-    return rows.map(queueCountsFromRow);
-  }
-
-  async nextVisibleAt(queueNames: readonly string[], _now: number): Promise<number | undefined> {
-    this.state.check('nextVisibleAt', false);
-    if (queueNames.length === 0) return undefined;
-    const { rows } = await this.q<{ v: number | null }>(SQL.nextVisibleAt, [uniqueSorted(queueNames)]);
-    return rows[0]?.v ?? undefined;
-  }
+  // --- worker queue messages: the rest in `pg-queue.ts`
 
   /** Collected here; the store sends one `pg_notify` just before COMMIT (nothing on rollback). */
   async notifyQueues(queueNames: readonly string[]): Promise<void> {

@@ -1,7 +1,6 @@
 /* eslint-disable @typescript-eslint/require-await -- better-sqlite3 is synchronous; the port is async. */
 import type {
   PollData,
-  QueueCounts,
   RunRecord,
   StoredTaskDef,
   TaskDef,
@@ -14,42 +13,19 @@ import type {
 import {
   OPEN_RUN_STATUSES,
   type PollRow,
-  type QueueMessageRow,
   definitionColumn,
   inRequestedOrder,
-  messageFromRow,
   pollFromRow,
   runRecordColumn,
   taskDefFromColumns,
-  uniqueSorted,
   workflowDefFromColumns,
 } from '../sql-common.js';
-import type {
-  ClaimRequest,
-  PollRecord,
-  QueueMessage,
-  RunQuery,
-  StoredQueueMessage,
-  StoredWorkflowDef,
-  TaskLimitState,
-  Tx,
-} from '../store.js';
+import type { PollRecord, RunQuery, StoredWorkflowDef, TaskLimitState, Tx } from '../store.js';
 import { deferMessages, lockTaskLimit, setTaskRateWindow } from './sqlite-limits.js';
 import * as rc from './sqlite-run-control.js';
 import { decideTasks, recordLatestByName } from './sqlite-decide-set.js';
-import { SqliteTimerTx } from './sqlite-timers.js';
-import {
-  RUN_COLUMNS,
-  type RunRow,
-  claimMessages,
-  enqueueMessages,
-  ensureQueues,
-  list,
-  parse,
-  queueCounts,
-  run,
-  searchRuns,
-} from './sqlite-queries.js';
+import { SqliteQueueTx } from './sqlite-queue.js';
+import { RUN_COLUMNS, type RunRow, ensureQueues, list, parse, run, searchRuns } from './sqlite-queries.js';
 
 interface WorkflowDefRow {
   definition: string;
@@ -94,7 +70,7 @@ const UPDATE_TASK = `UPDATE tasks SET workflow_id = @workflowId, seq = @seq, ref
   status = @status, update_time = @updateTime, record = @record
   WHERE task_id = @taskId`;
 
-export class SqliteTx extends SqliteTimerTx implements Tx {
+export class SqliteTx extends SqliteQueueTx implements Tx {
   // --- workflow definitions
 
   async getWorkflowDef(name: string, version?: number): Promise<StoredWorkflowDef | undefined> {
@@ -381,84 +357,7 @@ export class SqliteTx extends SqliteTimerTx implements Tx {
       .map((r) => ({ taskId, log: r.log, createdTime: r.created_time }));
   }
 
-  // --- worker queue messages
-
-  async enqueue(messages: readonly QueueMessage[], now: number): Promise<void> {
-    this.state.check('enqueue', true);
-    enqueueMessages(this.c, messages, now);
-  }
-
-  async claim(request: ClaimRequest): Promise<StoredQueueMessage[]> {
-    this.state.check('claim', true);
-    return claimMessages(this.c, request);
-  }
-
-  async getMessage(taskId: string): Promise<StoredQueueMessage | undefined> {
-    this.state.check('getMessage', false);
-    const row = this.c.get<QueueMessageRow>('SELECT * FROM queue_messages WHERE task_id = ?', taskId);
-    return row && messageFromRow(row);
-  }
-
-  async removeMessages(taskIds: readonly string[]): Promise<void> {
-    this.state.check('removeMessages', true);
-    if (taskIds.length === 0) return;
-    this.c.run('DELETE FROM queue_messages WHERE task_id IN (SELECT value FROM json_each(?))', list(taskIds));
-  }
-
-  async requeueMessage(taskId: string, visibleAt: number): Promise<boolean> {
-    this.state.check('requeueMessage', true);
-    return (
-      this.c.run(
-        `UPDATE queue_messages SET visible_at = ?, locked_until = NULL, lock_token = NULL, worker_id = NULL,
-           dead_lettered = 0
-         WHERE task_id = ?`,
-        visibleAt,
-        taskId,
-      ).changes > 0
-    );
-  }
-
-  async extendLock(taskId: string, lockedUntil: number): Promise<boolean> {
-    this.state.check('extendLock', true);
-    return (
-      this.c.run(
-        `UPDATE queue_messages SET locked_until = ?, visible_at = ?
-         WHERE task_id = ? AND locked_until IS NOT NULL AND dead_lettered = 0`,
-        lockedUntil,
-        lockedUntil,
-        taskId,
-      ).changes > 0
-    );
-  }
-
-  async deadLetterMessage(taskId: string): Promise<boolean> {
-    this.state.check('deadLetterMessage', true);
-    return (
-      this.c.run(
-        'UPDATE queue_messages SET dead_lettered = 1, locked_until = NULL, lock_token = NULL WHERE task_id = ?',
-        taskId,
-      ).changes > 0
-    );
-  }
-
-  async queueCounts(now: number): Promise<QueueCounts[]> {
-    this.state.check('queueCounts', false);
-    return queueCounts(this.c, now);
-  }
-
-  async nextVisibleAt(queueNames: readonly string[], _now: number): Promise<number | undefined> {
-    this.state.check('nextVisibleAt', false);
-    let next: number | undefined;
-    // One min() per queue: each is a single seek on queue_messages_visible.
-    for (const name of uniqueSorted(queueNames)) {
-      const v = this.c.get<{ v: number | null }>(
-        'SELECT min(visible_at) AS v FROM queue_messages WHERE queue_name = ? AND dead_lettered = 0',
-        name,
-      )?.v;
-      if (v !== null && v !== undefined && (next === undefined || v < next)) next = v;
-    }
-    return next;
-  }
+  // --- worker queue messages: the rest in `sqlite-queue.ts`
 
   /** SQLite is one node: long polls are woken in-process by the caller, nothing to send. */
   async notifyQueues(_queueNames: readonly string[]): Promise<void> {
