@@ -40,3 +40,19 @@ export function compareTimers(a: StoredTimer, b: StoredTimer): number {
   if (a.dueAt !== b.dueAt) return a.dueAt - b.dueAt;
   return a.timerId < b.timerId ? -1 : a.timerId > b.timerId ? 1 : 0;
 }
+
+/** How a dialect writes a condition and adds its parameter (`params` grows by one). */
+export interface ConditionWriter {
+  equals(column: string, value: string, params: unknown[]): string;
+  oneOf(column: string, values: readonly string[], params: unknown[]): string;
+}
+
+/** The WHERE clause (without the keyword) of a timer filter, in the dialect `write` speaks. */
+export function timerWhere(filter: TimerFilter, write: ConditionWriter): { sql: string; params: unknown[] } {
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  if (filter.workflowId !== undefined) parts.push(write.equals('workflow_id', filter.workflowId, params));
+  if (filter.taskIds !== undefined) parts.push(write.oneOf('task_id', filter.taskIds, params));
+  if (filter.kinds !== undefined) parts.push(write.oneOf('kind', filter.kinds, params));
+  return { sql: parts.join(' AND '), params };
+}

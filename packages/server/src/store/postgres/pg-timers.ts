@@ -1,6 +1,14 @@
 import type { StoredQueueMessage, StoredTimer, TimerClaim, TimerFilter, TimerRecord } from '../store.js';
 import { type QueueMessageRow, type TxState, messageFromRow, uniqueSorted } from '../sql-common.js';
-import { type TimerRow, checkTimerFilter, compareTimers, timerFromRow } from '../timer-rows.js';
+import {
+  type ConditionWriter,
+  type TimerRow,
+  checkTimerFilter,
+  compareTimers,
+  timerFromRow,
+  timerWhere,
+} from '../timer-rows.js';
+import { type TimerStatements, SqlTimerTx } from '../timer-tx.js';
 import type { Query, Sql } from './pg-sql.js';
 
 /** Durable timers and dead-letter reads on PostgreSQL; `PgTx` delegates here. */
@@ -61,34 +69,21 @@ export async function armTimers(q: Query, timers: readonly TimerRecord[], now: n
   ]);
 }
 
-function where(filter: TimerFilter): { sql: string; params: unknown[] } {
-  const parts: string[] = [];
-  const params: unknown[] = [];
-  if (filter.workflowId !== undefined) {
-    params.push(filter.workflowId);
-    parts.push(`workflow_id = $${params.length}`);
-  }
-  if (filter.taskIds !== undefined) {
-    params.push(uniqueSorted(filter.taskIds));
-    parts.push(`task_id = ANY($${params.length}::text[])`);
-  }
-  if (filter.kinds !== undefined) {
-    params.push(uniqueSorted(filter.kinds));
-    parts.push(`kind = ANY($${params.length}::text[])`);
-  }
-  return { sql: parts.join(' AND '), params };
-}
+const PG_CONDITIONS: ConditionWriter = {
+  equals: (column, value, params) => `${column} = $${params.push(value)}`,
+  oneOf: (column, values, params) => `${column} = ANY($${params.push(uniqueSorted(values))}::text[])`,
+};
 
 export async function cancelTimers(q: Query, filter: TimerFilter): Promise<number> {
   checkTimerFilter('cancelTimers', filter);
   if (filter.taskIds !== undefined && filter.taskIds.length === 0) return 0;
-  const w = where(filter);
+  const w = timerWhere(filter, PG_CONDITIONS);
   return (await q(`DELETE FROM timers WHERE ${w.sql}`, w.params)).rowCount ?? 0;
 }
 
 export async function listTimers(q: Query, filter: TimerFilter): Promise<StoredTimer[]> {
   checkTimerFilter('listTimers', filter);
-  const w = where(filter);
+  const w = timerWhere(filter, PG_CONDITIONS);
   const { rows } = await q<TimerRow>(`SELECT * FROM timers WHERE ${w.sql}`, w.params);
   return rows.map(timerFromRow).sort(compareTimers);
 }
@@ -108,6 +103,16 @@ export async function nextTimerDueAt(q: Query): Promise<number | undefined> {
   return rows[0]?.v ?? undefined;
 }
 
+const PG_TIMERS: TimerStatements<Query> = {
+  deadLetteredMessages,
+  armTimers,
+  cancelTimers,
+  claimDueTimers,
+  deleteTimer,
+  nextTimerDueAt,
+  listTimers,
+};
+
 export async function deadLetteredMessages(
   q: Query,
   queueNames: readonly string[],
@@ -118,44 +123,11 @@ export async function deadLetteredMessages(
 }
 
 /** The timer and dead-letter methods of the PostgreSQL `Tx` (`PgTx` extends this). */
-export abstract class PgTimerTx {
+export abstract class PgTimerTx extends SqlTimerTx<Query> {
   constructor(
     protected readonly q: Query,
-    protected readonly state: TxState,
-  ) {}
-
-  deadLetteredMessages(queueNames: readonly string[]): Promise<StoredQueueMessage[]> {
-    this.state.check('deadLetteredMessages', false);
-    return deadLetteredMessages(this.q, queueNames);
-  }
-
-  armTimers(list: readonly TimerRecord[], now: number): Promise<void> {
-    this.state.check('armTimers', true);
-    return armTimers(this.q, list, now);
-  }
-
-  cancelTimers(filter: TimerFilter): Promise<number> {
-    this.state.check('cancelTimers', true);
-    return cancelTimers(this.q, filter);
-  }
-
-  claimDueTimers(claim: TimerClaim): Promise<StoredTimer[]> {
-    this.state.check('claimDueTimers', true);
-    return claimDueTimers(this.q, claim);
-  }
-
-  deleteTimer(timerId: string): Promise<boolean> {
-    this.state.check('deleteTimer', true);
-    return deleteTimer(this.q, timerId);
-  }
-
-  nextTimerDueAt(): Promise<number | undefined> {
-    this.state.check('nextTimerDueAt', false);
-    return nextTimerDueAt(this.q);
-  }
-
-  listTimers(filter: TimerFilter): Promise<StoredTimer[]> {
-    this.state.check('listTimers', false);
-    return listTimers(this.q, filter);
+    state: TxState,
+  ) {
+    super(PG_TIMERS, q, state);
   }
 }

@@ -1,6 +1,14 @@
 import type { StoredQueueMessage, StoredTimer, TimerClaim, TimerFilter, TimerRecord } from '../store.js';
 import { type QueueMessageRow, type TxState, messageFromRow, uniqueSorted } from '../sql-common.js';
-import { type TimerRow, checkTimerFilter, compareTimers, timerFromRow } from '../timer-rows.js';
+import {
+  type ConditionWriter,
+  type TimerRow,
+  checkTimerFilter,
+  compareTimers,
+  timerFromRow,
+  timerWhere,
+} from '../timer-rows.js';
+import { type TimerStatements, SqlTimerTx } from '../timer-tx.js';
 import type { SqliteConnection } from './connection.js';
 import { list } from './sqlite-queries.js';
 
@@ -24,33 +32,26 @@ export function armTimers(c: SqliteConnection, timers: readonly TimerRecord[], n
   }
 }
 
-function where(filter: TimerFilter): { sql: string; params: unknown[] } {
-  const parts: string[] = [];
-  const params: unknown[] = [];
-  if (filter.workflowId !== undefined) {
-    parts.push('workflow_id = ?');
-    params.push(filter.workflowId);
-  }
-  if (filter.taskIds !== undefined) {
-    parts.push('task_id IN (SELECT value FROM json_each(?))');
-    params.push(list(filter.taskIds));
-  }
-  if (filter.kinds !== undefined) {
-    parts.push('kind IN (SELECT value FROM json_each(?))');
-    params.push(list(filter.kinds));
-  }
-  return { sql: parts.join(' AND '), params };
-}
+const SQLITE_CONDITIONS: ConditionWriter = {
+  equals(column, value, params) {
+    params.push(value);
+    return `${column} = ?`;
+  },
+  oneOf(column, values, params) {
+    params.push(list(values));
+    return `${column} IN (SELECT value FROM json_each(?))`;
+  },
+};
 
 export function cancelTimers(c: SqliteConnection, filter: TimerFilter): number {
   checkTimerFilter('cancelTimers', filter);
-  const w = where(filter);
+  const w = timerWhere(filter, SQLITE_CONDITIONS);
   return c.run(`DELETE FROM timers WHERE ${w.sql}`, ...w.params).changes;
 }
 
 export function listTimers(c: SqliteConnection, filter: TimerFilter): StoredTimer[] {
   checkTimerFilter('listTimers', filter);
-  const w = where(filter);
+  const w = timerWhere(filter, SQLITE_CONDITIONS);
   return c
     .all<TimerRow>(`SELECT * FROM timers WHERE ${w.sql}`, ...w.params)
     .map(timerFromRow)
@@ -105,49 +106,22 @@ export function deadLetteredMessages(
     .map(messageFromRow);
 }
 
-/**
- * The timer and dead-letter methods of the SQLite `Tx` (`SqliteTx` extends this). Statements
- * run synchronously on the connection; the methods are async only to satisfy the port.
- */
-export abstract class SqliteTimerTx {
+const SQLITE_TIMERS: TimerStatements<SqliteConnection> = {
+  deadLetteredMessages,
+  armTimers,
+  cancelTimers,
+  claimDueTimers,
+  deleteTimer,
+  nextTimerDueAt,
+  listTimers,
+};
+
+/** The timer and dead-letter methods of the SQLite `Tx` (`SqliteTx` extends this). */
+export abstract class SqliteTimerTx extends SqlTimerTx<SqliteConnection> {
   constructor(
     protected readonly c: SqliteConnection,
-    protected readonly state: TxState,
-  ) {}
-
-  deadLetteredMessages(queueNames: readonly string[]): Promise<StoredQueueMessage[]> {
-    this.state.check('deadLetteredMessages', false);
-    return Promise.resolve(deadLetteredMessages(this.c, queueNames));
-  }
-
-  armTimers(list: readonly TimerRecord[], now: number): Promise<void> {
-    this.state.check('armTimers', true);
-    armTimers(this.c, list, now);
-    return Promise.resolve();
-  }
-
-  cancelTimers(filter: TimerFilter): Promise<number> {
-    this.state.check('cancelTimers', true);
-    return Promise.resolve(cancelTimers(this.c, filter));
-  }
-
-  claimDueTimers(claim: TimerClaim): Promise<StoredTimer[]> {
-    this.state.check('claimDueTimers', true);
-    return Promise.resolve(claimDueTimers(this.c, claim));
-  }
-
-  deleteTimer(timerId: string): Promise<boolean> {
-    this.state.check('deleteTimer', true);
-    return Promise.resolve(deleteTimer(this.c, timerId));
-  }
-
-  nextTimerDueAt(): Promise<number | undefined> {
-    this.state.check('nextTimerDueAt', false);
-    return Promise.resolve(nextTimerDueAt(this.c));
-  }
-
-  listTimers(filter: TimerFilter): Promise<StoredTimer[]> {
-    this.state.check('listTimers', false);
-    return Promise.resolve(listTimers(this.c, filter));
+    state: TxState,
+  ) {
+    super(SQLITE_TIMERS, c, state);
   }
 }
