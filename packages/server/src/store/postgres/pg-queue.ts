@@ -3,6 +3,7 @@ import type { QueueCounts } from '@baton/protocol';
 import {
   type QueueCountsRow,
   type QueueMessageRow,
+  type TxState,
   compareClaimOrder,
   dedupeMessages,
   messageFromRow,
@@ -10,11 +11,23 @@ import {
   uniqueSorted,
 } from '../sql-common.js';
 import type { ClaimRequest, QueueMessage, StoredQueueMessage } from '../store.js';
-import { SQL } from './pg-sql.js';
-import { PgTimerTx } from './pg-timers.js';
+import { SqlTimerTx } from '../timer-tx.js';
+import { type Query, SQL } from './pg-sql.js';
+import * as timers from './pg-timers.js';
 
-/** The worker-queue methods of the PostgreSQL `Tx` (`PgTx` extends this; it adds `notifyQueues`). */
-export abstract class PgQueueTx extends PgTimerTx {
+/**
+ * The worker-queue, timer and dead-letter methods of the PostgreSQL `Tx` (`PgTx` extends this;
+ * it adds `notifyQueues`).
+ */
+export abstract class PgQueueTx extends SqlTimerTx<Query> {
+  constructor(
+    protected readonly q: Query,
+    state: TxState,
+  ) {
+    // The timer and dead-letter methods: this dialect's statements behind the shared checks.
+    super(timers, q, state);
+  }
+
   async enqueue(messages: readonly QueueMessage[], now: number): Promise<void> {
     this.state.check('enqueue', true);
     if (messages.length === 0) return;

@@ -1,14 +1,7 @@
 import type { StoredQueueMessage, StoredTimer, TimerClaim, TimerFilter, TimerRecord } from '../store.js';
-import { type QueueMessageRow, type TxState, messageFromRow, uniqueSorted } from '../sql-common.js';
-import {
-  type ConditionWriter,
-  type TimerRow,
-  checkTimerFilter,
-  compareTimers,
-  timerFromRow,
-  timerWhere,
-} from '../timer-rows.js';
-import { type TimerStatements, SqlTimerTx } from '../timer-tx.js';
+import { type QueueMessageRow, messageFromRow, uniqueSorted } from '../sql-common.js';
+import type { ConditionWriter, TimerRow } from '../timer-rows.js';
+import { checkTimerFilter, compareTimers, timerFromRow, timerWhere } from '../timer-rows.js';
 import type { Query, Sql } from './pg-sql.js';
 
 /** Durable timers and dead-letter reads on PostgreSQL; `PgTx` delegates here. */
@@ -103,16 +96,6 @@ export async function nextTimerDueAt(q: Query): Promise<number | undefined> {
   return rows[0]?.v ?? undefined;
 }
 
-const PG_TIMERS: TimerStatements<Query> = {
-  deadLetteredMessages,
-  armTimers,
-  cancelTimers,
-  claimDueTimers,
-  deleteTimer,
-  nextTimerDueAt,
-  listTimers,
-};
-
 export async function deadLetteredMessages(
   q: Query,
   queueNames: readonly string[],
@@ -120,14 +103,4 @@ export async function deadLetteredMessages(
   if (queueNames.length === 0) return [];
   const { rows } = await q<QueueMessageRow>(TIMER_SQL.deadLetters, [uniqueSorted(queueNames)]);
   return rows.map(messageFromRow);
-}
-
-/** The timer and dead-letter methods of the PostgreSQL `Tx` (`PgTx` extends this). */
-export abstract class PgTimerTx extends SqlTimerTx<Query> {
-  constructor(
-    protected readonly q: Query,
-    state: TxState,
-  ) {
-    super(PG_TIMERS, q, state);
-  }
 }

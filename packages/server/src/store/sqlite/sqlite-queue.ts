@@ -1,13 +1,26 @@
 /* eslint-disable @typescript-eslint/require-await -- better-sqlite3 is synchronous; the port is async. */
 import type { QueueCounts } from '@baton/protocol';
 
-import { type QueueMessageRow, messageFromRow, uniqueSorted } from '../sql-common.js';
+import { type QueueMessageRow, type TxState, messageFromRow, uniqueSorted } from '../sql-common.js';
 import type { ClaimRequest, QueueMessage, StoredQueueMessage } from '../store.js';
+import { SqlTimerTx } from '../timer-tx.js';
+import type { SqliteConnection } from './connection.js';
 import { claimMessages, enqueueMessages, list, queueCounts } from './sqlite-queries.js';
-import { SqliteTimerTx } from './sqlite-timers.js';
+import * as timers from './sqlite-timers.js';
 
-/** The worker-queue methods of the SQLite `Tx` (`SqliteTx` extends this; it adds `notifyQueues`). */
-export abstract class SqliteQueueTx extends SqliteTimerTx {
+/**
+ * The worker-queue, timer and dead-letter methods of the SQLite `Tx` (`SqliteTx` extends this;
+ * it adds `notifyQueues`).
+ */
+export abstract class SqliteQueueTx extends SqlTimerTx<SqliteConnection> {
+  constructor(
+    protected readonly c: SqliteConnection,
+    state: TxState,
+  ) {
+    // The timer and dead-letter methods: this dialect's statements behind the shared checks.
+    super(timers, c, state);
+  }
+
   async enqueue(messages: readonly QueueMessage[], now: number): Promise<void> {
     this.state.check('enqueue', true);
     enqueueMessages(this.c, messages, now);

@@ -1,14 +1,7 @@
 import type { StoredQueueMessage, StoredTimer, TimerClaim, TimerFilter, TimerRecord } from '../store.js';
-import { type QueueMessageRow, type TxState, messageFromRow, uniqueSorted } from '../sql-common.js';
-import {
-  type ConditionWriter,
-  type TimerRow,
-  checkTimerFilter,
-  compareTimers,
-  timerFromRow,
-  timerWhere,
-} from '../timer-rows.js';
-import { type TimerStatements, SqlTimerTx } from '../timer-tx.js';
+import { type QueueMessageRow, messageFromRow, uniqueSorted } from '../sql-common.js';
+import type { ConditionWriter, TimerRow } from '../timer-rows.js';
+import { checkTimerFilter, compareTimers, timerFromRow, timerWhere } from '../timer-rows.js';
 import type { SqliteConnection } from './connection.js';
 import { list } from './sqlite-queries.js';
 
@@ -104,24 +97,4 @@ export function deadLetteredMessages(
       list(uniqueSorted(queueNames)),
     )
     .map(messageFromRow);
-}
-
-const SQLITE_TIMERS: TimerStatements<SqliteConnection> = {
-  deadLetteredMessages,
-  armTimers,
-  cancelTimers,
-  claimDueTimers,
-  deleteTimer,
-  nextTimerDueAt,
-  listTimers,
-};
-
-/** The timer and dead-letter methods of the SQLite `Tx` (`SqliteTx` extends this). */
-export abstract class SqliteTimerTx extends SqlTimerTx<SqliteConnection> {
-  constructor(
-    protected readonly c: SqliteConnection,
-    state: TxState,
-  ) {
-    super(SQLITE_TIMERS, c, state);
-  }
 }
