@@ -1,71 +1,58 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 
 import { systemClock } from '../../src/clock.js';
 import { noScripts } from '../../src/engine/scripts.js';
 import { afterCommit, Executor } from '../../src/services/executor.js';
-import { call, testApp, type TestApp } from '../helpers/app.js';
+import { call } from '../helpers/app.js';
+import { appSuite, register } from '../helpers/app-suite.js';
 import { workerTaskDefs, workflowDef } from '../helpers/definitions.js';
 import { storeCases } from '../helpers/stores.js';
 
 /** SUB_WORKFLOW, START_WORKFLOW and failure workflows through the real routes, on both stores. */
 for (const storeCase of storeCases()) {
   describe(`child runs on ${storeCase.name}`, () => {
-    let t: TestApp;
-    let cleanup: () => Promise<void>;
+    const t = appSuite(storeCase);
     before(async () => {
-      const opened = await storeCase.open();
-      cleanup = opened.cleanup;
-      t = await testApp(opened.store);
-      const defs = await call(
+      await register(
         t.app,
-        'POST',
-        '/api/metadata/taskdefs',
+        [
+          workflowDef(
+            'leaf',
+            [{ name: 'leaf_work', taskReferenceName: 'work', inputParameters: { n: '${workflow.input.n}' } }],
+            {
+              doubled: '${work.output.doubled}',
+            },
+          ),
+          workflowDef(
+            'parent',
+            [
+              {
+                name: 'call_leaf',
+                taskReferenceName: 'child',
+                type: 'SUB_WORKFLOW',
+                subWorkflowParam: { name: 'leaf' },
+                inputParameters: { n: '${workflow.input.n}' },
+              },
+              {
+                name: 'use',
+                taskReferenceName: 'use',
+                type: 'INLINE',
+                inputParameters: { d: '${child.output.doubled}', expression: '$.d + 1' },
+              },
+            ],
+            { result: '${use.output.result}' },
+          ),
+          {
+            ...workflowDef('fails', [{ name: 'top_work', taskReferenceName: 'only' }]),
+            failureWorkflow: 'cleanup',
+          },
+          workflowDef('cleanup', [
+            { name: 'note', taskReferenceName: 'note', type: 'INLINE', inputParameters: { expression: '1' } },
+          ]),
+        ],
         workerTaskDefs(['leaf_work', 'top_work']),
       );
-      assert.equal(defs.status, 200, defs.text);
-      for (const def of [
-        workflowDef(
-          'leaf',
-          [{ name: 'leaf_work', taskReferenceName: 'work', inputParameters: { n: '${workflow.input.n}' } }],
-          {
-            doubled: '${work.output.doubled}',
-          },
-        ),
-        workflowDef(
-          'parent',
-          [
-            {
-              name: 'call_leaf',
-              taskReferenceName: 'child',
-              type: 'SUB_WORKFLOW',
-              subWorkflowParam: { name: 'leaf' },
-              inputParameters: { n: '${workflow.input.n}' },
-            },
-            {
-              name: 'use',
-              taskReferenceName: 'use',
-              type: 'INLINE',
-              inputParameters: { d: '${child.output.doubled}', expression: '$.d + 1' },
-            },
-          ],
-          { result: '${use.output.result}' },
-        ),
-        {
-          ...workflowDef('fails', [{ name: 'top_work', taskReferenceName: 'only' }]),
-          failureWorkflow: 'cleanup',
-        },
-        workflowDef('cleanup', [
-          { name: 'note', taskReferenceName: 'note', type: 'INLINE', inputParameters: { expression: '1' } },
-        ]),
-      ]) {
-        const res = await call(t.app, 'POST', '/api/metadata/workflow', def);
-        assert.equal(res.status, 200, res.text);
-      }
-    });
-    after(async () => {
-      await t.close();
-      await cleanup();
     });
 
     async function start(name: string, body: Record<string, unknown> = {}): Promise<string> {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 
-import { call, testApp, type TestApp } from '../helpers/app.js';
+import { call } from '../helpers/app.js';
+import { appSuite, register } from '../helpers/app-suite.js';
 import { workflowDef } from '../helpers/definitions.js';
 import { storeCases } from '../helpers/stores.js';
 
@@ -171,24 +172,11 @@ const definitions: Array<Record<string, unknown>> = [
 
 for (const storeCase of storeCases()) {
   describe(`control-flow kinds end to end on ${storeCase.name}`, () => {
-    let t: TestApp;
-    let cleanup: () => Promise<void>;
+    const t = appSuite(storeCase);
     before(async () => {
-      const opened = await storeCase.open();
-      cleanup = opened.cleanup;
-      t = await testApp(opened.store);
-      const defs = await call(t.app, 'POST', '/api/metadata/taskdefs', [
+      await register(t.app, definitions, [
         { name: 'cf_work', retryCount: 0, responseTimeoutSeconds: 60, ownerEmail: 'dev@baton.test' },
       ]);
-      assert.equal(defs.status, 200, defs.text);
-      for (const def of definitions) {
-        const res = await call(t.app, 'POST', '/api/metadata/workflow', def);
-        assert.equal(res.status, 200, `${String(def.name)}: ${res.text}`);
-      }
-    });
-    after(async () => {
-      await t.close();
-      await cleanup();
     });
 
     async function start(name: string, input: Record<string, unknown> = {}): Promise<string> {

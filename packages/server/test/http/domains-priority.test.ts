@@ -1,29 +1,22 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 
-import { call, testApp, type TestApp } from '../helpers/app.js';
+import { call, testApp } from '../helpers/app.js';
+import { appSuite } from '../helpers/app-suite.js';
 import { workerTaskDefs, workflowDef } from '../helpers/definitions.js';
 import { storeCases } from '../helpers/stores.js';
 
 /** taskToDomain routing and high-priority queues, through the real routes on both stores. */
 for (const storeCase of storeCases()) {
   describe(`domains and priority on ${storeCase.name}`, () => {
-    let t: TestApp;
-    let cleanup: () => Promise<void>;
+    const t = appSuite(storeCase);
     before(async () => {
-      const opened = await storeCase.open();
-      cleanup = opened.cleanup;
-      t = await testApp(opened.store);
       const defs = workerTaskDefs(['dp_a', 'dp_b', 'dp_c', 'dp_d']);
       assert.equal((await call(t.app, 'POST', '/api/metadata/taskdefs', defs)).status, 200);
       for (const type of ['dp_a', 'dp_b', 'dp_c', 'dp_d']) {
         const wf = workflowDef(`wf_${type}`, [{ name: type, taskReferenceName: 'only', type: 'SIMPLE' }]);
         assert.equal((await call(t.app, 'POST', '/api/metadata/workflow', wf)).status, 200);
       }
-    });
-    after(async () => {
-      await t.close();
-      await cleanup();
     });
 
     async function start(name: string, body: Record<string, unknown> = {}): Promise<string> {

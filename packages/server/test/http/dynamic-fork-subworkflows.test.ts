@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 
-import { call, testApp, type TestApp } from '../helpers/app.js';
+import { call } from '../helpers/app.js';
+import { appSuite, register } from '../helpers/app-suite.js';
 import { workerTaskDefs, workflowDef } from '../helpers/definitions.js';
 import { storeCases } from '../helpers/stores.js';
 
@@ -13,14 +14,8 @@ import { storeCases } from '../helpers/stores.js';
  */
 for (const storeCase of storeCases()) {
   describe(`dynamic forks of sub-workflows on ${storeCase.name}`, () => {
-    let t: TestApp;
-    let cleanup: () => Promise<void>;
+    const t = appSuite(storeCase);
     before(async () => {
-      const opened = await storeCase.open();
-      cleanup = opened.cleanup;
-      t = await testApp(opened.store);
-      const defs = await call(t.app, 'POST', '/api/metadata/taskdefs', workerTaskDefs(['fan_leaf']));
-      assert.equal(defs.status, 200, defs.text);
       const leaf = workflowDef(
         'fan_child',
         [
@@ -56,14 +51,7 @@ for (const storeCase of storeCases()) {
         },
         { name: 'fan_join', taskReferenceName: 'fan_join', type: 'JOIN' },
       ]);
-      for (const def of [leaf, simpleForm, listForm]) {
-        const res = await call(t.app, 'POST', '/api/metadata/workflow', def);
-        assert.equal(res.status, 200, res.text);
-      }
-    });
-    after(async () => {
-      await t.close();
-      await cleanup();
+      await register(t.app, [leaf, simpleForm, listForm], workerTaskDefs(['fan_leaf']));
     });
 
     async function start(name: string, input: Record<string, unknown>): Promise<string> {

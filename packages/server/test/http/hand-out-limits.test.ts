@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 
 import { ManualClock } from '../../src/clock.js';
-import { call, testApp, type TestApp } from '../helpers/app.js';
+import { call } from '../helpers/app.js';
+import { appSuite } from '../helpers/app-suite.js';
 import { workerTaskDefs, workflowDef } from '../helpers/definitions.js';
 import { storeCases } from '../helpers/stores.js';
 
@@ -12,13 +13,9 @@ import { storeCases } from '../helpers/stores.js';
  */
 for (const storeCase of storeCases()) {
   describe(`hand-out limits on ${storeCase.name}`, () => {
-    let t: TestApp;
-    let cleanup: () => Promise<void>;
     const clock = new ManualClock();
+    const t = appSuite(storeCase, { clock });
     before(async () => {
-      const opened = await storeCase.open();
-      cleanup = opened.cleanup;
-      t = await testApp(opened.store, { clock });
       const defs = [
         ...workerTaskDefs(['lim_conc'], { concurrentExecLimit: 2, retryCount: 1 }),
         ...workerTaskDefs(['lim_rate'], { rateLimitPerFrequency: 3, rateLimitFrequencyInSeconds: 10 }),
@@ -28,10 +25,6 @@ for (const storeCase of storeCases()) {
         const wf = workflowDef(`wf_${type}`, [{ name: type, taskReferenceName: 'only', type: 'SIMPLE' }]);
         assert.equal((await call(t.app, 'POST', '/api/metadata/workflow', wf)).status, 200);
       }
-    });
-    after(async () => {
-      await t.close();
-      await cleanup();
     });
 
     async function startRuns(name: string, n: number): Promise<string[]> {

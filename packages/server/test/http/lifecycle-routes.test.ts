@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 
 import { ManualClock } from '../../src/clock.js';
-import { call, testApp, type TestApp } from '../helpers/app.js';
+import { call } from '../helpers/app.js';
+import { appSuite } from '../helpers/app-suite.js';
 import { workflowDef } from '../helpers/definitions.js';
 import { storeCases } from '../helpers/stores.js';
 
@@ -30,18 +31,8 @@ const twoSteps = (type: string): Record<string, unknown> =>
 
 for (const storeCase of storeCases()) {
   describe(`task lifecycle routes on ${storeCase.name}`, () => {
-    let t: TestApp;
-    let cleanup: () => Promise<void>;
     const clock = new ManualClock();
-    before(async () => {
-      const opened = await storeCase.open();
-      cleanup = opened.cleanup;
-      t = await testApp(opened.store, { clock });
-    });
-    after(async () => {
-      await t.close();
-      await cleanup();
-    });
+    const t = appSuite(storeCase, { clock });
 
     async function setup(type: string, extra: Record<string, unknown>): Promise<string> {
       const defs = [taskDef(type, extra), taskDef(`after_${type}`, {})];

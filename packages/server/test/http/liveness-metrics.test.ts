@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 
 import { pino } from 'pino';
 
 import { ManualClock } from '../../src/clock.js';
-import { call, testApp, type TestApp } from '../helpers/app.js';
+import { call } from '../helpers/app.js';
+import { appSuite } from '../helpers/app-suite.js';
 import { workerTaskDefs, workflowDef } from '../helpers/definitions.js';
 import { storeCases } from '../helpers/stores.js';
 
@@ -20,18 +21,14 @@ function sample(text: string, name: string, labels: string): number | undefined 
  */
 for (const storeCase of storeCases()) {
   describe(`liveness and metrics on ${storeCase.name}`, () => {
-    let t: TestApp;
-    let cleanup: () => Promise<void>;
     const clock = new ManualClock();
     const logLines: Array<Record<string, unknown>> = [];
+    const logger = pino(
+      { level: 'warn' },
+      { write: (line: string) => logLines.push(JSON.parse(line) as Record<string, unknown>) },
+    );
+    const t = appSuite(storeCase, { clock, logger });
     before(async () => {
-      const opened = await storeCase.open();
-      cleanup = opened.cleanup;
-      const logger = pino(
-        { level: 'warn' },
-        { write: (line: string) => logLines.push(JSON.parse(line) as Record<string, unknown>) },
-      );
-      t = await testApp(opened.store, { clock, logger });
       assert.equal(
         (await call(t.app, 'POST', '/api/metadata/taskdefs', workerTaskDefs(['lv_img', 'lv_two']))).status,
         200,
@@ -41,10 +38,6 @@ for (const storeCase of storeCases()) {
         { name: 'lv_two', taskReferenceName: 'two', type: 'SIMPLE' },
       ]);
       assert.equal((await call(t.app, 'POST', '/api/metadata/workflow', wf)).status, 200);
-    });
-    after(async () => {
-      await t.close();
-      await cleanup();
     });
 
     const metrics = async (): Promise<string> => {

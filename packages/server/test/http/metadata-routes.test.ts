@@ -1,23 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 
-import { call, testApp, type TestApp } from '../helpers/app.js';
+import { call } from '../helpers/app.js';
+import { appSuite } from '../helpers/app-suite.js';
 import { storeCases } from '../helpers/stores.js';
 import { taskDefs, threeStepWorkflow } from './fixtures.js';
 
 for (const storeCase of storeCases()) {
   describe(`metadata routes on ${storeCase.name}`, () => {
-    let t: TestApp;
-    let cleanup: () => Promise<void>;
-    before(async () => {
-      const opened = await storeCase.open();
-      cleanup = opened.cleanup;
-      t = await testApp(opened.store);
-    });
-    after(async () => {
-      await t.close();
-      await cleanup();
-    });
+    const t = appSuite(storeCase);
 
     it('registers task definitions (list or one) and creates their queues', async () => {
       const res = await call(t.app, 'POST', '/api/metadata/taskdefs', taskDefs());

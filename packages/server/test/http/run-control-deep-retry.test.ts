@@ -1,8 +1,8 @@
 /** Retry of runs that failed inside a fork, a loop, and a fork in a loop in a sub-workflow, on each store. */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 
-import { testApp, type TestApp } from '../helpers/app.js';
+import { appSuite } from '../helpers/app-suite.js';
 import { workerTaskDefs, workflowDef } from '../helpers/definitions.js';
 import { storeCases } from '../helpers/stores.js';
 import { RunDriver } from './run-control-driver.js';
@@ -17,13 +17,9 @@ const w = (ref: string, name: string, inputParameters: Record<string, unknown> =
 export function deepRetrySuite(): void {
   for (const storeCase of storeCases()) {
     describe(`retry inside forks and loops on ${storeCase.name}`, () => {
-      let t: TestApp;
       let d: RunDriver;
-      let cleanup: () => Promise<void>;
+      const t = appSuite(storeCase);
       before(async () => {
-        const opened = await storeCase.open();
-        cleanup = opened.cleanup;
-        t = await testApp(opened.store);
         d = new RunDriver(t.app);
         await d.register(
           [
@@ -98,10 +94,6 @@ export function deepRetrySuite(): void {
             'dr_post',
           ]),
         );
-      });
-      after(async () => {
-        await t.close();
-        await cleanup();
       });
 
       it('a failed fork branch is done again; the other branch and the branch head are not', async () => {

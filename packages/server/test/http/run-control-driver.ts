@@ -3,24 +3,18 @@ import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 
 import { call } from '../helpers/app.js';
+import { register } from '../helpers/app-suite.js';
 import { workerTaskDefs, workflowDef } from '../helpers/definitions.js';
 
 /** Small client for the run-control suites: start runs, act as the worker, read runs. */
 export class RunDriver {
   constructor(readonly app: FastifyInstance) {}
 
-  async register(
+  register(
     defs: Array<Record<string, unknown>>,
     taskDefs: Array<Record<string, unknown>> = [],
   ): Promise<void> {
-    if (taskDefs.length > 0) {
-      const res = await call(this.app, 'POST', '/api/metadata/taskdefs', taskDefs);
-      assert.equal(res.status, 200, res.text);
-    }
-    for (const def of defs) {
-      const res = await call(this.app, 'POST', '/api/metadata/workflow', def);
-      assert.equal(res.status, 200, res.text);
-    }
+    return register(this.app, defs, taskDefs);
   }
 
   async start(name: string, body: Record<string, unknown> = {}): Promise<string> {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 
-import { call, testApp, type TestApp } from '../helpers/app.js';
+import { call } from '../helpers/app.js';
+import { appSuite } from '../helpers/app-suite.js';
 import { workerTaskDefs, workflowDef } from '../helpers/definitions.js';
 import { storeCases } from '../helpers/stores.js';
 import { chainDefinitions, RunDriver } from './run-control-driver.js';
@@ -9,9 +10,7 @@ import { chainDefinitions, RunDriver } from './run-control-driver.js';
 /** Mailbox, signals, idempotent start, bulk operations, test runs and sync execute, on each store. */
 for (const storeCase of storeCases()) {
   describe(`run messages, bulk, test runs and sync execute on ${storeCase.name}`, () => {
-    let t: TestApp;
     let d: RunDriver;
-    let cleanup: () => Promise<void>;
     const bulk = chainDefinitions('rc_bulk');
     const exec = chainDefinitions('rc_exec');
 
@@ -35,10 +34,8 @@ for (const storeCase of storeCases()) {
         {},
       );
 
+    const t = appSuite(storeCase);
     before(async () => {
-      const opened = await storeCase.open();
-      cleanup = opened.cleanup;
-      t = await testApp(opened.store);
       d = new RunDriver(t.app);
       await d.register(
         [
@@ -65,10 +62,6 @@ for (const storeCase of storeCases()) {
           ...workerTaskDefs(['rc_mock_a', 'rc_mock_b'], { retryCount: 1, retryDelaySeconds: 3600 }),
         ],
       );
-    });
-    after(async () => {
-      await t.close();
-      await cleanup();
     });
 
     it('a blocking PULL_WORKFLOW_MESSAGES task waits for messages and takes them in order', async () => {

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 
 import type { RunRecord, TaskRecord, WorkflowDef, WorkflowTask } from '@baton/protocol';
 
 import { newRunRecord } from '../../src/engine/new-run.js';
-import { testApp, type TestApp } from '../helpers/app.js';
+import { appSuite } from '../helpers/app-suite.js';
 import { storeCases } from '../helpers/stores.js';
 import { RunDriver } from './run-control-driver.js';
 
@@ -54,18 +54,10 @@ function task(
 
 for (const storeCase of storeCases()) {
   describe(`retry into a failed sub-workflow on ${storeCase.name}`, () => {
-    let t: TestApp;
     let d: RunDriver;
-    let cleanup: () => Promise<void>;
-    before(async () => {
-      const opened = await storeCase.open();
-      cleanup = opened.cleanup;
-      t = await testApp(opened.store);
+    const t = appSuite(storeCase);
+    before(() => {
       d = new RunDriver(t.app);
-    });
-    after(async () => {
-      await t.close();
-      await cleanup();
     });
 
     it('retries the child from its failed task and makes the parent wait on it', async () => {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 
-import { call, testApp, type TestApp } from '../helpers/app.js';
+import { call } from '../helpers/app.js';
+import { appSuite } from '../helpers/app-suite.js';
 import { workflowDef } from '../helpers/definitions.js';
 import { storeCases } from '../helpers/stores.js';
 import { chainDefinitions, RunDriver } from './run-control-driver.js';
@@ -12,9 +13,7 @@ import { chainDefinitions, RunDriver } from './run-control-driver.js';
  */
 for (const storeCase of storeCases()) {
   describe(`run control on ${storeCase.name}`, () => {
-    let t: TestApp;
     let d: RunDriver;
-    let cleanup: () => Promise<void>;
     const pause = chainDefinitions('rc_pause');
     const term = chainDefinitions('rc_term');
     const retry = chainDefinitions('rc_retry');
@@ -22,10 +21,8 @@ for (const storeCase of storeCases()) {
     const rerun = chainDefinitions('rc_rerun');
     const skip = chainDefinitions('rc_skip');
 
+    const t = appSuite(storeCase);
     before(async () => {
-      const opened = await storeCase.open();
-      cleanup = opened.cleanup;
-      t = await testApp(opened.store);
       d = new RunDriver(t.app);
       await d.register(
         [
@@ -46,10 +43,6 @@ for (const storeCase of storeCases()) {
           ...skip.taskDefs,
         ],
       );
-    });
-    after(async () => {
-      await t.close();
-      await cleanup();
     });
 
     it('pause stops scheduling, queued work stays pollable and completable, resume moves on at once', async () => {

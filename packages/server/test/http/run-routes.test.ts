@@ -1,24 +1,17 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 
-import { call, testApp, type TestApp } from '../helpers/app.js';
+import { call } from '../helpers/app.js';
+import { appSuite } from '../helpers/app-suite.js';
 import { storeCases } from '../helpers/stores.js';
 import { taskDefs, threeStepWorkflow } from './fixtures.js';
 
 for (const storeCase of storeCases()) {
   describe(`run and task routes on ${storeCase.name}`, () => {
-    let t: TestApp;
-    let cleanup: () => Promise<void>;
+    const t = appSuite(storeCase);
     before(async () => {
-      const opened = await storeCase.open();
-      cleanup = opened.cleanup;
-      t = await testApp(opened.store);
       assert.equal((await call(t.app, 'POST', '/api/metadata/taskdefs', taskDefs())).status, 200);
       assert.equal((await call(t.app, 'POST', '/api/metadata/workflow', threeStepWorkflow())).status, 200);
-    });
-    after(async () => {
-      await t.close();
-      await cleanup();
     });
 
     async function pollOne(type: string, worker = 'w1'): Promise<any> {

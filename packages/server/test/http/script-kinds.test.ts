@@ -1,20 +1,17 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 
-import { call, testApp, type TestApp } from '../helpers/app.js';
+import { call } from '../helpers/app.js';
+import { appSuite, register } from '../helpers/app-suite.js';
 import { workflowDef } from '../helpers/definitions.js';
 import { storeCases } from '../helpers/stores.js';
 
 /** INLINE, LAMBDA and JSON_JQ_TRANSFORM through the real routes and the real sandbox, on both stores. */
 for (const storeCase of storeCases()) {
   describe(`script kinds on ${storeCase.name}`, () => {
-    let t: TestApp;
-    let cleanup: () => Promise<void>;
+    const t = appSuite(storeCase, { env: { BATON_SCRIPT_TIMEOUT_MS: '1000' } });
     before(async () => {
-      const opened = await storeCase.open();
-      cleanup = opened.cleanup;
-      t = await testApp(opened.store, { env: { BATON_SCRIPT_TIMEOUT_MS: '1000' } });
-      for (const def of [
+      await register(t.app, [
         workflowDef(
           'scripts',
           [
@@ -62,14 +59,7 @@ for (const storeCase of storeCases()) {
             inputParameters: { expression: 'while (true) {}' },
           },
         ]),
-      ]) {
-        const res = await call(t.app, 'POST', '/api/metadata/workflow', def);
-        assert.equal(res.status, 200, res.text);
-      }
-    });
-    after(async () => {
-      await t.close();
-      await cleanup();
+      ]);
     });
 
     async function start(name: string, input: Record<string, unknown> = {}): Promise<any> {

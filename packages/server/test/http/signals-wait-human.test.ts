@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 
-import { call, testApp, type TestApp } from '../helpers/app.js';
+import { call } from '../helpers/app.js';
+import { appSuite } from '../helpers/app-suite.js';
 import { workerTaskDefs, workflowDef } from '../helpers/definitions.js';
 import { storeCases } from '../helpers/stores.js';
 import { RunDriver } from './run-control-driver.js';
@@ -9,9 +10,7 @@ import { RunDriver } from './run-control-driver.js';
 /** Signals reaching WAIT and HUMAN tasks, in the run itself or in its running child runs. */
 for (const storeCase of storeCases()) {
   describe(`signals to WAIT and HUMAN on ${storeCase.name}`, () => {
-    let t: TestApp;
     let d: RunDriver;
-    let cleanup: () => Promise<void>;
 
     const after1 = (name: string, from: string) => ({
       name: `${name}_after`,
@@ -20,10 +19,8 @@ for (const storeCase of storeCases()) {
       inputParameters: { got: `\${${from}.output}` },
     });
 
+    const t = appSuite(storeCase);
     before(async () => {
-      const opened = await storeCase.open();
-      cleanup = opened.cleanup;
-      t = await testApp(opened.store);
       d = new RunDriver(t.app);
       await d.register(
         [
@@ -51,10 +48,6 @@ for (const storeCase of storeCases()) {
         ],
         workerTaskDefs(['sg_wait_after', 'sg_human_after', 'sg_parent_after']),
       );
-    });
-    after(async () => {
-      await t.close();
-      await cleanup();
     });
 
     it('a workflow signal completes an untimed WAIT with the payload, and the run moves on at once', async () => {

@@ -1,19 +1,16 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 
-import { call, testApp, type TestApp } from '../helpers/app.js';
+import { call } from '../helpers/app.js';
+import { appSuite } from '../helpers/app-suite.js';
 import { workerTaskDefs, workflowDef } from '../helpers/definitions.js';
 import { storeCases } from '../helpers/stores.js';
 
 /** inputSchema / outputSchema of a task definition, checked through the real routes. */
 for (const storeCase of storeCases()) {
   describe(`task schemas on ${storeCase.name}`, () => {
-    let t: TestApp;
-    let cleanup: () => Promise<void>;
+    const t = appSuite(storeCase);
     before(async () => {
-      const opened = await storeCase.open();
-      cleanup = opened.cleanup;
-      t = await testApp(opened.store);
       const defs = workerTaskDefs(['sch_pay'], {
         retryCount: 1,
         retryDelaySeconds: 0,
@@ -30,10 +27,6 @@ for (const storeCase of storeCases()) {
         },
       ]);
       assert.equal((await call(t.app, 'POST', '/api/metadata/workflow', wf)).status, 200);
-    });
-    after(async () => {
-      await t.close();
-      await cleanup();
     });
 
     it('a bad input fails the task before hand-out with the schema error; nothing is queued', async () => {

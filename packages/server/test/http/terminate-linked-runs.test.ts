@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 
-import { testApp, type TestApp } from '../helpers/app.js';
+import { appSuite } from '../helpers/app-suite.js';
 import { workerTaskDefs, workflowDef } from '../helpers/definitions.js';
 import { storeCases } from '../helpers/stores.js';
 import { RunDriver } from './run-control-driver.js';
@@ -9,14 +9,10 @@ import { RunDriver } from './run-control-driver.js';
 /** An operator's terminate (`DELETE /api/workflow/{id}`): failure workflows and child runs. */
 for (const storeCase of storeCases()) {
   describe(`terminate and linked runs on ${storeCase.name}`, () => {
-    let t: TestApp;
     let d: RunDriver;
-    let cleanup: () => Promise<void>;
 
+    const t = appSuite(storeCase);
     before(async () => {
-      const opened = await storeCase.open();
-      cleanup = opened.cleanup;
-      t = await testApp(opened.store);
       d = new RunDriver(t.app);
       await d.register(
         [
@@ -45,10 +41,6 @@ for (const storeCase of storeCases()) {
         ],
         workerTaskDefs(['tl_note', 'tl_work', 'tl_leaf_work']),
       );
-    });
-    after(async () => {
-      await t.close();
-      await cleanup();
     });
 
     it("an operator's terminate starts the failure workflow with Conductor's input and records its id", async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 
-import { testApp, type TestApp } from '../helpers/app.js';
+import { appSuite } from '../helpers/app-suite.js';
 import { workerTaskDefs, workflowDef } from '../helpers/definitions.js';
 import { storeCases } from '../helpers/stores.js';
 import { RunDriver } from './run-control-driver.js';
@@ -11,9 +11,7 @@ const DAY_MS = 86_400_000;
 /** `POST /api/workflow/test` on virtual time: timers fire by jumping the sandbox's clock. */
 for (const storeCase of storeCases()) {
   describe(`test runs on virtual time on ${storeCase.name}`, () => {
-    let t: TestApp;
     let d: RunDriver;
-    let cleanup: () => Promise<void>;
 
     const waitDef = (extra: Record<string, unknown> = {}) => ({
       ...workflowDef(
@@ -28,10 +26,8 @@ for (const storeCase of storeCases()) {
       ...extra,
     });
 
+    const t = appSuite(storeCase);
     before(async () => {
-      const opened = await storeCase.open();
-      cleanup = opened.cleanup;
-      t = await testApp(opened.store);
       d = new RunDriver(t.app);
       await d.register(
         [],
@@ -47,10 +43,6 @@ for (const storeCase of storeCases()) {
           }),
         ],
       );
-    });
-    after(async () => {
-      await t.close();
-      await cleanup();
     });
 
     it('a WAIT of a day between two mocked tasks ends on virtual time and the run completes', async () => {

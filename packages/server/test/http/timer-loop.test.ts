@@ -1,26 +1,17 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 
 import { waitFor } from '../helpers/baton-process.js';
-import { call, testApp, type TestApp } from '../helpers/app.js';
+import { call } from '../helpers/app.js';
+import { appSuite } from '../helpers/app-suite.js';
 import { workerTaskDefs, workflowDef } from '../helpers/definitions.js';
 import { storeCases } from '../helpers/stores.js';
 
 /** The background timer loop on the system clock: it fires a due timer by itself and reports its health. */
 for (const storeCase of storeCases()) {
   describe(`timer loop in the background on ${storeCase.name}`, () => {
-    let t: TestApp;
-    let cleanup: () => Promise<void>;
-    before(async () => {
-      const opened = await storeCase.open();
-      cleanup = opened.cleanup;
-      // A long idle interval: only the in-process wake-up on arming can make the timer fire in time.
-      t = await testApp(opened.store, { env: { BATON_TIMER_IDLE_MS: '60000' } });
-    });
-    after(async () => {
-      await t.close();
-      await cleanup();
-    });
+    // A long idle interval: only the in-process wake-up on arming can make the timer fire in time.
+    const t = appSuite(storeCase, { env: { BATON_TIMER_IDLE_MS: '60000' } });
 
     it('/health reports the loop running and its last round', async () => {
       const health = await call(t.app, 'GET', '/health');

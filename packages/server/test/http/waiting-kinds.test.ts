@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 
 import { ManualClock } from '../../src/clock.js';
-import { call, testApp, type TestApp } from '../helpers/app.js';
+import { call } from '../helpers/app.js';
+import { appSuite } from '../helpers/app-suite.js';
 import { workerTaskDefs, workflowDef } from '../helpers/definitions.js';
 import { storeCases } from '../helpers/stores.js';
 import { RunDriver } from './run-control-driver.js';
@@ -10,16 +11,12 @@ import { RunDriver } from './run-control-driver.js';
 /** Explainable waiting for the engine-run kinds and for a lapsed lock, through the real routes. */
 for (const storeCase of storeCases()) {
   describe(`explainable waiting of the kinds on ${storeCase.name}`, () => {
-    let t: TestApp;
     let d: RunDriver;
-    let cleanup: () => Promise<void>;
     const clock = new ManualClock();
     const w = (ref: string, name: string) => ({ name, taskReferenceName: ref, type: 'SIMPLE' });
 
+    const t = appSuite(storeCase, { clock });
     before(async () => {
-      const opened = await storeCase.open();
-      cleanup = opened.cleanup;
-      t = await testApp(opened.store, { clock });
       d = new RunDriver(t.app);
       await d.register(
         [
@@ -63,10 +60,6 @@ for (const storeCase of storeCases()) {
           ...workerTaskDefs(['wk_lapse'], { retryCount: 1, responseTimeoutSeconds: 30 }),
         ],
       );
-    });
-    after(async () => {
-      await t.close();
-      await cleanup();
     });
 
     /** The run's entry for `ref`, checked to match the task's own `waitingFor` and the task read. */

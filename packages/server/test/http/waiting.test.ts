@@ -1,21 +1,18 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 
 import { ManualClock } from '../../src/clock.js';
-import { call, testApp, type TestApp } from '../helpers/app.js';
+import { call } from '../helpers/app.js';
+import { appSuite } from '../helpers/app-suite.js';
 import { workerTaskDefs, workflowDef } from '../helpers/definitions.js';
 import { storeCases } from '../helpers/stores.js';
 
 /** Explainable waiting: `GET /api/workflow/{id}` and `GET /api/tasks/{taskId}` say why an open task waits. */
 for (const storeCase of storeCases()) {
   describe(`explainable waiting on ${storeCase.name}`, () => {
-    let t: TestApp;
-    let cleanup: () => Promise<void>;
     const clock = new ManualClock();
+    const t = appSuite(storeCase, { clock });
     before(async () => {
-      const opened = await storeCase.open();
-      cleanup = opened.cleanup;
-      t = await testApp(opened.store, { clock });
       const defs = [
         ...workerTaskDefs(['wt_work']),
         ...workerTaskDefs(['wt_retry'], { retryCount: 1, retryDelaySeconds: 30 }),
@@ -30,10 +27,6 @@ for (const storeCase of storeCases()) {
       ];
       for (const wf of defsWf)
         assert.equal((await call(t.app, 'POST', '/api/metadata/workflow', wf)).status, 200);
-    });
-    after(async () => {
-      await t.close();
-      await cleanup();
     });
 
     const start = async (name: string): Promise<string> =>
