@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 
 import type { TaskRecord } from '@baton/protocol';
 
@@ -7,8 +7,8 @@ import pg from 'pg';
 
 import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import type { Store } from '../../src/store/store.js';
-import { type OpenedStore, storeCases } from '../helpers/stores.js';
+import { storeCases } from '../helpers/stores.js';
+import { storeSuite } from '../helpers/store-suite.js';
 import { T0, run, task } from './fixtures.js';
 
 const ids = (tasks: readonly TaskRecord[]): string[] => tasks.map((t) => t.taskId);
@@ -22,15 +22,7 @@ const ended = (t: TaskRecord, executed = true): TaskRecord => ({
 
 for (const c of storeCases()) {
   void describe(`store decide set (${c.name})`, () => {
-    let h: OpenedStore;
-    let store: Store;
-    before(async () => {
-      h = await c.open();
-      store = h.store;
-    });
-    after(async () => {
-      await h.cleanup();
-    });
+    const { store } = storeSuite(c);
 
     void it('after 1,000 loop iterations answers only the open, the pending and the latest of each name', async () => {
       const r = run();

@@ -1,21 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 
 import type { Store } from '../../src/store/store.js';
-import { type OpenedStore, storeCases } from '../helpers/stores.js';
+import { storeCases } from '../helpers/stores.js';
+import { storeSuite } from '../helpers/store-suite.js';
 import { T0, uid, workflowDef } from './fixtures.js';
 
 for (const c of storeCases()) {
   void describe(`store definitions (${c.name})`, () => {
-    let h: OpenedStore;
-    let store: Store;
-    before(async () => {
-      h = await c.open();
-      store = h.store;
-    });
-    after(async () => {
-      await h.cleanup();
-    });
+    const { store } = storeSuite(c);
 
     void it('reports its dialect and answers ping', async () => {
       assert.equal(store.dialect, c.name);

@@ -1,22 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 
 import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
-import type { Store } from '../../src/store/store.js';
-import { type OpenedStore, storeCases } from '../helpers/stores.js';
+import { storeCases } from '../helpers/stores.js';
+import { storeSuite } from '../helpers/store-suite.js';
 import { T0, message, run, signal, sleep, task, uid } from './fixtures.js';
 
 for (const c of storeCases()) {
   void describe(`store hand-out limits (${c.name})`, () => {
-    let h: OpenedStore;
-    let store: Store;
-    before(async () => {
-      h = await c.open();
-      store = h.store;
-    });
-    after(async () => {
-      await h.cleanup();
-    });
+    const { store, opened: h } = storeSuite(c);
 
     void it('lockTaskLimit makes the row on first use and counts the type’s IN_PROGRESS tasks', async () => {
       const type = uid('type-');

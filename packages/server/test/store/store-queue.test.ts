@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 
 import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { ClaimRequest, Store, StoredQueueMessage } from '../../src/store/store.js';
-import { type OpenedStore, storeCases } from '../helpers/stores.js';
+import { storeCases } from '../helpers/stores.js';
+import { storeSuite } from '../helpers/store-suite.js';
 import { T0, message, uid } from './fixtures.js';
 
 const claimOf = (queueNames: string[], count: number, now: number, workerId = 'w1'): ClaimRequest => ({
@@ -17,15 +18,7 @@ const taskIds = (ms: StoredQueueMessage[]): string[] => ms.map((m) => m.taskId);
 
 for (const c of storeCases()) {
   void describe(`store queue (${c.name})`, () => {
-    let h: OpenedStore;
-    let store: Store;
-    before(async () => {
-      h = await c.open();
-      store = h.store;
-    });
-    after(async () => {
-      await h.cleanup();
-    });
+    const { store, opened: h } = storeSuite(c);
     const claim = (req: ClaimRequest) => store.transaction((tx) => tx.claim(req));
 
     void it('enqueues (creating the queue) and hands out by priority, then visible time', async () => {

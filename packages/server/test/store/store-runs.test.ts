@@ -5,6 +5,7 @@ import type { RunRecord } from '@baton/protocol';
 
 import type { RunQuery, Store } from '../../src/store/store.js';
 import { type OpenedStore, storeCases } from '../helpers/stores.js';
+import { storeSuite } from '../helpers/store-suite.js';
 import { T0, run, task, uid } from './fixtures.js';
 
 const page = (query: Partial<RunQuery>): RunQuery => ({ start: 0, size: 100, sort: [], ...query });
@@ -12,15 +13,7 @@ const ids = (runs: RunRecord[]): string[] => runs.map((r) => r.workflowId);
 
 for (const c of storeCases()) {
   void describe(`store runs and tasks (${c.name})`, () => {
-    let h: OpenedStore;
-    let store: Store;
-    before(async () => {
-      h = await c.open();
-      store = h.store;
-    });
-    after(async () => {
-      await h.cleanup();
-    });
+    const { store } = storeSuite(c);
 
     void it('inserts, reads, locks and updates a run', async () => {
       const r = run({

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 
 import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
-import type { Store, TimerRecord } from '../../src/store/store.js';
-import { type OpenedStore, storeCases } from '../helpers/stores.js';
+import type { TimerRecord } from '../../src/store/store.js';
+import { storeCases } from '../helpers/stores.js';
+import { storeSuite } from '../helpers/store-suite.js';
 import { T0, message, uid } from './fixtures.js';
 
 function timer(overrides: Partial<TimerRecord> = {}): TimerRecord {
@@ -19,15 +20,7 @@ function timer(overrides: Partial<TimerRecord> = {}): TimerRecord {
 
 for (const c of storeCases()) {
   void describe(`store timers (${c.name})`, () => {
-    let h: OpenedStore;
-    let store: Store;
-    before(async () => {
-      h = await c.open();
-      store = h.store;
-    });
-    after(async () => {
-      await h.cleanup();
-    });
+    const { store, opened: h } = storeSuite(c);
     // Each test works far from the others in time, so due timers of one never show up in another.
     let base = T0;
     const era = (): number => (base += 10_000_000);
