@@ -6,6 +6,7 @@ import { noScripts } from '../../src/engine/scripts.js';
 import { afterCommit, Executor } from '../../src/services/executor.js';
 import { call } from '../helpers/app.js';
 import { appSuite, register } from '../helpers/app-suite.js';
+import { pollOneTask, postResult, runOf, startRun } from '../helpers/runs.js';
 import { workerTaskDefs, workflowDef } from '../helpers/definitions.js';
 import { storeCases } from '../helpers/stores.js';
 
@@ -55,36 +56,14 @@ for (const storeCase of storeCases()) {
       );
     });
 
-    async function start(name: string, body: Record<string, unknown> = {}): Promise<string> {
-      const res = await call(t.app, 'POST', `/api/workflow/${name}`, body);
-      assert.equal(res.status, 200, res.text);
-      return res.text;
-    }
-    async function run(id: string): Promise<any> {
-      const res = await call(t.app, 'GET', `/api/workflow/${id}`);
-      assert.equal(res.status, 200, res.text);
-      return res.body;
-    }
-    async function pollOne(type: string): Promise<any> {
-      const res = await call(t.app, 'GET', `/api/tasks/poll/batch/${type}?count=1&timeout=0&workerid=w`);
-      assert.equal(res.status, 200, res.text);
-      assert.equal(res.body.length, 1, `expected one ${type} task`);
-      return res.body[0];
-    }
-    async function finish(
-      task: any,
-      status: 'COMPLETED' | 'FAILED',
-      outputData: Record<string, unknown> = {},
-    ) {
-      const res = await call(t.app, 'POST', '/api/tasks', {
-        taskId: task.taskId,
-        workflowInstanceId: task.workflowInstanceId,
-        status,
+    const start = (name: string, body: Record<string, unknown> = {}) => startRun(t.app, name, body);
+    const run = (id: string) => runOf(t.app, id);
+    const pollOne = (type: string) => pollOneTask(t.app, type);
+    const finish = (task: any, status: 'COMPLETED' | 'FAILED', outputData: Record<string, unknown> = {}) =>
+      postResult(t.app, task, status, {
         outputData,
-        reasonForIncompletion: status === 'FAILED' ? 'worker gave up' : undefined,
+        ...(status === 'FAILED' && { reasonForIncompletion: 'worker gave up' }),
       });
-      assert.equal(res.status, 200, res.text);
-    }
 
     it('a sub-workflow runs as a child and its completion moves the parent on', async () => {
       const id = await start('parent', { input: { n: 4 }, correlationId: 'corr-1', taskToDomain: {} });

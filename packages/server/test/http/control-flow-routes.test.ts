@@ -3,6 +3,7 @@ import { before, describe, it } from 'node:test';
 
 import { call } from '../helpers/app.js';
 import { appSuite, register } from '../helpers/app-suite.js';
+import { runOf, startRun } from '../helpers/runs.js';
 import { workflowDef } from '../helpers/definitions.js';
 import { storeCases } from '../helpers/stores.js';
 
@@ -179,16 +180,8 @@ for (const storeCase of storeCases()) {
       ]);
     });
 
-    async function start(name: string, input: Record<string, unknown> = {}): Promise<string> {
-      const res = await call(t.app, 'POST', `/api/workflow/${name}`, { input });
-      assert.equal(res.status, 200, res.text);
-      return res.text;
-    }
-    async function run(id: string): Promise<any> {
-      const res = await call(t.app, 'GET', `/api/workflow/${id}`);
-      assert.equal(res.status, 200, res.text);
-      return res.body;
-    }
+    const start = (name: string, input: Record<string, unknown> = {}) => startRun(t.app, name, { input });
+    const run = (id: string) => runOf(t.app, id);
     /** Polls every waiting cf_work task and completes it with output {ref}; answers the refs. */
     async function workAll(
       output: (task: any) => Record<string, unknown> = (task) => ({ ref: task.referenceTaskName }),

@@ -3,6 +3,7 @@ import { before, describe, it } from 'node:test';
 
 import { call, testApp } from '../helpers/app.js';
 import { appSuite } from '../helpers/app-suite.js';
+import { startRun } from '../helpers/runs.js';
 import { workerTaskDefs, workflowDef } from '../helpers/definitions.js';
 import { storeCases } from '../helpers/stores.js';
 
@@ -19,11 +20,7 @@ for (const storeCase of storeCases()) {
       }
     });
 
-    async function start(name: string, body: Record<string, unknown> = {}): Promise<string> {
-      const res = await call(t.app, 'POST', `/api/workflow/${name}`, body);
-      assert.equal(res.status, 200, res.text);
-      return res.text;
-    }
+    const start = (name: string, body: Record<string, unknown> = {}) => startRun(t.app, name, body);
 
     async function pollOne(type: string, query = ''): Promise<any> {
       const res = await call(t.app, 'GET', `/api/tasks/poll/${type}?workerid=w${query}`);

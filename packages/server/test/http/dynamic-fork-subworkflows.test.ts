@@ -3,6 +3,7 @@ import { before, describe, it } from 'node:test';
 
 import { call } from '../helpers/app.js';
 import { appSuite, register } from '../helpers/app-suite.js';
+import { runOf, startRun } from '../helpers/runs.js';
 import { workerTaskDefs, workflowDef } from '../helpers/definitions.js';
 import { storeCases } from '../helpers/stores.js';
 
@@ -54,16 +55,8 @@ for (const storeCase of storeCases()) {
       await register(t.app, [leaf, simpleForm, listForm], workerTaskDefs(['fan_leaf']));
     });
 
-    async function start(name: string, input: Record<string, unknown>): Promise<string> {
-      const res = await call(t.app, 'POST', `/api/workflow/${name}`, { input });
-      assert.equal(res.status, 200, res.text);
-      return res.text;
-    }
-    async function run(id: string): Promise<any> {
-      const res = await call(t.app, 'GET', `/api/workflow/${id}`);
-      assert.equal(res.status, 200, res.text);
-      return res.body;
-    }
+    const start = (name: string, input: Record<string, unknown>) => startRun(t.app, name, { input });
+    const run = (id: string) => runOf(t.app, id);
     /** Plays the leaf worker: takes every waiting leaf task and answers each with `answer(input)`. */
     async function work(answer: (input: any) => { status: 'COMPLETED' | 'FAILED'; output: any }) {
       const res = await call(t.app, 'GET', '/api/tasks/poll/batch/fan_leaf?count=10&timeout=0&workerid=w');

@@ -4,6 +4,7 @@ import { before, describe, it } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
 import { call } from '../helpers/app.js';
 import { appSuite } from '../helpers/app-suite.js';
+import { pollTasks, postResult } from '../helpers/runs.js';
 import { workerTaskDefs, workflowDef } from '../helpers/definitions.js';
 import { storeCases } from '../helpers/stores.js';
 
@@ -37,26 +38,10 @@ for (const storeCase of storeCases()) {
       return ids;
     }
 
-    async function poll(type: string, count: number): Promise<any[]> {
-      const res = await call(
-        t.app,
-        'GET',
-        `/api/tasks/poll/batch/${type}?count=${count}&timeout=0&workerid=w`,
-      );
-      assert.equal(res.status, 200, res.text);
-      return res.body;
-    }
+    const poll = (type: string, count: number) => pollTasks(t.app, type, count);
 
     async function complete(tasks: any[]): Promise<void> {
-      for (const task of tasks) {
-        const res = await call(t.app, 'POST', '/api/tasks', {
-          taskId: task.taskId,
-          workflowInstanceId: task.workflowInstanceId,
-          status: 'COMPLETED',
-          outputData: { ok: true },
-        });
-        assert.equal(res.status, 200, res.text);
-      }
+      for (const task of tasks) await postResult(t.app, task, 'COMPLETED', { outputData: { ok: true } });
     }
 
     async function sizes(queue: string): Promise<any> {

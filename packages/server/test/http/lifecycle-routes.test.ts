@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
 import { call } from '../helpers/app.js';
 import { appSuite } from '../helpers/app-suite.js';
+import { pollTasks, postResult } from '../helpers/runs.js';
 import { workflowDef } from '../helpers/definitions.js';
 import { storeCases } from '../helpers/stores.js';
 
@@ -42,24 +43,9 @@ for (const storeCase of storeCases()) {
       assert.equal(start.status, 200, start.text);
       return start.text;
     }
-    async function poll(type: string, worker = 'w1'): Promise<any[]> {
-      const res = await call(
-        t.app,
-        'GET',
-        `/api/tasks/poll/batch/${type}?count=5&timeout=0&workerid=${worker}`,
-      );
-      assert.equal(res.status, 200, res.text);
-      return res.body;
-    }
-    async function result(task: any, status: string, extra: Record<string, unknown> = {}): Promise<void> {
-      const res = await call(t.app, 'POST', '/api/tasks', {
-        taskId: task.taskId,
-        workflowInstanceId: task.workflowInstanceId,
-        status,
-        ...extra,
-      });
-      assert.equal(res.status, 200, res.text);
-    }
+    const poll = (type: string, worker = 'w1') => pollTasks(t.app, type, 5, worker);
+    const result = (task: any, status: string, extra: Record<string, unknown> = {}) =>
+      postResult(t.app, task, status, extra);
     const run = async (id: string): Promise<any> => (await call(t.app, 'GET', `/api/workflow/${id}`)).body;
     const fire = (): Promise<number> => t.server.timers.fireDue();
 

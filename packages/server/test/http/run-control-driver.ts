@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 
 import { call } from '../helpers/app.js';
 import { register } from '../helpers/app-suite.js';
+import { pollTasks, postResult, runOf, startRun } from '../helpers/runs.js';
 import { workerTaskDefs, workflowDef } from '../helpers/definitions.js';
 
 /** Small client for the run-control suites: start runs, act as the worker, read runs. */
@@ -17,21 +18,13 @@ export class RunDriver {
     return register(this.app, defs, taskDefs);
   }
 
-  async start(name: string, body: Record<string, unknown> = {}): Promise<string> {
-    const res = await call(this.app, 'POST', `/api/workflow/${name}`, body);
-    assert.equal(res.status, 200, res.text);
-    return res.text;
+  start(name: string, body: Record<string, unknown> = {}): Promise<string> {
+    return startRun(this.app, name, body);
   }
 
   /** Takes every visible task of a type (at most `count`). */
-  async poll(type: string, count = 1): Promise<any[]> {
-    const res = await call(
-      this.app,
-      'GET',
-      `/api/tasks/poll/batch/${type}?count=${count}&timeout=0&workerid=w`,
-    );
-    assert.equal(res.status, 200, res.text);
-    return res.body;
+  poll(type: string, count = 1): Promise<any[]> {
+    return pollTasks(this.app, type, count);
   }
 
   async pollOne(type: string): Promise<any> {
@@ -40,20 +33,16 @@ export class RunDriver {
     return task;
   }
 
-  async result(
+  result(
     task: any,
     status: string,
     outputData: Record<string, unknown> = {},
     reason?: string,
   ): Promise<void> {
-    const res = await call(this.app, 'POST', '/api/tasks', {
-      taskId: task.taskId,
-      workflowInstanceId: task.workflowInstanceId,
-      status,
+    return postResult(this.app, task, status, {
       outputData,
       ...(reason !== undefined && { reasonForIncompletion: reason }),
     });
-    assert.equal(res.status, 200, res.text);
   }
 
   async complete(type: string, outputData: Record<string, unknown> = {}): Promise<any> {
@@ -62,10 +51,8 @@ export class RunDriver {
     return task;
   }
 
-  async run(id: string): Promise<any> {
-    const res = await call(this.app, 'GET', `/api/workflow/${id}`);
-    assert.equal(res.status, 200, res.text);
-    return res.body;
+  run(id: string): Promise<any> {
+    return runOf(this.app, id);
   }
 
   async status(id: string): Promise<string> {

@@ -3,6 +3,7 @@ import { before, describe, it } from 'node:test';
 
 import { call } from '../helpers/app.js';
 import { appSuite } from '../helpers/app-suite.js';
+import { pollOneTask } from '../helpers/runs.js';
 import { storeCases } from '../helpers/stores.js';
 import { taskDefs, threeStepWorkflow } from './fixtures.js';
 
@@ -14,16 +15,7 @@ for (const storeCase of storeCases()) {
       assert.equal((await call(t.app, 'POST', '/api/metadata/workflow', threeStepWorkflow())).status, 200);
     });
 
-    async function pollOne(type: string, worker = 'w1'): Promise<any> {
-      const res = await call(
-        t.app,
-        'GET',
-        `/api/tasks/poll/batch/${type}?count=1&timeout=0&workerid=${worker}`,
-      );
-      assert.equal(res.status, 200, res.text);
-      assert.equal(res.body.length, 1, `expected one ${type} task`);
-      return res.body[0];
-    }
+    const pollOne = (type: string, worker = 'w1') => pollOneTask(t.app, type, worker);
 
     it('runs a three-task workflow end to end through the real routes', async () => {
       const start = await call(t.app, 'POST', '/api/workflow/three_steps', {
