@@ -9,6 +9,16 @@ import { RunDriver } from './run-control-driver.js';
 const DAY_MS = 86_400_000;
 
 /** `POST /api/workflow/test` on virtual time: timers fire by jumping the sandbox's clock. */
+/** The timeouts and retries of the slow task, in the parent's definitions and the child's own. */
+const SLOW_POLICY = {
+  retryCount: 2,
+  retryDelaySeconds: 0,
+  timeoutSeconds: 60,
+  responseTimeoutSeconds: 30,
+  pollTimeoutSeconds: 60,
+  timeoutPolicy: 'RETRY',
+};
+
 for (const storeCase of storeCases()) {
   describe(`test runs on virtual time on ${storeCase.name}`, () => {
     let d: RunDriver;
@@ -31,17 +41,7 @@ for (const storeCase of storeCases()) {
       d = new RunDriver(t.app);
       await d.register(
         [],
-        [
-          ...workerTaskDefs(['vt_a', 'vt_b']),
-          ...workerTaskDefs(['vt_slow'], {
-            retryCount: 2,
-            retryDelaySeconds: 0,
-            timeoutSeconds: 60,
-            responseTimeoutSeconds: 30,
-            pollTimeoutSeconds: 60,
-            timeoutPolicy: 'RETRY',
-          }),
-        ],
+        [...workerTaskDefs(['vt_a', 'vt_b']), ...workerTaskDefs(['vt_slow'], SLOW_POLICY)],
       );
     });
 
@@ -106,15 +106,7 @@ for (const storeCase of storeCases()) {
             taskReferenceName: 's',
             type: 'SIMPLE',
             // Its own timeouts: the sandbox holds the task definitions of the parent's tasks only.
-            taskDefinition: {
-              name: 'vt_child_slow',
-              retryCount: 2,
-              retryDelaySeconds: 0,
-              timeoutSeconds: 60,
-              responseTimeoutSeconds: 30,
-              pollTimeoutSeconds: 60,
-              timeoutPolicy: 'RETRY',
-            },
+            taskDefinition: { name: 'vt_child_slow', ...SLOW_POLICY },
           },
         ]),
         version: 1,

@@ -4,6 +4,7 @@ import { before, describe, it } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
 import { call } from '../helpers/app.js';
 import { appSuite } from '../helpers/app-suite.js';
+import { postResult } from '../helpers/runs.js';
 import { workerTaskDefs, workflowDef } from '../helpers/definitions.js';
 import { storeCases } from '../helpers/stores.js';
 
@@ -76,33 +77,20 @@ for (const storeCase of storeCases()) {
       assert.equal(none.reason, 'no-worker');
       assert.equal(none.message, 'waiting: no worker has polled wt_work for 11 s');
       for (const task of [first, second]) {
-        await call(t.app, 'POST', '/api/tasks', {
-          taskId: task.taskId,
-          workflowInstanceId: task.workflowInstanceId,
-          status: 'COMPLETED',
-        });
+        await postResult(t.app, task, 'COMPLETED');
       }
     });
 
     it('callback: the worker answered IN_PROGRESS with callbackAfterSeconds', async () => {
       const task = await poll('wt_work');
-      await call(t.app, 'POST', '/api/tasks', {
-        taskId: task.taskId,
-        workflowInstanceId: task.workflowInstanceId,
-        status: 'IN_PROGRESS',
-        callbackAfterSeconds: 45,
-      });
+      await postResult(t.app, task, 'IN_PROGRESS', { callbackAfterSeconds: 45 });
       const w = await waiting(task.workflowInstanceId);
       assert.equal(w.reason, 'callback');
       assert.equal(w.until, clock.now() + 45_000);
       clock.advance(45_000);
       const again = await poll('wt_work');
       assert.equal(again.taskId, task.taskId);
-      await call(t.app, 'POST', '/api/tasks', {
-        taskId: task.taskId,
-        workflowInstanceId: task.workflowInstanceId,
-        status: 'COMPLETED',
-      });
+      await postResult(t.app, task, 'COMPLETED');
     });
 
     it('retry-delay: a new attempt waits for its retry delay', async () => {
