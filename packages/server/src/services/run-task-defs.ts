@@ -14,29 +14,36 @@ export async function taskDefsForRun(
   tx: Tx,
   definition: WorkflowDef,
   tasks: readonly TaskRecord[],
-): Promise<Map<string, StoredTaskDef>> {
-  const names = new Set(workerTaskNames(definition));
-  for (const task of tasks) if (task.queueName !== undefined) names.add(task.taskDefName);
-  return tx.getTaskDefs([...names]);
+): Promise<LoadedTaskDefs> {
+  const asked = new Set(workerTaskNames(definition));
+  for (const task of tasks) if (task.queueName !== undefined) asked.add(task.taskDefName);
+  return { defs: await tx.getTaskDefs([...asked]), asked };
+}
+
+/** Task definitions read for a decision, and every name asked for (registered or not). */
+export interface LoadedTaskDefs {
+  readonly defs: Map<string, StoredTaskDef>;
+  readonly asked: ReadonlySet<string>;
 }
 
 /**
- * Decides once; when the decision made or changed worker tasks whose definitions were not
- * loaded and that are registered, loads them and decides again (decide is pure, so the first
- * answer is simply dropped).
+ * Decides once; when the decision made or changed worker tasks whose definitions were never
+ * asked for (a name known only at run time) and that are registered, loads them and decides
+ * again (decide is pure, so the first answer is simply dropped). A name already asked for and
+ * not registered (a SIMPLE task on defaults) costs no second read.
  */
 export async function withTaskDefsOf(
   tx: Tx,
-  taskDefs: Map<string, StoredTaskDef>,
+  loaded: LoadedTaskDefs,
   decideWith: (taskDefs: Map<string, StoredTaskDef>) => Decision,
 ): Promise<Decision> {
-  const first = decideWith(taskDefs);
+  const first = decideWith(loaded.defs);
   const missing = new Set<string>();
   for (const task of [...first.newTasks, ...first.updatedTasks]) {
-    if (task.queueName !== undefined && !taskDefs.has(task.taskDefName)) missing.add(task.taskDefName);
+    if (task.queueName !== undefined && !loaded.asked.has(task.taskDefName)) missing.add(task.taskDefName);
   }
   if (missing.size === 0) return first;
   const found = await tx.getTaskDefs([...missing]);
   if (found.size === 0) return first;
-  return decideWith(new Map([...taskDefs, ...found]));
+  return decideWith(new Map([...loaded.defs, ...found]));
 }
