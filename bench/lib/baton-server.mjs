@@ -1,0 +1,78 @@
+// Starts a real Baton server process (the built one: run `npm run build` first) and stops it.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { peakRssOf } from './rss.mjs';
+
+const MAIN = join(dirname(fileURLToPath(import.meta.url)), '../../packages/server/dist/src/main.js');
+
+async function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts Baton on PostgreSQL (`databaseUrl`) or, without it, embedded on SQLite in a fresh
+ * data directory. `env` adds settings. Answers { url, pid, peakRss(), stop() }.
+ */
+export async function startBaton({ databaseUrl, env = {}, nodeArgs = [] } = {}) {
+  const port = await freePort();
+  const dataDir = databaseUrl ? undefined : mkdtempSync(join(tmpdir(), 'baton-bench-'));
+  const child = spawn(process.execPath, [...nodeArgs, MAIN], {
+    env: {
+      ...process.env,
+      BATON_PORT: String(port),
+      BATON_HOST: '127.0.0.1',
+      BATON_LOG_LEVEL: 'warn',
+      ...(databaseUrl ? { BATON_DATABASE_URL: databaseUrl } : { BATON_DATA_DIR: dataDir }),
+      ...env,
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`Baton exited with ${child.exitCode} while starting`);
+    try {
+      const res = await fetch(`${url}/health`);
+      if (res.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error('Baton did not answer /health within 60 s');
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  let peak = 0;
+  return {
+    url,
+    pid: child.pid,
+    /** Peak RSS so far (kept after the process ends). */
+    peakRss() {
+      peak = Math.max(peak, peakRssOf(child.pid) ?? 0);
+      return peak;
+    },
+    async stop() {
+      this.peakRss();
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
