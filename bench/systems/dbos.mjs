@@ -1,0 +1,139 @@
+// DBOS Transact on a fresh PostgreSQL database: a run is one durable workflow whose steps are
+// checkpointed with DBOS.runStep, in the process that starts them, as DBOS applications run.
+import { performance } from 'node:perf_hooks';
+
+import { DBOS } from '@dbos-inc/dbos-sdk';
+import pg from 'pg';
+
+import { withDeadline } from '../lib/deadline.mjs';
+import { HandoffRecorder } from '../lib/handoff.mjs';
+import { packageVersion } from '../lib/package-version.mjs';
+import { stepPayload } from '../lib/payload.mjs';
+import { dropDatabase, freshDatabase } from '../lib/pg-admin.mjs';
+
+// DBOS 5 keeps everything in its system database (steps here touch no application tables),
+// so this one database is all it needs.
+const DATABASE = 'bench_dbos';
+const QUEUE = 'bench-runs';
+const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
+const CLEANUP_TIMEOUT_MS = 30 * 1000;
+
+// Throughput mode runs workflows through a queue with workerConcurrency = workers, DBOS's
+// own way to bound how many run at once. The queue is polled, by default once a second, which
+// starts at most `workers` runs a second when a run takes a few ms; its documented
+// minPollingIntervalMs is set low so that the poll does not stand in for the engine's speed
+// (with it, the queue matches W callers awaiting runs directly: BENCH_DBOS_DISPATCH=direct).
+const DISPATCH = process.env.BENCH_DBOS_DISPATCH ?? 'queue';
+const QUEUE_POLL_MS = Number(process.env.BENCH_DBOS_QUEUE_POLL_MS ?? 10);
+
+async function postgresMajor(url) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query('SHOW server_version');
+    return rows[0].server_version.split('.')[0];
+  } finally {
+    await client.end();
+  }
+}
+
+export default async function run({ mode, runs, workers, steps, timeoutMs = DEFAULT_TIMEOUT_MS }) {
+  const latency = mode === 'latency';
+  const url = await freshDatabase(DATABASE);
+  const handoffs = new HandoffRecorder();
+  let stepsDone = 0;
+  let launched = false;
+  try {
+    const pgMajor = await postgresMajor(url);
+
+    const step = async (run, k) => {
+      handoffs.started(run, k);
+      return stepPayload(run, k);
+    };
+    const benchRun = DBOS.registerWorkflow(
+      async (run) => {
+        let output;
+        for (let k = 0; k < steps; k++) {
+          output = await DBOS.runStep(() => step(run, k), { name: `step-${k}` });
+          handoffs.ended(run, k);
+          stepsDone += 1;
+        }
+        return output;
+      },
+      { name: 'benchRun' },
+    );
+
+    DBOS.setConfig({ name: 'baton-bench', systemDatabaseUrl: url, logLevel: 'error' });
+    await DBOS.launch();
+    launched = true;
+    if (DISPATCH !== 'queue' && DISPATCH !== 'direct') {
+      throw new Error(`BENCH_DBOS_DISPATCH must be 'queue' or 'direct', not '${DISPATCH}'`);
+    }
+    if (!latency && DISPATCH === 'queue') {
+      await DBOS.registerQueue(QUEUE, { workerConcurrency: workers, minPollingIntervalMs: QUEUE_POLL_MS });
+    }
+
+    const check = (run, output) => {
+      if (output?.run !== run || output?.step !== steps - 1) {
+        throw new Error(`DBOS run ${run} answered ${JSON.stringify(output)}, not its last step's output`);
+      }
+    };
+    let runsDone = 0;
+    const measured = async () => {
+      if (latency) {
+        for (let r = 0; r < runs; r++) {
+          check(r, await benchRun(r));
+          runsDone += 1;
+        }
+      } else if (DISPATCH === 'queue') {
+        const handles = await Promise.all(
+          Array.from({ length: runs }, (_, r) => DBOS.startWorkflow(benchRun, { queueName: QUEUE })(r)),
+        );
+        for (let r = 0; r < runs; r++) {
+          check(r, await handles[r].getResult({ pollingIntervalMs: QUEUE_POLL_MS }));
+          runsDone += 1;
+        }
+      } else {
+        let next = 0;
+        const lane = async () => {
+          while (next < runs) {
+            const r = next++;
+            check(r, await benchRun(r));
+            runsDone += 1;
+          }
+        };
+        await Promise.all(Array.from({ length: workers }, lane));
+      }
+    };
+    const started = performance.now();
+    await withDeadline(measured(), timeoutMs, `DBOS ${mode} (${runs} runs)`);
+    const seconds = (performance.now() - started) / 1000;
+
+    return {
+      label: `DBOS Transact ${packageVersion('@dbos-inc/dbos-sdk')} (PostgreSQL ${pgMajor})`,
+      runsCompleted: runsDone,
+      steps: stepsDone,
+      seconds,
+      handoffMs: handoffs.samples,
+      processes: [],
+      notes: [
+        latency
+          ? 'one workflow at a time, called directly (a queue would only add its poll before each run)'
+          : DISPATCH === 'queue'
+            ? `runs enqueued on a WorkflowQueue with workerConcurrency ${workers} and minPollingIntervalMs ${QUEUE_POLL_MS} (default 1000 ms: about ${workers} runs/s, one batch per poll); results awaited with getResult polling every ${QUEUE_POLL_MS} ms`
+            : `${workers} callers each awaiting one workflow at a time, no queue`,
+        `a run is one workflow of ${steps} DBOS.runStep steps, each checkpointed in the system database (default pool of 10 connections)`,
+        'hand-off: from DBOS.runStep returning (step checkpointed) to the next step function starting',
+      ],
+    };
+  } finally {
+    await withDeadline(
+      (async () => {
+        if (launched) await DBOS.shutdown();
+        await dropDatabase(DATABASE);
+      })(),
+      CLEANUP_TIMEOUT_MS,
+      `DBOS shutdown and drop of ${DATABASE}`,
+    );
+  }
+}
