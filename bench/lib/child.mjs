@@ -19,6 +19,7 @@ if (!system || !json) {
 const { default: run } = await import(`../systems/${system}.mjs`);
 const result = await run(JSON.parse(json));
 result.processes = [...(result.processes ?? []), { name: 'harness (workers)', peakRssBytes: ownPeakRss() }];
-process.stdout.write(`\nBENCH_RESULT ${JSON.stringify(result)}\n`);
-// Libraries may keep timers or sockets alive after their own shutdown: the result is out.
-process.exit(0);
+// Libraries may keep timers or sockets alive after their own shutdown, so the process exits
+// itself, but only once the line is out: into a pipe, a result larger than the pipe's buffer
+// (hand-off samples of thousands of steps) is written in the background and exit would cut it.
+process.stdout.write(`\nBENCH_RESULT ${JSON.stringify(result)}\n`, () => process.exit(0));
