@@ -15,6 +15,7 @@ import { MetadataService } from './services/metadata-service.js';
 import { RunControlService } from './services/run-control-service.js';
 import { SyncExecuteService } from './services/sync-execute.js';
 import { TestRunService } from './services/test-run-service.js';
+import { PollRecorder } from './services/poll-recorder.js';
 import { TaskService } from './services/task-service.js';
 import { TimerLoop } from './services/timer-loop.js';
 import { WorkflowService } from './services/workflow-service.js';
@@ -113,8 +114,11 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     hooks,
   );
   const metadata = new MetadataService(store, clock, scripts);
-  const workflows = new WorkflowService(store, executor, wake, clock);
-  const tasks = new TaskService(store, executor, wake, clock, { metrics, liveness });
+  const polls = new PollRecorder(store, options.pollDataFlushMs, (err) =>
+    logger.warn({ err }, 'could not write poll data; keeping it for the next flush'),
+  );
+  const tasks = new TaskService(store, executor, wake, clock, { metrics, liveness, polls });
+  const workflows = new WorkflowService(store, executor, wake, clock, tasks.withPending);
   const runControl = new RunControlService(store, executor, wake);
   const testRuns = new TestRunService(
     store,
@@ -172,6 +176,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
         tasks.close();
         await app.close();
         await timerLoop.stop();
+        await polls.close().catch(() => {});
         unsubscribe();
         await store.close();
         await sandbox?.close();

@@ -51,6 +51,11 @@ export const ENV_KEYS = [
     description: 'Longest sleep of the timer loop between checks (sees timers armed by other nodes)',
     default: '1000',
   },
+  {
+    name: 'BATON_POLL_DATA_FLUSH_MS',
+    description: 'How often worker polls are written to poll_data (they are kept in memory in between)',
+    default: '1000',
+  },
 ] as const satisfies readonly EnvKey[];
 
 export type EnvName = (typeof ENV_KEYS)[number]['name'];

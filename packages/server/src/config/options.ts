@@ -20,6 +20,7 @@ export interface Options {
   readonly scriptMemoryMb: number;
   readonly scriptTimeoutMs: number;
   readonly timerIdleMs: number;
+  readonly pollDataFlushMs: number;
 }
 
 export class ConfigError extends Error {
@@ -67,6 +68,7 @@ export function compileOptions(raw: RawEnv, cwd = process.cwd()): Options {
     scriptMemoryMb: integer(raw, 'BATON_SCRIPT_MEMORY_MB', 1, 1024),
     scriptTimeoutMs: integer(raw, 'BATON_SCRIPT_TIMEOUT_MS', 10, 60_000),
     timerIdleMs: integer(raw, 'BATON_TIMER_IDLE_MS', 10, 60_000),
+    pollDataFlushMs: integer(raw, 'BATON_POLL_DATA_FLUSH_MS', 10, 60_000),
   });
 }
 

@@ -20,6 +20,7 @@ import type { Store, Tx } from '../store/store.js';
 import type { Metrics } from '../metrics.js';
 import { afterCommit, type AfterCommit, type Executor } from './executor.js';
 import { holdBackOverLimit } from './hand-out-limits.js';
+import type { PollRecorder } from './poll-recorder.js';
 import { explainTasks } from './waiting.js';
 import { isActivePoll, queueLiveness, type WorkerLiveness } from './worker-liveness.js';
 import { armResponseTimers, holdLapsedAttempts } from './hand-out-timers.js';
@@ -58,10 +59,25 @@ export function pollQueues(taskType: string, domain?: string): string[] {
   return [`${base}-high`, base];
 }
 
-/** Optional observers of hand-outs: metrics and the in-memory worker liveness view. */
+/** What one hand-out saw, observed (metrics, liveness) only once it has committed. */
+interface HandOutSeen {
+  polledAt: number;
+  /** Schedule-to-start latency of tasks handed out for the first time. */
+  firstStarts: Map<string, number>;
+  /** Tasks held back by a limit. */
+  deferredBy: Array<{ type: string; reason: string }>;
+}
+
+function newHandOutSeen(polledAt: number): HandOutSeen {
+  return { polledAt, firstStarts: new Map(), deferredBy: [] };
+}
+
+/** Optional observers of hand-outs: metrics, the in-memory worker liveness view, poll data. */
 export interface HandOutObservers {
   metrics?: Metrics;
   liveness?: WorkerLiveness;
+  /** Buffers poll data; without it each poll is written inside its hand-out. */
+  polls?: PollRecorder;
 }
 
 /** Hand-out, results and queue views for worker tasks. */
@@ -103,6 +119,10 @@ export class TaskService {
     }
   }
 
+  /** Stored poll data with this node's polls not yet written laid over it. */
+  readonly withPending = (stored: readonly PollData[], taskType?: string): PollData[] =>
+    this.observers.polls ? this.observers.polls.merge(stored, taskType) : [...stored];
+
   /** Ends every waiting long poll now (with whatever it has: nothing) and refuses to wait again. */
   close(): void {
     this.closed = true;
@@ -118,20 +138,33 @@ export class TaskService {
     request: PollRequest,
     queues: string[],
   ): Promise<{ tasks: TaskRecord[]; nextVisibleAt?: number | undefined }> {
-    const firstStarts = new Map<string, number>();
-    const deferredBy: Array<{ type: string; reason: string }> = [];
-    const polledAt = this.clock.now();
-    const out = await this.store.transaction(async (tx) => {
+    const seen = newHandOutSeen(this.clock.now());
+    const out = await this.store.transaction((tx) => this.handOutIn(tx, request, queues, seen));
+    this.observeHandOut(queues[1] ?? request.taskType, seen, out.tasks);
+    return out;
+  }
+
+  /** The hand-out inside the caller's transaction; `seen` collects what is observed after commit. */
+  private async handOutIn(
+    tx: Tx,
+    request: PollRequest,
+    queues: string[],
+    seen: HandOutSeen,
+  ): Promise<{ tasks: TaskRecord[]; nextVisibleAt?: number | undefined }> {
+    {
+      const { firstStarts, deferredBy } = seen;
       firstStarts.clear();
       deferredBy.length = 0;
       const now = this.clock.now();
-      await tx.recordPoll({
+      const poll = {
         queueName: queues[1] ?? request.taskType,
         taskType: request.taskType,
         workerId: request.workerId,
         now,
         ...(request.domain !== undefined && { domain: request.domain }),
-      });
+      };
+      if (this.observers.polls) this.observers.polls.record(poll);
+      else await tx.recordPoll(poll);
       if (request.count <= 0) return { tasks: [] };
       const claimed = await tx.claim({
         queueNames: queues,
@@ -198,24 +231,16 @@ export class TaskService {
       return taken.length > 0
         ? { tasks: taken }
         : { tasks: taken, nextVisibleAt: await tx.nextVisibleAt(queues, now) };
-    });
-    this.observeHandOut(queues[1] ?? request.taskType, polledAt, out.tasks, firstStarts, deferredBy);
-    return out;
+    }
   }
 
   /** After the hand-out committed: liveness view and metrics. */
-  private observeHandOut(
-    pollQueue: string,
-    polledAt: number,
-    tasks: readonly TaskRecord[],
-    firstStarts: ReadonlyMap<string, number>,
-    deferred: ReadonlyArray<{ type: string; reason: string }>,
-  ): void {
-    this.observers.liveness?.polled(pollQueue, polledAt);
+  private observeHandOut(pollQueue: string, seen: HandOutSeen, tasks: readonly TaskRecord[]): void {
+    this.observers.liveness?.polled(pollQueue, seen.polledAt);
     const metrics = this.observers.metrics;
     if (!metrics) return;
-    for (const task of tasks) metrics.taskHandedOut(task.taskDefName, firstStarts.get(task.taskId));
-    for (const d of deferred) metrics.taskDeferred(d.type, d.reason);
+    for (const task of tasks) metrics.taskHandedOut(task.taskDefName, seen.firstStarts.get(task.taskId));
+    for (const d of seen.deferredBy) metrics.taskDeferred(d.type, d.reason);
   }
 
   /** Puts handed-out tasks back on their queues at once (their worker never received them). */
@@ -247,23 +272,75 @@ export class TaskService {
     const after = afterCommit();
     const out = await this.store.transaction(async (tx) => {
       const task = await this.requireTask(tx, result.taskId);
-      if (result.workflowInstanceId && result.workflowInstanceId !== task.workflowInstanceId) {
-        throw badRequest(
-          `Task ${result.taskId} belongs to workflow ${task.workflowInstanceId}, not ${result.workflowInstanceId}`,
-          [
-            {
-              path: 'body.workflowInstanceId',
-              message: 'does not match the task',
-              invalidValue: result.workflowInstanceId,
-            },
-          ],
-        );
-      }
+      this.checkRunOf(task, result);
       if (isTerminalTaskStatus(task.status)) return { task, applied: false };
       return this.applyResult(tx, task, result, after);
     });
     this.wake.wake([...after.wakeQueues]);
     return out;
+  }
+
+  /**
+   * update-v2: applies a worker's result and, in the same transaction, hands that worker the
+   * next task of the same type (one commit per step instead of two). A result that leaves the
+   * task IN_PROGRESS answers no task, as does a caller that has gone away (its task is put back).
+   */
+  async updateAndPoll(
+    result: TaskResult,
+    /** The poller's id when the result names none and the task has none (the caller's address). */
+    fallbackWorkerId: string,
+    signal?: AbortSignal,
+  ): Promise<{ task: TaskRecord; applied: boolean; next?: TaskRecord }> {
+    const after = afterCommit();
+    let poll: { request: PollRequest; queues: string[]; seen: HandOutSeen } | undefined;
+    type Answer = { task: TaskRecord; applied: boolean; next?: TaskRecord };
+    const out = await this.store.transaction(async (tx): Promise<Answer> => {
+      poll = undefined;
+      const task = await this.requireTask(tx, result.taskId);
+      this.checkRunOf(task, result);
+      const applied = isTerminalTaskStatus(task.status)
+        ? { task, applied: false }
+        : await this.applyResult(tx, task, result, after);
+      if (result.status === 'IN_PROGRESS') return applied;
+      const request: PollRequest = {
+        taskType: applied.task.taskDefName,
+        workerId: result.workerId ?? applied.task.workerId ?? fallbackWorkerId,
+        count: 1,
+        timeoutMs: 0,
+        ...(applied.task.domain !== undefined && { domain: applied.task.domain }),
+      };
+      poll = {
+        request,
+        queues: pollQueues(request.taskType, request.domain),
+        seen: newHandOutSeen(this.clock.now()),
+      };
+      const { tasks } = await this.handOutIn(tx, request, poll.queues, poll.seen);
+      return { ...applied, ...(tasks[0] !== undefined && { next: tasks[0] }) };
+    });
+    this.wake.wake([...after.wakeQueues]);
+    if (poll)
+      this.observeHandOut(poll.queues[1] ?? poll.request.taskType, poll.seen, out.next ? [out.next] : []);
+    if (out.next && signal?.aborted) {
+      await this.release([out.next]);
+      const { next: _dropped, ...rest } = out;
+      return rest;
+    }
+    return out;
+  }
+
+  private checkRunOf(task: TaskRecord, result: TaskResult): void {
+    if (result.workflowInstanceId && result.workflowInstanceId !== task.workflowInstanceId) {
+      throw badRequest(
+        `Task ${result.taskId} belongs to workflow ${task.workflowInstanceId}, not ${result.workflowInstanceId}`,
+        [
+          {
+            path: 'body.workflowInstanceId',
+            message: 'does not match the task',
+            invalidValue: result.workflowInstanceId,
+          },
+        ],
+      );
+    }
   }
 
   private async applyResult(
@@ -328,7 +405,7 @@ export class TaskService {
   async getTask(taskId: string): Promise<TaskRecord> {
     return this.store.read(async (tx) => {
       const task = await this.requireTask(tx, taskId);
-      const why = (await explainTasks(tx, [task], this.clock.now())).get(taskId);
+      const why = (await explainTasks(tx, [task], this.clock.now(), this.withPending)).get(taskId);
       return why ? { ...task, waitingFor: why } : task;
     });
   }
@@ -358,7 +435,7 @@ export class TaskService {
     const now = this.clock.now();
     const { counts, polls } = await this.store.read(async (tx) => ({
       counts: await tx.queueCounts(now),
-      polls: await tx.pollData(),
+      polls: this.withPending(await tx.pollData()),
     }));
     return counts.map((q) => ({ ...q, ...queueLiveness(q.queueName, polls, now) }));
   }
@@ -366,7 +443,7 @@ export class TaskService {
   /** Last poll per worker, each marked active when it polled in the last 10 s. */
   async pollData(taskType?: string): Promise<PollData[]> {
     const now = this.clock.now();
-    const polls = await this.store.read((tx) => tx.pollData(taskType));
+    const polls = this.withPending(await this.store.read((tx) => tx.pollData(taskType)), taskType);
     return polls.map((p) => ({ ...p, active: isActivePoll(p.lastPollTime, now) }));
   }
 }

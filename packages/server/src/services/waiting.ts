@@ -150,6 +150,8 @@ export async function explainTasks(
   tx: Tx,
   tasks: readonly TaskRecord[],
   now: number,
+  /** Lays polls this node has not written yet over the stored ones (`PollRecorder.merge`). */
+  withPending: (stored: readonly PollData[], taskType: string) => PollData[] = (stored) => [...stored],
 ): Promise<Map<string, WaitingFor>> {
   const out = new Map<string, WaitingFor>();
   const open = tasks.filter((t) => !isTerminalTaskStatus(t.status));
@@ -157,7 +159,7 @@ export async function explainTasks(
   const polls = new Map<string, PollData[]>();
   for (const task of open) {
     if (task.queueName === undefined || polls.has(task.taskType)) continue;
-    polls.set(task.taskType, await tx.pollData(task.taskType));
+    polls.set(task.taskType, withPending(await tx.pollData(task.taskType), task.taskType));
   }
   const latestByRun = new Map<string, Map<string, TaskRecord>>();
   for (const task of open) {

@@ -1,5 +1,6 @@
 import type {
   JsonObject,
+  PollData,
   RunRecord,
   SearchResult,
   StartWorkflowRequest,
@@ -59,6 +60,8 @@ export class WorkflowService {
     private readonly executor: Executor,
     private readonly wake: WakeBus,
     private readonly clock: Clock = systemClock,
+    /** Lays polls not yet written over the stored ones (`PollRecorder.merge`). */
+    private readonly withPending?: (stored: readonly PollData[], taskType: string) => PollData[],
   ) {}
 
   /** Starts a run of the named definition (latest version when none is given); answers its id. */
@@ -104,7 +107,9 @@ export class WorkflowService {
       if (!run) return undefined;
       const tasks = await tx.getRunTasks(workflowId);
       const open = run.status === 'RUNNING' || run.status === 'PAUSED';
-      const why = open ? await explainTasks(tx, tasks, this.clock.now()) : new Map<string, never>();
+      const why = open
+        ? await explainTasks(tx, tasks, this.clock.now(), this.withPending)
+        : new Map<string, never>();
       return { run, tasks, why };
     });
     if (!found) throw notFound(`No such workflow found by id: ${workflowId}`);

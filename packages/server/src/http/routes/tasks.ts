@@ -146,16 +146,7 @@ export function taskRoutes(app: FastifyInstance, { tasks }: AppDeps): void {
       },
     },
     async (req, reply) => {
-      const { task } = await tasks.update(toResult(req.body));
-      if (req.body.status === 'IN_PROGRESS') return noContent(reply);
-      const [next] = await tasks.poll({
-        taskType: task.taskDefName,
-        workerId: req.body.workerId ?? task.workerId ?? req.ip,
-        count: 1,
-        timeoutMs: 0,
-        signal: abortOnHangUp(reply),
-        ...(task.domain !== undefined && { domain: task.domain }),
-      });
+      const { next } = await tasks.updateAndPoll(toResult(req.body), req.ip, abortOnHangUp(reply));
       return next ? reply.send(next) : noContent(reply);
     },
   );
