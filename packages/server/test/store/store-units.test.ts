@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import { isRetryable, isUniqueViolation, sqlState } from '../../src/store/postgres/pg-errors.js';
-import { MAX_NOTIFY_PAYLOAD, notifyPayload, parsePayload } from '../../src/store/postgres/queue-listener.js';
+import { payloadsOf } from '../../src/store/postgres/notifier.js';
+import { MAX_NOTIFY_PAYLOAD, parsePayload } from '../../src/store/postgres/queue-listener.js';
 import { withRetry } from '../../src/store/postgres/retry.js';
 import { runOrderBy } from '../../src/store/sql-common.js';
 
@@ -84,16 +85,19 @@ void describe('withRetry', () => {
 
 void describe('notification payloads', () => {
   void it('joins and splits queue names', () => {
-    assert.equal(notifyPayload(['a', 'b-high']), 'a,b-high');
+    assert.deepEqual(payloadsOf(['a', 'b-high']), ['a,b-high']);
     assert.deepEqual(parsePayload('a,b-high'), ['a', 'b-high']);
     assert.deepEqual(parsePayload(''), []);
     assert.deepEqual(parsePayload(undefined), []);
   });
 
-  void it('sends "all queues" when the names would not fit in one NOTIFY', () => {
+  void it('splits names that would not fit in one NOTIFY into several payloads, losing none', () => {
     const many = Array.from({ length: 1000 }, (_, i) => `queue-number-${i}`);
     assert.ok(many.join(',').length > MAX_NOTIFY_PAYLOAD);
-    assert.equal(notifyPayload(many), '');
+    const payloads = payloadsOf(many);
+    assert.ok(payloads.length > 1);
+    for (const p of payloads) assert.ok(Buffer.byteLength(p) <= MAX_NOTIFY_PAYLOAD);
+    assert.deepEqual(payloads.flatMap(parsePayload), many);
   });
 });
 

@@ -48,6 +48,18 @@ export abstract class PgQueueTx extends SqlTimerTx<Query> {
 
   async claim(request: ClaimRequest): Promise<StoredQueueMessage[]> {
     this.state.check('claim', true);
+    const [first, second] = request.queueNames;
+    if (request.queueNames.length === 2 && first !== undefined && second !== undefined) {
+      const { rows } = await this.q<QueueMessageRow & { prev_visible_at: number; queue_rank: number }>(
+        SQL.claimPair,
+        [first, second, request.now, request.count, request.lockToken, request.workerId],
+      );
+      // RETURNING has no order: restore the claim order from the values the rows had before.
+      return rows
+        .map((row) => ({ row, priority: row.priority, visibleAt: row.prev_visible_at, taskId: row.task_id }))
+        .sort((a, b) => a.row.queue_rank - b.row.queue_rank || compareClaimOrder(a, b))
+        .map((o) => messageFromRow(o.row));
+    }
     const claimed: StoredQueueMessage[] = [];
     for (const queueName of request.queueNames) {
       const want = request.count - claimed.length;

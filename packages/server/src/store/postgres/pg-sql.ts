@@ -35,6 +35,14 @@ const UPDATE_TASKS_FROM_JSON = `UPDATE tasks AS t SET workflow_id = e->>'workflo
      FROM jsonb_array_elements($1::jsonb) AS e
      WHERE t.task_id = e->>'taskId'`;
 
+/** The decide set's latest task per name ($2 workflow ids, $3 names, $4 seqs, $5 task ids), as a CTE. */
+const UPSERT_LATEST_CTE = `latest AS (
+       INSERT INTO task_latest (workflow_id, name, seq, task_id)
+       SELECT * FROM unnest($2::text[], $3::text[], $4::int[], $5::text[])
+       ON CONFLICT (workflow_id, name) DO UPDATE SET seq = excluded.seq, task_id = excluded.task_id
+       WHERE excluded.seq >= task_latest.seq
+     )`;
+
 export const SQL = {
   getWorkflowDef: named(
     'get_wf_def',
@@ -117,15 +125,23 @@ export const SQL = {
      ORDER BY create_time, workflow_id`,
   ),
 
-  // A whole batch in one statement: the records go as one jsonb array.
+  // A whole batch in one statement: the records go as one jsonb array, and the decide set's
+  // latest-by-name rows ($2…$5, see pg-decide-set.ts) are kept in the same round trip.
   insertTasks: named(
     'insert_tasks',
-    `INSERT INTO tasks (task_id, workflow_id, seq, reference_task_name, task_type, status, update_time, record)
-     SELECT e->>'taskId', e->>'workflowInstanceId', (e->>'seq')::int, e->>'referenceTaskName', e->>'taskType',
-       e->>'status', (e->>'updateTime')::bigint, e
-     FROM jsonb_array_elements($1::jsonb) AS e`,
+    `WITH ins AS (
+       INSERT INTO tasks (task_id, workflow_id, seq, reference_task_name, task_type, status, update_time, record)
+       SELECT e->>'taskId', e->>'workflowInstanceId', (e->>'seq')::int, e->>'referenceTaskName', e->>'taskType',
+         e->>'status', (e->>'updateTime')::bigint, e
+       FROM jsonb_array_elements($1::jsonb) AS e
+     ), ${UPSERT_LATEST_CTE}
+     SELECT 1`,
   ),
-  updateTasks: named('update_tasks', UPDATE_TASKS_FROM_JSON),
+  updateTasks: named(
+    'update_tasks',
+    `WITH upd AS (${UPDATE_TASKS_FROM_JSON} RETURNING 1), ${UPSERT_LATEST_CTE}
+     SELECT count(*)::int AS n FROM upd`,
+  ),
   updateOpenTasks: named(
     'update_open_tasks',
     `${UPDATE_TASKS_FROM_JSON} AND t.status IN ('SCHEDULED', 'IN_PROGRESS')
@@ -181,6 +197,28 @@ export const SQL = {
      FROM c WHERE m.task_id = c.task_id
      RETURNING ${MESSAGE_COLUMNS}, c.prev_visible_at`,
   ),
+  // A poll's two queues ({type}-high first, then {type}) in one statement: the second is only
+  // asked for what the first could not give.
+  claimPair: named(
+    'claim_pair',
+    `WITH h AS (
+       SELECT task_id, visible_at AS prev_visible_at, 0 AS queue_rank FROM queue_messages
+       WHERE queue_name = $1 AND NOT dead_lettered AND visible_at <= $3::bigint
+       ORDER BY priority DESC, visible_at, task_id
+       LIMIT $4
+       FOR UPDATE SKIP LOCKED
+     ), b AS (
+       SELECT task_id, visible_at AS prev_visible_at, 1 AS queue_rank FROM queue_messages
+       WHERE queue_name = $2 AND NOT dead_lettered AND visible_at <= $3::bigint
+       ORDER BY priority DESC, visible_at, task_id
+       LIMIT greatest(0, $4 - (SELECT count(*) FROM h))
+       FOR UPDATE SKIP LOCKED
+     ), c AS (SELECT * FROM h UNION ALL SELECT * FROM b)
+     UPDATE queue_messages AS m SET locked_until = $3::bigint + m.lock_ms, visible_at = $3::bigint + m.lock_ms,
+       lock_token = $5, worker_id = $6, delivery_count = m.delivery_count + 1
+     FROM c WHERE m.task_id = c.task_id
+     RETURNING ${MESSAGE_COLUMNS}, c.prev_visible_at, c.queue_rank`,
+  ),
   getMessage: named('get_message', `SELECT ${MESSAGE_COLUMNS} FROM queue_messages AS m WHERE m.task_id = $1`),
   removeMessages: named('remove_messages', 'DELETE FROM queue_messages WHERE task_id = ANY($1::text[])'),
   requeueMessage: named(
@@ -218,7 +256,7 @@ export const SQL = {
        SELECT min(visible_at) AS v FROM queue_messages WHERE queue_name = q.name AND NOT dead_lettered
      ) AS x`,
   ),
-  notify: named('notify', 'SELECT pg_notify($1, $2)'),
+  notify: named('notify', 'SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p'),
 
   recordPoll: named(
     'record_poll',

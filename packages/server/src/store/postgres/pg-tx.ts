@@ -26,7 +26,7 @@ import {
   workflowDefFromColumns,
 } from '../sql-common.js';
 import type { PollRecord, RunQuery, StoredWorkflowDef, TaskLimitState, Tx } from '../store.js';
-import { decideTasks, recordLatestByName } from './pg-decide-set.js';
+import { decideTasks, latestByNameParams } from './pg-decide-set.js';
 import { deferMessages, lockTaskLimit, setTaskRateWindow } from './pg-limits.js';
 import { type Query, SQL } from './pg-sql.js';
 import { PgQueueTx } from './pg-queue.js';
@@ -274,8 +274,7 @@ export class PgTx extends PgQueueTx implements Tx {
   async insertTasks(tasks: readonly TaskRecord[]): Promise<void> {
     this.state.check('insertTasks', true);
     if (tasks.length === 0) return;
-    await this.q(SQL.insertTasks, [JSON.stringify(tasks)]);
-    await recordLatestByName(this.q, tasks);
+    await this.q(SQL.insertTasks, [JSON.stringify(tasks), ...latestByNameParams(tasks)]);
   }
 
   async updateTasks(tasks: readonly TaskRecord[]): Promise<void> {
@@ -283,10 +282,14 @@ export class PgTx extends PgQueueTx implements Tx {
     if (tasks.length === 0) return;
     // Last record per taskId wins (one UPDATE … FROM cannot apply two rows to one target).
     const byId = new Map(tasks.map((t) => [t.taskId, t]));
-    const { rowCount } = await this.q(SQL.updateTasks, [JSON.stringify([...byId.values()])]);
-    if (rowCount !== byId.size)
-      throw new Error(`updateTasks: ${byId.size - (rowCount ?? 0)} of the tasks do not exist`);
-    await recordLatestByName(this.q, [...byId.values()]);
+    const latest = [...byId.values()];
+    const { rows } = await this.q<{ n: number }>(SQL.updateTasks, [
+      JSON.stringify(latest),
+      ...latestByNameParams(latest),
+    ]);
+    const written = rows[0]?.n ?? 0;
+    if (written !== byId.size)
+      throw new Error(`updateTasks: ${byId.size - written} of the tasks do not exist`);
   }
 
   async updateOpenTasks(tasks: readonly TaskRecord[]): Promise<string[]> {

@@ -3,7 +3,8 @@ import pg from 'pg';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { PgTx } from './pg-tx.js';
 import { SQL, queryOn } from './pg-sql.js';
-import { QUEUE_CHANNEL, QueueListener, notifyPayload } from './queue-listener.js';
+import { CoalescingNotifier } from './notifier.js';
+import { QUEUE_CHANNEL, QueueListener } from './queue-listener.js';
 import { type RetryOptions, withRetry } from './retry.js';
 import { type Migration, TxState, checkMigrationList, newerSchemaError } from '../sql-common.js';
 import type { Store, Tx } from '../store.js';
@@ -35,12 +36,13 @@ function batonTypes(): pg.CustomTypesConfig {
  * The clustered store. Transactions run BEGIN … COMMIT on one pooled client (READ COMMITTED);
  * runs are serialised by `lockRun` (SELECT … FOR UPDATE); a transaction that fails with a
  * serialization failure or a deadlock is run again from the start. Queue notifications are sent
- * with one pg_notify per transaction, just before COMMIT, so they are delivered on commit only.
+ * after COMMIT, coalesced across transactions (notifier.ts), so they are sent for committed work only.
  */
 export class PostgresStore implements Store {
   readonly dialect = 'postgres' as const;
   private readonly pool: pg.Pool;
   private readonly listener: QueueListener;
+  private readonly notifier: CoalescingNotifier;
   private readonly migrations: readonly Migration[];
   private closing: Promise<void> | undefined;
 
@@ -57,6 +59,13 @@ export class PostgresStore implements Store {
     });
     // An idle client that loses its connection is dropped by the pool; without a handler Node would crash.
     this.pool.on('error', onError);
+    this.notifier = new CoalescingNotifier(async (payloads) => {
+      await this.pool.query({
+        name: SQL.notify.name,
+        text: SQL.notify.text,
+        values: [QUEUE_CHANNEL, payloads],
+      });
+    }, onError);
     this.listener = new QueueListener({
       client: { connectionString: options.url, application_name: 'baton-queue-listener', keepAlive: true },
       onError,
@@ -128,14 +137,8 @@ export class PostgresStore implements Store {
       await client.query('BEGIN');
       const result = await fn(new PgTx(queryOn(client), state, notified));
       state.closed = true;
-      if (notified.size > 0) {
-        await client.query({
-          name: SQL.notify.name,
-          text: SQL.notify.text,
-          values: [QUEUE_CHANNEL, notifyPayload([...notified].sort())],
-        });
-      }
       await client.query('COMMIT');
+      if (notified.size > 0) this.notifier.add(notified);
       return result;
     } catch (err) {
       state.closed = true;
@@ -176,6 +179,7 @@ export class PostgresStore implements Store {
 
   close(): Promise<void> {
     this.closing ??= (async () => {
+      await this.notifier.drain();
       await this.listener.close();
       await this.pool.end();
     })();

@@ -3,14 +3,8 @@ import pg from 'pg';
 /** The channel every node NOTIFYs and LISTENs on. */
 export const QUEUE_CHANNEL = 'baton_queues';
 
-/** Payloads are capped by PostgreSQL at 8000 bytes; above this an empty payload means "all queues". */
+/** Payloads are capped by PostgreSQL at 8000 bytes; longer name lists are split (notifier.ts). */
 export const MAX_NOTIFY_PAYLOAD = 7000;
-
-/** Comma-joined queue names, or '' (re-check everything) when they would not fit. */
-export function notifyPayload(names: Iterable<string>): string {
-  const payload = [...names].join(',');
-  return Buffer.byteLength(payload) > MAX_NOTIFY_PAYLOAD ? '' : payload;
-}
 
 export function parsePayload(payload: string | undefined): string[] {
   if (payload === undefined || payload === '') return [];
