@@ -1,5 +1,6 @@
 // Runs one system's benchmark in a process of its own, so that each system's memory is its own
-// and no system warms up another's JIT or pools. Prints one line: BENCH_RESULT <json>.
+// and no system warms up another's JIT or pools. Prints one line: BENCH_RESULT <json>, or
+// BENCH_ERROR {"message"} (and exits 1) when the system fails.
 //   node bench/lib/child.mjs <system> '<options json>'
 // Options: { mode: 'throughput' | 'latency', runs, workers, steps }.
 // A system module `bench/systems/<system>.mjs` exports `default async function run(options)`
@@ -16,10 +17,19 @@ if (!system || !json) {
   console.error("usage: node bench/lib/child.mjs <system> '<options json>'");
   process.exit(2);
 }
-const { default: run } = await import(`../systems/${system}.mjs`);
-const result = await run(JSON.parse(json));
-result.processes = [...(result.processes ?? []), { name: 'harness (workers)', peakRssBytes: ownPeakRss() }];
 // Libraries may keep timers or sockets alive after their own shutdown, so the process exits
 // itself, but only once the line is written: a write to a pipe is asynchronous, and exiting
 // at once cuts a result with many samples off at the pipe's buffer (64 KiB).
-process.stdout.write(`\nBENCH_RESULT ${JSON.stringify(result)}\n`, () => process.exit(0));
+const answer = (tag, body, code) =>
+  process.stdout.write(`\n${tag} ${JSON.stringify(body)}\n`, () => process.exit(code));
+try {
+  const { default: run } = await import(`../systems/${system}.mjs`);
+  const result = await run(JSON.parse(json));
+  result.processes = [...(result.processes ?? []), { name: 'harness (workers)', peakRssBytes: ownPeakRss() }];
+  answer('BENCH_RESULT', result, 0);
+} catch (error) {
+  // The stack goes to stderr for whoever reads the log; the message, on a line of its own, is
+  // what the orchestrator shows as the system's failure.
+  console.error(error);
+  answer('BENCH_ERROR', { message: error instanceof Error ? error.message : String(error) }, 1);
+}

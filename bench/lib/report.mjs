@@ -1,0 +1,255 @@
+// The benchmark's report, computed from the passes' results: each system's rates, hand-off
+// latencies and memory, Baton's ratios to the others, the targets Baton is held to, and the
+// Markdown that shows them. Pure: it reads and writes nothing.
+import { formatMb, formatMs, formatPercent, formatRate, formatRatio } from './format.mjs';
+import { quantile } from './stats.mjs';
+import { BATON_PG, BATON_SQLITE, nameOf } from './systems-catalog.mjs';
+
+export const TARGETS = {
+  stretchStepsPerSecond: 5000,
+  lightLoadP50Ms: 2,
+  lightLoadP99Ms: 10,
+  sqliteOverPostgres: 3,
+};
+
+/**
+ * One pass's BENCH_RESULT without its samples (the raw hand-off latencies would make the
+ * results file megabytes), with the rates and latency percentiles the report uses.
+ */
+export function summarizePass(result) {
+  const { handoffMs = [], ...rest } = result;
+  const rate = (count) => (result.seconds > 0 ? count / result.seconds : null);
+  const pick = (q) => (handoffMs.length > 0 ? quantile(handoffMs, q) : null);
+  return {
+    status: 'ok',
+    ...rest,
+    stepsPerSecond: rate(result.steps),
+    runsPerSecond: rate(result.runsCompleted),
+    handoff: {
+      count: handoffMs.length,
+      p50: pick(0.5),
+      p90: pick(0.9),
+      p99: pick(0.99),
+      max: handoffMs.length > 0 ? handoffMs.reduce((a, b) => Math.max(a, b)) : null,
+    },
+  };
+}
+
+const ok = (pass) => pass?.status === 'ok';
+const stepsPerSecond = (system) => (ok(system?.throughput) ? system.throughput.stepsPerSecond : null);
+const measured = (value) => value !== null && value !== undefined && Number.isFinite(value) && value > 0;
+
+/** A system's label as it reported it, else the catalogue's name. */
+export function labelOf(system) {
+  return (
+    (ok(system.throughput) && system.throughput.label) ||
+    (ok(system.latency) && system.latency.label) ||
+    nameOf(system.id)
+  );
+}
+
+/** Peak RSS per process name over both passes (the same process may peak in either). */
+export function peakRss(system) {
+  const peaks = new Map();
+  for (const pass of [system.throughput, system.latency]) {
+    if (!ok(pass)) continue;
+    for (const { name, peakRssBytes } of pass.processes ?? []) {
+      peaks.set(name, Math.max(peaks.get(name) ?? 0, peakRssBytes ?? 0));
+    }
+  }
+  return [...peaks].map(([name, peakRssBytes]) => ({ name, peakRssBytes }));
+}
+
+/**
+ * Baton on PostgreSQL's steps/s divided by each system's: above 1 Baton is faster. For the
+ * ceiling the same quotient reads as the share of the database's bare commit rate Baton
+ * reaches. Also embedded SQLite ÷ Baton-PG, the gain of running embedded.
+ */
+export function compare(systems) {
+  const pg = stepsPerSecond(systems.find((s) => s.id === BATON_PG));
+  const sqlite = stepsPerSecond(systems.find((s) => s.id === BATON_SQLITE));
+  const ceiling = systems.find((s) => s.kind === 'ceiling');
+  const ratio = (a, b) => (measured(a) && measured(b) ? a / b : null);
+  return {
+    batonPgStepsPerSecond: pg,
+    batonPgOver: Object.fromEntries(systems.map((s) => [s.id, ratio(pg, stepsPerSecond(s))])),
+    sqliteOverBatonPg: ratio(sqlite, pg),
+    batonPgShareOfCeiling: ceiling ? ratio(pg, stepsPerSecond(ceiling)) : null,
+  };
+}
+
+/** Each target with `status` 'met', 'not met' or 'not measured' and the figures behind it. */
+export function targets(systems) {
+  const pgSystem = systems.find((s) => s.id === BATON_PG);
+  const pg = stepsPerSecond(pgSystem);
+  const pgText = `${formatRate(pg)} steps/s`;
+  const verdict = (condition) => (condition ? 'met' : 'not met');
+  const list = [];
+
+  const peers = systems.filter((s) => s.kind === 'peer');
+  const peersMeasured = peers.filter((s) => measured(stepsPerSecond(s)));
+  const peersMissing = peers.filter((s) => !measured(stepsPerSecond(s))).map((s) => s.id);
+  const best = peersMeasured.reduce(
+    (a, b) => (stepsPerSecond(b) > stepsPerSecond(a) ? b : a),
+    peersMeasured[0],
+  );
+  list.push({
+    target: "Baton-PG steps/s ≥ every peer's",
+    status: !measured(pg) || !best ? 'not measured' : verdict(pg >= stepsPerSecond(best)),
+    detail:
+      (measured(pg) && best
+        ? `${pgText} vs ${formatRate(stepsPerSecond(best))} (${labelOf(best)}, the fastest peer)`
+        : '') +
+      (peersMissing.length > 0
+        ? `${measured(pg) && best ? '; ' : ''}peers not measured: ${peersMissing.join(', ')}`
+        : ''),
+  });
+
+  list.push({
+    target: `Stretch: Baton-PG ≥ ${formatRate(TARGETS.stretchStepsPerSecond)} steps/s`,
+    status: measured(pg) ? verdict(pg >= TARGETS.stretchStepsPerSecond) : 'not measured',
+    detail: measured(pg) ? pgText : '',
+  });
+
+  const light = ok(pgSystem?.latency) ? pgSystem.latency.handoff : undefined;
+  const hasLight = light && light.count > 0;
+  list.push({
+    target: `Baton-PG light-load hand-off p50 ≤ ${TARGETS.lightLoadP50Ms} ms and p99 ≤ ${TARGETS.lightLoadP99Ms} ms`,
+    status: hasLight
+      ? verdict(light.p50 <= TARGETS.lightLoadP50Ms && light.p99 <= TARGETS.lightLoadP99Ms)
+      : 'not measured',
+    detail: hasLight
+      ? `p50 ${formatMs(light.p50)} ms, p99 ${formatMs(light.p99)} ms (${light.count} hand-offs)`
+      : '',
+  });
+
+  const { sqliteOverBatonPg } = compare(systems);
+  list.push({
+    target: `Embedded SQLite ≥ ${TARGETS.sqliteOverPostgres}× Baton-PG steps/s`,
+    status:
+      sqliteOverBatonPg === null ? 'not measured' : verdict(sqliteOverBatonPg >= TARGETS.sqliteOverPostgres),
+    detail:
+      sqliteOverBatonPg === null
+        ? ''
+        : `${formatRatio(sqliteOverBatonPg)} (${formatRate(stepsPerSecond(systems.find((s) => s.id === BATON_SQLITE)))} vs ${pgText})`,
+  });
+  return list;
+}
+
+/** Table cells hold one line without pipes; errors are cut to their first line. */
+function cell(text) {
+  const line = String(text).split('\n')[0].replace(/\|/g, '\\|').trim();
+  return line.length > 140 ? `${line.slice(0, 139)}…` : line;
+}
+
+/** A failed throughput pass shows its error under steps/s once, not again here. */
+function latencyCell(pass, { showFailure = true } = {}) {
+  if (pass?.status === 'failed' && showFailure) return cell(`failed: ${pass.error}`);
+  if (!ok(pass) || pass.handoff.count === 0) return '—';
+  return `${formatMs(pass.handoff.p50)} / ${formatMs(pass.handoff.p99)}`;
+}
+
+function ratioCell(system, comparison) {
+  const ratio = comparison.batonPgOver[system.id];
+  if (system.id === BATON_PG) return ok(system.throughput) ? '1.00×' : '—';
+  if (system.kind === 'ceiling')
+    return ratio === null ? '—' : `${formatRatio(ratio)} (${formatPercent(ratio)} of ceiling)`;
+  return formatRatio(ratio);
+}
+
+/** The comparison table alone (what the README carries), with its footnotes. */
+export function renderTable(systems) {
+  const comparison = compare(systems);
+  const rows = [
+    '| system | steps/s | runs/s | hand-off p50 / p99, light load (ms) | hand-off p50 / p99, under load (ms) | peak RSS (MB) | Baton-PG ÷ system (steps/s) |',
+    '| --- | ---: | ---: | ---: | ---: | --- | ---: |',
+  ];
+  for (const system of systems) {
+    const through = system.throughput;
+    const ceiling = system.kind === 'ceiling';
+    const name = cell(labelOf(system)) + (ceiling ? ' †' : '');
+    const rss = peakRss(system)
+      .map(({ name: process, peakRssBytes }) => `${process} ${formatMb(peakRssBytes)}`)
+      .join(', ');
+    const rate = ok(through)
+      ? formatRate(through.stepsPerSecond)
+      : cell(`failed: ${through?.error ?? 'not run'}`);
+    rows.push(
+      `| ${[
+        system.kind === 'baton' ? `**${name}**` : name,
+        rate,
+        ok(through) && !ceiling ? formatRate(through.runsPerSecond) : '—',
+        latencyCell(system.latency),
+        latencyCell(through, { showFailure: false }),
+        rss || '—',
+        ratioCell(system, comparison),
+      ].join(' | ')} |`,
+    );
+  }
+  const notes = [];
+  if (systems.some((s) => s.kind === 'ceiling')) {
+    notes.push(
+      '† Not a workflow system: single-row INSERT commits on the same PostgreSQL, its steps are commits and its hand-off is the latency of one commit.',
+    );
+  }
+  if (comparison.sqliteOverBatonPg !== null) {
+    notes.push(`Embedded SQLite ÷ Baton-PG (steps/s): ${formatRatio(comparison.sqliteOverBatonPg)}.`);
+  }
+  return [...rows, ...(notes.length > 0 ? ['', ...notes] : [])].join('\n');
+}
+
+function describeMachine(machine) {
+  const gib = (machine.totalMemoryBytes / 1024 ** 3).toFixed(1);
+  return `${machine.cpuCount} × ${machine.cpuModel}, ${gib} GiB RAM, ${machine.platform}; Node ${machine.node}, PostgreSQL ${machine.postgres}, Redis ${machine.redis}`;
+}
+
+/** The whole results.md: header, table, targets, how each system ran, what did not run. */
+export function renderMarkdown(results) {
+  const { options, machine, systems, skipped = [] } = results;
+  const lines = [
+    '# Baton benchmark',
+    '',
+    `Throughput pass: ${options.runs} runs of a ${options.steps}-step linear workflow, ${options.workers} concurrent workers.`,
+    options.skipLatency
+      ? 'Light-load pass: skipped.'
+      : `Light-load pass: ${options.latencyRuns} runs, one at a time, one worker.`,
+    `Machine: ${describeMachine(machine)}.`,
+    `Run ${results.startedAt} – ${results.finishedAt}.`,
+    '',
+    renderTable(systems),
+    '',
+    '![steps per second](steps-per-second.svg)',
+    '',
+    '![hand-off latency at light load](handoff-latency.svg)',
+    '',
+    '## Targets',
+    '',
+    ...targets(systems).map((t) => `- ${t.target}: **${t.status}**${t.detail ? ` (${t.detail})` : ''}`),
+    '',
+    '## How each system ran',
+    '',
+  ];
+  for (const system of systems) {
+    lines.push(`- **${labelOf(system)}** (\`${system.id}\`)`);
+    // The light-load pass repeats most of the throughput pass's notes: only its own are shown.
+    const seen = new Set(ok(system.throughput) ? (system.throughput.notes ?? []) : []);
+    for (const [name, pass] of [
+      ['throughput', system.throughput],
+      ['light load', system.latency],
+    ]) {
+      if (pass?.status === 'failed') lines.push(`  - ${name}: failed: ${String(pass.error).split('\n')[0]}`);
+      if (!ok(pass)) continue;
+      const notes = name === 'throughput' ? [...seen] : (pass.notes ?? []).filter((n) => !seen.has(n));
+      if (notes.length > 0) lines.push(`  - ${name}: ${notes.join('; ')}`);
+    }
+  }
+  if (skipped.length > 0) {
+    lines.push('', '## Not run', '', ...skipped.map((s) => `- \`${s.id}\`: ${s.reason}`));
+  }
+  if (results.scale?.status === 'failed') {
+    lines.push('', '## Stored runs', '', `Failed: ${results.scale.error}`);
+  } else if (typeof results.scale?.markdown === 'string') {
+    lines.push('', results.scale.markdown.trim());
+  }
+  return `${lines.join('\n')}\n`;
+}

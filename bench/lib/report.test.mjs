@@ -1,0 +1,252 @@
+// The report's and charts' pure pieces on made-up results: node --test bench/lib/
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { chartRows, handoffLatencySvg, stepsPerSecondSvg } from './chart.mjs';
+import { compare, renderMarkdown, renderTable, summarizePass, targets } from './report.mjs';
+
+/** A BENCH_RESULT of `steps` steps in `seconds`, every hand-off `ms` but the slowest 2 % (the p99). */
+function raw(label, { steps, seconds, ms = 1, slowMs = ms * 5, processes = [] }) {
+  const handoffMs = Array.from({ length: 100 }, (_, i) => (i >= 98 ? slowMs : ms));
+  return { label, runsCompleted: steps / 10, steps, seconds, handoffMs, processes, notes: [`${label} note`] };
+}
+
+const system = (id, kind, throughput, latency) => ({
+  id,
+  kind,
+  throughput: throughput.status ? throughput : summarizePass(throughput),
+  latency: latency.status ? latency : summarizePass(latency),
+});
+
+/** Baton-PG 4,000 steps/s; SQLite exactly 3×; the best peer 3,000; a failed peer; a ceiling of 10,000. */
+function sample({ pgLight = { ms: 1.5, slowMs: 8 } } = {}) {
+  const mb = (n) => n * 1024 * 1024;
+  return [
+    system(
+      'baton-postgres',
+      'baton',
+      raw('Baton (PostgreSQL)', {
+        steps: 8000,
+        seconds: 2,
+        processes: [{ name: 'Baton server', peakRssBytes: mb(120) }],
+      }),
+      raw('Baton (PostgreSQL)', {
+        steps: 100,
+        seconds: 1,
+        ...pgLight,
+        processes: [{ name: 'Baton server', peakRssBytes: mb(140) }],
+      }),
+    ),
+    system(
+      'baton-sqlite',
+      'baton',
+      raw('Baton (embedded SQLite)', { steps: 12000, seconds: 1 }),
+      raw('Baton (embedded SQLite)', { steps: 100, seconds: 1, ms: 0.5 }),
+    ),
+    system(
+      'graphile-worker',
+      'peer',
+      raw('Graphile Worker 0.17.3', { steps: 6000, seconds: 2 }),
+      raw('Graphile Worker 0.17.3', { steps: 100, seconds: 1, ms: 3 }),
+    ),
+    system(
+      'pg-boss',
+      'peer',
+      { status: 'failed', error: 'boom | with a pipe\nand a second line' },
+      { status: 'skipped', reason: '--skip-latency' },
+    ),
+    system(
+      'bullmq',
+      'peer',
+      raw('BullMQ 6 (Redis 7) <&>', { steps: 2000, seconds: 1 }),
+      raw('BullMQ 6 (Redis 7) <&>', { steps: 100, seconds: 1, ms: 0.4 }),
+    ),
+    system(
+      'postgres-ceiling',
+      'ceiling',
+      raw('PostgreSQL 15 commits', { steps: 10000, seconds: 1 }),
+      raw('PostgreSQL 15 commits', { steps: 100, seconds: 1, ms: 0.2 }),
+    ),
+  ];
+}
+
+/** Fails unless `xml` is one well-formed element tree: tags nest, attributes are quoted, text and attribute values escape & and <. */
+function assertWellFormed(xml) {
+  const token = /<(\/?)([A-Za-z][\w:-]*)((?:\s+[\w:-]+="[^"<]*")*)\s*(\/?)>|([^<]+)/y;
+  const badEntity = /&(?!(?:amp|lt|gt|quot|apos|#\d+|#x[0-9a-fA-F]+);)/;
+  const stack = [];
+  let roots = 0;
+  let m;
+  while (token.lastIndex < xml.length) {
+    const at = token.lastIndex;
+    m = token.exec(xml);
+    assert.ok(m, `malformed markup at ${at}: ${xml.slice(at, at + 60)}`);
+    const [, close, name, attributes, selfClosing, textContent] = m;
+    if (textContent !== undefined) {
+      assert.ok(!badEntity.test(textContent), `bare & in text at ${at}`);
+      assert.ok(stack.length > 0 || textContent.trim() === '', `text outside the root at ${at}`);
+      continue;
+    }
+    assert.ok(!badEntity.test(attributes ?? ''), `bare & in an attribute at ${at}`);
+    if (close) {
+      assert.equal(stack.pop(), name, `</${name}> closes the wrong element at ${at}`);
+    } else {
+      if (stack.length === 0) roots++;
+      if (!selfClosing) stack.push(name);
+    }
+  }
+  assert.deepEqual(stack, [], 'unclosed elements');
+  assert.equal(roots, 1, 'one root element');
+  assert.match(xml, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+}
+
+describe('summarizePass', () => {
+  it('answers rates and percentiles and drops the samples', () => {
+    const s = summarizePass(raw('x', { steps: 5000, seconds: 2, ms: 1, slowMs: 9 }));
+    assert.equal(s.status, 'ok');
+    assert.equal(s.stepsPerSecond, 2500);
+    assert.equal(s.runsPerSecond, 250);
+    assert.deepEqual(s.handoff, { count: 100, p50: 1, p90: 1, p99: 9, max: 9 });
+    assert.equal('handoffMs' in s, false);
+  });
+
+  it('answers null latencies when there are no samples', () => {
+    const s = summarizePass({ ...raw('x', { steps: 10, seconds: 1 }), handoffMs: [] });
+    assert.equal(s.handoff.p50, null);
+    assert.equal(s.handoff.count, 0);
+  });
+});
+
+describe('compare', () => {
+  it("divides Baton-PG's steps/s by each system's", () => {
+    const c = compare(sample());
+    assert.equal(c.batonPgStepsPerSecond, 4000);
+    assert.equal(c.batonPgOver.bullmq, 2);
+    assert.equal(c.batonPgOver['graphile-worker'], 4000 / 3000);
+    assert.equal(c.batonPgOver['pg-boss'], null, 'a failed system has no ratio');
+    assert.equal(c.batonPgShareOfCeiling, 0.4);
+    assert.equal(c.sqliteOverBatonPg, 3);
+  });
+
+  it('answers no ratios without Baton-PG', () => {
+    const c = compare(sample().filter((s) => s.id !== 'baton-postgres'));
+    assert.equal(c.batonPgOver.bullmq, null);
+    assert.equal(c.sqliteOverBatonPg, null);
+    assert.equal(c.batonPgShareOfCeiling, null);
+  });
+});
+
+describe('targets', () => {
+  it('judges each target on the figures', () => {
+    const [peers, stretch, light, sqlite] = targets(sample());
+    assert.equal(peers.status, 'met');
+    assert.match(peers.detail, /4,000 steps\/s vs 3,000 \(Graphile Worker 0\.17\.3, the fastest peer\)/);
+    assert.match(peers.detail, /peers not measured: pg-boss/);
+    assert.equal(stretch.status, 'not met');
+    assert.equal(light.status, 'met');
+    assert.match(light.detail, /p50 1\.50 ms, p99 8\.00 ms/);
+    assert.equal(sqlite.status, 'met', '3× exactly meets the target');
+  });
+
+  it('fails the latency target on a slow p99 and the peer target on a faster peer', () => {
+    const systems = sample({ pgLight: { ms: 1.5, slowMs: 12 } });
+    systems.find((s) => s.id === 'bullmq').throughput.stepsPerSecond = 4001;
+    const [peers, , light] = targets(systems);
+    assert.equal(peers.status, 'not met');
+    assert.equal(light.status, 'not met');
+  });
+
+  it('says not measured when Baton-PG failed', () => {
+    const systems = sample();
+    systems[0] = {
+      ...systems[0],
+      throughput: { status: 'failed', error: 'x' },
+      latency: { status: 'failed', error: 'x' },
+    };
+    assert.deepEqual(
+      targets(systems).map((t) => t.status),
+      ['not measured', 'not measured', 'not measured', 'not measured'],
+    );
+  });
+});
+
+describe('renderTable', () => {
+  const table = renderTable(sample());
+  const rows = table.split('\n').filter((l) => l.startsWith('|'));
+  it('has one row per system and the same columns on every row', () => {
+    assert.equal(rows.length, 2 + 6);
+    const columns = (line) => line.replace(/\\\|/g, '').split('|').length;
+    for (const row of rows) assert.equal(columns(row), columns(rows[0]), row);
+  });
+
+  it('shows rates, latencies, memory and ratios', () => {
+    assert.match(
+      rows[2],
+      /^\| \*\*Baton \(PostgreSQL\)\*\* \| 4,000 \| 400 \| 1\.50 \/ 8\.00 \| 1\.00 \/ 5\.00 \| Baton server 140 \| 1\.00× \|$/,
+    );
+    assert.match(table, /\| BullMQ 6 \(Redis 7\) <&> \| 2,000 \| .* \| 2\.00× \|/);
+    assert.match(table, /PostgreSQL 15 commits † \| 10,000 \| — \| .* \| 0\.40× \(40% of ceiling\) \|/);
+    assert.match(table, /Embedded SQLite ÷ Baton-PG \(steps\/s\): 3\.00×/);
+  });
+
+  it('reports a failed system with the first line of its error, pipes escaped', () => {
+    assert.match(table, /\| pg-boss \| failed: boom \\\| with a pipe \| — \| — \| — \| — \| — \|$/m);
+  });
+});
+
+describe('renderMarkdown', () => {
+  it('has the options, the table and a line per target', () => {
+    const md = renderMarkdown({
+      options: { runs: 2000, workers: 16, steps: 10, latencyRuns: 200, skipLatency: false },
+      machine: {
+        cpuCount: 2,
+        cpuModel: 'Test CPU',
+        totalMemoryBytes: 8 * 1024 ** 3,
+        platform: 'Linux',
+        node: 'v20',
+        postgres: '16.1',
+        redis: '7.2',
+      },
+      startedAt: '2025-01-01T00:00:00Z',
+      finishedAt: '2025-01-01T00:10:00Z',
+      systems: sample(),
+      skipped: [{ id: 'dbos', reason: 'bench/systems/dbos.mjs does not exist yet' }],
+    });
+    assert.match(md, /2000 runs of a 10-step linear workflow, 16 concurrent workers/);
+    assert.match(md, /2 × Test CPU, 8\.0 GiB RAM/);
+    assert.match(md, /- Baton-PG steps\/s ≥ every peer's: \*\*met\*\*/);
+    assert.match(md, /- Stretch: Baton-PG ≥ 5,000 steps\/s: \*\*not met\*\* \(4,000 steps\/s\)/);
+    assert.match(md, /- Embedded SQLite ≥ 3× Baton-PG steps\/s: \*\*met\*\*/);
+    assert.match(md, /- `dbos`: bench\/systems\/dbos\.mjs does not exist yet/);
+    assert.match(md, / {2}- throughput: failed: boom \| with a pipe/);
+  });
+});
+
+describe('charts', () => {
+  const rows = chartRows(sample());
+
+  it('draws well-formed SVG with every value and escaped labels', () => {
+    const bars = stepsPerSecondSvg(rows, { subtitle: '2000 runs & 16 workers' });
+    assertWellFormed(bars);
+    for (const value of ['4,000', '12,000', '3,000', '2,000', '10,000'])
+      assert.ok(bars.includes(`>${value}</text>`), value);
+    assert.ok(bars.includes('BullMQ 6 (Redis 7) &lt;&amp;&gt;'));
+    assert.ok(bars.includes('>failed</text>'), 'a failed system is named, without a bar');
+    assert.ok(bars.includes('stroke-dasharray'), 'the ceiling is dashed');
+
+    const latency = handoffLatencySvg(rows);
+    assertWellFormed(latency);
+    assert.ok(latency.includes('>p50 1.50 ms</text>'));
+    assert.ok(latency.includes('>p99 8.00 ms</text>'));
+  });
+
+  it('draws an empty chart without failing', () => {
+    assertWellFormed(stepsPerSecondSvg([]));
+    assertWellFormed(handoffLatencySvg([]));
+  });
+
+  it('rejects a malformed document in its own check', () => {
+    assert.throws(() => assertWellFormed('<svg xmlns="http://www.w3.org/2000/svg"><g></svg>'));
+    assert.throws(() => assertWellFormed('<svg xmlns="http://www.w3.org/2000/svg"><text>a & b</text></svg>'));
+  });
+});

@@ -1,0 +1,25 @@
+// The systems the benchmark knows, in the order it runs and reports them. The kind decides how a
+// system is compared: Baton is measured against its peers, and the ceiling is what the database
+// under them can commit at all, the bound no PostgreSQL-backed system can pass.
+export const SYSTEMS = [
+  { id: 'baton-postgres', kind: 'baton', name: 'Baton (PostgreSQL)' },
+  { id: 'baton-sqlite', kind: 'baton', name: 'Baton (embedded SQLite)' },
+  { id: 'graphile-worker', kind: 'peer', name: 'Graphile Worker' },
+  { id: 'pg-boss', kind: 'peer', name: 'pg-boss' },
+  { id: 'bullmq', kind: 'peer', name: 'BullMQ' },
+  { id: 'dbos', kind: 'peer', name: 'DBOS Transact' },
+  { id: 'postgres-ceiling', kind: 'ceiling', name: 'PostgreSQL INSERT commit ceiling' },
+];
+
+export const BATON_PG = 'baton-postgres';
+export const BATON_SQLITE = 'baton-sqlite';
+
+/** 'baton', 'peer' or 'ceiling'; a system the catalogue does not name is a peer. */
+export function kindOf(id) {
+  return SYSTEMS.find((s) => s.id === id)?.kind ?? 'peer';
+}
+
+/** The name to show before a system has reported its own label (or when it failed). */
+export function nameOf(id) {
+  return SYSTEMS.find((s) => s.id === id)?.name ?? id;
+}
