@@ -18,7 +18,7 @@ function findTests(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) out.push(...findTests(full));
-    else if (entry.name.endsWith('.test.js')) out.push(full);
+    else if (entry.name.endsWith('.test.js') || entry.name.endsWith('.test.mjs')) out.push(full);
   }
   return out;
 }
@@ -63,7 +63,10 @@ async function startEmbeddedPostgres() {
   };
 }
 
-const testRoots = ['packages/protocol/dist/test', 'packages/server/dist/test'].map((p) => path.join(root, p));
+// The benchmark's report code is plain JavaScript, tested where it lives.
+const testRoots = ['packages/protocol/dist/test', 'packages/server/dist/test', 'bench/lib'].map((p) =>
+  path.join(root, p),
+);
 let files = testRoots.flatMap((dir) => {
   try {
     return findTests(dir);

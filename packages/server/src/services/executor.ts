@@ -1,4 +1,11 @@
-import type { RunRecord, TaskLog, TaskRecord, WorkflowDef, WorkflowStatus } from '@baton/protocol';
+import type {
+  RunRecord,
+  StoredTaskDef,
+  TaskLog,
+  TaskRecord,
+  WorkflowDef,
+  WorkflowStatus,
+} from '@baton/protocol';
 
 import type { Clock } from '../clock.js';
 import { decide } from '../engine/decide.js';
@@ -31,6 +38,7 @@ import {
 } from './linked-runs.js';
 import { loadMailbox, runWakeName } from './run-wake.js';
 import { loadDecideTasks } from './decide-tasks.js';
+import { type DirectHandOff, handOffDirectly, type HandOffWish } from './direct-hand-off.js';
 import { taskDefsForRun, withTaskDefsOf } from './run-task-defs.js';
 
 /** What a transaction wants done once it has committed (wake-ups are never sent for rolled-back work). */
@@ -127,7 +135,7 @@ export class Executor {
     const session = newSession();
     session.runsStarted++;
     const now = this.clock.now();
-    const decided = await this.decideFor(tx, run, tasks, event, now);
+    const { decision: decided } = await this.decideFor(tx, run, tasks, event, now);
     const decision = await this.settleEnd(tx, session, 'RUNNING', tasks, decided);
     await tx.insertRun(decision.run);
     if (tasks.length > 0) await tx.insertTasks(tasks);
@@ -148,9 +156,11 @@ export class Executor {
     event: EngineEvent,
     after: AfterCommit,
     logs: readonly TaskLog[] = [],
+    /** update-v2: hand the worker a task this decision queues for it (direct-hand-off.ts). */
+    wish?: HandOffWish,
   ): Promise<Decision | undefined> {
     const session = newSession();
-    const decision = await this.handleIn(tx, session, workflowId, event, after);
+    const decision = await this.handleIn(tx, session, workflowId, event, after, wish);
     if (decision && logs.length > 0) await tx.appendTaskLogs(logs);
     await this.drain(tx, session, after);
     return decision;
@@ -165,7 +175,7 @@ export class Executor {
     const now = this.clock.now();
     const run = newRunRecord({ ...input, now });
     session.runsStarted++;
-    const decided = await this.decideFor(tx, run, [], { type: 'START' }, now);
+    const { decision: decided } = await this.decideFor(tx, run, [], { type: 'START' }, now);
     const decision = await this.settleEnd(tx, session, 'RUNNING', [], decided);
     // The run row goes in once, already carrying what its first decision changed.
     await tx.insertRun(decision.run);
@@ -180,16 +190,21 @@ export class Executor {
     workflowId: string,
     event: EngineEvent,
     after: AfterCommit,
+    wish?: HandOffWish,
   ): Promise<Decision | undefined> {
     const run = await tx.lockRun(workflowId);
     if (!run) return undefined;
     const tasks = await loadDecideTasks(tx, workflowId, event);
     const now = this.clock.now();
-    const decided = await this.decideFor(tx, run, tasks, event, now);
-    const decision = await this.settleEnd(tx, session, run.status, tasks, decided, () =>
+    const { decision: decided, taskDefs } = await this.decideFor(tx, run, tasks, event, now);
+    const settled = await this.settleEnd(tx, session, run.status, tasks, decided, () =>
       tx.getRunTasks(workflowId),
     );
-    await this.apply(tx, session, decision, after, true);
+    const { decision, handed } = wish
+      ? handOffDirectly(settled, wish, taskDefs, now, newId)
+      : { decision: settled, handed: undefined };
+    if (wish && handed) wish.handed = handed;
+    await this.apply(tx, session, decision, after, true, handed);
     if (!decision.ignored) this.observer?.decided(run, tasks, decision, now);
     return decision;
   }
@@ -370,11 +385,13 @@ export class Executor {
     tasks: readonly TaskRecord[],
     event: EngineEvent,
     now: number,
-  ): Promise<Decision> {
+  ): Promise<{ decision: Decision; taskDefs: ReadonlyMap<string, StoredTaskDef> }> {
     const loaded = await taskDefsForRun(tx, run.workflowDefinition, tasks);
     const mailbox = await loadMailbox(tx, run);
-    return withTaskDefsOf(tx, loaded, (taskDefs) =>
-      decide(
+    let used: ReadonlyMap<string, StoredTaskDef> = loaded.defs;
+    const decision = await withTaskDefsOf(tx, loaded, (taskDefs) => {
+      used = taskDefs;
+      return decide(
         {
           run,
           tasks,
@@ -390,8 +407,9 @@ export class Executor {
           ...(mailbox !== undefined && { mailbox }),
         },
         event,
-      ),
-    );
+      );
+    });
+    return { decision, taskDefs: used };
   }
 
   private async apply(
@@ -400,12 +418,13 @@ export class Executor {
     decision: Decision,
     after: AfterCommit,
     writeRun: boolean,
+    handed?: DirectHandOff,
   ): Promise<void> {
     if (decision.ignored) return;
     if (decision.runChanged && writeRun) await tx.updateRun(decision.run);
     if (decision.newTasks.length > 0) await tx.insertTasks(decision.newTasks);
     if (decision.updatedTasks.length > 0) await tx.updateTasks(decision.updatedTasks);
-    await this.applyCommands(tx, session, decision, after);
+    await this.applyCommands(tx, session, decision, after, handed);
     // Waiters on this run (sync execute) are woken after commit, on every node.
     const runWake = runWakeName(decision.run.workflowId);
     after.wakeQueues.add(runWake);
@@ -417,6 +436,7 @@ export class Executor {
     session: Session,
     decision: Decision,
     after: AfterCommit,
+    handed?: DirectHandOff,
   ): Promise<void> {
     const run = decision.run;
     const workflowId = run.workflowId;
@@ -438,8 +458,10 @@ export class Executor {
             priority: command.priority,
             visibleAt: command.visibleAt,
             lockMs: command.lockMs,
+            ...(handed?.task.taskId === command.taskId && { lock: handed.lock }),
           });
-          if (command.visibleAt <= now) wake.add(command.queueName);
+          // A message queued already handed out wakes nobody.
+          if (command.visibleAt <= now && handed?.task.taskId !== command.taskId) wake.add(command.queueName);
           break;
         case 'DEQUEUE':
           dequeue.push(command.taskId);
@@ -469,7 +491,7 @@ export class Executor {
         }
         case 'CANCEL_TIMERS':
           // At once, in order: a timer armed later in the same decision is kept.
-          await tx.cancelTimers({
+          await tx.dropTimers({
             workflowId,
             ...(command.taskId !== undefined && { taskIds: [command.taskId] }),
             ...(command.kinds !== undefined && { kinds: command.kinds }),

@@ -31,6 +31,12 @@ function limitsOf(task: TaskRecord, defs: ReadonlyMap<string, StoredTaskDef>): L
   return limits;
 }
 
+/** Whether the task's type has a concurrency or rate limit (hand-outs of it take the limit's lock). */
+export function hasHandOutLimits(task: TaskRecord, defs: ReadonlyMap<string, StoredTaskDef>): boolean {
+  const limits = limitsOf(task, defs);
+  return limits.concurrency !== undefined || limits.rate !== undefined;
+}
+
 /**
  * Enforces `concurrentExecLimit` (tasks of a type IN_PROGRESS at once) and
  * `rateLimitPerFrequency` per `rateLimitFrequencyInSeconds` (hand-outs per window) on tasks

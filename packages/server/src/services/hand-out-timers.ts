@@ -16,7 +16,7 @@ export async function armResponseTimers(
   now: number,
 ): Promise<number | undefined> {
   if (taken.length === 0) return undefined;
-  await tx.cancelTimers({
+  await tx.dropTimers({
     taskIds: taken.map((t) => t.taskId),
     kinds: ['POLL_TIMEOUT', 'RESPONSE_TIMEOUT'],
   });

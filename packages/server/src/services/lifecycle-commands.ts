@@ -44,11 +44,11 @@ export async function syncTimers(
 ): Promise<number | undefined> {
   const workflowId = decision.run.workflowId;
   if (isTerminalWorkflowStatus(decision.run.status)) {
-    if (decision.runChanged) await tx.cancelTimers({ workflowId });
+    if (decision.runChanged) await tx.dropTimers({ workflowId });
     return undefined;
   }
   const ended = decision.updatedTasks.filter((t) => isTerminalTaskStatus(t.status)).map((t) => t.taskId);
-  if (ended.length > 0) await tx.cancelTimers({ workflowId, taskIds: ended });
+  if (ended.length > 0) await tx.dropTimers({ workflowId, taskIds: ended });
   if (arm.length === 0) return undefined;
   await tx.armTimers(arm, now);
   return Math.min(...arm.map((t) => t.dueAt));

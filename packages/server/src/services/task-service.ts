@@ -20,6 +20,7 @@ import type { Store, Tx } from '../store/store.js';
 import type { Metrics } from '../metrics.js';
 import { afterCommit, type AfterCommit, type Executor } from './executor.js';
 import { holdBackOverLimit } from './hand-out-limits.js';
+import type { HandOffWish } from './direct-hand-off.js';
 import type { PollRecorder } from './poll-recorder.js';
 import { explainTasks } from './waiting.js';
 import { isActivePoll, queueLiveness, type WorkerLiveness } from './worker-liveness.js';
@@ -156,15 +157,7 @@ export class TaskService {
       firstStarts.clear();
       deferredBy.length = 0;
       const now = this.clock.now();
-      const poll = {
-        queueName: queues[1] ?? request.taskType,
-        taskType: request.taskType,
-        workerId: request.workerId,
-        now,
-        ...(request.domain !== undefined && { domain: request.domain }),
-      };
-      if (this.observers.polls) this.observers.polls.record(poll);
-      else await tx.recordPoll(poll);
+      await this.recordPoll(tx, request, queues, now);
       if (request.count <= 0) return { tasks: [] };
       const claimed = await tx.claim({
         queueNames: queues,
@@ -234,6 +227,23 @@ export class TaskService {
     }
   }
 
+  private async recordPoll(
+    tx: Tx,
+    request: PollRequest,
+    queues: readonly string[],
+    now: number,
+  ): Promise<void> {
+    const poll = {
+      queueName: queues[1] ?? request.taskType,
+      taskType: request.taskType,
+      workerId: request.workerId,
+      now,
+      ...(request.domain !== undefined && { domain: request.domain }),
+    };
+    if (this.observers.polls) this.observers.polls.record(poll);
+    else await tx.recordPoll(poll);
+  }
+
   /** After the hand-out committed: liveness view and metrics. */
   private observeHandOut(pollQueue: string, seen: HandOutSeen, tasks: readonly TaskRecord[]): void {
     this.observers.liveness?.polled(pollQueue, seen.polledAt);
@@ -298,23 +308,28 @@ export class TaskService {
       poll = undefined;
       const task = await this.requireTask(tx, result.taskId);
       this.checkRunOf(task, result);
-      const applied = isTerminalTaskStatus(task.status)
-        ? { task, applied: false }
-        : await this.applyResult(tx, task, result, after);
-      if (result.status === 'IN_PROGRESS') return applied;
+      const asking = result.status !== 'IN_PROGRESS';
       const request: PollRequest = {
-        taskType: applied.task.taskDefName,
-        workerId: result.workerId ?? applied.task.workerId ?? fallbackWorkerId,
+        taskType: task.taskDefName,
+        workerId: result.workerId ?? task.workerId ?? fallbackWorkerId,
         count: 1,
         timeoutMs: 0,
-        ...(applied.task.domain !== undefined && { domain: applied.task.domain }),
+        ...(task.domain !== undefined && { domain: task.domain }),
       };
-      poll = {
-        request,
-        queues: pollQueues(request.taskType, request.domain),
-        seen: newHandOutSeen(this.clock.now()),
-      };
-      const { tasks } = await this.handOutIn(tx, request, poll.queues, poll.seen);
+      const queues = pollQueues(request.taskType, request.domain);
+      const wish: HandOffWish = { queueNames: queues, workerId: request.workerId };
+      const applied = isTerminalTaskStatus(task.status)
+        ? { task, applied: false }
+        : await this.applyResult(tx, task, result, after, asking ? wish : undefined);
+      if (!asking) return applied;
+      poll = { request, queues, seen: newHandOutSeen(this.clock.now()) };
+      if (wish.handed) {
+        // Recorded as a poll that took the task at once (schedule-to-start 0).
+        await this.recordPoll(tx, request, queues, poll.seen.polledAt);
+        poll.seen.firstStarts.set(wish.handed.task.taskId, 0);
+        return { ...applied, next: wish.handed.task };
+      }
+      const { tasks } = await this.handOutIn(tx, request, queues, poll.seen);
       return { ...applied, ...(tasks[0] !== undefined && { next: tasks[0] }) };
     });
     this.wake.wake([...after.wakeQueues]);
@@ -348,6 +363,7 @@ export class TaskService {
     task: TaskRecord,
     result: TaskResult,
     after: AfterCommit,
+    wish?: HandOffWish,
   ): Promise<{ task: TaskRecord; applied: boolean }> {
     const now = this.clock.now();
     const logs: TaskLog[] = (result.logs ?? []).map((l) => ({
@@ -361,6 +377,7 @@ export class TaskService {
       { type: 'TASK_RESULT', result: { ...result, workflowInstanceId: task.workflowInstanceId } },
       after,
       logs,
+      wish,
     );
     if (!decision || decision.ignored) return { task, applied: false };
     const updated = decision.updatedTasks.find((t) => t.taskId === task.taskId) ?? task;

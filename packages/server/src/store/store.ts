@@ -51,6 +51,11 @@ export interface QueueMessage {
   visibleAt: number;
   /** How long a hand-out locks the message (the task's responseTimeoutSeconds, in ms). */
   lockMs: number;
+  /**
+   * Set when the message is queued already handed out (update-v2's direct hand-off): it is
+   * written locked, as a claim would leave it, with `visibleAt` the lock's end.
+   */
+  lock?: { lockedUntil: number; lockToken: string; workerId: string };
 }
 
 export interface StoredQueueMessage extends QueueMessage {
@@ -257,6 +262,11 @@ export interface Tx {
   armTimers(timers: readonly TimerRecord[], now: number): Promise<void>;
   /** Deletes the matching timers; answers how many. */
   cancelTimers(filter: TimerFilter): Promise<number>;
+  /**
+   * Deletes the matching timers without saying how many, which lets PostgreSQL send the delete
+   * with the transaction's next statement (write-behind.ts). The decision path uses it.
+   */
+  dropTimers(filter: TimerFilter): Promise<void>;
   /**
    * Claims up to `limit` timers due at `now` that no live lease holds, earliest first, and
    * leases them until `now + leaseMs`. `FOR UPDATE SKIP LOCKED` on PostgreSQL: concurrent

@@ -44,6 +44,10 @@ export abstract class SqlTimerTx<C> {
     return Promise.resolve(this.timers.cancelTimers(this.conn, filter));
   }
 
+  async dropTimers(filter: TimerFilter): Promise<void> {
+    await this.cancelTimers(filter);
+  }
+
   claimDueTimers(claim: TimerClaim): Promise<StoredTimer[]> {
     this.state.check('claimDueTimers', true);
     return Promise.resolve(this.timers.claimDueTimers(this.conn, claim));

@@ -54,6 +54,45 @@ for (const c of storeCases()) {
       assert.equal((await store.read((tx) => tx.getRun(r.workflowId)))?.workflowId, r.workflowId);
     });
 
+    void it('a write whose check fails at commit (deferred on PostgreSQL) rolls back everything before it', async () => {
+      const r = run();
+      const t = task(r.workflowId, 0);
+      const q = uid('q-');
+      await assert.rejects(
+        store.transaction(async (tx) => {
+          await tx.insertRun(r);
+          await tx.insertTasks([t]);
+          await tx.enqueue([message(q, { taskId: t.taskId })], T0);
+          await tx.updateRun(run()); // no such run: its check fails
+        }),
+        /updateRun: no run/,
+      );
+      await store.read(async (tx) => {
+        assert.equal(await tx.getRun(r.workflowId), undefined);
+        assert.equal(await tx.getTask(t.taskId), undefined);
+        assert.equal(await tx.getMessage(t.taskId), undefined);
+      });
+    });
+
+    void it('reads inside a transaction see its own earlier writes, quotes and all', async () => {
+      const r = run();
+      const awkward = `it's a "quote" \\ back\\slash, {brace}, $1 and ünïcode`;
+      const t = task(r.workflowId, 0, { inputData: { awkward, list: [awkward, null, 3] } });
+      const q = uid("q-'");
+      await store.transaction(async (tx) => {
+        await tx.insertRun(r);
+        await tx.insertTasks([t]);
+        await tx.enqueue([message(q, { taskId: t.taskId })], T0);
+        assert.deepEqual((await tx.getTask(t.taskId))?.inputData, { awkward, list: [awkward, null, 3] });
+        assert.equal((await tx.getMessage(t.taskId))?.queueName, q);
+        await tx.updateTasks([{ ...t, status: 'IN_PROGRESS', outputData: { awkward } }]);
+        await tx.dropTimers({ workflowId: r.workflowId, taskIds: [t.taskId] });
+      });
+      const stored = await store.read((tx) => tx.getTask(t.taskId));
+      assert.equal(stored?.status, 'IN_PROGRESS');
+      assert.deepEqual(stored?.outputData, { awkward });
+    });
+
     void it('rolls back when a statement fails, and returns the function value on commit', async () => {
       const r = run();
       await store.transaction((tx) => tx.insertRun(r));

@@ -195,4 +195,21 @@ INSERT INTO task_latest (workflow_id, name, seq, task_id)
     ORDER BY workflow_id, name, seq DESC;
 `,
   },
+  {
+    version: 6,
+    name: 'expect-rows',
+    sql: `
+-- Writes that must touch an exact number of rows say so in SQL, so that a batch of deferred
+-- writes sent with COMMIT (write-behind.ts) fails before the COMMIT instead of after it.
+CREATE FUNCTION baton_expect_rows(actual BIGINT, expected BIGINT, message TEXT) RETURNS BIGINT
+LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF actual <> expected THEN
+    RAISE EXCEPTION USING MESSAGE = message, ERRCODE = 'P0001';
+  END IF;
+  RETURN actual;
+END
+$fn$;
+`,
+  },
 ];

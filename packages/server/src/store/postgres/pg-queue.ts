@@ -10,10 +10,11 @@ import {
   queueCountsFromRow,
   uniqueSorted,
 } from '../sql-common.js';
-import type { ClaimRequest, QueueMessage, StoredQueueMessage } from '../store.js';
+import type { ClaimRequest, QueueMessage, StoredQueueMessage, TimerFilter, TimerRecord } from '../store.js';
 import { SqlTimerTx } from '../timer-tx.js';
-import { type Query, SQL } from './pg-sql.js';
+import { type Query, SQL, type Sql } from './pg-sql.js';
 import * as timers from './pg-timers.js';
+import type { WriteBehind } from './write-behind.js';
 
 /**
  * The worker-queue, timer and dead-letter methods of the PostgreSQL `Tx` (`PgTx` extends this;
@@ -23,9 +24,29 @@ export abstract class PgQueueTx extends SqlTimerTx<Query> {
   constructor(
     protected readonly q: Query,
     state: TxState,
+    /** Defers writes to the next answering statement (transactions only; `read` has none). */
+    private readonly writes?: WriteBehind,
   ) {
     // The timer and dead-letter methods: this dialect's statements behind the shared checks.
     super(timers, q, state);
+  }
+
+  /** A write nobody reads the answer of: deferred inside a transaction (write-behind.ts). */
+  protected async write(sql: Sql | string, values: readonly unknown[]): Promise<void> {
+    if (this.writes) this.writes.later(sql, values);
+    else await this.q(sql, values);
+  }
+
+  override async armTimers(list: readonly TimerRecord[], now: number): Promise<void> {
+    this.state.check('armTimers', true);
+    const params = timers.armParams(list, now);
+    if (params) await this.write(timers.TIMER_SQL.arm, params);
+  }
+
+  override async dropTimers(filter: TimerFilter): Promise<void> {
+    this.state.check('dropTimers', true);
+    const statement = timers.cancelStatement(filter);
+    if (statement) await this.write(statement.sql, statement.params);
   }
 
   async enqueue(messages: readonly QueueMessage[], now: number): Promise<void> {
@@ -33,7 +54,7 @@ export abstract class PgQueueTx extends SqlTimerTx<Query> {
     if (messages.length === 0) return;
     // Sorted by taskId, so concurrent enqueues lock rows in the same order.
     const ms = dedupeMessages(messages);
-    await this.q(SQL.enqueue, [
+    await this.write(SQL.enqueue, [
       ms.map((m) => m.taskId),
       ms.map((m) => m.queueName),
       ms.map((m) => m.workflowId),
@@ -43,6 +64,9 @@ export abstract class PgQueueTx extends SqlTimerTx<Query> {
       ms.map((m) => m.visibleAt),
       ms.map((m) => m.lockMs),
       now,
+      ms.map((m) => m.lock?.lockedUntil ?? null),
+      ms.map((m) => m.lock?.lockToken ?? null),
+      ms.map((m) => m.lock?.workerId ?? null),
     ]);
   }
 
@@ -89,7 +113,7 @@ export abstract class PgQueueTx extends SqlTimerTx<Query> {
   async removeMessages(taskIds: readonly string[]): Promise<void> {
     this.state.check('removeMessages', true);
     if (taskIds.length === 0) return;
-    await this.q(SQL.removeMessages, [uniqueSorted(taskIds)]);
+    await this.write(SQL.removeMessages, [uniqueSorted(taskIds)]);
   }
 
   async requeueMessage(taskId: string, visibleAt: number): Promise<boolean> {

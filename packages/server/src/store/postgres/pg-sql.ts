@@ -106,9 +106,13 @@ export const SQL = {
   lockRun: named('lock_run', 'SELECT record, definition FROM runs WHERE workflow_id = $1 FOR UPDATE'),
   updateRun: named(
     'update_run',
-    `UPDATE runs SET status = $2, correlation_id = $3, priority = $4, parent_workflow_id = $5, idempotency_key = $6,
-       update_time = $7, end_time = $8, record = $9::jsonb
-     WHERE workflow_id = $1`,
+    `WITH u AS (
+       UPDATE runs SET status = $2, correlation_id = $3, priority = $4, parent_workflow_id = $5, idempotency_key = $6,
+         update_time = $7, end_time = $8, record = $9::jsonb
+       WHERE workflow_id = $1
+       RETURNING 1
+     )
+     SELECT baton_expect_rows((SELECT count(*) FROM u), 1, 'updateRun: no run ' || $1::text)`,
   ),
   countRunsOfVersion: named(
     'count_runs_of_version',
@@ -137,10 +141,12 @@ export const SQL = {
      ), ${UPSERT_LATEST_CTE}
      SELECT 1`,
   ),
+  // $6: how many tasks must exist; fewer raise an error (so a deferred batch never commits them).
   updateTasks: named(
     'update_tasks',
     `WITH upd AS (${UPDATE_TASKS_FROM_JSON} RETURNING 1), ${UPSERT_LATEST_CTE}
-     SELECT count(*)::int AS n FROM upd`,
+     SELECT baton_expect_rows((SELECT count(*) FROM upd), $6::bigint,
+       'updateTasks: ' || ($6::bigint - (SELECT count(*) FROM upd)) || ' of the tasks do not exist') AS n`,
   ),
   updateOpenTasks: named(
     'update_open_tasks',
@@ -163,7 +169,8 @@ export const SQL = {
     'SELECT log, created_time FROM task_logs WHERE task_id = $1 ORDER BY id',
   ),
 
-  // Queues and messages in one round trip; a re-sent taskId replaces its message.
+  // Queues and messages in one round trip; a re-sent taskId replaces its message. A message
+  // queued already handed out ($10…$12 not null) is written locked, as a claim leaves it.
   enqueue: named(
     'enqueue',
     `WITH q AS (
@@ -173,13 +180,16 @@ export const SQL = {
      )
      INSERT INTO queue_messages (task_id, queue_name, workflow_id, task_ref, attempt, priority, visible_at, lock_ms,
        locked_until, lock_token, worker_id, delivery_count, dead_lettered, created_at)
-     SELECT x.t, x.qn, x.w, x.r, x.a, x.p, x.v, x.l, NULL, NULL, NULL, 0, FALSE, $9::bigint
-     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::int[], $7::bigint[], $8::bigint[])
-       AS x(t, qn, w, r, a, p, v, l)
+     SELECT x.t, x.qn, x.w, x.r, x.a, x.p, coalesce(x.lu, x.v), x.l, x.lu, x.lt, x.wk,
+       CASE WHEN x.lu IS NULL THEN 0 ELSE 1 END, FALSE, $9::bigint
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::int[], $7::bigint[], $8::bigint[],
+       $10::bigint[], $11::text[], $12::text[])
+       AS x(t, qn, w, r, a, p, v, l, lu, lt, wk)
      ON CONFLICT (task_id) DO UPDATE SET queue_name = EXCLUDED.queue_name, workflow_id = EXCLUDED.workflow_id,
        task_ref = EXCLUDED.task_ref, attempt = EXCLUDED.attempt, priority = EXCLUDED.priority,
-       visible_at = EXCLUDED.visible_at, lock_ms = EXCLUDED.lock_ms, locked_until = NULL, lock_token = NULL,
-       worker_id = NULL, delivery_count = 0, dead_lettered = FALSE, created_at = EXCLUDED.created_at`,
+       visible_at = EXCLUDED.visible_at, lock_ms = EXCLUDED.lock_ms, locked_until = EXCLUDED.locked_until,
+       lock_token = EXCLUDED.lock_token, worker_id = EXCLUDED.worker_id, delivery_count = EXCLUDED.delivery_count,
+       dead_lettered = FALSE, created_at = EXCLUDED.created_at`,
   ),
   // The claim: one statement per queue. SKIP LOCKED lets concurrent claimers pass each other's rows;
   // READ COMMITTED re-checks a row another claimer changed, so a taken message is never taken twice.

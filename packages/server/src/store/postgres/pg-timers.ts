@@ -8,7 +8,7 @@ import type { Query, Sql } from './pg-sql.js';
 
 const named = (name: string, text: string): Sql => ({ name: `baton_${name}`, text });
 
-const TIMER_SQL = {
+export const TIMER_SQL = {
   arm: named(
     'arm_timers',
     `INSERT INTO timers (id, workflow_id, task_id, kind, fire_at, payload, claimed_until, create_time)
@@ -47,11 +47,12 @@ const TIMER_SQL = {
   ),
 } as const;
 
-export async function armTimers(q: Query, timers: readonly TimerRecord[], now: number): Promise<void> {
-  if (timers.length === 0) return;
+/** The arm statement's parameters; undefined when there is nothing to arm. */
+export function armParams(timers: readonly TimerRecord[], now: number): unknown[] | undefined {
+  if (timers.length === 0) return undefined;
   const byId = new Map(timers.map((t) => [t.timerId, t]));
   const ts = [...byId.values()];
-  await q(TIMER_SQL.arm, [
+  return [
     ts.map((t) => t.timerId),
     ts.map((t) => t.workflowId),
     ts.map((t) => t.taskId ?? null),
@@ -59,7 +60,12 @@ export async function armTimers(q: Query, timers: readonly TimerRecord[], now: n
     ts.map((t) => t.dueAt),
     ts.map((t) => JSON.stringify(t.payload)),
     now,
-  ]);
+  ];
+}
+
+export async function armTimers(q: Query, timers: readonly TimerRecord[], now: number): Promise<void> {
+  const params = armParams(timers, now);
+  if (params) await q(TIMER_SQL.arm, params);
 }
 
 const PG_CONDITIONS: ConditionWriter = {
@@ -67,11 +73,17 @@ const PG_CONDITIONS: ConditionWriter = {
   oneOf: (column, values, params) => `${column} = ANY($${params.push(uniqueSorted(values))}::text[])`,
 };
 
-export async function cancelTimers(q: Query, filter: TimerFilter): Promise<number> {
+/** The DELETE of the timers a filter names; undefined when it names none. */
+export function cancelStatement(filter: TimerFilter): { sql: string; params: unknown[] } | undefined {
   checkTimerFilter('cancelTimers', filter);
-  if (filter.taskIds !== undefined && filter.taskIds.length === 0) return 0;
+  if (filter.taskIds !== undefined && filter.taskIds.length === 0) return undefined;
   const w = timerWhere(filter, PG_CONDITIONS);
-  return (await q(`DELETE FROM timers WHERE ${w.sql}`, w.params)).rowCount ?? 0;
+  return { sql: `DELETE FROM timers WHERE ${w.sql}`, params: w.params };
+}
+
+export async function cancelTimers(q: Query, filter: TimerFilter): Promise<number> {
+  const statement = cancelStatement(filter);
+  return statement ? ((await q(statement.sql, statement.params)).rowCount ?? 0) : 0;
 }
 
 export async function listTimers(q: Query, filter: TimerFilter): Promise<StoredTimer[]> {

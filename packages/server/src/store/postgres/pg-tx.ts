@@ -30,6 +30,7 @@ import { decideTasks, latestByNameParams } from './pg-decide-set.js';
 import { deferMessages, lockTaskLimit, setTaskRateWindow } from './pg-limits.js';
 import { type Query, SQL } from './pg-sql.js';
 import { PgQueueTx } from './pg-queue.js';
+import type { WriteBehind } from './write-behind.js';
 
 interface WorkflowDefRow {
   definition: WorkflowDef;
@@ -67,10 +68,11 @@ export class PgTx extends PgQueueTx implements Tx {
   constructor(
     q: Query,
     state: TxState,
-    /** Queue names to NOTIFY just before COMMIT (absent in `read`). */
+    /** Queue names to NOTIFY once committed (absent in `read`). */
     private readonly notified?: Set<string>,
+    writes?: WriteBehind,
   ) {
-    super(q, state);
+    super(q, state, writes);
   }
 
   // --- workflow definitions
@@ -199,7 +201,7 @@ export class PgTx extends PgQueueTx implements Tx {
 
   async updateRun(r: RunRecord): Promise<void> {
     this.state.check('updateRun', true);
-    const { rowCount } = await this.q(SQL.updateRun, [
+    await this.write(SQL.updateRun, [
       r.workflowId,
       r.status,
       r.correlationId ?? null,
@@ -210,7 +212,6 @@ export class PgTx extends PgQueueTx implements Tx {
       r.endTime,
       JSON.stringify(runRecordColumn(r)),
     ]);
-    if (rowCount !== 1) throw new Error(`updateRun: no run ${r.workflowId}`);
   }
 
   async countRunsOfVersion(name: string, version: number): Promise<number> {
@@ -274,7 +275,7 @@ export class PgTx extends PgQueueTx implements Tx {
   async insertTasks(tasks: readonly TaskRecord[]): Promise<void> {
     this.state.check('insertTasks', true);
     if (tasks.length === 0) return;
-    await this.q(SQL.insertTasks, [JSON.stringify(tasks), ...latestByNameParams(tasks)]);
+    await this.write(SQL.insertTasks, [JSON.stringify(tasks), ...latestByNameParams(tasks)]);
   }
 
   async updateTasks(tasks: readonly TaskRecord[]): Promise<void> {
@@ -283,13 +284,7 @@ export class PgTx extends PgQueueTx implements Tx {
     // Last record per taskId wins (one UPDATE … FROM cannot apply two rows to one target).
     const byId = new Map(tasks.map((t) => [t.taskId, t]));
     const latest = [...byId.values()];
-    const { rows } = await this.q<{ n: number }>(SQL.updateTasks, [
-      JSON.stringify(latest),
-      ...latestByNameParams(latest),
-    ]);
-    const written = rows[0]?.n ?? 0;
-    if (written !== byId.size)
-      throw new Error(`updateTasks: ${byId.size - written} of the tasks do not exist`);
+    await this.write(SQL.updateTasks, [JSON.stringify(latest), ...latestByNameParams(latest), byId.size]);
   }
 
   async updateOpenTasks(tasks: readonly TaskRecord[]): Promise<string[]> {
@@ -330,7 +325,7 @@ export class PgTx extends PgQueueTx implements Tx {
   async appendTaskLogs(logs: readonly TaskLog[]): Promise<void> {
     this.state.check('appendTaskLogs', true);
     if (logs.length === 0) return;
-    await this.q(SQL.appendTaskLogs, [
+    await this.write(SQL.appendTaskLogs, [
       logs.map((l) => l.taskId),
       logs.map((l) => l.log),
       logs.map((l) => l.createdTime),

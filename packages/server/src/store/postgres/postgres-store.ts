@@ -2,6 +2,7 @@ import pg from 'pg';
 
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { PgTx } from './pg-tx.js';
+import { WriteBehind } from './write-behind.js';
 import { SQL, queryOn } from './pg-sql.js';
 import { CoalescingNotifier } from './notifier.js';
 import { QUEUE_CHANNEL, QueueListener } from './queue-listener.js';
@@ -135,9 +136,11 @@ export class PostgresStore implements Store {
     let broken = false;
     try {
       await client.query('BEGIN');
-      const result = await fn(new PgTx(queryOn(client), state, notified));
+      const writes = new WriteBehind(queryOn(client));
+      const result = await fn(new PgTx(writes.q, state, notified, writes));
       state.closed = true;
-      await client.query('COMMIT');
+      // The deferred writes and COMMIT in one round trip.
+      await writes.flush('COMMIT');
       if (notified.size > 0) this.notifier.add(notified);
       return result;
     } catch (err) {

@@ -104,11 +104,12 @@ export function enqueueMessages(c: SqliteConnection, messages: readonly QueueMes
       `INSERT INTO queue_messages (task_id, queue_name, workflow_id, task_ref, attempt, priority, visible_at, lock_ms,
          locked_until, lock_token, worker_id, delivery_count, dead_lettered, created_at)
        VALUES (@taskId, @queueName, @workflowId, @taskRef, @attempt, @priority, @visibleAt, @lockMs,
-         NULL, NULL, NULL, 0, 0, @now)
+         @lockedUntil, @lockToken, @workerId, @deliveries, 0, @now)
        ON CONFLICT (task_id) DO UPDATE SET queue_name = excluded.queue_name, workflow_id = excluded.workflow_id,
          task_ref = excluded.task_ref, attempt = excluded.attempt, priority = excluded.priority,
-         visible_at = excluded.visible_at, lock_ms = excluded.lock_ms, locked_until = NULL, lock_token = NULL,
-         worker_id = NULL, delivery_count = 0, dead_lettered = 0, created_at = excluded.created_at`,
+         visible_at = excluded.visible_at, lock_ms = excluded.lock_ms, locked_until = excluded.locked_until,
+         lock_token = excluded.lock_token, worker_id = excluded.worker_id, delivery_count = excluded.delivery_count,
+         dead_lettered = 0, created_at = excluded.created_at`,
       {
         taskId: m.taskId,
         queueName: m.queueName,
@@ -116,8 +117,12 @@ export function enqueueMessages(c: SqliteConnection, messages: readonly QueueMes
         taskRef: m.taskRef,
         attempt: m.attempt,
         priority: m.priority,
-        visibleAt: m.visibleAt,
+        visibleAt: m.lock?.lockedUntil ?? m.visibleAt,
         lockMs: m.lockMs,
+        lockedUntil: m.lock?.lockedUntil ?? null,
+        lockToken: m.lock?.lockToken ?? null,
+        workerId: m.lock?.workerId ?? null,
+        deliveries: m.lock ? 1 : 0,
         now,
       },
     );

@@ -1,0 +1,76 @@
+import pg from 'pg';
+
+import type { Query, Sql } from './pg-sql.js';
+
+/**
+ * Writes whose answer nobody reads at once (task and run records, queue messages, timers, logs)
+ * wait in the transaction and go to PostgreSQL together with the next statement that must
+ * answer, or with COMMIT: one round trip for all of a decision's writes instead of one each.
+ * node-postgres does not pipeline, and on this path each round trip cost more CPU in the socket
+ * write and the wake-up of the server process than the statement itself.
+ *
+ * The batch is one simple-protocol message of several statements, run in order, so the
+ * transaction sees exactly what it would have seen statement by statement; the parameters are
+ * written into the text as literals (pg's own quoting). A deferred write must fail in SQL when
+ * it goes wrong (a write that must touch one row says so with `baton_expect_rows`), never in a
+ * check run on its answer: PostgreSQL skips the rest of a message after an error, so COMMIT
+ * sent with the batch never commits a failed one, and the transaction rolls back as it would have.
+ */
+export class WriteBehind {
+  private pending: string[] = [];
+
+  constructor(private readonly raw: Query) {}
+
+  /** Defers a write. */
+  later(sql: Sql | string, values: readonly unknown[]): void {
+    this.pending.push(inline(typeof sql === 'string' ? sql : sql.text, values));
+  }
+
+  /** A query that sends the deferred writes first (in the same round trip when it has no parameters). */
+  readonly q: Query = async <R extends pg.QueryResultRow>(
+    sql: Sql | string,
+    values: readonly unknown[] = [],
+  ) => {
+    await this.flush();
+    return this.raw<R>(sql, values);
+  };
+
+  /** Sends the deferred writes, followed by `tail` (e.g. COMMIT) in the same message when given. */
+  async flush(tail?: string): Promise<void> {
+    const batch = this.pending;
+    if (batch.length === 0) {
+      if (tail !== undefined) await this.raw(tail);
+      return;
+    }
+    this.pending = [];
+    await this.raw([...batch, ...(tail === undefined ? [] : [tail])].join(';\n'));
+  }
+}
+
+/** `text` with `$n` replaced by the literal of `values[n-1]`. */
+export function inline(text: string, values: readonly unknown[]): string {
+  return text.replace(/\$(\d+)/g, (_, n: string) => literal(values[Number(n) - 1]));
+}
+
+/** A parameter as an SQL literal: strings quoted by pg, arrays in PostgreSQL's array syntax. */
+export function literal(value: unknown): string {
+  if (value === null || value === undefined) return 'NULL';
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new Error(`cannot write ${value} as an SQL number`);
+    return String(value);
+  }
+  if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
+  if (typeof value === 'string') return pg.escapeLiteral(value);
+  if (Array.isArray(value)) return pg.escapeLiteral(`{${value.map(arrayElement).join(',')}}`);
+  throw new Error(`cannot write a ${typeof value} parameter as an SQL literal`);
+}
+
+function arrayElement(value: unknown): string {
+  if (value === null || value === undefined) return 'NULL';
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new Error(`cannot write ${value} as an SQL number`);
+    return String(value);
+  }
+  if (typeof value === 'string') return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+  throw new Error(`cannot write a ${typeof value} array element as an SQL literal`);
+}
