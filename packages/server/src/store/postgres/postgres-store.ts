@@ -135,8 +135,9 @@ export class PostgresStore implements Store {
     const notified = new Set<string>();
     let broken = false;
     try {
-      await client.query('BEGIN');
       const writes = new WriteBehind(queryOn(client));
+      // BEGIN goes with the transaction's first statement.
+      writes.later('BEGIN', []);
       const result = await fn(new PgTx(writes.q, state, notified, writes));
       state.closed = true;
       // The deferred writes and COMMIT in one round trip.

@@ -26,13 +26,21 @@ export class WriteBehind {
     this.pending.push(inline(typeof sql === 'string' ? sql : sql.text, values));
   }
 
-  /** A query that sends the deferred writes first (in the same round trip when it has no parameters). */
+  /**
+   * A query that must answer now. With writes waiting, they and the query go in one message
+   * (the query inlined too; its answer is the message's last); otherwise the query goes alone,
+   * as a prepared statement.
+   */
   readonly q: Query = async <R extends pg.QueryResultRow>(
     sql: Sql | string,
     values: readonly unknown[] = [],
   ) => {
-    await this.flush();
-    return this.raw<R>(sql, values);
+    if (this.pending.length === 0) return this.raw<R>(sql, values);
+    const batch = this.pending;
+    this.pending = [];
+    batch.push(inline(typeof sql === 'string' ? sql : sql.text, values));
+    const answer: unknown = await this.raw<R>(batch.join(';\n'));
+    return (Array.isArray(answer) ? answer[answer.length - 1] : answer) as pg.QueryResult<R>;
   };
 
   /** Sends the deferred writes, followed by `tail` (e.g. COMMIT) in the same message when given. */
