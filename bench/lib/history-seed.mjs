@@ -74,12 +74,21 @@ async function openClient(databaseUrl, templateIds, applicationName) {
 /**
  * Opens a seeder on `databaseUrl` whose templates are the finished runs `templateIds`. Clone i
  * starts at `firstStart + i * spacingMs` (choose `firstStart` so the last clone is still in the
- * past). `parallel` connections (named `applicationName`) insert batches of `batchRuns` runs side by side.
- * Answers { templates, grow(from, to, onBatch?), settle(), close() }.
+ * past). `parallel` connections (named `applicationName`) insert batches of `batchRuns` runs
+ * side by side, and vacuum after every `vacuumEveryRuns`.
+ * Answers { templates, grow(from, to, onProgress?), settle(), close() }.
  */
 export async function openHistorySeeder(
   databaseUrl,
-  { templateIds, firstStart, spacingMs, batchRuns = 10_000, parallel = 2, applicationName = 'history-seed' },
+  {
+    templateIds,
+    firstStart,
+    spacingMs,
+    batchRuns = 10_000,
+    vacuumEveryRuns = 100_000,
+    parallel = 2,
+    applicationName = 'history-seed',
+  },
 ) {
   const clients = [];
   for (let n = 0; n < parallel; n++)
@@ -91,13 +100,21 @@ export async function openHistorySeeder(
     throw new Error('template runs have too many tasks for the id scheme');
   }
 
-  return {
-    templates,
-    /** Adds clones from..to-1 (clone numbers), one transaction per batch; onBatch(runsAdded). */
-    async grow(from, to, onBatch = () => {}) {
-      let next = from;
-      let added = 0;
-      const work = async (client) => {
+  /** Runs `statement(table)` for each table, the tables shared out among the connections. */
+  const eachTable = async (statement) => {
+    const tables = ['tasks', 'runs', 'task_latest'];
+    await Promise.all(
+      clients.map(async (client) => {
+        for (let table = tables.shift(); table; table = tables.shift()) await client.query(statement(table));
+      }),
+    );
+  };
+
+  /** Clones from..to-1, one transaction per batch, the batches shared out among the connections. */
+  const insert = async (from, to, onBatch) => {
+    let next = from;
+    await Promise.all(
+      clients.map(async (client) => {
         while (next < to) {
           const a = next;
           const b = Math.min(to, a + batchRuns);
@@ -108,26 +125,33 @@ export async function openHistorySeeder(
           await client.query(CLONE_TASKS, params);
           await client.query(CLONE_LATEST, params);
           await client.query('COMMIT');
-          added += b - a;
-          onBatch(added);
+          onBatch(b - a);
         }
-      };
-      await Promise.all(clients.map(work));
+      }),
+    );
+  };
+
+  return {
+    templates,
+    /**
+     * Adds clones from..to-1 (clone numbers); onProgress(runsAdded) after each vacuum. Vacuuming
+     * as the history grows, while its new pages are still cached, is what autovacuum's insert
+     * threshold does, and far cheaper than one vacuum reading the whole history back from disk.
+     */
+    async grow(from, to, onProgress = () => {}) {
+      let added = 0;
+      for (let a = from; a < to; a += vacuumEveryRuns) {
+        await insert(a, Math.min(to, a + vacuumEveryRuns), (n) => (added += n));
+        await eachTable((table) => `VACUUM ${table}`);
+        onProgress(added);
+      }
     },
     /**
-     * What autovacuum would have done after such inserts (visibility map, hint bits,
-     * statistics), then a checkpoint, so that the seed's dirty pages are not written out while
-     * the next measurement runs.
+     * Statistics for the grown tables, as autovacuum's analyze would have gathered them, then a
+     * checkpoint, so that the seed's dirty pages are not written out while a measurement runs.
      */
     async settle() {
-      const tables = ['tasks', 'runs', 'task_latest'];
-      await Promise.all(
-        clients.map(async (client) => {
-          for (let table = tables.shift(); table; table = tables.shift()) {
-            await client.query(`VACUUM (ANALYZE) ${table}`);
-          }
-        }),
-      );
+      await eachTable((table) => `VACUUM (ANALYZE) ${table}`);
       await first.query('CHECKPOINT');
     },
     async close() {

@@ -32,11 +32,11 @@ export function scaleMarkdown(results) {
       `Largest / smallest: step mean ${history.ratio.stepMean.toFixed(2)}, p50 ${history.ratio.stepP50.toFixed(2)}, ` +
         `server + PostgreSQL CPU ${history.ratio.cpu.toFixed(2)} (target ≤ ${STEP_RATIO_TARGET}).`,
       '',
-      `History grown in SQL from ${history.templates} runs finished through the API: ` +
+      `History grown in SQL (cloning, vacuuming as it grows) from ${history.templates} runs finished through the API: ` +
         history.sizes
           .map(
             (s) =>
-              `${count(s.size)} in ${s.seedSeconds.toFixed(0)} s + vacuum ${s.settleSeconds.toFixed(0)} s`,
+              `${count(s.size)} in ${s.seedSeconds.toFixed(0)} s + analyze ${s.analyzeSeconds.toFixed(0)} s`,
           )
           .join(', ') +
         `; part A took ${history.seconds.toFixed(0)} s.`,
