@@ -1,0 +1,198 @@
+// Part A of the scale scenario: the cost of a poll + complete step on Baton/PostgreSQL with
+// ever more finished runs stored. The history is grown in SQL (history-seed.mjs) between
+// measurements; each measurement uses a fresh server process, warmed up first.
+import os from 'node:os';
+import { performance } from 'node:perf_hooks';
+
+import pg from 'pg';
+
+import { batonApi } from './baton-api.mjs';
+import { startBaton } from './baton-server.mjs';
+import { openHistorySeeder } from './history-seed.mjs';
+import { dropDatabase, freshDatabase } from './pg-admin.mjs';
+import { cpuBetween, snapshotCpu } from './proc-cpu.mjs';
+import { driveSequentially, registerLinearWorkflow, startSequentially } from './sequential-worker.mjs';
+import { quantile } from './stats.mjs';
+
+const WORKFLOW = 'scale_linear';
+const TASK_TYPE = 'scale_step';
+const STEPS = 10;
+// Clones start this far apart, all before the scenario began.
+const CLONE_SPACING_MS = 50;
+
+const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const summary = (xs) => ({
+  mean: mean(xs),
+  p50: quantile(xs, 0.5),
+  p99: quantile(xs, 0.99),
+  count: xs.length,
+});
+const seconds = (since) => (performance.now() - since) / 1000;
+
+/** The database backends serving Baton (the scenario's own connections name themselves bench-*). */
+async function serverBackends(admin, database) {
+  const { rows } = await admin.query(
+    `SELECT pid FROM pg_stat_activity
+     WHERE datname = $1 AND backend_type = 'client backend' AND application_name NOT LIKE 'bench-%'`,
+    [database],
+  );
+  return rows.map((r) => r.pid);
+}
+
+async function storeCounts(admin) {
+  const { rows } = await admin.query(
+    `SELECT (SELECT count(*) FROM runs WHERE end_time > 0) AS finished,
+            (SELECT count(*) FROM runs WHERE end_time = 0) AS open,
+            (SELECT count(*) FROM tasks) AS tasks,
+            pg_database_size(current_database()) AS bytes`,
+  );
+  const r = rows[0];
+  return {
+    finished: Number(r.finished),
+    open: Number(r.open),
+    tasks: Number(r.tasks),
+    bytes: Number(r.bytes),
+  };
+}
+
+/** A fresh server on the store as it is: warm-up, then `runs` runs started and driven one step at a time. */
+async function measureStep(databaseUrl, admin, database, { runs, warmupRuns, log }) {
+  const server = await startBaton({ databaseUrl, env: { BATON_LOG_LEVEL: 'error' } });
+  try {
+    const api = batonApi(server.url);
+    // Warm-up: the JIT, the pool's connections and their prepared statements.
+    await startSequentially(api, WORKFLOW, warmupRuns);
+    await driveSequentially(api, TASK_TYPE, warmupRuns * STEPS);
+
+    const starts = await startSequentially(api, WORKFLOW, runs, warmupRuns);
+    const loadAverage = os.loadavg()[0];
+    const before = {
+      server: snapshotCpu([server.pid]),
+      db: snapshotCpu(await serverBackends(admin, database)),
+    };
+    const driven = performance.now();
+    const samples = await driveSequentially(api, TASK_TYPE, runs * STEPS);
+    const wallSeconds = seconds(driven);
+    const after = {
+      server: snapshotCpu([server.pid]),
+      db: snapshotCpu(await serverBackends(admin, database)),
+    };
+    const steps = samples.length;
+    const { rows } = await admin.query(
+      `SELECT count(*) AS n FROM runs WHERE workflow_id = ANY($1::text[]) AND status = 'COMPLETED'`,
+      [starts.ids],
+    );
+    if (Number(rows[0].n) !== runs) throw new Error(`${rows[0].n} of ${runs} measured runs completed`);
+    const result = {
+      step: summary(samples),
+      serverCpuMsPerStep: cpuBetween(before.server, after.server) / steps,
+      postgresCpuMsPerStep: cpuBetween(before.db, after.db) / steps,
+      stepsPerSecond: steps / wallSeconds,
+      start: summary(starts.samples),
+      loadAverage,
+    };
+    log(
+      `  ${steps} steps: mean ${result.step.mean.toFixed(2)} ms, p99 ${result.step.p99.toFixed(2)} ms, ` +
+        `server CPU ${result.serverCpuMsPerStep.toFixed(2)} ms, PostgreSQL CPU ${result.postgresCpuMsPerStep.toFixed(2)} ms per step`,
+    );
+    return result;
+  } finally {
+    await server.stop();
+  }
+}
+
+/**
+ * Measures the step cost at each of `sizes` finished runs stored (ascending), growing one
+ * store from size to size. Answers { sizes: [...], ratio, ... }.
+ */
+export async function measureHistory({
+  sizes,
+  runs = 300,
+  warmupRuns = 30,
+  templates = 10,
+  parallel = 2,
+  database = 'bench_scale',
+  log = () => {},
+}) {
+  const began = performance.now();
+  const databaseUrl = await freshDatabase(database);
+  const admin = new pg.Client({ connectionString: databaseUrl, application_name: 'bench-admin' });
+  await admin.connect();
+  let seeder;
+  try {
+    // The templates: real runs, finished through the API.
+    const server = await startBaton({ databaseUrl, env: { BATON_LOG_LEVEL: 'error' } });
+    let templateIds;
+    try {
+      const api = batonApi(server.url);
+      await registerLinearWorkflow(api, { name: WORKFLOW, taskType: TASK_TYPE, steps: STEPS });
+      ({ ids: templateIds } = await startSequentially(api, WORKFLOW, templates));
+      await driveSequentially(api, TASK_TYPE, templates * STEPS);
+    } finally {
+      await server.stop();
+    }
+    const largest = Math.max(...sizes);
+    seeder = await openHistorySeeder(databaseUrl, {
+      templateIds,
+      firstStart: Date.now() - 86_400_000 - (largest + 1) * CLONE_SPACING_MS,
+      spacingMs: CLONE_SPACING_MS,
+      parallel,
+      applicationName: 'bench-seed',
+    });
+
+    const results = [];
+    let nextClone = 0;
+    for (const size of [...sizes].sort((a, b) => a - b)) {
+      const missing = size - (await storeCounts(admin)).finished;
+      let seedSeconds = 0;
+      if (missing > 0) {
+        log(`growing the history to ${size} finished runs (+${missing})`);
+        const seeding = performance.now();
+        await seeder.grow(nextClone, nextClone + missing, (added) => {
+          if (added < missing) log(`  ${added} runs cloned and vacuumed, ${seconds(seeding).toFixed(0)} s`);
+        });
+        nextClone += missing;
+        seedSeconds = seconds(seeding);
+      }
+      const analyzing = performance.now();
+      await seeder.settle();
+      const analyzeSeconds = seconds(analyzing);
+      const store = await storeCounts(admin);
+      log(
+        `${store.finished} finished runs, ${store.tasks} tasks, ${(store.bytes / 2 ** 30).toFixed(2)} GiB ` +
+          `(seeded and vacuumed in ${seedSeconds.toFixed(1)} s, analyzed in ${analyzeSeconds.toFixed(1)} s)`,
+      );
+      const measured = await measureStep(databaseUrl, admin, database, { runs, warmupRuns, log });
+      results.push({
+        size,
+        finishedRuns: store.finished,
+        taskRows: store.tasks,
+        databaseBytes: store.bytes,
+        seedSeconds,
+        analyzeSeconds,
+        ...measured,
+      });
+    }
+    const [smallest, largestResult] = [results[0], results.at(-1)];
+    const ratio = (pick) => pick(largestResult) / pick(smallest);
+    return {
+      workflow: { steps: STEPS, payload: 'bench/lib/payload.mjs' },
+      templates,
+      runsPerSize: runs,
+      warmupRunsPerSize: warmupRuns,
+      sizes: results,
+      ratio: {
+        stepMean: ratio((r) => r.step.mean),
+        stepP50: ratio((r) => r.step.p50),
+        serverCpu: ratio((r) => r.serverCpuMsPerStep),
+        postgresCpu: ratio((r) => r.postgresCpuMsPerStep),
+        cpu: ratio((r) => r.serverCpuMsPerStep + r.postgresCpuMsPerStep),
+      },
+      seconds: seconds(began),
+    };
+  } finally {
+    await seeder?.close();
+    await admin.end();
+    await dropDatabase(database);
+  }
+}
