@@ -13,7 +13,7 @@ import { formatRate } from './lib/format.mjs';
 import { machineFacts } from './lib/machine.mjs';
 import { runPass, stopCurrentPass } from './lib/pass-runner.mjs';
 import { compare, renderMarkdown, summarizePass, targets } from './lib/report.mjs';
-import { SYSTEMS, kindOf } from './lib/systems-catalog.mjs';
+import { SYSTEMS, kindOf, latencyRunsFor } from './lib/systems-catalog.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SERVER_MAIN = join(HERE, '../packages/server/dist/src/main.js');
@@ -123,7 +123,8 @@ async function runScalePhase(options) {
   log('stored-runs scenario (bench/scale.mjs)…');
   try {
     const { runScale } = await import(path);
-    return await runScale(options);
+    // Its own defaults (sizes, runs per size, open runs): the throughput pass's R and W are not its.
+    return await runScale({ resultsDir: options.out, log });
   } catch (error) {
     log(`stored-runs scenario FAILED: ${error.message}`);
     return { status: 'failed', error: error.message };
@@ -173,7 +174,12 @@ async function main() {
     if (interrupted) return 130;
     const latency = skipLatency
       ? { status: 'skipped', reason: '--skip-latency' }
-      : await pass(id, 'light-load', { mode: 'latency', runs: latencyRuns, workers: 1, steps });
+      : await pass(id, 'light-load', {
+          mode: 'latency',
+          runs: latencyRunsFor(id, latencyRuns),
+          workers: 1,
+          steps,
+        });
     if (interrupted) return 130;
     systems.push({ id, kind: kindOf(id), throughput, latency });
   }

@@ -35,7 +35,13 @@ export function linearWorkflow(steps) {
 
 export async function register(client, steps) {
   await client.post('/api/metadata/taskdefs', [
-    { name: TASK_TYPE, retryCount: 0, responseTimeoutSeconds: 300, timeoutSeconds: 0, ownerEmail: 'bench@example.com' },
+    {
+      name: TASK_TYPE,
+      retryCount: 0,
+      responseTimeoutSeconds: 300,
+      timeoutSeconds: 0,
+      ownerEmail: 'bench@example.com',
+    },
   ]);
   await client.post('/api/metadata/workflow?overwrite=true', linearWorkflow(steps));
 }
@@ -52,7 +58,7 @@ function startWorkers(client, { slots, steps, handoffs, onRunDone, onError }) {
 
   async function execute(task) {
     // One slot carries a chain of tasks: update-v2 answers the next one.
-    for (let current = task; current && !stopped; ) {
+    for (let current = task; current && !stopped;) {
       const { run, step } = current.inputData;
       handoffs.started(run, step);
       const outputData = { data: stepPayload(run, step) };
@@ -123,8 +129,12 @@ async function drive(client, { mode, runs, workers, steps }) {
     },
     onError: (e) => failure(e),
   });
-  const timeout = setTimeout(() => failure(new Error(`Baton did not finish ${runs} runs in time`)), OVERALL_TIMEOUT_MS);
-  const start = (run) => client.post(`/api/workflow/${WORKFLOW}`, { input: { run, data: stepPayload(run, -1) } });
+  const timeout = setTimeout(
+    () => failure(new Error(`Baton did not finish ${runs} runs in time`)),
+    OVERALL_TIMEOUT_MS,
+  );
+  const start = (run) =>
+    client.post(`/api/workflow/${WORKFLOW}`, { input: { run, data: stepPayload(run, -1) } });
   const t0 = performance.now();
   if (mode === 'latency') {
     for (let run = 0; run < runs; run++) {

@@ -15,7 +15,10 @@ export function jsonClient(baseUrl, { sockets = 64 } = {}) {
           port: base.port,
           method,
           path,
-          headers: payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+          headers:
+            payload === undefined
+              ? {}
+              : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
         },
         (res) => {
           const chunks = [];
@@ -27,7 +30,10 @@ export function jsonClient(baseUrl, { sockets = 64 } = {}) {
               return;
             }
             const type = res.headers['content-type'] ?? '';
-            resolve({ status: res.statusCode, body: type.includes('json') && text ? JSON.parse(text) : text });
+            resolve({
+              status: res.statusCode,
+              body: type.includes('json') && text ? JSON.parse(text) : text,
+            });
           });
           res.on('error', reject);
         },

@@ -136,7 +136,13 @@ for (const c of storeCases()) {
           'DROP TABLE task_latest',
           'DROP INDEX tasks_to_decide',
           'DELETE FROM schema_migrations WHERE version >= 5',
-          ...(h.url !== undefined ? ['DROP FUNCTION baton_expect_rows'] : []),
+          ...(h.url !== undefined
+            ? [
+                'DROP FUNCTION baton_expect_rows',
+                'DROP TABLE task_defs_version',
+                'DROP FUNCTION baton_task_defs_changed CASCADE',
+              ]
+            : []),
           ...rows.map((t) => insertTaskSql(h, t)),
         ]);
         const store =

@@ -93,6 +93,38 @@ for (const c of storeCases()) {
       assert.deepEqual(stored?.outputData, { awkward });
     });
 
+    void it('task definitions read under a run lock follow every change, made here or by another node', async () => {
+      const r = run();
+      const name = uid('def-');
+      await store.transaction((tx) => tx.insertRun(r));
+      const readUnderLock = (s: Store) =>
+        s.transaction(async (tx) => {
+          await tx.lockRun(r.workflowId);
+          return (await tx.getTaskDefs([name])).get(name)?.retryCount;
+        });
+      assert.equal(await readUnderLock(store), undefined);
+      assert.equal(await readUnderLock(store), undefined, 'known to be missing');
+      await other.transaction((tx) =>
+        tx.upsertTaskDef({ name, retryCount: 1, createTime: T0, updateTime: T0 }),
+      );
+      assert.equal(await readUnderLock(store), 1);
+      await other.transaction((tx) =>
+        tx.upsertTaskDef({ name, retryCount: 2, createTime: T0, updateTime: T0 }),
+      );
+      assert.equal(await readUnderLock(store), 2);
+      // A transaction that changes a definition reads its own change.
+      const own = await store.transaction(async (tx) => {
+        await tx.lockRun(r.workflowId);
+        await tx.getTaskDefs([name]);
+        await tx.upsertTaskDef({ name, retryCount: 3, createTime: T0, updateTime: T0 });
+        await tx.lockRun(r.workflowId);
+        return (await tx.getTaskDefs([name])).get(name)?.retryCount;
+      });
+      assert.equal(own, 3);
+      await other.transaction((tx) => tx.deleteTaskDef(name));
+      assert.equal(await readUnderLock(store), undefined);
+    });
+
     void it('rolls back when a statement fails, and returns the function value on commit', async () => {
       const r = run();
       await store.transaction((tx) => tx.insertRun(r));

@@ -197,7 +197,7 @@ INSERT INTO task_latest (workflow_id, name, seq, task_id)
   },
   {
     version: 6,
-    name: 'expect-rows',
+    name: 'hot-path',
     sql: `
 -- Writes that must touch an exact number of rows say so in SQL, so that a batch of deferred
 -- writes sent with COMMIT (write-behind.ts) fails before the COMMIT instead of after it.
@@ -210,6 +210,22 @@ BEGIN
   RETURN actual;
 END
 $fn$;
+-- A counter of task definition changes, read with the run lock: a node keeps the definitions it
+-- read and reuses them while the counter stands still (task-def-cache.ts), instead of reading
+-- them in every decision.
+CREATE TABLE task_defs_version (
+  one     BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (one),
+  version BIGINT  NOT NULL
+);
+INSERT INTO task_defs_version (one, version) VALUES (TRUE, 0);
+CREATE FUNCTION baton_task_defs_changed() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  UPDATE task_defs_version SET version = version + 1;
+  RETURN NULL;
+END
+$fn$;
+CREATE TRIGGER task_defs_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON task_defs
+  FOR EACH STATEMENT EXECUTE FUNCTION baton_task_defs_changed();
 `,
   },
 ];

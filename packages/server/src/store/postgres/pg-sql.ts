@@ -103,7 +103,12 @@ export const SQL = {
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13::jsonb)`,
   ),
   getRun: named('get_run', 'SELECT record, definition FROM runs WHERE workflow_id = $1'),
-  lockRun: named('lock_run', 'SELECT record, definition FROM runs WHERE workflow_id = $1 FOR UPDATE'),
+  // With the task definitions' change counter (task-def-cache.ts).
+  lockRun: named(
+    'lock_run',
+    `SELECT record, definition, (SELECT version FROM task_defs_version) AS defs_version
+     FROM runs WHERE workflow_id = $1 FOR UPDATE OF runs`,
+  ),
   updateRun: named(
     'update_run',
     `WITH u AS (

@@ -30,6 +30,7 @@ import { decideTasks, latestByNameParams } from './pg-decide-set.js';
 import { deferMessages, lockTaskLimit, setTaskRateWindow } from './pg-limits.js';
 import { type Query, SQL } from './pg-sql.js';
 import { PgQueueTx } from './pg-queue.js';
+import type { TaskDefCache } from './task-def-cache.js';
 import type { WriteBehind } from './write-behind.js';
 
 interface WorkflowDefRow {
@@ -71,9 +72,14 @@ export class PgTx extends PgQueueTx implements Tx {
     /** Queue names to NOTIFY once committed (absent in `read`). */
     private readonly notified?: Set<string>,
     writes?: WriteBehind,
+    private readonly taskDefCache?: TaskDefCache,
   ) {
     super(q, state, writes);
   }
+
+  /** The task definitions' change counter read with the run lock; unset once this transaction changes one. */
+  private defsVersion: number | undefined;
+  private changedTaskDefs = false;
 
   // --- workflow definitions
 
@@ -123,9 +129,20 @@ export class PgTx extends PgQueueTx implements Tx {
 
   async getTaskDefs(names: readonly string[]): Promise<Map<string, StoredTaskDef>> {
     this.state.check('getTaskDefs', false);
+    if (names.length === 0) return new Map();
+    const version = this.defsVersion;
+    if (version === undefined || !this.taskDefCache) return this.readTaskDefs(uniqueSorted(names));
+    const { found, missing } = this.taskDefCache.lookup(version, uniqueSorted(names));
+    if (missing.length === 0) return found;
+    const read = await this.readTaskDefs(missing);
+    this.taskDefCache.remember(version, missing, read);
+    for (const [name, def] of read) found.set(name, def);
+    return found;
+  }
+
+  private async readTaskDefs(names: readonly string[]): Promise<Map<string, StoredTaskDef>> {
     const out = new Map<string, StoredTaskDef>();
-    if (names.length === 0) return out;
-    const { rows } = await this.q<TaskDefRow>(SQL.getTaskDefs, [uniqueSorted(names)]);
+    const { rows } = await this.q<TaskDefRow>(SQL.getTaskDefs, [names]);
     for (const row of rows) out.set(row.name, taskDef(row));
     return out;
   }
@@ -137,6 +154,8 @@ export class PgTx extends PgQueueTx implements Tx {
 
   async upsertTaskDef(def: TaskDef & { createTime: number; updateTime: number }): Promise<void> {
     this.state.check('upsertTaskDef', true);
+    this.changedTaskDefs = true;
+    this.defsVersion = undefined;
     await this.q(SQL.upsertTaskDef, [
       def.name,
       JSON.stringify(definitionColumn(def)),
@@ -147,6 +166,8 @@ export class PgTx extends PgQueueTx implements Tx {
 
   async deleteTaskDef(name: string): Promise<boolean> {
     this.state.check('deleteTaskDef', true);
+    this.changedTaskDefs = true;
+    this.defsVersion = undefined;
     return ((await this.q(SQL.deleteTaskDef, [name])).rowCount ?? 0) > 0;
   }
 
@@ -195,8 +216,12 @@ export class PgTx extends PgQueueTx implements Tx {
     this.state.check('lockRun', false);
     // Outside a transaction a row lock would end with the statement: read plainly.
     if (!this.state.writable) return this.getRun(workflowId);
-    const { rows } = await this.q<RunRow>(SQL.lockRun, [workflowId]);
-    return rows[0] && run(rows[0]);
+    const { rows } = await this.q<RunRow & { defs_version: number | null }>(SQL.lockRun, [workflowId]);
+    const row = rows[0];
+    if (!row) return undefined;
+    // Kept only while this transaction has not changed a definition itself.
+    if (!this.changedTaskDefs) this.defsVersion = row.defs_version ?? undefined;
+    return run(row);
   }
 
   async updateRun(r: RunRecord): Promise<void> {

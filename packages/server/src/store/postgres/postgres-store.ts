@@ -2,6 +2,7 @@ import pg from 'pg';
 
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { PgTx } from './pg-tx.js';
+import { TaskDefCache } from './task-def-cache.js';
 import { WriteBehind } from './write-behind.js';
 import { SQL, queryOn } from './pg-sql.js';
 import { CoalescingNotifier } from './notifier.js';
@@ -44,6 +45,7 @@ export class PostgresStore implements Store {
   private readonly pool: pg.Pool;
   private readonly listener: QueueListener;
   private readonly notifier: CoalescingNotifier;
+  private readonly taskDefCache = new TaskDefCache();
   private readonly migrations: readonly Migration[];
   private closing: Promise<void> | undefined;
 
@@ -138,7 +140,7 @@ export class PostgresStore implements Store {
       const writes = new WriteBehind(queryOn(client));
       // BEGIN goes with the transaction's first statement.
       writes.later('BEGIN', []);
-      const result = await fn(new PgTx(writes.q, state, notified, writes));
+      const result = await fn(new PgTx(writes.q, state, notified, writes, this.taskDefCache));
       state.closed = true;
       // The deferred writes and COMMIT in one round trip.
       await writes.flush('COMMIT');
