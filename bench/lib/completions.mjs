@@ -104,6 +104,28 @@ export class Completions {
 }
 
 /** Runs `fn` (a shutdown step) but gives up after `ms`, so cleanup cannot hang the benchmark. */
+/**
+ * Starts the runs of a chained-job peer and waits for them: in throughput mode every first step
+ * at once, `chunk` per `addMany(runs)` call; in latency mode one run at a time with `addOne(run)`.
+ */
+export async function driveChains(completions, { mode, runs, chunk, addMany, addOne }) {
+  if (mode === 'throughput') {
+    const chunks = [];
+    for (let first = 0; first < runs; first += chunk) {
+      const batch = [];
+      for (let r = first; r < Math.min(runs, first + chunk); r++) batch.push(r);
+      chunks.push(addMany(batch));
+    }
+    await completions.wait(Promise.all(chunks), 'the first steps to be added');
+    await completions.all();
+  } else {
+    for (let r = 0; r < runs; r++) {
+      await completions.wait(addOne(r), `run ${r} to be added`);
+      await completions.run(r);
+    }
+  }
+}
+
 export async function bounded(fn, ms, what) {
   let timer;
   try {

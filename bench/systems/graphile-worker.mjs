@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 
 import pg from 'pg';
 
-import { Completions, bounded, checkOptions } from '../lib/completions.mjs';
+import { Completions, bounded, checkOptions, driveChains } from '../lib/completions.mjs';
 import { HandoffRecorder } from '../lib/handoff.mjs';
 import { stepPayload } from '../lib/payload.mjs';
 import { dropDatabase, freshDatabase } from '../lib/pg-admin.mjs';
@@ -80,22 +80,13 @@ export default async function run(options) {
     };
 
     const started = performance.now();
-    if (mode === 'throughput') {
-      const chunks = [];
-      for (let first = 0; first < runs; first += ENQUEUE_CHUNK) {
-        const specs = [];
-        for (let r = first; r < Math.min(runs, first + ENQUEUE_CHUNK); r++)
-          specs.push({ identifier: TASK, payload: stepPayload(r, 0) });
-        chunks.push(utils.addJobs(specs));
-      }
-      await completions.wait(Promise.all(chunks), 'the first steps to be added');
-      await completions.all();
-    } else {
-      for (let r = 0; r < runs; r++) {
-        await completions.wait(utils.addJob(TASK, stepPayload(r, 0)), `run ${r} to be added`);
-        await completions.run(r);
-      }
-    }
+    await driveChains(completions, {
+      mode,
+      runs,
+      chunk: ENQUEUE_CHUNK,
+      addMany: (batch) => utils.addJobs(batch.map((r) => ({ identifier: TASK, payload: stepPayload(r, 0) }))),
+      addOne: (r) => utils.addJob(TASK, stepPayload(r, 0)),
+    });
     await completions.until(drained, 'the last completions to be committed');
     const seconds = (performance.now() - started) / 1000;
 

@@ -4,7 +4,7 @@
 // minimum here). That is the peer as it ships, and it is measured as such.
 import { performance } from 'node:perf_hooks';
 
-import { Completions, bounded, checkOptions } from '../lib/completions.mjs';
+import { Completions, bounded, checkOptions, driveChains } from '../lib/completions.mjs';
 import { HandoffRecorder } from '../lib/handoff.mjs';
 import { stepPayload } from '../lib/payload.mjs';
 import { dropDatabase, freshDatabase } from '../lib/pg-admin.mjs';
@@ -88,22 +88,13 @@ export default async function run(options) {
     };
 
     const clock = performance.now();
-    if (mode === 'throughput') {
-      const chunks = [];
-      for (let first = 0; first < runs; first += ENQUEUE_CHUNK) {
-        const jobs = [];
-        for (let r = first; r < Math.min(runs, first + ENQUEUE_CHUNK); r++)
-          jobs.push({ name: QUEUE, data: stepPayload(r, 0) });
-        chunks.push(boss.insert(jobs));
-      }
-      await completions.wait(Promise.all(chunks), 'the first steps to be inserted');
-      await completions.all();
-    } else {
-      for (let r = 0; r < runs; r++) {
-        await completions.wait(boss.send(QUEUE, stepPayload(r, 0)), `run ${r} to be sent`);
-        await completions.run(r);
-      }
-    }
+    await driveChains(completions, {
+      mode,
+      runs,
+      chunk: ENQUEUE_CHUNK,
+      addMany: (batch) => boss.insert(batch.map((r) => ({ name: QUEUE, data: stepPayload(r, 0) }))),
+      addOne: (r) => boss.send(QUEUE, stepPayload(r, 0)),
+    });
     await completions.until(drained, 'every job to be recorded completed');
     const seconds = (performance.now() - clock) / 1000;
     measured = true;

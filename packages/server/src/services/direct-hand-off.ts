@@ -20,6 +20,19 @@ export interface DirectHandOff {
   readonly lock: { lockedUntil: number; lockToken: string; workerId: string };
 }
 
+/** A queued task as its hand-out to `workerId` at `now` leaves it (a claim's or a direct one). */
+export function handedOut(task: TaskRecord, workerId: string, now: number): TaskRecord {
+  return {
+    ...task,
+    status: 'IN_PROGRESS',
+    pollCount: task.pollCount + 1,
+    workerId,
+    startTime: task.startTime > 0 ? task.startTime : now,
+    updateTime: now,
+    callbackAfterSeconds: 0,
+  };
+}
+
 /**
  * Direct hand-off: the first task this decision queues on one of the worker's queues, visible
  * now and of a type without hand-out limits, is written already handed out to that worker (its
@@ -41,15 +54,7 @@ export function handOffDirectly(
     if (!wish.queueNames.includes(command.queueName)) continue;
     const task = decision.newTasks.find((t) => t.taskId === command.taskId);
     if (!task || task.status !== 'SCHEDULED' || hasHandOutLimits(task, taskDefs)) continue;
-    const handedTask: TaskRecord = {
-      ...task,
-      status: 'IN_PROGRESS',
-      pollCount: task.pollCount + 1,
-      workerId: wish.workerId,
-      startTime: task.startTime > 0 ? task.startTime : now,
-      updateTime: now,
-      callbackAfterSeconds: 0,
-    };
+    const handedTask = handedOut(task, wish.workerId, now);
     const lockedUntil = now + command.lockMs;
     const commands: Command[] = decision.commands.filter(
       (c) => !(c.type === 'ARM_TIMER' && c.timer.kind === 'POLL_TIMEOUT' && c.timer.taskId === task.taskId),

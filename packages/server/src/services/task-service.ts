@@ -20,7 +20,7 @@ import type { Store, Tx } from '../store/store.js';
 import type { Metrics } from '../metrics.js';
 import { afterCommit, type AfterCommit, type Executor } from './executor.js';
 import { holdBackOverLimit } from './hand-out-limits.js';
-import type { HandOffWish } from './direct-hand-off.js';
+import { handedOut, type HandOffWish } from './direct-hand-off.js';
 import type { PollRecorder } from './poll-recorder.js';
 import { explainTasks } from './waiting.js';
 import { isActivePoll, queueLiveness, type WorkerLiveness } from './worker-liveness.js';
@@ -184,15 +184,7 @@ export class TaskService {
           lapsed.push(task);
           continue;
         }
-        handed.push({
-          ...task,
-          status: 'IN_PROGRESS',
-          pollCount: task.pollCount + 1,
-          workerId: request.workerId,
-          startTime: task.startTime > 0 ? task.startTime : now,
-          updateTime: now,
-          callbackAfterSeconds: 0,
-        });
+        handed.push(handedOut(task, request.workerId, now));
       }
       // concurrentExecLimit and rate limits (DESIGN §6): tasks over them are put back for 60 s.
       const heldBack = await holdBackOverLimit(
