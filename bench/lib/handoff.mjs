@@ -1,5 +1,6 @@
-// Hand-off latency: the time from one step's completion (its handler returned and the system
-// was told) to the next step of the same run starting (its handler was called). Both ends are
+// Hand-off latency: the time from one step's completion (its work is done; telling the system,
+// which for a queue means adding the next job and for Baton posting the result, is part of the
+// hand-off) to the next step of the same run starting (its handler was called). Both ends are
 // taken in the process that runs the handlers, on one monotonic clock.
 import { performance } from 'node:perf_hooks';
 

@@ -70,10 +70,11 @@ export default async function run({ mode, runs, workers, steps, timeoutMs = DEFA
         const { run, step } = job.data;
         handoffs.started(run, step);
         const output = stepPayload(run, step);
+        // Done: from here on the hand-off is the system's (the add, the fetch, the next start).
+        handoffs.ended(run, step);
         if (step < steps - 1) {
           await queue.add('step', { run, step: step + 1, payload: output });
         }
-        handoffs.ended(run, step);
         return output;
       },
       { connection, concurrency: latency ? 1 : workers },

@@ -46,16 +46,19 @@ export default async function run({ mode, runs, workers, steps, timeoutMs = DEFA
   try {
     const pgMajor = await postgresMajor(url);
 
+    // A step is done when its function returns: the hand-off then includes DBOS's checkpoint of
+    // its output, as every other system's includes telling the system the step is done.
     const step = async (run, k) => {
       handoffs.started(run, k);
-      return stepPayload(run, k);
+      const output = stepPayload(run, k);
+      handoffs.ended(run, k);
+      return output;
     };
     const benchRun = DBOS.registerWorkflow(
       async (run) => {
         let output;
         for (let k = 0; k < steps; k++) {
           output = await DBOS.runStep(() => step(run, k), { name: `step-${k}` });
-          handoffs.ended(run, k);
           stepsDone += 1;
         }
         return output;

@@ -56,9 +56,10 @@ export default async function run(options) {
       [TASK]: async (payload, helpers) => {
         const { run: r, step } = payload;
         handoffs.started(r, step);
+        // Done: from here on the hand-off is the system's (the add, the fetch, the next start).
+        handoffs.ended(r, step);
         if (step + 1 < steps) await helpers.addJob(TASK, stepPayload(r, step + 1));
         completions.steps += 1;
-        handoffs.ended(r, step);
         if (step + 1 === steps) completions.runDone(r);
       },
     };

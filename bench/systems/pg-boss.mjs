@@ -49,9 +49,10 @@ export default async function run(options) {
     // `workers` workers run at most `workers` steps at once, like every other system.
     const runStep = async ({ run: r, step }) => {
       handoffs.started(r, step);
+      // Done: from here on the hand-off is the system's (the send, the fetch, the next start).
+      handoffs.ended(r, step);
       if (step + 1 < steps) await boss.send(QUEUE, stepPayload(r, step + 1));
       completions.steps += 1;
-      handoffs.ended(r, step);
       if (step + 1 === steps) completions.runDone(r);
     };
     const handler = async (jobs) => {
