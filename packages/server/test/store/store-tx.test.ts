@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
+import type { RunRecord } from '@baton/protocol';
 import pg from 'pg';
 
 import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
@@ -123,6 +124,34 @@ for (const c of storeCases()) {
       assert.equal(own, 3);
       await other.transaction((tx) => tx.deleteTaskDef(name));
       assert.equal(await readUnderLock(store), undefined);
+    });
+
+    void it('concurrent transactions commit or fail each on its own (SQLite commits them in groups)', async () => {
+      const runs = Array.from({ length: 12 }, () => run());
+      const outcomes = await Promise.allSettled(
+        runs.map((r, i) =>
+          store.transaction(async (tx) => {
+            await tx.insertRun(r);
+            await Promise.resolve();
+            if (i % 5 === 2) throw new Error(`no ${i}`);
+            if (i === 7) await tx.insertRun(runs[0] as RunRecord); // a failing statement
+            return i;
+          }),
+        ),
+      );
+      const expectedOk = runs.map((_, i) => i % 5 !== 2 && i !== 7);
+      assert.deepEqual(
+        outcomes.map((o) => o.status === 'fulfilled'),
+        expectedOk,
+      );
+      outcomes.forEach((o, i) => {
+        if (o.status === 'fulfilled') assert.equal(o.value, i);
+      });
+      const stored = await store.read(async (tx) => Promise.all(runs.map((r) => tx.getRun(r.workflowId))));
+      assert.deepEqual(
+        stored.map((r) => r !== undefined),
+        expectedOk,
+      );
     });
 
     void it('rolls back when a statement fails, and returns the function value on commit', async () => {
