@@ -6,7 +6,7 @@ import type { Query, Sql } from './pg-sql.js';
 /** The decide set on PostgreSQL (see ../decide-set.ts and ARCHITECTURE.md "The decide set"). */
 
 // Two index scans: the partial index `tasks_to_decide` and `task_latest`'s primary key.
-const DECIDE_TASKS: Sql = {
+export const DECIDE_TASKS: Sql = {
   name: 'baton_decide_tasks',
   text: `SELECT record FROM tasks WHERE task_id IN (
       SELECT task_id FROM tasks WHERE workflow_id = $1 AND ${PG_TO_DECIDE}

@@ -25,7 +25,7 @@ export abstract class PgQueueTx extends SqlTimerTx<Query> {
     protected readonly q: Query,
     state: TxState,
     /** Defers writes to the next answering statement (transactions only; `read` has none). */
-    private readonly writes?: WriteBehind,
+    protected readonly writes?: WriteBehind,
   ) {
     // The timer and dead-letter methods: this dialect's statements behind the shared checks.
     super(timers, q, state);

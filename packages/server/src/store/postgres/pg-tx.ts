@@ -26,7 +26,7 @@ import {
   workflowDefFromColumns,
 } from '../sql-common.js';
 import type { PollRecord, RunQuery, StoredWorkflowDef, TaskLimitState, Tx } from '../store.js';
-import { decideTasks, latestByNameParams } from './pg-decide-set.js';
+import { DECIDE_TASKS, decideTasks, latestByNameParams } from './pg-decide-set.js';
 import { deferMessages, lockTaskLimit, setTaskRateWindow } from './pg-limits.js';
 import { type Query, SQL } from './pg-sql.js';
 import { PgQueueTx } from './pg-queue.js';
@@ -80,6 +80,8 @@ export class PgTx extends PgQueueTx implements Tx {
   /** The task definitions' change counter read with the run lock; unset once this transaction changes one. */
   private defsVersion: number | undefined;
   private changedTaskDefs = false;
+  /** The decide set read with the last run lock, good until another statement is sent or queued. */
+  private prefetched: { workflowId: string; at: number; tasks: TaskRecord[] } | undefined;
 
   // --- workflow definitions
 
@@ -216,8 +218,22 @@ export class PgTx extends PgQueueTx implements Tx {
     this.state.check('lockRun', false);
     // Outside a transaction a row lock would end with the statement: read plainly.
     if (!this.state.writable) return this.getRun(workflowId);
-    const { rows } = await this.q<RunRow & { defs_version: number | null }>(SQL.lockRun, [workflowId]);
-    const row = rows[0];
+    // The decide set goes in the same message, read once the lock is held: a decision asks for
+    // it next (executor `handleIn`), and this saves that round trip.
+    const [locked, decideSet] = this.writes
+      ? await this.writes.queryMany([
+          { sql: SQL.lockRun, values: [workflowId] },
+          { sql: DECIDE_TASKS, values: [workflowId] },
+        ])
+      : [await this.q(SQL.lockRun, [workflowId])];
+    const row = locked?.rows[0] as (RunRow & { defs_version: number | null }) | undefined;
+    if (row && decideSet && this.writes) {
+      this.prefetched = {
+        workflowId,
+        at: this.writes.statements,
+        tasks: (decideSet.rows as Array<{ record: TaskRecord }>).map((r) => r.record),
+      };
+    }
     if (!row) return undefined;
     // Kept only while this transaction has not changed a definition itself.
     if (!this.changedTaskDefs) this.defsVersion = row.defs_version ?? undefined;
@@ -344,6 +360,10 @@ export class PgTx extends PgQueueTx implements Tx {
 
   async getDecideTasks(workflowId: string): Promise<TaskRecord[]> {
     this.state.check('getDecideTasks', false);
+    const prefetched = this.prefetched;
+    this.prefetched = undefined;
+    if (prefetched?.workflowId === workflowId && prefetched.at === this.writes?.statements)
+      return prefetched.tasks;
     return decideTasks(this.q, workflowId);
   }
 

@@ -18,11 +18,13 @@ import type { Query, Sql } from './pg-sql.js';
  */
 export class WriteBehind {
   private pending: string[] = [];
+  private count = 0;
 
   constructor(private readonly raw: Query) {}
 
   /** Defers a write. */
   later(sql: Sql | string, values: readonly unknown[]): void {
+    this.count++;
     this.pending.push(inline(typeof sql === 'string' ? sql : sql.text, values));
   }
 
@@ -35,6 +37,7 @@ export class WriteBehind {
     sql: Sql | string,
     values: readonly unknown[] = [],
   ) => {
+    this.count++;
     if (this.pending.length === 0) return this.raw<R>(sql, values);
     const batch = this.pending;
     this.pending = [];
@@ -42,6 +45,29 @@ export class WriteBehind {
     const answer: unknown = await this.raw<R>(batch.join(';\n'));
     return (Array.isArray(answer) ? answer[answer.length - 1] : answer) as pg.QueryResult<R>;
   };
+
+  /**
+   * Several queries that must answer now, in one message with whatever writes wait (all inlined):
+   * their answers, in order. PostgreSQL runs them one after another, each statement seeing what
+   * the ones before it committed or locked (READ COMMITTED takes a snapshot per statement).
+   */
+  async queryMany(
+    queries: ReadonlyArray<{ sql: Sql | string; values: readonly unknown[] }>,
+  ): Promise<pg.QueryResult[]> {
+    this.count += queries.length;
+    const batch = this.pending;
+    this.pending = [];
+    for (const query of queries)
+      batch.push(inline(typeof query.sql === 'string' ? query.sql : query.sql.text, query.values));
+    const answer: unknown = await this.raw(batch.join(';\n'));
+    const results = (Array.isArray(answer) ? answer : [answer]) as pg.QueryResult[];
+    return results.slice(results.length - queries.length);
+  }
+
+  /** How many statements this transaction has sent or queued (a prefetched answer is stale once it moves). */
+  get statements(): number {
+    return this.count;
+  }
 
   /** Sends the deferred writes, followed by `tail` (e.g. COMMIT) in the same message when given. */
   async flush(tail?: string): Promise<void> {
