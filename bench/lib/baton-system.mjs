@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 
 import { startBaton } from './baton-server.mjs';
 import { HandoffRecorder } from './handoff.mjs';
+import { linearWorkflow, stepTaskDef } from './linear-workflow.mjs';
 import { jsonClient } from './http-json.mjs';
 import { stepPayload } from './payload.mjs';
 
@@ -13,37 +14,23 @@ const TASK_TYPE = 'bench_step';
 const WORKFLOW = 'bench_linear';
 const OVERALL_TIMEOUT_MS = 10 * 60_000;
 
-/** A linear workflow of `steps` worker tasks, each fed the previous one's output. */
-export function linearWorkflow(steps) {
-  return {
+/** The main benchmark's workflow: each step is fed the run number and the previous step's output. */
+function benchWorkflow(steps) {
+  return linearWorkflow({
     name: WORKFLOW,
-    version: 1,
-    ownerEmail: 'bench@example.com',
-    schemaVersion: 2,
-    tasks: Array.from({ length: steps }, (_, k) => ({
-      name: TASK_TYPE,
-      taskReferenceName: `s${k}`,
-      type: 'SIMPLE',
-      inputParameters: {
-        run: '${workflow.input.run}',
-        step: k,
-        data: k === 0 ? '${workflow.input.data}' : `\${s${k - 1}.output.data}`,
-      },
-    })),
-  };
+    taskType: TASK_TYPE,
+    steps,
+    inputsOf: (k) => ({
+      run: '${workflow.input.run}',
+      step: k,
+      data: k === 0 ? '${workflow.input.data}' : `\${s${k - 1}.output.data}`,
+    }),
+  });
 }
 
 export async function register(client, steps) {
-  await client.post('/api/metadata/taskdefs', [
-    {
-      name: TASK_TYPE,
-      retryCount: 0,
-      responseTimeoutSeconds: 300,
-      timeoutSeconds: 0,
-      ownerEmail: 'bench@example.com',
-    },
-  ]);
-  await client.post('/api/metadata/workflow?overwrite=true', linearWorkflow(steps));
+  await client.post('/api/metadata/taskdefs', [stepTaskDef(TASK_TYPE)]);
+  await client.post('/api/metadata/workflow?overwrite=true', benchWorkflow(steps));
 }
 
 /**

@@ -3,24 +3,20 @@
 // what it measures is the cost of a step, not throughput.
 import { performance } from 'node:perf_hooks';
 
+import { linearWorkflow, stepTaskDef } from './linear-workflow.mjs';
 import { stepPayload } from './payload.mjs';
 
 /** Registers `taskType` and a workflow `name` of `steps` SIMPLE steps of that type. */
 export async function registerLinearWorkflow(api, { name, taskType, steps }) {
-  await api.registerTaskDefs([
-    { name: taskType, retryCount: 0, responseTimeoutSeconds: 300, ownerEmail: 'bench@baton.dev' },
-  ]);
-  await api.registerWorkflow({
-    name,
-    version: 1,
-    ownerEmail: 'bench@baton.dev',
-    tasks: Array.from({ length: steps }, (_, step) => ({
-      name: taskType,
-      taskReferenceName: `s${step}`,
-      type: 'SIMPLE',
-      inputParameters: { step, payload: step === 0 ? '${workflow.input}' : `\${s${step - 1}.output}` },
-    })),
-  });
+  await api.registerTaskDefs([stepTaskDef(taskType)]);
+  await api.registerWorkflow(
+    linearWorkflow({
+      name,
+      taskType,
+      steps,
+      inputsOf: (step) => ({ step, payload: step === 0 ? '${workflow.input}' : `\${s${step - 1}.output}` }),
+    }),
+  );
 }
 
 /**

@@ -25,7 +25,7 @@ export class WriteBehind {
   /** Defers a write. */
   later(sql: Sql | string, values: readonly unknown[]): void {
     this.count++;
-    this.pending.push(inline(typeof sql === 'string' ? sql : sql.text, values));
+    this.pending.push(inline(textOf(sql), values));
   }
 
   /**
@@ -37,13 +37,12 @@ export class WriteBehind {
     sql: Sql | string,
     values: readonly unknown[] = [],
   ) => {
-    this.count++;
-    if (this.pending.length === 0) return this.raw<R>(sql, values);
-    const batch = this.pending;
-    this.pending = [];
-    batch.push(inline(typeof sql === 'string' ? sql : sql.text, values));
-    const answer: unknown = await this.raw<R>(batch.join(';\n'));
-    return (Array.isArray(answer) ? answer[answer.length - 1] : answer) as pg.QueryResult<R>;
+    if (this.pending.length === 0) {
+      this.count++;
+      return this.raw<R>(sql, values);
+    }
+    const [answer] = await this.queryMany([{ sql, values }]);
+    return answer as pg.QueryResult<R>;
   };
 
   /**
@@ -57,8 +56,7 @@ export class WriteBehind {
     this.count += queries.length;
     const batch = this.pending;
     this.pending = [];
-    for (const query of queries)
-      batch.push(inline(typeof query.sql === 'string' ? query.sql : query.sql.text, query.values));
+    for (const query of queries) batch.push(inline(textOf(query.sql), query.values));
     const answer: unknown = await this.raw(batch.join(';\n'));
     const results = (Array.isArray(answer) ? answer : [answer]) as pg.QueryResult[];
     return results.slice(results.length - queries.length);
@@ -79,6 +77,10 @@ export class WriteBehind {
     this.pending = [];
     await this.raw([...batch, ...(tail === undefined ? [] : [tail])].join(';\n'));
   }
+}
+
+function textOf(sql: Sql | string): string {
+  return typeof sql === 'string' ? sql : sql.text;
 }
 
 /** `text` with `$n` replaced by the literal of `values[n-1]`. */
