@@ -26,6 +26,16 @@ function send(reply: FastifyReply, body: ErrorBody): FastifyReply {
   return reply.code(body.status).type('application/json; charset=utf-8').send(body);
 }
 
+/**
+ * Errors the router raises before any route runs (a path that is no valid percent-encoding, a
+ * parameter over the router's length): the same error body as every other 4xx.
+ */
+export function answerFrameworkError(error: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
+  const status =
+    typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400;
+  void send(reply, { status, code: 'BAD_REQUEST', message: error.message, retryable: false });
+}
+
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof BatonError) {
