@@ -52,7 +52,9 @@ export const jsonObject = { type: 'object', additionalProperties: true } as cons
 export const stringMap = { type: 'object', additionalProperties: name } as const;
 
 /** Path parameters naming one thing. */
-export function nameParams<const K extends string>(...keys: K[]): {
+export function nameParams<const K extends string>(
+  ...keys: K[]
+): {
   type: 'object';
   required: K[];
   properties: Record<K, typeof requiredName>;

@@ -32,7 +32,9 @@ function send(reply: FastifyReply, body: ErrorBody): FastifyReply {
  */
 export function answerFrameworkError(error: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
   const status =
-    typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400;
+    typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500
+      ? error.statusCode
+      : 400;
   void send(reply, { status, code: 'BAD_REQUEST', message: error.message, retryable: false });
 }
 

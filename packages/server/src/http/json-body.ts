@@ -22,9 +22,10 @@ export function installJsonBodies(app: FastifyInstance): void {
       const problem = jsonShapeProblem(value, 'body');
       if (problem) {
         done(
-          badRequest(`${problem.path} ${problem.message}; flatten the value or keep it within ${MAX_JSON_DEPTH} levels`, [
-            { path: problem.path, message: problem.message },
-          ]),
+          badRequest(
+            `${problem.path} ${problem.message}; flatten the value or keep it within ${MAX_JSON_DEPTH} levels`,
+            [{ path: problem.path, message: problem.message }],
+          ),
           undefined,
         );
         return;

@@ -20,7 +20,8 @@ import { storeSnapshot } from '../sweep/store-snapshot.js';
 
 const SEED = 20261125;
 const BODY_LIMIT = 256 * 1024;
-const LEAKS = /\n\s+at |node_modules|SQLITE_|syntax error at or near|violates .* constraint|relation "|\bpg_|TypeError|RangeError/i;
+const LEAKS =
+  /\n\s+at |node_modules|SQLITE_|syntax error at or near|violates .* constraint|relation "|\bpg_|TypeError|RangeError/i;
 
 function describeCase(c: SweepCase): string {
   return `${c.method} ${c.url.slice(0, 120)} [${c.label}]`;
@@ -35,11 +36,18 @@ for (const storeCase of storeCases()) {
     before(async () => {
       await register(
         t.app,
-        [workflowDef('sweep_flow', [{ name: 'sweep_task', taskReferenceName: 'simple_ref', type: 'SIMPLE' }])],
+        [
+          workflowDef('sweep_flow', [
+            { name: 'sweep_task', taskReferenceName: 'simple_ref', type: 'SIMPLE' },
+          ]),
+        ],
         workerTaskDefs(['sweep_task']),
       );
       const start = async (): Promise<string> => {
-        const res = await call(t.app, 'POST', '/api/workflow', { name: 'sweep_flow', correlationId: 'sweep-corr' });
+        const res = await call(t.app, 'POST', '/api/workflow', {
+          name: 'sweep_flow',
+          correlationId: 'sweep-corr',
+        });
         assert.equal(res.status, 200, res.text);
         return res.text;
       };
@@ -63,7 +71,11 @@ for (const storeCase of storeCases()) {
 
     it('documents every route it serves in /api/openapi.json', () => {
       const documented = new Set(operations.map((op) => `${op.method} ${op.path}`));
-      const gets = new Set(routeTable(t.app).filter((r) => r.method === 'GET').map((r) => r.url));
+      const gets = new Set(
+        routeTable(t.app)
+          .filter((r) => r.method === 'GET')
+          .map((r) => r.url),
+      );
       const missing = routeTable(t.app)
         .filter((r) => !r.hidden)
         // Fastify adds a HEAD route to each GET; the GET is what the document shows.
@@ -74,53 +86,58 @@ for (const storeCase of storeCases()) {
       assert.deepEqual(missing, [], 'routes served but missing from the OpenAPI document');
     });
 
-    it('answers every bad input with a 4xx error body and changes nothing', { timeout: 600_000 }, async () => {
-      assert.ok(operations.length > 20, `only ${operations.length} operations in the document`);
-      const failures: string[] = [];
-      let sent = 0;
-      const initial = await storeSnapshot(t.app);
-      for (const op of operations) {
-        const cases = casesFor(op, { pathValues, bodyLimit: BODY_LIMIT, seed: SEED });
-        for (const c of cases) {
-          sent++;
-          const res = await t.app.inject({
-            method: c.method,
-            url: c.url,
-            ...(c.headers && { headers: c.headers }),
-            ...(c.payload !== undefined && { payload: c.payload }),
-          });
-          const text = res.body;
-          const where = `${describeCase(c)} → ${res.statusCode} ${text.slice(0, 200)}`;
-          if (res.statusCode >= 500) {
-            failures.push(where);
-            continue;
-          }
-          if (c.expect === 'reject' && (res.statusCode < 400 || res.statusCode >= 500)) failures.push(`expected 4xx: ${where}`);
-          if (res.statusCode >= 400 && LEAKS.test(text)) failures.push(`leaks internals: ${where}`);
-          if (res.statusCode >= 400) {
-            let body: any;
-            try {
-              body = JSON.parse(text);
-            } catch {
-              body = undefined;
+    it(
+      'answers every bad input with a 4xx error body and changes nothing',
+      { timeout: 600_000 },
+      async () => {
+        assert.ok(operations.length > 20, `only ${operations.length} operations in the document`);
+        const failures: string[] = [];
+        let sent = 0;
+        const initial = await storeSnapshot(t.app);
+        for (const op of operations) {
+          const cases = casesFor(op, { pathValues, bodyLimit: BODY_LIMIT, seed: SEED });
+          for (const c of cases) {
+            sent++;
+            const res = await t.app.inject({
+              method: c.method,
+              url: c.url,
+              ...(c.headers && { headers: c.headers }),
+              ...(c.payload !== undefined && { payload: c.payload }),
+            });
+            const text = res.body;
+            const where = `${describeCase(c)} → ${res.statusCode} ${text.slice(0, 200)}`;
+            if (res.statusCode >= 500) {
+              failures.push(where);
+              continue;
             }
-            const ok =
-              body &&
-              body.status === res.statusCode &&
-              typeof body.message === 'string' &&
-              typeof body.retryable === 'boolean';
-            if (!ok) failures.push(`no error body: ${where}`);
+            if (c.expect === 'reject' && (res.statusCode < 400 || res.statusCode >= 500))
+              failures.push(`expected 4xx: ${where}`);
+            if (res.statusCode >= 400 && LEAKS.test(text)) failures.push(`leaks internals: ${where}`);
+            if (res.statusCode >= 400) {
+              let body: any;
+              try {
+                body = JSON.parse(text);
+              } catch {
+                body = undefined;
+              }
+              const ok =
+                body &&
+                body.status === res.statusCode &&
+                typeof body.message === 'string' &&
+                typeof body.retryable === 'boolean';
+              if (!ok) failures.push(`no error body: ${where}`);
+            }
+          }
+          const now = await storeSnapshot(t.app);
+          if (now !== initial) {
+            failures.push(`${op.method} ${op.path}: the store changed after its cases`);
+            break;
           }
         }
-        const now = await storeSnapshot(t.app);
-        if (now !== initial) {
-          failures.push(`${op.method} ${op.path}: the store changed after its cases`);
-          break;
-        }
-      }
-      assert.equal(({} as Record<string, unknown>).polluted, undefined, 'Object.prototype was polluted');
-      assert.ok(sent > 1000, `only ${sent} requests sent`);
-      assert.deepEqual(failures.slice(0, 60), [], `${failures.length} of ${sent} answers were wrong`);
-    });
+        assert.equal(({} as Record<string, unknown>).polluted, undefined, 'Object.prototype was polluted');
+        assert.ok(sent > 1000, `only ${sent} requests sent`);
+        assert.deepEqual(failures.slice(0, 60), [], `${failures.length} of ${sent} answers were wrong`);
+      },
+    );
   });
 }

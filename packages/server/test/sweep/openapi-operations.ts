@@ -25,7 +25,9 @@ export function operationsOf(doc: any): Operation[] {
       out.push({
         method: upper as Operation['method'],
         path,
-        pathParams: params.filter((p) => p.in === 'path').map((p) => ({ name: p.name, schema: p.schema ?? {} })),
+        pathParams: params
+          .filter((p) => p.in === 'path')
+          .map((p) => ({ name: p.name, schema: p.schema ?? {} })),
         queryParams: params
           .filter((p) => p.in === 'query')
           .map((p) => ({ name: p.name, schema: p.schema ?? {}, required: p.required === true })),

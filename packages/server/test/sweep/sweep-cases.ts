@@ -54,9 +54,30 @@ const ODD_IDS = [
 /** Numbers no bounded integer field should take (or at least not all of them). */
 const ABSURD_NUMBERS = [-1, 0, 2 ** 31, 2 ** 53 + 1, 1e308, -1e308, 2 ** 31 - 1];
 /** The same as query text. */
-const ABSURD_NUMBER_TEXT = ['-1', '0', '2147483648', '9007199254740993', '1e308', '1.5', 'abc', '', 'NaN', 'Infinity'];
+const ABSURD_NUMBER_TEXT = [
+  '-1',
+  '0',
+  '2147483648',
+  '9007199254740993',
+  '1e308',
+  '1.5',
+  'abc',
+  '',
+  'NaN',
+  'Infinity',
+];
 
-const MALFORMED_JSON = ['{', '{"a":}', '[1,]', "{'a': 1}", 'nul', '{"a":1}}', '\u0000', '{"a":"\\ud800"', '"unterminated'];
+const MALFORMED_JSON = [
+  '{',
+  '{"a":}',
+  '[1,]',
+  "{'a': 1}",
+  'nul',
+  '{"a":1}}',
+  '\u0000',
+  '{"a":"\\ud800"',
+  '"unterminated',
+];
 const FOREIGN_TYPES = [
   'application/xml',
   'text/html',
@@ -110,7 +131,8 @@ function realValues(op: Operation, ctx: SweepContext): Record<string, string> {
 /** Path ids that name nothing: where a valid body or query may be sent without changing anything. */
 function missingValues(op: Operation): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const p of op.pathParams) out[p.name] = p.schema.enum ? String(p.schema.enum[0]) : 'sweep-no-such-thing';
+  for (const p of op.pathParams)
+    out[p.name] = p.schema.enum ? String(p.schema.enum[0]) : 'sweep-no-such-thing';
   return out;
 }
 
@@ -164,7 +186,12 @@ export function casesFor(op: Operation, ctx: SweepContext): SweepCase[] {
       });
     }
     if (safeUrl) {
-      cases.push({ label: `query ${q.name} repeated`, method: op.method, url: `${safeUrl}?${q.name}=1&${q.name}=2`, expect: 'any' });
+      cases.push({
+        label: `query ${q.name} repeated`,
+        method: op.method,
+        url: `${safeUrl}?${q.name}=1&${q.name}=2`,
+        expect: 'any',
+      });
     }
   }
   if (safeUrl) {
@@ -181,15 +208,57 @@ export function casesFor(op: Operation, ctx: SweepContext): SweepCase[] {
   // Bodies the parser must refuse, whatever the route.
   const jsonHeaders = { 'content-type': 'application/json' };
   for (const payload of MALFORMED_JSON) {
-    cases.push({ label: `malformed ${json(payload)}`, method: op.method, url: realUrl, headers: jsonHeaders, payload, expect: 'reject' });
+    cases.push({
+      label: `malformed ${json(payload)}`,
+      method: op.method,
+      url: realUrl,
+      headers: jsonHeaders,
+      payload,
+      expect: 'reject',
+    });
   }
   for (const type of FOREIGN_TYPES) {
-    cases.push({ label: `content-type ${type}`, method: op.method, url: realUrl, headers: { 'content-type': type }, payload: 'a=1', expect: 'reject' });
+    cases.push({
+      label: `content-type ${type}`,
+      method: op.method,
+      url: realUrl,
+      headers: { 'content-type': type },
+      payload: 'a=1',
+      expect: 'reject',
+    });
   }
-  cases.push({ label: 'deep array 10000', method: op.method, url: realUrl, headers: jsonHeaders, payload: deepArray(10_000), expect: 'reject' });
-  cases.push({ label: 'deep object 10000', method: op.method, url: realUrl, headers: jsonHeaders, payload: deepObject(10_000), expect: 'reject' });
-  cases.push({ label: 'proto key', method: op.method, url: realUrl, headers: jsonHeaders, payload: '{"__proto__":{"polluted":1}}', expect: 'reject' });
-  cases.push({ label: 'constructor.prototype key', method: op.method, url: realUrl, headers: jsonHeaders, payload: '{"constructor":{"prototype":{"polluted":1}}}', expect: 'reject' });
+  cases.push({
+    label: 'deep array 10000',
+    method: op.method,
+    url: realUrl,
+    headers: jsonHeaders,
+    payload: deepArray(10_000),
+    expect: 'reject',
+  });
+  cases.push({
+    label: 'deep object 10000',
+    method: op.method,
+    url: realUrl,
+    headers: jsonHeaders,
+    payload: deepObject(10_000),
+    expect: 'reject',
+  });
+  cases.push({
+    label: 'proto key',
+    method: op.method,
+    url: realUrl,
+    headers: jsonHeaders,
+    payload: '{"__proto__":{"polluted":1}}',
+    expect: 'reject',
+  });
+  cases.push({
+    label: 'constructor.prototype key',
+    method: op.method,
+    url: realUrl,
+    headers: jsonHeaders,
+    payload: '{"constructor":{"prototype":{"polluted":1}}}',
+    expect: 'reject',
+  });
   cases.push({
     label: 'body over the limit',
     method: op.method,
@@ -205,14 +274,26 @@ export function casesFor(op: Operation, ctx: SweepContext): SweepCase[] {
     const valid = validates(body, value);
     const url = valid ? (canMiss ? missUrl : undefined) : realUrl;
     if (url === undefined) return;
-    cases.push({ label, method: op.method, url, headers: jsonHeaders, payload: json(value), expect: valid ? 'any' : 'reject' });
+    cases.push({
+      label,
+      method: op.method,
+      url,
+      headers: jsonHeaders,
+      payload: json(value),
+      expect: valid ? 'any' : 'reject',
+    });
   };
 
   // Whole bodies of the wrong JSON type.
   for (const value of [null, 1, 'text', true, [], {}, [{}]]) send(`body ${json(value)}`, value);
 
   // Each field (and each field of objects in arrays) with each wrong type and absurd values.
-  const fieldCases = (schema: Schema | undefined, wrap: (v: unknown) => unknown, path: string, level: number): void => {
+  const fieldCases = (
+    schema: Schema | undefined,
+    wrap: (v: unknown) => unknown,
+    path: string,
+    level: number,
+  ): void => {
     const obj = objectSchemaOf(schema);
     if (!obj) return;
     const base = validValue(obj) as Record<string, unknown>;
@@ -282,7 +363,14 @@ export function casesFor(op: Operation, ctx: SweepContext): SweepCase[] {
   // Random free JSON (fixed seed) where it cannot change anything.
   if (canMiss) {
     for (const value of fc.sample(fc.jsonValue({ maxDepth: 5 }), { seed: ctx.seed + 1, numRuns: 8 })) {
-      cases.push({ label: `random ${json(value).slice(0, 40)}`, method: op.method, url: missUrl, headers: jsonHeaders, payload: json(value), expect: 'any' });
+      cases.push({
+        label: `random ${json(value).slice(0, 40)}`,
+        method: op.method,
+        url: missUrl,
+        headers: jsonHeaders,
+        payload: json(value),
+        expect: 'any',
+      });
     }
   }
   return cases;

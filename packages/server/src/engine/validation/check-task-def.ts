@@ -53,7 +53,15 @@ export function checkTaskDefAt(def: unknown, prefix: string): ValidationError[] 
     'rateLimitPerFrequency',
     'rateLimitFrequencyInSeconds',
   ]) {
-    checkInteger(def, field, 0, atLeast(field, 0), prefix, errors, field === 'retryCount' ? MAX_RETRY_COUNT : INT32_MAX);
+    checkInteger(
+      def,
+      field,
+      0,
+      atLeast(field, 0),
+      prefix,
+      errors,
+      field === 'retryCount' ? MAX_RETRY_COUNT : INT32_MAX,
+    );
   }
   checkInteger(
     def,

@@ -10,7 +10,17 @@ import {
 } from '../../services/run-control-service.js';
 import type { TestRunRequest } from '../../services/test-run-service.js';
 import type { AppDeps } from '../app.js';
-import { jsonObject, millis32, name, nameParams, priority, requiredName, stringMap, text, versionOrLatest } from '../bounds.js';
+import {
+  jsonObject,
+  millis32,
+  name,
+  nameParams,
+  priority,
+  requiredName,
+  stringMap,
+  text,
+  versionOrLatest,
+} from '../bounds.js';
 import { startRequestSchema, workflowDefSchema } from '../schemas.js';
 
 const tags = ['workflow'];
