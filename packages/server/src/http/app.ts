@@ -18,6 +18,7 @@ import type { Store } from '../store/store.js';
 import { answerFrameworkError, installErrorHandling } from './error-handler.js';
 import { installJsonBodies } from './json-body.js';
 import { installRequestTargetGuard } from './request-target.js';
+import { installOversizeBodyDrain } from './oversize-body.js';
 import { recordRoutes } from './route-table.js';
 import { installTextInput } from './text-input.js';
 import { adminRoutes } from './routes/admin.js';
@@ -64,7 +65,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     forceCloseConnections: true,
     // Path ids up to the longest name (percent-encoded) reach the route's schema, which answers
     // a 400 naming the parameter; router errors (bad percent-encoding) get the error body too.
-    maxParamLength: 4096,
+    routerOptions: { maxParamLength: 4096 },
     frameworkErrors: answerFrameworkError,
     return503OnClosing: true,
   };
@@ -87,6 +88,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // the OpenAPI document).
   installJsonBodies(app);
   installTextInput(app);
+  installOversizeBodyDrain(app);
   installRequestTargetGuard(app);
   recordRoutes(app);
 

@@ -67,6 +67,17 @@ export function installErrorHandling(app: FastifyInstance): void {
         validationErrors,
       });
     }
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      const limit = request.routeOptions.bodyLimit ?? request.server.initialConfig.bodyLimit ?? 0;
+      return send(reply, {
+        status: 413,
+        code: 'PAYLOAD_TOO_LARGE',
+        message:
+          `Request body is larger than the limit of ${limit} bytes (BATON_MAX_BODY_BYTES). ` +
+          'Keep large inputs and outputs out of requests: put them in external payload storage and pass a reference.',
+        retryable: false,
+      });
+    }
     const known = error.code ? FASTIFY_CLIENT_ERRORS[error.code] : undefined;
     if (known) {
       return send(reply, {
