@@ -112,7 +112,9 @@ export type WaitingReason =
   /** A blocking PULL_WORKFLOW_MESSAGES: the run's mailbox is empty. */
   | 'messages'
   /** A worker attempt whose lock lapsed: its response timer (due at `until`) makes the next attempt. */
-  | 'lock-lapsed';
+  | 'lock-lapsed'
+  /** The stored values of the task do not allow an explanation (a record written by an older version). */
+  | 'unknown';
 
 export interface WaitingFor {
   reason: WaitingReason;

@@ -1,4 +1,5 @@
 import type { JsonObject, RetryLogic, TaskDef, TimeoutPolicy, WorkflowTask } from '@baton/protocol';
+import { INT32_MAX, MAX_RETRY_COUNT } from '../bounds/ranges.js';
 
 /**
  * The settings a task runs with: its task definition (inline `taskDefinition` first, else the
@@ -61,7 +62,10 @@ export function effectiveTaskDef(
   return {
     name: workflowTask.name,
     definition: def,
-    retryCount: nonNegInt(workflowTask.retryCount) ?? nonNegInt(def?.retryCount) ?? TASK_DEFAULTS.retryCount,
+    retryCount: Math.min(
+      nonNegInt(workflowTask.retryCount) ?? nonNegInt(def?.retryCount) ?? TASK_DEFAULTS.retryCount,
+      MAX_RETRY_COUNT,
+    ),
     retryLogic: def?.retryLogic ?? TASK_DEFAULTS.retryLogic,
     retryDelaySeconds: nonNegInt(def?.retryDelaySeconds) ?? TASK_DEFAULTS.retryDelaySeconds,
     backoffScaleFactor: positiveInt(def?.backoffScaleFactor) ?? TASK_DEFAULTS.backoffScaleFactor,
@@ -79,10 +83,18 @@ export function effectiveTaskDef(
   };
 }
 
+/**
+ * Stored definitions may hold numbers from before the bounds policy (1e308 is an integer to
+ * JavaScript): every setting is read clamped to 2^31 − 1, so nothing derived from it overflows.
+ */
 function nonNegInt(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0
+    ? Math.min(value, INT32_MAX)
+    : undefined;
 }
 
 function positiveInt(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 1 ? value : undefined;
+  return typeof value === 'number' && Number.isInteger(value) && value >= 1
+    ? Math.min(value, INT32_MAX)
+    : undefined;
 }

@@ -15,7 +15,12 @@ import type { TestRunService } from '../services/test-run-service.js';
 import type { TaskService } from '../services/task-service.js';
 import type { WorkflowService } from '../services/workflow-service.js';
 import type { Store } from '../store/store.js';
-import { installErrorHandling } from './error-handler.js';
+import { answerFrameworkError, installErrorHandling } from './error-handler.js';
+import { installJsonBodies } from './json-body.js';
+import { installRequestTargetGuard } from './request-target.js';
+import { installOversizeBodyDrain } from './oversize-body.js';
+import { recordRoutes } from './route-table.js';
+import { installTextInput } from './text-input.js';
 import { adminRoutes } from './routes/admin.js';
 import { lifecycleRoutes } from './routes/lifecycle.js';
 import { metadataRoutes } from './routes/metadata.js';
@@ -58,6 +63,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Per-request log lines would dominate the hot path; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
     forceCloseConnections: true,
+    // Path ids up to the longest name (percent-encoded) reach the route's schema, which answers
+    // a 400 naming the parameter; router errors (bad percent-encoding) get the error body too.
+    routerOptions: { maxParamLength: 4096 },
+    frameworkErrors: answerFrameworkError,
     return503OnClosing: true,
   };
   const app: FastifyInstance =
@@ -73,10 +82,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object),
   );
 
-  // Task logs arrive as a raw string (Conductor's habit); keep text bodies as text.
-  app.addContentTypeParser('text/plain', { parseAs: 'string' }, (_req, body, done) => done(null, body));
-
   installErrorHandling(app);
+  // Bounds every route gets, including routes added later: JSON depth and size, the request
+  // target and Host, and a record of the route table (the bad-input sweep compares it with
+  // the OpenAPI document).
+  installJsonBodies(app);
+  installTextInput(app);
+  installOversizeBodyDrain(app);
+  installRequestTargetGuard(app);
+  recordRoutes(app);
 
   await app.register(swagger, {
     openapi: {

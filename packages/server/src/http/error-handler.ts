@@ -26,6 +26,18 @@ function send(reply: FastifyReply, body: ErrorBody): FastifyReply {
   return reply.code(body.status).type('application/json; charset=utf-8').send(body);
 }
 
+/**
+ * Errors the router raises before any route runs (a path that is no valid percent-encoding, a
+ * parameter over the router's length): the same error body as every other 4xx.
+ */
+export function answerFrameworkError(error: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
+  const status =
+    typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500
+      ? error.statusCode
+      : 400;
+  void send(reply, { status, code: 'BAD_REQUEST', message: error.message, retryable: false });
+}
+
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof BatonError) {
@@ -53,6 +65,17 @@ export function installErrorHandling(app: FastifyInstance): void {
         message: first ? `${first.path} ${first.message}` : 'Validation failed',
         retryable: false,
         validationErrors,
+      });
+    }
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      const limit = request.routeOptions.bodyLimit ?? request.server.initialConfig.bodyLimit ?? 0;
+      return send(reply, {
+        status: 413,
+        code: 'PAYLOAD_TOO_LARGE',
+        message:
+          `Request body is larger than the limit of ${limit} bytes (BATON_MAX_BODY_BYTES). ` +
+          'Keep large inputs and outputs out of requests: put them in external payload storage and pass a reference.',
+        retryable: false,
       });
     }
     const known = error.code ? FASTIFY_CLIENT_ERRORS[error.code] : undefined;

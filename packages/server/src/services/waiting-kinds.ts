@@ -3,6 +3,7 @@ import { isTerminalTaskStatus, type RunRecord, type TaskRecord, type WaitingFor 
 import { kindNameOf } from '../engine/graph.js';
 import { taskKindOf } from '../engine/kinds/registry.js';
 import type { StoredTimer } from '../store/store.js';
+import { isoOrUnknown } from '../bounds/time.js';
 
 /**
  * Explainable waiting for the engine-run kinds (no queue message): why an open WAIT, HUMAN,
@@ -24,8 +25,9 @@ function seconds(ms: number): number {
   return Math.max(0, Math.round(ms / 1000));
 }
 
+/** A time in a message; a stored value no Date can hold reads "unknown" rather than throw. */
 function at(ms: number): string {
-  return new Date(ms).toISOString();
+  return isoOrUnknown(ms);
 }
 
 /** The kinds `explainSystemTask` reads more than the record for (the caller loads those facts). */

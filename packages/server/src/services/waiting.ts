@@ -10,6 +10,7 @@ import {
 import type { StoredQueueMessage, StoredTimer, Tx } from '../store/store.js';
 import { explainLapsedLock, explainSystemTask, factsNeeded, type TaskFacts } from './waiting-kinds.js';
 import { isActivePoll } from './worker-liveness.js';
+import { isoOrUnknown, storableTime } from '../bounds/time.js';
 
 /**
  * Explainable waiting (DESIGN §6): why an open task waits and until when, worked out when the
@@ -20,8 +21,9 @@ function seconds(ms: number): number {
   return Math.max(0, Math.round(ms / 1000));
 }
 
+/** A time in a message; a stored value no Date can hold reads "unknown" rather than throw. */
 function at(ms: number): string {
-  return new Date(ms).toISOString();
+  return isoOrUnknown(ms);
 }
 
 /** The last poll of the queue serving `queueName` (its base queue for `-high`). */
@@ -165,10 +167,28 @@ export async function explainTasks(
   for (const task of open) {
     const message = task.queueName === undefined ? undefined : await tx.getMessage(task.taskId);
     const facts = await readFacts(tx, task, latestByRun);
-    const why = explainTask(task, message, polls.get(task.taskType) ?? [], now, facts);
+    const why = explainSafely(() => explainTask(task, message, polls.get(task.taskType) ?? [], now, facts));
     if (why) out.set(task.taskId, why);
   }
   return out;
+}
+
+/**
+ * An explanation never fails a read: one that throws, or names a time no store can hold, comes
+ * from values an older version stored without bounds, and reads as the stated "unknown".
+ */
+function explainSafely(explain: () => WaitingFor | undefined): WaitingFor | undefined {
+  let why: WaitingFor | undefined;
+  try {
+    why = explain();
+  } catch {
+    return { reason: 'unknown', message: 'waiting: the reason cannot be worked out from the stored task' };
+  }
+  if (why?.until !== undefined && storableTime(why.until) !== why.until) {
+    const { until: _dropped, ...rest } = why;
+    return rest;
+  }
+  return why;
 }
 
 /** Reads the timers, child run and run tasks an open task's explanation needs (only those). */

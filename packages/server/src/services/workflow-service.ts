@@ -17,6 +17,7 @@ import { newId } from '../ids.js';
 import { afterCommit, type Executor } from './executor.js';
 import { explainTasks, runWaiting } from './waiting.js';
 import { claimStartKey } from './idempotent-start.js';
+import { isoOrUnknown } from '../bounds/time.js';
 
 export interface WorkflowStatusView {
   workflowId: string;
@@ -26,8 +27,9 @@ export interface WorkflowStatusView {
   variables?: JsonObject;
 }
 
+/** ISO text of a stored time; one no Date can hold (an older version's record) reads "unknown". */
 function iso(ms: number): string {
-  return new Date(ms).toISOString();
+  return isoOrUnknown(ms);
 }
 
 export function toSummary(run: RunRecord): WorkflowSummary {

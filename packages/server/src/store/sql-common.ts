@@ -1,6 +1,7 @@
 import type { PollData, QueueCounts, RunRecord, StoredTaskDef, TaskDef, WorkflowDef } from '@baton/protocol';
 
 import type { QueueMessage, RunQuery, RunSortField, StoredQueueMessage, StoredWorkflowDef } from './store.js';
+import { boundedDelayMs, storableTime } from '../bounds/time.js';
 
 /** Pieces shared by the SQLite and PostgreSQL stores: no SQL dialect lives here. */
 
@@ -160,9 +161,24 @@ export function compareClaimOrder(
 }
 
 /** Last message per taskId wins (an upsert batch must not name a row twice). */
+/**
+ * A message whose times fit the columns whatever computed them: a lock over the longest delay
+ * or a time past year 9999 (derived from a value an older version stored) is clamped, never
+ * written as a REAL or an out-of-range BIGINT.
+ */
+function storableMessage(m: QueueMessage): QueueMessage {
+  return {
+    ...m,
+    visibleAt: storableTime(m.visibleAt),
+    lockMs: boundedDelayMs(m.lockMs),
+    ...(m.lock && { lock: { ...m.lock, lockedUntil: storableTime(m.lock.lockedUntil) } }),
+  };
+}
+
+/** Messages by task id (the last one wins), sorted by it, with storable times. */
 export function dedupeMessages(messages: readonly QueueMessage[]): QueueMessage[] {
   const byId = new Map<string, QueueMessage>();
-  for (const m of messages) byId.set(m.taskId, m);
+  for (const m of messages) byId.set(m.taskId, storableMessage(m));
   return [...byId.values()].sort((a, b) => (a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : 0));
 }
 

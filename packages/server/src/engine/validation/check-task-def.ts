@@ -2,6 +2,7 @@ import { Ajv, type Options } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { RETRY_LOGICS, TIMEOUT_POLICIES, type ValidationError } from '@baton/protocol';
+import { INT32_MAX, MAX_RETRY_COUNT } from '../../bounds/ranges.js';
 import { TASK_DEFAULTS } from '../task-config.js';
 import {
   checkBoolean,
@@ -52,7 +53,15 @@ export function checkTaskDefAt(def: unknown, prefix: string): ValidationError[] 
     'rateLimitPerFrequency',
     'rateLimitFrequencyInSeconds',
   ]) {
-    checkInteger(def, field, 0, atLeast(field, 0), prefix, errors);
+    checkInteger(
+      def,
+      field,
+      0,
+      atLeast(field, 0),
+      prefix,
+      errors,
+      field === 'retryCount' ? MAX_RETRY_COUNT : INT32_MAX,
+    );
   }
   checkInteger(
     def,

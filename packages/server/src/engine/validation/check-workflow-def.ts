@@ -4,6 +4,7 @@ import {
   type ValidationError,
   type WorkflowTask,
 } from '@baton/protocol';
+import { MAX_RETRY_COUNT } from '../../bounds/ranges.js';
 import { referencedTaskRefs } from '../expressions.js';
 import { kindNameOf, propertyPath, walkTasks } from '../graph.js';
 import type { CheckContext } from '../kinds/kind.js';
@@ -131,7 +132,7 @@ function checkTask(
       ),
     );
   }
-  checkInteger(task, 'retryCount', 0, (v) => `retryCount: ${v} must be >= 0`, path, errors);
+  checkInteger(task, 'retryCount', 0, (v) => `retryCount: ${v} must be >= 0`, path, errors, MAX_RETRY_COUNT);
   checkInteger(task, 'startDelay', 0, (v) => `startDelay: ${v} must be >= 0`, path, errors);
   checkBoolean(task, 'optional', path, errors);
   checkBoolean(task, 'asyncComplete', path, errors);

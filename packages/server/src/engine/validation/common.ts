@@ -1,5 +1,7 @@
 import type { ValidationError } from '@baton/protocol';
 
+import { INT32_MAX } from '../../bounds/ranges.js';
+
 /** Small helpers shared by the definition checks (inputs are any JSON, so every read is typed here). */
 
 export type JsonRecord = Record<string, unknown>;
@@ -63,8 +65,10 @@ export function checkEnum(
 }
 
 /**
- * Pushes a problem when `obj[field]` is given and is not an integer at least `min`.
- * `tooSmall` words the range problem; a non-integer gets `<field> must be an integer`.
+ * Pushes a problem when `obj[field]` is given and is not an integer in `min … max`.
+ * `tooSmall` words the lower range problem; a non-integer gets `<field> must be an integer`.
+ * `max` defaults to 2^31 − 1, the bounds policy's ceiling for every integer of a definition
+ * (nested tasks included, which no route schema reaches).
  */
 export function checkInteger(
   obj: JsonRecord,
@@ -73,6 +77,7 @@ export function checkInteger(
   tooSmall: (value: number) => string,
   prefix: string,
   errors: ValidationError[],
+  max: number = INT32_MAX,
 ): void {
   const value = obj[field];
   if (value === undefined || value === null) return;
@@ -80,6 +85,8 @@ export function checkInteger(
     errors.push(problem(join(prefix, field), `${field} must be an integer`, value));
   } else if (value < min) {
     errors.push(problem(join(prefix, field), tooSmall(value), value));
+  } else if (value > max) {
+    errors.push(problem(join(prefix, field), `${field}: ${value} must be <= ${max}`, value));
   }
 }
 

@@ -1,12 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 
 import type { AppDeps } from '../app.js';
+import { nameParams } from '../bounds.js';
 
-const workflowIdParam = {
-  type: 'object',
-  required: ['workflowId'],
-  properties: { workflowId: { type: 'string', minLength: 1 } },
-} as const;
+const workflowIdParam = nameParams('workflowId');
 
 /** Task lifecycle operations: delayed callbacks made visible, dead letters requeued, runs repaired. */
 export function lifecycleRoutes(app: FastifyInstance, { lifecycle }: AppDeps): void {
@@ -33,11 +30,7 @@ export function lifecycleRoutes(app: FastifyInstance, { lifecycle }: AppDeps): v
         tags: ['admin'],
         summary:
           'Reopen every dead-lettered task of this type as a new attempt; a run it failed returns to RUNNING. Answers {taskType, requeued, skipped}',
-        params: {
-          type: 'object',
-          required: ['taskType'],
-          properties: { taskType: { type: 'string', minLength: 1 } },
-        },
+        params: nameParams('taskType'),
       },
     },
     (req) => lifecycle.requeueDeadLetters(req.params.taskType),

@@ -2,10 +2,11 @@ import type { TaskDef, WorkflowDef } from '@baton/protocol';
 import type { FastifyInstance } from 'fastify';
 
 import type { AppDeps } from '../app.js';
+import { nameParams, requiredName, version } from '../bounds.js';
 import { taskDefSchema, workflowDefSchema } from '../schemas.js';
 
 const tags = ['metadata'];
-const nameParam = { type: 'object', required: ['name'], properties: { name: { type: 'string' } } } as const;
+const nameParam = nameParams('name');
 
 /** `/api/metadata`: workflow definitions (versioned) and task definitions. */
 export function metadataRoutes(app: FastifyInstance, { metadata }: AppDeps): void {
@@ -56,7 +57,7 @@ export function metadataRoutes(app: FastifyInstance, { metadata }: AppDeps): voi
         tags,
         summary: 'Read a definition (latest version when none is given)',
         params: nameParam,
-        querystring: { type: 'object', properties: { version: { type: 'integer', minimum: 1 } } },
+        querystring: { type: 'object', properties: { version } },
       },
     },
     (req) => metadata.getWorkflow(req.params.name, req.query.version),
@@ -71,7 +72,7 @@ export function metadataRoutes(app: FastifyInstance, { metadata }: AppDeps): voi
         params: {
           type: 'object',
           required: ['name', 'version'],
-          properties: { name: { type: 'string' }, version: { type: 'integer', minimum: 1 } },
+          properties: { name: requiredName, version },
         },
       },
     },

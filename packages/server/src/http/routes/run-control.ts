@@ -10,16 +10,22 @@ import {
 } from '../../services/run-control-service.js';
 import type { TestRunRequest } from '../../services/test-run-service.js';
 import type { AppDeps } from '../app.js';
+import {
+  jsonObject,
+  millis32,
+  name,
+  nameParams,
+  priority,
+  requiredName,
+  stringMap,
+  text,
+  versionOrLatest,
+} from '../bounds.js';
 import { startRequestSchema, workflowDefSchema } from '../schemas.js';
 
 const tags = ['workflow'];
-const jsonObject = { type: 'object', additionalProperties: true } as const;
-const idParam = {
-  type: 'object',
-  required: ['workflowId'],
-  properties: { workflowId: { type: 'string' } },
-} as const;
-const reasonQuery = { type: 'object', properties: { reason: { type: 'string' } } } as const;
+const idParam = nameParams('workflowId');
+const reasonQuery = { type: 'object', properties: { reason: text } } as const;
 const SIGNAL_STATUSES = ['COMPLETED', 'FAILED', 'FAILED_WITH_TERMINAL_ERROR'] as const;
 /** Longest a synchronous execution may wait for its run. */
 const MAX_EXECUTE_WAIT_SECONDS = 300;
@@ -129,8 +135,8 @@ export function runControlRoutes(app: FastifyInstance, { runControl, testRuns, s
           type: 'object',
           additionalProperties: true,
           properties: {
-            reRunFromTaskRefName: { type: 'string', minLength: 1 },
-            reRunFromTaskId: { type: 'string', minLength: 1 },
+            reRunFromTaskRefName: requiredName,
+            reRunFromTaskId: requiredName,
             taskInput: jsonObject,
             workflowInput: jsonObject,
           },
@@ -146,11 +152,7 @@ export function runControlRoutes(app: FastifyInstance, { runControl, testRuns, s
       schema: {
         tags,
         summary: 'Skip a waiting (or not yet reached) task with the given output; the run continues',
-        params: {
-          type: 'object',
-          required: ['workflowId', 'ref'],
-          properties: { workflowId: { type: 'string' }, ref: { type: 'string' } },
-        },
+        params: nameParams('workflowId', 'ref'),
         body: {
           type: 'object',
           additionalProperties: true,
@@ -205,7 +207,7 @@ export function runControlRoutes(app: FastifyInstance, { runControl, testRuns, s
         params: {
           type: 'object',
           required: ['workflowId', 'status'],
-          properties: { workflowId: { type: 'string' }, status: { type: 'string', enum: SIGNAL_STATUSES } },
+          properties: { workflowId: requiredName, status: { type: 'string', enum: SIGNAL_STATUSES } },
         },
         body: jsonObject,
       },
@@ -227,9 +229,9 @@ export function runControlRoutes(app: FastifyInstance, { runControl, testRuns, s
           properties: {
             workflowDef: workflowDefSchema,
             input: jsonObject,
-            correlationId: { type: 'string' },
-            priority: { type: 'integer', minimum: 0, maximum: 99 },
-            taskToDomain: { type: 'object', additionalProperties: { type: 'string' } },
+            correlationId: text,
+            priority,
+            taskToDomain: stringMap,
             taskRefToMockOutput: {
               type: 'object',
               additionalProperties: {
@@ -240,9 +242,9 @@ export function runControlRoutes(app: FastifyInstance, { runControl, testRuns, s
                   properties: {
                     status: { type: 'string', enum: SIGNAL_STATUSES },
                     output: jsonObject,
-                    reasonForIncompletion: { type: 'string' },
-                    executionTime: { type: 'integer', minimum: 0 },
-                    queueWaitTime: { type: 'integer', minimum: 0 },
+                    reasonForIncompletion: text,
+                    executionTime: millis32,
+                    queueWaitTime: millis32,
                   },
                 },
               },
@@ -273,11 +275,11 @@ export function runControlRoutes(app: FastifyInstance, { runControl, testRuns, s
         querystring: {
           type: 'object',
           properties: {
-            reason: { type: 'string' },
+            reason: text,
             useLatestDefinitions: { type: 'boolean', default: false },
           },
         },
-        body: { type: 'array', items: { type: 'string', minLength: 1 }, maxItems: MAX_BULK_IDS },
+        body: { type: 'array', items: requiredName, maxItems: MAX_BULK_IDS },
       },
       handler: (req) =>
         runControl.bulk(req.params.operation, req.body, {
@@ -301,14 +303,14 @@ export function runControlRoutes(app: FastifyInstance, { runControl, testRuns, s
         params: {
           type: 'object',
           required: ['name', 'version'],
-          properties: { name: { type: 'string' }, version: { type: 'integer', minimum: 0 } },
+          properties: { name: requiredName, version: versionOrLatest },
         },
         querystring: {
           type: 'object',
           properties: {
             waitForSeconds: { type: 'integer', minimum: 0, maximum: MAX_EXECUTE_WAIT_SECONDS, default: 10 },
-            waitUntilTaskRef: { type: 'string' },
-            requestId: { type: 'string' },
+            waitUntilTaskRef: text,
+            requestId: name,
           },
         },
         body: startRequestSchema,

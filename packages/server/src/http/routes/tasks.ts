@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 import { badRequest } from '../../errors.js';
 import type { AppDeps } from '../app.js';
+import { jsonObject, millis32, name, nameParams, requiredName } from '../bounds.js';
 import { externalStatusSchema, taskResultSchema } from '../schemas.js';
 
 const tags = ['tasks'];
@@ -27,23 +28,16 @@ interface ResultBody extends Omit<TaskResult, 'workflowInstanceId' | 'logs'> {
 const pollQuerySchema = {
   type: 'object',
   properties: {
-    workerid: { type: 'string' },
-    workerId: { type: 'string' },
-    domain: { type: 'string' },
+    workerid: name,
+    workerId: name,
+    domain: name,
     count: { type: 'integer', minimum: 1, maximum: MAX_POLL_COUNT, default: 1 },
-    timeout: { type: 'integer', minimum: 0, default: 100 },
+    // Bounded as any ms value; over 5000 the handler answers Conductor's own message.
+    timeout: { ...millis32, default: 100 },
   },
 } as const;
-const typeParam = {
-  type: 'object',
-  required: ['taskType'],
-  properties: { taskType: { type: 'string' } },
-} as const;
-const taskIdParam = {
-  type: 'object',
-  required: ['taskId'],
-  properties: { taskId: { type: 'string' } },
-} as const;
+const typeParam = nameParams('taskType');
+const taskIdParam = nameParams('taskId');
 
 function workerOf(q: PollQuery, req: FastifyRequest): string {
   return q.workerid ?? q.workerId ?? req.ip;
@@ -189,7 +183,7 @@ export function taskRoutes(app: FastifyInstance, { tasks }: AppDeps): void {
       schema: {
         tags,
         summary: 'Last poll time per worker of a task type; active = polled in the last 10 s',
-        querystring: { type: 'object', required: ['taskType'], properties: { taskType: { type: 'string' } } },
+        querystring: { type: 'object', required: ['taskType'], properties: { taskType: requiredName } },
       },
     },
     (req) => tasks.pollData(req.query.taskType),
@@ -216,13 +210,13 @@ export function taskRoutes(app: FastifyInstance, { tasks }: AppDeps): void {
           type: 'object',
           required: ['workflowId', 'ref', 'status'],
           properties: {
-            workflowId: { type: 'string' },
-            ref: { type: 'string' },
+            workflowId: requiredName,
+            ref: requiredName,
             status: externalStatusSchema,
           },
         },
         querystring: pollQuerySchema,
-        body: { type: 'object', additionalProperties: true },
+        body: jsonObject,
       },
     },
     async (req, reply) => {

@@ -5,14 +5,11 @@ import { badRequest } from '../../errors.js';
 import { parseTime } from '../../services/workflow-service.js';
 import { RUN_SORT_FIELDS, type RunQuery, type RunSortField } from '../../store/store.js';
 import type { AppDeps } from '../app.js';
+import { name, nameParams, pageSize, pageStart, priority, requiredName, text, version } from '../bounds.js';
 import { startRequestSchema } from '../schemas.js';
 
 const tags = ['workflow'];
-const idParam = {
-  type: 'object',
-  required: ['workflowId'],
-  properties: { workflowId: { type: 'string' } },
-} as const;
+const idParam = nameParams('workflowId');
 
 function sendText(reply: FastifyReply, text: string): FastifyReply {
   return reply.code(200).type('text/plain; charset=utf-8').send(text);
@@ -30,8 +27,6 @@ interface SearchQuery {
   size?: number;
   sort?: string | string[];
 }
-
-const MAX_SEARCH_SIZE = 5000;
 
 /** Turns search query parameters into a store query, refusing what it cannot honour. */
 export function toRunQuery(q: SearchQuery): RunQuery {
@@ -104,15 +99,8 @@ export function workflowRoutes(app: FastifyInstance, { workflows }: AppDeps): vo
       schema: {
         tags,
         summary: 'Start a run of the named definition; answers the run id as text',
-        params: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } },
-        querystring: {
-          type: 'object',
-          properties: {
-            version: { type: 'integer', minimum: 1 },
-            correlationId: { type: 'string' },
-            priority: { type: 'integer', minimum: 0, maximum: 99 },
-          },
-        },
+        params: nameParams('name'),
+        querystring: { type: 'object', properties: { version, correlationId: text, priority } },
         body: startRequestSchema,
       },
     },
@@ -140,16 +128,21 @@ export function workflowRoutes(app: FastifyInstance, { workflows }: AppDeps): vo
         querystring: {
           type: 'object',
           properties: {
-            name: { type: 'string' },
-            workflowType: { type: 'string' },
-            status: { type: 'string' },
-            correlationId: { type: 'string' },
-            from: { type: 'string' },
-            to: { type: 'string' },
-            freeText: { type: 'string' },
-            start: { type: 'integer', minimum: 0 },
-            size: { type: 'integer', minimum: 0, maximum: MAX_SEARCH_SIZE },
-            sort: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
+            name,
+            workflowType: name,
+            status: { type: 'string', maxLength: 1024 },
+            correlationId: text,
+            from: { type: 'string', maxLength: 64 },
+            to: { type: 'string', maxLength: 64 },
+            freeText: { type: 'string', maxLength: 1024 },
+            start: pageStart,
+            size: pageSize,
+            sort: {
+              anyOf: [
+                { type: 'string', maxLength: 1024 },
+                { type: 'array', maxItems: 16, items: { type: 'string', maxLength: 1024 } },
+              ],
+            },
           },
         },
       },
@@ -209,7 +202,7 @@ export function workflowRoutes(app: FastifyInstance, { workflows }: AppDeps): vo
         params: {
           type: 'object',
           required: ['name', 'correlationId'],
-          properties: { name: { type: 'string' }, correlationId: { type: 'string' } },
+          properties: { name: requiredName, correlationId: { ...text, minLength: 1 } },
         },
         querystring: {
           type: 'object',

@@ -1,5 +1,6 @@
 import type { TaskLimitState } from '../store.js';
 import type { Query } from './pg-sql.js';
+import { storableTime } from '../../bounds/time.js';
 
 /** Hand-out limit statements of the PostgreSQL store (`PgTx` calls them). */
 
@@ -52,5 +53,5 @@ export async function setTaskRateWindow(
 }
 
 export async function deferMessages(q: Query, taskIds: readonly string[], visibleAt: number): Promise<void> {
-  await q(SQL.defer, [taskIds, visibleAt]);
+  await q(SQL.defer, [taskIds, storableTime(visibleAt)]);
 }

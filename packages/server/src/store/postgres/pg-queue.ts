@@ -15,6 +15,7 @@ import { SqlTimerTx } from '../timer-tx.js';
 import { type Query, SQL, type Sql } from './pg-sql.js';
 import * as timers from './pg-timers.js';
 import type { WriteBehind } from './write-behind.js';
+import { storableTime } from '../../bounds/time.js';
 
 /**
  * The worker-queue, timer and dead-letter methods of the PostgreSQL `Tx` (`PgTx` extends this;
@@ -118,12 +119,12 @@ export abstract class PgQueueTx extends SqlTimerTx<Query> {
 
   async requeueMessage(taskId: string, visibleAt: number): Promise<boolean> {
     this.state.check('requeueMessage', true);
-    return ((await this.q(SQL.requeueMessage, [taskId, visibleAt])).rowCount ?? 0) > 0;
+    return ((await this.q(SQL.requeueMessage, [taskId, storableTime(visibleAt)])).rowCount ?? 0) > 0;
   }
 
   async extendLock(taskId: string, lockedUntil: number): Promise<boolean> {
     this.state.check('extendLock', true);
-    return ((await this.q(SQL.extendLock, [taskId, lockedUntil])).rowCount ?? 0) > 0;
+    return ((await this.q(SQL.extendLock, [taskId, storableTime(lockedUntil)])).rowCount ?? 0) > 0;
   }
 
   async deadLetterMessage(taskId: string): Promise<boolean> {

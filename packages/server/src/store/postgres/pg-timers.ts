@@ -3,6 +3,7 @@ import { type QueueMessageRow, messageFromRow, uniqueSorted } from '../sql-commo
 import type { ConditionWriter, TimerRow } from '../timer-rows.js';
 import { checkTimerFilter, compareTimers, timerFromRow, timerWhere } from '../timer-rows.js';
 import type { Query, Sql } from './pg-sql.js';
+import { storableTime } from '../../bounds/time.js';
 
 /** Durable timers and dead-letter reads on PostgreSQL; `PgTx` delegates here. */
 
@@ -57,7 +58,7 @@ export function armParams(timers: readonly TimerRecord[], now: number): unknown[
     ts.map((t) => t.workflowId),
     ts.map((t) => t.taskId ?? null),
     ts.map((t) => t.kind),
-    ts.map((t) => t.dueAt),
+    ts.map((t) => storableTime(t.dueAt)),
     ts.map((t) => JSON.stringify(t.payload)),
     now,
   ];

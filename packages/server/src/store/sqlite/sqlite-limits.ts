@@ -3,6 +3,7 @@ import type { TxState } from '../sql-common.js';
 import type { TaskLimitState } from '../store.js';
 import type { SqliteConnection } from './connection.js';
 import { list } from './sqlite-queries.js';
+import { storableTime } from '../../bounds/time.js';
 
 /** Hand-out limit statements of the SQLite store (`SqliteTx` calls them). */
 
@@ -59,7 +60,7 @@ export async function deferMessages(
     `UPDATE queue_messages SET visible_at = ?, locked_until = NULL, lock_token = NULL, worker_id = NULL,
        delivery_count = max(delivery_count - 1, 0)
      WHERE task_id IN (SELECT value FROM json_each(?))`,
-    visibleAt,
+    storableTime(visibleAt),
     list(taskIds),
   );
 }

@@ -7,6 +7,7 @@ import { SqlTimerTx } from '../timer-tx.js';
 import type { SqliteConnection } from './connection.js';
 import { claimMessages, enqueueMessages, list, queueCounts } from './sqlite-queries.js';
 import * as timers from './sqlite-timers.js';
+import { storableTime } from '../../bounds/time.js';
 
 /**
  * The worker-queue, timer and dead-letter methods of the SQLite `Tx` (`SqliteTx` extends this;
@@ -50,7 +51,7 @@ export abstract class SqliteQueueTx extends SqlTimerTx<SqliteConnection> {
         `UPDATE queue_messages SET visible_at = ?, locked_until = NULL, lock_token = NULL, worker_id = NULL,
            dead_lettered = 0
          WHERE task_id = ?`,
-        visibleAt,
+        storableTime(visibleAt),
         taskId,
       ).changes > 0
     );
@@ -62,8 +63,8 @@ export abstract class SqliteQueueTx extends SqlTimerTx<SqliteConnection> {
       this.c.run(
         `UPDATE queue_messages SET locked_until = ?, visible_at = ?
          WHERE task_id = ? AND locked_until IS NOT NULL AND dead_lettered = 0`,
-        lockedUntil,
-        lockedUntil,
+        storableTime(lockedUntil),
+        storableTime(lockedUntil),
         taskId,
       ).changes > 0
     );

@@ -4,6 +4,7 @@ import type { ConditionWriter, TimerRow } from '../timer-rows.js';
 import { checkTimerFilter, compareTimers, timerFromRow, timerWhere } from '../timer-rows.js';
 import type { SqliteConnection } from './connection.js';
 import { list } from './sqlite-queries.js';
+import { storableTime } from '../../bounds/time.js';
 
 /** Durable timers and dead-letter reads on SQLite; `SqliteTx` delegates here. */
 
@@ -18,7 +19,7 @@ export function armTimers(c: SqliteConnection, timers: readonly TimerRecord[], n
       t.workflowId,
       t.taskId ?? null,
       t.kind,
-      t.dueAt,
+      storableTime(t.dueAt),
       JSON.stringify(t.payload),
       now,
     );

@@ -1,0 +1,46 @@
+/**
+ * The bounds policy: the range of every number a request may carry, in one place. Route
+ * schemas take their fragments from `http/bounds.ts`, which reads these constants, so the
+ * OpenAPI document shows the ranges; the engine and services use them to clamp what they derive.
+ *
+ * Why these ranges: seconds and versions fit a signed 32-bit integer (PostgreSQL INTEGER, and
+ * Conductor's Java `int`); times derived from them (now + seconds × 1000) stay far below what
+ * a BIGINT or a JavaScript Date holds, so no stored time can overflow or fail to format.
+ */
+
+/** 2^31 − 1: the largest signed 32-bit integer. */
+export const INT32_MAX = 2_147_483_647;
+
+/** Any duration in seconds (timeouts, delays, callbacks, rate windows). */
+export const MAX_SECONDS = INT32_MAX;
+/** Any duration in milliseconds a request gives (jitter, mocked execution times). */
+export const MAX_MILLIS = INT32_MAX;
+/** Definition versions are 1 … 2^31 − 1. */
+export const MAX_VERSION = INT32_MAX;
+/** Run priorities, as Conductor's: 0 … 99. */
+export const MAX_PRIORITY = 99;
+/** Retries of one task (Conductor allows any int; more than this is a loop, not a retry). */
+export const MAX_RETRY_COUNT = 10_000;
+/** Counts a definition may give (concurrency, rate per window, backoff factor). */
+export const MAX_COUNT = INT32_MAX;
+/** Search paging: first hit. Offsets beyond this are no query anyone reads. */
+export const MAX_PAGE_START = 1_000_000;
+/** Search paging: hits per page. */
+export const MAX_PAGE_SIZE = 5_000;
+/** Longest name or id a path or field may carry (definition names, refs, ids, queues). */
+export const MAX_NAME_LENGTH = 512;
+/** Longest free text in a short field (reasons, descriptions, correlation ids, worker ids). */
+export const MAX_TEXT_LENGTH = 65_536;
+
+/** Free JSON (inputs, outputs, variables, templates, logs, mocks): deepest nesting accepted. */
+export const MAX_JSON_DEPTH = 128;
+/** Free JSON: most values (objects, arrays and scalars together) in one request body. */
+export const MAX_JSON_NODES = 1_000_000;
+
+/** Longest delay any derived time may add to now: the longest duration in seconds, in ms. */
+export const MAX_DELAY_MS = MAX_SECONDS * 1000;
+/**
+ * The latest instant Baton stores: year 9999's end. Below BIGINT's and SQLite INTEGER's limits
+ * and inside what a JavaScript Date can format.
+ */
+export const MAX_TIME_MS = 253_402_300_799_999;
