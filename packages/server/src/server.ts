@@ -6,7 +6,7 @@ import type { RawEnv } from './config/env.js';
 import type { Options } from './config/options.js';
 import type { ScriptRunner } from './engine/scripts.js';
 import { buildApp } from './http/app.js';
-import { CallHandlerRegistry } from './integrations/call-handler.js';
+import { createCallHandlers, startSystemTaskExecutor } from './integrations/index.js';
 import { Metrics } from './metrics.js';
 import { WakeBus } from './queue/wake-bus.js';
 import { Executor, type ExecutorHooks } from './services/executor.js';
@@ -53,6 +53,8 @@ export interface CreateServerInput {
   scripts?: ScriptRunner;
   /** Run the timer loop in the background (default true); tests on a manual clock fire timers themselves. */
   timerLoop?: boolean;
+  /** Run this node's system-task executor (HTTP, CALL_TOOL, … calls; default true). */
+  systemTaskExecutor?: boolean;
 }
 
 function isLoopback(host: string): boolean {
@@ -115,8 +117,8 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     hooks,
   );
   // Handlers of the calls the engine makes itself (HTTP, CALL_TOOL, …); a kind without one is refused.
-  const callHandlers = new CallHandlerRegistry();
-  const metadata = new MetadataService(store, clock, scripts, callHandlers);
+  const callHandlers = createCallHandlers(options);
+  const metadata = new MetadataService(store, clock, scripts, callHandlers.registry);
   const polls = new PollRecorder(store, options.pollDataFlushMs, (err) =>
     logger.warn({ err }, 'could not write poll data; keeping it for the next flush'),
   );
@@ -150,6 +152,10 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     healthChecks: { timers: () => timerLoop.healthCheck() },
   });
   if (input.timerLoop !== false) timerLoop.start();
+  const systemTasks =
+    input.systemTaskExecutor === false
+      ? undefined
+      : startSystemTaskExecutor({ options, handlers: callHandlers, tasks, store, wake, clock, logger, metrics });
 
   let state: ServerState = 'RUNNING';
   let stopping: Promise<void> | undefined;
@@ -176,8 +182,12 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
       // Concurrent callers share the same in-flight stop.
       stopping ??= (async () => {
         state = 'STOPPING';
+        // Calls in flight get half the grace to finish; the rest go back to their queues.
+        const executorStopped = systemTasks?.stop(Math.floor(options.shutdownGraceMs / 2));
         tasks.close();
         await app.close();
+        await executorStopped;
+        await callHandlers.agents.close();
         await timerLoop.stop();
         await polls.close().catch(() => {});
         unsubscribe();
