@@ -6,6 +6,7 @@ import type { RawEnv } from './config/env.js';
 import type { Options } from './config/options.js';
 import type { ScriptRunner } from './engine/scripts.js';
 import { buildApp } from './http/app.js';
+import type { CallHandlerRegistry } from './integrations/call-handler.js';
 import { createCallHandlers, startSystemTaskExecutor } from './integrations/index.js';
 import { Metrics } from './metrics.js';
 import { WakeBus } from './queue/wake-bus.js';
@@ -55,6 +56,8 @@ export interface CreateServerInput {
   timerLoop?: boolean;
   /** Run this node's system-task executor (HTTP, CALL_TOOL, … calls; default true). */
   systemTaskExecutor?: boolean;
+  /** Use these call handlers instead of the built-in ones (tests). */
+  callHandlers?: CallHandlerRegistry;
 }
 
 function isLoopback(host: string): boolean {
@@ -117,7 +120,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     hooks,
   );
   // Handlers of the calls the engine makes itself (HTTP, CALL_TOOL, …); a kind without one is refused.
-  const callHandlers = createCallHandlers(options);
+  const callHandlers = createCallHandlers(options, input.callHandlers);
   const metadata = new MetadataService(store, clock, scripts, callHandlers.registry);
   const polls = new PollRecorder(store, options.pollDataFlushMs, (err) =>
     logger.warn({ err }, 'could not write poll data; keeping it for the next flush'),
