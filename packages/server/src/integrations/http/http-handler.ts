@@ -102,7 +102,9 @@ export class HttpCallHandler implements CallHandler {
         }
         continue;
       }
-      const text = method === 'HEAD' ? '' : await readCapped(response.body, this.options.maxResponseBytes);
+      let text = '';
+      if (method === 'HEAD') await response.body.dump().catch(() => {});
+      else text = await readCapped(response.body, this.options.maxResponseBytes);
       return {
         view: {
           statusCode: response.statusCode,
