@@ -126,6 +126,21 @@ for (const storeCase of storeCases()) {
       assert.equal(seen.headers['content-type'], 'application/json');
     });
 
+    void it('reuses connections across calls to one target', async () => {
+      const { app } = suite;
+      const own = await startHttpTarget((_req, res) => json(res, 200, { ok: true }));
+      try {
+        for (let i = 0; i < 3; i++) {
+          const id = await startHttp(app, { uri: `${own.url}/ok`, method: 'GET' });
+          assert.equal((await runTo(app, id, ['COMPLETED', 'FAILED'])).status, 'COMPLETED');
+        }
+        assert.equal(own.requests.length, 3);
+        assert.equal(own.connections(), 1, 'three calls, one kept-alive connection');
+      } finally {
+        await own.close();
+      }
+    });
+
     void it('accepts the keys at the top of inputParameters, a text body, and follows redirects', async () => {
       const { app } = suite;
       const def = httpWorkflow({});
