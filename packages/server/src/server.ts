@@ -158,7 +158,16 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
   const systemTasks =
     input.systemTaskExecutor === false
       ? undefined
-      : startSystemTaskExecutor({ options, handlers: callHandlers, tasks, store, wake, clock, logger, metrics });
+      : startSystemTaskExecutor({
+          options,
+          handlers: callHandlers,
+          tasks,
+          store,
+          wake,
+          clock,
+          logger,
+          metrics,
+        });
 
   let state: ServerState = 'RUNNING';
   let stopping: Promise<void> | undefined;

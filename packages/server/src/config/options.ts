@@ -58,7 +58,8 @@ function oneOf<T extends string>(raw: RawEnv, name: EnvName, allowed: readonly T
 
 /** A comma list of host names and CIDRs (`BATON_HTTP_DENY`, `BATON_HTTP_ALLOW`); undefined when unset. */
 function egressList(raw: RawEnv, name: EnvName): readonly string[] | undefined {
-  const text = raw[name] ?? ('default' in (ENV_KEYS.find((k) => k.name === name) ?? {}) ? defaultOf(name) : undefined);
+  const text =
+    raw[name] ?? ('default' in (ENV_KEYS.find((k) => k.name === name) ?? {}) ? defaultOf(name) : undefined);
   if (text === undefined) return undefined;
   const entries = text
     .split(',')

@@ -28,7 +28,10 @@ export class MetadataService {
     private readonly systemCalls?: SystemCallChecks,
   ) {}
 
-  private checkContext(taskDefNames: Set<string>, workflowExists: CheckContext['workflowExists']): CheckContext {
+  private checkContext(
+    taskDefNames: Set<string>,
+    workflowExists: CheckContext['workflowExists'],
+  ): CheckContext {
     return {
       taskDefNames,
       scripts: this.scripts,
@@ -56,7 +59,10 @@ export class MetadataService {
   async registerWorkflow(def: WorkflowDef, overwrite: boolean): Promise<StoredWorkflowDef> {
     return this.store.transaction(async (tx) => {
       MetadataService.failIfInvalid(
-        checkWorkflowDef(def, this.checkContext(await this.taskDefNames(tx), await knownWorkflows(tx, [def]))),
+        checkWorkflowDef(
+          def,
+          this.checkContext(await this.taskDefNames(tx), await knownWorkflows(tx, [def])),
+        ),
         'Workflow definition',
       );
       const now = this.clock.now();
@@ -78,10 +84,7 @@ export class MetadataService {
       const workflowExists = await knownWorkflows(tx, defs);
       MetadataService.failIfInvalid(
         defs.flatMap((def, i) =>
-          prefixed(
-            checkWorkflowDef(def, this.checkContext(names, workflowExists)),
-            `[${i}]`,
-          ),
+          prefixed(checkWorkflowDef(def, this.checkContext(names, workflowExists)), `[${i}]`),
         ),
         'Workflow definitions',
       );
