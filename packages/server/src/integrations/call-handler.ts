@@ -88,6 +88,23 @@ export interface CallContext {
   now(): number;
 }
 
+/**
+ * How secrets reach calls (supplied to the executor by the secret store, when there is one):
+ * placeholders are replaced in what goes out only, and every text the executor stores
+ * (reasons, log lines) is masked.
+ */
+export interface SecretResolver {
+  /** Replaces secret placeholders in a value about to be sent. */
+  resolve<T extends JsonObject>(value: T): Promise<T>;
+  /** Masks every secret value found in a text as `***`. */
+  mask(text: string): string;
+}
+
+/**
+ * A call kind's implementation. To add one: implement this, and register it in
+ * `createCallHandlers` (`integrations/index.ts`); registration then accepts its kind and the
+ * executor claims from its queue.
+ */
 export interface CallHandler {
   /** The normalised kinds this handler runs (`HTTP`, `CALL_TOOL`, …). */
   readonly taskTypes: readonly SystemCallKind[];

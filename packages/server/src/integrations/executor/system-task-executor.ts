@@ -12,7 +12,13 @@ import {
 import type { WakeBus } from '../../queue/wake-bus.js';
 import type { TaskService } from '../../services/task-service.js';
 import type { Store } from '../../store/store.js';
-import type { CallContext, CallHandlerRegistry, CallOutcome, SystemCall } from '../call-handler.js';
+import type {
+  CallContext,
+  CallHandlerRegistry,
+  CallOutcome,
+  SecretResolver,
+  SystemCall,
+} from '../call-handler.js';
 import { describeCall } from '../call-description.js';
 import type { EgressAgents } from '../http/egress-agent.js';
 import type { CallMetrics, CallResultLabel } from './call-metrics.js';
@@ -31,13 +37,6 @@ import { Slots } from './slots.js';
  * status is read periodically, and at once when a node sends the `_system-call-ended` wake-up
  * (in-process, and over LISTEN/NOTIFY on PostgreSQL) in the transaction that ended one.
  */
-
-export interface SecretResolver {
-  /** Replaces secret placeholders in a value about to be sent. */
-  resolve<T extends JsonObject>(value: T): Promise<T>;
-  /** Masks every secret value found in a text (reasons, logs) as `***`. */
-  mask(text: string): string;
-}
 
 const NO_SECRETS: SecretResolver = {
   resolve: (value) => Promise.resolve(value),
