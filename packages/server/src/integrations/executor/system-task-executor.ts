@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 
-import { isTerminalTaskStatus, type JsonObject, type TaskRecord, type TaskResult } from '@baton/protocol';
+import { isTerminalTaskStatus, type TaskRecord, type TaskResult } from '@baton/protocol';
 import type { Logger } from 'pino';
 
 import type { Clock } from '../../clock.js';
