@@ -6,10 +6,14 @@
 // It measures that latency idle, then while R runs (default 500) each make one HTTP call to
 // the 1 s target, and prints both with their ratio (the goal: loaded p50 within 2× idle).
 //
-//   npx tsc -b && node bench/http-tasks.mjs [--runs 500] [--probes 200] [--pg]
+//   npx tsc -b && node bench/http-tasks.mjs [--runs 500] [--probes 200] [--pg] [--out DIR]
 //
+// The figures are printed and written to DIR/http-tasks-<store>.json (default bench/results).
 // --pg uses a fresh database on BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres).
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { startBaton } from './lib/baton-server.mjs';
@@ -22,6 +26,7 @@ const { values } = parseArgs({
     probes: { type: 'string', default: '200' },
     'delay-ms': { type: 'string', default: '1000' },
     pg: { type: 'boolean', default: false },
+    out: { type: 'string', default: join(dirname(fileURLToPath(import.meta.url)), 'results') },
   },
 });
 const RUNS = Number(values.runs);
@@ -146,7 +151,9 @@ try {
     p50Ratio: Number(ratio.toFixed(2)),
     systemCalls: metrics.split('\n').filter((l) => l.startsWith('baton_system_calls_total')),
   };
-  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  const text = `${JSON.stringify({ ...result, measuredAt: new Date().toISOString() }, null, 2)}\n`;
+  process.stdout.write(text);
+  writeFileSync(join(values.out, `http-tasks-${result.store}.json`), text);
   log(
     `${RUNS} HTTP runs against a ${DELAY_MS} ms target drained in ${drainSeconds.toFixed(1)} s; ` +
       `hand-off p50 idle ${idleSummary.p50.toFixed(2)} ms, loaded ${loadedSummary.p50.toFixed(2)} ms (${ratio.toFixed(2)}×), ` +
