@@ -39,6 +39,8 @@ export async function startHttpTarget(handler: TargetHandler): Promise<HttpTarge
       void Promise.resolve(handler(req, res, body)).catch(() => res.destroy());
     });
   });
+  // Keep idle connections for a minute, so a test of connection reuse does not depend on timing.
+  server.keepAliveTimeout = 60_000;
   server.on('connection', (socket: Socket) => {
     connections++;
     sockets.add(socket);
