@@ -125,8 +125,12 @@ export class SystemTaskExecutor {
   private async claimLoop(): Promise<void> {
     const signal = this.stopController.signal;
     const idleMs = this.options.idleMs ?? 1000;
+    let turn = 0;
     while (!signal.aborted) {
-      const kinds = this.options.handlers.kinds();
+      // The kind that claims first rotates, so a flood of one kind never starves the others.
+      const all = this.options.handlers.kinds();
+      const start = all.length === 0 ? 0 : turn++ % all.length;
+      const kinds = [...all.slice(start), ...all.slice(0, start)];
       const queues = kinds.flatMap((k) => [systemQueueName(k), `${systemQueueName(k)}-high`]);
       const free = await this.slots.takeFree(signal);
       if (free === 0) break;
@@ -134,7 +138,7 @@ export class SystemTaskExecutor {
       let claimed = 0;
       let left = free;
       try {
-        // Every kind gets a turn; a kind with work takes what is free.
+        // A kind with work takes what is free; the next kind what is left.
         for (const kind of kinds) {
           if (left === 0 || signal.aborted) break;
           const tasks = await this.options.tasks.poll({
