@@ -48,14 +48,16 @@ export type CallOutcome =
     }
   | {
       /**
-       * Not done yet: check again after `checkAfterSeconds`. The task goes back on its queue
-       * with that delay (a durable timer: no lease, no thread, survives restarts) and
-       * `output` is stored and given back as `previousOutput` on the next check.
+       * Not done yet: check again after `checkAfterSeconds` (rounded up to whole seconds). The
+       * task goes back on its queue with that delay (a durable timer: no lease, no thread,
+       * survives restarts) and `output` is stored and given back as `previousOutput` on the
+       * next check. Meanwhile the task's `waitingFor` reads "<what the call does> running, next
+       * check at T" (`call-description.ts`).
        */
       readonly status: 'IN_PROGRESS';
       readonly checkAfterSeconds: number;
       readonly output: JsonObject;
-      /** For people, e.g. "document analysis running"; recorded in the task's log. */
+      /** For people, e.g. "document analysis running (status: running)"; added to the task's log. */
       readonly waitingFor: string;
       readonly logs?: readonly string[];
     };
