@@ -6,6 +6,8 @@ import type { RawEnv } from './config/env.js';
 import type { Options } from './config/options.js';
 import type { ScriptRunner } from './engine/scripts.js';
 import { buildApp } from './http/app.js';
+import type { CallHandlerRegistry } from './integrations/call-handler.js';
+import { createCallHandlers, startSystemTaskExecutor } from './integrations/index.js';
 import { Metrics } from './metrics.js';
 import { WakeBus } from './queue/wake-bus.js';
 import { Executor, type ExecutorHooks } from './services/executor.js';
@@ -52,6 +54,10 @@ export interface CreateServerInput {
   scripts?: ScriptRunner;
   /** Run the timer loop in the background (default true); tests on a manual clock fire timers themselves. */
   timerLoop?: boolean;
+  /** Run this node's system-task executor (HTTP, CALL_TOOL, … calls; default true). */
+  systemTaskExecutor?: boolean;
+  /** Use these call handlers instead of the built-in ones (tests). */
+  callHandlers?: CallHandlerRegistry;
 }
 
 function isLoopback(host: string): boolean {
@@ -113,7 +119,9 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     (queueName, now) => liveness.isPolled(queueName, now),
     hooks,
   );
-  const metadata = new MetadataService(store, clock, scripts);
+  // Handlers of the calls the engine makes itself (HTTP, CALL_TOOL, …); a kind without one is refused.
+  const callHandlers = createCallHandlers(options, input.callHandlers);
+  const metadata = new MetadataService(store, clock, scripts, callHandlers.registry);
   const polls = new PollRecorder(store, options.pollDataFlushMs, (err) =>
     logger.warn({ err }, 'could not write poll data; keeping it for the next flush'),
   );
@@ -147,6 +155,19 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     healthChecks: { timers: () => timerLoop.healthCheck() },
   });
   if (input.timerLoop !== false) timerLoop.start();
+  const systemTasks =
+    input.systemTaskExecutor === false
+      ? undefined
+      : startSystemTaskExecutor({
+          options,
+          handlers: callHandlers,
+          tasks,
+          store,
+          wake,
+          clock,
+          logger,
+          metrics,
+        });
 
   let state: ServerState = 'RUNNING';
   let stopping: Promise<void> | undefined;
@@ -173,8 +194,12 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
       // Concurrent callers share the same in-flight stop.
       stopping ??= (async () => {
         state = 'STOPPING';
+        // Calls in flight get half the grace to finish; the rest go back to their queues.
+        const executorStopped = systemTasks?.stop(Math.floor(options.shutdownGraceMs / 2));
         tasks.close();
         await app.close();
+        await executorStopped;
+        await callHandlers.agents.close();
         await timerLoop.stop();
         await polls.close().catch(() => {});
         unsubscribe();

@@ -56,6 +56,27 @@ export const ENV_KEYS = [
     description: 'How often worker polls are written to poll_data (they are kept in memory in between)',
     default: '1000',
   },
+  {
+    name: 'BATON_SYSTEM_TASK_CONCURRENCY',
+    description: 'Calls the engine makes itself (HTTP, CALL_TOOL, …) in flight at once on this node',
+    default: '32',
+  },
+  {
+    name: 'BATON_HTTP_MAX_RESPONSE_BYTES',
+    description: 'Largest response body an HTTP task reads; a larger one fails the task',
+    default: '1048576',
+  },
+  {
+    name: 'BATON_HTTP_DENY',
+    description:
+      'Comma list of host names and CIDRs HTTP tasks may not reach (checked after DNS, on every redirect)',
+    default: '169.254.0.0/16,fe80::/10',
+  },
+  {
+    name: 'BATON_HTTP_ALLOW',
+    description:
+      'Comma list of host names and CIDRs HTTP tasks may reach (unset = any not denied; allow wins over deny)',
+  },
 ] as const satisfies readonly EnvKey[];
 
 export type EnvName = (typeof ENV_KEYS)[number]['name'];
