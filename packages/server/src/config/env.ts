@@ -56,6 +56,12 @@ export const ENV_KEYS = [
     description: 'How often worker polls are written to poll_data (they are kept in memory in between)',
     default: '1000',
   },
+  {
+    name: 'BATON_SECRETS_KEY',
+    description:
+      'Key that seals stored secrets (AES-256-GCM): 32 random bytes as base64 or 64 hex digits (openssl rand -base64 32); unset = no secrets',
+    secret: true,
+  },
 ] as const satisfies readonly EnvKey[];
 
 export type EnvName = (typeof ENV_KEYS)[number]['name'];
