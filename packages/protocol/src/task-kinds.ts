@@ -28,6 +28,9 @@ export const TASK_KINDS = [
   'PULL_WORKFLOW_MESSAGES',
   'CALL_TOOL',
   'LIST_TOOLS',
+  // Conductor's names of the two tool kinds (its AI module), run as CALL_TOOL and LIST_TOOLS.
+  'CALL_MCP_TOOL',
+  'LIST_MCP_TOOLS',
   'CONNECTOR',
   'DOCUMENT_INTELLIGENCE',
   'KAFKA_PUBLISH',

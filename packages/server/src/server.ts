@@ -6,6 +6,7 @@ import type { RawEnv } from './config/env.js';
 import type { Options } from './config/options.js';
 import type { ScriptRunner } from './engine/scripts.js';
 import { buildApp } from './http/app.js';
+import { CallHandlerRegistry } from './integrations/call-handler.js';
 import { Metrics } from './metrics.js';
 import { WakeBus } from './queue/wake-bus.js';
 import { Executor, type ExecutorHooks } from './services/executor.js';
@@ -113,7 +114,9 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     (queueName, now) => liveness.isPolled(queueName, now),
     hooks,
   );
-  const metadata = new MetadataService(store, clock, scripts);
+  // Handlers of the calls the engine makes itself (HTTP, CALL_TOOL, …); a kind without one is refused.
+  const callHandlers = new CallHandlerRegistry();
+  const metadata = new MetadataService(store, clock, scripts, callHandlers);
   const polls = new PollRecorder(store, options.pollDataFlushMs, (err) =>
     logger.warn({ err }, 'could not write poll data; keeping it for the next flush'),
   );

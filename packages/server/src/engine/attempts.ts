@@ -72,7 +72,6 @@ export function deadLetter(state: RunState, task: TaskRecord): void {
   if (task.queueName === undefined) return;
   if (task.status !== 'FAILED' && task.status !== 'TIMED_OUT' && task.status !== 'FAILED_WITH_TERMINAL_ERROR')
     return;
-  const config = effectiveTaskDef(task.workflowTask, state.ctx.taskDefs);
   state.command({
     type: 'DEAD_LETTER',
     taskId: task.taskId,
@@ -80,6 +79,7 @@ export function deadLetter(state: RunState, task: TaskRecord): void {
     taskRef: task.referenceTaskName,
     attempt: task.retryCount + 1,
     priority: task.workflowPriority,
-    lockMs: config.responseTimeoutSeconds * 1000,
+    // The attempt's own lease (a system call's is shorter than its definition's response timeout).
+    lockMs: task.responseTimeoutSeconds * 1000,
   });
 }

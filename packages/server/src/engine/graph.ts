@@ -1,4 +1,5 @@
 import { isTaskKind, type WorkflowDef, type WorkflowTask } from '@baton/protocol';
+import { systemCallKindOf } from './kinds/system-call-names.js';
 
 /**
  * The shape of a definition: a list of tasks where some tasks (containers) hold further lists
@@ -159,7 +160,9 @@ export function isWorkerTask(workflowTask: Pick<WorkflowTask, 'type'>): boolean 
 export function workerTaskNames(def: WorkflowDef): string[] {
   const names = new Set<string>();
   for (const task of allTasks(def)) {
-    if (typeof task.name === 'string' && task.name !== '' && isWorkerTask(task)) names.add(task.name);
+    // System calls (HTTP, …) are queued like worker tasks and take a task definition of their name too.
+    const queued = isWorkerTask(task) || systemCallKindOf(task.type) !== undefined;
+    if (typeof task.name === 'string' && task.name !== '' && queued) names.add(task.name);
     const chosen = runTimeWorkerName(task);
     if (chosen !== undefined) names.add(chosen);
   }

@@ -1,5 +1,6 @@
 import type { StoredTaskDef, TaskDef, ValidationError, WorkflowDef } from '@baton/protocol';
 
+import type { CheckContext, SystemCallChecks } from '../engine/kinds/kind.js';
 import type { ScriptRunner } from '../engine/scripts.js';
 import type { Clock } from '../clock.js';
 import { checkTaskDef } from '../engine/validation/check-task-def.js';
@@ -23,7 +24,18 @@ export class MetadataService {
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly scripts: ScriptRunner,
+    /** The server's call handlers: system-call kinds without one are refused. */
+    private readonly systemCalls?: SystemCallChecks,
   ) {}
+
+  private checkContext(taskDefNames: Set<string>, workflowExists: CheckContext['workflowExists']): CheckContext {
+    return {
+      taskDefNames,
+      scripts: this.scripts,
+      ...(workflowExists && { workflowExists }),
+      ...(this.systemCalls && { systemCalls: this.systemCalls }),
+    };
+  }
 
   private async taskDefNames(tx: Tx): Promise<Set<string>> {
     return new Set((await tx.listTaskDefs()).map((d) => d.name));
@@ -44,11 +56,7 @@ export class MetadataService {
   async registerWorkflow(def: WorkflowDef, overwrite: boolean): Promise<StoredWorkflowDef> {
     return this.store.transaction(async (tx) => {
       MetadataService.failIfInvalid(
-        checkWorkflowDef(def, {
-          taskDefNames: await this.taskDefNames(tx),
-          scripts: this.scripts,
-          workflowExists: await knownWorkflows(tx, [def]),
-        }),
+        checkWorkflowDef(def, this.checkContext(await this.taskDefNames(tx), await knownWorkflows(tx, [def]))),
         'Workflow definition',
       );
       const now = this.clock.now();
@@ -71,7 +79,7 @@ export class MetadataService {
       MetadataService.failIfInvalid(
         defs.flatMap((def, i) =>
           prefixed(
-            checkWorkflowDef(def, { taskDefNames: names, scripts: this.scripts, workflowExists }),
+            checkWorkflowDef(def, this.checkContext(names, workflowExists)),
             `[${i}]`,
           ),
         ),
@@ -94,7 +102,7 @@ export class MetadataService {
       async (tx) => [await this.taskDefNames(tx), await knownWorkflows(tx, [def])] as const,
     );
     MetadataService.failIfInvalid(
-      checkWorkflowDef(def, { taskDefNames: names, scripts: this.scripts, workflowExists }),
+      checkWorkflowDef(def, this.checkContext(names, workflowExists)),
       'Workflow definition',
     );
   }

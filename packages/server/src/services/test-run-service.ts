@@ -10,6 +10,7 @@ import {
 
 import { ManualClock, type Clock } from '../clock.js';
 import { isWorkerTask, kindNameOf, workerTaskNames } from '../engine/graph.js';
+import { systemCallKindOf } from '../engine/kinds/system-call-names.js';
 import type { ScriptRunner } from '../engine/scripts.js';
 import type { EngineSettings } from '../engine/types.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
@@ -188,7 +189,8 @@ async function waitsForAnswerIn(tx: Tx, tasks: readonly TaskRecord[], depth: num
  */
 function waitsForAnswer(task: TaskRecord): boolean {
   if (isTerminalTaskStatus(task.status)) return false;
-  if (isWorkerTask(task.workflowTask)) return true;
+  // Worker tasks and system calls (HTTP, CALL_TOOL, …): a test run never calls out, mocks answer.
+  if (isWorkerTask(task.workflowTask) || systemCallKindOf(task.workflowTask.type) !== undefined) return true;
   switch (kindNameOf(task.workflowTask)) {
     case 'HUMAN':
     case 'PULL_WORKFLOW_MESSAGES':

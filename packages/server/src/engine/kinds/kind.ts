@@ -68,6 +68,18 @@ export interface TaskKind {
   readonly engineOnly?: boolean;
 }
 
+/**
+ * What registration asks of the server about system calls (HTTP, CALL_TOOL, …), supplied by
+ * the composition root from its call handlers. `kind` is the normalised kind (`CALL_TOOL` for
+ * `CALL_MCP_TOOL`).
+ */
+export interface SystemCallChecks {
+  /** Whether a handler for this kind is registered. */
+  supports(kind: string): boolean;
+  /** The handler's checks of a node's own fields at `path` (e.g. `tasks[0]`). */
+  check(kind: string, node: WorkflowTask, path: string): ValidationError[];
+}
+
 export interface Signal {
   readonly status: SignalStatus;
   readonly output: JsonObject;
@@ -122,4 +134,9 @@ export interface CheckContext {
    * that name other definitions (SUB_WORKFLOW). Absent: those checks are skipped.
    */
   readonly workflowExists?: (name: string, version?: number) => boolean;
+  /**
+   * The server's call handlers (HTTP, CALL_TOOL, …). Absent: every system-call kind is refused
+   * (nothing would run it).
+   */
+  readonly systemCalls?: SystemCallChecks;
 }

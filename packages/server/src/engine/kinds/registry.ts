@@ -18,6 +18,7 @@ import { pullWorkflowMessagesKind } from './pull-workflow-messages.js';
 import { noopKind } from './noop.js';
 import { setVariableKind } from './set-variable.js';
 import { switchKind } from './switch.js';
+import { systemCallKinds } from './system-call.js';
 import { terminateKind } from './terminate.js';
 import { waitKind } from './wait.js';
 import { simpleKind, userDefinedKind } from './worker.js';
@@ -52,6 +53,8 @@ const KINDS: ReadonlyMap<string, TaskKind> = new Map(
     dynamicKind,
     waitKind,
     humanKind,
+    // Calls the engine makes itself (HTTP, CALL_TOOL, …), queued for the integrations executor.
+    ...systemCallKinds,
   ].map((kind): [string, TaskKind] => [kind.kind, kind]),
 );
 

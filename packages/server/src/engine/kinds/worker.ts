@@ -49,17 +49,33 @@ export const userDefinedKind: TaskKind = {
   },
 };
 
+/**
+ * Where a queued task goes when it is not a worker task: the engine's own executor takes
+ * system calls (HTTP, CALL_TOOL, …) from internal queues, with the same claim and lease.
+ */
+export interface QueueTarget {
+  /** The record's `taskType` (the node's kind, e.g. `HTTP`). */
+  readonly taskType: string;
+  /** The internal queue (no domain, no `-high` variant). */
+  readonly queueName: string;
+  /** The lease of one hand-out, in seconds (the record's responseTimeoutSeconds). */
+  readonly leaseSeconds: (config: EffectiveTaskDef) => number;
+}
+
 export function scheduleWorkerTask(
   sctx: ScheduleContext,
   workflowTask: WorkflowTask,
   request: ScheduleRequest,
+  target?: QueueTarget,
 ): ScheduleOutcome {
   const { ctx, run } = sctx;
   const config = effectiveTaskDef(workflowTask, ctx.taskDefs);
   const taskId = ctx.newId();
   const name = workflowTask.name;
-  const domain = domainFor(run.taskToDomain, name, ctx.isQueuePolled);
-  const queueName = queueNameFor(name, domain, run.priority >= ctx.settings.highPriorityThreshold);
+  const domain = target ? undefined : domainFor(run.taskToDomain, name, ctx.isQueuePolled);
+  const queueName =
+    target?.queueName ?? queueNameFor(name, domain, run.priority >= ctx.settings.highPriorityThreshold);
+  const responseTimeoutSeconds = target ? target.leaseSeconds(config) : config.responseTimeoutSeconds;
   const startDelay = nonNegativeInt(workflowTask.startDelay);
   const previous = request.retryOf;
   const delayMs = previous ? Math.max(0, request.delayMs ?? 0) : startDelay * 1000;
@@ -69,7 +85,7 @@ export function scheduleWorkerTask(
     taskId,
     workflowInstanceId: run.workflowId,
     workflowType: run.workflowName,
-    taskType: name,
+    taskType: target?.taskType ?? name,
     taskDefName: name,
     referenceTaskName: workflowTask.taskReferenceName,
     status: 'SCHEDULED',
@@ -84,7 +100,7 @@ export function scheduleWorkerTask(
     updateTime: ctx.now,
     startDelayInSeconds: startDelay,
     callbackAfterSeconds: Math.floor(delayMs / 1000),
-    responseTimeoutSeconds: config.responseTimeoutSeconds,
+    responseTimeoutSeconds,
     retried: false,
     executed: false,
     workflowPriority: run.priority,
@@ -114,7 +130,7 @@ export function scheduleWorkerTask(
     attempt: retryCount + 1,
     priority: run.priority,
     visibleAt: ctx.now + delayMs,
-    lockMs: config.responseTimeoutSeconds * 1000,
+    lockMs: responseTimeoutSeconds * 1000,
   };
   return {
     ok: true,

@@ -1,0 +1,141 @@
+import type { JsonObject, TaskRecord, ValidationError, WorkflowTask } from '@baton/protocol';
+import type { Dispatcher, fetch as undiciFetch } from 'undici';
+
+import type { SystemCallChecks } from '../engine/kinds/kind.js';
+import { SYSTEM_CALL_KINDS, type SystemCallKind } from '../engine/kinds/system-call-names.js';
+
+/**
+ * The port every call the engine makes itself implements (HTTP, CALL_TOOL, LIST_TOOLS,
+ * CONNECTOR, DOCUMENT_INTELLIGENCE). The executor (`executor/`) claims a queued task, hands
+ * it to the handler of its kind with a `CallContext`, and posts the `CallOutcome` through the
+ * worker result path. A handler does one call (or one check of a long operation) and answers;
+ * it never touches the store, the clock of the engine or another run.
+ */
+
+/** One claimed task, as its handler sees it. */
+export interface SystemCall {
+  readonly taskId: string;
+  readonly workflowId: string;
+  /** The normalised kind: `CALL_TOOL` also for a node typed `CALL_MCP_TOOL`. */
+  readonly taskType: SystemCallKind;
+  /** The node's own `type` as written in the definition (`CALL_MCP_TOOL`, `HTTP`, …). */
+  readonly declaredType: string;
+  readonly referenceTaskName: string;
+  /** The definition node the task was made from (e.g. its `asyncComplete`). */
+  readonly workflowTask: WorkflowTask;
+  /**
+   * The task's resolved input. `${workflow.secrets.NAME}` placeholders are still in it: pass
+   * what goes out through `ctx.resolveSecrets` right before the call, never store the result.
+   */
+  readonly input: JsonObject;
+  /** 1 for the first attempt (the task's retryCount + 1). */
+  readonly attempt: number;
+  /**
+   * What an earlier check of this same attempt left (the output of an IN_PROGRESS outcome, e.g.
+   * an operation location to poll); `{}` on the first call.
+   */
+  readonly previousOutput: JsonObject;
+}
+
+export type CallOutcome =
+  | { readonly status: 'COMPLETED'; readonly output: JsonObject; readonly logs?: readonly string[] }
+  | {
+      readonly status: 'FAILED' | 'FAILED_WITH_TERMINAL_ERROR';
+      /** Shown as the task's reasonForIncompletion; must not hold a secret value. */
+      readonly reason: string;
+      readonly output?: JsonObject;
+      readonly logs?: readonly string[];
+    }
+  | {
+      /**
+       * Not done yet: check again after `checkAfterSeconds`. The task goes back on its queue
+       * with that delay (a durable timer: no lease, no thread, survives restarts) and
+       * `output` is stored and given back as `previousOutput` on the next check.
+       */
+      readonly status: 'IN_PROGRESS';
+      readonly checkAfterSeconds: number;
+      readonly output: JsonObject;
+      /** For people, e.g. "document analysis running"; recorded in the task's log. */
+      readonly waitingFor: string;
+      readonly logs?: readonly string[];
+    };
+
+/** The fetch handlers use: undici's, with the server's dispatcher (egress policy, pooling). */
+export type CallFetch = typeof undiciFetch;
+
+/** What the executor gives a handler for one call. */
+export interface CallContext {
+  /**
+   * Aborted when the task ends elsewhere (terminate, the parent run's end, a timeout, skip),
+   * when the node stops, or when the lease is lost: stop at once, answer anything.
+   */
+  readonly signal: AbortSignal;
+  /**
+   * undici's fetch bound to the egress-checked dispatcher: denied hosts and addresses (checked
+   * after DNS, on every redirect) fail before a connection opens; connections are reused.
+   */
+  readonly fetch: CallFetch;
+  /** The same dispatcher, for clients that take one (e.g. an MCP transport's fetch). */
+  readonly dispatcher: Dispatcher;
+  /**
+   * Replaces `${workflow.secrets.NAME}` placeholders in `value` with the secrets' values, for
+   * the request about to go out only. Identity until a secret store is configured.
+   */
+  resolveSecrets<T extends JsonObject>(value: T): Promise<T>;
+  /** A line for the task's log (masked of secret values before it is stored). */
+  log(line: string): void;
+  /** Epoch ms (the server's clock). */
+  now(): number;
+}
+
+export interface CallHandler {
+  /** The normalised kinds this handler runs (`HTTP`, `CALL_TOOL`, …). */
+  readonly taskTypes: readonly SystemCallKind[];
+  call(call: SystemCall, ctx: CallContext): Promise<CallOutcome>;
+  /**
+   * Registration checks of a node of one of its kinds at `path` (`tasks[2]`): missing or bad
+   * fields, unknown services, tools, operations. Must be synchronous and cheap.
+   */
+  check?(node: WorkflowTask, path: string): ValidationError[];
+  /**
+   * What the call does, for people (`POST https://example.com/x`, `tool search on docs`): used
+   * in the task's `waitingFor` ("calling POST https://… (attempt 2 since …)"). Must not reveal
+   * a secret value (placeholders stay placeholders).
+   */
+  describe?(task: TaskRecord): string;
+}
+
+/**
+ * The handlers of this server, one per normalised kind. Registration (`SystemCallChecks`)
+ * refuses a kind with no handler, so a server that lacks one says so instead of queueing
+ * tasks nobody runs.
+ */
+export class CallHandlerRegistry implements SystemCallChecks {
+  private readonly handlers = new Map<SystemCallKind, CallHandler>();
+
+  register(handler: CallHandler): this {
+    for (const kind of handler.taskTypes) {
+      if (!Object.hasOwn(SYSTEM_CALL_KINDS, kind)) throw new Error(`${kind} is not a system-call kind`);
+      if (this.handlers.has(kind)) throw new Error(`a call handler for ${kind} is already registered`);
+      this.handlers.set(kind, handler);
+    }
+    return this;
+  }
+
+  get(kind: SystemCallKind): CallHandler | undefined {
+    return this.handlers.get(kind);
+  }
+
+  /** The kinds with a handler (the executor claims from their queues only). */
+  kinds(): SystemCallKind[] {
+    return [...this.handlers.keys()];
+  }
+
+  supports(kind: string): boolean {
+    return this.handlers.has(kind as SystemCallKind);
+  }
+
+  check(kind: string, node: WorkflowTask, path: string): ValidationError[] {
+    return this.handlers.get(kind as SystemCallKind)?.check?.(node, path) ?? [];
+  }
+}
