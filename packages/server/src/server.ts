@@ -7,6 +7,7 @@ import type { Options } from './config/options.js';
 import type { ScriptRunner } from './engine/scripts.js';
 import { buildApp } from './http/app.js';
 import { CallHandlerRegistry } from './integrations/call-handler.js';
+import { createIntegrations } from './integrations/integrations.js';
 import { Metrics } from './metrics.js';
 import { WakeBus } from './queue/wake-bus.js';
 import { Executor, type ExecutorHooks } from './services/executor.js';
@@ -116,7 +117,10 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
   );
   // Handlers of the calls the engine makes itself (HTTP, CALL_TOOL, …); a kind without one is refused.
   const callHandlers = new CallHandlerRegistry();
-  const metadata = new MetadataService(store, clock, scripts, callHandlers);
+  // Secrets, the service registry and the MCP, connector and document-analysis handlers.
+  const integrations = createIntegrations({ store, clock, secretsKey: options.secretsKey });
+  for (const handler of integrations.handlers) callHandlers.register(handler);
+  const metadata = new MetadataService(store, clock, scripts, callHandlers, integrations.referenceChecks);
   const polls = new PollRecorder(store, options.pollDataFlushMs, (err) =>
     logger.warn({ err }, 'could not write poll data; keeping it for the next flush'),
   );
@@ -148,6 +152,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     metrics,
     lifecycle,
     healthChecks: { timers: () => timerLoop.healthCheck() },
+    integrationRoutes: integrations.routes,
   });
   if (input.timerLoop !== false) timerLoop.start();
 
@@ -180,6 +185,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
         await app.close();
         await timerLoop.stop();
         await polls.close().catch(() => {});
+        await integrations.close().catch(() => {});
         unsubscribe();
         await store.close();
         await sandbox?.close();

@@ -139,4 +139,7 @@ export class SecretService {
     const values = await this.values(names);
     return { value: substituteSecrets(value, values) as T, masker: new SecretMasker(values.values()) };
   }
+
+  /** The resolver of the executor's `CallContext.resolveSecrets`: the replaced copy only. */
+  readonly resolveValue = async <T extends JsonValue>(value: T): Promise<T> => (await this.resolve(value)).value;
 }
