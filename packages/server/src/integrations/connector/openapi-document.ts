@@ -35,6 +35,10 @@ export async function checkOpenApiDocument(doc: JsonObject): Promise<string[]> {
   if (typeof version !== 'string' || !/^3\.\d+(\.\d+)?$/.test(version)) {
     return ['openapi must be "3.x" (an OpenAPI 3 document; Swagger 2 is not accepted)'];
   }
+  const external = externalRef(doc);
+  if (external !== undefined) {
+    return [`$ref ${external.slice(0, 200)} points outside the document: a connector's document must be self-contained`];
+  }
   try {
     // The parser dereferences what it is given: give it a copy.
     await SwaggerParser.validate(structuredClone(doc) as never, { resolve: { external: false } } as never);
@@ -50,6 +54,24 @@ export async function checkOpenApiDocument(doc: JsonObject): Promise<string[]> {
   }
   if (ops.length === 0) problems.push('the document has no operation with an operationId');
   return problems;
+}
+
+/** The first `$ref` that is not local (`#/…`), if any. */
+function externalRef(value: JsonValue | undefined, depth = 0): string | undefined {
+  if (depth > 200 || value === null || typeof value !== 'object') return undefined;
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      const found = externalRef(item, depth + 1);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  if (typeof value.$ref === 'string' && !value.$ref.startsWith('#')) return value.$ref;
+  for (const item of Object.values(value)) {
+    const found = externalRef(item, depth + 1);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v);
