@@ -15,7 +15,7 @@ export function isSecretName(name: string): boolean {
 }
 
 /** One reference: `${workflow.secrets.NAME}` (a leading `$.` and blanks allowed, as in other expressions). */
-const REFERENCE = /\$\{\s*(?:\$\.)?workflow\.secrets\.([A-Za-z0-9_-]{1,128})\s*\}/g;
+const REFERENCE = /(?<!\$)\$\{\s*(?:\$\.)?workflow\.secrets\.([A-Za-z0-9_-]{1,128})\s*\}/g;
 
 /** Names referenced anywhere in a value (strings inside objects and lists included), each once. */
 export function secretNamesIn(value: unknown): string[] {
