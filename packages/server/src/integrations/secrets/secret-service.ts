@@ -23,6 +23,9 @@ export interface ResolvedSecrets<T extends JsonValue = JsonValue> {
 export const SECRETS_NOT_CONFIGURED =
   'Secrets are not configured on this server: set BATON_SECRETS_KEY to 32 random bytes (base64 or 64 hex digits, e.g. `openssl rand -base64 32`) on every node and restart';
 
+/** How many opened values a node remembers for masking. */
+const MAX_REMEMBERED = 10_000;
+
 /** A call that needs secrets cannot be made: the task fails with this message (never a value). */
 export class SecretUnavailableError extends Error {
   override name = 'SecretUnavailableError';
@@ -35,6 +38,13 @@ export class SecretUnavailableError extends Error {
  */
 export class SecretService {
   private readonly cipher: SecretCipher | undefined;
+  /**
+   * Values this node opened for calls, most recent last: `mask` hides them in what a call
+   * answered (reasons, logs), which the executor masks after the call. Bounded; a value is
+   * remembered again each time it is opened.
+   */
+  private readonly opened = new Map<string, true>();
+  private masker: SecretMasker | undefined;
 
   constructor(
     private readonly store: Store,
@@ -120,6 +130,7 @@ export class SecretService {
         throw new SecretUnavailableError(`Secret '${row.name}' could not be opened (its stored value is damaged)`);
       }
     }
+    this.remember(out.values());
     const missing = names.filter((n) => !out.has(n));
     if (missing.length > 0) {
       throw new SecretUnavailableError(
@@ -139,6 +150,33 @@ export class SecretService {
     const values = await this.values(names);
     return { value: substituteSecrets(value, values) as T, masker: new SecretMasker(values.values()) };
   }
+
+  private remember(values: Iterable<string>): void {
+    for (const value of values) {
+      this.opened.delete(value);
+      this.opened.set(value, true);
+    }
+    while (this.opened.size > MAX_REMEMBERED) {
+      const oldest = this.opened.keys().next().value;
+      if (oldest === undefined) break;
+      this.opened.delete(oldest);
+    }
+    this.masker = undefined;
+  }
+
+  /** Replaces every secret value this node opened for a call with `***` (the executor's mask). */
+  readonly mask = (text: string): string => {
+    if (this.opened.size === 0) return text;
+    this.masker ??= new SecretMasker(this.opened.keys());
+    return this.masker.text(text);
+  };
+
+  /** The same for a JSON value (a call's output). */
+  readonly maskJson = <T extends JsonValue>(value: T): T => {
+    if (this.opened.size === 0) return value;
+    this.masker ??= new SecretMasker(this.opened.keys());
+    return this.masker.json(value);
+  };
 
   /** The resolver of the executor's `CallContext.resolveSecrets`: the replaced copy only. */
   readonly resolveValue = async <T extends JsonValue>(value: T): Promise<T> => (await this.resolve(value)).value;
