@@ -21,7 +21,10 @@ export function messageOf(err: unknown): string {
 /** A failed outcome for what a handler threw: input errors end the task, others may be retried. */
 export function failureOf(err: unknown, prefix: string): CallOutcome {
   if (err instanceof CallInputError) {
-    return { status: err.terminal ? 'FAILED_WITH_TERMINAL_ERROR' : 'FAILED', reason: `${prefix}: ${messageOf(err)}` };
+    return {
+      status: err.terminal ? 'FAILED_WITH_TERMINAL_ERROR' : 'FAILED',
+      reason: `${prefix}: ${messageOf(err)}`,
+    };
   }
   return { status: 'FAILED', reason: `${prefix}: ${messageOf(err)}` };
 }

@@ -6,7 +6,10 @@ export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 interface ResponseLike {
   readonly status: number;
   readonly statusText: string;
-  readonly headers: { forEach(fn: (value: string, key: string) => void): void; get(name: string): string | null };
+  readonly headers: {
+    forEach(fn: (value: string, key: string) => void): void;
+    get(name: string): string | null;
+  };
   readonly body: AsyncIterable<Uint8Array> | null;
 }
 

@@ -29,14 +29,22 @@ export interface Integrations {
   close(): Promise<void>;
 }
 
-export function createIntegrations(input: { store: Store; clock: Clock; secretsKey: Buffer | undefined }): Integrations {
+export function createIntegrations(input: {
+  store: Store;
+  clock: Clock;
+  secretsKey: Buffer | undefined;
+}): Integrations {
   const secrets = new SecretService(input.store, input.clock, input.secretsKey);
   const registry = new RegistryService(input.store, input.clock);
   const sessions = new McpSessions();
   return {
     secrets,
     registry,
-    handlers: [new McpToolHandler(registry, sessions), new ConnectorHandler(registry), new DocumentAnalysisHandler(registry)],
+    handlers: [
+      new McpToolHandler(registry, sessions),
+      new ConnectorHandler(registry),
+      new DocumentAnalysisHandler(registry),
+    ],
     referenceChecks: checkServiceReferences,
     routes: (app) => {
       secretRoutes(app, secrets);

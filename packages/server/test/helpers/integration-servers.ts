@@ -37,7 +37,12 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+function json(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
 }
@@ -72,27 +77,35 @@ export async function startMcpServer(): Promise<McpTestServer> {
         structuredContent: { text, length: text.length },
       }),
     );
-    mcp.registerTool('fail', { description: 'Always fails', inputSchema: { why: z.string() } }, ({ why }) => ({
-      content: [{ type: 'text', text: `cannot: ${why}` }],
-      isError: true,
-    }));
+    mcp.registerTool(
+      'fail',
+      { description: 'Always fails', inputSchema: { why: z.string() } },
+      ({ why }) => ({
+        content: [{ type: 'text', text: `cannot: ${why}` }],
+        isError: true,
+      }),
+    );
     mcp.registerTool('whoami', { description: 'Answers the Authorization header it got' }, (extra) => {
       const auth = String(extra.requestInfo?.headers.authorization ?? '');
       state.authorizations.push(auth);
       return { content: [{ type: 'text', text: `you are ${auth}` }] };
     });
-    mcp.registerTool('slow', { description: 'Waits until cancelled', inputSchema: { seconds: z.number() } }, async ({ seconds }, extra) => {
-      state.slowStarted++;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, seconds * 1000);
-        extra.signal.addEventListener('abort', () => {
-          state.cancelled++;
-          clearTimeout(timer);
-          resolve();
+    mcp.registerTool(
+      'slow',
+      { description: 'Waits until cancelled', inputSchema: { seconds: z.number() } },
+      async ({ seconds }, extra) => {
+        state.slowStarted++;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, seconds * 1000);
+          extra.signal.addEventListener('abort', () => {
+            state.cancelled++;
+            clearTimeout(timer);
+            resolve();
+          });
         });
-      });
-      return { content: [{ type: 'text', text: 'done' }] };
-    });
+        return { content: [{ type: 'text', text: 'done' }] };
+      },
+    );
     return mcp;
   };
 
@@ -105,7 +118,11 @@ export async function startMcpServer(): Promise<McpTestServer> {
       let transport = typeof sid === 'string' ? transports.get(sid) : undefined;
       if (!transport) {
         if (typeof sid === 'string' || !isInitializeRequest(body)) {
-          json(res, typeof sid === 'string' ? 404 : 400, { jsonrpc: '2.0', error: { code: -32000, message: 'no session' }, id: null });
+          json(res, typeof sid === 'string' ? 404 : 400, {
+            jsonrpc: '2.0',
+            error: { code: -32000, message: 'no session' },
+            id: null,
+          });
           return;
         }
         const created = new StreamableHTTPServerTransport({
@@ -184,7 +201,10 @@ export const PET_API: JsonObject = {
         type: 'object',
         required: ['name'],
         additionalProperties: false,
-        properties: { name: { type: 'string', minLength: 1 }, tags: { type: 'array', items: { type: 'string' } } },
+        properties: {
+          name: { type: 'string', minLength: 1 },
+          tags: { type: 'array', items: { type: 'string' } },
+        },
       },
     },
   },
@@ -212,10 +232,19 @@ export async function startConnectorServer(): Promise<ConnectorTestServer> {
       const pet = /^\/pets\/(\d+)$/.exec(url.pathname);
       if (req.method === 'GET' && pet) {
         if (pet[1] === '404') return json(res, 404, { message: 'no such pet' });
-        return json(res, 200, { id: Number(pet[1]), name: 'Rex', verbose: url.searchParams.get('verbose'), trace: req.headers['x-trace'] ?? null });
+        return json(res, 200, {
+          id: Number(pet[1]),
+          name: 'Rex',
+          verbose: url.searchParams.get('verbose'),
+          trace: req.headers['x-trace'] ?? null,
+        });
       }
       if (req.method === 'POST' && url.pathname === '/pets') {
-        return json(res, 201, { ...(JSON.parse(body) as object), id: 7, seenAuthorization: req.headers.authorization ?? null });
+        return json(res, 201, {
+          ...(JSON.parse(body) as object),
+          id: 7,
+          seenAuthorization: req.headers.authorization ?? null,
+        });
       }
       json(res, 404, { message: 'not found' });
     })();
@@ -261,17 +290,31 @@ export async function startAnalyzeServer(runningChecks = 2): Promise<AnalyzeTest
         });
         return res.end();
       }
-      const poll = /^\/documentintelligence\/documentModels\/[^/]+\/analyzeResults\/([^/]+)$/.exec(url.pathname);
+      const poll = /^\/documentintelligence\/documentModels\/[^/]+\/analyzeResults\/([^/]+)$/.exec(
+        url.pathname,
+      );
       const op = poll ? operations.get(poll[1] ?? '') : undefined;
       if (req.method === 'GET' && op) {
         state.checks++;
         op.polls++;
-        if (op.polls <= runningChecks) return json(res, 200, { status: 'running', createdDateTime: '2026-01-01T00:00:00Z' }, { 'retry-after': '1' });
+        if (op.polls <= runningChecks)
+          return json(
+            res,
+            200,
+            { status: 'running', createdDateTime: '2026-01-01T00:00:00Z' },
+            { 'retry-after': '1' },
+          );
         return json(res, 200, {
           status: 'succeeded',
           createdDateTime: '2026-01-01T00:00:00Z',
           lastUpdatedDateTime: '2026-01-01T00:00:05Z',
-          analyzeResult: { apiVersion: '2024-11-30', modelId: op.model, content: 'Invoice 42', pages: [{ pageNumber: 1 }], source: op.source },
+          analyzeResult: {
+            apiVersion: '2024-11-30',
+            modelId: op.model,
+            content: 'Invoice 42',
+            pages: [{ pageNumber: 1 }],
+            source: op.source,
+          },
         });
       }
       json(res, 404, { error: { code: 'NotFound', message: 'no such operation' } });

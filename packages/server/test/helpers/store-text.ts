@@ -12,7 +12,9 @@ export async function everyStoredRow(opened: OpenedStore): Promise<string> {
   if (opened.file) {
     const db = new Database(opened.file, { readonly: true });
     try {
-      const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>;
+      const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{
+        name: string;
+      }>;
       return tables
         .map((t) => `${t.name}: ${JSON.stringify(db.prepare(`SELECT * FROM "${t.name}"`).all())}`)
         .join('\n');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
-import type { JsonObject, WorkflowTask } from '@baton/protocol';
+import type { JsonObject } from '@baton/protocol';
 import { Agent, fetch as undiciFetch } from 'undici';
 
 import { systemClock } from '../../src/clock.js';
@@ -36,7 +36,11 @@ const PASSWORD = 'pw-9x8y7z-secret';
 const DI_KEY = 'di-key-55aa-secret';
 
 let seq = 0;
-function systemCall(taskType: SystemCallKind, input: JsonObject, extra: Partial<SystemCall> = {}): SystemCall {
+function systemCall(
+  taskType: SystemCallKind,
+  input: JsonObject,
+  extra: Partial<SystemCall> = {},
+): SystemCall {
   seq++;
   return {
     taskId: `task-${seq}`,
@@ -44,7 +48,7 @@ function systemCall(taskType: SystemCallKind, input: JsonObject, extra: Partial<
     taskType,
     declaredType: taskType,
     referenceTaskName: `ref${seq}`,
-    workflowTask: { name: 'x', taskReferenceName: `ref${seq}`, type: taskType } as WorkflowTask,
+    workflowTask: { name: 'x', taskReferenceName: `ref${seq}`, type: taskType },
     input,
     attempt: 1,
     previousOutput: {},
@@ -53,12 +57,15 @@ function systemCall(taskType: SystemCallKind, input: JsonObject, extra: Partial<
 }
 
 const agent = new Agent();
-function context(secrets: SecretService, signal: AbortSignal = new AbortController().signal): CallContext & { logs: string[] } {
+function context(
+  secrets: SecretService,
+  signal: AbortSignal = new AbortController().signal,
+): CallContext & { logs: string[] } {
   const logs: string[] = [];
   return {
     signal,
-    fetch: ((input: Parameters<typeof undiciFetch>[0], init?: Parameters<typeof undiciFetch>[1]) =>
-      undiciFetch(input, { ...init, dispatcher: agent })) as typeof undiciFetch,
+    fetch: (input: Parameters<typeof undiciFetch>[0], init?: Parameters<typeof undiciFetch>[1]) =>
+      undiciFetch(input, { ...init, dispatcher: agent }),
     dispatcher: agent,
     resolveSecrets: secrets.resolveValue,
     log: (line) => logs.push(line),
@@ -94,11 +101,20 @@ describe('call handlers through the port', () => {
     secrets = new SecretService(opened.store, systemClock, KEY);
     registry = new RegistryService(opened.store, systemClock);
     sessions = new McpSessions();
-    [mcp, pets, analyze] = await Promise.all([startMcpServer(), startConnectorServer(), startAnalyzeServer(2)]);
+    [mcp, pets, analyze] = await Promise.all([
+      startMcpServer(),
+      startConnectorServer(),
+      startAnalyzeServer(2),
+    ]);
     await secrets.put('TOOLS_TOKEN', TOKEN);
     await secrets.put('PET_PASSWORD', PASSWORD);
     await secrets.put('DI_KEY', DI_KEY);
-    await registry.put({ name: 'tools', kind: 'mcp', url: mcp.url, auth: { type: 'bearer', secret: 'TOOLS_TOKEN' } });
+    await registry.put({
+      name: 'tools',
+      kind: 'mcp',
+      url: mcp.url,
+      auth: { type: 'bearer', secret: 'TOOLS_TOKEN' },
+    });
     await registry.put({
       name: 'pets',
       type: 'HTTP',
@@ -125,33 +141,50 @@ describe('call handlers through the port', () => {
   });
 
   it('CALL_TOOL calls a registered MCP service and reuses its session', async () => {
-    const first = await tools.call(systemCall('CALL_TOOL', { service: 'tools', tool: 'echo', arguments: { text: 'hi' } }), context(secrets));
+    const first = await tools.call(
+      systemCall('CALL_TOOL', { service: 'tools', tool: 'echo', arguments: { text: 'hi' } }),
+      context(secrets),
+    );
     assert.equal(first.status, 'COMPLETED', JSON.stringify(first));
     assert.deepEqual(first.status === 'COMPLETED' && first.output, {
       content: [{ type: 'text', text: 'hi' }],
       structuredContent: { text: 'hi', length: 2 },
       isError: false,
     });
-    const second = await tools.call(systemCall('CALL_TOOL', { service: 'tools', tool: 'echo', arguments: { text: 'again' } }), context(secrets));
+    const second = await tools.call(
+      systemCall('CALL_TOOL', { service: 'tools', tool: 'echo', arguments: { text: 'again' } }),
+      context(secrets),
+    );
     assert.equal(second.status, 'COMPLETED');
     assert.equal(mcp.sessions, 1, 'the second call reused the session');
     assert.equal(sessions.size, 1);
   });
 
   it('sends the bearer token from the secret store and masks it in the output', async () => {
-    const out = await tools.call(systemCall('CALL_TOOL', { service: 'tools', tool: 'whoami', arguments: {} }), context(secrets));
+    const out = await tools.call(
+      systemCall('CALL_TOOL', { service: 'tools', tool: 'whoami', arguments: {} }),
+      context(secrets),
+    );
     assert.equal(out.status, 'COMPLETED', JSON.stringify(out));
     assert.equal(mcp.authorizations.at(-1), `Bearer ${TOKEN}`, 'the server got the real token');
-    assert.deepEqual(out.status === 'COMPLETED' && out.output.content, [{ type: 'text', text: 'you are Bearer ***' }]);
+    assert.deepEqual(out.status === 'COMPLETED' && out.output.content, [
+      { type: 'text', text: 'you are Bearer ***' },
+    ]);
     assertNoSecret(out);
   });
 
   it('an isError answer fails the task (retryable); a protocol error fails it with its message', async () => {
-    const failed = await tools.call(systemCall('CALL_TOOL', { service: 'tools', tool: 'fail', arguments: { why: 'disk full' } }), context(secrets));
+    const failed = await tools.call(
+      systemCall('CALL_TOOL', { service: 'tools', tool: 'fail', arguments: { why: 'disk full' } }),
+      context(secrets),
+    );
     assert.equal(failed.status, 'FAILED');
     assert.match(failed.status === 'FAILED' ? failed.reason : '', /cannot: disk full/);
     assert.equal(failed.status === 'FAILED' && failed.output?.isError, true);
-    const bad = await tools.call(systemCall('CALL_TOOL', { service: 'tools', tool: 'echo', arguments: { text: 42 } }), context(secrets));
+    const bad = await tools.call(
+      systemCall('CALL_TOOL', { service: 'tools', tool: 'echo', arguments: { text: 42 } }),
+      context(secrets),
+    );
     assert.equal(bad.status, 'FAILED', JSON.stringify(bad));
     assert.match(bad.status === 'FAILED' ? bad.reason : '', /text/i);
   });
@@ -159,7 +192,10 @@ describe('call handlers through the port', () => {
   it('LIST_TOOLS answers the tools with their input schemas', async () => {
     const out = await tools.call(systemCall('LIST_TOOLS', { service: 'tools' }), context(secrets));
     assert.equal(out.status, 'COMPLETED', JSON.stringify(out));
-    const listed = (out.status === 'COMPLETED' ? out.output.tools : []) as Array<{ name: string; inputSchema: JsonObject }>;
+    const listed = (out.status === 'COMPLETED' ? out.output.tools : []) as Array<{
+      name: string;
+      inputSchema: JsonObject;
+    }>;
     assert.deepEqual(listed.map((t) => t.name).sort(), ['echo', 'fail', 'slow', 'whoami']);
     assert.equal(listed.find((t) => t.name === 'echo')?.inputSchema.type, 'object');
   });
@@ -168,7 +204,12 @@ describe('call handlers through the port', () => {
     const out = await tools.call(
       systemCall(
         'CALL_TOOL',
-        { mcpServer: mcp.url, method: 'whoami', arguments: {}, headers: { Authorization: 'Bearer ${workflow.secrets.TOOLS_TOKEN}' } },
+        {
+          mcpServer: mcp.url,
+          method: 'whoami',
+          arguments: {},
+          headers: { Authorization: 'Bearer ${workflow.secrets.TOOLS_TOKEN}' },
+        },
         { declaredType: 'CALL_MCP_TOOL' },
       ),
       context(secrets),
@@ -176,14 +217,20 @@ describe('call handlers through the port', () => {
     assert.equal(out.status, 'COMPLETED', JSON.stringify(out));
     assert.equal(mcp.authorizations.at(-1), `Bearer ${TOKEN}`);
     assertNoSecret(out);
-    const list = await tools.call(systemCall('LIST_TOOLS', { mcpServer: mcp.url }, { declaredType: 'LIST_MCP_TOOLS' }), context(secrets));
+    const list = await tools.call(
+      systemCall('LIST_TOOLS', { mcpServer: mcp.url }, { declaredType: 'LIST_MCP_TOOLS' }),
+      context(secrets),
+    );
     assert.equal(list.status, 'COMPLETED');
   });
 
   it('an aborted call stops at once and the server is told (notifications/cancelled)', async () => {
     const controller = new AbortController();
     const started = mcp.slowStarted;
-    const pending = tools.call(systemCall('CALL_TOOL', { service: 'tools', tool: 'slow', arguments: { seconds: 30 } }), context(secrets, controller.signal));
+    const pending = tools.call(
+      systemCall('CALL_TOOL', { service: 'tools', tool: 'slow', arguments: { seconds: 30 } }),
+      context(secrets, controller.signal),
+    );
     const deadline = Date.now() + 20_000;
     while (mcp.slowStarted === started && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     const abortedAt = Date.now();
@@ -196,16 +243,28 @@ describe('call handlers through the port', () => {
   });
 
   it('a missing secret fails the call before any request, naming the secret', async () => {
-    await registry.put({ name: 'tools2', kind: 'mcp', url: mcp.url, auth: { type: 'bearer', secret: 'NOT_THERE' } });
+    await registry.put({
+      name: 'tools2',
+      kind: 'mcp',
+      url: mcp.url,
+      auth: { type: 'bearer', secret: 'NOT_THERE' },
+    });
     const before = mcp.requests;
-    const out = await tools.call(systemCall('CALL_TOOL', { service: 'tools2', tool: 'echo', arguments: { text: 'x' } }), context(secrets));
+    const out = await tools.call(
+      systemCall('CALL_TOOL', { service: 'tools2', tool: 'echo', arguments: { text: 'x' } }),
+      context(secrets),
+    );
     assert.equal(out.status, 'FAILED');
     assert.match(out.status === 'FAILED' ? out.reason : '', /NOT_THERE/);
     assert.equal(mcp.requests, before);
   });
 
   it('CONNECTOR validates against the operation schema, calls with Idempotency-Key and masks derived credentials', async () => {
-    const task = systemCall('CONNECTOR', { connector: 'pets', operation: 'createPet', body: { name: 'Rex', tags: ['good'] } });
+    const task = systemCall('CONNECTOR', {
+      connector: 'pets',
+      operation: 'createPet',
+      body: { name: 'Rex', tags: ['good'] },
+    });
     const out = await connector.call(task, context(secrets));
     assert.equal(out.status, 'COMPLETED', JSON.stringify(out));
     const response = (out.status === 'COMPLETED' ? out.output.response : {}) as JsonObject;
@@ -218,60 +277,104 @@ describe('call handlers through the port', () => {
     assertNoSecret(out);
 
     const get = await connector.call(
-      systemCall('CONNECTOR', { connector: 'pets', operation: 'getPet', parameters: { petId: 3, verbose: true, 'X-Trace': 'abc' } }),
+      systemCall('CONNECTOR', {
+        connector: 'pets',
+        operation: 'getPet',
+        parameters: { petId: 3, verbose: true, 'X-Trace': 'abc' },
+      }),
       context(secrets),
     );
     assert.equal(get.status, 'COMPLETED', JSON.stringify(get));
-    assert.deepEqual((get.status === 'COMPLETED' ? (get.output.response as JsonObject).body : null), { id: 3, name: 'Rex', verbose: 'true', trace: 'abc' });
+    assert.deepEqual(get.status === 'COMPLETED' ? (get.output.response as JsonObject).body : null, {
+      id: 3,
+      name: 'Rex',
+      verbose: 'true',
+      trace: 'abc',
+    });
   });
 
   it('CONNECTOR refuses input that does not match the schema, naming the path and schema path, with no request', async () => {
     const before = pets.requests;
-    const badParam = await connector.call(systemCall('CONNECTOR', { connector: 'pets', operation: 'getPet', parameters: { petId: 'abc' } }), context(secrets));
+    const badParam = await connector.call(
+      systemCall('CONNECTOR', { connector: 'pets', operation: 'getPet', parameters: { petId: 'abc' } }),
+      context(secrets),
+    );
     assert.equal(badParam.status, 'FAILED_WITH_TERMINAL_ERROR');
-    assert.match(badParam.status === 'FAILED_WITH_TERMINAL_ERROR' ? badParam.reason : '', /parameters\.petId must be integer \(schema #\/allOf\/0\/type\)/);
-    const badBody = await connector.call(systemCall('CONNECTOR', { connector: 'pets', operation: 'createPet', body: { tags: [1] } }), context(secrets));
+    assert.match(
+      badParam.status === 'FAILED_WITH_TERMINAL_ERROR' ? badParam.reason : '',
+      /parameters\.petId must be integer \(schema #\/allOf\/0\/type\)/,
+    );
+    const badBody = await connector.call(
+      systemCall('CONNECTOR', { connector: 'pets', operation: 'createPet', body: { tags: [1] } }),
+      context(secrets),
+    );
     const reason = badBody.status === 'FAILED_WITH_TERMINAL_ERROR' ? badBody.reason : '';
     assert.match(reason, /body\.name must have required property 'name'/);
     assert.match(reason, /body\.tags\[0\] must be string/);
-    const unknown = await connector.call(systemCall('CONNECTOR', { connector: 'pets', operation: 'deletePet' }), context(secrets));
-    assert.match(unknown.status === 'FAILED_WITH_TERMINAL_ERROR' ? unknown.reason : '', /no operation 'deletePet'/);
+    const unknown = await connector.call(
+      systemCall('CONNECTOR', { connector: 'pets', operation: 'deletePet' }),
+      context(secrets),
+    );
+    assert.match(
+      unknown.status === 'FAILED_WITH_TERMINAL_ERROR' ? unknown.reason : '',
+      /no operation 'deletePet'/,
+    );
     assert.equal(pets.requests, before, 'nothing was sent');
   });
 
   it('CONNECTOR fails on a non-2xx answer with the status and body in the reason', async () => {
-    const out = await connector.call(systemCall('CONNECTOR', { connector: 'pets', operation: 'getPet', parameters: { petId: 404 } }), context(secrets));
+    const out = await connector.call(
+      systemCall('CONNECTOR', { connector: 'pets', operation: 'getPet', parameters: { petId: 404 } }),
+      context(secrets),
+    );
     assert.equal(out.status, 'FAILED');
     assert.match(out.status === 'FAILED' ? out.reason : '', /404 Not Found: \{"message":"no such pet"\}/);
     assert.equal(out.status === 'FAILED' && (out.output?.response as JsonObject).statusCode, 404);
   });
 
   it('DOCUMENT_INTELLIGENCE starts an analysis, answers IN_PROGRESS per Retry-After, then the analyzeResult', async () => {
-    const input = { service: 'docs', modelId: 'prebuilt-invoice', urlSource: 'https://example.com/invoice.pdf' };
+    const input = {
+      service: 'docs',
+      modelId: 'prebuilt-invoice',
+      urlSource: 'https://example.com/invoice.pdf',
+    };
     const outcomes: CallOutcome[] = [];
     let previousOutput: JsonObject = {};
     for (let i = 0; i < 10; i++) {
-      const out = await documents.call(systemCall('DOCUMENT_INTELLIGENCE', input, { previousOutput }), context(secrets));
+      const out = await documents.call(
+        systemCall('DOCUMENT_INTELLIGENCE', input, { previousOutput }),
+        context(secrets),
+      );
       outcomes.push(out);
       if (out.status !== 'IN_PROGRESS') break;
       assert.equal(out.checkAfterSeconds, 1);
       assert.match(out.waitingFor, /^document analysis running, next check at \d{4}-/);
       previousOutput = out.output;
     }
-    assert.deepEqual(outcomes.map((o) => o.status), ['IN_PROGRESS', 'IN_PROGRESS', 'IN_PROGRESS', 'COMPLETED']);
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['IN_PROGRESS', 'IN_PROGRESS', 'IN_PROGRESS', 'COMPLETED'],
+    );
     const done = outcomes.at(-1);
     const result = (done?.status === 'COMPLETED' ? done.output.analyzeResult : {}) as JsonObject;
     assert.equal(result.content, 'Invoice 42');
     assert.deepEqual(result.source, { urlSource: 'https://example.com/invoice.pdf' });
     assert.equal(analyze.started, 1);
     assert.equal(analyze.checks, 3);
-    assert.ok(analyze.keys.every((k) => k === DI_KEY), 'every request carried the key');
+    assert.ok(
+      analyze.keys.every((k) => k === DI_KEY),
+      'every request carried the key',
+    );
     for (const o of outcomes) assertNoSecret(o);
   });
 
   it('DOCUMENT_INTELLIGENCE with a blob path fails clearly (no blob storage yet)', async () => {
     const out = await documents.call(
-      systemCall('DOCUMENT_INTELLIGENCE', { service: 'docs', modelId: 'prebuilt-read', blobPath: 'in/a.pdf' }),
+      systemCall('DOCUMENT_INTELLIGENCE', {
+        service: 'docs',
+        modelId: 'prebuilt-read',
+        blobPath: 'in/a.pdf',
+      }),
       context(secrets),
     );
     assert.equal(out.status, 'FAILED_WITH_TERMINAL_ERROR');
@@ -281,11 +384,17 @@ describe('call handlers through the port', () => {
   it('an open circuit fails calls at once; closing it lets them through', async () => {
     await registry.setCircuit('tools', 'OPEN');
     const before = mcp.requests;
-    const out = await tools.call(systemCall('CALL_TOOL', { service: 'tools', tool: 'echo', arguments: { text: 'x' } }), context(secrets));
+    const out = await tools.call(
+      systemCall('CALL_TOOL', { service: 'tools', tool: 'echo', arguments: { text: 'x' } }),
+      context(secrets),
+    );
     assert.match(out.status === 'FAILED' ? out.reason : '', /circuit breaker of service 'tools' is open/);
     assert.equal(mcp.requests, before);
     await registry.setCircuit('tools', 'CLOSED');
-    const ok = await tools.call(systemCall('CALL_TOOL', { service: 'tools', tool: 'echo', arguments: { text: 'x' } }), context(secrets));
+    const ok = await tools.call(
+      systemCall('CALL_TOOL', { service: 'tools', tool: 'echo', arguments: { text: 'x' } }),
+      context(secrets),
+    );
     assert.equal(ok.status, 'COMPLETED');
   });
 });

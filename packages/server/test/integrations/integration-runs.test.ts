@@ -26,7 +26,13 @@ const TOKEN = 'mcp-token-7f3a9c-never-stored';
 const PASSWORD = 'pets-password-d41d8c-never-stored';
 const DI_KEY = 'di-key-0c2f77-never-stored';
 const ARG_SECRET = 'argument-secret-31415-never-stored';
-const SECRET_VALUES = [TOKEN, PASSWORD, DI_KEY, ARG_SECRET, Buffer.from(`svc:${PASSWORD}`).toString('base64')];
+const SECRET_VALUES = [
+  TOKEN,
+  PASSWORD,
+  DI_KEY,
+  ARG_SECRET,
+  Buffer.from(`svc:${PASSWORD}`).toString('base64'),
+];
 
 function assertNoSecret(text: string, where: string): void {
   for (const value of SECRET_VALUES) assert.ok(!text.includes(value), `a secret value reached ${where}`);
@@ -40,7 +46,11 @@ const WORKFLOW = {
       name: 'echo',
       taskReferenceName: 'echo',
       type: 'CALL_TOOL',
-      inputParameters: { service: 'tools', tool: 'echo', arguments: { text: 'secret is ${workflow.secrets.ARG}' } },
+      inputParameters: {
+        service: 'tools',
+        tool: 'echo',
+        arguments: { text: 'secret is ${workflow.secrets.ARG}' },
+      },
     },
     {
       name: 'whoami',
@@ -58,7 +68,11 @@ const WORKFLOW = {
       name: 'doc',
       taskReferenceName: 'doc',
       type: 'DOCUMENT_INTELLIGENCE',
-      inputParameters: { service: 'docs', modelId: 'prebuilt-invoice', urlSource: '${workflow.input.document}' },
+      inputParameters: {
+        service: 'docs',
+        modelId: 'prebuilt-invoice',
+        urlSource: '${workflow.input.document}',
+      },
     },
   ],
   outputParameters: {
@@ -87,14 +101,34 @@ for (const storeCase of storeCases()) {
     before(async () => {
       opened = await storeCase.open();
       t = await testApp(opened.store, { env: { BATON_SECRETS_KEY: KEY } });
-      [mcp, pets, analyze] = await Promise.all([startMcpServer(), startConnectorServer(), startAnalyzeServer(2)]);
-      for (const [name, value] of [['TOOLS_TOKEN', TOKEN], ['PETS_PASSWORD', PASSWORD], ['DI_KEY', DI_KEY], ['ARG', ARG_SECRET]]) {
+      [mcp, pets, analyze] = await Promise.all([
+        startMcpServer(),
+        startConnectorServer(),
+        startAnalyzeServer(2),
+      ]);
+      for (const [name, value] of [
+        ['TOOLS_TOKEN', TOKEN],
+        ['PETS_PASSWORD', PASSWORD],
+        ['DI_KEY', DI_KEY],
+        ['ARG', ARG_SECRET],
+      ]) {
         assert.equal((await api('PUT', `/api/secrets/${name}`, { value })).status, 201);
       }
       const services = [
         { name: 'tools', kind: 'mcp', url: mcp.url, auth: { type: 'bearer', secret: 'TOOLS_TOKEN' } },
-        { name: 'pets', kind: 'connector', url: pets.url, auth: { type: 'basic', username: 'svc', secret: 'PETS_PASSWORD' }, openApi: PET_API },
-        { name: 'docs', kind: 'document-intelligence', url: analyze.url, auth: { type: 'apiKey', header: 'Ocp-Apim-Subscription-Key', secret: 'DI_KEY' } },
+        {
+          name: 'pets',
+          kind: 'connector',
+          url: pets.url,
+          auth: { type: 'basic', username: 'svc', secret: 'PETS_PASSWORD' },
+          openApi: PET_API,
+        },
+        {
+          name: 'docs',
+          kind: 'document-intelligence',
+          url: analyze.url,
+          auth: { type: 'apiKey', header: 'Ocp-Apim-Subscription-Key', secret: 'DI_KEY' },
+        },
       ];
       for (const s of services) assert.equal((await api('POST', '/api/registry/service', s)).status, 200);
       const registered = await api('POST', '/api/metadata/workflow', WORKFLOW);
@@ -114,20 +148,33 @@ for (const storeCase of storeCases()) {
         workflowDef: WORKFLOW,
         input: { pet: 'Rex', document: 'https://example.com/a.pdf' },
         taskRefToMockOutput: {
-          echo: [{ status: 'COMPLETED', output: { content: [{ type: 'text', text: 'mocked' }], isError: false } }],
+          echo: [
+            { status: 'COMPLETED', output: { content: [{ type: 'text', text: 'mocked' }], isError: false } },
+          ],
           whoami: [{ status: 'COMPLETED', output: { content: [{ type: 'text', text: 'nobody' }] } }],
-          pet: [{ status: 'COMPLETED', output: { response: { statusCode: 201, body: { seenAuthorization: 'none' } } } }],
+          pet: [
+            {
+              status: 'COMPLETED',
+              output: { response: { statusCode: 201, body: { seenAuthorization: 'none' } } },
+            },
+          ],
           doc: [{ status: 'COMPLETED', output: { analyzeResult: { content: 'mocked doc' } } }],
         },
       });
       assert.equal(res.status, 200, res.text);
       assert.equal(res.body.status, 'COMPLETED', res.text);
       assert.equal(res.body.output.content, 'mocked doc');
-      assert.equal(mcp.requests + pets.requests + analyze.requests - before, 0, 'no request reached the local servers');
+      assert.equal(
+        mcp.requests + pets.requests + analyze.requests - before,
+        0,
+        'no request reached the local servers',
+      );
     });
 
     it('keeps ${workflow.secrets.NAME} literal in stored inputs', async () => {
-      const id = await startRun(t.app, WORKFLOW.name, { input: { pet: 'Rex', document: 'https://example.com/a.pdf' } });
+      const id = await startRun(t.app, WORKFLOW.name, {
+        input: { pet: 'Rex', document: 'https://example.com/a.pdf' },
+      });
       const run = await runOf(t.app, id);
       answers.push(JSON.stringify(run));
       const echo = run.tasks.find((task: { referenceTaskName: string }) => task.referenceTaskName === 'echo');

@@ -14,7 +14,14 @@ const VALUE = 'v4lue-that-must-never-come-back';
 const toolWorkflow = (service: string, tool: string) => ({
   name: `uses_${service}_${tool}`.replace(/[^A-Za-z0-9_]/g, '_'),
   ownerEmail: 'a@b.c',
-  tasks: [{ name: 'call', taskReferenceName: 'call', type: 'CALL_TOOL', inputParameters: { service, tool, arguments: { text: 'x' } } }],
+  tasks: [
+    {
+      name: 'call',
+      taskReferenceName: 'call',
+      type: 'CALL_TOOL',
+      inputParameters: { service, tool, arguments: { text: 'x' } },
+    },
+  ],
 });
 
 for (const storeCase of storeCases()) {
@@ -22,7 +29,9 @@ for (const storeCase of storeCases()) {
     const t = appSuite(storeCase, { env: { BATON_SECRETS_KEY: KEY } });
 
     it('stores secrets, lists names only, never answers a value', async () => {
-      const created = await call(t.app, 'PUT', '/api/secrets/API_TOKEN', JSON.stringify(VALUE), { 'content-type': 'application/json' });
+      const created = await call(t.app, 'PUT', '/api/secrets/API_TOKEN', JSON.stringify(VALUE), {
+        'content-type': 'application/json',
+      });
       assert.equal(created.status, 201, created.text);
       assert.equal(created.body.name, 'API_TOKEN');
       const replaced = await call(t.app, 'PUT', '/api/secrets/API_TOKEN', { value: VALUE });
@@ -58,7 +67,7 @@ for (const storeCase of storeCases()) {
       assert.deepEqual((await call(t.app, 'GET', '/api/secrets')).body, ['API_TOKEN']);
     });
 
-    it('registers services in Orkes\'s shape and in Baton\'s, and checks them', async () => {
+    it("registers services in Orkes's shape and in Baton's, and checks them", async () => {
       const mcp = await call(t.app, 'POST', '/api/registry/service', {
         name: 'tools',
         type: 'MCP_REMOTE',
@@ -82,8 +91,14 @@ for (const storeCase of storeCases()) {
         ['getPet', 'createPet'],
       );
       const list = await call(t.app, 'GET', '/api/registry/service');
-      assert.deepEqual(list.body.map((s: { name: string }) => s.name), ['pets', 'tools']);
-      assert.equal((await call(t.app, 'GET', '/api/registry/service/pets')).body.serviceURI, 'http://127.0.0.1:9');
+      assert.deepEqual(
+        list.body.map((s: { name: string }) => s.name),
+        ['pets', 'tools'],
+      );
+      assert.equal(
+        (await call(t.app, 'GET', '/api/registry/service/pets')).body.serviceURI,
+        'http://127.0.0.1:9',
+      );
       assert.equal((await call(t.app, 'GET', '/api/registry/service/nope')).status, 404);
 
       const bad = [
@@ -94,12 +109,46 @@ for (const storeCase of storeCases()) {
         [{ name: 'x', kind: 'mcp', type: 'HTTP', url: 'http://a' }, 'body.type'],
         [{ name: 'x', kind: 'connector', url: 'http://a' }, 'body.openApi'],
         [{ name: 'x', kind: 'connector', url: 'http://a', openApi: { openapi: '3.0.0' } }, 'body.openApi'],
-        [{ name: 'x', kind: 'connector', url: 'http://a', openApi: { swagger: '2.0', info: {}, paths: {} } }, 'body.openApi'],
-        [{ name: 'x', kind: 'connector', url: 'http://a', openApi: { ...PET_API, paths: { '/a': { get: { operationId: 'a', responses: { 200: { description: 'x' } }, parameters: [{ $ref: 'http://127.0.0.1:9/p.json' }] } } } } }, 'body.openApi'],
-        [{ name: 'x', kind: 'mcp', url: 'http://a', auth: { type: 'bearer', secret: 'bad name' } }, 'body.auth.secret'],
-        [{ name: 'x', kind: 'mcp', url: 'http://a', auth: { type: 'bearer', secret: 'S', token: 'inline' } }, 'body.auth'],
-        [{ name: 'x', kind: 'mcp', url: 'http://a', auth: { type: 'apiKey', secret: 'S' } }, 'body.auth.header'],
-        [{ name: 'x', kind: 'mcp', url: 'http://a', headers: { Authorization: 'Bearer inline' } }, 'body.headers.Authorization'],
+        [
+          { name: 'x', kind: 'connector', url: 'http://a', openApi: { swagger: '2.0', info: {}, paths: {} } },
+          'body.openApi',
+        ],
+        [
+          {
+            name: 'x',
+            kind: 'connector',
+            url: 'http://a',
+            openApi: {
+              ...PET_API,
+              paths: {
+                '/a': {
+                  get: {
+                    operationId: 'a',
+                    responses: { 200: { description: 'x' } },
+                    parameters: [{ $ref: 'http://127.0.0.1:9/p.json' }],
+                  },
+                },
+              },
+            },
+          },
+          'body.openApi',
+        ],
+        [
+          { name: 'x', kind: 'mcp', url: 'http://a', auth: { type: 'bearer', secret: 'bad name' } },
+          'body.auth.secret',
+        ],
+        [
+          { name: 'x', kind: 'mcp', url: 'http://a', auth: { type: 'bearer', secret: 'S', token: 'inline' } },
+          'body.auth',
+        ],
+        [
+          { name: 'x', kind: 'mcp', url: 'http://a', auth: { type: 'apiKey', secret: 'S' } },
+          'body.auth.header',
+        ],
+        [
+          { name: 'x', kind: 'mcp', url: 'http://a', headers: { Authorization: 'Bearer inline' } },
+          'body.headers.Authorization',
+        ],
       ] as const;
       for (const [body, path] of bad) {
         const res = await call(t.app, 'POST', '/api/registry/service', body);
@@ -119,18 +168,42 @@ for (const storeCase of storeCases()) {
         description: 'echoes',
       });
       assert.equal(added.status, 200, added.text);
-      assert.deepEqual(added.body.methods.map((m: { operationName: string }) => m.operationName), ['echo']);
-      assert.deepEqual((await call(t.app, 'GET', '/api/registry/service/tools/discover')).body.map((m: { operationName: string }) => m.operationName), ['echo']);
-      assert.equal((await call(t.app, 'POST', '/api/registry/service/pets/methods', { operationName: 'x' })).status, 409);
+      assert.deepEqual(
+        added.body.methods.map((m: { operationName: string }) => m.operationName),
+        ['echo'],
+      );
+      assert.deepEqual(
+        (await call(t.app, 'GET', '/api/registry/service/tools/discover')).body.map(
+          (m: { operationName: string }) => m.operationName,
+        ),
+        ['echo'],
+      );
+      assert.equal(
+        (await call(t.app, 'POST', '/api/registry/service/pets/methods', { operationName: 'x' })).status,
+        409,
+      );
       const opened = await call(t.app, 'POST', '/api/registry/service/tools/circuit-breaker/open');
       assert.equal(opened.status, 200);
       assert.equal(opened.body.previousState, 'CLOSED');
       assert.equal(opened.body.currentState, 'OPEN');
-      assert.equal((await call(t.app, 'GET', '/api/registry/service/tools/circuit-breaker/status')).body.currentState, 'OPEN');
-      assert.equal((await call(t.app, 'POST', '/api/registry/service/tools/circuit-breaker/close')).body.currentState, 'CLOSED');
-      assert.equal((await call(t.app, 'POST', '/api/registry/service/nope/circuit-breaker/open')).status, 404);
+      assert.equal(
+        (await call(t.app, 'GET', '/api/registry/service/tools/circuit-breaker/status')).body.currentState,
+        'OPEN',
+      );
+      assert.equal(
+        (await call(t.app, 'POST', '/api/registry/service/tools/circuit-breaker/close')).body.currentState,
+        'CLOSED',
+      );
+      assert.equal(
+        (await call(t.app, 'POST', '/api/registry/service/nope/circuit-breaker/open')).status,
+        404,
+      );
       // A replaced record keeps its discovered methods and circuit state.
-      await call(t.app, 'POST', '/api/registry/service', { name: 'tools', kind: 'mcp', url: 'http://127.0.0.1:9/mcp' });
+      await call(t.app, 'POST', '/api/registry/service', {
+        name: 'tools',
+        kind: 'mcp',
+        url: 'http://127.0.0.1:9/mcp',
+      });
       assert.equal((await call(t.app, 'GET', '/api/registry/service/tools')).body.methods.length, 1);
     });
 
@@ -140,27 +213,92 @@ for (const storeCase of storeCases()) {
         [toolWorkflow('tools', 'nope'), 'tasks[0].inputParameters.tool', /has no tool 'nope'/],
         [toolWorkflow('pets', 'echo'), 'tasks[0].inputParameters.service', /connector service/],
         [
-          { name: 'c1', ownerEmail: 'a@b.c', tasks: [{ name: 'c', taskReferenceName: 'c', type: 'CONNECTOR', inputParameters: { connector: 'pets', operation: 'deletePet' } }] },
+          {
+            name: 'c1',
+            ownerEmail: 'a@b.c',
+            tasks: [
+              {
+                name: 'c',
+                taskReferenceName: 'c',
+                type: 'CONNECTOR',
+                inputParameters: { connector: 'pets', operation: 'deletePet' },
+              },
+            ],
+          },
           'tasks[0].inputParameters.operation',
           /no operation 'deletePet'/,
         ],
         [
-          { name: 'c2', ownerEmail: 'a@b.c', tasks: [{ name: 'f', taskReferenceName: 'f', type: 'FORK_JOIN', forkTasks: [[{ name: 'c', taskReferenceName: 'c', type: 'CONNECTOR', inputParameters: { connector: 'gone', operation: 'getPet' } }]] }, { name: 'j', taskReferenceName: 'j', type: 'JOIN', joinOn: ['c'] }] },
+          {
+            name: 'c2',
+            ownerEmail: 'a@b.c',
+            tasks: [
+              {
+                name: 'f',
+                taskReferenceName: 'f',
+                type: 'FORK_JOIN',
+                forkTasks: [
+                  [
+                    {
+                      name: 'c',
+                      taskReferenceName: 'c',
+                      type: 'CONNECTOR',
+                      inputParameters: { connector: 'gone', operation: 'getPet' },
+                    },
+                  ],
+                ],
+              },
+              { name: 'j', taskReferenceName: 'j', type: 'JOIN', joinOn: ['c'] },
+            ],
+          },
           'tasks[0].forkTasks[0][0].inputParameters.connector',
           /not registered/,
         ],
         [
-          { name: 'c3', ownerEmail: 'a@b.c', tasks: [{ name: 'c', taskReferenceName: 'c', type: 'CONNECTOR', inputParameters: { operation: 'getPet' } }] },
+          {
+            name: 'c3',
+            ownerEmail: 'a@b.c',
+            tasks: [
+              {
+                name: 'c',
+                taskReferenceName: 'c',
+                type: 'CONNECTOR',
+                inputParameters: { operation: 'getPet' },
+              },
+            ],
+          },
           'tasks[0].inputParameters.connector',
           /CONNECTOR needs connector/,
         ],
         [
-          { name: 'd1', ownerEmail: 'a@b.c', tasks: [{ name: 'd', taskReferenceName: 'd', type: 'DOCUMENT_INTELLIGENCE', inputParameters: { service: 'tools', modelId: 'm', urlSource: 'https://a' } }] },
+          {
+            name: 'd1',
+            ownerEmail: 'a@b.c',
+            tasks: [
+              {
+                name: 'd',
+                taskReferenceName: 'd',
+                type: 'DOCUMENT_INTELLIGENCE',
+                inputParameters: { service: 'tools', modelId: 'm', urlSource: 'https://a' },
+              },
+            ],
+          },
           'tasks[0].inputParameters.service',
           /needs document-intelligence/,
         ],
         [
-          { name: 'm1', ownerEmail: 'a@b.c', tasks: [{ name: 'm', taskReferenceName: 'm', type: 'CALL_MCP_TOOL', inputParameters: { arguments: {} } }] },
+          {
+            name: 'm1',
+            ownerEmail: 'a@b.c',
+            tasks: [
+              {
+                name: 'm',
+                taskReferenceName: 'm',
+                type: 'CALL_MCP_TOOL',
+                inputParameters: { arguments: {} },
+              },
+            ],
+          },
           'tasks[0].inputParameters.mcpServer',
           /mcpServer/,
         ],
@@ -175,13 +313,27 @@ for (const storeCase of storeCases()) {
         }
         const bulk = await call(t.app, 'PUT', '/api/metadata/workflow', [def]);
         assert.equal(bulk.status, 400);
-        assert.ok(bulk.body.validationErrors.some((e: { path: string }) => e.path === `[0].${path}`), bulk.text);
+        assert.ok(
+          bulk.body.validationErrors.some((e: { path: string }) => e.path === `[0].${path}`),
+          bulk.text,
+        );
       }
       // Known names register; expressions are checked at call time.
       for (const def of [
         toolWorkflow('tools', 'echo'),
         { ...toolWorkflow('${workflow.input.service}', 'echo'), name: 'dynamic_service' },
-        { name: 'c_ok', ownerEmail: 'a@b.c', tasks: [{ name: 'c', taskReferenceName: 'c', type: 'CONNECTOR', inputParameters: { connector: 'pets', operation: 'getPet', parameters: { petId: 1 } } }] },
+        {
+          name: 'c_ok',
+          ownerEmail: 'a@b.c',
+          tasks: [
+            {
+              name: 'c',
+              taskReferenceName: 'c',
+              type: 'CONNECTOR',
+              inputParameters: { connector: 'pets', operation: 'getPet', parameters: { petId: 1 } },
+            },
+          ],
+        },
       ]) {
         const res = await call(t.app, 'POST', '/api/metadata/workflow', def);
         assert.equal(res.status, 200, `${def.name}: ${res.text}`);

@@ -31,9 +31,19 @@ describe('secret references, sealing and masking', () => {
   });
 
   it('finds and substitutes references in a copy', () => {
-    const input = { a: 'Bearer ${workflow.secrets.A}', b: ['${ workflow.secrets.B }', 3], c: { d: '$${workflow.secrets.A}' } };
+    const input = {
+      a: 'Bearer ${workflow.secrets.A}',
+      b: ['${ workflow.secrets.B }', 3],
+      c: { d: '$${workflow.secrets.A}' },
+    };
     assert.deepEqual(secretNamesIn(input).sort(), ['A', 'B']);
-    const out = substituteSecrets(input, new Map([['A', 'aa'], ['B', 'bb']]));
+    const out = substituteSecrets(
+      input,
+      new Map([
+        ['A', 'aa'],
+        ['B', 'bb'],
+      ]),
+    );
     assert.deepEqual(out, { a: 'Bearer aa', b: ['bb', 3], c: { d: '$${workflow.secrets.A}' } });
     assert.equal(input.a, 'Bearer ${workflow.secrets.A}', 'the input is not changed');
   });
@@ -45,7 +55,10 @@ describe('secret references, sealing and masking', () => {
     assert.ok(!Buffer.from(sealed, 'base64').toString('latin1').includes('value'));
     assert.equal(cipher.open('N', sealed), 'value');
     assert.throws(() => cipher.open('M', sealed), 'another name does not open it');
-    assert.throws(() => new SecretCipher(Buffer.alloc(32, 2)).open('N', sealed), 'another key does not open it');
+    assert.throws(
+      () => new SecretCipher(Buffer.alloc(32, 2)).open('N', sealed),
+      'another key does not open it',
+    );
     const raw = Buffer.from(sealed, 'base64');
     raw[raw.length - 1] = (raw[raw.length - 1] ?? 0) ^ 1;
     assert.throws(() => cipher.open('N', raw.toString('base64')), 'an altered value does not open');
@@ -61,8 +74,14 @@ describe('secret references, sealing and masking', () => {
   it('BATON_SECRETS_KEY must be 32 bytes as base64 or hex', () => {
     assert.equal(compileOptions({}).secretsKey, undefined);
     assert.equal(compileOptions({ BATON_SECRETS_KEY: 'ab'.repeat(32) }).secretsKey?.length, 32);
-    assert.equal(compileOptions({ BATON_SECRETS_KEY: Buffer.alloc(32, 9).toString('base64') }).secretsKey?.length, 32);
+    assert.equal(
+      compileOptions({ BATON_SECRETS_KEY: Buffer.alloc(32, 9).toString('base64') }).secretsKey?.length,
+      32,
+    );
     assert.throws(() => compileOptions({ BATON_SECRETS_KEY: 'short' }), ConfigError);
-    assert.throws(() => compileOptions({ BATON_SECRETS_KEY: Buffer.alloc(16).toString('base64') }), /openssl rand -base64 32/);
+    assert.throws(
+      () => compileOptions({ BATON_SECRETS_KEY: Buffer.alloc(16).toString('base64') }),
+      /openssl rand -base64 32/,
+    );
   });
 });

@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue, TaskRecord, ValidationError, WorkflowTask } from '@baton/protocol';
+import type { JsonObject, JsonValue, ValidationError, WorkflowTask } from '@baton/protocol';
 
 import type { CallContext, CallHandler, CallOutcome, SystemCall } from '../call-handler.js';
 import { CallInputError, failureOf } from '../call-failure.js';
@@ -46,25 +46,34 @@ export class ConnectorHandler implements CallHandler {
 
   check(node: WorkflowTask, path: string): ValidationError[] {
     const errors: ValidationError[] = [];
-    const input = (node.inputParameters ?? {}) as JsonObject;
+    const input = node.inputParameters ?? {};
     for (const [field, what] of [
       ['connector', 'the name of a registered connector'],
       ['operation', "the operationId of one of the connector's operations"],
     ] as const) {
       const value = input[field];
       if (typeof value !== 'string' || value === '') {
-        errors.push({ path: `${path}.inputParameters.${field}`, message: `CONNECTOR needs ${field}: ${what}`, invalidValue: value ?? null });
+        errors.push({
+          path: `${path}.inputParameters.${field}`,
+          message: `CONNECTOR needs ${field}: ${what}`,
+          invalidValue: value ?? null,
+        });
       }
     }
     const params = input.parameters;
-    if (params !== undefined && params !== null && !(typeof params === 'string' && params.includes('${')) && !isObject(params)) {
-      errors.push({ path: `${path}.inputParameters.parameters`, message: 'parameters must be an object', invalidValue: params });
+    if (
+      params !== undefined &&
+      params !== null &&
+      !(typeof params === 'string' && params.includes('${')) &&
+      !isObject(params)
+    ) {
+      errors.push({
+        path: `${path}.inputParameters.parameters`,
+        message: 'parameters must be an object',
+        invalidValue: params,
+      });
     }
     return errors;
-  }
-
-  describe(task: TaskRecord): string {
-    return `calling operation ${String(task.inputData.operation)} of connector ${String(task.inputData.connector)}`;
   }
 
   async call(call: SystemCall, ctx: CallContext): Promise<CallOutcome> {
@@ -95,10 +104,15 @@ export class ConnectorHandler implements CallHandler {
     const rawParams = input.parameters ?? {};
     if (!isObject(rawParams)) throw new CallInputError('parameters must be an object');
     const parameters = await secrets.resolve(rawParams);
-    const body = input.body === undefined || input.body === null ? undefined : (await secrets.resolve({ body: input.body })).body;
+    const body =
+      input.body === undefined || input.body === null
+        ? undefined
+        : (await secrets.resolve({ body: input.body })).body;
     const problems = validators.check(op, parameters, body);
     if (problems.length > 0) {
-      throw new CallInputError(`input of operation ${operationId} does not match its schema: ${problems.slice(0, 10).join('; ')}`);
+      throw new CallInputError(
+        `input of operation ${operationId} does not match its schema: ${problems.slice(0, 10).join('; ')}`,
+      );
     }
 
     const headers: Record<string, string> = {

@@ -37,11 +37,18 @@ export async function checkOpenApiDocument(doc: JsonObject): Promise<string[]> {
   }
   const external = externalRef(doc);
   if (external !== undefined) {
-    return [`$ref ${external.slice(0, 200)} points outside the document: a connector's document must be self-contained`];
+    return [
+      `$ref ${external.slice(0, 200)} points outside the document: a connector's document must be self-contained`,
+    ];
   }
   try {
     // The parser dereferences what it is given: give it a copy.
-    await SwaggerParser.validate(structuredClone(doc) as never, { resolve: { external: false } } as never);
+    await (SwaggerParser.validate as (api: unknown, options: unknown) => Promise<unknown>)(
+      structuredClone(doc),
+      {
+        resolve: { external: false },
+      },
+    );
   } catch (err) {
     return [err instanceof Error ? err.message.slice(0, 2000) : String(err)];
   }
@@ -203,7 +210,8 @@ export class OpenApiValidators {
     const problems: string[] = [];
     const known = new Set(op.parameters.map((p) => p.name));
     for (const name of Object.keys(parameters)) {
-      if (!known.has(name)) problems.push(`parameters.${name} is not a parameter of operation ${op.operationId}`);
+      if (!known.has(name))
+        problems.push(`parameters.${name} is not a parameter of operation ${op.operationId}`);
     }
     for (const p of op.parameters) {
       const value = parameters[p.name];
@@ -213,7 +221,8 @@ export class OpenApiValidators {
       }
       if (!p.schema) continue;
       const fn = this.validator(`${op.operationId}:${p.in}:${p.name}`, p.schema);
-      if (!fn(value)) for (const e of fn.errors ?? []) problems.push(describeError(`parameters.${p.name}`, e));
+      if (!fn(value))
+        for (const e of fn.errors ?? []) problems.push(describeError(`parameters.${p.name}`, e));
     }
     if (op.body) {
       if (body === undefined || body === null) {

@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue, TaskRecord, ValidationError, WorkflowTask } from '@baton/protocol';
+import type { JsonObject, JsonValue, ValidationError, WorkflowTask } from '@baton/protocol';
 
 import type { CallContext, CallHandler, CallOutcome, SystemCall } from '../call-handler.js';
 import { CallInputError, failureOf } from '../call-failure.js';
@@ -40,26 +40,31 @@ export class DocumentAnalysisHandler implements CallHandler {
 
   check(node: WorkflowTask, path: string): ValidationError[] {
     const errors: ValidationError[] = [];
-    const input = (node.inputParameters ?? {}) as JsonObject;
+    const input = node.inputParameters ?? {};
     const at = (field: string): string => `${path}.inputParameters.${field}`;
     if (typeof input.service !== 'string' || input.service === '') {
-      errors.push({ path: at('service'), message: 'DOCUMENT_INTELLIGENCE needs service: a registered document-intelligence service', invalidValue: input.service ?? null });
+      errors.push({
+        path: at('service'),
+        message: 'DOCUMENT_INTELLIGENCE needs service: a registered document-intelligence service',
+        invalidValue: input.service ?? null,
+      });
     }
     if (typeof input.modelId !== 'string' || input.modelId === '') {
-      errors.push({ path: at('modelId'), message: 'DOCUMENT_INTELLIGENCE needs modelId (e.g. prebuilt-layout)', invalidValue: input.modelId ?? null });
+      errors.push({
+        path: at('modelId'),
+        message: 'DOCUMENT_INTELLIGENCE needs modelId (e.g. prebuilt-layout)',
+        invalidValue: input.modelId ?? null,
+      });
     }
     const given = SOURCES.filter((s) => input[s] !== undefined && input[s] !== null);
     if (given.length !== 1) {
-      errors.push({ path: at('urlSource'), message: 'DOCUMENT_INTELLIGENCE needs exactly one of urlSource, base64Source or blobPath', invalidValue: given.join(', ') || null });
+      errors.push({
+        path: at('urlSource'),
+        message: 'DOCUMENT_INTELLIGENCE needs exactly one of urlSource, base64Source or blobPath',
+        invalidValue: given.join(', ') || null,
+      });
     }
     return errors;
-  }
-
-  describe(task: TaskRecord): string {
-    const pending = isObject(task.outputData) && typeof task.outputData.nextCheckAt === 'string';
-    return pending
-      ? `document analysis running, next check at ${String(task.outputData.nextCheckAt)}`
-      : `starting document analysis with model ${String(task.inputData.modelId)} on service ${String(task.inputData.service)}`;
   }
 
   async call(call: SystemCall, ctx: CallContext): Promise<CallOutcome> {
@@ -103,14 +108,17 @@ export class DocumentAnalysisHandler implements CallHandler {
     const modelId = input.modelId;
     if (typeof modelId !== 'string' || modelId === '') throw new CallInputError('modelId is required');
     if (input.blobPath !== undefined && input.blobPath !== null) {
-      throw new CallInputError('blobPath needs blob storage, which this server does not have yet: pass urlSource or base64Source');
+      throw new CallInputError(
+        'blobPath needs blob storage, which this server does not have yet: pass urlSource or base64Source',
+      );
     }
     let source: JsonObject;
     if (typeof input.urlSource === 'string') source = { urlSource: input.urlSource };
     else if (typeof input.base64Source === 'string') source = { base64Source: input.base64Source };
     else throw new CallInputError('one of urlSource or base64Source (a string) is required');
     source = await secrets.resolve(source);
-    const apiVersion = typeof input.apiVersion === 'string' ? input.apiVersion : (record.apiVersion ?? DEFAULT_API_VERSION);
+    const apiVersion =
+      typeof input.apiVersion === 'string' ? input.apiVersion : (record.apiVersion ?? DEFAULT_API_VERSION);
     const url = new URL(
       `${record.url.replace(/\/+$/, '')}/documentintelligence/documentModels/${encodeURIComponent(modelId)}:analyze`,
     );
@@ -119,7 +127,8 @@ export class DocumentAnalysisHandler implements CallHandler {
       const value = input[field];
       if (typeof value === 'string' && value !== '') url.searchParams.set(field, value);
     }
-    if (Array.isArray(input.features) && input.features.length > 0) url.searchParams.set('features', input.features.map(String).join(','));
+    if (Array.isArray(input.features) && input.features.length > 0)
+      url.searchParams.set('features', input.features.map(String).join(','));
     ctx.log(`POST ${url.origin}${url.pathname} (model ${modelId}, attempt ${call.attempt})`);
     const res = await ctx.fetch(url, {
       method: 'POST',
@@ -130,22 +139,40 @@ export class DocumentAnalysisHandler implements CallHandler {
     });
     const answer = await readAnswer(res, 1024 * 1024);
     if (answer.statusCode !== 202) {
-      return { status: 'FAILED', reason: `Document analysis failed: analyze answered ${answer.statusCode} ${answer.reasonPhrase}: ${errorText(answer.body)}` };
+      return {
+        status: 'FAILED',
+        reason: `Document analysis failed: analyze answered ${answer.statusCode} ${answer.reasonPhrase}: ${errorText(answer.body)}`,
+      };
     }
     const location = answer.headers['operation-location'];
-    if (location === undefined) return { status: 'FAILED', reason: 'Document analysis failed: analyze answered 202 without an Operation-Location header' };
+    if (location === undefined)
+      return {
+        status: 'FAILED',
+        reason: 'Document analysis failed: analyze answered 202 without an Operation-Location header',
+      };
     let target: URL;
     try {
       target = new URL(location, url);
     } catch {
-      return { status: 'FAILED', reason: 'Document analysis failed: the Operation-Location header is not a URL' };
+      return {
+        status: 'FAILED',
+        reason: 'Document analysis failed: the Operation-Location header is not a URL',
+      };
     }
     // The service's credentials go with every check: only to the service's own origin.
     if (target.origin !== url.origin) {
-      return { status: 'FAILED', reason: `Document analysis failed: Operation-Location points to ${target.origin}, not to the service's ${url.origin}` };
+      return {
+        status: 'FAILED',
+        reason: `Document analysis failed: Operation-Location points to ${target.origin}, not to the service's ${url.origin}`,
+      };
     }
     const seconds = retryAfterSeconds(answer.headers['retry-after'], ctx.now());
-    return this.waiting(ctx, { operationLocation: target.toString(), modelId, startedAt: new Date(ctx.now()).toISOString() }, seconds, 0);
+    return this.waiting(
+      ctx,
+      { operationLocation: target.toString(), modelId, startedAt: new Date(ctx.now()).toISOString() },
+      seconds,
+      0,
+    );
   }
 
   private async poll(
@@ -159,19 +186,33 @@ export class DocumentAnalysisHandler implements CallHandler {
     if (target.origin !== new URL(record.url).origin) {
       throw new CallInputError(`the operation location is not on service ${record.name}'s origin`);
     }
-    const res = await ctx.fetch(target, { method: 'GET', headers: { ...headers, accept: 'application/json' }, signal: ctx.signal, redirect: 'manual' });
+    const res = await ctx.fetch(target, {
+      method: 'GET',
+      headers: { ...headers, accept: 'application/json' },
+      signal: ctx.signal,
+      redirect: 'manual',
+    });
     const answer = await readAnswer(res);
     const previous = call.previousOutput;
     const checks = (typeof previous.checks === 'number' ? previous.checks : 0) + 1;
     if (answer.statusCode !== 200 || !isObject(answer.body)) {
       if (answer.statusCode === 429 || answer.statusCode >= 500) {
         // The service is busy or failing for a moment: keep the operation and check again later.
-        return this.waiting(ctx, stripTimes(previous), retryAfterSeconds(answer.headers['retry-after'], ctx.now()), checks);
+        return this.waiting(
+          ctx,
+          stripTimes(previous),
+          retryAfterSeconds(answer.headers['retry-after'], ctx.now()),
+          checks,
+        );
       }
-      return { status: 'FAILED', reason: `Document analysis failed: checking the operation answered ${answer.statusCode} ${answer.reasonPhrase}: ${errorText(answer.body)}` };
+      return {
+        status: 'FAILED',
+        reason: `Document analysis failed: checking the operation answered ${answer.statusCode} ${answer.reasonPhrase}: ${errorText(answer.body)}`,
+      };
     }
     const body = answer.body;
-    switch (body.status) {
+    const status = typeof body.status === 'string' ? body.status : 'unknown';
+    switch (status) {
       case 'succeeded':
         return {
           status: 'COMPLETED',
@@ -188,11 +229,16 @@ export class DocumentAnalysisHandler implements CallHandler {
       case 'canceled':
         return {
           status: 'FAILED',
-          reason: `Document analysis ${body.status}: ${errorText(body.error ?? null)}`,
-          output: { status: body.status, error: body.error ?? null, checks },
+          reason: `Document analysis ${status}: ${errorText(body.error ?? null)}`,
+          output: { status, error: body.error ?? null, checks },
         };
       default:
-        return this.waiting(ctx, stripTimes(previous), retryAfterSeconds(answer.headers['retry-after'], ctx.now()), checks);
+        return this.waiting(
+          ctx,
+          stripTimes(previous),
+          retryAfterSeconds(answer.headers['retry-after'], ctx.now()),
+          checks,
+        );
     }
   }
 }

@@ -1,7 +1,10 @@
 import { createHash } from 'node:crypto';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 
 /** Where a session goes: the server's URL and the headers every request carries. */
@@ -93,7 +96,8 @@ export class McpSessions {
 
   private sweep(): void {
     const now = Date.now();
-    for (const [key, session] of this.sessions) if (now - session.lastUsed > this.idleMs) this.drop(key, session);
+    for (const [key, session] of this.sessions)
+      if (now - session.lastUsed > this.idleMs) this.drop(key, session);
   }
 
   get size(): number {

@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue, TaskRecord, ValidationError, WorkflowTask } from '@baton/protocol';
+import type { JsonObject, JsonValue, ValidationError, WorkflowTask } from '@baton/protocol';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 
@@ -24,7 +24,11 @@ const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'ob
 const isExpression = (v: unknown): boolean => typeof v === 'string' && v.includes('${');
 
 function usesUrl(declaredType: string, input: JsonObject): boolean {
-  return declaredType === 'CALL_MCP_TOOL' || declaredType === 'LIST_MCP_TOOLS' || (input.mcpServer !== undefined && input.service === undefined);
+  return (
+    declaredType === 'CALL_MCP_TOOL' ||
+    declaredType === 'LIST_MCP_TOOLS' ||
+    (input.mcpServer !== undefined && input.service === undefined)
+  );
 }
 
 export class McpToolHandler implements CallHandler {
@@ -37,7 +41,7 @@ export class McpToolHandler implements CallHandler {
 
   check(node: WorkflowTask, path: string): ValidationError[] {
     const errors: ValidationError[] = [];
-    const input = (node.inputParameters ?? {}) as JsonObject;
+    const input = node.inputParameters ?? {};
     const type = String(node.type);
     const listing = type === 'LIST_TOOLS' || type === 'LIST_MCP_TOOLS';
     const byUrl = usesUrl(type, input);
@@ -46,19 +50,31 @@ export class McpToolHandler implements CallHandler {
       if (value === undefined || value === null || value === '') {
         errors.push({ path: `${path}.inputParameters.${field}`, message, invalidValue: value ?? null });
       } else if (typeof value !== 'string') {
-        errors.push({ path: `${path}.inputParameters.${field}`, message: `${field} must be a string`, invalidValue: value });
+        errors.push({
+          path: `${path}.inputParameters.${field}`,
+          message: `${field} must be a string`,
+          invalidValue: value,
+        });
       }
     };
     if (byUrl) {
       need('mcpServer', `${type} needs mcpServer: the MCP server's URL`);
       const url = input.mcpServer;
       if (typeof url === 'string' && !isExpression(url) && !/^https?:\/\/[^\s]+$/i.test(url)) {
-        errors.push({ path: `${path}.inputParameters.mcpServer`, message: 'mcpServer must be an http:// or https:// URL', invalidValue: url });
+        errors.push({
+          path: `${path}.inputParameters.mcpServer`,
+          message: 'mcpServer must be an http:// or https:// URL',
+          invalidValue: url,
+        });
       }
       if (!listing) need('method', `${type} needs method: the name of the tool to call`);
       const headers = input.headers;
       if (headers !== undefined && !isExpression(headers) && !isObject(headers)) {
-        errors.push({ path: `${path}.inputParameters.headers`, message: 'headers must be an object of header values', invalidValue: headers });
+        errors.push({
+          path: `${path}.inputParameters.headers`,
+          message: 'headers must be an object of header values',
+          invalidValue: headers,
+        });
       }
     } else {
       need('service', `${type} needs service: the name of a registered MCP service`);
@@ -66,18 +82,13 @@ export class McpToolHandler implements CallHandler {
     }
     const args = input.arguments;
     if (!listing && args !== undefined && args !== null && !isExpression(args) && !isObject(args)) {
-      errors.push({ path: `${path}.inputParameters.arguments`, message: 'arguments must be an object', invalidValue: args });
+      errors.push({
+        path: `${path}.inputParameters.arguments`,
+        message: 'arguments must be an object',
+        invalidValue: args,
+      });
     }
     return errors;
-  }
-
-  describe(task: TaskRecord): string {
-    const input = task.inputData;
-    const where = typeof input.service === 'string' ? `service ${input.service}` : String(input.mcpServer ?? '?');
-    const tool = input.tool ?? input.method;
-    return task.taskType === 'LIST_TOOLS' || task.taskType === 'LIST_MCP_TOOLS'
-      ? `listing the tools of ${where}`
-      : `calling tool ${String(tool)} on ${where}`;
   }
 
   async call(call: SystemCall, ctx: CallContext): Promise<CallOutcome> {
@@ -88,17 +99,25 @@ export class McpToolHandler implements CallHandler {
       const options = { signal: ctx.signal, timeout: REQUEST_TIMEOUT_MS, resetTimeoutOnProgress: true };
       if (listing) {
         ctx.log(`listing tools at ${target.url}`);
-        const result = await this.sessions.use(target, ctx.fetch as unknown as FetchLike, ctx.signal, (client) => client.listTools(undefined, options));
+        const result = await this.sessions.use(
+          target,
+          ctx.fetch as unknown as FetchLike,
+          ctx.signal,
+          (client) => client.listTools(undefined, options),
+        );
         const tools = result.tools.map((t) => ({
           name: t.name,
           description: t.description ?? '',
           inputSchema: t.inputSchema as JsonValue,
         }));
-        return secrets.outcome({ status: 'COMPLETED', output: { tools } as JsonObject });
+        return secrets.outcome({ status: 'COMPLETED', output: { tools } });
       }
       ctx.log(`calling tool ${tool} at ${target.url}`);
-      const result = await this.sessions.use(target, ctx.fetch as unknown as FetchLike, ctx.signal, (client) =>
-        client.callTool({ name: tool, arguments: args }, undefined, options),
+      const result = await this.sessions.use(
+        target,
+        ctx.fetch as unknown as FetchLike,
+        ctx.signal,
+        (client) => client.callTool({ name: tool, arguments: args }, undefined, options),
       );
       const output: JsonObject = {
         content: (result.content ?? []) as JsonValue,
@@ -106,12 +125,17 @@ export class McpToolHandler implements CallHandler {
         isError: result.isError === true,
       };
       if (result.isError === true) {
-        return secrets.outcome({ status: 'FAILED', reason: `Tool ${tool} answered an error: ${textOf(result.content)}`, output });
+        return secrets.outcome({
+          status: 'FAILED',
+          reason: `Tool ${tool} answered an error: ${textOf(result.content)}`,
+          output,
+        });
       }
       return secrets.outcome({ status: 'COMPLETED', output });
     } catch (err) {
       const what = listing ? 'Listing tools failed' : 'Tool call failed';
-      if (err instanceof McpError) return secrets.outcome({ status: 'FAILED', reason: `${what}: ${messageOf(err)}` });
+      if (err instanceof McpError)
+        return secrets.outcome({ status: 'FAILED', reason: `${what}: ${messageOf(err)}` });
       return secrets.outcome(failureOf(err, what));
     }
   }
@@ -126,21 +150,32 @@ export class McpToolHandler implements CallHandler {
     const args = await secrets.resolve(rawArgs);
     if (usesUrl(call.declaredType, input)) {
       const url = input.mcpServer;
-      if (typeof url !== 'string' || !/^https?:\/\//i.test(url)) throw new CallInputError('mcpServer must be an http:// or https:// URL');
+      if (typeof url !== 'string' || !/^https?:\/\//i.test(url))
+        throw new CallInputError('mcpServer must be an http:// or https:// URL');
       const rawHeaders = input.headers ?? {};
       if (!isObject(rawHeaders)) throw new CallInputError('headers must be an object');
       const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(await secrets.resolve(rawHeaders))) headers[k] = typeof v === 'string' ? v : JSON.stringify(v);
-      const resolvedUrl = (await secrets.resolve({ url })).url as string;
-      return { target: { url: resolvedUrl, headers }, tool: String(input.method ?? ''), args };
+      for (const [k, v] of Object.entries(await secrets.resolve(rawHeaders)))
+        headers[k] = typeof v === 'string' ? v : JSON.stringify(v);
+      const resolvedUrl = (await secrets.resolve({ url })).url;
+      return {
+        target: { url: resolvedUrl, headers },
+        tool: typeof input.method === 'string' ? input.method : '',
+        args,
+      };
     }
     const name = input.service;
-    if (typeof name !== 'string' || name === '') throw new CallInputError('service is required: the name of a registered MCP service');
+    if (typeof name !== 'string' || name === '')
+      throw new CallInputError('service is required: the name of a registered MCP service');
     const record = expectKind(await this.registry.find(name), name, 'mcp');
     const open = circuitOpenMessage(record);
     if (open) throw new CallInputError(open, false);
     const headers = await serviceHeaders(record, secrets);
-    return { target: { url: record.url, headers }, tool: String(input.tool ?? ''), args };
+    return {
+      target: { url: record.url, headers },
+      tool: typeof input.tool === 'string' ? input.tool : '',
+      args,
+    };
   }
 }
 
@@ -148,7 +183,10 @@ export class McpToolHandler implements CallHandler {
 function textOf(content: unknown): string {
   if (!Array.isArray(content)) return '(no content)';
   const texts = content
-    .filter((c): c is { type: 'text'; text: string } => isObject(c) && c.type === 'text' && typeof c.text === 'string')
+    .filter(
+      (c): c is { type: 'text'; text: string } =>
+        isObject(c) && c.type === 'text' && typeof c.text === 'string',
+    )
     .map((c) => c.text);
   const text = texts.join(' ');
   return text === '' ? '(no text content)' : text.length > 2000 ? `${text.slice(0, 2000)}…` : text;

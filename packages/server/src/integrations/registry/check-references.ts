@@ -11,7 +11,8 @@ import type { ServiceKind, ServiceRecord } from './service-record.js';
  * problem carries its path (`tasks[2].inputParameters.operation`).
  */
 
-const literal = (value: unknown): value is string => typeof value === 'string' && value !== '' && !value.includes('${');
+const literal = (value: unknown): value is string =>
+  typeof value === 'string' && value !== '' && !value.includes('${');
 
 interface Reference {
   field: 'service' | 'connector';
@@ -28,7 +29,8 @@ const REFERENCES: Readonly<Record<string, Reference>> = {
 };
 
 export async function checkServiceReferences(tx: Tx, def: unknown): Promise<ValidationError[]> {
-  if (def === null || typeof def !== 'object' || !Array.isArray((def as { tasks?: unknown }).tasks)) return [];
+  if (def === null || typeof def !== 'object' || !Array.isArray((def as { tasks?: unknown }).tasks))
+    return [];
   const uses: Array<{ path: string; node: WorkflowTask; ref: Reference }> = [];
   walkTasks((def as { tasks: unknown[] }).tasks, (task, path) => {
     if (task === null || typeof task !== 'object') return;
@@ -50,11 +52,19 @@ export async function checkServiceReferences(tx: Tx, def: unknown): Promise<Vali
     const record = records.get(name);
     const at = `${path}.inputParameters.${ref.field}`;
     if (!record) {
-      errors.push({ path: at, message: `service '${name}' is not registered (POST /api/registry/service)`, invalidValue: name });
+      errors.push({
+        path: at,
+        message: `service '${name}' is not registered (POST /api/registry/service)`,
+        invalidValue: name,
+      });
       continue;
     }
     if (record.kind !== ref.kind) {
-      errors.push({ path: at, message: `service '${name}' is a ${record.kind} service; ${String(node.type)} needs ${ref.kind}`, invalidValue: name });
+      errors.push({
+        path: at,
+        message: `service '${name}' is a ${record.kind} service; ${String(node.type)} needs ${ref.kind}`,
+        invalidValue: name,
+      });
       continue;
     }
     const method = ref.method && input[ref.method];

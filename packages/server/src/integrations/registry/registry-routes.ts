@@ -8,7 +8,11 @@ import { serviceBodySchema, type ServiceBody, type ServiceMethod } from './servi
 const tags = ['registry'];
 const name = { type: 'string', minLength: 1, maxLength: 128 } as const;
 const nameParams = { type: 'object', required: ['name'], properties: { name } } as const;
-const registryParams = { type: 'object', required: ['registryName'], properties: { registryName: name } } as const;
+const registryParams = {
+  type: 'object',
+  required: ['registryName'],
+  properties: { registryName: name },
+} as const;
 const methodBody = {
   type: 'object',
   properties: {
@@ -37,14 +41,17 @@ const circuitStatus = {
 
 /** Orkes's `/api/registry/service` paths and shapes (its SDK's ServiceRegistryClient works against them). */
 export function registryRoutes(app: FastifyInstance, registry: RegistryService): void {
-  app.get('/api/registry/service', { schema: { tags, summary: 'Every registered service' } }, () => registry.list());
+  app.get('/api/registry/service', { schema: { tags, summary: 'Every registered service' } }, () =>
+    registry.list(),
+  );
 
   app.post<{ Body: ServiceBody }>(
     '/api/registry/service',
     {
       schema: {
         tags,
-        summary: 'Add or replace a service (MCP, connector with its OpenAPI 3 document, document intelligence)',
+        summary:
+          'Add or replace a service (MCP, connector with its OpenAPI 3 document, document intelligence)',
         body: serviceBodySchema,
       },
     },
@@ -68,7 +75,14 @@ export function registryRoutes(app: FastifyInstance, registry: RegistryService):
 
   app.post<{ Params: { registryName: string }; Body: JsonObject }>(
     '/api/registry/service/:registryName/methods',
-    { schema: { tags, summary: 'Add or replace a method (an MCP tool)', params: registryParams, body: methodBody } },
+    {
+      schema: {
+        tags,
+        summary: 'Add or replace a method (an MCP tool)',
+        params: registryParams,
+        body: methodBody,
+      },
+    },
     (req) => {
       const body = req.body;
       const operationName = (body.operationName ?? body.methodName) as string | undefined;
@@ -108,7 +122,9 @@ export function registryRoutes(app: FastifyInstance, registry: RegistryService):
     async (req, reply) => {
       const method = req.query.method ?? req.query.methodName;
       if (method === undefined) {
-        throw badRequest('querystring.method is required', [{ path: 'querystring.method', message: 'is required' }]);
+        throw badRequest('querystring.method is required', [
+          { path: 'querystring.method', message: 'is required' },
+        ]);
       }
       await registry.deleteMethod(req.params.registryName, method);
       return reply.code(200).send();
@@ -144,7 +160,14 @@ export function registryRoutes(app: FastifyInstance, registry: RegistryService):
   }
   app.get<{ Params: { name: string } }>(
     '/api/registry/service/:name/circuit-breaker/status',
-    { schema: { tags, summary: 'State of the circuit breaker', params: nameParams, response: { 200: circuitStatus } } },
+    {
+      schema: {
+        tags,
+        summary: 'State of the circuit breaker',
+        params: nameParams,
+        response: { 200: circuitStatus },
+      },
+    },
     (req) => registry.circuitStatus(req.params.name),
   );
 }

@@ -47,9 +47,13 @@ export class RegistryService {
 
   /** Adds or replaces a service (Orkes: "add or update"). */
   async put(body: ServiceBody): Promise<JsonObject> {
-    const problems: ValidationError[] = checkServiceBody(body).map((p) => ({ path: p.path, message: p.message }));
+    const problems: ValidationError[] = checkServiceBody(body).map((p) => ({
+      path: p.path,
+      message: p.message,
+    }));
     if (problems.length === 0 && kindOf(body) === 'connector' && body.openApi) {
-      for (const message of await checkOpenApiDocument(body.openApi)) problems.push({ path: 'body.openApi', message });
+      for (const message of await checkOpenApiDocument(body.openApi))
+        problems.push({ path: 'body.openApi', message });
     }
     if (problems.length > 0) {
       const first = problems[0];
@@ -63,7 +67,12 @@ export class RegistryService {
         record.methods = methodsOf(record.openApi);
       }
       const createTime = previous?.createTime ?? now;
-      await tx.putService({ name: record.name, record: record as unknown as JsonObject, createTime, updateTime: now });
+      await tx.putService({
+        name: record.name,
+        record: record as unknown as JsonObject,
+        createTime,
+        updateTime: now,
+      });
       return answerOf(record, { createTime, updateTime: now });
     });
   }
@@ -79,12 +88,16 @@ export class RegistryService {
   }
 
   async delete(name: string): Promise<void> {
-    if (!(await this.store.transaction((tx) => tx.deleteService(name)))) throw notFound(`No such service: ${name}`);
+    if (!(await this.store.transaction((tx) => tx.deleteService(name))))
+      throw notFound(`No such service: ${name}`);
     this.validators.delete(name);
   }
 
   /** Changes a stored record in one transaction. */
-  private async change(name: string, fn: (record: ServiceRecord, now: number) => void): Promise<ServiceRecord> {
+  private async change(
+    name: string,
+    fn: (record: ServiceRecord, now: number) => void,
+  ): Promise<ServiceRecord> {
     const now = this.clock.now();
     return this.store.transaction(async (tx) => {
       const row = await tx.getService(name);
@@ -154,11 +167,14 @@ export class RegistryService {
   }
 
   /** The validators of a connector's document (parsed once per version of the record). */
-  async connector(name: string): Promise<{ record: ServiceRecord; validators: OpenApiValidators } | undefined> {
+  async connector(
+    name: string,
+  ): Promise<{ record: ServiceRecord; validators: OpenApiValidators } | undefined> {
     const row = await this.store.read((tx) => tx.getService(name));
     if (!row) return undefined;
     const record = recordFrom(row);
-    if (record.kind !== 'connector' || !record.openApi) return { record, validators: new OpenApiValidators({}) };
+    if (record.kind !== 'connector' || !record.openApi)
+      return { record, validators: new OpenApiValidators({}) };
     const cached = this.validators.get(name);
     if (cached?.updateTime === row.updateTime) return { record, validators: cached.validators };
     const validators = new OpenApiValidators(record.openApi);
@@ -178,7 +194,11 @@ function statusOf(record: ServiceRecord, previous: 'OPEN' | 'CLOSED'): CircuitBr
 }
 
 /** Whether a record may be used by a task of this kind of service. */
-export function expectKind(record: ServiceRecord | undefined, name: string, kind: ServiceKind): ServiceRecord {
+export function expectKind(
+  record: ServiceRecord | undefined,
+  name: string,
+  kind: ServiceKind,
+): ServiceRecord {
   if (!record) throw new Error(`service '${name}' is not registered (POST /api/registry/service)`);
   if (record.kind !== kind) throw new Error(`service '${name}' is a ${record.kind} service, not ${kind}`);
   return record;

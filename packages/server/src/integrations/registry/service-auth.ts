@@ -6,7 +6,10 @@ import type { ServiceRecord } from './service-record.js';
  * whose values come from secrets at call time only. Derived values (a `Basic …` header) are
  * handed to the call's masker, so an echo of them is masked too.
  */
-export async function serviceHeaders(record: ServiceRecord, secrets: CallSecrets): Promise<Record<string, string>> {
+export async function serviceHeaders(
+  record: ServiceRecord,
+  secrets: CallSecrets,
+): Promise<Record<string, string>> {
   const headers: Record<string, string> = { ...record.headers };
   const auth = record.auth;
   if (!auth) return headers;

@@ -113,7 +113,13 @@ export interface ServiceBody {
   url?: string;
   serviceURI?: string;
   description?: string;
-  auth?: { type: 'bearer' | 'apiKey' | 'basic'; secret: string; header?: string; username?: string; usernameSecret?: string };
+  auth?: {
+    type: 'bearer' | 'apiKey' | 'basic';
+    secret: string;
+    header?: string;
+    username?: string;
+    usernameSecret?: string;
+  };
   headers?: Record<string, string>;
   openApi?: JsonObject;
   apiVersion?: string;
@@ -129,7 +135,13 @@ export interface FieldProblem {
 }
 
 /** Headers a registered service may not set itself (credentials go in `auth`, framing is the client's). */
-const RESERVED_HEADERS = new Set(['authorization', 'host', 'content-length', 'transfer-encoding', 'connection']);
+const RESERVED_HEADERS = new Set([
+  'authorization',
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+]);
 
 export function kindOf(body: ServiceBody): ServiceKind | undefined {
   return body.kind ?? (body.type !== undefined ? KIND_OF_TYPE[body.type] : undefined);
@@ -139,7 +151,11 @@ export function kindOf(body: ServiceBody): ServiceKind | undefined {
 export function checkServiceBody(body: ServiceBody): FieldProblem[] {
   const problems: FieldProblem[] = [];
   const kind = kindOf(body);
-  if (!kind) problems.push({ path: 'body.kind', message: `kind (or Orkes's type) is required: one of ${SERVICE_KINDS.join(', ')}` });
+  if (!kind)
+    problems.push({
+      path: 'body.kind',
+      message: `kind (or Orkes's type) is required: one of ${SERVICE_KINDS.join(', ')}`,
+    });
   if (body.kind && body.type && KIND_OF_TYPE[body.type] !== body.kind) {
     problems.push({ path: 'body.type', message: `type ${body.type} does not match kind ${body.kind}` });
   }
@@ -155,7 +171,10 @@ export function checkServiceBody(body: ServiceBody): FieldProblem[] {
     if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
       problems.push({ path: 'body.url', message: 'must be an absolute http:// or https:// URL' });
     } else if (parsed.username !== '' || parsed.password !== '') {
-      problems.push({ path: 'body.url', message: 'must not carry credentials: register them as secrets and reference them in auth' });
+      problems.push({
+        path: 'body.url',
+        message: 'must not carry credentials: register them as secrets and reference them in auth',
+      });
     }
   }
   const auth = body.auth;
@@ -167,7 +186,10 @@ export function checkServiceBody(body: ServiceBody): FieldProblem[] {
   }
   for (const name of Object.keys(body.headers ?? {})) {
     if (RESERVED_HEADERS.has(name.toLowerCase())) {
-      problems.push({ path: `body.headers.${name}`, message: 'this header cannot be set here (credentials go in auth, as secret names)' });
+      problems.push({
+        path: `body.headers.${name}`,
+        message: 'this header cannot be set here (credentials go in auth, as secret names)',
+      });
     }
   }
   if (kind === 'connector' && body.openApi === undefined) {
@@ -193,7 +215,8 @@ function authOf(body: ServiceBody): ServiceAuth | undefined {
 }
 
 function methodOf(raw: JsonObject): ServiceMethod {
-  const text = (v: JsonValue | undefined): string | undefined => (typeof v === 'string' ? v.slice(0, 1024) : undefined);
+  const text = (v: JsonValue | undefined): string | undefined =>
+    typeof v === 'string' ? v.slice(0, 1024) : undefined;
   const operationName = text(raw.operationName) ?? text(raw.methodName) ?? '';
   return {
     ...(typeof raw.id === 'number' && Number.isInteger(raw.id) && { id: raw.id }),
@@ -230,7 +253,10 @@ export function recordOf(body: ServiceBody, previous: ServiceRecord | undefined,
 }
 
 /** The answer for a record: Baton's fields and Orkes's (`type`, `serviceURI`) side by side. */
-export function answerOf(record: ServiceRecord, times: { createTime: number; updateTime: number }): JsonObject {
+export function answerOf(
+  record: ServiceRecord,
+  times: { createTime: number; updateTime: number },
+): JsonObject {
   return {
     ...(record as unknown as JsonObject),
     type: ORKES_TYPE_OF[record.kind],

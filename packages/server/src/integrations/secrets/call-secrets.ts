@@ -26,7 +26,9 @@ export class CallSecrets {
     for (const name of names) {
       const value = resolved[name];
       if (typeof value !== 'string' || value === probe[name]) {
-        throw new SecretUnavailableError(`Secret '${name}' could not be resolved (is BATON_SECRETS_KEY set and the secret stored?)`);
+        throw new SecretUnavailableError(
+          `Secret '${name}' could not be resolved (is BATON_SECRETS_KEY set and the secret stored?)`,
+        );
       }
       out.set(name, value);
     }
@@ -69,7 +71,8 @@ export class CallSecrets {
           waitingFor: this.text(outcome.waitingFor),
           ...logs,
         };
-      default:
+      case 'FAILED':
+      case 'FAILED_WITH_TERMINAL_ERROR':
         return {
           status: outcome.status,
           reason: this.text(outcome.reason),

@@ -30,7 +30,8 @@ export function secretNamesIn(value: unknown): string[] {
 function visitStrings(value: unknown, visit: (text: string) => void): void {
   if (typeof value === 'string') visit(value);
   else if (Array.isArray(value)) for (const item of value) visitStrings(item, visit);
-  else if (value !== null && typeof value === 'object') for (const item of Object.values(value)) visitStrings(item, visit);
+  else if (value !== null && typeof value === 'object')
+    for (const item of Object.values(value)) visitStrings(item, visit);
 }
 
 /**

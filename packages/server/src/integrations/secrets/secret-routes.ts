@@ -37,13 +37,25 @@ export function secretRoutes(app: FastifyInstance, secrets: SecretService): void
   const names = async (): Promise<string[]> => (await secrets.list()).map((s) => s.name);
   app.get(
     '/api/secrets',
-    { schema: { tags, summary: 'Names of the stored secrets (never values)', response: { 200: { type: 'array', items: { type: 'string' } } } } },
+    {
+      schema: {
+        tags,
+        summary: 'Names of the stored secrets (never values)',
+        response: { 200: { type: 'array', items: { type: 'string' } } },
+      },
+    },
     names,
   );
   // Orkes's SDK lists names with a POST.
   app.post(
     '/api/secrets',
-    { schema: { tags, summary: 'Names of the stored secrets (Orkes form)', response: { 200: { type: 'array', items: { type: 'string' } } } } },
+    {
+      schema: {
+        tags,
+        summary: 'Names of the stored secrets (Orkes form)',
+        response: { 200: { type: 'array', items: { type: 'string' } } },
+      },
+    },
     names,
   );
   app.get(
@@ -52,7 +64,15 @@ export function secretRoutes(app: FastifyInstance, secrets: SecretService): void
       schema: {
         tags,
         summary: 'Stored secrets with their times (never values)',
-        response: { 200: { type: 'array', items: { ...secretInfo, properties: { ...secretInfo.properties, tags: { type: 'array', items: {} } } } } },
+        response: {
+          200: {
+            type: 'array',
+            items: {
+              ...secretInfo,
+              properties: { ...secretInfo.properties, tags: { type: 'array', items: {} } },
+            },
+          },
+        },
       },
     },
     async () => (await secrets.list()).map((s) => ({ ...s, tags: [] })),
@@ -78,13 +98,27 @@ export function secretRoutes(app: FastifyInstance, secrets: SecretService): void
 
   app.get<{ Params: { name: string } }>(
     '/api/secrets/:name',
-    { schema: { tags, summary: 'A secret’s name and times (its value is never answered)', params: nameParams, response: { 200: secretInfo } } },
+    {
+      schema: {
+        tags,
+        summary: 'A secret’s name and times (its value is never answered)',
+        params: nameParams,
+        response: { 200: secretInfo },
+      },
+    },
     (req) => secrets.describe(req.params.name),
   );
 
   app.get<{ Params: { name: string } }>(
     '/api/secrets/:name/exists',
-    { schema: { tags, summary: 'Whether a secret exists', params: nameParams, response: { 200: { type: 'boolean' } } } },
+    {
+      schema: {
+        tags,
+        summary: 'Whether a secret exists',
+        params: nameParams,
+        response: { 200: { type: 'boolean' } },
+      },
+    },
     (req) => secrets.exists(req.params.name),
   );
 

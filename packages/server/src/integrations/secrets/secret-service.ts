@@ -65,9 +65,16 @@ export class SecretService {
 
   private static checkName(name: string): void {
     if (!isSecretName(name)) {
-      throw badRequest(`Invalid secret name '${name.slice(0, 200)}': use 1 to 128 letters, digits, '_' or '-'`, [
-        { path: 'params.name', message: 'must be 1 to 128 letters, digits, _ or -', invalidValue: name.slice(0, 200) },
-      ]);
+      throw badRequest(
+        `Invalid secret name '${name.slice(0, 200)}': use 1 to 128 letters, digits, '_' or '-'`,
+        [
+          {
+            path: 'params.name',
+            message: 'must be 1 to 128 letters, digits, _ or -',
+            invalidValue: name.slice(0, 200),
+          },
+        ],
+      );
     }
   }
 
@@ -105,7 +112,8 @@ export class SecretService {
 
   async delete(name: string): Promise<void> {
     SecretService.checkName(name);
-    if (!(await this.store.transaction((tx) => tx.deleteSecret(name)))) throw notFound(`No such secret: ${name}`);
+    if (!(await this.store.transaction((tx) => tx.deleteSecret(name))))
+      throw notFound(`No such secret: ${name}`);
   }
 
   /**
@@ -127,7 +135,9 @@ export class SecretService {
       try {
         out.set(row.name, cipher.open(row.name, row.sealed));
       } catch {
-        throw new SecretUnavailableError(`Secret '${row.name}' could not be opened (its stored value is damaged)`);
+        throw new SecretUnavailableError(
+          `Secret '${row.name}' could not be opened (its stored value is damaged)`,
+        );
       }
     }
     this.remember(out.values());
@@ -179,5 +189,6 @@ export class SecretService {
   };
 
   /** The resolver of the executor's `CallContext.resolveSecrets`: the replaced copy only. */
-  readonly resolveValue = async <T extends JsonValue>(value: T): Promise<T> => (await this.resolve(value)).value;
+  readonly resolveValue = async <T extends JsonValue>(value: T): Promise<T> =>
+    (await this.resolve(value)).value;
 }

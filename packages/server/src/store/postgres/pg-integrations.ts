@@ -30,7 +30,11 @@ export async function putSecret(q: Query, state: TxState, s: StoredSecret): Prom
   );
 }
 
-export async function getSecrets(q: Query, state: TxState, names: readonly string[]): Promise<StoredSecret[]> {
+export async function getSecrets(
+  q: Query,
+  state: TxState,
+  names: readonly string[],
+): Promise<StoredSecret[]> {
   state.check('getSecrets', false);
   if (names.length === 0) return [];
   const { rows } = await q<SecretRow>('SELECT * FROM secrets WHERE name = ANY($1::text[]) ORDER BY name', [

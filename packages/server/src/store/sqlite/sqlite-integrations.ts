@@ -50,7 +50,11 @@ export function putSecret(c: SqliteConnection, state: TxState, s: StoredSecret):
   return Promise.resolve();
 }
 
-export function getSecrets(c: SqliteConnection, state: TxState, names: readonly string[]): Promise<StoredSecret[]> {
+export function getSecrets(
+  c: SqliteConnection,
+  state: TxState,
+  names: readonly string[],
+): Promise<StoredSecret[]> {
   state.check('getSecrets', false);
   if (names.length === 0) return Promise.resolve([]);
   const rows = c.all<SecretRow>(
@@ -68,7 +72,9 @@ export function listSecrets(
   const rows = c.all<Omit<SecretRow, 'sealed' | 'key_id'>>(
     'SELECT name, create_time, update_time FROM secrets ORDER BY name',
   );
-  return Promise.resolve(rows.map((r) => ({ name: r.name, createTime: r.create_time, updateTime: r.update_time })));
+  return Promise.resolve(
+    rows.map((r) => ({ name: r.name, createTime: r.create_time, updateTime: r.update_time })),
+  );
 }
 
 export function deleteSecret(c: SqliteConnection, state: TxState, name: string): Promise<boolean> {
@@ -89,7 +95,11 @@ export function putService(c: SqliteConnection, state: TxState, s: StoredService
   return Promise.resolve();
 }
 
-export function getService(c: SqliteConnection, state: TxState, name: string): Promise<StoredService | undefined> {
+export function getService(
+  c: SqliteConnection,
+  state: TxState,
+  name: string,
+): Promise<StoredService | undefined> {
   state.check('getService', false);
   const row = c.get<ServiceRow>('SELECT * FROM services WHERE name = ?', name);
   return Promise.resolve(row && service(row));
