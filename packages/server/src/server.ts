@@ -6,7 +6,7 @@ import type { RawEnv } from './config/env.js';
 import type { Options } from './config/options.js';
 import type { ScriptRunner } from './engine/scripts.js';
 import { buildApp } from './http/app.js';
-import { CallHandlerRegistry } from './integrations/call-handler.js';
+import { createCallHandlers, startSystemTaskExecutor } from './integrations/index.js';
 import { createIntegrations } from './integrations/integrations.js';
 import { Metrics } from './metrics.js';
 import { WakeBus } from './queue/wake-bus.js';
@@ -54,6 +54,8 @@ export interface CreateServerInput {
   scripts?: ScriptRunner;
   /** Run the timer loop in the background (default true); tests on a manual clock fire timers themselves. */
   timerLoop?: boolean;
+  /** Run this node's system-task executor (HTTP, CALL_TOOL, … calls; default true). */
+  systemTaskExecutor?: boolean;
 }
 
 function isLoopback(host: string): boolean {
@@ -116,11 +118,17 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     hooks,
   );
   // Handlers of the calls the engine makes itself (HTTP, CALL_TOOL, …); a kind without one is refused.
-  const callHandlers = new CallHandlerRegistry();
+  const callHandlers = createCallHandlers(options);
   // Secrets, the service registry and the MCP, connector and document-analysis handlers.
   const integrations = createIntegrations({ store, clock, secretsKey: options.secretsKey });
-  for (const handler of integrations.handlers) callHandlers.register(handler);
-  const metadata = new MetadataService(store, clock, scripts, callHandlers, integrations.referenceChecks);
+  for (const handler of integrations.handlers) callHandlers.registry.register(handler);
+  const metadata = new MetadataService(
+    store,
+    clock,
+    scripts,
+    callHandlers.registry,
+    integrations.referenceChecks,
+  );
   const polls = new PollRecorder(store, options.pollDataFlushMs, (err) =>
     logger.warn({ err }, 'could not write poll data; keeping it for the next flush'),
   );
@@ -155,6 +163,20 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     integrationRoutes: integrations.routes,
   });
   if (input.timerLoop !== false) timerLoop.start();
+  const systemTasks =
+    input.systemTaskExecutor === false
+      ? undefined
+      : startSystemTaskExecutor({
+          options,
+          handlers: callHandlers,
+          tasks,
+          store,
+          wake,
+          clock,
+          logger,
+          metrics,
+          secrets: { resolve: integrations.secrets.resolveValue, mask: integrations.secrets.mask },
+        });
 
   let state: ServerState = 'RUNNING';
   let stopping: Promise<void> | undefined;
@@ -181,8 +203,12 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
       // Concurrent callers share the same in-flight stop.
       stopping ??= (async () => {
         state = 'STOPPING';
+        // Calls in flight get half the grace to finish; the rest go back to their queues.
+        const executorStopped = systemTasks?.stop(Math.floor(options.shutdownGraceMs / 2));
         tasks.close();
         await app.close();
+        await executorStopped;
+        await callHandlers.agents.close();
         await timerLoop.stop();
         await polls.close().catch(() => {});
         await integrations.close().catch(() => {});

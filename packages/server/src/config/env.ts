@@ -62,6 +62,25 @@ export const ENV_KEYS = [
       'Key that seals stored secrets (AES-256-GCM): 32 random bytes as base64 or 64 hex digits (openssl rand -base64 32); unset = no secrets',
     secret: true,
   },
+  {
+    name: 'BATON_SYSTEM_TASK_CONCURRENCY',
+    description: 'Calls the engine makes itself (HTTP, CALL_TOOL, …) in flight at once on this node',
+    default: '32',
+  },
+  {
+    name: 'BATON_HTTP_MAX_RESPONSE_BYTES',
+    description: 'Largest response body an HTTP task reads; a larger one fails the task',
+    default: '1048576',
+  },
+  {
+    name: 'BATON_HTTP_DENY',
+    description: 'Comma list of host names and CIDRs HTTP tasks may not reach (checked after DNS, on every redirect)',
+    default: '169.254.0.0/16,fe80::/10',
+  },
+  {
+    name: 'BATON_HTTP_ALLOW',
+    description: 'Comma list of host names and CIDRs HTTP tasks may reach (unset = any not denied; allow wins over deny)',
+  },
 ] as const satisfies readonly EnvKey[];
 
 export type EnvName = (typeof ENV_KEYS)[number]['name'];

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 import { ENV_KEYS, type EnvName, type RawEnv } from './env.js';
@@ -23,6 +24,13 @@ export interface Options {
   readonly pollDataFlushMs: number;
   /** The 32-byte key sealing stored secrets; absent when BATON_SECRETS_KEY is unset. */
   readonly secretsKey: Buffer | undefined;
+  /** System calls (HTTP, CALL_TOOL, …) in flight at once on this node. */
+  readonly systemTaskConcurrency: number;
+  readonly httpMaxResponseBytes: number;
+  /** Egress rules of HTTP tasks (host names and CIDRs), parsed by `integrations/http/egress-policy.ts`. */
+  readonly httpDeny: readonly string[];
+  /** undefined: any destination not denied. */
+  readonly httpAllow: readonly string[] | undefined;
 }
 
 export class ConfigError extends Error {
@@ -67,6 +75,38 @@ function secretsKey(raw: RawEnv): Buffer | undefined {
   return key;
 }
 
+/** A comma list of host names and CIDRs (`BATON_HTTP_DENY`, `BATON_HTTP_ALLOW`); undefined when unset. */
+function egressList(raw: RawEnv, name: EnvName): readonly string[] | undefined {
+  const text = raw[name] ?? ('default' in (ENV_KEYS.find((k) => k.name === name) ?? {}) ? defaultOf(name) : undefined);
+  if (text === undefined) return undefined;
+  const entries = text
+    .split(',')
+    .map((e) => e.trim().toLowerCase())
+    .filter((e) => e !== '');
+  for (const entry of entries) {
+    const problem = egressEntryProblem(entry);
+    if (problem !== undefined) throw new ConfigError(`${name}: '${entry}' ${problem}`);
+  }
+  return Object.freeze(entries);
+}
+
+/** Why an egress rule is malformed, or undefined: a host name (`*.example.com` too), an address or a CIDR. */
+export function egressEntryProblem(entry: string): string | undefined {
+  const slash = entry.indexOf('/');
+  if (slash >= 0) {
+    const address = entry.slice(0, slash);
+    const bits = Number(entry.slice(slash + 1));
+    const max = isIP(address) === 4 ? 32 : isIP(address) === 6 ? 128 : 0;
+    if (max === 0) return 'is not a CIDR (address/bits)';
+    if (!Number.isInteger(bits) || bits < 0 || bits > max) return `has prefix length outside 0..${max}`;
+    return undefined;
+  }
+  if (isIP(entry) !== 0) return undefined;
+  return /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(entry)
+    ? undefined
+    : 'is not a host name, an IP address or a CIDR';
+}
+
 /** Turns raw settings into Options, refusing bad values with a message that names the setting. */
 export function compileOptions(raw: RawEnv, cwd = process.cwd()): Options {
   const databaseUrl = raw.BATON_DATABASE_URL;
@@ -89,6 +129,10 @@ export function compileOptions(raw: RawEnv, cwd = process.cwd()): Options {
     timerIdleMs: integer(raw, 'BATON_TIMER_IDLE_MS', 10, 60_000),
     pollDataFlushMs: integer(raw, 'BATON_POLL_DATA_FLUSH_MS', 10, 60_000),
     secretsKey: secretsKey(raw),
+    systemTaskConcurrency: integer(raw, 'BATON_SYSTEM_TASK_CONCURRENCY', 1, 10_000),
+    httpMaxResponseBytes: integer(raw, 'BATON_HTTP_MAX_RESPONSE_BYTES', 1, 1024 * 1024 * 1024),
+    httpDeny: Object.freeze(egressList(raw, 'BATON_HTTP_DENY') ?? []),
+    httpAllow: egressList(raw, 'BATON_HTTP_ALLOW'),
   });
 }
 

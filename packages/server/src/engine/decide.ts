@@ -27,7 +27,7 @@ export function decide(ctx: DecideContext, event: EngineEvent): Decision {
       evaluate(state);
       return state.decision();
     case 'TASK_RESULT': {
-      const outcome = applyResult(state, event.result);
+      const outcome = applyResult(state, event.result, event.detach === true);
       if (outcome === 'ignored') return state.decision(true);
       if (outcome === 'ended') evaluate(state);
       return state.decision();

@@ -18,7 +18,7 @@ import { describeViolations, schemaViolations } from './validation/schema-check.
 
 export type ResultOutcome = 'ignored' | 'ended' | 'open';
 
-export function applyResult(state: RunState, result: TaskResult): ResultOutcome {
+export function applyResult(state: RunState, result: TaskResult, detach = false): ResultOutcome {
   const task = state.task(result.taskId);
   if (!task || isTerminalTaskStatus(task.status) || isTerminalWorkflowStatus(state.run.status))
     return 'ignored';
@@ -28,6 +28,16 @@ export function applyResult(state: RunState, result: TaskResult): ResultOutcome 
   if (result.status === 'IN_PROGRESS' && task.queueName === undefined) {
     // A task with no worker queue (WAIT, HUMAN) stays IN_PROGRESS: record what was sent.
     state.updateTask(task, { updateTime: now, ...resultFields(result) });
+    return 'open';
+  }
+  if (result.status === 'IN_PROGRESS' && detach) {
+    // asyncComplete: the call was made; the task now waits, off its queue and with no lease,
+    // for an outside completion (`POST /api/tasks`, by name), like a HUMAN task.
+    state.updateTask(task, { status: 'IN_PROGRESS', queueName: undefined, updateTime: now, ...resultFields(result) });
+    state.command(
+      { type: 'DEQUEUE', taskId: task.taskId },
+      { type: 'CANCEL_TIMERS', taskId: task.taskId, kinds: ['RESPONSE_TIMEOUT'] },
+    );
     return 'open';
   }
   if (result.status === 'IN_PROGRESS') {

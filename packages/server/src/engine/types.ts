@@ -52,7 +52,15 @@ export interface EngineSettings {
 export type EngineEvent =
   | { readonly type: 'START' }
   /** A worker's (or an external caller's) result for one task. */
-  | { readonly type: 'TASK_RESULT'; readonly result: TaskResult }
+  | {
+      readonly type: 'TASK_RESULT';
+      readonly result: TaskResult;
+      /**
+       * With an IN_PROGRESS result: the task leaves its queue and stays IN_PROGRESS until it is
+       * completed from outside (a system call with `asyncComplete: true`, as Conductor's).
+       */
+      readonly detach?: boolean;
+    }
   /** Re-evaluate without new input (repair, resume). */
   | { readonly type: 'DECIDE' }
   /** A durable timer of this run came due (claimed by the timer loop; see `TimerSpec`). */

@@ -1,4 +1,4 @@
-import type { JsonObject, TaskRecord, ValidationError, WorkflowTask } from '@baton/protocol';
+import type { JsonObject, ValidationError, WorkflowTask } from '@baton/protocol';
 import type { Dispatcher, fetch as undiciFetch } from 'undici';
 
 import type { SystemCallChecks } from '../engine/kinds/kind.js';
@@ -97,12 +97,6 @@ export interface CallHandler {
    * fields, unknown services, tools, operations. Must be synchronous and cheap.
    */
   check?(node: WorkflowTask, path: string): ValidationError[];
-  /**
-   * What the call does, for people (`POST https://example.com/x`, `tool search on docs`): used
-   * in the task's `waitingFor` ("calling POST https://… (attempt 2 since …)"). Must not reveal
-   * a secret value (placeholders stay placeholders).
-   */
-  describe?(task: TaskRecord): string;
 }
 
 /**

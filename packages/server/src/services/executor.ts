@@ -37,6 +37,7 @@ import {
   tasksAfter,
 } from './linked-runs.js';
 import { loadMailbox, runWakeName } from './run-wake.js';
+import { signalEndedCalls } from './system-call-ended.js';
 import { loadDecideTasks } from './decide-tasks.js';
 import { type DirectHandOff, handOffDirectly, type HandOffWish } from './direct-hand-off.js';
 import { taskDefsForRun, withTaskDefsOf } from './run-task-defs.js';
@@ -425,6 +426,7 @@ export class Executor {
     if (decision.newTasks.length > 0) await tx.insertTasks(decision.newTasks);
     if (decision.updatedTasks.length > 0) await tx.updateTasks(decision.updatedTasks);
     await this.applyCommands(tx, session, decision, after, handed);
+    await signalEndedCalls(tx, decision, after);
     // Waiters on this run (sync execute) are woken after commit, on every node.
     const runWake = runWakeName(decision.run.workflowId);
     after.wakeQueues.add(runWake);

@@ -245,8 +245,11 @@ export class TaskService {
     for (const d of seen.deferredBy) metrics.taskDeferred(d.type, d.reason);
   }
 
-  /** Puts handed-out tasks back on their queues at once (their worker never received them). */
-  private async release(tasks: TaskRecord[]): Promise<void> {
+  /**
+   * Puts handed-out tasks back on their queues at once (their worker never received them, or
+   * gave them up unfinished: a stopping node's system calls), as the same attempt.
+   */
+  async release(tasks: readonly TaskRecord[]): Promise<void> {
     if (tasks.length === 0) return;
     const wake = new Set<string>();
     await this.store.transaction(async (tx) => {
@@ -270,13 +273,17 @@ export class TaskService {
    * Applies a worker's result. A result for a task that has already ended is acknowledged and
    * ignored: it never reopens the task.
    */
-  async update(result: TaskResult): Promise<{ task: TaskRecord; applied: boolean }> {
+  async update(
+    result: TaskResult,
+    /** `detach`: an IN_PROGRESS result takes the task off its queue to be completed from outside (asyncComplete). */
+    options: { detach?: boolean } = {},
+  ): Promise<{ task: TaskRecord; applied: boolean }> {
     const after = afterCommit();
     const out = await this.store.transaction(async (tx) => {
       const task = await this.requireTask(tx, result.taskId);
       this.checkRunOf(task, result);
       if (isTerminalTaskStatus(task.status)) return { task, applied: false };
-      return this.applyResult(tx, task, result, after);
+      return this.applyResult(tx, task, result, after, undefined, options.detach === true);
     });
     this.wake.wake([...after.wakeQueues]);
     return out;
@@ -356,6 +363,7 @@ export class TaskService {
     result: TaskResult,
     after: AfterCommit,
     wish?: HandOffWish,
+    detach = false,
   ): Promise<{ task: TaskRecord; applied: boolean }> {
     const now = this.clock.now();
     const logs: TaskLog[] = (result.logs ?? []).map((l) => ({
@@ -366,7 +374,11 @@ export class TaskService {
     const decision = await this.executor.handle(
       tx,
       task.workflowInstanceId,
-      { type: 'TASK_RESULT', result: { ...result, workflowInstanceId: task.workflowInstanceId } },
+      {
+        type: 'TASK_RESULT',
+        result: { ...result, workflowInstanceId: task.workflowInstanceId },
+        ...(detach && { detach }),
+      },
       after,
       logs,
       wish,

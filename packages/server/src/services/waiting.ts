@@ -7,6 +7,8 @@ import {
   type WaitingFor,
 } from '@baton/protocol';
 
+import { isSystemQueue } from '../engine/kinds/system-call-names.js';
+import { explainSystemCall } from '../integrations/call-waiting.js';
 import type { StoredQueueMessage, StoredTimer, Tx } from '../store/store.js';
 import { explainLapsedLock, explainSystemTask, factsNeeded, type TaskFacts } from './waiting-kinds.js';
 import { isActivePoll } from './worker-liveness.js';
@@ -76,6 +78,10 @@ export function explainTask(
       message: `waiting: dead-lettered on ${queueName} after its retries; POST /api/admin/requeue/${type} sends it again`,
       queueName,
     };
+  }
+  if (isSystemQueue(queueName)) {
+    const call = explainSystemCall(task, message, now);
+    if (call) return call;
   }
   if (message.lockedUntil !== null && message.lockedUntil > now) {
     const worker = message.workerId ?? task.workerId ?? 'unknown';

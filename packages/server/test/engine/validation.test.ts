@@ -326,7 +326,7 @@ void describe('checkWorkflowDef', () => {
 });
 
 void describe('workerTaskNames', () => {
-  void it('names every SIMPLE or unknown-type task of the tree once', () => {
+  void it('names every SIMPLE, unknown-type or system-call task of the tree once', () => {
     const names = workerTaskNames({
       name: 'wf',
       tasks: [
@@ -343,7 +343,8 @@ void describe('workerTaskNames', () => {
         },
       ],
     });
-    assert.deepEqual(names, ['a', 'b', 'custom', 'inner']);
+    // A system call (HTTP) takes the task definition of its name too (retries, lease).
+    assert.deepEqual(names, ['a', 'b', 'custom', 'http', 'inner']);
   });
 });
 
