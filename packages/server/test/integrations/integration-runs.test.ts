@@ -181,6 +181,87 @@ for (const storeCase of storeCases()) {
       assert.equal(echo.inputData.arguments.text, 'secret is ${workflow.secrets.ARG}');
     });
 
+    it('runs every kind end to end through the executor, masking what the targets echo', async () => {
+      const id = await startRun(t.app, WORKFLOW.name, {
+        input: { pet: 'Rex', document: 'https://example.com/a.pdf' },
+      });
+      let run = await runOf(t.app, id);
+      let sawAnalysisWait = false;
+      const deadline = Date.now() + 60_000;
+      while (run.status === 'RUNNING' && Date.now() < deadline) {
+        const doc = run.tasks.find((task: { referenceTaskName: string }) => task.referenceTaskName === 'doc');
+        if (/document analysis running, next check at/.test(doc?.waitingFor?.message ?? ''))
+          sawAnalysisWait = true;
+        await new Promise((r) => setTimeout(r, 50));
+        run = await runOf(t.app, id);
+      }
+      answers.push(JSON.stringify(run));
+      assert.equal(
+        run.status,
+        'COMPLETED',
+        JSON.stringify(
+          run.tasks.map(
+            (x: { referenceTaskName: string; status: string; reasonForIncompletion?: string }) => [
+              x.referenceTaskName,
+              x.status,
+              x.reasonForIncompletion,
+            ],
+          ),
+        ),
+      );
+      assert.deepEqual(run.output, {
+        echoed: 'secret is ***',
+        who: 'you are Bearer ***',
+        petStatus: 201,
+        seen: 'Basic ***',
+        content: 'Invoice 42',
+      });
+      assert.ok(sawAnalysisWait, 'the analysis task said it waits for its next check');
+      const pet = run.tasks.find((task: { referenceTaskName: string }) => task.referenceTaskName === 'pet');
+      assert.equal(pets.received.at(-1)?.headers['idempotency-key'], pet.taskId);
+      assert.equal(mcp.authorizations.at(-1), `Bearer ${TOKEN}`, 'the target got the real token');
+      assert.ok(analyze.keys.at(-1) === DI_KEY);
+      for (const task of run.tasks) {
+        const logs = await api('GET', `/api/tasks/${task.taskId}/log`);
+        assert.equal(logs.status, 200);
+      }
+    });
+
+    it('terminating a run cancels its tool call in flight (notifications/cancelled) and the task ends CANCELED', async () => {
+      const def = {
+        name: 'slow_tool',
+        ownerEmail: 'a@b.c',
+        tasks: [
+          {
+            name: 'slow',
+            taskReferenceName: 'slow',
+            type: 'CALL_TOOL',
+            inputParameters: { service: 'tools', tool: 'slow', arguments: { seconds: 30 } },
+          },
+        ],
+      };
+      assert.equal((await api('POST', '/api/metadata/workflow', def)).status, 200);
+      const started = mcp.slowStarted;
+      const cancelled = mcp.cancelled;
+      const id = await startRun(t.app, 'slow_tool');
+      const deadline = Date.now() + 30_000;
+      while (mcp.slowStarted === started && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20));
+      assert.equal(mcp.slowStarted, started + 1, 'the tool call started');
+      const terminatedAt = Date.now();
+      assert.equal((await api('DELETE', `/api/workflow/${id}?reason=enough`)).status, 200);
+      while (mcp.cancelled === cancelled && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20));
+      assert.equal(mcp.cancelled, cancelled + 1, 'the server was told the call is cancelled');
+      assert.ok(
+        Date.now() - terminatedAt < 10_000,
+        `cancelled ${Date.now() - terminatedAt} ms after terminate`,
+      );
+      const run = await runOf(t.app, id);
+      assert.equal(run.status, 'TERMINATED');
+      assert.equal(run.tasks[0].status, 'CANCELED');
+    });
+
     it('no secret value reaches a stored row or an API answer', async () => {
       answers.push((await api('GET', '/api/secrets')).text, (await api('GET', '/api/registry/service')).text);
       answers.push((await api('GET', '/api/admin/config')).text, (await api('GET', '/metrics')).text);
