@@ -24,8 +24,8 @@ export interface Integrations {
   readonly registry: RegistryService;
   readonly handlers: readonly CallHandler[];
   /** Registration checks that need the registry (services, tools, connectors, operations named). */
-  referenceChecks(tx: Tx, def: unknown): Promise<ValidationError[]>;
-  routes(app: FastifyInstance): void;
+  readonly referenceChecks: (tx: Tx, def: unknown) => Promise<ValidationError[]>;
+  readonly routes: (app: FastifyInstance) => void;
   close(): Promise<void>;
 }
 
