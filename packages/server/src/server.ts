@@ -6,6 +6,7 @@ import type { RawEnv } from './config/env.js';
 import type { Options } from './config/options.js';
 import type { ScriptRunner } from './engine/scripts.js';
 import { buildApp } from './http/app.js';
+import type { CallHandlerRegistry } from './integrations/call-handler.js';
 import { createCallHandlers, startSystemTaskExecutor } from './integrations/index.js';
 import { createIntegrations } from './integrations/integrations.js';
 import { Metrics } from './metrics.js';
@@ -56,6 +57,8 @@ export interface CreateServerInput {
   timerLoop?: boolean;
   /** Run this node's system-task executor (HTTP, CALL_TOOL, … calls; default true). */
   systemTaskExecutor?: boolean;
+  /** Use these call handlers instead of the built-in ones (tests). */
+  callHandlers?: CallHandlerRegistry;
 }
 
 function isLoopback(host: string): boolean {
@@ -118,10 +121,11 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     hooks,
   );
   // Handlers of the calls the engine makes itself (HTTP, CALL_TOOL, …); a kind without one is refused.
-  const callHandlers = createCallHandlers(options);
-  // Secrets, the service registry and the MCP, connector and document-analysis handlers.
+  const callHandlers = createCallHandlers(options, input.callHandlers);
+  // Secrets, the service registry and the MCP, connector and document-analysis handlers (not
+  // registered when the caller brings its own handlers).
   const integrations = createIntegrations({ store, clock, secretsKey: options.secretsKey });
-  for (const handler of integrations.handlers) callHandlers.registry.register(handler);
+  if (!input.callHandlers) for (const handler of integrations.handlers) callHandlers.registry.register(handler);
   const metadata = new MetadataService(
     store,
     clock,

@@ -34,10 +34,25 @@ export function explainSystemCall(
     const due = `${at(until)} (in ${Math.max(0, Math.round((until - now) / 1000))} s)`;
     if (task.limitDeferral !== undefined && task.limitDeferral.until === until) return undefined;
     if (task.pollCount > 0)
-      return { reason: 'callback', message: `waiting: ${what} running, next check at ${due}`, until, queueName };
+      return {
+        reason: 'callback',
+        message: `waiting: ${what} running, next check at ${due}`,
+        until,
+        queueName,
+      };
     if (task.retryCount > 0)
-      return { reason: 'retry-delay', message: `waiting: attempt ${attempt} of ${what} is due at ${due}`, until, queueName };
-    return { reason: 'start-delay', message: `waiting: ${what} starts after its startDelay, at ${due}`, until, queueName };
+      return {
+        reason: 'retry-delay',
+        message: `waiting: attempt ${attempt} of ${what} is due at ${due}`,
+        until,
+        queueName,
+      };
+    return {
+      reason: 'start-delay',
+      message: `waiting: ${what} starts after its startDelay, at ${due}`,
+      until,
+      queueName,
+    };
   }
   return {
     reason: 'worker',

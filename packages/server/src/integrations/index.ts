@@ -29,11 +29,13 @@ export interface CallHandlers {
   readonly agents: EgressAgents;
 }
 
-export function createCallHandlers(options: Options): CallHandlers {
+/** The built-in handlers, or `registry` as given (tests bring their own). */
+export function createCallHandlers(options: Options, registry?: CallHandlerRegistry): CallHandlers {
   const agents = new EgressAgents(new EgressPolicy({ deny: options.httpDeny, allow: options.httpAllow }));
-  const registry = new CallHandlerRegistry();
-  registry.register(new HttpCallHandler({ agents, maxResponseBytes: options.httpMaxResponseBytes }));
-  return { registry, agents };
+  if (registry) return { registry, agents };
+  const builtIn = new CallHandlerRegistry();
+  builtIn.register(new HttpCallHandler({ agents, maxResponseBytes: options.httpMaxResponseBytes }));
+  return { registry: builtIn, agents };
 }
 
 export interface ExecutorDeps {

@@ -9,6 +9,7 @@ import { type Clock, ManualClock, systemClock } from '../../src/clock.js';
 import { compileOptions } from '../../src/config/options.js';
 import { createServer, type BatonServer } from '../../src/server.js';
 import type { ScriptRunner } from '../../src/engine/scripts.js';
+import type { CallHandlerRegistry } from '../../src/integrations/call-handler.js';
 import type { Store } from '../../src/store/store.js';
 
 export interface TestApp {
@@ -27,6 +28,8 @@ export async function testApp(
     logger?: Logger;
     scripts?: ScriptRunner;
     timerLoop?: boolean;
+    /** Call handlers instead of the built-in ones (system-call executor tests). */
+    callHandlers?: CallHandlerRegistry;
   } = {},
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'baton-app-'));
@@ -36,6 +39,7 @@ export async function testApp(
     clock: options.clock ?? systemClock,
     logger: options.logger ?? pino({ level: 'silent' }),
     ...(options.scripts && { scripts: options.scripts }),
+    ...(options.callHandlers && { callHandlers: options.callHandlers }),
     // On a manual clock the test fires due timers itself (`server.timers.fireDue()`).
     timerLoop: options.timerLoop ?? !(options.clock instanceof ManualClock),
   });

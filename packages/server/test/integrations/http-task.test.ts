@@ -16,7 +16,10 @@ import { storeCases } from '../helpers/stores.js';
  */
 
 let seq = 0;
-function httpWorkflow(request: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> {
+function httpWorkflow(
+  request: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   seq += 1;
   return {
     name: `http_wf_${seq}`,
@@ -65,7 +68,8 @@ for (const storeCase of storeCases()) {
     before(async () => {
       target = await startHttpTarget(async (req, res, body) => {
         const url = new URL(req.url ?? '/', 'http://x');
-        if (url.pathname === '/json') return json(res, 200, { hello: 'world', echo: body === '' ? null : JSON.parse(body) });
+        if (url.pathname === '/json')
+          return json(res, 200, { hello: 'world', echo: body === '' ? null : JSON.parse(body) });
         if (url.pathname === '/text') {
           res.writeHead(201, { 'content-type': 'text/plain', 'x-extra': 'yes' });
           res.end('plain text');
@@ -74,7 +78,9 @@ for (const storeCase of storeCases()) {
         if (url.pathname === '/fail') return json(res, 503, { error: 'down for maintenance' });
         if (url.pathname === '/flaky') {
           const seen = target.requests.filter((r) => r.url === '/flaky').length;
-          return seen === 1 ? json(res, 500, { error: 'first time fails' }) : json(res, 200, { attempt: seen });
+          return seen === 1
+            ? json(res, 500, { error: 'first time fails' })
+            : json(res, 200, { attempt: seen });
         }
         if (url.pathname === '/redirect') {
           res.writeHead(302, { location: '/json' });
@@ -109,7 +115,10 @@ for (const storeCase of storeCases()) {
       assert.deepEqual(response.body, { hello: 'world', echo: { greeting: 'hello world' } });
       assert.equal(response.reasonPhrase, 'OK');
       assert.deepEqual(response.headers['content-type'], ['application/json']);
-      assert.deepEqual(run.output, { status: 200, body: { hello: 'world', echo: { greeting: 'hello world' } } });
+      assert.deepEqual(run.output, {
+        status: 200,
+        body: { hello: 'world', echo: { greeting: 'hello world' } },
+      });
       const seen = target.requests.find((r) => r.headers['idempotency-key'] === task.taskId);
       assert.ok(seen, 'the request carries Idempotency-Key: <taskId>');
       assert.equal(seen.method, 'POST');
@@ -143,17 +152,25 @@ for (const storeCase of storeCases()) {
       assert.equal(run.status, 'FAILED');
       const task = run.tasks[0];
       assert.equal(task.status, 'FAILED');
-      assert.match(task.reasonForIncompletion, /^HTTP 503 Service Unavailable: \{"error":"down for maintenance"\}/);
+      assert.match(
+        task.reasonForIncompletion,
+        /^HTTP 503 Service Unavailable: \{"error":"down for maintenance"\}/,
+      );
       assert.equal(task.outputData.response.statusCode, 503);
     });
 
     void it('retries a failed call under the task definition of the same name', async () => {
       const { app } = suite;
-      const id = await startHttp(app, { uri: `${target.url}/flaky`, method: 'GET' }, {}, {
-        retryCount: 2,
-        retryDelaySeconds: 0,
-        responseTimeoutSeconds: 10,
-      });
+      const id = await startHttp(
+        app,
+        { uri: `${target.url}/flaky`, method: 'GET' },
+        {},
+        {
+          retryCount: 2,
+          retryDelaySeconds: 0,
+          responseTimeoutSeconds: 10,
+        },
+      );
       const run = await runTo(app, id, ['COMPLETED', 'FAILED']);
       assert.equal(run.status, 'COMPLETED');
       assert.deepEqual(
@@ -161,10 +178,14 @@ for (const storeCase of storeCases()) {
         ['FAILED', 'COMPLETED'],
       );
       assert.equal(run.tasks[1].retryCount, 1);
-      assert.equal(run.tasks[1].responseTimeoutSeconds, 10, 'the lease is the definition\'s response timeout when shorter than 30 s');
+      assert.equal(
+        run.tasks[1].responseTimeoutSeconds,
+        10,
+        "the lease is the definition's response timeout when shorter than 30 s",
+      );
     });
 
-    void it('a transport failure fails with Conductor\'s message', async () => {
+    void it("a transport failure fails with Conductor's message", async () => {
       const { app } = suite;
       const closed = await startHttpTarget(() => {});
       const url = closed.url;
@@ -177,7 +198,11 @@ for (const storeCase of storeCases()) {
 
     void it('readTimeOut fails a call whose answer is late', async () => {
       const { app } = suite;
-      const id = await startHttp(app, { uri: `${target.url}/slow?ms=3000`, method: 'GET', readTimeOut: 200 }, { retryCount: 0 });
+      const id = await startHttp(
+        app,
+        { uri: `${target.url}/slow?ms=3000`, method: 'GET', readTimeOut: 200 },
+        { retryCount: 0 },
+      );
       const run = await runTo(app, id, ['COMPLETED', 'FAILED']);
       assert.equal(run.status, 'FAILED');
       assert.match(run.tasks[0].reasonForIncompletion, /^Failed to invoke HTTP task due to: .*[Tt]imeout/);
@@ -185,18 +210,28 @@ for (const storeCase of storeCases()) {
 
     void it('says why an open call waits, and counts calls in /metrics', async () => {
       const { app } = suite;
-      const id = await startHttp(app, { uri: `${target.url}/slow?ms=1500`, method: 'GET', readTimeOut: 10_000 });
+      const id = await startHttp(app, {
+        uri: `${target.url}/slow?ms=1500`,
+        method: 'GET',
+        readTimeOut: 10_000,
+      });
       const waiting = await eventually(async () => {
         const run = await runOf(app, id);
         const w = run.tasks[0]?.waitingFor;
         return w?.reason === 'lock' ? w : undefined;
       }, 'the call to be in flight');
-      assert.match(waiting.message, new RegExp(`^waiting: calling GET ${target.url}/slow\\?ms=1500 \\(attempt 1 since `));
+      assert.match(
+        waiting.message,
+        new RegExp(`^waiting: calling GET ${target.url}/slow\\?ms=1500 \\(attempt 1 since `),
+      );
       assert.match(waiting.workerId, /^baton-executor@/);
       await runTo(app, id, ['COMPLETED']);
       const metrics = await call(app, 'GET', '/metrics');
       assert.match(metrics.text, /baton_system_calls_total\{kind="HTTP",outcome="completed"\} [1-9]/);
-      assert.match(metrics.text, /baton_system_call_duration_seconds_count\{kind="HTTP",outcome="completed"\} [1-9]/);
+      assert.match(
+        metrics.text,
+        /baton_system_call_duration_seconds_count\{kind="HTTP",outcome="completed"\} [1-9]/,
+      );
       assert.match(metrics.text, /baton_system_calls_in_flight\{kind="HTTP"\} 0/);
     });
 
@@ -223,7 +258,11 @@ for (const storeCase of storeCases()) {
 
     void it('terminate aborts the call in flight: the target sees the connection close, the task is CANCELED', async () => {
       const { app } = suite;
-      const id = await startHttp(app, { uri: `${target.url}/slow?ms=30000`, method: 'GET', readTimeOut: 60_000 });
+      const id = await startHttp(app, {
+        uri: `${target.url}/slow?ms=30000`,
+        method: 'GET',
+        readTimeOut: 60_000,
+      });
       const seen = await eventually(
         () => Promise.resolve(target.requests.find((r) => r.url === '/slow?ms=30000')),
         'the call to reach the target',
@@ -233,9 +272,14 @@ for (const storeCase of storeCases()) {
       assert.equal(res.status, 200, res.text);
       const closedAt = await Promise.race([
         seen.closed,
-        new Promise<number>((_, reject) => setTimeout(() => reject(new Error('connection still open after 5 s')), 5000)),
+        new Promise<number>((_, reject) =>
+          setTimeout(() => reject(new Error('connection still open after 5 s')), 5000),
+        ),
       ]);
-      assert.ok(closedAt - terminatedAt < 1000, `the connection closed ${closedAt - terminatedAt} ms after terminate`);
+      assert.ok(
+        closedAt - terminatedAt < 1000,
+        `the connection closed ${closedAt - terminatedAt} ms after terminate`,
+      );
       const run = await runOf(app, id);
       assert.equal(run.status, 'TERMINATED');
       assert.equal(run.tasks[0].status, 'CANCELED');
@@ -251,7 +295,9 @@ for (const storeCase of storeCases()) {
       const mocked = await call(app, 'POST', '/api/workflow/test', {
         workflowDef: def,
         input: {},
-        taskRefToMockOutput: { call: [{ status: 'COMPLETED', output: { response: { statusCode: 299, body: 'mocked' } } }] },
+        taskRefToMockOutput: {
+          call: [{ status: 'COMPLETED', output: { response: { statusCode: 299, body: 'mocked' } } }],
+        },
       });
       assert.equal(mocked.status, 200, mocked.text);
       assert.equal(mocked.body.status, 'COMPLETED');
@@ -273,7 +319,8 @@ for (const storeCase of storeCases()) {
       assert.equal(res.status, 400);
       assert.ok(
         res.body.validationErrors.some(
-          (e: any) => e.path === 'tasks[0].inputParameters.http_request.uri' && /Missing HTTP URI/.test(e.message),
+          (e: any) =>
+            e.path === 'tasks[0].inputParameters.http_request.uri' && /Missing HTTP URI/.test(e.message),
         ),
         res.text,
       );
@@ -282,17 +329,32 @@ for (const storeCase of storeCases()) {
       assert.equal(res.status, 400);
       assert.ok(
         res.body.validationErrors.some(
-          (e: any) => e.path === 'tasks[0].inputParameters.http_request.method' && /Unknown HTTP method FETCH/.test(e.message),
+          (e: any) =>
+            e.path === 'tasks[0].inputParameters.http_request.method' &&
+            /Unknown HTTP method FETCH/.test(e.message),
         ),
         res.text,
       );
-      const noParams = { ...httpWorkflow({}), tasks: [{ name: 'x', taskReferenceName: 'call', type: 'HTTP' }] };
+      const noParams = {
+        ...httpWorkflow({}),
+        tasks: [{ name: 'x', taskReferenceName: 'call', type: 'HTTP' }],
+      };
       res = await call(app, 'POST', '/api/metadata/workflow', noParams);
       assert.equal(res.status, 400);
       const expressions = httpWorkflow({ uri: '${workflow.input.url}', method: '${workflow.input.method}' });
       res = await call(app, 'POST', '/api/metadata/workflow', expressions);
       assert.equal(res.status, 200, res.text);
-      const whole = { ...httpWorkflow({}), tasks: [{ name: 'y', taskReferenceName: 'call', type: 'HTTP', inputParameters: { http_request: '${workflow.input.req}' } }] };
+      const whole = {
+        ...httpWorkflow({}),
+        tasks: [
+          {
+            name: 'y',
+            taskReferenceName: 'call',
+            type: 'HTTP',
+            inputParameters: { http_request: '${workflow.input.req}' },
+          },
+        ],
+      };
       res = await call(app, 'POST', '/api/metadata/workflow', whole);
       assert.equal(res.status, 200, res.text);
     });
@@ -302,7 +364,14 @@ for (const storeCase of storeCases()) {
       // CONNECTOR has no handler in this build unless one is registered.
       const def = {
         name: `connector_wf_${seq++}`,
-        tasks: [{ name: 'c', taskReferenceName: 'c', type: 'CONNECTOR', inputParameters: { connector: 'x', operation: 'y' } }],
+        tasks: [
+          {
+            name: 'c',
+            taskReferenceName: 'c',
+            type: 'CONNECTOR',
+            inputParameters: { connector: 'x', operation: 'y' },
+          },
+        ],
       };
       const res = await call(app, 'POST', '/api/metadata/workflow', def);
       if (res.status === 400 && /no executor handles it/.test(res.text)) {
@@ -316,7 +385,10 @@ for (const storeCase of storeCases()) {
 
   void describe(`HTTP egress policy on ${storeCase.name}`, () => {
     const suite = appSuite(storeCase, {
-      env: { BATON_HTTP_DENY: '169.254.0.0/16,fe80::/10,127.0.0.2/32,localhost', BATON_HTTP_MAX_RESPONSE_BYTES: '1000' },
+      env: {
+        BATON_HTTP_DENY: '169.254.0.0/16,fe80::/10,127.0.0.2/32,localhost',
+        BATON_HTTP_MAX_RESPONSE_BYTES: '1000',
+      },
     });
     let target: HttpTarget;
     before(async () => {
@@ -352,19 +424,32 @@ for (const storeCase of storeCases()) {
     void it('denies a CIDR and a host name checked after DNS and on redirects, before any connection', async () => {
       const { app } = suite;
       const before = target.connections();
-      const deniedAddress = await startHttp(app, { uri: `http://127.0.0.2:${target.port}/json`, method: 'GET' });
+      const deniedAddress = await startHttp(app, {
+        uri: `http://127.0.0.2:${target.port}/json`,
+        method: 'GET',
+      });
       let run = await runTo(app, deniedAddress, ['FAILED', 'COMPLETED']);
       assert.match(run.tasks[0].reasonForIncompletion, /denied by BATON_HTTP_DENY rule 127\.0\.0\.2\/32$/);
       const deniedName = await startHttp(app, { uri: `http://localhost:${target.port}/json`, method: 'GET' });
       run = await runTo(app, deniedName, ['FAILED', 'COMPLETED']);
-      assert.match(run.tasks[0].reasonForIncompletion, /egress to localhost denied by BATON_HTTP_DENY rule localhost$/);
+      assert.match(
+        run.tasks[0].reasonForIncompletion,
+        /egress to localhost denied by BATON_HTTP_DENY rule localhost$/,
+      );
       assert.equal(target.connections() - before, 0, 'no connection was opened to a denied destination');
 
       const viaRedirect = await startHttp(app, { uri: `${target.url}/to-localhost`, method: 'GET' });
       run = await runTo(app, viaRedirect, ['FAILED', 'COMPLETED']);
       assert.equal(run.status, 'FAILED');
-      assert.match(run.tasks[0].reasonForIncompletion, /egress to localhost denied by BATON_HTTP_DENY rule localhost$/);
-      assert.equal(target.requests.filter((r) => r.url === '/json').length, 0, 'the redirect target was never called');
+      assert.match(
+        run.tasks[0].reasonForIncompletion,
+        /egress to localhost denied by BATON_HTTP_DENY rule localhost$/,
+      );
+      assert.equal(
+        target.requests.filter((r) => r.url === '/json').length,
+        0,
+        'the redirect target was never called',
+      );
     });
 
     void it('caps the response body', async () => {

@@ -200,7 +200,10 @@ export class SystemTaskExecutor {
     if (entry.cause === 'stopping') {
       this.options.metrics.ended(kind, 'released', seconds);
       await this.options.tasks.release([task]).catch((error: unknown) => {
-        this.options.logger.warn({ err: error, taskId: task.taskId }, 'could not give a call back; its lease will lapse');
+        this.options.logger.warn(
+          { err: error, taskId: task.taskId },
+          'could not give a call back; its lease will lapse',
+        );
       });
       return;
     }
@@ -248,7 +251,11 @@ export class SystemTaskExecutor {
   private async post(task: TaskRecord, outcome: CallOutcome, logs: readonly string[]): Promise<void> {
     const mask = (text: string): string => this.secrets.mask(text);
     const lines = [...logs, ...(outcome.logs ?? [])];
-    const base = { taskId: task.taskId, workflowInstanceId: task.workflowInstanceId, workerId: this.options.nodeId };
+    const base = {
+      taskId: task.taskId,
+      workflowInstanceId: task.workflowInstanceId,
+      workerId: this.options.nodeId,
+    };
     let result: TaskResult;
     let detach = false;
     switch (outcome.status) {
@@ -309,7 +316,10 @@ export class SystemTaskExecutor {
       });
       if (!applied && isTerminalTaskStatus(task.status)) this.abort(entry, 'ended');
     } catch (error) {
-      this.options.logger.warn({ err: error, taskId: entry.task.taskId }, 'could not extend the lease of a system call');
+      this.options.logger.warn(
+        { err: error, taskId: entry.task.taskId },
+        'could not extend the lease of a system call',
+      );
     }
   }
 
@@ -340,7 +350,8 @@ export class SystemTaskExecutor {
       const entry = this.inFlight.get(id);
       if (!entry) continue;
       const task = byId.get(id);
-      const stillOurs = task !== undefined && task.status === 'IN_PROGRESS' && task.workerId === this.options.nodeId;
+      const stillOurs =
+        task !== undefined && task.status === 'IN_PROGRESS' && task.workerId === this.options.nodeId;
       if (!stillOurs) {
         this.options.logger.info(
           { taskId: id, status: task?.status, call: describeCall(entry.task) },

@@ -93,7 +93,10 @@ export class HttpCallHandler implements CallHandler {
       if (hop < MAX_REDIRECTS && isRedirect(response.statusCode) && typeof location === 'string') {
         await response.body.dump().catch(() => {});
         url = new URL(location, url);
-        if (response.statusCode === 303 || ((response.statusCode === 301 || response.statusCode === 302) && method === 'POST')) {
+        if (
+          response.statusCode === 303 ||
+          ((response.statusCode === 301 || response.statusCode === 302) && method === 'POST')
+        ) {
           method = 'GET';
           body = undefined;
         }
@@ -140,7 +143,10 @@ function requestHeaders(spec: HttpRequestSpec, taskId: string, hasBody: boolean)
   return headers;
 }
 
-async function readCapped(body: AsyncIterable<Buffer> & { destroy(): unknown }, max: number): Promise<string> {
+async function readCapped(
+  body: AsyncIterable<Buffer> & { destroy(): unknown },
+  max: number,
+): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {

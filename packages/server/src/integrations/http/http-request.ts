@@ -42,7 +42,8 @@ export function requestObject(input: Record<string, unknown>): Record<string, un
 function timeout(value: unknown, fallback: number): number | string {
   if (value === undefined || value === null || value === '') return fallback;
   const n = typeof value === 'string' ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) return `must be a number of milliseconds, got ${JSON.stringify(value)}`;
+  if (typeof n !== 'number' || !Number.isFinite(n) || n < 0)
+    return `must be a number of milliseconds, got ${JSON.stringify(value)}`;
   return Math.min(Math.floor(n), MAX_TIMEOUT_MS) || fallback;
 }
 
@@ -68,7 +69,11 @@ export function parseHttpRequest(input: JsonObject): HttpRequestSpec | { problem
   if (isRecord(req.headers)) {
     for (const [name, value] of Object.entries(req.headers)) {
       if (value === undefined || value === null) continue;
-      headers[name] = Array.isArray(value) ? value.map(String).join(', ') : typeof value === 'string' ? value : JSON.stringify(value);
+      headers[name] = Array.isArray(value)
+        ? value.map(String).join(', ')
+        : typeof value === 'string'
+          ? value
+          : JSON.stringify(value);
     }
   } else if (req.headers !== undefined && req.headers !== null) {
     return { problem: 'http_request.headers must be an object of header names to values' };
@@ -78,7 +83,8 @@ export function parseHttpRequest(input: JsonObject): HttpRequestSpec | { problem
     : typeof req.accept === 'string' && req.accept !== ''
       ? req.accept
       : 'application/json';
-  const contentType = typeof req.contentType === 'string' && req.contentType !== '' ? req.contentType : 'application/json';
+  const contentType =
+    typeof req.contentType === 'string' && req.contentType !== '' ? req.contentType : 'application/json';
   const connect = timeout(req.connectionTimeOut, DEFAULT_CONNECT_TIMEOUT_MS);
   if (typeof connect === 'string') return { problem: `connectionTimeOut ${connect}` };
   const read = timeout(req.readTimeOut, DEFAULT_READ_TIMEOUT_MS);
@@ -112,7 +118,11 @@ export function checkHttpNode(node: WorkflowTask, path: string): ValidationError
   const errors: ValidationError[] = [];
   const uri = req.uri;
   if (typeof uri !== 'string' || uri.trim() === '') {
-    errors.push({ path: `${at}.uri`, message: `${MISSING_URI} (taskName: ${node.name})`, ...(uri !== undefined && { invalidValue: uri }) });
+    errors.push({
+      path: `${at}.uri`,
+      message: `${MISSING_URI} (taskName: ${node.name})`,
+      ...(uri !== undefined && { invalidValue: uri }),
+    });
   } else if (!isExpression(uri)) {
     let scheme: string | undefined;
     try {
@@ -121,22 +131,50 @@ export function checkHttpNode(node: WorkflowTask, path: string): ValidationError
       errors.push({ path: `${at}.uri`, message: `Invalid HTTP URI: ${uri}`, invalidValue: uri });
     }
     if (scheme !== undefined && scheme !== 'http:' && scheme !== 'https:')
-      errors.push({ path: `${at}.uri`, message: `Unsupported HTTP URI scheme ${scheme} (http: or https: only)`, invalidValue: uri });
+      errors.push({
+        path: `${at}.uri`,
+        message: `Unsupported HTTP URI scheme ${scheme} (http: or https: only)`,
+        invalidValue: uri,
+      });
   }
   const method = req.method;
   if (typeof method !== 'string' || method.trim() === '') {
-    errors.push({ path: `${at}.method`, message: `${MISSING_METHOD} (taskName: ${node.name})`, ...(method !== undefined && { invalidValue: method }) });
-  } else if (!isExpression(method) && !(HTTP_METHODS as readonly string[]).includes(method.trim().toUpperCase())) {
-    errors.push({ path: `${at}.method`, message: `Unknown HTTP method ${method} (one of ${HTTP_METHODS.join(', ')})`, invalidValue: method });
+    errors.push({
+      path: `${at}.method`,
+      message: `${MISSING_METHOD} (taskName: ${node.name})`,
+      ...(method !== undefined && { invalidValue: method }),
+    });
+  } else if (
+    !isExpression(method) &&
+    !(HTTP_METHODS as readonly string[]).includes(method.trim().toUpperCase())
+  ) {
+    errors.push({
+      path: `${at}.method`,
+      message: `Unknown HTTP method ${method} (one of ${HTTP_METHODS.join(', ')})`,
+      invalidValue: method,
+    });
   }
   for (const field of ['connectionTimeOut', 'readTimeOut'] as const) {
     const value = req[field];
     if (value === undefined || value === null || isExpression(value)) continue;
     const n = typeof value === 'string' ? Number(value) : value;
     if (typeof n !== 'number' || !Number.isFinite(n) || n < 0)
-      errors.push({ path: `${at}.${field}`, message: `${field} must be a number of milliseconds`, invalidValue: value });
+      errors.push({
+        path: `${at}.${field}`,
+        message: `${field} must be a number of milliseconds`,
+        invalidValue: value,
+      });
   }
-  if (req.headers !== undefined && req.headers !== null && !isRecord(req.headers) && !isExpression(req.headers))
-    errors.push({ path: `${at}.headers`, message: 'headers must be an object of header names to values', invalidValue: req.headers });
+  if (
+    req.headers !== undefined &&
+    req.headers !== null &&
+    !isRecord(req.headers) &&
+    !isExpression(req.headers)
+  )
+    errors.push({
+      path: `${at}.headers`,
+      message: 'headers must be an object of header names to values',
+      invalidValue: req.headers,
+    });
   return errors;
 }
