@@ -179,7 +179,11 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
           clock,
           logger,
           metrics,
-          secrets: { resolve: integrations.secrets.resolveValue, mask: integrations.secrets.mask },
+          secrets: {
+            resolve: integrations.secrets.resolveValue,
+            mask: integrations.secrets.mask,
+            maskJson: integrations.secrets.maskJson,
+          },
         });
 
   let state: ServerState = 'RUNNING';

@@ -262,6 +262,44 @@ for (const storeCase of storeCases()) {
       assert.equal(run.tasks[0].status, 'CANCELED');
     });
 
+    it('an HTTP task sends a secret in a header and a target echoing it is masked in the output', async () => {
+      const def = {
+        name: 'http_secret',
+        ownerEmail: 'a@b.c',
+        tasks: [
+          {
+            name: 'post',
+            taskReferenceName: 'post',
+            type: 'HTTP',
+            inputParameters: {
+              http_request: {
+                uri: `${pets.url}/pets`,
+                method: 'POST',
+                headers: { Authorization: 'Bearer ${workflow.secrets.ARG}' },
+                body: { name: 'Tom' },
+              },
+            },
+          },
+        ],
+      };
+      assert.equal((await api('POST', '/api/metadata/workflow', def)).status, 200);
+      const id = await startRun(t.app, 'http_secret');
+      let run = await runOf(t.app, id);
+      const deadline = Date.now() + 30_000;
+      while (run.status === 'RUNNING' && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+        run = await runOf(t.app, id);
+      }
+      answers.push(JSON.stringify(run));
+      assert.equal(run.status, 'COMPLETED', JSON.stringify(run.tasks[0]));
+      assert.equal(pets.received.at(-1)?.headers.authorization, `Bearer ${ARG_SECRET}`);
+      assert.equal(run.tasks[0].outputData.response.body.seenAuthorization, 'Bearer ***');
+      assert.equal(
+        run.tasks[0].inputData.http_request.headers.Authorization,
+        'Bearer ${workflow.secrets.ARG}',
+      );
+    });
+
     it('no secret value reaches a stored row or an API answer', async () => {
       answers.push((await api('GET', '/api/secrets')).text, (await api('GET', '/api/registry/service')).text);
       answers.push((await api('GET', '/api/admin/config')).text, (await api('GET', '/metrics')).text);

@@ -37,6 +37,8 @@ export interface SecretResolver {
   resolve<T extends JsonObject>(value: T): Promise<T>;
   /** Masks every secret value found in a text (reasons, logs) as `***`. */
   mask(text: string): string;
+  /** The same for a JSON value (a call's output, e.g. an HTTP body echoing a header). */
+  maskJson?<T extends JsonObject>(value: T): T;
 }
 
 const NO_SECRETS: SecretResolver = {
@@ -250,6 +252,7 @@ export class SystemTaskExecutor {
   /** The outcome as a worker result (asyncComplete: the task stays IN_PROGRESS off its queue). */
   private async post(task: TaskRecord, outcome: CallOutcome, logs: readonly string[]): Promise<void> {
     const mask = (text: string): string => this.secrets.mask(text);
+    const maskOutput = (output: JsonObject): JsonObject => this.secrets.maskJson?.(output) ?? output;
     const lines = [...logs, ...(outcome.logs ?? [])];
     const base = {
       taskId: task.taskId,
@@ -261,7 +264,7 @@ export class SystemTaskExecutor {
     switch (outcome.status) {
       case 'COMPLETED':
         detach = task.workflowTask.asyncComplete === true;
-        result = { ...base, status: detach ? 'IN_PROGRESS' : 'COMPLETED', outputData: outcome.output };
+        result = { ...base, status: detach ? 'IN_PROGRESS' : 'COMPLETED', outputData: maskOutput(outcome.output) };
         if (detach) lines.push('asyncComplete: waiting to be completed from outside');
         break;
       case 'FAILED':
@@ -270,14 +273,14 @@ export class SystemTaskExecutor {
           ...base,
           status: outcome.status,
           reasonForIncompletion: mask(outcome.reason),
-          ...(outcome.output !== undefined && { outputData: outcome.output }),
+          ...(outcome.output !== undefined && { outputData: maskOutput(outcome.output) }),
         };
         break;
       case 'IN_PROGRESS':
         result = {
           ...base,
           status: 'IN_PROGRESS',
-          outputData: outcome.output,
+          outputData: maskOutput(outcome.output),
           callbackAfterSeconds: Math.max(0, Math.ceil(outcome.checkAfterSeconds)),
         };
         lines.push(outcome.waitingFor);
