@@ -264,7 +264,11 @@ export class SystemTaskExecutor {
     switch (outcome.status) {
       case 'COMPLETED':
         detach = task.workflowTask.asyncComplete === true;
-        result = { ...base, status: detach ? 'IN_PROGRESS' : 'COMPLETED', outputData: maskOutput(outcome.output) };
+        result = {
+          ...base,
+          status: detach ? 'IN_PROGRESS' : 'COMPLETED',
+          outputData: maskOutput(outcome.output),
+        };
         if (detach) lines.push('asyncComplete: waiting to be completed from outside');
         break;
       case 'FAILED':

@@ -72,7 +72,7 @@ export async function checkServiceReferences(tx: Tx, def: unknown): Promise<Vali
     const known =
       record.kind === 'connector'
         ? operationsOf(record.openApi ?? {}).map((op) => op.operationId)
-        : record.methods.map((m) => m.operationName);
+        : (Array.isArray(record.methods) ? record.methods : []).map((m) => m.operationName);
     // An MCP service with no tools registered has not said what it offers: its tools are found at call time.
     if (record.kind === 'mcp' && known.length === 0) continue;
     if (!known.includes(method)) {

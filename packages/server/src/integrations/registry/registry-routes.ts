@@ -6,7 +6,7 @@ import type { RegistryService } from './registry-service.js';
 import { serviceBodySchema, type ServiceBody, type ServiceMethod } from './service-record.js';
 
 const tags = ['registry'];
-const name = { type: 'string', minLength: 1, maxLength: 128 } as const;
+const name = { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_.-]+$' } as const;
 const nameParams = { type: 'object', required: ['name'], properties: { name } } as const;
 const registryParams = {
   type: 'object',

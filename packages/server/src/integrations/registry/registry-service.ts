@@ -23,7 +23,19 @@ export interface CircuitBreakerStatus {
   message: string;
 }
 
-const recordFrom = (row: StoredService): ServiceRecord => row.record as unknown as ServiceRecord;
+/** A stored record, with the fields every reader relies on made present (rows written by hand or by older versions). */
+function recordFrom(row: StoredService): ServiceRecord {
+  const record = row.record as unknown as Partial<ServiceRecord>;
+  return {
+    ...record,
+    name: row.name,
+    kind: record.kind ?? 'mcp',
+    url: typeof record.url === 'string' ? record.url : '',
+    methods: Array.isArray(record.methods) ? record.methods : [],
+    circuitBreakerEnabled: record.circuitBreakerEnabled === true,
+    circuitBreaker: record.circuitBreaker ?? { state: 'CLOSED', transitionTimestamp: row.createTime },
+  };
+}
 
 /**
  * The service registry (Orkes's `/api/registry/service`): named MCP action services, OpenAPI
@@ -47,6 +59,7 @@ export class RegistryService {
 
   /** Adds or replaces a service (Orkes: "add or update"). */
   async put(body: ServiceBody): Promise<JsonObject> {
+    refuseNul(body);
     const problems: ValidationError[] = checkServiceBody(body).map((p) => ({
       path: p.path,
       message: p.message,
@@ -111,6 +124,7 @@ export class RegistryService {
 
   /** Adds or replaces a method (an MCP tool; a connector's methods come from its document). */
   async putMethod(name: string, method: ServiceMethod): Promise<JsonObject> {
+    refuseNul(method);
     const record = await this.change(name, (r) => {
       if (r.kind === 'connector') {
         throw conflict(`Service ${name} is a connector: its operations come from its OpenAPI document`);
@@ -180,6 +194,15 @@ export class RegistryService {
     const validators = new OpenApiValidators(record.openApi);
     this.validators.set(name, { updateTime: row.updateTime, validators });
     return { record, validators };
+  }
+}
+
+/** NUL cannot be stored in PostgreSQL text or JSON: refuse it up front (SQLite would take it). */
+function refuseNul(body: unknown): void {
+  if (JSON.stringify(body).includes('\\u0000')) {
+    throw badRequest('body: text may not contain NUL (\\u0000) characters', [
+      { path: 'body', message: 'text may not contain NUL (\\u0000) characters' },
+    ]);
   }
 }
 

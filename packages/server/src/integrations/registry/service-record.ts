@@ -95,7 +95,7 @@ export const serviceBodySchema = {
       type: 'object',
       maxProperties: 64,
       propertyNames: { maxLength: 256, pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" },
-      additionalProperties: { type: 'string', maxLength: 8192 },
+      additionalProperties: { type: 'string', maxLength: 8192, pattern: '^[^\\r\\n]*$' },
     },
     openApi: { type: 'object' },
     apiVersion: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9.-]+$' },
