@@ -8,6 +8,7 @@ import type { ScriptRunner } from './engine/scripts.js';
 import { buildApp } from './http/app.js';
 import type { CallHandlerRegistry } from './integrations/call-handler.js';
 import { createCallHandlers, startSystemTaskExecutor } from './integrations/index.js';
+import { createIntegrations } from './integrations/integrations.js';
 import { Metrics } from './metrics.js';
 import { WakeBus } from './queue/wake-bus.js';
 import { Executor, type ExecutorHooks } from './services/executor.js';
@@ -121,7 +122,18 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
   );
   // Handlers of the calls the engine makes itself (HTTP, CALL_TOOL, …); a kind without one is refused.
   const callHandlers = createCallHandlers(options, input.callHandlers);
-  const metadata = new MetadataService(store, clock, scripts, callHandlers.registry);
+  // Secrets, the service registry and the MCP, connector and document-analysis handlers (not
+  // registered when the caller brings its own handlers).
+  const integrations = createIntegrations({ store, clock, secretsKey: options.secretsKey });
+  if (!input.callHandlers)
+    for (const handler of integrations.handlers) callHandlers.registry.register(handler);
+  const metadata = new MetadataService(
+    store,
+    clock,
+    scripts,
+    callHandlers.registry,
+    integrations.referenceChecks,
+  );
   const polls = new PollRecorder(store, options.pollDataFlushMs, (err) =>
     logger.warn({ err }, 'could not write poll data; keeping it for the next flush'),
   );
@@ -153,6 +165,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     metrics,
     lifecycle,
     healthChecks: { timers: () => timerLoop.healthCheck() },
+    integrationRoutes: integrations.routes,
   });
   if (input.timerLoop !== false) timerLoop.start();
   const systemTasks =
@@ -167,6 +180,11 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
           clock,
           logger,
           metrics,
+          secrets: {
+            resolve: integrations.secrets.resolveValue,
+            mask: integrations.secrets.mask,
+            maskJson: integrations.secrets.maskJson,
+          },
         });
 
   let state: ServerState = 'RUNNING';
@@ -202,6 +220,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
         await callHandlers.agents.close();
         await timerLoop.stop();
         await polls.close().catch(() => {});
+        await integrations.close().catch(() => {});
         unsubscribe();
         await store.close();
         await sandbox?.close();

@@ -57,6 +57,12 @@ export const ENV_KEYS = [
     default: '1000',
   },
   {
+    name: 'BATON_SECRETS_KEY',
+    description:
+      'Key that seals stored secrets (AES-256-GCM): 32 random bytes as base64 or 64 hex digits (openssl rand -base64 32); unset = no secrets',
+    secret: true,
+  },
+  {
     name: 'BATON_SYSTEM_TASK_CONCURRENCY',
     description: 'Calls the engine makes itself (HTTP, CALL_TOOL, …) in flight at once on this node',
     default: '32',

@@ -22,6 +22,8 @@ export interface Options {
   readonly scriptTimeoutMs: number;
   readonly timerIdleMs: number;
   readonly pollDataFlushMs: number;
+  /** The 32-byte key sealing stored secrets; absent when BATON_SECRETS_KEY is unset. */
+  readonly secretsKey: Buffer | undefined;
   /** System calls (HTTP, CALL_TOOL, …) in flight at once on this node. */
   readonly systemTaskConcurrency: number;
   readonly httpMaxResponseBytes: number;
@@ -54,6 +56,23 @@ function oneOf<T extends string>(raw: RawEnv, name: EnvName, allowed: readonly T
   const match = allowed.find((a) => a.toLowerCase() === text.toLowerCase());
   if (!match) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got '${text}'`);
   return match;
+}
+
+/** BATON_SECRETS_KEY: exactly 32 bytes, written as 64 hex digits or as base64. */
+function secretsKey(raw: RawEnv): Buffer | undefined {
+  const text = raw.BATON_SECRETS_KEY?.trim();
+  if (text === undefined || text === '') return undefined;
+  const key = /^[0-9a-fA-F]{64}$/.test(text)
+    ? Buffer.from(text, 'hex')
+    : /^[A-Za-z0-9+/_-]+={0,2}$/.test(text)
+      ? Buffer.from(text, 'base64')
+      : undefined;
+  if (key?.length !== 32) {
+    throw new ConfigError(
+      'BATON_SECRETS_KEY must be 32 bytes written as base64 or as 64 hex digits (make one with: openssl rand -base64 32)',
+    );
+  }
+  return key;
 }
 
 /** A comma list of host names and CIDRs (`BATON_HTTP_DENY`, `BATON_HTTP_ALLOW`); undefined when unset. */
@@ -110,6 +129,7 @@ export function compileOptions(raw: RawEnv, cwd = process.cwd()): Options {
     scriptTimeoutMs: integer(raw, 'BATON_SCRIPT_TIMEOUT_MS', 10, 60_000),
     timerIdleMs: integer(raw, 'BATON_TIMER_IDLE_MS', 10, 60_000),
     pollDataFlushMs: integer(raw, 'BATON_POLL_DATA_FLUSH_MS', 10, 60_000),
+    secretsKey: secretsKey(raw),
     systemTaskConcurrency: integer(raw, 'BATON_SYSTEM_TASK_CONCURRENCY', 1, 10_000),
     httpMaxResponseBytes: integer(raw, 'BATON_HTTP_MAX_RESPONSE_BYTES', 1, 1024 * 1024 * 1024),
     httpDeny: Object.freeze(egressList(raw, 'BATON_HTTP_DENY') ?? []),

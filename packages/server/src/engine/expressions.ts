@@ -17,6 +17,12 @@ export interface ResolveOptions {
 
 const TASK_ID_NAME = 'CPEWF_TASK_ID';
 /**
+ * `${workflow.secrets.NAME}` is never resolved here: it stays literal text in every stored
+ * input and is replaced only in the copy a call is made with (integrations/secrets), so no
+ * record ever holds a secret's value.
+ */
+const SECRET_PATH = /^(?:\$\.)?workflow\.secrets\./;
+/**
  * Loop iterations carry `__N` in their ref (`__N__M` inside nested loops); expressions see the
  * ref without it.
  */
@@ -187,6 +193,7 @@ function evaluateSegment(
   const path = (typeof resolved === 'string' ? resolved : stringify(resolved)).trim();
   if (path === '') return '';
   if (path === TASK_ID_NAME) return opts.taskId ?? null;
+  if (SECRET_PATH.test(path)) return `\${${path}}`;
   return readPath(doc, path);
 }
 

@@ -48,6 +48,8 @@ export interface AppDeps {
    * throws when its component is down; what it answers is shown with the component.
    */
   healthChecks?: Record<string, () => Promise<void | Record<string, unknown>>>;
+  /** Routes of the integrations room (`/api/secrets`, `/api/registry/service`). */
+  integrationRoutes?: (app: FastifyInstance) => void;
 }
 
 const ajvBase: AjvOptions = { allErrors: true, strict: false, useDefaults: true };
@@ -112,5 +114,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   adminRoutes(app, deps);
   metricsRoutes(app, deps);
   lifecycleRoutes(app, deps);
+  deps.integrationRoutes?.(app);
   return app;
 }

@@ -100,6 +100,8 @@ export interface SecretResolver {
   resolve<T extends JsonObject>(value: T): Promise<T>;
   /** Masks every secret value found in a text as `***`. */
   mask(text: string): string;
+  /** The same for a JSON value (a call's output, e.g. an HTTP body echoing a header). */
+  maskJson?<T extends JsonObject>(value: T): T;
 }
 
 /**

@@ -26,7 +26,13 @@ export class MetadataService {
     private readonly scripts: ScriptRunner,
     /** The server's call handlers: system-call kinds without one are refused. */
     private readonly systemCalls?: SystemCallChecks,
+    /** Checks that need the store beyond definitions (services, tools, connectors, operations named). */
+    private readonly referenceChecks?: (tx: Tx, def: unknown) => Promise<ValidationError[]>,
   ) {}
+
+  private async referenceErrors(tx: Tx, def: unknown): Promise<ValidationError[]> {
+    return this.referenceChecks ? this.referenceChecks(tx, def) : [];
+  }
 
   private checkContext(
     taskDefNames: Set<string>,
@@ -59,10 +65,13 @@ export class MetadataService {
   async registerWorkflow(def: WorkflowDef, overwrite: boolean): Promise<StoredWorkflowDef> {
     return this.store.transaction(async (tx) => {
       MetadataService.failIfInvalid(
-        checkWorkflowDef(
-          def,
-          this.checkContext(await this.taskDefNames(tx), await knownWorkflows(tx, [def])),
-        ),
+        [
+          ...checkWorkflowDef(
+            def,
+            this.checkContext(await this.taskDefNames(tx), await knownWorkflows(tx, [def])),
+          ),
+          ...(await this.referenceErrors(tx, def)),
+        ],
         'Workflow definition',
       );
       const now = this.clock.now();
@@ -82,10 +91,16 @@ export class MetadataService {
     return this.store.transaction(async (tx) => {
       const names = await this.taskDefNames(tx);
       const workflowExists = await knownWorkflows(tx, defs);
+      const references: ValidationError[] = [];
+      for (const [i, def] of defs.entries())
+        references.push(...prefixed(await this.referenceErrors(tx, def), `[${i}]`));
       MetadataService.failIfInvalid(
-        defs.flatMap((def, i) =>
-          prefixed(checkWorkflowDef(def, this.checkContext(names, workflowExists)), `[${i}]`),
-        ),
+        [
+          ...defs.flatMap((def, i) =>
+            prefixed(checkWorkflowDef(def, this.checkContext(names, workflowExists)), `[${i}]`),
+          ),
+          ...references,
+        ],
         'Workflow definitions',
       );
       const now = this.clock.now();
@@ -101,11 +116,16 @@ export class MetadataService {
 
   /** Checks a definition without storing it. */
   async validateWorkflow(def: WorkflowDef): Promise<void> {
-    const [names, workflowExists] = await this.store.read(
-      async (tx) => [await this.taskDefNames(tx), await knownWorkflows(tx, [def])] as const,
+    const [names, workflowExists, references] = await this.store.read(
+      async (tx) =>
+        [
+          await this.taskDefNames(tx),
+          await knownWorkflows(tx, [def]),
+          await this.referenceErrors(tx, def),
+        ] as const,
     );
     MetadataService.failIfInvalid(
-      checkWorkflowDef(def, this.checkContext(names, workflowExists)),
+      [...checkWorkflowDef(def, this.checkContext(names, workflowExists)), ...references],
       'Workflow definition',
     );
   }

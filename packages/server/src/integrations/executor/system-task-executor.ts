@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 
-import { isTerminalTaskStatus, type TaskRecord, type TaskResult } from '@baton/protocol';
+import { isTerminalTaskStatus, type JsonObject, type TaskRecord, type TaskResult } from '@baton/protocol';
 import type { Logger } from 'pino';
 
 import type { Clock } from '../../clock.js';
@@ -253,6 +253,7 @@ export class SystemTaskExecutor {
   /** The outcome as a worker result (asyncComplete: the task stays IN_PROGRESS off its queue). */
   private async post(task: TaskRecord, outcome: CallOutcome, logs: readonly string[]): Promise<void> {
     const mask = (text: string): string => this.secrets.mask(text);
+    const maskOutput = (output: JsonObject): JsonObject => this.secrets.maskJson?.(output) ?? output;
     const lines = [...logs, ...(outcome.logs ?? [])];
     const base = {
       taskId: task.taskId,
@@ -264,7 +265,11 @@ export class SystemTaskExecutor {
     switch (outcome.status) {
       case 'COMPLETED':
         detach = task.workflowTask.asyncComplete === true;
-        result = { ...base, status: detach ? 'IN_PROGRESS' : 'COMPLETED', outputData: outcome.output };
+        result = {
+          ...base,
+          status: detach ? 'IN_PROGRESS' : 'COMPLETED',
+          outputData: maskOutput(outcome.output),
+        };
         if (detach) lines.push('asyncComplete: waiting to be completed from outside');
         break;
       case 'FAILED':
@@ -273,14 +278,14 @@ export class SystemTaskExecutor {
           ...base,
           status: outcome.status,
           reasonForIncompletion: mask(outcome.reason),
-          ...(outcome.output !== undefined && { outputData: outcome.output }),
+          ...(outcome.output !== undefined && { outputData: maskOutput(outcome.output) }),
         };
         break;
       case 'IN_PROGRESS':
         result = {
           ...base,
           status: 'IN_PROGRESS',
-          outputData: outcome.output,
+          outputData: maskOutput(outcome.output),
           callbackAfterSeconds: Math.max(0, Math.ceil(outcome.checkAfterSeconds)),
         };
         lines.push(outcome.waitingFor);

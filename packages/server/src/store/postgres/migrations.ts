@@ -228,4 +228,27 @@ CREATE TRIGGER task_defs_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON
   FOR EACH STATEMENT EXECUTE FUNCTION baton_task_defs_changed();
 `,
   },
+  {
+    version: 7,
+    name: 'integrations',
+    sql: `
+-- Secrets: values sealed with AES-256-GCM under BATON_SECRETS_KEY before they reach the store
+-- (the store never sees plain text); key_id says which key sealed a row.
+CREATE TABLE secrets (
+  name        TEXT    PRIMARY KEY,
+  sealed      TEXT    NOT NULL,
+  key_id      TEXT    NOT NULL,
+  create_time BIGINT  NOT NULL,
+  update_time BIGINT  NOT NULL
+);
+-- The service registry: MCP action services, OpenAPI connectors, document-analysis services.
+-- Credentials in a record are secret names, never values.
+CREATE TABLE services (
+  name        TEXT    PRIMARY KEY,
+  record      JSONB   NOT NULL,
+  create_time BIGINT  NOT NULL,
+  update_time BIGINT  NOT NULL
+);
+`,
+  },
 ];

@@ -25,7 +25,16 @@ import {
   uniqueSorted,
   workflowDefFromColumns,
 } from '../sql-common.js';
-import type { PollRecord, RunQuery, StoredWorkflowDef, TaskLimitState, Tx } from '../store.js';
+import type {
+  PollRecord,
+  RunQuery,
+  StoredSecret,
+  StoredService,
+  StoredWorkflowDef,
+  TaskLimitState,
+  Tx,
+} from '../store.js';
+import * as ig from './pg-integrations.js';
 import { DECIDE_TASKS, decideTasks, latestByNameParams } from './pg-decide-set.js';
 import { deferMessages, lockTaskLimit, setTaskRateWindow } from './pg-limits.js';
 import { type Query, SQL } from './pg-sql.js';
@@ -483,6 +492,16 @@ export class PgTx extends PgQueueTx implements Tx {
     );
     return rows[0]?.workflow_id;
   }
+
+  // --- secrets and the service registry
+  readonly putSecret = (s: StoredSecret) => ig.putSecret(this.q, this.state, s);
+  readonly getSecrets = (names: readonly string[]) => ig.getSecrets(this.q, this.state, names);
+  readonly listSecrets = () => ig.listSecrets(this.q, this.state);
+  readonly deleteSecret = (name: string) => ig.deleteSecret(this.q, this.state, name);
+  readonly putService = (s: StoredService) => ig.putService(this.q, this.state, s);
+  readonly getService = (name: string) => ig.getService(this.q, this.state, name);
+  readonly listServices = () => ig.listServices(this.q, this.state);
+  readonly deleteService = (name: string) => ig.deleteService(this.q, this.state, name);
 }
 
 function workflowDefParams(def: StoredWorkflowDef): unknown[] {

@@ -202,4 +202,27 @@ INSERT INTO task_latest (workflow_id, name, seq, task_id)
   SELECT workflow_id, name, MAX(seq), task_id FROM stripped GROUP BY workflow_id, name;
 `,
   },
+  {
+    version: 6,
+    name: 'integrations',
+    sql: `
+-- Secrets: values sealed with AES-256-GCM under BATON_SECRETS_KEY before they reach the store
+-- (the store never sees plain text); key_id says which key sealed a row.
+CREATE TABLE secrets (
+  name        TEXT    PRIMARY KEY,
+  sealed      TEXT    NOT NULL,
+  key_id      TEXT    NOT NULL,
+  create_time INTEGER NOT NULL,
+  update_time INTEGER NOT NULL
+) STRICT;
+-- The service registry: MCP action services, OpenAPI connectors, document-analysis services.
+-- Credentials in a record are secret names, never values.
+CREATE TABLE services (
+  name        TEXT    PRIMARY KEY,
+  record      TEXT    NOT NULL,
+  create_time INTEGER NOT NULL,
+  update_time INTEGER NOT NULL
+) STRICT;
+`,
+  },
 ];

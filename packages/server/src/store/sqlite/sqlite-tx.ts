@@ -20,8 +20,17 @@ import {
   taskDefFromColumns,
   workflowDefFromColumns,
 } from '../sql-common.js';
-import type { PollRecord, RunQuery, StoredWorkflowDef, TaskLimitState, Tx } from '../store.js';
+import type {
+  PollRecord,
+  RunQuery,
+  StoredSecret,
+  StoredService,
+  StoredWorkflowDef,
+  TaskLimitState,
+  Tx,
+} from '../store.js';
 import { deferMessages, lockTaskLimit, setTaskRateWindow } from './sqlite-limits.js';
+import * as ig from './sqlite-integrations.js';
 import * as rc from './sqlite-run-control.js';
 import { decideTasks, recordLatestByName } from './sqlite-decide-set.js';
 import { SqliteQueueTx } from './sqlite-queue.js';
@@ -405,6 +414,16 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
     rc.deleteRunMessages(this.c, this.state, id, ids);
   readonly claimIdempotencyKey = (name: string, key: string, id: string, now: number) =>
     rc.claimIdempotencyKey(this.c, this.state, name, key, id, now);
+
+  // --- secrets and the service registry
+  readonly putSecret = (s: StoredSecret) => ig.putSecret(this.c, this.state, s);
+  readonly getSecrets = (names: readonly string[]) => ig.getSecrets(this.c, this.state, names);
+  readonly listSecrets = () => ig.listSecrets(this.c, this.state);
+  readonly deleteSecret = (name: string) => ig.deleteSecret(this.c, this.state, name);
+  readonly putService = (s: StoredService) => ig.putService(this.c, this.state, s);
+  readonly getService = (name: string) => ig.getService(this.c, this.state, name);
+  readonly listServices = () => ig.listServices(this.c, this.state);
+  readonly deleteService = (name: string) => ig.deleteService(this.c, this.state, name);
 }
 
 function runColumns(r: RunRecord): Record<string, string | number | null> {

@@ -1,0 +1,55 @@
+import type { ValidationError } from '@baton/protocol';
+import type { FastifyInstance } from 'fastify';
+
+import type { Clock } from '../clock.js';
+import type { Store, Tx } from '../store/store.js';
+import type { CallHandler } from './call-handler.js';
+import { ConnectorHandler } from './connector/connector-handler.js';
+import { DocumentAnalysisHandler } from './document-intelligence/document-analysis-handler.js';
+import { McpSessions } from './mcp/mcp-sessions.js';
+import { McpToolHandler } from './mcp/mcp-tool-handler.js';
+import { checkServiceReferences } from './registry/check-references.js';
+import { RegistryService } from './registry/registry-service.js';
+import { registryRoutes } from './registry/registry-routes.js';
+import { secretRoutes } from './secrets/secret-routes.js';
+import { SecretService } from './secrets/secret-service.js';
+
+/**
+ * The integrations room, assembled: the secret store, the service registry, and the call
+ * handlers of CALL_TOOL/LIST_TOOLS (MCP), CONNECTOR and DOCUMENT_INTELLIGENCE that the executor
+ * runs. The composition root registers the handlers and routes and closes it on stop.
+ */
+export interface Integrations {
+  readonly secrets: SecretService;
+  readonly registry: RegistryService;
+  readonly handlers: readonly CallHandler[];
+  /** Registration checks that need the registry (services, tools, connectors, operations named). */
+  readonly referenceChecks: (tx: Tx, def: unknown) => Promise<ValidationError[]>;
+  readonly routes: (app: FastifyInstance) => void;
+  close(): Promise<void>;
+}
+
+export function createIntegrations(input: {
+  store: Store;
+  clock: Clock;
+  secretsKey: Buffer | undefined;
+}): Integrations {
+  const secrets = new SecretService(input.store, input.clock, input.secretsKey);
+  const registry = new RegistryService(input.store, input.clock);
+  const sessions = new McpSessions();
+  return {
+    secrets,
+    registry,
+    handlers: [
+      new McpToolHandler(registry, sessions),
+      new ConnectorHandler(registry),
+      new DocumentAnalysisHandler(registry),
+    ],
+    referenceChecks: checkServiceReferences,
+    routes: (app) => {
+      secretRoutes(app, secrets);
+      registryRoutes(app, registry);
+    },
+    close: () => sessions.close(),
+  };
+}

@@ -1,0 +1,400 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+
+import type { JsonObject } from '@baton/protocol';
+import { Agent, fetch as undiciFetch } from 'undici';
+
+import { systemClock } from '../../src/clock.js';
+import type { CallContext, CallOutcome, SystemCall } from '../../src/integrations/call-handler.js';
+import { ConnectorHandler } from '../../src/integrations/connector/connector-handler.js';
+import { DocumentAnalysisHandler } from '../../src/integrations/document-intelligence/document-analysis-handler.js';
+import { McpSessions } from '../../src/integrations/mcp/mcp-sessions.js';
+import { McpToolHandler } from '../../src/integrations/mcp/mcp-tool-handler.js';
+import { RegistryService } from '../../src/integrations/registry/registry-service.js';
+import { SecretService } from '../../src/integrations/secrets/secret-service.js';
+import type { SystemCallKind } from '../../src/engine/kinds/system-call-names.js';
+import {
+  type AnalyzeTestServer,
+  type ConnectorTestServer,
+  type McpTestServer,
+  PET_API,
+  startAnalyzeServer,
+  startConnectorServer,
+  startMcpServer,
+} from '../helpers/integration-servers.js';
+import { type OpenedStore, storeCases } from '../helpers/stores.js';
+
+/**
+ * The MCP, connector and document-analysis handlers through the executor's port, against real
+ * servers on 127.0.0.1 (the SDK's McpServer, an OpenAPI-described API, the analyze protocol),
+ * with secrets from the real secret store.
+ */
+
+const KEY = Buffer.alloc(32, 7);
+const TOKEN = 'tok-Zq81-secret-value';
+const PASSWORD = 'pw-9x8y7z-secret';
+const DI_KEY = 'di-key-55aa-secret';
+
+let seq = 0;
+function systemCall(
+  taskType: SystemCallKind,
+  input: JsonObject,
+  extra: Partial<SystemCall> = {},
+): SystemCall {
+  seq++;
+  return {
+    taskId: `task-${seq}`,
+    workflowId: 'wf-1',
+    taskType,
+    declaredType: taskType,
+    referenceTaskName: `ref${seq}`,
+    workflowTask: { name: 'x', taskReferenceName: `ref${seq}`, type: taskType },
+    input,
+    attempt: 1,
+    previousOutput: {},
+    ...extra,
+  };
+}
+
+const agent = new Agent();
+function context(
+  secrets: SecretService,
+  signal: AbortSignal = new AbortController().signal,
+): CallContext & { logs: string[] } {
+  const logs: string[] = [];
+  return {
+    signal,
+    fetch: (input: Parameters<typeof undiciFetch>[0], init?: Parameters<typeof undiciFetch>[1]) =>
+      undiciFetch(input, { ...init, dispatcher: agent }),
+    dispatcher: agent,
+    resolveSecrets: secrets.resolveValue,
+    log: (line) => logs.push(line),
+    now: () => Date.now(),
+    logs,
+  };
+}
+
+function assertNoSecret(value: unknown): void {
+  const text = JSON.stringify(value);
+  for (const secret of [TOKEN, PASSWORD, DI_KEY, Buffer.from(`svc:${PASSWORD}`).toString('base64')]) {
+    assert.ok(!text.includes(secret), `a secret value leaked: ${text}`);
+  }
+}
+
+const sqlite = storeCases().find((c) => c.name === 'sqlite') ?? storeCases()[0];
+
+describe('call handlers through the port', () => {
+  let opened: OpenedStore;
+  let secrets: SecretService;
+  let registry: RegistryService;
+  let sessions: McpSessions;
+  let mcp: McpTestServer;
+  let pets: ConnectorTestServer;
+  let analyze: AnalyzeTestServer;
+  let tools: McpToolHandler;
+  let connector: ConnectorHandler;
+  let documents: DocumentAnalysisHandler;
+
+  before(async () => {
+    assert.ok(sqlite);
+    opened = await sqlite.open();
+    secrets = new SecretService(opened.store, systemClock, KEY);
+    registry = new RegistryService(opened.store, systemClock);
+    sessions = new McpSessions();
+    [mcp, pets, analyze] = await Promise.all([
+      startMcpServer(),
+      startConnectorServer(),
+      startAnalyzeServer(2),
+    ]);
+    await secrets.put('TOOLS_TOKEN', TOKEN);
+    await secrets.put('PET_PASSWORD', PASSWORD);
+    await secrets.put('DI_KEY', DI_KEY);
+    await registry.put({
+      name: 'tools',
+      kind: 'mcp',
+      url: mcp.url,
+      auth: { type: 'bearer', secret: 'TOOLS_TOKEN' },
+    });
+    await registry.put({
+      name: 'pets',
+      type: 'HTTP',
+      serviceURI: pets.url,
+      auth: { type: 'basic', username: 'svc', secret: 'PET_PASSWORD' },
+      openApi: PET_API,
+    });
+    await registry.put({
+      name: 'docs',
+      kind: 'document-intelligence',
+      url: analyze.url,
+      auth: { type: 'apiKey', header: 'Ocp-Apim-Subscription-Key', secret: 'DI_KEY' },
+    });
+    tools = new McpToolHandler(registry, sessions);
+    connector = new ConnectorHandler(registry);
+    documents = new DocumentAnalysisHandler(registry);
+  });
+
+  after(async () => {
+    await sessions.close();
+    await Promise.all([mcp.close(), pets.close(), analyze.close()]);
+    await agent.close();
+    await opened.cleanup();
+  });
+
+  it('CALL_TOOL calls a registered MCP service and reuses its session', async () => {
+    const first = await tools.call(
+      systemCall('CALL_TOOL', { service: 'tools', tool: 'echo', arguments: { text: 'hi' } }),
+      context(secrets),
+    );
+    assert.equal(first.status, 'COMPLETED', JSON.stringify(first));
+    assert.deepEqual(first.status === 'COMPLETED' && first.output, {
+      content: [{ type: 'text', text: 'hi' }],
+      structuredContent: { text: 'hi', length: 2 },
+      isError: false,
+    });
+    const second = await tools.call(
+      systemCall('CALL_TOOL', { service: 'tools', tool: 'echo', arguments: { text: 'again' } }),
+      context(secrets),
+    );
+    assert.equal(second.status, 'COMPLETED');
+    assert.equal(mcp.sessions, 1, 'the second call reused the session');
+    assert.equal(sessions.size, 1);
+  });
+
+  it('sends the bearer token from the secret store and masks it in the output', async () => {
+    const out = await tools.call(
+      systemCall('CALL_TOOL', { service: 'tools', tool: 'whoami', arguments: {} }),
+      context(secrets),
+    );
+    assert.equal(out.status, 'COMPLETED', JSON.stringify(out));
+    assert.equal(mcp.authorizations.at(-1), `Bearer ${TOKEN}`, 'the server got the real token');
+    assert.deepEqual(out.status === 'COMPLETED' && out.output.content, [
+      { type: 'text', text: 'you are Bearer ***' },
+    ]);
+    assertNoSecret(out);
+  });
+
+  it('an isError answer fails the task (retryable); a protocol error fails it with its message', async () => {
+    const failed = await tools.call(
+      systemCall('CALL_TOOL', { service: 'tools', tool: 'fail', arguments: { why: 'disk full' } }),
+      context(secrets),
+    );
+    assert.equal(failed.status, 'FAILED');
+    assert.match(failed.status === 'FAILED' ? failed.reason : '', /cannot: disk full/);
+    assert.equal(failed.status === 'FAILED' && failed.output?.isError, true);
+    const bad = await tools.call(
+      systemCall('CALL_TOOL', { service: 'tools', tool: 'echo', arguments: { text: 42 } }),
+      context(secrets),
+    );
+    assert.equal(bad.status, 'FAILED', JSON.stringify(bad));
+    assert.match(bad.status === 'FAILED' ? bad.reason : '', /text/i);
+  });
+
+  it('LIST_TOOLS answers the tools with their input schemas', async () => {
+    const out = await tools.call(systemCall('LIST_TOOLS', { service: 'tools' }), context(secrets));
+    assert.equal(out.status, 'COMPLETED', JSON.stringify(out));
+    const listed = (out.status === 'COMPLETED' ? out.output.tools : []) as Array<{
+      name: string;
+      inputSchema: JsonObject;
+    }>;
+    assert.deepEqual(listed.map((t) => t.name).sort(), ['echo', 'fail', 'slow', 'whoami']);
+    assert.equal(listed.find((t) => t.name === 'echo')?.inputSchema.type, 'object');
+  });
+
+  it("runs Conductor's CALL_MCP_TOOL and LIST_MCP_TOOLS unchanged (mcpServer, method, arguments, headers)", async () => {
+    const out = await tools.call(
+      systemCall(
+        'CALL_TOOL',
+        {
+          mcpServer: mcp.url,
+          method: 'whoami',
+          arguments: {},
+          headers: { Authorization: 'Bearer ${workflow.secrets.TOOLS_TOKEN}' },
+        },
+        { declaredType: 'CALL_MCP_TOOL' },
+      ),
+      context(secrets),
+    );
+    assert.equal(out.status, 'COMPLETED', JSON.stringify(out));
+    assert.equal(mcp.authorizations.at(-1), `Bearer ${TOKEN}`);
+    assertNoSecret(out);
+    const list = await tools.call(
+      systemCall('LIST_TOOLS', { mcpServer: mcp.url }, { declaredType: 'LIST_MCP_TOOLS' }),
+      context(secrets),
+    );
+    assert.equal(list.status, 'COMPLETED');
+  });
+
+  it('an aborted call stops at once and the server is told (notifications/cancelled)', async () => {
+    const controller = new AbortController();
+    const started = mcp.slowStarted;
+    const pending = tools.call(
+      systemCall('CALL_TOOL', { service: 'tools', tool: 'slow', arguments: { seconds: 30 } }),
+      context(secrets, controller.signal),
+    );
+    const deadline = Date.now() + 20_000;
+    while (mcp.slowStarted === started && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const abortedAt = Date.now();
+    controller.abort();
+    const out = await pending;
+    assert.equal(out.status, 'FAILED');
+    assert.ok(Date.now() - abortedAt < 5000, 'the handler answered soon after the abort');
+    while (mcp.cancelled === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(mcp.cancelled, 1, 'the server saw the cancellation');
+  });
+
+  it('a missing secret fails the call before any request, naming the secret', async () => {
+    await registry.put({
+      name: 'tools2',
+      kind: 'mcp',
+      url: mcp.url,
+      auth: { type: 'bearer', secret: 'NOT_THERE' },
+    });
+    const before = mcp.requests;
+    const out = await tools.call(
+      systemCall('CALL_TOOL', { service: 'tools2', tool: 'echo', arguments: { text: 'x' } }),
+      context(secrets),
+    );
+    assert.equal(out.status, 'FAILED');
+    assert.match(out.status === 'FAILED' ? out.reason : '', /NOT_THERE/);
+    assert.equal(mcp.requests, before);
+  });
+
+  it('CONNECTOR validates against the operation schema, calls with Idempotency-Key and masks derived credentials', async () => {
+    const task = systemCall('CONNECTOR', {
+      connector: 'pets',
+      operation: 'createPet',
+      body: { name: 'Rex', tags: ['good'] },
+    });
+    const out = await connector.call(task, context(secrets));
+    assert.equal(out.status, 'COMPLETED', JSON.stringify(out));
+    const response = (out.status === 'COMPLETED' ? out.output.response : {}) as JsonObject;
+    assert.equal(response.statusCode, 201);
+    assert.equal(response.reasonPhrase, 'Created');
+    assert.deepEqual(response.body, { name: 'Rex', tags: ['good'], id: 7, seenAuthorization: 'Basic ***' });
+    const seen = pets.received.at(-1);
+    assert.equal(seen?.headers['idempotency-key'], task.taskId);
+    assert.equal(seen?.headers.authorization, `Basic ${Buffer.from(`svc:${PASSWORD}`).toString('base64')}`);
+    assertNoSecret(out);
+
+    const get = await connector.call(
+      systemCall('CONNECTOR', {
+        connector: 'pets',
+        operation: 'getPet',
+        parameters: { petId: 3, verbose: true, 'X-Trace': 'abc' },
+      }),
+      context(secrets),
+    );
+    assert.equal(get.status, 'COMPLETED', JSON.stringify(get));
+    assert.deepEqual(get.status === 'COMPLETED' ? (get.output.response as JsonObject).body : null, {
+      id: 3,
+      name: 'Rex',
+      verbose: 'true',
+      trace: 'abc',
+    });
+  });
+
+  it('CONNECTOR refuses input that does not match the schema, naming the path and schema path, with no request', async () => {
+    const before = pets.requests;
+    const badParam = await connector.call(
+      systemCall('CONNECTOR', { connector: 'pets', operation: 'getPet', parameters: { petId: 'abc' } }),
+      context(secrets),
+    );
+    assert.equal(badParam.status, 'FAILED_WITH_TERMINAL_ERROR');
+    assert.match(
+      badParam.status === 'FAILED_WITH_TERMINAL_ERROR' ? badParam.reason : '',
+      /parameters\.petId must be integer \(schema #\/allOf\/0\/type\)/,
+    );
+    const badBody = await connector.call(
+      systemCall('CONNECTOR', { connector: 'pets', operation: 'createPet', body: { tags: [1] } }),
+      context(secrets),
+    );
+    const reason = badBody.status === 'FAILED_WITH_TERMINAL_ERROR' ? badBody.reason : '';
+    assert.match(reason, /body\.name must have required property 'name'/);
+    assert.match(reason, /body\.tags\[0\] must be string/);
+    const unknown = await connector.call(
+      systemCall('CONNECTOR', { connector: 'pets', operation: 'deletePet' }),
+      context(secrets),
+    );
+    assert.match(
+      unknown.status === 'FAILED_WITH_TERMINAL_ERROR' ? unknown.reason : '',
+      /no operation 'deletePet'/,
+    );
+    assert.equal(pets.requests, before, 'nothing was sent');
+  });
+
+  it('CONNECTOR fails on a non-2xx answer with the status and body in the reason', async () => {
+    const out = await connector.call(
+      systemCall('CONNECTOR', { connector: 'pets', operation: 'getPet', parameters: { petId: 404 } }),
+      context(secrets),
+    );
+    assert.equal(out.status, 'FAILED');
+    assert.match(out.status === 'FAILED' ? out.reason : '', /404 Not Found: \{"message":"no such pet"\}/);
+    assert.equal(out.status === 'FAILED' && (out.output?.response as JsonObject).statusCode, 404);
+  });
+
+  it('DOCUMENT_INTELLIGENCE starts an analysis, answers IN_PROGRESS per Retry-After, then the analyzeResult', async () => {
+    const input = {
+      service: 'docs',
+      modelId: 'prebuilt-invoice',
+      urlSource: 'https://example.com/invoice.pdf',
+    };
+    const outcomes: CallOutcome[] = [];
+    let previousOutput: JsonObject = {};
+    for (let i = 0; i < 10; i++) {
+      const out = await documents.call(
+        systemCall('DOCUMENT_INTELLIGENCE', input, { previousOutput }),
+        context(secrets),
+      );
+      outcomes.push(out);
+      if (out.status !== 'IN_PROGRESS') break;
+      assert.equal(out.checkAfterSeconds, 1);
+      assert.match(out.waitingFor, /^document analysis running, next check at \d{4}-/);
+      previousOutput = out.output;
+    }
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['IN_PROGRESS', 'IN_PROGRESS', 'IN_PROGRESS', 'COMPLETED'],
+    );
+    const done = outcomes.at(-1);
+    const result = (done?.status === 'COMPLETED' ? done.output.analyzeResult : {}) as JsonObject;
+    assert.equal(result.content, 'Invoice 42');
+    assert.deepEqual(result.source, { urlSource: 'https://example.com/invoice.pdf' });
+    assert.equal(analyze.started, 1);
+    assert.equal(analyze.checks, 3);
+    assert.ok(
+      analyze.keys.every((k) => k === DI_KEY),
+      'every request carried the key',
+    );
+    for (const o of outcomes) assertNoSecret(o);
+  });
+
+  it('DOCUMENT_INTELLIGENCE with a blob path fails clearly (no blob storage yet)', async () => {
+    const out = await documents.call(
+      systemCall('DOCUMENT_INTELLIGENCE', {
+        service: 'docs',
+        modelId: 'prebuilt-read',
+        blobPath: 'in/a.pdf',
+      }),
+      context(secrets),
+    );
+    assert.equal(out.status, 'FAILED_WITH_TERMINAL_ERROR');
+    assert.match(out.status === 'FAILED_WITH_TERMINAL_ERROR' ? out.reason : '', /blob storage/);
+  });
+
+  it('an open circuit fails calls at once; closing it lets them through', async () => {
+    await registry.setCircuit('tools', 'OPEN');
+    const before = mcp.requests;
+    const out = await tools.call(
+      systemCall('CALL_TOOL', { service: 'tools', tool: 'echo', arguments: { text: 'x' } }),
+      context(secrets),
+    );
+    assert.match(out.status === 'FAILED' ? out.reason : '', /circuit breaker of service 'tools' is open/);
+    assert.equal(mcp.requests, before);
+    await registry.setCircuit('tools', 'CLOSED');
+    const ok = await tools.call(
+      systemCall('CALL_TOOL', { service: 'tools', tool: 'echo', arguments: { text: 'x' } }),
+      context(secrets),
+    );
+    assert.equal(ok.status, 'COMPLETED');
+  });
+});
