@@ -7,6 +7,7 @@
 //   npm run generate -w packages/sdk            # rewrite the file
 //   npm run check-generated -w packages/sdk     # CI: fail when it is out of date
 //   node scripts/generate.mjs --spec file.json  # from a dumped document instead of the server
+//   node scripts/generate.mjs --dump            # print the server's document
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -60,6 +61,10 @@ export async function generate(spec) {
 async function main() {
   const specFile = argValue('--spec');
   const spec = specFile ? JSON.parse(readFileSync(specFile, 'utf8')) : await specFromServer();
+  if (process.argv.includes('--dump')) {
+    process.stdout.write(`${JSON.stringify(spec, null, 2)}\n`);
+    return;
+  }
   const source = await generate(spec);
   if (process.argv.includes('--check')) {
     const current = existsSync(target) ? readFileSync(target, 'utf8') : '';

@@ -66,16 +66,25 @@ describe('worker loop when idle (real server, recorded wire)', () => {
         assert.equal(p.query.get('timeout'), '5000');
       }
       // Each empty poll was a full long poll: the server held it about 5 s.
-      for (const p of all.slice(0, 5)) assert.ok(p.endedAt! - p.startedAt >= 4900, `long poll held ${p.endedAt! - p.startedAt} ms`);
+      for (const p of all.slice(0, 5))
+        assert.ok(p.endedAt! - p.startedAt >= 4900, `long poll held ${p.endedAt! - p.startedAt} ms`);
 
       const expected = [1, 2, 4, 8, 8];
       const gaps = expected.map((_, i) => all[i + 1]!.startedAt - all[i]!.endedAt!);
       for (const [i, gap] of gaps.entries()) {
-        assert.ok(gap >= expected[i]! - 0.5, `gap ${i} was ${gap.toFixed(2)} ms, expected ≥ ${expected[i]} ms`);
-        assert.ok(gap < expected[i]! + 250, `gap ${i} was ${gap.toFixed(2)} ms, expected about ${expected[i]} ms`);
+        assert.ok(
+          gap >= expected[i]! - 0.5,
+          `gap ${i} was ${gap.toFixed(2)} ms, expected ≥ ${expected[i]} ms`,
+        );
+        assert.ok(
+          gap < expected[i]! + 250,
+          `gap ${i} was ${gap.toFixed(2)} ms, expected about ${expected[i]} ms`,
+        );
       }
       // The work reset the back-off: the poll after the task came at once, the next empty one 1 ms later.
-      const idle = events.filter((e): e is Extract<RunnerEvent, { type: 'idle' }> => e.type === 'idle').map((e) => e.delayMs);
+      const idle = events
+        .filter((e): e is Extract<RunnerEvent, { type: 'idle' }> => e.type === 'idle')
+        .map((e) => e.delayMs);
       assert.deepEqual(idle.slice(0, 5), expected);
       assert.equal(idle[withWork], 1, 'back to 1 ms after work arrived');
       const gapAfterWork = all[withWork + 2]!.startedAt - all[withWork + 1]!.endedAt!;

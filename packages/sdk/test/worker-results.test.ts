@@ -58,7 +58,9 @@ describe('worker results (real server)', () => {
     assert.equal(done.status, 'COMPLETED');
     assert.deepEqual(done.output, { out: { greeting: 'hello, ada' } });
     const task = done.tasks[0]!;
-    const { data } = await client.api.GET('/api/tasks/{taskId}/log', { params: { path: { taskId: task.taskId } } });
+    const { data } = await client.api.GET('/api/tasks/{taskId}/log', {
+      params: { path: { taskId: task.taskId } },
+    });
     assert.deepEqual(
       (data as unknown as TaskLog[]).map((l) => l.log),
       ['greeting ada on attempt 1'],
