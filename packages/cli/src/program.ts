@@ -1,0 +1,32 @@
+import { Command } from 'commander';
+
+import { applyCommand } from './commands/apply.js';
+import { checkCommands } from './commands/check.js';
+import { queuesCommand } from './commands/queues.js';
+import { runCommands } from './commands/runs.js';
+import { serverCommands } from './commands/server.js';
+import { DEFAULT_URL } from './settings.js';
+
+/** The `baton` command line: every subcommand with its options and help. */
+export function buildProgram(): Command {
+  const program = new Command('baton')
+    .description(
+      'Baton workflow engine: run the server, apply definitions, start and follow runs, look at queues',
+    )
+    .option('-s, --server <url>', `server URL (default BATON_URL or ${DEFAULT_URL})`)
+    .option('--json', 'machine-readable JSON output')
+    .showHelpAfterError()
+    .configureOutput({ outputError: (text, write) => write(text) });
+  serverCommands(program);
+  applyCommand(program);
+  runCommands(program);
+  queuesCommand(program);
+  checkCommands(program);
+  program.addHelpText(
+    'after',
+    `
+Credentials: BATON_TOKEN (a bearer token) or BATON_KEY_ID + BATON_KEY_SECRET (an application key).
+Exit codes: 0 ok, 1 error, 2 usage; a waited-on run: 3 FAILED, 4 TIMED_OUT, 5 TERMINATED, 6 still open.`,
+  );
+  return program;
+}
