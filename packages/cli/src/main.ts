@@ -7,7 +7,7 @@ import { buildProgram } from './program.js';
 
 /** The `baton` bin: parse, run, and turn any failure into a clear message and an exit code. */
 async function main(): Promise<void> {
-  const program = buildProgram().exitOverride();
+  const program = buildProgram();
   try {
     await program.parseAsync(process.argv);
   } catch (err) {

@@ -16,6 +16,8 @@ export function buildProgram(): Command {
     .option('-s, --server <url>', `server URL (default BATON_URL or ${DEFAULT_URL})`)
     .option('--json', 'machine-readable JSON output')
     .showHelpAfterError()
+    // Set before the subcommands are added, so they inherit it: usage errors come back to main.
+    .exitOverride()
     .configureOutput({ outputError: (text, write) => write(text) });
   serverCommands(program);
   applyCommand(program);
