@@ -62,7 +62,7 @@ function liveFrame(run: Workflow, now: number, colour: boolean): string[] {
   for (const wait of run.waitingFor ?? []) {
     lines.push(
       paint(
-        `  why it waits: ${wait.referenceTaskName ? `${wait.referenceTaskName}: ` : ''}${wait.message}`,
+        `  why it waits: ${wait.referenceTaskName ? `${wait.referenceTaskName}: ` : ''}${wait.message.replace(/^waiting: /, '')}`,
         'yellow',
         colour,
       ),

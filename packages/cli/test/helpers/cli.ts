@@ -17,6 +17,7 @@ export interface CliResult {
 export function cliEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
   for (const key of Object.keys(out)) if (key.startsWith('BATON_') || key === 'FORCE_COLOR') delete out[key];
+  if (env.FORCE_COLOR !== undefined) delete out.NO_COLOR;
   return { ...out, ...env };
 }
 
