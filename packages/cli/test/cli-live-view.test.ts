@@ -31,14 +31,20 @@ describe('baton start --wait in a terminal (real CLI, real server, pseudo-termin
     });
     // Let the view draw a few frames while no worker polls, then bring the workers.
     await waitFor(
-      async () => ((await client.searchWorkflows({ name: 'decorate', status: 'RUNNING' })).totalHits === 1 ? true : undefined),
+      async () =>
+        (await client.searchWorkflows({ name: 'decorate', status: 'RUNNING' })).totalHits === 1
+          ? true
+          : undefined,
       { timeoutMs: 30_000, what: 'the run to start' },
     );
     await new Promise((r) => setTimeout(r, 1500));
     const pool = new WorkerPool({
       client,
       workers: [
-        defineWorker({ taskType: 'paint', handler: async () => (await new Promise((r) => setTimeout(r, 700)), { colour: 'teal' }) }),
+        defineWorker({
+          taskType: 'paint',
+          handler: async () => (await new Promise((r) => setTimeout(r, 700)), { colour: 'teal' }),
+        }),
         defineWorker({ taskType: 'dry', handler: () => ({}) }),
       ],
     }).start();
@@ -65,7 +71,8 @@ describe('baton start --wait in a terminal (real CLI, real server, pseudo-termin
   it('exits with the status of a run that ends badly (terminated: 5)', async () => {
     const view = runCliInTerminal(['start', 'decorate', '--wait'], { env: { BATON_URL: baton.url } });
     const id = await waitFor(
-      async () => (await client.searchWorkflows({ name: 'decorate', status: 'RUNNING' })).results[0]?.workflowId,
+      async () =>
+        (await client.searchWorkflows({ name: 'decorate', status: 'RUNNING' })).results[0]?.workflowId,
       { timeoutMs: 30_000, what: 'the run to start' },
     );
     await new Promise((r) => setTimeout(r, 500));
