@@ -52,6 +52,7 @@ describe('baton start --wait in a terminal (real CLI, real server, pseudo-termin
       const r = await view;
       assert.equal(r.code, 0, r.stdout);
       const text = r.stdout;
+      // eslint-disable-next-line no-control-regex
       assert.match(text, /\u001b\[\d+F\u001b\[0J/, 'frames are redrawn in place');
       // eslint-disable-next-line no-control-regex
       const plain = text.replace(/\u001b\[[0-9;]*[A-Za-z]/g, '');
@@ -62,6 +63,7 @@ describe('baton start --wait in a terminal (real CLI, real server, pseudo-termin
       assert.match(plain, /● paint SIMPLE IN_PROGRESS/, 'the running state was seen');
       assert.match(plain, /COMPLETED {2}\[█{24}\] 2\/2/);
       assert.match(plain, /COMPLETED output: \{"colour":"teal"\}/);
+      // eslint-disable-next-line no-control-regex
       assert.match(text, /\u001b\[32mCOMPLETED\u001b\[0m/, 'in colour');
     } finally {
       await pool.stop({ graceMs: 1000 });

@@ -163,7 +163,7 @@ export class TaskRunner {
     } catch (raw) {
       const error = coerceError(raw);
       const terminal = TerminalError.is(error);
-      const output = terminal ? ((error as TerminalError).outputData as JsonObject | undefined) : undefined;
+      const output = TerminalError.is(error) ? (error.outputData as JsonObject | undefined) : undefined;
       result = this.resultOf(task, terminal ? 'FAILED_WITH_TERMINAL_ERROR' : 'FAILED', output ?? {}, {
         reasonForIncompletion: error.message || error.name,
       });

@@ -69,7 +69,7 @@ export function checkCommands(program: Command): void {
       const run = await clientFrom(globals).testWorkflow({
         workflowDef: workflowFile(file),
         input: readInput(opts.input) as JsonObject,
-        taskRefToMockOutput: mocksFile(opts.mocks) as never,
+        taskRefToMockOutput: mocksFile(opts.mocks),
       });
       if (globals.json) printJson(run);
       else print(describeRun(run, Date.now(), useColour()));
