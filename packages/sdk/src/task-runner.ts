@@ -2,7 +2,7 @@ import type { JsonObject, TaskRecord, TaskResult } from '@baton/protocol';
 
 import { IdleBackoff } from './backoff.js';
 import type { BatonClient } from './client.js';
-import { coerceError, TerminalError } from './errors.js';
+import { BatonApiError, coerceError, TerminalError } from './errors.js';
 import { isInProgress, type TaskContext, type Worker, type WorkerDefinition } from './worker.js';
 
 /** The contract's long-poll wait: a batch poll waits up to 5000 ms for work. */
@@ -176,7 +176,7 @@ export class TaskRunner {
   }
 
   private resultOf(
-    task: TaskRecord,
+    task: Pick<TaskRecord, 'taskId' | 'workflowInstanceId'>,
     status: TaskResult['status'],
     outputData: JsonObject,
     extra: Partial<TaskResult> = {},
@@ -193,29 +193,40 @@ export class TaskRunner {
 
   /**
    * Posts a result. A result the server could not take (down, restarting) is tried again with
-   * the same back-off as polls, until it is taken, refused (4xx: nothing will change) or the
-   * task's lock would have lapsed anyway.
+   * the same back-off as polls, until it is taken or the task's lock would have lapsed anyway.
+   * A result the server refuses (4xx: too large, not JSON it accepts) will never be taken, so
+   * the task is failed with the server's reason instead of being left to time out.
    */
   private async post(result: TaskResult): Promise<void> {
     const task = this.running.get(result.taskId)?.task;
     const deadline = Date.now() + Math.max(5, task?.responseTimeoutSeconds ?? 60) * 1000;
     const backoff = new IdleBackoff(this.def.pollIntervalMs ?? 1000);
+    let current = result;
     for (;;) {
       try {
-        await this.client.updateTask(result);
+        await this.client.updateTask(current);
         this.emit({
           type: 'task-done',
           taskType: this.taskType,
-          taskId: result.taskId,
-          status: result.status,
+          taskId: current.taskId,
+          status: current.status,
         });
         return;
       } catch (raw) {
         const error = coerceError(raw);
         this.emit({ type: 'error', taskType: this.taskType, error, during: 'result' });
-        const status = (error as Error & { status?: unknown }).status;
-        const refused = typeof status === 'number' && status >= 400 && status < 500;
-        if (refused || Date.now() > deadline) return;
+        if (error instanceof BatonApiError && error.status >= 400 && error.status < 500) {
+          if (current !== result) return; // the failure report itself was refused
+          const reason = `the server refused the worker's result (HTTP ${error.status}): ${error.message}`;
+          current = this.resultOf(
+            result,
+            'FAILED',
+            {},
+            { reasonForIncompletion: reason.slice(0, 2000), logs: result.logs ?? [] },
+          );
+          continue;
+        }
+        if (Date.now() > deadline) return;
         await sleep(Math.max(50, backoff.nextDelay()), undefined);
       }
     }
