@@ -1,6 +1,6 @@
 import type { BatonClient, Workflow } from '@baton/sdk';
 
-import { duration, paint, statusColour } from './output.js';
+import { duration, paint, statusColour, visibleLength } from './output.js';
 import { buildTree, detailOf, progress, progressBar, renderTree } from './run-tree.js';
 
 const ENDED = new Set(['COMPLETED', 'FAILED', 'TIMED_OUT', 'TERMINATED']);
@@ -35,7 +35,12 @@ export async function watchRun(
     const run = await client.getWorkflow(workflowId);
     const now = Date.now();
     if (options.live) {
-      const frame = liveFrame(run, now, options.colour);
+      const frame = fitToScreen(
+        liveFrame(run, now, options.colour),
+        out.columns || 80,
+        out.rows || 24,
+        run.workflowId,
+      );
       // Move up over the last frame and clear it, then draw the new one.
       out.write(`${drawn > 0 ? `\u001b[${drawn}F\u001b[0J` : ''}${frame.join('\n')}\n`);
       drawn = frame.length;
@@ -82,4 +87,40 @@ function changes(run: Workflow, seen: Map<string, string>): string[] {
     lines.push(`${task.referenceTaskName} ${task.status}${why ? ` — ${why}` : ''}`);
   }
   return lines;
+}
+
+/**
+ * Keeps a frame within the terminal: a frame taller than the screen or with wrapped lines could
+ * not be redrawn in place (the cursor cannot move above the top). Long lines are cut, and a tall
+ * tree keeps its header and its latest lines.
+ */
+export function fitToScreen(frame: string[], columns: number, rows: number, workflowId: string): string[] {
+  let lines = frame;
+  const room = Math.max(4, rows - 1);
+  if (lines.length > room) {
+    const hidden = lines.length - room + 1;
+    lines = [lines[0] ?? '', `  … ${hidden} more (baton show ${workflowId})`, ...lines.slice(1 + hidden)];
+  }
+  return lines.map((line) => truncate(line, Math.max(10, columns - 1)));
+}
+
+/** Cuts a line to `width` visible characters, leaving colour codes whole. */
+function truncate(line: string, width: number): string {
+  let visible = 0;
+  let out = '';
+  for (let i = 0; i < line.length;) {
+    // eslint-disable-next-line no-control-regex
+    const escape = /^\u001b\[[0-9;]*m/.exec(line.slice(i));
+    if (escape) {
+      out += escape[0];
+      i += escape[0].length;
+      continue;
+    }
+    const char = String.fromCodePoint(line.codePointAt(i) ?? 32);
+    if (visible === width - 1 && visibleLength(line.slice(i)) > 1) return `${out}…\u001b[0m`;
+    out += char;
+    visible += 1;
+    i += char.length;
+  }
+  return out;
 }

@@ -66,6 +66,11 @@ export function runCommands(program: Command): void {
         });
         if (!opts.wait) return globals.json ? printJson({ workflowId: id }) : print(id);
         if (!globals.json) process.stderr.write(`started ${name} ${id}\n`);
+        // Ctrl-C stops following, not the run: say where to find it again.
+        process.once('SIGINT', () => {
+          process.stderr.write(`\nstopped following ${id}; the run goes on (baton show ${id})\n`);
+          process.exit(130);
+        });
         const run = await watchRun(client, id, {
           // JSON output is for scripts: no live frames on stdout.
           live: !globals.json && process.stdout.isTTY === true,

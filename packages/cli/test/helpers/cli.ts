@@ -58,7 +58,8 @@ export function runCliInTerminal(
   args: string[],
   opts: { env?: Record<string, string>; timeoutMs?: number } = {},
 ): Promise<CliResult> {
-  const command = [process.execPath, cliEntry, ...args].map(shellQuote).join(' ');
+  // A pseudo-terminal starts with no size; give it one a person's terminal might have.
+  const command = `stty cols 160 rows 50; ${[process.execPath, cliEntry, ...args].map(shellQuote).join(' ')}`;
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['-qefc', command, '/dev/null'], {
       cwd: repoRoot,
