@@ -119,6 +119,48 @@ describe('baton apply (real CLI, real server)', () => {
     }
   });
 
+  it('applies a workflow and the sub-workflow it names together, and refuses duplicates', async () => {
+    const nested = mkdtempSync(path.join(tmpdir(), 'baton-apply-nested-'));
+    try {
+      // parent.json sorts before child.json: both go in one PUT, so the order does not matter.
+      writeFileSync(
+        path.join(nested, 'a-parent.json'),
+        JSON.stringify({
+          name: 'parent',
+          tasks: [
+            {
+              name: 'child',
+              taskReferenceName: 'c',
+              type: 'SUB_WORKFLOW',
+              subWorkflowParam: { name: 'child' },
+            },
+          ],
+        }),
+      );
+      writeFileSync(
+        path.join(nested, 'b-child.yaml'),
+        [
+          'name: child',
+          'tasks:',
+          '  - name: charge',
+          '    taskReferenceName: charge',
+          '    type: SIMPLE',
+          '',
+        ].join('\n'),
+      );
+      const r = await runCli(['apply', '-f', nested], { env });
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /applied: 2 created, 0 updated, 0 unchanged/);
+
+      writeFileSync(path.join(nested, 'c-again.json'), JSON.stringify({ name: 'child', tasks: [] }));
+      const dup = await runCli(['apply', '-f', nested], { env });
+      assert.equal(dup.code, 2);
+      assert.match(dup.stderr, /workflow child is defined twice: in .*b-child\.yaml and in .*c-again\.json/);
+    } finally {
+      rmSync(nested, { recursive: true, force: true });
+    }
+  });
+
   it('names a file that does not parse, and exits 2', async () => {
     const bad = mkdtempSync(path.join(tmpdir(), 'baton-apply-bad-'));
     try {

@@ -43,7 +43,24 @@ export function collect(files: string[]): Found {
       } else found.taskDefs.push({ def: obj as unknown as TaskDef, file: where });
     }
   }
+  refuseDuplicates(found.taskDefs.map((t) => ({ key: `task definition ${t.def.name}`, file: t.file })));
+  refuseDuplicates(
+    found.workflows.map((w) => ({
+      key: `workflow ${w.def.name}${w.def.version === undefined ? '' : ` v${w.def.version}`}`,
+      file: w.file,
+    })),
+  );
   return found;
+}
+
+/** The same definition in two places: which one was meant cannot be guessed. */
+function refuseDuplicates(entries: Array<{ key: string; file: string }>): void {
+  const first = new Map<string, string>();
+  for (const { key, file } of entries) {
+    const earlier = first.get(key);
+    if (earlier !== undefined) throw new UsageError(`${key} is defined twice: in ${earlier} and in ${file}`);
+    first.set(key, file);
+  }
 }
 
 /** True when every field the file sets has the same value on the server (the server adds defaults). */
@@ -62,33 +79,54 @@ export function covers(stored: unknown, wanted: unknown): boolean {
   return stored === wanted;
 }
 
-async function applyTaskDef(client: BatonClient, def: TaskDef): Promise<Change> {
+/** What applying a task definition would do, from what the server holds now. */
+async function planTaskDef(client: BatonClient, def: TaskDef): Promise<Change> {
   const stored = await client.getTaskDef(def.name);
-  if (!stored) {
-    await client.registerTaskDefs([def]);
-    return 'created';
-  }
-  if (covers(stored, def)) return 'unchanged';
-  await client.updateTaskDef(def);
-  return 'updated';
+  return !stored ? 'created' : covers(stored, def) ? 'unchanged' : 'updated';
 }
 
-async function applyWorkflow(
+/**
+ * What applying a workflow would do. Without a version the file describes the latest one: an
+ * edit replaces it in place (runs keep the definition they started with).
+ */
+async function planWorkflow(
   client: BatonClient,
   def: WorkflowDef,
 ): Promise<{ change: Change; version: number }> {
   const stored = await client.getWorkflowDef(def.name, def.version);
-  if (!stored) {
-    const version = def.version ?? 1;
-    await client.putWorkflowDefs([{ ...def, version }]);
-    return { change: 'created', version };
-  }
-  // Without a version the file describes the latest one: an edit replaces it in place (runs
-  // keep the definition they started with).
+  if (!stored) return { change: 'created', version: def.version ?? 1 };
   const version = stored.version ?? 1;
-  if (covers(stored, { ...def, version })) return { change: 'unchanged', version };
-  await client.putWorkflowDefs([{ ...def, version }]);
-  return { change: 'updated', version };
+  return { change: covers(stored, { ...def, version }) ? 'unchanged' : 'updated', version };
+}
+
+/**
+ * Looks at everything first, then changes: new task definitions in one registration, edited
+ * ones one by one, then every new or edited workflow in one all-or-nothing PUT (so a workflow
+ * and the sub-workflow it names go in together, and a refused one changes no workflow).
+ */
+async function apply(client: BatonClient, found: Found, dryRun: boolean): Promise<Applied[]> {
+  const applied: Applied[] = [];
+  const taskPlans = await Promise.all(found.taskDefs.map(({ def }) => planTaskDef(client, def)));
+  const flowPlans = await Promise.all(found.workflows.map(({ def }) => planWorkflow(client, def)));
+  found.taskDefs.forEach(({ def, file }, i) =>
+    applied.push({ kind: 'taskdef', name: def.name, change: taskPlans[i]!, file }),
+  );
+  found.workflows.forEach(({ def, file }, i) => {
+    const { change, version } = flowPlans[i]!;
+    applied.push({ kind: 'workflow', name: def.name, version, change, file });
+  });
+  if (dryRun) return applied;
+  // Task definitions first: a workflow's worker tasks must name registered types.
+  const created = found.taskDefs.filter((_, i) => taskPlans[i] === 'created').map((t) => t.def);
+  if (created.length > 0) await client.registerTaskDefs(created);
+  for (const [i, { def }] of found.taskDefs.entries())
+    if (taskPlans[i] === 'updated') await client.updateTaskDef(def);
+  const flows = found.workflows
+    .map(({ def }, i) => ({ def, plan: flowPlans[i]! }))
+    .filter(({ plan }) => plan.change !== 'unchanged')
+    .map(({ def, plan }) => ({ ...def, version: plan.version }));
+  if (flows.length > 0) await client.putWorkflowDefs(flows);
+  return applied;
 }
 
 export function applyCommand(program: Command): void {
@@ -105,18 +143,7 @@ export function applyCommand(program: Command): void {
       if (found.taskDefs.length + found.workflows.length === 0) {
         throw new UsageError(`no definitions found in ${opts.file.join(', ')}`);
       }
-      const applied: Applied[] = [];
-      // Task definitions first: a workflow's worker tasks must name registered types.
-      for (const { def, file } of found.taskDefs) {
-        const change = opts.dryRun ? await wouldTaskDef(client, def) : await applyTaskDef(client, def);
-        applied.push({ kind: 'taskdef', name: def.name, change, file });
-      }
-      for (const { def, file } of found.workflows) {
-        const { change, version } = opts.dryRun
-          ? await wouldWorkflow(client, def)
-          : await applyWorkflow(client, def);
-        applied.push({ kind: 'workflow', name: def.name, version, change, file });
-      }
+      const applied = await apply(client, found, opts.dryRun === true);
       if (globals.json) return printJson(applied);
       const mark = {
         created: paint('+ created  ', 'green'),
@@ -133,19 +160,4 @@ export function applyCommand(program: Command): void {
         `${opts.dryRun ? 'would apply' : 'applied'}: ${count('created')} created, ${count('updated')} updated, ${count('unchanged')} unchanged`,
       );
     });
-}
-
-async function wouldTaskDef(client: BatonClient, def: TaskDef): Promise<Change> {
-  const stored = await client.getTaskDef(def.name);
-  return !stored ? 'created' : covers(stored, def) ? 'unchanged' : 'updated';
-}
-
-async function wouldWorkflow(
-  client: BatonClient,
-  def: WorkflowDef,
-): Promise<{ change: Change; version: number }> {
-  const stored = await client.getWorkflowDef(def.name, def.version);
-  if (!stored) return { change: 'created', version: def.version ?? 1 };
-  const version = stored.version ?? 1;
-  return { change: covers(stored, { ...def, version }) ? 'unchanged' : 'updated', version };
 }
