@@ -73,7 +73,7 @@ describe(`soak: ${WORKERS} workers × ${RUNS} tasks with seeded handler failures
   it(
     'ends every run as its failures dictate, each attempt handled exactly once',
     { timeout: 600_000 },
-    async () => {
+    async (t) => {
       const plan = plans();
       const calls = new Map<string, number>();
       const byWorker = new Map<number, number>();
@@ -103,6 +103,7 @@ describe(`soak: ${WORKERS} workers × ${RUNS} tasks with seeded handler failures
         }).start(),
       );
       try {
+        const startedAt = performance.now();
         const ids = await mapLimit(
           Array.from({ length: RUNS }, (_, n) => n),
           16,
@@ -136,6 +137,11 @@ describe(`soak: ${WORKERS} workers × ${RUNS} tasks with seeded handler failures
         const attempts = plan.map(expected).reduce((sum, e) => sum + e.attempts, 0);
         assert.equal(calls.size, attempts);
         assert.equal(byWorker.size, WORKERS, 'every worker took part');
+        // A figure for the notes, never an assertion: how long the whole soak took here.
+        const seconds = (performance.now() - startedAt) / 1000;
+        t.diagnostic(
+          `${RUNS} runs, ${attempts} handler calls by ${WORKERS} workers in ${seconds.toFixed(1)} s (${Math.round(attempts / seconds)} calls/s)`,
+        );
       } finally {
         await Promise.all(pools.map((p) => p.stop({ graceMs: 5000 })));
       }
