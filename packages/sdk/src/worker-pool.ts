@@ -73,8 +73,9 @@ export class WorkerPool {
       const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
       await Promise.race([Promise.all(this.runners.map((r) => r.drained())), grace]);
       clearTimeout(timer);
+      // Handlers still running have their signal aborted and their tasks handed back; a handler
+      // that ignores its signal is not waited for (its late result is dropped).
       await Promise.all(this.runners.map((r) => r.handBackAll()));
-      await Promise.all(this.runners.map((r) => r.drained()));
       this.current = 'STOPPED';
     })();
     return this.stopping;
