@@ -71,7 +71,7 @@ async function main() {
     if (current !== source) {
       process.stderr.write(
         `packages/sdk/src/generated/openapi.ts is out of date with the server's /api/openapi.json: ` +
-          `run npm run generate -w packages/sdk (after npx tsc -b) and commit the result\n`,
+          `run npm run generate -w packages/sdk (it builds the server first) and commit the result\n`,
       );
       process.exit(1);
     }
