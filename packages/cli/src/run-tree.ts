@@ -139,7 +139,7 @@ export function renderTree(tree: TreeNode[], now: number, colour: boolean): stri
         const why = detailOf(last);
         const iteration =
           last.referenceTaskName !== node.ref
-            ? ` (${last.referenceTaskName.slice(node.ref.length + 2)})`
+            ? ` (iteration ${last.referenceTaskName.slice(node.ref.length + 2)})`
             : '';
         lines.push(
           `${indent}${icon} ${paint(node.ref, 'bold', colour)}${iteration} ${paint(node.type, 'grey', colour)} ${status}${tries} ${paint(took, 'grey', colour)}${why ? ` — ${why}` : ''}`,

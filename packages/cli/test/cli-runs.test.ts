@@ -222,6 +222,75 @@ describe('baton start, runs, show and run control (real CLI, real server)', () =
     assert.match(v.stderr, /\n {2}- /, 'lists the validation errors');
   });
 
+  it('show and test draw forks, switch cases and loop iterations as a tree', async () => {
+    const def = path.join(dir, 'shapes.json');
+    const simple = (ref: string) => ({ name: ref, taskReferenceName: ref, type: 'SIMPLE' });
+    writeFileSync(
+      def,
+      JSON.stringify({
+        name: 'shapes',
+        version: 1,
+        tasks: [
+          {
+            name: 'fork',
+            taskReferenceName: 'fork',
+            type: 'FORK_JOIN',
+            forkTasks: [[simple('a')], [simple('b'), simple('b2')]],
+          },
+          { name: 'join', taskReferenceName: 'join', type: 'JOIN', joinOn: ['a', 'b2'] },
+          {
+            name: 'sw',
+            taskReferenceName: 'sw',
+            type: 'SWITCH',
+            evaluatorType: 'value-param',
+            expression: 'k',
+            inputParameters: { k: '${workflow.input.k}' },
+            decisionCases: { x: [simple('c')] },
+            defaultCase: [simple('d')],
+          },
+          {
+            name: 'loop',
+            taskReferenceName: 'loop',
+            type: 'DO_WHILE',
+            loopCondition: "if ($.loop['iteration'] < 2) { true; } else { false; }",
+            loopOver: [simple('e')],
+          },
+        ],
+      }),
+    );
+    const mocks = path.join(dir, 'shape-mocks.json');
+    writeFileSync(
+      mocks,
+      JSON.stringify({
+        a: { status: 'COMPLETED' },
+        b: { status: 'COMPLETED' },
+        b2: [{ status: 'FAILED' }, { status: 'COMPLETED' }],
+        c: { status: 'COMPLETED' },
+        e: [{ status: 'COMPLETED' }, { status: 'COMPLETED' }],
+      }),
+    );
+    const r = await runCli(['test', def, '--mocks', mocks, '--input', '{"k": "x"}'], { env });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const tree = r.stdout
+      .split('\n')
+      .filter((l) => /^\s*[✔✖●◌○⊘┊]/.test(l))
+      .map((l) => l.replace(/ (\d+(\.\d)? (ms|s)|\d+ m \d+ s)$/, ''));
+    assert.deepEqual(tree, [
+      '✔ fork FORK_JOIN COMPLETED',
+      '  ┊ branch 1',
+      '    ✔ a SIMPLE COMPLETED',
+      '  ┊ branch 2',
+      '    ✔ b SIMPLE COMPLETED',
+      '    ✔ b2 SIMPLE COMPLETED ×2',
+      '✔ join JOIN COMPLETED',
+      '✔ sw SWITCH COMPLETED',
+      '  ┊ case x',
+      '    ✔ c SIMPLE COMPLETED',
+      '✔ loop DO_WHILE COMPLETED',
+      '  ✔ e (iteration 2) SIMPLE COMPLETED ×2',
+    ]);
+  });
+
   it('connection refused names the URL; a 404 shows the server message', async () => {
     const port = await freePort();
     const r = await runCli(['runs', '--server', `http://127.0.0.1:${port}`]);
