@@ -12,6 +12,7 @@ export default tseslint.config(
       'data/**',
       'scripts/**',
       'packages/*/scripts/**',
+      'packages/*/bin/**',
       'eslint.config.js',
       'bench/**',
     ],

@@ -22,4 +22,10 @@ async function main(): Promise<void> {
   }
 }
 
+// `baton runs | head`: the reader went away; that is not an error.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw err;
+});
+
 void main();

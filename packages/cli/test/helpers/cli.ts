@@ -5,7 +5,8 @@ import { repoRoot } from '@baton/server/test/baton-process';
 
 export { startBaton, freePort, waitFor, repoRoot, type BatonProcess } from '@baton/server/test/baton-process';
 
-export const cliEntry = path.join(repoRoot, 'packages/cli/dist/src/main.js');
+/** The bin as npm links it (`npx baton`). */
+export const cliEntry = path.join(repoRoot, 'packages/cli/bin/baton.js');
 
 export interface CliResult {
   code: number | null;
