@@ -1,4 +1,4 @@
-import type { BatonClient, Workflow } from '@baton/sdk';
+import { BatonConnectionError, type BatonClient, type Workflow } from '@baton/sdk';
 
 import { duration, paint, statusColour, visibleLength } from './output.js';
 import { buildTree, detailOf, progress, progressBar, renderTree } from './run-tree.js';
@@ -32,7 +32,7 @@ export async function watchRun(
   const seen = new Map<string, string>();
   let lastRunLine = '';
   for (;;) {
-    const run = await client.getWorkflow(workflowId);
+    const run = await readRun(client, workflowId, process.stderr);
     const now = Date.now();
     if (options.live) {
       const frame = fitToScreen(
@@ -123,4 +123,29 @@ function truncate(line: string, width: number): string {
     i += char.length;
   }
   return out;
+}
+
+/** How long a watch rides out a server it cannot reach (a restart, a deploy) before giving up. */
+const OUTAGE_TOLERANCE_MS = 60_000;
+
+/** Reads the run, waiting out a short outage of the server (the run goes on without us). */
+async function readRun(
+  client: BatonClient,
+  workflowId: string,
+  err: NodeJS.WritableStream,
+): Promise<Workflow> {
+  const giveUpAt = Date.now() + OUTAGE_TOLERANCE_MS;
+  let said = false;
+  for (let delay = 250; ; delay = Math.min(delay * 2, 5000)) {
+    try {
+      const run = await client.getWorkflow(workflowId);
+      if (said) err.write('reached the server again\n');
+      return run;
+    } catch (raw) {
+      if (!(raw instanceof BatonConnectionError) || Date.now() + delay > giveUpAt) throw raw;
+      if (!said) err.write(`${raw.message}; retrying for up to ${OUTAGE_TOLERANCE_MS / 1000} s\n`);
+      said = true;
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  }
 }
