@@ -108,9 +108,10 @@ export class BatonClient {
       try {
         answer = await request();
       } catch (err) {
-        if (err instanceof Error && err.name === 'AbortError') throw err;
-        if (err instanceof BatonApiError || err instanceof BatonConnectionError) throw err;
-        throw new BatonConnectionError(this.baseUrl, err);
+        // fetch reports a network failure (refused, reset, DNS) as a TypeError; anything else
+        // (an abort, an answer that is not the JSON it claims) is not about reaching the server.
+        if (err instanceof TypeError) throw new BatonConnectionError(this.baseUrl, err);
+        throw err;
       }
       const { response } = answer;
       if (response.ok) return answer.data as T;
