@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+
 import { Command } from 'commander';
 
 import { applyCommand } from './commands/apply.js';
@@ -7,12 +9,21 @@ import { runCommands } from './commands/runs.js';
 import { serverCommands } from './commands/server.js';
 import { DEFAULT_URL } from './settings.js';
 
+/** This package's version (dist/src/program.js → package.json). */
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version?: string;
+  };
+  return pkg.version ?? 'unknown';
+}
+
 /** The `baton` command line: every subcommand with its options and help. */
 export function buildProgram(): Command {
   const program = new Command('baton')
     .description(
       'Baton workflow engine: run the server, apply definitions, start and follow runs, look at queues',
     )
+    .version(version(), '-V, --version')
     .option('-s, --server <url>', `server URL (default BATON_URL or ${DEFAULT_URL})`)
     .option('--json', 'machine-readable JSON output')
     .showHelpAfterError()

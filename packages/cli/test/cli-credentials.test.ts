@@ -74,6 +74,12 @@ describe('baton credentials from the environment', () => {
     assert.match(r.stderr, /set BATON_TOKEN, or BATON_KEY_ID and BATON_KEY_SECRET/);
   });
 
+  it('--version prints the version', async () => {
+    const r = await runCli(['--version']);
+    assert.equal(r.code, 0);
+    assert.match(r.stdout.trim(), /^\d+\.\d+\.\d+$/);
+  });
+
   it('half an application key is a usage error', async () => {
     const r = await runCli(['queues', '--server', url], { env: { BATON_KEY_ID: 'app-1' } });
     assert.equal(r.code, 2);
