@@ -5,7 +5,18 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'data/**', 'scripts/**', 'eslint.config.js', 'bench/**'] },
+  {
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      'data/**',
+      'scripts/**',
+      'packages/*/scripts/**',
+      'packages/*/bin/**',
+      'eslint.config.js',
+      'bench/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

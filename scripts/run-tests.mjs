@@ -64,9 +64,13 @@ async function startEmbeddedPostgres() {
 }
 
 // The benchmark's report code is plain JavaScript, tested where it lives.
-const testRoots = ['packages/protocol/dist/test', 'packages/server/dist/test', 'bench/lib'].map((p) =>
-  path.join(root, p),
-);
+const testRoots = [
+  'packages/protocol/dist/test',
+  'packages/server/dist/test',
+  'packages/sdk/dist/test',
+  'packages/cli/dist/test',
+  'bench/lib',
+].map((p) => path.join(root, p));
 let files = testRoots.flatMap((dir) => {
   try {
     return findTests(dir);

@@ -1,0 +1,26 @@
+import type { Command } from 'commander';
+
+/** `baton server` and `baton migrate`: the server package's own entry points, same settings as `npm start`. */
+export function serverCommands(program: Command): void {
+  program
+    .command('server')
+    .description(
+      'run Baton: embedded SQLite in ./data on http://127.0.0.1:8080 unless BATON_* settings say otherwise',
+    )
+    .action(async () => {
+      // The server's process entry reads BATON_* settings and handles SIGTERM/SIGINT itself.
+      await import('@baton/server/main');
+      await new Promise(() => {}); // runs until the server exits the process
+    });
+
+  program
+    .command('migrate')
+    .description(
+      'apply the schema migrations of the configured store (BATON_DATA_DIR or BATON_DATABASE_URL) and exit',
+    )
+    .action(async () => {
+      const { migrateConfiguredStore } = await import('@baton/server/migrate');
+      const { store } = await migrateConfiguredStore();
+      process.stdout.write(`migrated: ${store}\n`);
+    });
+}

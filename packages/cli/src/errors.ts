@@ -1,0 +1,25 @@
+import { BatonApiError, BatonConnectionError } from '@baton/sdk';
+
+import { EXIT } from './output.js';
+import { UsageError } from './settings.js';
+
+/** A message for people, and the exit code, for anything a command throws. */
+export function explain(err: unknown): { message: string; code: number } {
+  if (err instanceof UsageError) return { message: err.message, code: EXIT.usage };
+  if (err instanceof BatonConnectionError) {
+    return {
+      message: `${err.message}\n  is the server running? Start one with \`baton server\`, or point --server / BATON_URL at it`,
+      code: EXIT.error,
+    };
+  }
+  if (err instanceof BatonApiError) {
+    const lines = [`the server refused ${err.method} ${err.url} (HTTP ${err.status}): ${err.message}`];
+    if (typeof err.body === 'object') {
+      for (const v of err.body.validationErrors ?? []) lines.push(`  - ${v.path}: ${v.message}`);
+    }
+    if (err.status === 401) lines.push('  set BATON_TOKEN, or BATON_KEY_ID and BATON_KEY_SECRET');
+    return { message: lines.join('\n'), code: EXIT.error };
+  }
+  const e = err instanceof Error ? err : new Error(String(err));
+  return { message: e.message, code: EXIT.error };
+}

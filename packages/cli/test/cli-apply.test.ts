@@ -1,0 +1,175 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+
+import { BatonClient } from '@baton/sdk';
+
+import { runCli, startBaton, type BatonProcess } from './helpers/cli.js';
+
+describe('baton apply (real CLI, real server)', () => {
+  let baton: BatonProcess;
+  let dir: string;
+  let env: Record<string, string>;
+
+  before(async () => {
+    baton = await startBaton();
+    env = { BATON_URL: baton.url };
+    dir = mkdtempSync(path.join(tmpdir(), 'baton-apply-'));
+    mkdirSync(path.join(dir, 'flows'));
+    writeFileSync(
+      path.join(dir, 'tasks.yaml'),
+      [
+        '- name: charge',
+        '  retryCount: 1',
+        '  responseTimeoutSeconds: 30',
+        '- name: ship',
+        '  responseTimeoutSeconds: 60',
+        '',
+      ].join('\n'),
+    );
+    writeFileSync(path.join(dir, 'flows', 'order.json'), JSON.stringify(order('${workflow.input.id}')));
+    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'not-a-definition' }));
+  });
+  after(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    await baton?.stop();
+  });
+
+  function order(idExpression: string) {
+    return {
+      name: 'order',
+      version: 1,
+      tasks: [
+        {
+          name: 'charge',
+          taskReferenceName: 'charge',
+          type: 'SIMPLE',
+          inputParameters: { id: idExpression },
+        },
+        { name: 'ship', taskReferenceName: 'ship', type: 'SIMPLE', inputParameters: {} },
+      ],
+    };
+  }
+
+  it('registers task definitions then workflows, and says so', async () => {
+    const r = await runCli(['apply', '-f', dir], { env });
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.trim().split('\n');
+    assert.match(lines[0]!, /^\+ created\s+task definition charge/);
+    assert.match(lines[1]!, /^\+ created\s+task definition ship/);
+    assert.match(lines[2]!, /^\+ created\s+workflow order v1/);
+    assert.match(lines[3]!, /applied: 3 created, 0 updated, 0 unchanged/);
+    const client = new BatonClient({ baseUrl: baton.url });
+    assert.equal((await client.getTaskDef('charge'))?.retryCount, 1);
+    assert.equal((await client.getWorkflowDef('order'))?.tasks.length, 2);
+  });
+
+  it('is idempotent: a second apply changes nothing', async () => {
+    const r = await runCli(['apply', '-f', dir, '--json'], { env });
+    assert.equal(r.code, 0, r.stderr);
+    const applied = JSON.parse(r.stdout) as Array<{ kind: string; name: string; change: string }>;
+    assert.deepEqual(
+      applied.map((a) => [a.kind, a.name, a.change]),
+      [
+        ['taskdef', 'charge', 'unchanged'],
+        ['taskdef', 'ship', 'unchanged'],
+        ['workflow', 'order', 'unchanged'],
+      ],
+    );
+  });
+
+  it('shows what an edit updates, and --dry-run changes nothing', async () => {
+    writeFileSync(path.join(dir, 'flows', 'order.json'), JSON.stringify(order('${workflow.input.orderId}')));
+    const dry = await runCli(['apply', '-f', dir, '--dry-run'], { env });
+    assert.match(dry.stdout, /~ updated\s+workflow order v1/);
+    assert.match(dry.stdout, /would apply: 0 created, 1 updated, 2 unchanged/);
+    const client = new BatonClient({ baseUrl: baton.url });
+    assert.equal(
+      (await client.getWorkflowDef('order'))?.tasks[0]?.inputParameters?.id,
+      '${workflow.input.id}',
+    );
+
+    const r = await runCli(['apply', '-f', dir], { env });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /applied: 0 created, 1 updated, 2 unchanged/);
+    assert.equal(
+      (await client.getWorkflowDef('order'))?.tasks[0]?.inputParameters?.id,
+      '${workflow.input.orderId}',
+    );
+  });
+
+  it("shows the server's message when it refuses a definition, and exits 1", async () => {
+    const bad = mkdtempSync(path.join(tmpdir(), 'baton-apply-bad-'));
+    try {
+      writeFileSync(
+        path.join(bad, 'bad.json'),
+        JSON.stringify({
+          name: 'bad',
+          version: 1,
+          tasks: [{ name: 'x', taskReferenceName: 'a', type: 'SWITCH' }],
+        }),
+      );
+      const r = await runCli(['apply', '-f', bad], { env });
+      assert.equal(r.code, 1);
+      assert.match(r.stderr, /the server refused PUT .*\/api\/metadata\/workflow \(HTTP 400\)/);
+    } finally {
+      rmSync(bad, { recursive: true, force: true });
+    }
+  });
+
+  it('applies a workflow and the sub-workflow it names together, and refuses duplicates', async () => {
+    const nested = mkdtempSync(path.join(tmpdir(), 'baton-apply-nested-'));
+    try {
+      // parent.json sorts before child.json: both go in one PUT, so the order does not matter.
+      writeFileSync(
+        path.join(nested, 'a-parent.json'),
+        JSON.stringify({
+          name: 'parent',
+          tasks: [
+            {
+              name: 'child',
+              taskReferenceName: 'c',
+              type: 'SUB_WORKFLOW',
+              subWorkflowParam: { name: 'child' },
+            },
+          ],
+        }),
+      );
+      writeFileSync(
+        path.join(nested, 'b-child.yaml'),
+        [
+          'name: child',
+          'tasks:',
+          '  - name: charge',
+          '    taskReferenceName: charge',
+          '    type: SIMPLE',
+          '',
+        ].join('\n'),
+      );
+      const r = await runCli(['apply', '-f', nested], { env });
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /applied: 2 created, 0 updated, 0 unchanged/);
+
+      writeFileSync(path.join(nested, 'c-again.json'), JSON.stringify({ name: 'child', tasks: [] }));
+      const dup = await runCli(['apply', '-f', nested], { env });
+      assert.equal(dup.code, 2);
+      assert.match(dup.stderr, /workflow child is defined twice: in .*b-child\.yaml and in .*c-again\.json/);
+    } finally {
+      rmSync(nested, { recursive: true, force: true });
+    }
+  });
+
+  it('names a file that does not parse, and exits 2', async () => {
+    const bad = mkdtempSync(path.join(tmpdir(), 'baton-apply-bad-'));
+    try {
+      writeFileSync(path.join(bad, 'broken.yaml'), 'name: [unclosed');
+      const r = await runCli(['apply', '-f', bad], { env });
+      assert.equal(r.code, 2);
+      assert.match(r.stderr, /broken\.yaml is not valid YAML/);
+    } finally {
+      rmSync(bad, { recursive: true, force: true });
+    }
+  });
+});

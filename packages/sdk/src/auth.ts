@@ -1,0 +1,104 @@
+/**
+ * Credentials for a Baton server with authentication on: a bearer token as given, or an
+ * application key exchanged at `POST /api/token {keyId, keySecret}` for a short-lived token
+ * (Orkes's shape, so the same keys serve Conductor's SDK and this one). The exchanged token is
+ * kept until shortly before it expires (its JWT `exp`, else `tokenTtlMs`) or until the server
+ * answers 401, then exchanged again.
+ */
+export type Credentials =
+  | { token: string }
+  | {
+      keyId: string;
+      keySecret: string;
+      /** Used when the token carries no `exp`; default 30 min. */ tokenTtlMs?: number;
+    };
+
+/** Refresh this long before the token's own expiry, so a request never carries a dying token. */
+const EXPIRY_MARGIN_MS = 60_000;
+const DEFAULT_TTL_MS = 30 * 60_000;
+
+export interface TokenSource {
+  /** The Authorization header value, or undefined when no credentials are set. */
+  header(): Promise<string | undefined>;
+  /** Forget a token the server refused; answers whether a fresh one can be had. */
+  invalidate(): boolean;
+}
+
+export function tokenSource(
+  baseUrl: string,
+  credentials: Credentials | undefined,
+  fetchImpl: typeof fetch,
+  now: () => number = Date.now,
+): TokenSource {
+  if (!credentials) return { header: () => Promise.resolve(undefined), invalidate: () => false };
+  if ('token' in credentials) {
+    const header = `Bearer ${credentials.token}`;
+    return { header: () => Promise.resolve(header), invalidate: () => false };
+  }
+  let cached: { token: string; expiresAt: number } | undefined;
+  let inFlight: Promise<string> | undefined;
+  const exchange = async (): Promise<string> => {
+    const url = `${baseUrl}/api/token`;
+    const res = await fetchImpl(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ keyId: credentials.keyId, keySecret: credentials.keySecret }),
+    });
+    const text = await res.text();
+    if (!res.ok) {
+      // Never echo the secret; the server's message says what was wrong.
+      throw new Error(
+        `POST ${url} refused the application key ${credentials.keyId}: HTTP ${res.status} ${text.slice(0, 300)}`,
+      );
+    }
+    const token = parseToken(text);
+    if (!token) throw new Error(`POST ${url} answered without a token`);
+    const exp = jwtExpiry(token);
+    cached = { token, expiresAt: exp ?? now() + (credentials.tokenTtlMs ?? DEFAULT_TTL_MS) };
+    return token;
+  };
+  return {
+    header: async () => {
+      if (cached && cached.expiresAt - EXPIRY_MARGIN_MS > now()) return `Bearer ${cached.token}`;
+      // Concurrent requests share one exchange.
+      inFlight ??= exchange().finally(() => {
+        inFlight = undefined;
+      });
+      return `Bearer ${await inFlight}`;
+    },
+    invalidate: () => {
+      cached = undefined;
+      return true;
+    },
+  };
+}
+
+/** `{token}` (Orkes) or a bare token in the body. */
+function parseToken(text: string): string | undefined {
+  try {
+    const body: unknown = JSON.parse(text);
+    if (
+      typeof body === 'object' &&
+      body !== null &&
+      typeof (body as { token?: unknown }).token === 'string'
+    ) {
+      return (body as { token: string }).token;
+    }
+    return typeof body === 'string' ? body : undefined;
+  } catch {
+    return text.trim() || undefined;
+  }
+}
+
+/** The `exp` claim of a JWT in epoch ms, without verifying it (the server does that). */
+export function jwtExpiry(token: string): number | undefined {
+  const payload = token.split('.')[1];
+  if (payload === undefined) return undefined;
+  try {
+    const claims: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+    const exp = typeof claims === 'object' && claims !== null ? (claims as { exp?: unknown }).exp : undefined;
+    return typeof exp === 'number' ? exp * 1000 : undefined;
+  } catch {
+    return undefined;
+  }
+}
