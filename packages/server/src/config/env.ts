@@ -56,6 +56,11 @@ export const ENV_KEYS = [
     description: 'How often worker polls are written to poll_data (they are kept in memory in between)',
     default: '1000',
   },
+  {
+    name: 'BATON_UI_DIR',
+    description:
+      'Directory of the built web UI served at /; unset = packages/ui/dist/web next to the server package',
+  },
 ] as const satisfies readonly EnvKey[];
 
 export type EnvName = (typeof ENV_KEYS)[number]['name'];

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 import { ENV_KEYS, type EnvName, type RawEnv } from './env.js';
 
@@ -21,6 +22,17 @@ export interface Options {
   readonly scriptTimeoutMs: number;
   readonly timerIdleMs: number;
   readonly pollDataFlushMs: number;
+  /** Where the built web UI is; served at `/` when it holds an index.html. */
+  readonly uiDir: string;
+}
+
+/**
+ * The UI build output as laid out in the repository: this file is
+ * packages/server/dist/src/config/options.js, the UI's build goes to packages/ui/dist/web. Resolved
+ * from the server package, not the working directory, so `npm start` from anywhere finds it.
+ */
+function defaultUiDir(): string {
+  return fileURLToPath(new URL('../../../../ui/dist/web', import.meta.url));
 }
 
 export class ConfigError extends Error {
@@ -69,6 +81,7 @@ export function compileOptions(raw: RawEnv, cwd = process.cwd()): Options {
     scriptTimeoutMs: integer(raw, 'BATON_SCRIPT_TIMEOUT_MS', 10, 60_000),
     timerIdleMs: integer(raw, 'BATON_TIMER_IDLE_MS', 10, 60_000),
     pollDataFlushMs: integer(raw, 'BATON_POLL_DATA_FLUSH_MS', 10, 60_000),
+    uiDir: raw.BATON_UI_DIR === undefined ? defaultUiDir() : path.resolve(cwd, raw.BATON_UI_DIR),
   });
 }
 
