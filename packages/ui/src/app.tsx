@@ -50,7 +50,8 @@ function Page() {
         <div className="page">
           <h1>Not found</h1>
           <p>
-            Nothing lives at <span className="mono">{location.path}</span>. <Link to="/runs">Go to runs</Link>.
+            Nothing lives at <span className="mono">{location.path}</span>. <Link to="/runs">Go to runs</Link>
+            .
           </p>
         </div>
       );
@@ -70,12 +71,27 @@ export function App() {
         <Link to="/runs" className="brand">
           <span className="brand-mark" aria-hidden="true" /> Baton
         </Link>
-        <button type="button" className="menu-button" aria-expanded={menuOpen} aria-controls="nav" onClick={() => setMenuOpen(!menuOpen)}>
+        <button
+          type="button"
+          className="menu-button"
+          aria-expanded={menuOpen}
+          aria-controls="nav"
+          onClick={() => setMenuOpen(!menuOpen)}
+        >
           Menu
         </button>
-        <nav id="nav" className={menuOpen ? 'open' : ''} aria-label="Sections" onClick={() => setMenuOpen(false)}>
+        <nav
+          id="nav"
+          className={menuOpen ? 'open' : ''}
+          aria-label="Sections"
+          onClick={() => setMenuOpen(false)}
+        >
           {SECTIONS.map(([to, label]) => (
-            <Link key={to} to={to} className={current === to || (to === '/runs' && current === '/') ? 'active' : ''}>
+            <Link
+              key={to}
+              to={to}
+              className={current === to || (to === '/runs' && current === '/') ? 'active' : ''}
+            >
               {label}
             </Link>
           ))}

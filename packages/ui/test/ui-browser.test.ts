@@ -36,7 +36,12 @@ const orderWorkflow = {
   ownerEmail: 'ops@example.com',
   inputParameters: ['orderId', 'kind'],
   tasks: [
-    { name: 'ui_charge', taskReferenceName: 'charge', type: 'SIMPLE', inputParameters: { orderId: '${workflow.input.orderId}' } },
+    {
+      name: 'ui_charge',
+      taskReferenceName: 'charge',
+      type: 'SIMPLE',
+      inputParameters: { orderId: '${workflow.input.orderId}' },
+    },
     {
       name: 'route',
       taskReferenceName: 'route',
@@ -45,17 +50,45 @@ const orderWorkflow = {
       expression: 'kind',
       inputParameters: { kind: '${workflow.input.kind}' },
       decisionCases: {
-        express: [{ name: 'express_label', taskReferenceName: 'express_label', type: 'SET_VARIABLE', inputParameters: { label: 'express' } }],
+        express: [
+          {
+            name: 'express_label',
+            taskReferenceName: 'express_label',
+            type: 'SET_VARIABLE',
+            inputParameters: { label: 'express' },
+          },
+        ],
       },
-      defaultCase: [{ name: 'standard_label', taskReferenceName: 'standard_label', type: 'SET_VARIABLE', inputParameters: { label: 'standard' } }],
+      defaultCase: [
+        {
+          name: 'standard_label',
+          taskReferenceName: 'standard_label',
+          type: 'SET_VARIABLE',
+          inputParameters: { label: 'standard' },
+        },
+      ],
     },
     {
       name: 'prepare',
       taskReferenceName: 'prepare',
       type: 'FORK_JOIN',
       forkTasks: [
-        [{ name: 'pack', taskReferenceName: 'pack', type: 'INLINE', inputParameters: { evaluatorType: 'javascript', expression: '"packed"' } }],
-        [{ name: 'invoice', taskReferenceName: 'invoice', type: 'INLINE', inputParameters: { evaluatorType: 'javascript', expression: '"invoiced"' } }],
+        [
+          {
+            name: 'pack',
+            taskReferenceName: 'pack',
+            type: 'INLINE',
+            inputParameters: { evaluatorType: 'javascript', expression: '"packed"' },
+          },
+        ],
+        [
+          {
+            name: 'invoice',
+            taskReferenceName: 'invoice',
+            type: 'INLINE',
+            inputParameters: { evaluatorType: 'javascript', expression: '"invoiced"' },
+          },
+        ],
       ],
     },
     { name: 'prepared', taskReferenceName: 'prepared', type: 'JOIN', joinOn: ['pack', 'invoice'] },
@@ -65,14 +98,23 @@ const orderWorkflow = {
       type: 'DO_WHILE',
       loopCondition: '$.checks.iteration < 3',
       inputParameters: {},
-      loopOver: [{ name: 'check', taskReferenceName: 'check', type: 'INLINE', inputParameters: { evaluatorType: 'javascript', expression: '1' } }],
+      loopOver: [
+        {
+          name: 'check',
+          taskReferenceName: 'check',
+          type: 'INLINE',
+          inputParameters: { evaluatorType: 'javascript', expression: '1' },
+        },
+      ],
     },
     {
       name: 'approve',
       taskReferenceName: 'approve',
       type: 'HUMAN',
       description: 'Check the parcel and approve shipping',
-      inputParameters: { instructions: 'Check the parcel for order ${workflow.input.orderId}, then approve shipping.' },
+      inputParameters: {
+        instructions: 'Check the parcel for order ${workflow.input.orderId}, then approve shipping.',
+      },
     },
   ],
   outputParameters: { approved: '${approve.output.approved}' },
@@ -96,9 +138,15 @@ describe('web UI in Chromium', () => {
   const get = <T = any>(p: string) => helpers.getJson<T>(api(p));
   const post = (p: string, body: unknown) => helpers.httpOk('POST', api(p), body);
   const start = async (name: string, input: Record<string, unknown>, correlationId?: string) =>
-    (await helpers.postText(api('/api/workflow'), { name, input, ...(correlationId && { correlationId }) })).trim();
+    (
+      await helpers.postText(api('/api/workflow'), { name, input, ...(correlationId && { correlationId }) })
+    ).trim();
   /** Acts as a worker: takes one task of `type` and answers it. */
-  const work = async (type: string, status: 'COMPLETED' | 'FAILED', outputData: Record<string, unknown> = {}) => {
+  const work = async (
+    type: string,
+    status: 'COMPLETED' | 'FAILED',
+    outputData: Record<string, unknown> = {},
+  ) => {
     const task: any = await helpers.waitFor(
       async () => {
         const answer = await helpers.http('GET', api(`/api/tasks/poll/${type}?workerid=ui-test-worker`));
@@ -148,8 +196,12 @@ describe('web UI in Chromium', () => {
 
   after(async () => {
     // A server that died mid-suite explains itself here.
-    const exited = await Promise.race([baton?.exited, new Promise((r) => setTimeout(() => r(undefined), 10))]);
-    if (exited || process.env.UI_TEST_LOGS) console.error(`the Baton process exited: ${JSON.stringify(exited)}\n${baton.logs()}`);
+    const exited = await Promise.race([
+      baton?.exited,
+      new Promise((r) => setTimeout(() => r(undefined), 10)),
+    ]);
+    if (exited || process.env.UI_TEST_LOGS)
+      console.error(`the Baton process exited: ${JSON.stringify(exited)}\n${baton.logs()}`);
     await browser?.close();
     await baton?.stop();
   });
@@ -170,7 +222,8 @@ describe('web UI in Chromium', () => {
 
   it('finds a run by correlation id, shows what it waits for and each node state, and completes its HUMAN task', async () => {
     const target = await start('ui_order', { orderId: 'A-42', kind: 'express' }, 'order-42');
-    for (let i = 0; i < 4; i++) await start('ui_order', { orderId: `B-${i}`, kind: 'standard' }, `order-other-${i}`);
+    for (let i = 0; i < 4; i++)
+      await start('ui_order', { orderId: `B-${i}`, kind: 'standard' }, `order-other-${i}`);
 
     await page.goto(api('/runs'));
     await page.getByRole('row').filter({ hasText: target }).waitFor();
@@ -198,8 +251,14 @@ describe('web UI in Chromium', () => {
     // loop's three iterations, and now the approval waits.
     await page.locator('.box[data-ref="charge"][data-state="COMPLETED"]').waitFor();
     await page.locator('.box[data-ref="approve"][data-state="IN_PROGRESS"]').waitFor();
-    assert.equal(await page.locator('.box[data-ref="express_label"]').getAttribute('data-state'), 'COMPLETED');
-    assert.equal(await page.locator('.box[data-ref="standard_label"]').getAttribute('data-state'), 'NOT_REACHED');
+    assert.equal(
+      await page.locator('.box[data-ref="express_label"]').getAttribute('data-state'),
+      'COMPLETED',
+    );
+    assert.equal(
+      await page.locator('.box[data-ref="standard_label"]').getAttribute('data-state'),
+      'NOT_REACHED',
+    );
     assert.equal(await page.locator('.box[data-ref="pack"]').getAttribute('data-state'), 'COMPLETED');
     assert.equal(await page.locator('.box[data-ref="prepared"]').getAttribute('data-state'), 'COMPLETED');
     assert.match(await page.locator('.box[data-ref="checks"]').innerText(), /iteration 3/);
@@ -207,7 +266,9 @@ describe('web UI in Chromium', () => {
 
     await waiting.getByRole('button', { name: 'approve' }).click();
     const panel = page.getByTestId('task-panel');
-    await panel.getByText('Check the parcel for order A-42, then approve shipping.', { exact: true }).waitFor();
+    await panel
+      .getByText('Check the parcel for order A-42, then approve shipping.', { exact: true })
+      .waitFor();
     await shot('run');
     await page.setViewportSize({ width: 390, height: 844 });
     await shot('run-phone');
@@ -271,7 +332,10 @@ describe('web UI in Chromium', () => {
     await editor.fill('{ "name": ');
     await problems.getByText(/^JSON:/).waitFor();
 
-    const fixed = { ...broken, tasks: [broken.tasks[0], { ...broken.tasks[1], taskReferenceName: 'notify' }] };
+    const fixed = {
+      ...broken,
+      tasks: [broken.tasks[0], { ...broken.tasks[1], taskReferenceName: 'notify' }],
+    };
     await editor.fill(JSON.stringify(fixed, null, 2));
     await problems.getByText('✓ valid').waitFor();
     await page.locator('.box[data-ref="notify"]').waitFor();
@@ -292,7 +356,10 @@ describe('web UI in Chromium', () => {
     await page.goto(api('/taskdefs/new'));
     const editor = page.getByLabel('Task definition (JSON)');
     await editor.fill(JSON.stringify({ name: 'ui_typed', retryCount: -1 }));
-    await page.getByTestId('problems').getByText(/retryCount/).waitFor();
+    await page
+      .getByTestId('problems')
+      .getByText(/retryCount/)
+      .waitFor();
     await editor.fill(JSON.stringify({ name: 'ui_typed', retryCount: 2, ownerEmail: 'ops@example.com' }));
     await page.getByTestId('problems').getByText('✓ valid').waitFor();
     await page.getByRole('button', { name: 'Create' }).click();
@@ -307,16 +374,25 @@ describe('web UI in Chromium', () => {
     await start('ui_unserved', {}, 'unserved-1');
 
     await page.goto(api('/queues'));
-    await page.getByTestId('no-worker-warning').getByText(/ui_idle/).waitFor();
+    await page
+      .getByTestId('no-worker-warning')
+      .getByText(/ui_idle/)
+      .waitFor();
     const row = page.locator('tr[data-queue="ui_dead"]');
     await row.getByRole('button', { name: 'Requeue' }).waitFor();
     await shot('queues');
     await row.getByRole('button', { name: 'Requeue' }).click();
-    await page.getByTestId('requeue-result').getByText(/1 dead letter\(s\) requeued/).waitFor();
+    await page
+      .getByTestId('requeue-result')
+      .getByText(/1 dead letter\(s\) requeued/)
+      .waitFor();
     await runStatus(dead, 'RUNNING');
     await page.getByTestId('requeue-result').getByRole('link', { name: dead }).click();
     await page.waitForURL(`**/runs/${dead}`);
-    await page.getByTestId('waiting-for').getByText(/Waiting for/).waitFor();
+    await page
+      .getByTestId('waiting-for')
+      .getByText(/Waiting for/)
+      .waitFor();
   });
 
   it('runs a definition in the test workbench with mocks, drawn on the diagram', async () => {
@@ -324,12 +400,20 @@ describe('web UI in Chromium', () => {
     await page.getByLabel('Input (JSON)').fill('{"orderId": "T-1", "kind": "standard"}');
     await page
       .getByLabel(/Mocked results/)
-      .fill(JSON.stringify({ charge: [{ status: 'COMPLETED', output: { charged: 1 } }], approve: [{ status: 'COMPLETED', output: { approved: false } }] }));
+      .fill(
+        JSON.stringify({
+          charge: [{ status: 'COMPLETED', output: { charged: 1 } }],
+          approve: [{ status: 'COMPLETED', output: { approved: false } }],
+        }),
+      );
     await page.getByRole('button', { name: 'Run test' }).click();
     const result = page.getByTestId('test-result');
     await result.getByText('COMPLETED').waitFor();
     await page.locator('.box[data-ref="charge"][data-state="COMPLETED"]').getByText('mock').waitFor();
-    assert.equal(await page.locator('.box[data-ref="standard_label"]').getAttribute('data-state'), 'COMPLETED');
+    assert.equal(
+      await page.locator('.box[data-ref="standard_label"]').getAttribute('data-state'),
+      'COMPLETED',
+    );
     await shot('workbench');
   });
 
@@ -360,10 +444,70 @@ describe('web UI in Chromium', () => {
     assert.equal((await get(`/api/workflow/${a}`)).status, 'PAUSED');
     page.once('dialog', (d) => void d.accept('cleaning up'));
     for (const id of [a, b]) await page.getByLabel(`Select run ${id}`).check();
-    await page.getByRole('group', { name: 'Bulk actions' }).getByRole('button', { name: 'terminate' }).click();
+    await page
+      .getByRole('group', { name: 'Bulk actions' })
+      .getByRole('button', { name: 'terminate' })
+      .click();
     await result.getByText('2 done, 1 refused').waitFor();
     await runStatus(a, 'TERMINATED');
     await runStatus(b, 'TERMINATED');
     assert.equal((await get(`/api/workflow/${a}`)).reasonForIncompletion, 'cleaning up');
+  });
+
+  it('draws a run with a 1,000-iteration loop and a 500-branch fork collapsed, and stays responsive', async () => {
+    const inline = { evaluatorType: 'javascript', expression: '1' };
+    await post('/api/metadata/workflow', {
+      name: 'ui_big',
+      version: 1,
+      schemaVersion: 2,
+      ownerEmail: 'ops@example.com',
+      tasks: [
+        {
+          name: 'spin',
+          taskReferenceName: 'spin',
+          type: 'DO_WHILE',
+          loopCondition: '$.spin.iteration < 1000',
+          inputParameters: {},
+          loopOver: [{ name: 'tick', taskReferenceName: 'tick', type: 'INLINE', inputParameters: inline }],
+        },
+        {
+          name: 'fan',
+          taskReferenceName: 'fan',
+          type: 'FORK_JOIN_DYNAMIC',
+          inputParameters: {
+            forkTaskName: 'leaf',
+            forkTaskType: 'INLINE',
+            forkTaskInputs: '${workflow.input.items}',
+          },
+        },
+        { name: 'gather', taskReferenceName: 'gather', type: 'JOIN' },
+        { name: 'ui_idle', taskReferenceName: 'hold', type: 'SIMPLE' },
+      ],
+    });
+    const id = await start('ui_big', { items: Array.from({ length: 500 }, () => inline) }, 'big-1');
+    await helpers.waitFor(
+      async () => {
+        const run = await get(`/api/workflow/${id}?includeTasks=false`);
+        return run.status !== 'RUNNING' ||
+          (run.waitingFor ?? []).some((w: any) => w.referenceTaskName === 'hold')
+          ? run
+          : undefined;
+      },
+      { timeoutMs: 180_000, intervalMs: 500, what: 'the big run to reach its last task' },
+    );
+    await page.goto(api(`/runs/${id}`));
+    await page.locator('.box[data-ref="hold"]').waitFor({ timeout: 60_000 });
+    // One box per definition task plus one for the 500 branches, not a box per execution.
+    assert.ok((await page.locator('.box').count()) < 12, 'the loop and the fork are collapsed');
+    assert.match(await page.locator('.box[data-ref="spin"]').innerText(), /iteration 1000/);
+    assert.match(
+      await page.locator('.box[data-ref="fan:branches"]').innerText(),
+      /500 branches[\s\S]*500 completed/,
+    );
+    // The page still answers: the task table pages its rows and the panel opens at once.
+    await page.getByRole('button', { name: /^Show 200 more/ }).waitFor();
+    await page.locator('.box[data-ref="spin"]').click();
+    await page.getByTestId('task-panel').getByRole('heading', { name: 'spin' }).waitFor();
+    await shot('big-run');
   });
 });

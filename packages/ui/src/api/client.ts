@@ -31,7 +31,9 @@ function problemsOf(raw: unknown): ValidationProblem[] {
   return raw.flatMap((item: unknown) => {
     if (typeof item !== 'object' || item === null) return [];
     const p = item as Record<string, unknown>;
-    return [{ path: String(p.path ?? ''), message: String(p.message ?? ''), invalidValue: p.invalidValue }];
+    const text = (v: unknown): string =>
+      typeof v === 'string' ? v : v === undefined ? '' : JSON.stringify(v);
+    return [{ path: text(p.path), message: text(p.message), invalidValue: p.invalidValue }];
   });
 }
 

@@ -3,12 +3,18 @@ import { useState } from 'react';
 import { pretty } from '../format';
 
 /** Read-only JSON, collapsible when long, with a copy button. */
-export function JsonView({ value, label, maxHeight = 320 }: { value: unknown; label?: string; maxHeight?: number }) {
+export function JsonView({
+  value,
+  label,
+  maxHeight = 320,
+}: {
+  value: unknown;
+  label?: string;
+  maxHeight?: number;
+}) {
   const text = pretty(value);
   const empty =
-    value === undefined ||
-    value === null ||
-    (typeof value === 'object' && Object.keys(value as object).length === 0);
+    value === undefined || value === null || (typeof value === 'object' && Object.keys(value).length === 0);
   const [copied, setCopied] = useState(false);
   return (
     <div className="json-block">

@@ -22,6 +22,7 @@ export function toneOf(status: string | undefined): Tone {
     case 'CANCELED':
     case 'SKIPPED':
       return 'skipped';
+    case undefined:
     default:
       return 'idle';
   }

@@ -1,16 +1,19 @@
 import {
   Background,
   Controls,
+  getNodesBounds,
   Handle,
   MarkerType,
   Position,
   ReactFlow,
+  ReactFlowProvider,
+  useReactFlow,
   type Edge,
   type Node,
   type NodeProps,
 } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
-import { memo, useEffect, useMemo, useState } from 'react';
+import { memo, useEffect, useMemo, useRef, useState, type RefObject } from 'react';
 
 import { toneOf } from '../components/status';
 import type { DiagramGraph, DiagramNode } from './graph';
@@ -22,7 +25,12 @@ import { layout, type Positions } from './layout';
  * the task panel). Layout runs in a worker; until it answers, the previous drawing stays.
  */
 
-type BoxData = { box: DiagramNode; selected: boolean; onOpenChild?: (id: string) => void };
+type BoxData = {
+  box: DiagramNode;
+  selected: boolean;
+  horizontal: boolean;
+  onOpenChild?: (id: string) => void;
+};
 
 const KIND_LABEL: Record<string, string> = {
   SIMPLE: 'worker',
@@ -45,11 +53,13 @@ function stateOf(box: DiagramNode): string {
 
 const Box = memo(function Box({ data }: NodeProps<Node<BoxData>>) {
   const { box } = data;
+  const into = data.horizontal ? Position.Left : Position.Top;
+  const out = data.horizontal ? Position.Right : Position.Bottom;
   if (box.terminal) {
     return (
       <div className={`terminal terminal-${box.terminal}`} title={box.label}>
-        <Handle type="target" position={Position.Top} isConnectable={false} />
-        <Handle type="source" position={Position.Bottom} isConnectable={false} />
+        <Handle type="target" position={into} isConnectable={false} />
+        <Handle type="source" position={out} isConnectable={false} />
         {box.terminal === 'start' ? '▶' : '■'}
       </div>
     );
@@ -64,7 +74,7 @@ const Box = memo(function Box({ data }: NodeProps<Node<BoxData>>) {
       data-state={state}
       title={`${box.ref} — ${state.replace(/_/g, ' ').toLowerCase()}`}
     >
-      <Handle type="target" position={Position.Top} isConnectable={false} />
+      <Handle type="target" position={into} isConnectable={false} />
       <div className="box-top">
         <span className="box-kind">{KIND_LABEL[box.kind] ?? box.kind.toLowerCase().replace(/_/g, ' ')}</span>
         {box.mocked && <span className="box-tag">mock</span>}
@@ -92,10 +102,82 @@ const Box = memo(function Box({ data }: NodeProps<Node<BoxData>>) {
             state.replace(/_/g, ' ').toLowerCase()
           ))}
       </div>
-      <Handle type="source" position={Position.Bottom} isConnectable={false} />
+      <Handle type="source" position={out} isConnectable={false} />
     </div>
   );
 });
+
+const MIN_READABLE_ZOOM = 0.8;
+const MAX_ZOOM = 1.1;
+
+/**
+ * Frames the drawing: all of it when it fits at a readable size; otherwise a readable zoom
+ * centred on the box that matters (the selected one, else the first that waits or failed), the
+ * rest a pan away. Done again when the frame changes size (a rotated phone, a panel opening).
+ */
+function Framer({ frame, focus }: { frame: RefObject<HTMLDivElement | null>; focus: string | undefined }) {
+  const flow = useReactFlow<Node<BoxData>>();
+  useEffect(() => {
+    const el = frame.current;
+    if (!el) return undefined;
+    const place = () => {
+      const nodes = flow.getNodes();
+      if (nodes.length === 0 || el.clientWidth === 0) return;
+      const bounds = getNodesBounds(nodes);
+      const fit = Math.min(el.clientWidth / (bounds.width + 80), el.clientHeight / (bounds.height + 80));
+      if (fit >= MIN_READABLE_ZOOM) {
+        void flow.fitView({ padding: 0.12, maxZoom: MAX_ZOOM });
+        return;
+      }
+      const target = nodes.find((n) => n.id === focus) ?? nodes[0];
+      if (!target) return;
+      const w = target.measured?.width ?? 210;
+      const h = target.measured?.height ?? 58;
+      void flow.setCenter(target.position.x + w / 2, target.position.y + h / 2, { zoom: MIN_READABLE_ZOOM });
+    };
+    const first = window.setTimeout(place, 30);
+    let timer: number | undefined;
+    const observer =
+      typeof ResizeObserver === 'undefined'
+        ? undefined
+        : new ResizeObserver(() => {
+            window.clearTimeout(timer);
+            timer = window.setTimeout(place, 60);
+          });
+    observer?.observe(el);
+    return () => {
+      observer?.disconnect();
+      window.clearTimeout(first);
+      window.clearTimeout(timer);
+    };
+  }, [flow, frame, focus]);
+  return null;
+}
+
+/** The box to frame in a big drawing: the selected one, else the first that waits or failed. */
+function focusOf(graph: DiagramGraph, selectedRef: string | undefined): string | undefined {
+  const selected = selectedRef && graph.nodes.find((n) => n.ref === selectedRef);
+  if (selected) return selected.id;
+  const failed = graph.nodes.find((n) => toneOf(stateOf(n)) === 'failed');
+  const open = graph.nodes.find((n) => !n.terminal && toneOf(stateOf(n)) === 'running');
+  return (failed ?? open)?.id;
+}
+
+/** Wide frames read left to right; narrow ones (a phone) top to bottom. */
+function useDirection(frame: RefObject<HTMLDivElement | null>): 'RIGHT' | 'DOWN' {
+  const [direction, setDirection] = useState<'RIGHT' | 'DOWN'>('RIGHT');
+  useEffect(() => {
+    const el = frame.current;
+    if (!el) return undefined;
+    const pick = () => setDirection(el.clientWidth >= 1100 ? 'RIGHT' : 'DOWN');
+    pick();
+    if (typeof ResizeObserver === 'undefined') return undefined;
+    const observer = new ResizeObserver(pick);
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [frame]);
+  return direction;
+}
 
 const nodeTypes = { box: Box };
 
@@ -107,16 +189,23 @@ export function Diagram(props: {
   height?: number | string;
 }) {
   const { graph } = props;
+  const frame = useRef<HTMLDivElement>(null);
+  const direction = useDirection(frame);
+  const horizontal = direction === 'RIGHT';
+  const focus = useMemo(() => focusOf(graph, props.selectedRef), [graph, props.selectedRef]);
   const [positions, setPositions] = useState<Positions | undefined>();
   const [error, setError] = useState<string | undefined>();
   // Re-layout only when the shape changes, not when a state colour does.
   const shape = useMemo(
-    () => graph.nodes.map((n) => n.id).join('|') + '§' + graph.edges.map((e) => `${e.source}>${e.target}`).join('|'),
+    () =>
+      graph.nodes.map((n) => n.id).join('|') +
+      '§' +
+      graph.edges.map((e) => `${e.source}>${e.target}`).join('|'),
     [graph],
   );
   useEffect(() => {
     let live = true;
-    layout(graph).then(
+    layout(graph, direction).then(
       (p) => {
         if (live) {
           setPositions(p);
@@ -128,8 +217,8 @@ export function Diagram(props: {
     return () => {
       live = false;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [shape]);
+    // Laid out again only when the shape or the direction changes (graph is read at that moment).
+  }, [shape, direction]);
 
   const nodes: Node<BoxData>[] = useMemo(
     () =>
@@ -140,13 +229,14 @@ export function Diagram(props: {
         data: {
           box,
           selected: props.selectedRef !== undefined && props.selectedRef === box.ref,
+          horizontal,
           ...(props.onOpenChild && { onOpenChild: props.onOpenChild }),
         },
         draggable: false,
         connectable: false,
         ariaLabel: `${box.label}: ${stateOf(box).toLowerCase()}`,
       })),
-    [graph, positions, props.selectedRef, props.onOpenChild],
+    [graph, positions, horizontal, props.selectedRef, props.onOpenChild],
   );
   const edges: Edge[] = useMemo(
     () =>
@@ -165,26 +255,34 @@ export function Diagram(props: {
   );
 
   return (
-    <div className="diagram" style={{ height: props.height ?? 520 }} data-testid="diagram" data-laid-out={positions ? 'yes' : 'no'}>
+    <div
+      ref={frame}
+      className="diagram"
+      style={{ height: props.height ?? 520 }}
+      data-testid="diagram"
+      data-laid-out={positions ? 'yes' : 'no'}
+    >
       {error && <div className="alert alert-error">The diagram could not be laid out: {error}</div>}
       {positions && (
-        <ReactFlow
-          key={shape}
-          nodes={nodes}
-          edges={edges}
-          nodeTypes={nodeTypes}
-          fitView
-          fitViewOptions={{ padding: 0.15, maxZoom: 1.1 }}
-          minZoom={0.05}
-          onlyRenderVisibleElements={graph.nodes.length > 150}
-          nodesDraggable={false}
-          nodesConnectable={false}
-          onNodeClick={(_e, node) => props.onSelect?.(node.data.box)}
-          proOptions={{ hideAttribution: true }}
-        >
-          <Background gap={20} size={1} color="#e5e7eb" />
-          <Controls showInteractive={false} />
-        </ReactFlow>
+        <ReactFlowProvider>
+          <ReactFlow
+            key={`${shape}/${direction}`}
+            nodes={nodes}
+            edges={edges}
+            nodeTypes={nodeTypes}
+            minZoom={0.05}
+            maxZoom={2}
+            onlyRenderVisibleElements={graph.nodes.length > 150}
+            nodesDraggable={false}
+            nodesConnectable={false}
+            onNodeClick={(_e, node) => props.onSelect?.(node.data.box)}
+            proOptions={{ hideAttribution: true }}
+          >
+            <Background gap={20} size={1} color="#e5e7eb" />
+            <Controls showInteractive={false} />
+            <Framer frame={frame} focus={focus} />
+          </ReactFlow>
+        </ReactFlowProvider>
       )}
       {!positions && !error && <div className="diagram-wait">laying out…</div>}
     </div>

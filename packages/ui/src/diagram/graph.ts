@@ -63,7 +63,10 @@ type Entry = { id: string; label?: string; taken?: boolean };
 function groupTasks(tasks: readonly TaskRecord[]): Map<string, TaskRecord[]> {
   const out = new Map<string, TaskRecord[]>();
   for (const t of tasks) {
-    const ref = typeof t.workflowTask?.taskReferenceName === 'string' ? t.workflowTask.taskReferenceName : t.referenceTaskName;
+    const ref =
+      typeof t.workflowTask?.taskReferenceName === 'string'
+        ? t.workflowTask.taskReferenceName
+        : t.referenceTaskName;
     const list = out.get(ref);
     if (list) list.push(t);
     else out.set(ref, [t]);
@@ -125,7 +128,9 @@ function selectedCase(run: NodeRun | undefined): string | undefined {
   const selected = out.selectedCase;
   if (typeof selected === 'string') return selected;
   const results = out.evaluationResult;
-  if (Array.isArray(results) && results.length > 0) return String(results[0]);
+  const first = Array.isArray(results) ? results[0] : undefined;
+  if (typeof first === 'string' || typeof first === 'number' || typeof first === 'boolean')
+    return String(first);
   return undefined;
 }
 
@@ -148,7 +153,10 @@ function addNode(b: Build, task: WorkflowTask): DiagramNode {
 /** Branch boxes for a dynamic fork: one per forked task, or one summary when there are many. */
 function dynamicBranches(b: Build, fork: DiagramNode, forkTasks: TaskRecord[] | undefined): Entry[] {
   const forkTask = forkTasks?.[forkTasks.length - 1];
-  const refs = forkTask && Array.isArray(forkTask.inputData.forkedTasks) ? forkTask.inputData.forkedTasks.map(String) : [];
+  const refs =
+    forkTask && Array.isArray(forkTask.inputData.forkedTasks)
+      ? forkTask.inputData.forkedTasks.map(String)
+      : [];
   if (refs.length === 0) return [{ id: fork.id }];
   if (refs.length > MAX_BRANCHES) {
     const tasks = refs.flatMap((r) => b.byDefRef.get(r) ?? []);
@@ -195,9 +203,19 @@ function buildSequence(b: Build, tasks: readonly WorkflowTask[], entries: Entry[
         const branches = task.forkTasks ?? [];
         if (branches.length > MAX_BRANCHES) {
           const refs = branches.flatMap((br) => br.map((t) => t.taskReferenceName));
-          const counts = statusCounts(refs.flatMap((r) => (b.byDefRef.get(r) ?? []).filter((t) => !t.retried)));
+          const counts = statusCounts(
+            refs.flatMap((r) => (b.byDefRef.get(r) ?? []).filter((t) => !t.retried)),
+          );
           const id = uniqueId(b, `${node.ref}:branches`);
-          b.nodes.push({ id, kind: 'BRANCHES', label: `${branches.length} branches`, ref: id, detail: countsText(counts), counts, members: refs });
+          b.nodes.push({
+            id,
+            kind: 'BRANCHES',
+            label: `${branches.length} branches`,
+            ref: id,
+            detail: countsText(counts),
+            counts,
+            members: refs,
+          });
           connect(b, current, id);
           current = [{ id }];
         } else if (branches.length > 0) {
@@ -219,7 +237,11 @@ function buildSequence(b: Build, tasks: readonly WorkflowTask[], entries: Entry[
           exits.push(...buildSequence(b, branch, [{ id: node.id, label: value, taken }]));
         }
         const defaultTaken = ended && !cases.some(([value]) => value === chosen);
-        exits.push(...buildSequence(b, task.defaultCase ?? [], [{ id: node.id, label: 'default', taken: defaultTaken }]));
+        exits.push(
+          ...buildSequence(b, task.defaultCase ?? [], [
+            { id: node.id, label: 'default', taken: defaultTaken },
+          ]),
+        );
         current = exits;
         break;
       }
@@ -231,7 +253,13 @@ function buildSequence(b: Build, tasks: readonly WorkflowTask[], entries: Entry[
         if (body.length > 0) {
           const exits = buildSequence(b, body, [{ id: node.id }]);
           for (const e of exits) {
-            b.edges.push({ id: `${e.id}->${node.id}#loop${b.edges.length}`, source: e.id, target: node.id, back: true, label: n ? `×${n}` : 'loop' });
+            b.edges.push({
+              id: `${e.id}->${node.id}#loop${b.edges.length}`,
+              source: e.id,
+              target: node.id,
+              back: true,
+              label: n ? `×${n}` : 'loop',
+            });
           }
           current = [{ id: node.id }];
         }
@@ -258,12 +286,24 @@ export function buildGraph(
   tasks: readonly TaskRecord[] = [],
   opts: { mocked?: ReadonlySet<string>; runStatus?: string } = {},
 ): DiagramGraph {
-  const b: Build = { nodes: [], edges: [], byDefRef: groupTasks(tasks), mocked: opts.mocked ?? new Set(), ids: new Set() };
-  b.ids.add('__start').valueOf();
+  const b: Build = {
+    nodes: [],
+    edges: [],
+    byDefRef: groupTasks(tasks),
+    mocked: opts.mocked ?? new Set(),
+    ids: new Set(),
+  };
+  b.ids.add('__start');
   b.ids.add('__end');
   b.nodes.push({ id: '__start', kind: 'START', label: 'start', ref: '__start', terminal: 'start' });
   const exits = buildSequence(b, Array.isArray(def.tasks) ? def.tasks : [], [{ id: '__start' }]);
-  b.nodes.push({ id: '__end', kind: 'END', label: opts.runStatus === 'COMPLETED' ? 'completed' : 'end', ref: '__end', terminal: 'end' });
+  b.nodes.push({
+    id: '__end',
+    kind: 'END',
+    label: opts.runStatus === 'COMPLETED' ? 'completed' : 'end',
+    ref: '__end',
+    terminal: 'end',
+  });
   connect(b, exits, '__end');
   return { nodes: b.nodes, edges: b.edges };
 }

@@ -39,7 +39,11 @@ export async function layout(graph: DiagramGraph, direction: 'DOWN' | 'RIGHT' = 
       width: n.terminal ? TERMINAL_SIZE : NODE_WIDTH,
       height: n.terminal ? TERMINAL_SIZE : NODE_HEIGHT,
     })),
-    edges: graph.edges.map((e) => ({ id: e.id, sources: [e.source], targets: [e.target] })),
+    // A loop's way back is drawn but not laid out: left in, ELK's cycle breaking may put the
+    // loop's body before the loop.
+    edges: graph.edges
+      .filter((e) => !e.back)
+      .map((e) => ({ id: e.id, sources: [e.source], targets: [e.target] })),
   };
   const placed = await engine().layout(root);
   const out: Positions = {};

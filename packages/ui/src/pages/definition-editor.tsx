@@ -25,7 +25,11 @@ const TEMPLATE: WorkflowDef = {
       name: 'check',
       taskReferenceName: 'check',
       type: 'INLINE',
-      inputParameters: { evaluatorType: 'javascript', expression: '$.orderId ? true : false', orderId: '${workflow.input.orderId}' },
+      inputParameters: {
+        evaluatorType: 'javascript',
+        expression: '$.orderId ? true : false',
+        orderId: '${workflow.input.orderId}',
+      },
     },
     { name: 'approve', taskReferenceName: 'approve', type: 'HUMAN' },
   ],
@@ -88,7 +92,8 @@ export function DefinitionEditor({ name }: { name?: string }) {
       <div className="page-head">
         <div>
           <div className="crumbs">
-            <Link to="/definitions">Definitions</Link> / {name ? <Link to={`/definitions/${enc(name)}`}>{name}</Link> : 'new'}
+            <Link to="/definitions">Definitions</Link> /{' '}
+            {name ? <Link to={`/definitions/${enc(name)}`}>{name}</Link> : 'new'}
           </div>
           <h1>{name ? `Edit ${name}` : 'New workflow definition'}</h1>
         </div>
@@ -98,7 +103,12 @@ export function DefinitionEditor({ name }: { name?: string }) {
               Save over v{v.parsed?.version ?? '?'}
             </button>
           )}
-          <button type="button" className="btn btn-primary" disabled={!canSave} onClick={() => void save(false)}>
+          <button
+            type="button"
+            className="btn btn-primary"
+            disabled={!canSave}
+            onClick={() => void save(false)}
+          >
             {name ? 'Save as new version' : 'Create'}
           </button>
         </div>
@@ -121,7 +131,13 @@ export function DefinitionEditor({ name }: { name?: string }) {
             <Problems v={v} />
           </div>
         </section>
-        <section className="card">{graph ? <Diagram graph={graph} height={600} /> : <div className="muted">The diagram appears once the JSON parses.</div>}</section>
+        <section className="card">
+          {graph ? (
+            <Diagram graph={graph} height={600} />
+          ) : (
+            <div className="muted">The diagram appears once the JSON parses.</div>
+          )}
+        </section>
       </div>
     </div>
   );

@@ -22,7 +22,9 @@ export function DefinitionsPage() {
       map.set(d.name, list);
     }
     for (const list of map.values()) list.sort((a, b) => (b.version ?? 0) - (a.version ?? 0));
-    return [...map.entries()].filter(([name]) => name.toLowerCase().includes(filter.toLowerCase())).sort((a, b) => a[0].localeCompare(b[0]));
+    return [...map.entries()]
+      .filter(([name]) => name.toLowerCase().includes(filter.toLowerCase()))
+      .sort((a, b) => a[0].localeCompare(b[0]));
   }, [defs.data, filter]);
   return (
     <div className="page">
@@ -32,7 +34,13 @@ export function DefinitionsPage() {
           New definition
         </Link>
       </div>
-      <input className="filter-input" aria-label="Filter definitions" placeholder="filter by name" value={filter} onChange={(e) => setFilter(e.target.value)} />
+      <input
+        className="filter-input"
+        aria-label="Filter definitions"
+        placeholder="filter by name"
+        value={filter}
+        onChange={(e) => setFilter(e.target.value)}
+      />
       {defs.error && <div className="alert alert-error">{defs.error.message}</div>}
       <div className="card table-card">
         <table className="table">
@@ -55,7 +63,11 @@ export function DefinitionsPage() {
                   </td>
                   <td>
                     {versions.map((v) => (
-                      <Link key={v.version} to={`/definitions/${enc(name)}?version=${v.version ?? 1}`} className="chip">
+                      <Link
+                        key={v.version}
+                        to={`/definitions/${enc(name)}?version=${v.version ?? 1}`}
+                        className="chip"
+                      >
                         v{v.version}
                       </Link>
                     ))}
@@ -63,7 +75,8 @@ export function DefinitionsPage() {
                   <td className="hide-sm muted">{latest?.description ?? ''}</td>
                   <td className="hide-sm nowrap">{formatTime(latest?.updateTime ?? latest?.createTime)}</td>
                   <td className="nowrap">
-                    <Link to={`/runs?name=${enc(name)}`}>runs</Link> · <Link to={`/workbench?name=${enc(name)}`}>start</Link>
+                    <Link to={`/runs?name=${enc(name)}`}>runs</Link> ·{' '}
+                    <Link to={`/workbench?name=${enc(name)}`}>start</Link>
                   </td>
                 </tr>
               );
@@ -88,7 +101,10 @@ export function DefinitionPage({ name }: { name: string }) {
   const version = versionParam ? Number(versionParam) : undefined;
   const def = useDefinition(name, Number.isInteger(version) ? version : undefined);
   const all = useDefinitions();
-  const versions = (all.data ?? []).filter((d) => d.name === name).map((d) => d.version ?? 1).sort((a, b) => b - a);
+  const versions = (all.data ?? [])
+    .filter((d) => d.name === name)
+    .map((d) => d.version ?? 1)
+    .sort((a, b) => b - a);
   const graph = useMemo(() => (def.data ? buildGraph(def.data) : undefined), [def.data]);
   if (def.isPending) return <div className="page">Loading…</div>;
   if (def.error || !def.data || !graph) {
@@ -113,7 +129,11 @@ export function DefinitionPage({ name }: { name: string }) {
           {def.data.description && <p className="muted">{def.data.description}</p>}
           <div className="versions">
             {versions.map((n) => (
-              <Link key={n} to={`/definitions/${enc(name)}?version=${n}`} className={`chip${n === v ? ' chip-on' : ''}`}>
+              <Link
+                key={n}
+                to={`/definitions/${enc(name)}?version=${n}`}
+                className={`chip${n === v ? ' chip-on' : ''}`}
+              >
                 v{n}
               </Link>
             ))}

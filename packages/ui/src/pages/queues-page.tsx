@@ -28,7 +28,8 @@ export function QueuesPage() {
   const [requeue, setRequeue] = useState<{ type: string; answer?: RequeueAnswer; error?: string }>();
   const types = (taskDefs.data ?? []).map((d) => d.name);
   const rows = Object.entries(sizes.data ?? {}).sort((a, b) => a[0].localeCompare(b[0]));
-  const workersOf = (queue: string): PollData[] => (polls.data ?? []).filter((p) => p.queueName === queue || `${p.queueName}-high` === queue);
+  const workersOf = (queue: string): PollData[] =>
+    (polls.data ?? []).filter((p) => p.queueName === queue || `${p.queueName}-high` === queue);
   const starving = rows.filter(([, c]) => c.waiting > 0 && c.activeWorkers === 0);
   const [showIdle, setShowIdle] = useState(true);
 
@@ -48,24 +49,27 @@ export function QueuesPage() {
       <div className="page-head">
         <h1>Queues and workers</h1>
         <label className="toggle">
-          <input type="checkbox" checked={showIdle} onChange={(e) => setShowIdle(e.target.checked)} /> show empty queues
+          <input type="checkbox" checked={showIdle} onChange={(e) => setShowIdle(e.target.checked)} /> show
+          empty queues
         </label>
       </div>
       {starving.length > 0 && (
         <div className="alert alert-warn" role="alert" data-testid="no-worker-warning">
-          <strong>No worker:</strong> work waits on {starving.map(([q]) => q).join(', ')} and no worker has polled{' '}
-          {starving.length > 1 ? 'them' : 'it'} in the last 10 s. Start a worker for{' '}
+          <strong>No worker:</strong> work waits on {starving.map(([q]) => q).join(', ')} and no worker has
+          polled {starving.length > 1 ? 'them' : 'it'} in the last 10 s. Start a worker for{' '}
           {[...new Set(starving.map(([q]) => typeOf(q, types)))].join(', ')}.
         </div>
       )}
       {requeue?.answer && (
         <div className="alert alert-ok" role="status" data-testid="requeue-result">
           {requeue.type}: {requeue.answer.requeued.length} dead letter(s) requeued
-          {requeue.answer.skipped.length > 0 && `, ${requeue.answer.skipped.length} skipped (${requeue.answer.skipped.map((s) => s.reason).join('; ')})`}
+          {requeue.answer.skipped.length > 0 &&
+            `, ${requeue.answer.skipped.length} skipped (${requeue.answer.skipped.map((s) => s.reason).join('; ')})`}
           .
           {requeue.answer.requeued.slice(0, 10).map((r) => (
             <div key={r.taskId} className="small">
-              run <Link to={`/runs/${enc(r.workflowId)}`}>{r.workflowId}</Link> — {String(r.taskRef ?? r.taskId)}
+              run <Link to={`/runs/${enc(r.workflowId)}`}>{r.workflowId}</Link> —{' '}
+              {typeof r.taskRef === 'string' ? r.taskRef : r.taskId}
             </div>
           ))}
         </div>
@@ -87,7 +91,12 @@ export function QueuesPage() {
           </thead>
           <tbody>
             {rows
-              .filter(([, c]) => showIdle || c.waiting + c.scheduled + c.inFlight + c.deadLettered > 0 || c.activeWorkers > 0)
+              .filter(
+                ([, c]) =>
+                  showIdle ||
+                  c.waiting + c.scheduled + c.inFlight + c.deadLettered > 0 ||
+                  c.activeWorkers > 0,
+              )
               .map(([queue, c]) => {
                 const workers = workersOf(queue);
                 const noWorker = c.waiting > 0 && c.activeWorkers === 0;
@@ -101,7 +110,11 @@ export function QueuesPage() {
                       {c.deadLettered > 0 ? (
                         <>
                           <span className="badge tone-failed badge-small">{c.deadLettered}</span>{' '}
-                          <button type="button" className="btn btn-small" onClick={() => void doRequeue(typeOf(queue, types))}>
+                          <button
+                            type="button"
+                            className="btn btn-small"
+                            onClick={() => void doRequeue(typeOf(queue, types))}
+                          >
                             Requeue
                           </button>
                         </>
@@ -113,7 +126,9 @@ export function QueuesPage() {
                       {c.activeWorkers > 0 ? (
                         <span className="badge tone-ok badge-small">{c.activeWorkers} live</span>
                       ) : (
-                        <span className={`badge badge-small ${noWorker ? 'tone-warn' : 'tone-idle'}`}>{noWorker ? 'no worker' : 'none live'}</span>
+                        <span className={`badge badge-small ${noWorker ? 'tone-warn' : 'tone-idle'}`}>
+                          {noWorker ? 'no worker' : 'none live'}
+                        </span>
                       )}
                       {workers.length > 0 && (
                         <div className="small muted">
@@ -128,7 +143,9 @@ export function QueuesPage() {
                     </td>
                     <td className="hide-sm nowrap">
                       {c.lastPollTime ? relative(c.lastPollTime) : 'never'}
-                      {c.noActiveWorkerSince !== undefined && <div className="small muted">none live since {formatTime(c.noActiveWorkerSince)}</div>}
+                      {c.noActiveWorkerSince !== undefined && (
+                        <div className="small muted">none live since {formatTime(c.noActiveWorkerSince)}</div>
+                      )}
                     </td>
                   </tr>
                 );

@@ -53,31 +53,61 @@ export function RunActions({ run }: { run: Workflow }) {
     <div className="actions">
       <div className="action-buttons" role="group" aria-label="Run actions">
         {run.status === 'RUNNING' && (
-          <button type="button" className="btn" disabled={busy} onClick={() => void act(() => sendJson('PUT', `/api/workflow/${id}/pause`))}>
+          <button
+            type="button"
+            className="btn"
+            disabled={busy}
+            onClick={() => void act(() => sendJson('PUT', `/api/workflow/${id}/pause`))}
+          >
             Pause
           </button>
         )}
         {run.status === 'PAUSED' && (
-          <button type="button" className="btn" disabled={busy} onClick={() => void act(() => sendJson('PUT', `/api/workflow/${id}/resume`))}>
+          <button
+            type="button"
+            className="btn"
+            disabled={busy}
+            onClick={() => void act(() => sendJson('PUT', `/api/workflow/${id}/resume`))}
+          >
             Resume
           </button>
         )}
         {open && (
-          <button type="button" className="btn btn-danger" disabled={busy} onClick={() => setForm(form === 'terminate' ? undefined : 'terminate')}>
+          <button
+            type="button"
+            className="btn btn-danger"
+            disabled={busy}
+            onClick={() => setForm(form === 'terminate' ? undefined : 'terminate')}
+          >
             Terminate…
           </button>
         )}
         {RETRYABLE.has(run.status) && (
-          <button type="button" className="btn btn-primary" disabled={busy} onClick={() => void act(() => sendForText('POST', `/api/workflow/${id}/retry`))}>
+          <button
+            type="button"
+            className="btn btn-primary"
+            disabled={busy}
+            onClick={() => void act(() => sendForText('POST', `/api/workflow/${id}/retry`))}
+          >
             Retry
           </button>
         )}
         {!open && (
           <>
-            <button type="button" className="btn" disabled={busy} onClick={() => setForm(form === 'restart' ? undefined : 'restart')}>
+            <button
+              type="button"
+              className="btn"
+              disabled={busy}
+              onClick={() => setForm(form === 'restart' ? undefined : 'restart')}
+            >
               Restart…
             </button>
-            <button type="button" className="btn" disabled={busy} onClick={() => setForm(form === 'rerun' ? undefined : 'rerun')}>
+            <button
+              type="button"
+              className="btn"
+              disabled={busy}
+              onClick={() => setForm(form === 'rerun' ? undefined : 'rerun')}
+            >
               Rerun from task…
             </button>
           </>
@@ -98,7 +128,12 @@ export function RunActions({ run }: { run: Workflow }) {
         >
           <div className="field">
             <label htmlFor="terminate-reason">Reason (kept on the run)</label>
-            <input id="terminate-reason" value={reason} onChange={(e) => setReason(e.target.value)} autoFocus />
+            <input
+              id="terminate-reason"
+              value={reason}
+              onChange={(e) => setReason(e.target.value)}
+              autoFocus
+            />
           </div>
           <button type="submit" className="btn btn-danger" disabled={busy}>
             Terminate run
@@ -110,17 +145,21 @@ export function RunActions({ run }: { run: Workflow }) {
           className="card action-form"
           onSubmit={(e) => {
             e.preventDefault();
-            void act(() => sendForText('POST', `/api/workflow/${id}/restart${qs({ useLatestDefinitions: latest })}`));
+            void act(() =>
+              sendForText('POST', `/api/workflow/${id}/restart${qs({ useLatestDefinitions: latest })}`),
+            );
           }}
         >
           <fieldset>
             <legend>Restart with the same input, using</legend>
             <label className="check">
-              <input type="radio" name="def" checked={!latest} onChange={() => setLatest(false)} /> the definition it ran with (v
+              <input type="radio" name="def" checked={!latest} onChange={() => setLatest(false)} /> the
+              definition it ran with (v
               {run.workflowVersion})
             </label>
             <label className="check">
-              <input type="radio" name="def" checked={latest} onChange={() => setLatest(true)} /> the latest definition
+              <input type="radio" name="def" checked={latest} onChange={() => setLatest(true)} /> the latest
+              definition
             </label>
           </fieldset>
           <button type="submit" className="btn btn-primary" disabled={busy}>
@@ -150,12 +189,29 @@ export function RunActions({ run }: { run: Workflow }) {
               ))}
             </select>
           </div>
-          <JsonEditor id="rerun-task-input" label="New task input (optional JSON)" value={taskInput} onChange={setTaskInput} rows={3} />
-          <JsonEditor id="rerun-wf-input" label="New run input (optional JSON)" value={workflowInput} onChange={setWorkflowInput} rows={3} />
+          <JsonEditor
+            id="rerun-task-input"
+            label="New task input (optional JSON)"
+            value={taskInput}
+            onChange={setTaskInput}
+            rows={3}
+          />
+          <JsonEditor
+            id="rerun-wf-input"
+            label="New run input (optional JSON)"
+            value={workflowInput}
+            onChange={setWorkflowInput}
+            rows={3}
+          />
           <button
             type="submit"
             className="btn btn-primary"
-            disabled={busy || fromRef === '' || taskInputParsed.error !== undefined || workflowInputParsed.error !== undefined}
+            disabled={
+              busy ||
+              fromRef === '' ||
+              taskInputParsed.error !== undefined ||
+              workflowInputParsed.error !== undefined
+            }
           >
             Rerun
           </button>

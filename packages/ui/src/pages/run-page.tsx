@@ -24,14 +24,22 @@ function WaitingSummary({ run, onSelect }: { run: Workflow; onSelect: (ref: stri
   if (run.status === 'RUNNING' || run.status === 'PAUSED') {
     const waits = run.waitingFor ?? [];
     return (
-      <section className={`summary tone-${toneOf(run.status)}`} data-testid="waiting-for" aria-label="What this run waits for">
+      <section
+        className={`summary tone-${toneOf(run.status)}`}
+        data-testid="waiting-for"
+        aria-label="What this run waits for"
+      >
         <h2>{run.status === 'PAUSED' ? 'Paused' : waits.length === 0 ? 'Running' : 'Waiting for'}</h2>
         {waits.length === 0 && <p>Nothing is waiting; the run is moving on.</p>}
         <ul>
           {waits.slice(0, 8).map((w, i) => (
             <li key={w.taskId ?? i}>
               {w.referenceTaskName ? (
-                <button type="button" className="btn-link mono" onClick={() => onSelect(w.referenceTaskName ?? '')}>
+                <button
+                  type="button"
+                  className="btn-link mono"
+                  onClick={() => onSelect(w.referenceTaskName ?? '')}
+                >
                   {w.referenceTaskName}
                 </button>
               ) : null}{' '}
@@ -51,11 +59,26 @@ function WaitingSummary({ run, onSelect }: { run: Workflow; onSelect: (ref: stri
     );
   }
   return (
-    <section className={`summary tone-${toneOf(run.status)}`} data-testid="waiting-for" aria-label="How this run ended">
-      <h2>{run.status === 'COMPLETED' ? 'Completed' : run.status.replace('_', ' ').toLowerCase().replace(/^./, (c) => c.toUpperCase())}</h2>
+    <section
+      className={`summary tone-${toneOf(run.status)}`}
+      data-testid="waiting-for"
+      aria-label="How this run ended"
+    >
+      <h2>
+        {run.status === 'COMPLETED'
+          ? 'Completed'
+          : run.status
+              .replace('_', ' ')
+              .toLowerCase()
+              .replace(/^./, (c) => c.toUpperCase())}
+      </h2>
       <p>
-        {run.status === 'COMPLETED' ? 'Nothing to wait for: the run has ended' : run.reasonForIncompletion ?? 'The run has ended'}
-        {run.endTime > 0 && ` at ${formatTime(run.endTime)}, after ${formatDuration(run.endTime - run.createTime)}`}.
+        {run.status === 'COMPLETED'
+          ? 'Nothing to wait for: the run has ended'
+          : (run.reasonForIncompletion ?? 'The run has ended')}
+        {run.endTime > 0 &&
+          ` at ${formatTime(run.endTime)}, after ${formatDuration(run.endTime - run.createTime)}`}
+        .
       </p>
       {run.failedReferenceTaskNames.length > 0 && (
         <p>
@@ -72,7 +95,9 @@ function WaitingSummary({ run, onSelect }: { run: Workflow; onSelect: (ref: stri
 }
 
 function RunLinks({ run }: { run: Workflow }) {
-  const children = run.tasks.filter((t) => t.subWorkflowId).map((t) => ({ id: t.subWorkflowId ?? '', ref: t.referenceTaskName }));
+  const children = run.tasks
+    .filter((t) => t.subWorkflowId)
+    .map((t) => ({ id: t.subWorkflowId ?? '', ref: t.referenceTaskName }));
   const l = run.links;
   const items: Array<[string, string]> = [];
   if (run.parentWorkflowId) items.push(['parent', run.parentWorkflowId]);
@@ -105,10 +130,22 @@ function RunLinks({ run }: { run: Workflow }) {
 function TaskTable({ tasks, onSelect }: { tasks: TaskRecord[]; onSelect: (ref: string) => void }) {
   const [filter, setFilter] = useState('');
   const [shown, setShown] = useState(ROWS_SHOWN);
-  const rows = tasks.filter((t) => filter === '' || t.referenceTaskName.includes(filter) || t.status.includes(filter.toUpperCase()) || t.taskType.includes(filter.toUpperCase()));
+  const rows = tasks.filter(
+    (t) =>
+      filter === '' ||
+      t.referenceTaskName.includes(filter) ||
+      t.status.includes(filter.toUpperCase()) ||
+      t.taskType.includes(filter.toUpperCase()),
+  );
   return (
     <div>
-      <input className="filter-input" aria-label="Filter tasks" placeholder="filter by ref, type or status" value={filter} onChange={(e) => setFilter(e.target.value)} />
+      <input
+        className="filter-input"
+        aria-label="Filter tasks"
+        placeholder="filter by ref, type or status"
+        value={filter}
+        onChange={(e) => setFilter(e.target.value)}
+      />
       <table className="table compact" data-testid="task-table">
         <thead>
           <tr>
@@ -125,7 +162,11 @@ function TaskTable({ tasks, onSelect }: { tasks: TaskRecord[]; onSelect: (ref: s
             <tr key={t.taskId}>
               <td className="muted">{t.seq}</td>
               <td>
-                <button type="button" className="btn-link mono" onClick={() => onSelect(t.workflowTask.taskReferenceName)}>
+                <button
+                  type="button"
+                  className="btn-link mono"
+                  onClick={() => onSelect(t.workflowTask.taskReferenceName)}
+                >
                   {t.referenceTaskName}
                 </button>
                 {t.retryCount > 0 && <span className="muted"> (try {t.retryCount + 1})</span>}
@@ -135,7 +176,9 @@ function TaskTable({ tasks, onSelect }: { tasks: TaskRecord[]; onSelect: (ref: s
                 <StatusBadge status={t.status} small />
               </td>
               <td className="hide-sm nowrap">{formatTime(t.startTime || t.scheduledTime)}</td>
-              <td className="hide-sm">{t.endTime > 0 && t.startTime > 0 ? formatDuration(t.endTime - t.startTime) : '—'}</td>
+              <td className="hide-sm">
+                {t.endTime > 0 && t.startTime > 0 ? formatDuration(t.endTime - t.startTime) : '—'}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -153,7 +196,11 @@ function Timeline({ run, onSelect }: { run: Workflow; onSelect: (ref: string) =>
   const [shown, setShown] = useState(ROWS_SHOWN);
   const start = run.createTime;
   const now = Date.now();
-  const end = Math.max(run.endTime > 0 ? run.endTime : now, ...run.tasks.map((t) => t.endTime || 0), start + 1);
+  const end = Math.max(
+    run.endTime > 0 ? run.endTime : now,
+    ...run.tasks.map((t) => t.endTime || 0),
+    start + 1,
+  );
   const span = end - start;
   const tasks = run.tasks;
   return (
@@ -169,7 +216,12 @@ function Timeline({ run, onSelect }: { run: Workflow; onSelect: (ref: string) =>
         const width = Math.max(0.4, ((to - from) / span) * 100);
         return (
           <div className="timeline-row" key={t.taskId}>
-            <button type="button" className="btn-link mono timeline-label" onClick={() => onSelect(t.workflowTask.taskReferenceName)} title={t.referenceTaskName}>
+            <button
+              type="button"
+              className="btn-link mono timeline-label"
+              onClick={() => onSelect(t.workflowTask.taskReferenceName)}
+              title={t.referenceTaskName}
+            >
               {t.referenceTaskName}
               {t.retryCount > 0 ? ` #${t.retryCount + 1}` : ''}
             </button>
@@ -200,12 +252,16 @@ export function RunPage({ id }: { id: string }) {
   const selected = location.search.get('task') ?? undefined;
   const [tab, setTab] = useState<Tab>('tasks');
   const select = useCallback(
-    (ref: string | undefined) => navigate(`/runs/${enc(id)}${ref ? `?task=${enc(ref)}` : ''}`, { replace: true }),
+    (ref: string | undefined) =>
+      navigate(`/runs/${enc(id)}${ref ? `?task=${enc(ref)}` : ''}`, { replace: true }),
     [id, navigate],
   );
   const openChild = useCallback((child: string) => navigate(`/runs/${enc(child)}`), [navigate]);
   const data = run.data;
-  const graph = useMemo(() => (data ? buildGraph(data.workflowDefinition, data.tasks, { runStatus: data.status }) : undefined), [data]);
+  const graph = useMemo(
+    () => (data ? buildGraph(data.workflowDefinition, data.tasks, { runStatus: data.status }) : undefined),
+    [data],
+  );
 
   if (run.isPending) return <div className="page">Loading run…</div>;
   if (run.error || !data || !graph) {
@@ -238,8 +294,8 @@ export function RunPage({ id }: { id: string }) {
                   {' '}
                   · correlation <span className="mono">{data.correlationId}</span>
                 </>
-              )}
-              {' '}· priority {data.priority}
+              )}{' '}
+              · priority {data.priority}
             </div>
           </div>
           <RunActions run={data} />
@@ -247,12 +303,31 @@ export function RunPage({ id }: { id: string }) {
         <WaitingSummary run={data} onSelect={select} />
         <RunLinks run={data} />
         <section className="card">
-          <Diagram graph={graph} selectedRef={selected} onSelect={(box) => box.task && select(box.ref)} onOpenChild={openChild} height={480} />
+          <Diagram
+            graph={graph}
+            selectedRef={selected}
+            onSelect={(box) => box.task && select(box.ref)}
+            onOpenChild={openChild}
+            height={560}
+          />
         </section>
         <div className="tabs" role="tablist">
           {(['tasks', 'timeline', 'data', 'json'] as const).map((t) => (
-            <button key={t} type="button" role="tab" aria-selected={tab === t} className={`tab${tab === t ? ' tab-on' : ''}`} onClick={() => setTab(t)}>
-              {t === 'tasks' ? `Tasks (${data.tasks.length})` : t === 'data' ? 'Input / output' : t === 'json' ? 'JSON' : 'Timeline'}
+            <button
+              key={t}
+              type="button"
+              role="tab"
+              aria-selected={tab === t}
+              className={`tab${tab === t ? ' tab-on' : ''}`}
+              onClick={() => setTab(t)}
+            >
+              {t === 'tasks'
+                ? `Tasks (${data.tasks.length})`
+                : t === 'data'
+                  ? 'Input / output'
+                  : t === 'json'
+                    ? 'JSON'
+                    : 'Timeline'}
             </button>
           ))}
         </div>
@@ -266,7 +341,17 @@ export function RunPage({ id }: { id: string }) {
               <JsonView label="Variables" value={data.variables} />
             </div>
           )}
-          {tab === 'json' && <JsonView label="Run" value={{ ...data, tasks: data.tasks.length > 300 ? `${data.tasks.length} tasks (see the Tasks tab)` : data.tasks }} maxHeight={600} />}
+          {tab === 'json' && (
+            <JsonView
+              label="Run"
+              value={{
+                ...data,
+                tasks:
+                  data.tasks.length > 300 ? `${data.tasks.length} tasks (see the Tasks tab)` : data.tasks,
+              }}
+              maxHeight={600}
+            />
+          )}
         </section>
       </div>
       {selected && <TaskPanel run={data} defRef={selected} onClose={() => select(undefined)} />}

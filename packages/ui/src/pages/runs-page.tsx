@@ -66,7 +66,12 @@ export function RunsPage() {
     [definitions.data],
   );
   const [selected, setSelected] = useState<Set<string>>(new Set());
-  const [bulk, setBulk] = useState<{ op: BulkOperation; result?: BulkResponse; error?: string; busy?: boolean }>();
+  const [bulk, setBulk] = useState<{
+    op: BulkOperation;
+    result?: BulkResponse;
+    error?: string;
+    busy?: boolean;
+  }>();
   const queryClient = useQueryClient();
 
   const setParams = (patch: Record<string, string | undefined>, resetPage = true) => {
@@ -82,13 +87,17 @@ export function RunsPage() {
   const onSubmit = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
     const form = new FormData(e.currentTarget);
-    const statuses = form.getAll('status').map(String);
+    const field = (name: string): string => {
+      const v = form.get(name);
+      return typeof v === 'string' ? v : '';
+    };
+    const statuses = form.getAll('status').filter((v): v is string => typeof v === 'string');
     setParams({
-      name: String(form.get('name') ?? ''),
-      correlationId: String(form.get('correlationId') ?? '').trim(),
-      freeText: String(form.get('freeText') ?? '').trim(),
-      from: String(form.get('from') ?? ''),
-      to: String(form.get('to') ?? ''),
+      name: field('name'),
+      correlationId: field('correlationId').trim(),
+      freeText: field('freeText').trim(),
+      from: field('from'),
+      to: field('to'),
       status: statuses.join(','),
     });
   };
@@ -125,7 +134,12 @@ export function RunsPage() {
           <input type="checkbox" checked={live} onChange={(e) => setLive(e.target.checked)} /> live updates
         </label>
       </div>
-      <form className="card filters" onSubmit={onSubmit} key={location.search.toString()} aria-label="Search runs">
+      <form
+        className="card filters"
+        onSubmit={onSubmit}
+        key={location.search.toString()}
+        aria-label="Search runs"
+      >
         <div className="field">
           <label htmlFor="f-name">Workflow</label>
           <select id="f-name" name="name" defaultValue={search.name ?? ''}>
@@ -135,16 +149,28 @@ export function RunsPage() {
                 {n}
               </option>
             ))}
-            {search.name && !names.includes(search.name) && <option value={search.name}>{search.name}</option>}
+            {search.name && !names.includes(search.name) && (
+              <option value={search.name}>{search.name}</option>
+            )}
           </select>
         </div>
         <div className="field">
           <label htmlFor="f-corr">Correlation id</label>
-          <input id="f-corr" name="correlationId" defaultValue={search.correlationId ?? ''} placeholder="exact" />
+          <input
+            id="f-corr"
+            name="correlationId"
+            defaultValue={search.correlationId ?? ''}
+            placeholder="exact"
+          />
         </div>
         <div className="field grow">
           <label htmlFor="f-text">Free text</label>
-          <input id="f-text" name="freeText" defaultValue={search.freeText ?? ''} placeholder="id, input, output, reason…" />
+          <input
+            id="f-text"
+            name="freeText"
+            defaultValue={search.freeText ?? ''}
+            placeholder="id, input, output, reason…"
+          />
         </div>
         <div className="field">
           <label htmlFor="f-from">Started after</label>
@@ -158,7 +184,8 @@ export function RunsPage() {
           <legend>Status</legend>
           {STATUSES.map((s) => (
             <label key={s} className="check">
-              <input type="checkbox" name="status" value={s} defaultChecked={statusSet.has(s)} /> {s.toLowerCase().replace('_', ' ')}
+              <input type="checkbox" name="status" value={s} defaultChecked={statusSet.has(s)} />{' '}
+              {s.toLowerCase().replace('_', ' ')}
             </label>
           ))}
         </fieldset>
@@ -208,7 +235,11 @@ export function RunsPage() {
       </div>
 
       {bulk && !bulk.busy && (
-        <div className={`alert ${bulk.error || Object.keys(bulk.result?.bulkErrorResults ?? {}).length ? 'alert-warn' : 'alert-ok'}`} role="status" data-testid="bulk-result">
+        <div
+          className={`alert ${bulk.error || Object.keys(bulk.result?.bulkErrorResults ?? {}).length ? 'alert-warn' : 'alert-ok'}`}
+          role="status"
+          data-testid="bulk-result"
+        >
           <strong>{bulk.op}</strong>:{' '}
           {bulk.error ??
             `${bulk.result?.bulkSuccessfulResults.length ?? 0} done, ${Object.keys(bulk.result?.bulkErrorResults ?? {}).length} refused`}
@@ -284,7 +315,9 @@ export function RunsPage() {
                 <td className="hide-sm mono">{r.correlationId ?? ''}</td>
                 <td className="hide-sm nowrap">{formatTime(r.startTime)}</td>
                 <td className="hide-sm nowrap">
-                  {r.endTime ? formatDuration(r.executionTime) : formatDuration(Date.now() - Date.parse(r.startTime))}
+                  {r.endTime
+                    ? formatDuration(r.executionTime)
+                    : formatDuration(Date.now() - Date.parse(r.startTime))}
                 </td>
               </tr>
             ))}
@@ -307,7 +340,9 @@ export function RunsPage() {
       </div>
       <nav className="pager" aria-label="Pages">
         <span className="muted">
-          {total === 0 ? 'no runs' : `${search.start + 1}–${Math.min(search.start + search.size, total)} of ${total}`}
+          {total === 0
+            ? 'no runs'
+            : `${search.start + 1}–${Math.min(search.start + search.size, total)} of ${total}`}
         </span>
         <button
           type="button"

@@ -29,7 +29,7 @@ function TaskDefEditor({ name, existing }: { name: string | undefined; existing:
     return JSON.stringify(def, null, 2);
   };
   const [text, setText] = useState(initial);
-  // eslint-disable-next-line react-hooks/exhaustive-deps
+  // A different definition chosen: start from its text.
   useEffect(() => setText(initial()), [name, existing === undefined]);
   const v = useValidation<TaskDef>(text, '/api/metadata/taskdefs/validate');
   const [error, setError] = useState<string>();
@@ -37,7 +37,8 @@ function TaskDefEditor({ name, existing }: { name: string | undefined; existing:
     if (!v.parsed) return;
     setError(undefined);
     try {
-      if (existing && existing.name === v.parsed.name) await sendJson('PUT', '/api/metadata/taskdefs', v.parsed);
+      if (existing && existing.name === v.parsed.name)
+        await sendJson('PUT', '/api/metadata/taskdefs', v.parsed);
       else await sendJson('POST', '/api/metadata/taskdefs', [v.parsed]);
       await queryClient.invalidateQueries({ queryKey: ['taskdefs'] });
       navigate(`/taskdefs/${enc(v.parsed.name)}`, { replace: true });
@@ -57,7 +58,13 @@ function TaskDefEditor({ name, existing }: { name: string | undefined; existing:
       <label htmlFor="taskdef-json" className="label">
         Task definition (JSON)
       </label>
-      <textarea id="taskdef-json" className={`code editor${v.parseError || v.problems.length > 0 ? ' invalid' : ''}`} spellCheck={false} value={text} onChange={(e) => setText(e.target.value)} />
+      <textarea
+        id="taskdef-json"
+        className={`code editor${v.parseError || v.problems.length > 0 ? ' invalid' : ''}`}
+        spellCheck={false}
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+      />
       <Problems v={v} />
     </section>
   );
@@ -95,13 +102,20 @@ export function TaskDefsPage({ name }: { name?: string }) {
                     {d.description && <div className="muted small">{d.description}</div>}
                   </td>
                   <td>
-                    {d.retryCount ?? 0} <span className="muted small">{(d.retryLogic ?? 'FIXED').toLowerCase().replace(/_/g, ' ')}</span>
+                    {d.retryCount ?? 0}{' '}
+                    <span className="muted small">
+                      {(d.retryLogic ?? 'FIXED').toLowerCase().replace(/_/g, ' ')}
+                    </span>
                   </td>
                   <td className="hide-sm">{d.timeoutSeconds ? `${d.timeoutSeconds} s` : '—'}</td>
-                  <td className="hide-sm">{d.responseTimeoutSeconds ? `${d.responseTimeoutSeconds} s` : '—'}</td>
+                  <td className="hide-sm">
+                    {d.responseTimeoutSeconds ? `${d.responseTimeoutSeconds} s` : '—'}
+                  </td>
                   <td className="hide-sm muted small">
                     {d.concurrentExecLimit ? `${d.concurrentExecLimit} at once` : ''}
-                    {d.rateLimitPerFrequency ? ` ${d.rateLimitPerFrequency}/${d.rateLimitFrequencyInSeconds ?? 1}s` : ''}
+                    {d.rateLimitPerFrequency
+                      ? ` ${d.rateLimitPerFrequency}/${d.rateLimitFrequencyInSeconds ?? 1}s`
+                      : ''}
                   </td>
                 </tr>
               ))}
@@ -116,7 +130,9 @@ export function TaskDefsPage({ name }: { name?: string }) {
           </table>
         </div>
         {name && (name === 'new' || existing) && <TaskDefEditor key={name} name={name} existing={existing} />}
-        {name && name !== 'new' && !existing && !defs.isPending && <div className="alert alert-error">No task definition named {name}</div>}
+        {name && name !== 'new' && !existing && !defs.isPending && (
+          <div className="alert alert-error">No task definition named {name}</div>
+        )}
       </div>
     </div>
   );

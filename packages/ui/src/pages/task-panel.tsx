@@ -15,7 +15,15 @@ import { Link } from '../router';
  * that completes it. Any open task can be skipped.
  */
 
-const TERMINAL = new Set(['COMPLETED', 'COMPLETED_WITH_ERRORS', 'FAILED', 'FAILED_WITH_TERMINAL_ERROR', 'TIMED_OUT', 'CANCELED', 'SKIPPED']);
+const TERMINAL = new Set([
+  'COMPLETED',
+  'COMPLETED_WITH_ERRORS',
+  'FAILED',
+  'FAILED_WITH_TERMINAL_ERROR',
+  'TIMED_OUT',
+  'CANCELED',
+  'SKIPPED',
+]);
 
 function instructionOf(task: TaskRecord): string | undefined {
   for (const key of ['instructions', 'instruction', 'message', 'prompt']) {
@@ -41,10 +49,15 @@ function CompleteForm({ run, task }: { run: Workflow; task: TaskRecord }) {
       onSubmit={(e) => {
         e.preventDefault();
         setBusy(true);
-        sendForText('POST', `/api/tasks/${enc(run.workflowId)}/${enc(task.referenceTaskName)}/${status}`, parsed.value ?? {})
+        sendForText(
+          'POST',
+          `/api/tasks/${enc(run.workflowId)}/${enc(task.referenceTaskName)}/${status}`,
+          parsed.value ?? {},
+        )
           .then(
             () => setResult({ ok: true, text: `Task ${status.toLowerCase()}.` }),
-            (err: unknown) => setResult({ ok: false, text: err instanceof Error ? err.message : String(err) }),
+            (err: unknown) =>
+              setResult({ ok: false, text: err instanceof Error ? err.message : String(err) }),
           )
           .finally(() => {
             setBusy(false);
@@ -55,9 +68,19 @@ function CompleteForm({ run, task }: { run: Workflow; task: TaskRecord }) {
       <h3>Complete this {task.taskType === 'HUMAN' ? 'human task' : 'wait'}</h3>
       {instruction && <p className="instruction">{instruction}</p>}
       {task.waitingFor?.assignee && <p className="muted">Assigned to {task.waitingFor.assignee}</p>}
-      <JsonEditor id="complete-output" label="Output (JSON, merged into the task's output)" value={output} onChange={setOutput} rows={5} />
+      <JsonEditor
+        id="complete-output"
+        label="Output (JSON, merged into the task's output)"
+        value={output}
+        onChange={setOutput}
+        rows={5}
+      />
       <div className="row">
-        <select aria-label="Outcome" value={status} onChange={(e) => setStatus(e.target.value === 'FAILED' ? 'FAILED' : 'COMPLETED')}>
+        <select
+          aria-label="Outcome"
+          value={status}
+          onChange={(e) => setStatus(e.target.value === 'FAILED' ? 'FAILED' : 'COMPLETED')}
+        >
           <option value="COMPLETED">Complete</option>
           <option value="FAILED">Fail</option>
         </select>
@@ -89,7 +112,11 @@ function SkipForm({ run, task }: { run: Workflow; task: TaskRecord }) {
       className="card"
       onSubmit={(e) => {
         e.preventDefault();
-        sendJson('PUT', `/api/workflow/${enc(run.workflowId)}/skiptask/${enc(task.referenceTaskName || baseRef)}`, { taskOutput: parsed.value ?? {} }).then(
+        sendJson(
+          'PUT',
+          `/api/workflow/${enc(run.workflowId)}/skiptask/${enc(task.referenceTaskName || baseRef)}`,
+          { taskOutput: parsed.value ?? {} },
+        ).then(
           () => {
             setOpen(false);
             void queryClient.invalidateQueries({ queryKey: ['run', run.workflowId] });
@@ -98,7 +125,13 @@ function SkipForm({ run, task }: { run: Workflow; task: TaskRecord }) {
         );
       }}
     >
-      <JsonEditor id="skip-output" label="Output the skipped task gives" value={output} onChange={setOutput} rows={3} />
+      <JsonEditor
+        id="skip-output"
+        label="Output the skipped task gives"
+        value={output}
+        onChange={setOutput}
+        rows={3}
+      />
       <div className="row">
         <button type="submit" className="btn btn-primary" disabled={parsed.error !== undefined}>
           Skip
@@ -149,19 +182,27 @@ export function TaskPanel({ run, defRef, onClose }: { run: Workflow; defRef: str
           {task.waitingFor && (
             <div className="alert alert-wait" data-testid="task-waiting">
               {task.waitingFor.message}
-              {task.waitingFor.until !== undefined && <div className="small">until {formatTime(task.waitingFor.until)} ({relative(task.waitingFor.until)})</div>}
+              {task.waitingFor.until !== undefined && (
+                <div className="small">
+                  until {formatTime(task.waitingFor.until)} ({relative(task.waitingFor.until)})
+                </div>
+              )}
             </div>
           )}
-          {task.reasonForIncompletion && <div className="alert alert-error">{task.reasonForIncompletion}</div>}
+          {task.reasonForIncompletion && (
+            <div className="alert alert-error">{task.reasonForIncompletion}</div>
+          )}
           {task.subWorkflowId && (
             <p>
               Child run: <Link to={`/runs/${enc(task.subWorkflowId)}`}>{task.subWorkflowId}</Link>
             </p>
           )}
-          {!TERMINAL.has(task.status) && (task.taskType === 'HUMAN' || task.taskType === 'WAIT') && task.waitingFor?.reason !== 'timer' && (
-            <CompleteForm run={run} task={task} />
+          {!TERMINAL.has(task.status) &&
+            (task.taskType === 'HUMAN' || task.taskType === 'WAIT') &&
+            task.waitingFor?.reason !== 'timer' && <CompleteForm run={run} task={task} />}
+          {!TERMINAL.has(task.status) && (run.status === 'RUNNING' || run.status === 'PAUSED') && (
+            <SkipForm run={run} task={task} />
           )}
-          {!TERMINAL.has(task.status) && (run.status === 'RUNNING' || run.status === 'PAUSED') && <SkipForm run={run} task={task} />}
           <dl className="facts">
             <dt>Task id</dt>
             <dd className="mono">{task.taskId}</dd>
@@ -231,7 +272,9 @@ export function TaskPanel({ run, defRef, onClose }: { run: Workflow; defRef: str
                       <StatusBadge status={t.status} small />
                     </td>
                     <td className="nowrap">{formatTime(t.startTime || t.scheduledTime)}</td>
-                    <td>{t.endTime > 0 && t.startTime > 0 ? formatDuration(t.endTime - t.startTime) : '—'}</td>
+                    <td>
+                      {t.endTime > 0 && t.startTime > 0 ? formatDuration(t.endTime - t.startTime) : '—'}
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -249,7 +292,13 @@ export function TaskPanel({ run, defRef, onClose }: { run: Workflow; defRef: str
                       <tr key={`${p.queueName}/${p.workerId}`}>
                         <td className="mono">{p.workerId}</td>
                         <td>{relative(p.lastPollTime)}</td>
-                        <td>{p.active ? <span className="badge tone-ok badge-small">active</span> : <span className="badge tone-idle badge-small">idle</span>}</td>
+                        <td>
+                          {p.active ? (
+                            <span className="badge tone-ok badge-small">active</span>
+                          ) : (
+                            <span className="badge tone-idle badge-small">idle</span>
+                          )}
+                        </td>
                       </tr>
                     ))}
                   </tbody>

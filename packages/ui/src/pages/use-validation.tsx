@@ -22,10 +22,15 @@ export function useValidation<T>(text: string, url: string, delayMs = 350): Vali
     try {
       parsed = JSON.parse(text) as T;
     } catch (err) {
-      setState({ parseError: err instanceof Error ? err.message : String(err), problems: [], checking: false, valid: false });
+      setState({
+        parseError: err instanceof Error ? err.message : String(err),
+        problems: [],
+        checking: false,
+        valid: false,
+      });
       return undefined;
     }
-    setState((s) => ({ ...s, parsed, parseError: undefined, checking: true }) as Validation<T>);
+    setState((s) => ({ problems: s.problems, valid: s.valid, parsed, checking: true }));
     let live = true;
     const timer = window.setTimeout(() => {
       sendJson('POST', url, parsed).then(
@@ -54,7 +59,12 @@ export function Problems({ v }: { v: Validation<unknown> }) {
       </div>
     );
   }
-  if (v.checking) return <div className="problems muted small" role="status">checking…</div>;
+  if (v.checking)
+    return (
+      <div className="problems muted small" role="status">
+        checking…
+      </div>
+    );
   if (v.valid) {
     return (
       <div className="problems ok" role="status" data-testid="problems">

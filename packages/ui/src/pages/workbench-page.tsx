@@ -2,7 +2,7 @@ import { useEffect, useMemo, useState } from 'react';
 
 import { enc, sendForText, sendJson } from '../api/client';
 import { useDefinition, useDefinitions } from '../api/hooks';
-import type { Workflow, WorkflowDef } from '../api/types';
+import type { Workflow } from '../api/types';
 import { JsonEditor, JsonView, parseObject } from '../components/json';
 import { StatusBadge } from '../components/status';
 import { Diagram } from '../diagram/diagram';
@@ -39,7 +39,10 @@ export function WorkbenchPage() {
 
   const inputParsed = parseObject(input);
   const mocksParsed = parseObject(mocks);
-  const versions = (defs.data ?? []).filter((d) => d.name === name).map((d) => d.version ?? 1).sort((a, b) => b - a);
+  const versions = (defs.data ?? [])
+    .filter((d) => d.name === name)
+    .map((d) => d.version ?? 1)
+    .sort((a, b) => b - a);
   const mocked = useMemo(() => new Set(Object.keys(mocksParsed.value ?? {})), [mocksParsed.value]);
   const graph = useMemo(() => {
     if (test) return buildGraph(test.workflowDefinition, test.tasks, { mocked, runStatus: test.status });
@@ -56,7 +59,11 @@ export function WorkbenchPage() {
     setBusy(true);
     setError(undefined);
     try {
-      const id = await sendForText('POST', '/api/workflow', { name, ...(version && { version: Number(version) }), ...request() });
+      const id = await sendForText('POST', '/api/workflow', {
+        name,
+        ...(version && { version: Number(version) }),
+        ...request(),
+      });
       navigate(`/runs/${enc(id)}`);
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));
@@ -70,7 +77,7 @@ export function WorkbenchPage() {
     setBusy(true);
     setError(undefined);
     try {
-      const { createTime: _c, updateTime: _u, ...workflowDef } = def.data as WorkflowDef;
+      const { createTime: _c, updateTime: _u, ...workflowDef } = def.data;
       const answer = await sendJson<Workflow>('POST', '/api/workflow/test', {
         workflowDef,
         ...request(),
@@ -95,7 +102,14 @@ export function WorkbenchPage() {
           <div className="row">
             <div className="field grow">
               <label htmlFor="wb-name">Workflow</label>
-              <select id="wb-name" value={name} onChange={(e) => { setName(e.target.value); setVersion(''); }}>
+              <select
+                id="wb-name"
+                value={name}
+                onChange={(e) => {
+                  setName(e.target.value);
+                  setVersion('');
+                }}
+              >
                 {names.map((n) => (
                   <option key={n} value={n}>
                     {n}
@@ -126,20 +140,43 @@ export function WorkbenchPage() {
             </div>
             <div className="field">
               <label htmlFor="wb-priority">Priority (0–99)</label>
-              <input id="wb-priority" type="number" min={0} max={99} value={priority} onChange={(e) => setPriority(Math.max(0, Math.min(99, Number(e.target.value) || 0)))} />
+              <input
+                id="wb-priority"
+                type="number"
+                min={0}
+                max={99}
+                value={priority}
+                onChange={(e) => setPriority(Math.max(0, Math.min(99, Number(e.target.value) || 0)))}
+              />
             </div>
           </div>
-          <button type="button" className="btn btn-primary" disabled={!inputsOk || busy} onClick={() => void start()}>
+          <button
+            type="button"
+            className="btn btn-primary"
+            disabled={!inputsOk || busy}
+            onClick={() => void start()}
+          >
             Start run
           </button>
           <hr />
           <h2>Test workbench</h2>
           <p className="muted small">
-            Runs the definition on a throwaway store with a virtual clock; tasks named here answer with the given results, in order
-            (nothing reaches real workers).
+            Runs the definition on a throwaway store with a virtual clock; tasks named here answer with the
+            given results, in order (nothing reaches real workers).
           </p>
-          <JsonEditor id="wb-mocks" label="Mocked results by task reference (JSON)" value={mocks} onChange={setMocks} rows={7} />
-          <button type="button" className="btn" disabled={!inputsOk || mocksParsed.error !== undefined || busy || !def.data} onClick={() => void runTest()}>
+          <JsonEditor
+            id="wb-mocks"
+            label="Mocked results by task reference (JSON)"
+            value={mocks}
+            onChange={setMocks}
+            rows={7}
+          />
+          <button
+            type="button"
+            className="btn"
+            disabled={!inputsOk || mocksParsed.error !== undefined || busy || !def.data}
+            onClick={() => void runTest()}
+          >
             Run test
           </button>
           {error && (
@@ -152,7 +189,9 @@ export function WorkbenchPage() {
           {test && (
             <div className="test-result" data-testid="test-result">
               <StatusBadge status={test.status} /> test run ended with {test.tasks.length} task(s)
-              {test.reasonForIncompletion && <div className="alert alert-error">{test.reasonForIncompletion}</div>}
+              {test.reasonForIncompletion && (
+                <div className="alert alert-error">{test.reasonForIncompletion}</div>
+              )}
               {(test.waitingFor ?? []).map((w, i) => (
                 <div key={i} className="small">
                   {w.referenceTaskName}: {w.message}
