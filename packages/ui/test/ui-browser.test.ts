@@ -172,6 +172,7 @@ describe('web UI in Chromium', () => {
   const shot = async (name: string) => {
     // Let the diagram settle (layout is in a worker; fitView runs after it).
     await page.waitForTimeout(400);
+    await page.evaluate('window.scrollTo(0, 0)');
     await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
   };
 
@@ -506,8 +507,10 @@ describe('web UI in Chromium', () => {
     );
     // The page still answers: the task table pages its rows and the panel opens at once.
     await page.getByRole('button', { name: /^Show 200 more/ }).waitFor();
-    await page.locator('.box[data-ref="spin"]').click();
+    await page.getByTestId('task-table').getByRole('button', { name: 'spin', exact: true }).click();
     await page.getByTestId('task-panel').getByRole('heading', { name: 'spin' }).waitFor();
+    // The diagram frames the chosen task.
+    await page.locator('.box.box-selected[data-ref="spin"]').waitFor();
     await shot('big-run');
   });
 });

@@ -103,6 +103,9 @@ const Box = memo(function Box({ data }: NodeProps<Node<BoxData>>) {
           ))}
       </div>
       <Handle type="source" position={out} isConnectable={false} />
+      {/* A loop's way back leaves and enters on the side, clear of the forward arrows. */}
+      <Handle id="loop-out" type="source" position={Position.Right} isConnectable={false} />
+      <Handle id="loop-in" type="target" position={Position.Right} isConnectable={false} />
     </div>
   );
 });
@@ -129,11 +132,21 @@ function Framer({ frame, focus }: { frame: RefObject<HTMLDivElement | null>; foc
         void flow.fitView({ padding: 0.12, maxZoom: MAX_ZOOM });
         return;
       }
-      const target = nodes.find((n) => n.id === focus) ?? nodes[0];
-      if (!target) return;
-      const w = target.measured?.width ?? 210;
-      const h = target.measured?.height ?? 58;
-      void flow.setCenter(target.position.x + w / 2, target.position.y + h / 2, { zoom: MIN_READABLE_ZOOM });
+      const zoom = MIN_READABLE_ZOOM;
+      const target = nodes.find((n) => n.id === focus);
+      // Centre on the box that matters (or the top of the drawing), but never show empty space
+      // beyond the drawing's edges when it is bigger than the frame.
+      const cx = target
+        ? target.position.x + (target.measured?.width ?? 210) / 2
+        : bounds.x + bounds.width / 2;
+      const cy = target ? target.position.y + (target.measured?.height ?? 58) / 2 : bounds.y;
+      const clamp = (want: number, frameSize: number, start: number, size: number): number => {
+        if (size * zoom + 48 <= frameSize) return frameSize / 2 - (start + size / 2) * zoom;
+        return Math.min(24 - start * zoom, Math.max(frameSize - 24 - (start + size) * zoom, want));
+      };
+      const x = clamp(el.clientWidth / 2 - cx * zoom, el.clientWidth, bounds.x, bounds.width);
+      const y = clamp(el.clientHeight / 2 - cy * zoom, el.clientHeight, bounds.y, bounds.height);
+      void flow.setViewport({ x, y, zoom });
     };
     const first = window.setTimeout(place, 30);
     let timer: number | undefined;
@@ -246,6 +259,11 @@ export function Diagram(props: {
         target: e.target,
         ...(e.label !== undefined && { label: e.label }),
         type: e.back ? 'smoothstep' : 'default',
+        ...(e.back && {
+          sourceHandle: 'loop-out',
+          targetHandle: 'loop-in',
+          pathOptions: { offset: 28, borderRadius: 10 },
+        }),
         animated: false,
         className: e.taken ? 'edge-taken' : e.back ? 'edge-back' : undefined,
         markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16 },
@@ -257,6 +275,16 @@ export function Diagram(props: {
   return (
     <div
       ref={frame}
+      onKeyDown={(e) => {
+        // A focused box (Tab reaches them) opens with Enter or Space, as a click does.
+        if (e.key !== 'Enter' && e.key !== ' ') return;
+        const id = (e.target as HTMLElement).closest('.react-flow__node')?.getAttribute('data-id');
+        const box = id ? graph.nodes.find((n) => n.id === id) : undefined;
+        if (box && props.onSelect) {
+          e.preventDefault();
+          props.onSelect(box);
+        }
+      }}
       className="diagram"
       style={{ height: props.height ?? 520 }}
       data-testid="diagram"

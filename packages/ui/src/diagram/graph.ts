@@ -251,7 +251,9 @@ function buildSequence(b: Build, tasks: readonly WorkflowTask[], entries: Entry[
         if (n) node.detail = `iteration ${n}`;
         const body = task.loopOver ?? [];
         if (body.length > 0) {
+          // Drawn as loop → body → what follows, with a dashed way back from the body's end.
           const exits = buildSequence(b, body, [{ id: node.id }]);
+          current = exits;
           for (const e of exits) {
             b.edges.push({
               id: `${e.id}->${node.id}#loop${b.edges.length}`,
@@ -261,7 +263,6 @@ function buildSequence(b: Build, tasks: readonly WorkflowTask[], entries: Entry[
               label: n ? `×${n}` : 'loop',
             });
           }
-          current = [{ id: node.id }];
         }
         break;
       }
