@@ -64,9 +64,12 @@ async function startEmbeddedPostgres() {
 }
 
 // The benchmark's report code is plain JavaScript, tested where it lives.
-const testRoots = ['packages/protocol/dist/test', 'packages/server/dist/test', 'packages/ui/dist/node/test', 'bench/lib'].map((p) =>
-  path.join(root, p),
-);
+const testRoots = [
+  'packages/protocol/dist/test',
+  'packages/server/dist/test',
+  'packages/ui/dist/node/test',
+  'bench/lib',
+].map((p) => path.join(root, p));
 let files = testRoots.flatMap((dir) => {
   try {
     return findTests(dir);

@@ -399,14 +399,12 @@ describe('web UI in Chromium', () => {
   it('runs a definition in the test workbench with mocks, drawn on the diagram', async () => {
     await page.goto(api('/workbench?name=ui_order'));
     await page.getByLabel('Input (JSON)').fill('{"orderId": "T-1", "kind": "standard"}');
-    await page
-      .getByLabel(/Mocked results/)
-      .fill(
-        JSON.stringify({
-          charge: [{ status: 'COMPLETED', output: { charged: 1 } }],
-          approve: [{ status: 'COMPLETED', output: { approved: false } }],
-        }),
-      );
+    await page.getByLabel(/Mocked results/).fill(
+      JSON.stringify({
+        charge: [{ status: 'COMPLETED', output: { charged: 1 } }],
+        approve: [{ status: 'COMPLETED', output: { approved: false } }],
+      }),
+    );
     await page.getByRole('button', { name: 'Run test' }).click();
     const result = page.getByTestId('test-result');
     await result.getByText('COMPLETED').waitFor();
