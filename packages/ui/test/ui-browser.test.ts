@@ -453,6 +453,62 @@ describe('web UI in Chromium', () => {
     assert.equal((await get(`/api/workflow/${a}`)).reasonForIncompletion, 'cleaning up');
   });
 
+  it('follows a sub-workflow box to the child run and back to its parent', async () => {
+    await post('/api/metadata/workflow', {
+      name: 'ui_parent',
+      version: 1,
+      schemaVersion: 2,
+      ownerEmail: 'ops@example.com',
+      tasks: [
+        {
+          name: 'child',
+          taskReferenceName: 'child',
+          type: 'SUB_WORKFLOW',
+          subWorkflowParam: { name: 'ui_unserved', version: 1 },
+        },
+      ],
+    });
+    const parent = await start('ui_parent', {}, 'parent-1');
+    const child = await helpers.waitFor(
+      async () => {
+        const run = await get(`/api/workflow/${parent}`);
+        return run.tasks.find((t: any) => t.subWorkflowId)?.subWorkflowId as string | undefined;
+      },
+      { ...WAIT, what: 'the child run to start' },
+    );
+    await page.goto(api(`/runs/${parent}`));
+    await page.getByTestId('waiting-for').getByText(/child/).first().waitFor();
+    await page
+      .locator('.box[data-ref="child"]')
+      .getByRole('button', { name: /open child run/ })
+      .click();
+    await page.waitForURL(`**/runs/${child}`);
+    await page.getByTestId('run-links').getByText('parent').waitFor();
+    await page.getByTestId('run-links').getByRole('link', { name: parent }).click();
+    await page.waitForURL(`**/runs/${parent}`);
+  });
+
+  it('restarts an ended run with the latest definition and terminates a run with a reason, from the run page', async () => {
+    const id = await start('ui_unserved', {}, 'restart-me');
+    await page.goto(api(`/runs/${id}`));
+    await page.getByRole('button', { name: 'Terminate…' }).click();
+    await page.getByLabel('Reason (kept on the run)').fill('no longer needed');
+    await page.getByRole('button', { name: 'Terminate run' }).click();
+    await page.getByTestId('waiting-for').getByText('no longer needed').waitFor();
+    assert.equal((await get(`/api/workflow/${id}`)).reasonForIncompletion, 'no longer needed');
+
+    await page.getByRole('button', { name: 'Restart…' }).click();
+    await page.getByLabel('the latest definition').check();
+    await page.getByRole('button', { name: 'Restart', exact: true }).click();
+    await page.waitForURL((url) => url.pathname.startsWith('/runs/') && !url.pathname.endsWith(id));
+    await page.getByTestId('run-links').getByText('restart of').waitFor();
+    const restarted = decodeURIComponent(new URL(page.url()).pathname.split('/').pop() ?? '');
+    assert.equal((await get(`/api/workflow/${restarted}`)).links.restart_of, id);
+    // The timeline shows the new run's attempt.
+    await page.getByRole('tab', { name: 'Timeline' }).click();
+    await page.getByTestId('timeline').getByRole('button', { name: 'step' }).waitFor();
+  });
+
   it('draws a run with a 1,000-iteration loop and a 500-branch fork collapsed, and stays responsive', async () => {
     const inline = { evaluatorType: 'javascript', expression: '1' };
     await post('/api/metadata/workflow', {
