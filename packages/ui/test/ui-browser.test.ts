@@ -229,6 +229,9 @@ describe('web UI in Chromium', () => {
     await page.goto(api('/runs'));
     await page.getByRole('row').filter({ hasText: target }).waitFor();
     await shot('runs');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await shot('runs-phone');
+    await page.setViewportSize({ width: 1280, height: 800 });
     await page.getByLabel('Correlation id').fill('order-42');
     await page.getByRole('button', { name: 'Search' }).click();
     const rows = page.locator('tbody tr[data-run]');

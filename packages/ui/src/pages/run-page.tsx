@@ -45,6 +45,12 @@ function WaitingSummary({ run, onSelect }: { run: Workflow; onSelect: (ref: stri
               ) : null}{' '}
               {w.message.replace(/^waiting: /, '')}
               {w.until !== undefined && <span className="muted"> ({relative(w.until)})</span>}
+              {w.queueName && (
+                <>
+                  {' '}
+                  — <Link to="/queues">queue {w.queueName}</Link>
+                </>
+              )}
               {w.childWorkflowId && (
                 <>
                   {' '}

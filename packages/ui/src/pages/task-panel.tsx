@@ -25,6 +25,9 @@ const TERMINAL = new Set([
   'SKIPPED',
 ]);
 
+/** A loop's body task may have run a thousand times: the panel lists the latest ones. */
+const EXECUTIONS_SHOWN = 100;
+
 function instructionOf(task: TaskRecord): string | undefined {
   for (const key of ['instructions', 'instruction', 'message', 'prompt']) {
     const v = task.inputData[key];
@@ -261,7 +264,7 @@ export function TaskPanel({ run, defRef, onClose }: { run: Workflow; defRef: str
                 </tr>
               </thead>
               <tbody>
-                {executions.map((t) => (
+                {executions.slice(0, EXECUTIONS_SHOWN).map((t) => (
                   <tr key={t.taskId} className={t.taskId === task.taskId ? 'row-selected' : ''}>
                     <td>
                       <button type="button" className="btn-link" onClick={() => setChosenId(t.taskId)}>
@@ -279,6 +282,11 @@ export function TaskPanel({ run, defRef, onClose }: { run: Workflow; defRef: str
                 ))}
               </tbody>
             </table>
+            {executions.length > EXECUTIONS_SHOWN && (
+              <div className="muted small">
+                the latest {EXECUTIONS_SHOWN} of {executions.length}; the Tasks tab lists them all
+              </div>
+            )}
           </section>
           {isWorker && (
             <section>
