@@ -245,7 +245,9 @@ describe('web UI in Chromium', () => {
     await page.waitForURL(`**/runs/${target}`);
     // First, in words: the charge task waits for a worker.
     const waiting = page.getByTestId('waiting-for');
-    await waiting.getByText('charge').waitFor();
+    await waiting.getByRole('button', { name: 'charge' }).waitFor();
+    // …and leads to the queue that is not served.
+    await waiting.getByRole('link', { name: 'queue ui_charge' }).waitFor();
     assert.match(await waiting.innerText(), /Waiting for/);
     assert.match(await waiting.innerText(), /ui_charge/);
     await page.locator('.box[data-ref="charge"][data-state="SCHEDULED"]').waitFor();

@@ -1,7 +1,6 @@
 import {
   Background,
   Controls,
-  getNodesBounds,
   Handle,
   MarkerType,
   Position,
@@ -17,7 +16,7 @@ import { memo, useEffect, useMemo, useRef, useState, type RefObject } from 'reac
 
 import { toneOf } from '../components/status';
 import type { DiagramGraph, DiagramNode } from './graph';
-import { layout, type Positions } from './layout';
+import { layout, NODE_HEIGHT, NODE_WIDTH, TERMINAL_SIZE, type Positions } from './layout';
 
 /**
  * The diagram of a definition or a run: boxes coloured by their state, the branch a switch took
@@ -126,7 +125,17 @@ function Framer({ frame, focus }: { frame: RefObject<HTMLDivElement | null>; foc
     const place = () => {
       const nodes = flow.getNodes();
       if (nodes.length === 0 || el.clientWidth === 0) return;
-      const bounds = getNodesBounds(nodes);
+      // Sizes are known from the layout; the measured ones may not be there yet.
+      const size = (n: Node<BoxData>) =>
+        n.data.box.terminal ? { w: TERMINAL_SIZE, h: TERMINAL_SIZE } : { w: NODE_WIDTH, h: NODE_HEIGHT };
+      const x0 = Math.min(...nodes.map((n) => n.position.x));
+      const y0 = Math.min(...nodes.map((n) => n.position.y));
+      const bounds = {
+        x: x0,
+        y: y0,
+        width: Math.max(...nodes.map((n) => n.position.x + size(n).w)) - x0,
+        height: Math.max(...nodes.map((n) => n.position.y + size(n).h)) - y0,
+      };
       const fit = Math.min(el.clientWidth / (bounds.width + 80), el.clientHeight / (bounds.height + 80));
       if (fit >= MIN_READABLE_ZOOM) {
         void flow.fitView({ padding: 0.12, maxZoom: MAX_ZOOM });
@@ -136,19 +145,17 @@ function Framer({ frame, focus }: { frame: RefObject<HTMLDivElement | null>; foc
       const target = nodes.find((n) => n.id === focus);
       // Centre on the box that matters (or the top of the drawing), but never show empty space
       // beyond the drawing's edges when it is bigger than the frame.
-      const cx = target
-        ? target.position.x + (target.measured?.width ?? 210) / 2
-        : bounds.x + bounds.width / 2;
-      const cy = target ? target.position.y + (target.measured?.height ?? 58) / 2 : bounds.y;
-      const clamp = (want: number, frameSize: number, start: number, size: number): number => {
-        if (size * zoom + 48 <= frameSize) return frameSize / 2 - (start + size / 2) * zoom;
-        return Math.min(24 - start * zoom, Math.max(frameSize - 24 - (start + size) * zoom, want));
+      const cx = target ? target.position.x + size(target).w / 2 : bounds.x + bounds.width / 2;
+      const cy = target ? target.position.y + size(target).h / 2 : bounds.y;
+      const clamp = (want: number, frameSize: number, start: number, extent: number): number => {
+        if (extent * zoom + 48 <= frameSize) return frameSize / 2 - (start + extent / 2) * zoom;
+        return Math.min(24 - start * zoom, Math.max(frameSize - 24 - (start + extent) * zoom, want));
       };
       const x = clamp(el.clientWidth / 2 - cx * zoom, el.clientWidth, bounds.x, bounds.width);
       const y = clamp(el.clientHeight / 2 - cy * zoom, el.clientHeight, bounds.y, bounds.height);
       void flow.setViewport({ x, y, zoom });
     };
-    const first = window.setTimeout(place, 30);
+    const first = window.setTimeout(place, 60);
     let timer: number | undefined;
     const observer =
       typeof ResizeObserver === 'undefined'
