@@ -270,6 +270,10 @@ describe('web UI in Chromium', () => {
     assert.match(await page.locator('.box[data-ref="checks"]').innerText(), /iteration 3/);
     assert.equal(await page.locator('.react-flow__edge.edge-taken').count(), 1, 'the branch taken is marked');
 
+    // Keyboard: a focused box opens its task panel with Enter, as a click does.
+    await page.locator('.react-flow__node[data-id="charge"]').focus();
+    await page.keyboard.press('Enter');
+    await page.getByTestId('task-panel').getByRole('heading', { name: 'charge', exact: true }).waitFor();
     await waiting.getByRole('button', { name: 'approve' }).click();
     const panel = page.getByTestId('task-panel');
     await panel
@@ -348,6 +352,18 @@ describe('web UI in Chromium', () => {
     await page.getByRole('button', { name: 'Create' }).click();
     await page.waitForURL('**/definitions/ui_drafted');
     await page.getByRole('heading', { name: /ui_drafted/ }).waitFor();
+    // Edit it again: saved as a new version, the old one kept.
+    await page.getByRole('link', { name: 'Edit' }).click();
+    await page.waitForURL('**/definitions/ui_drafted/edit?version=1');
+    await problems.getByText('✓ valid').waitFor();
+    const edited = { ...fixed, description: 'second draft' };
+    await page.getByLabel('Definition (JSON)').fill(JSON.stringify(edited, null, 2));
+    await problems.getByText('✓ valid').waitFor();
+    await page.getByRole('button', { name: 'Save as new version' }).click();
+    await page.waitForURL('**/definitions/ui_drafted');
+    await page.getByText('second draft', { exact: true }).waitFor();
+    assert.equal((await get('/api/metadata/workflow/ui_drafted')).version, 2);
+    assert.equal((await get('/api/metadata/workflow/ui_drafted?version=1')).description, undefined);
     const saved = await get('/api/metadata/workflow/ui_drafted');
     assert.deepEqual(
       saved.tasks.map((t: any) => t.taskReferenceName),
@@ -512,6 +528,19 @@ describe('web UI in Chromium', () => {
     // The timeline shows the new run's attempt.
     await page.getByRole('tab', { name: 'Timeline' }).click();
     await page.getByTestId('timeline').getByRole('button', { name: 'step' }).waitFor();
+
+    // Rerun the terminated run from its task, with new input for it.
+    await page.goto(api(`/runs/${id}`));
+    await page.getByRole('button', { name: 'Rerun from task…' }).click();
+    await page.getByLabel('Rerun from task').selectOption('step');
+    await page.getByLabel('New task input (optional JSON)').fill('{"attempt": 2}');
+    await page.getByRole('button', { name: 'Rerun', exact: true }).click();
+    await page.waitForURL((url) => url.pathname.startsWith('/runs/') && !url.pathname.endsWith(id));
+    await page.getByTestId('run-links').getByText('rerun of').waitFor();
+    const rerun = decodeURIComponent(new URL(page.url()).pathname.split('/').pop() ?? '');
+    const rerunRun = await get(`/api/workflow/${rerun}`);
+    assert.equal(rerunRun.links.rerun_of, id);
+    assert.equal(rerunRun.tasks.find((t: any) => t.referenceTaskName === 'step')?.inputData.attempt, 2);
   });
 
   it('draws a run with a 1,000-iteration loop and a 500-branch fork collapsed, and stays responsive', async () => {
