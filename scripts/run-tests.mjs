@@ -69,6 +69,7 @@ const testRoots = [
   'packages/server/dist/test',
   'packages/sdk/dist/test',
   'packages/cli/dist/test',
+  'packages/ui/dist/node/test',
   'bench/lib',
 ].map((p) => path.join(root, p));
 let files = testRoots.flatMap((dir) => {

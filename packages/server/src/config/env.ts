@@ -83,6 +83,11 @@ export const ENV_KEYS = [
     description:
       'Comma list of host names and CIDRs HTTP tasks may reach (unset = any not denied; allow wins over deny)',
   },
+  {
+    name: 'BATON_UI_DIR',
+    description:
+      'Directory of the built web UI served at /; unset = packages/ui/dist/web next to the server package',
+  },
 ] as const satisfies readonly EnvKey[];
 
 export type EnvName = (typeof ENV_KEYS)[number]['name'];

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 import { ENV_KEYS, type EnvName, type RawEnv } from './env.js';
 
@@ -31,6 +32,17 @@ export interface Options {
   readonly httpDeny: readonly string[];
   /** undefined: any destination not denied. */
   readonly httpAllow: readonly string[] | undefined;
+  /** Where the built web UI is; served at `/` when it holds an index.html. */
+  readonly uiDir: string;
+}
+
+/**
+ * The UI build output as laid out in the repository: this file is
+ * packages/server/dist/src/config/options.js, the UI's build goes to packages/ui/dist/web. Resolved
+ * from the server package, not the working directory, so `npm start` from anywhere finds it.
+ */
+function defaultUiDir(): string {
+  return fileURLToPath(new URL('../../../../ui/dist/web', import.meta.url));
 }
 
 export class ConfigError extends Error {
@@ -134,6 +146,7 @@ export function compileOptions(raw: RawEnv, cwd = process.cwd()): Options {
     httpMaxResponseBytes: integer(raw, 'BATON_HTTP_MAX_RESPONSE_BYTES', 1, 1024 * 1024 * 1024),
     httpDeny: Object.freeze(egressList(raw, 'BATON_HTTP_DENY') ?? []),
     httpAllow: egressList(raw, 'BATON_HTTP_ALLOW'),
+    uiDir: raw.BATON_UI_DIR === undefined ? defaultUiDir() : path.resolve(cwd, raw.BATON_UI_DIR),
   });
 }
 

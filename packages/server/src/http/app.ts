@@ -28,6 +28,7 @@ import { metricsRoutes } from './routes/metrics.js';
 import { runControlRoutes } from './routes/run-control.js';
 import { taskRoutes } from './routes/tasks.js';
 import { workflowRoutes } from './routes/workflow.js';
+import { serveWebUi } from './web-ui.js';
 
 export interface AppDeps {
   options: Options;
@@ -115,5 +116,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   metricsRoutes(app, deps);
   lifecycleRoutes(app, deps);
   deps.integrationRoutes?.(app);
+  await serveWebUi(app, deps.options.uiDir, deps.logger);
   return app;
 }

@@ -179,6 +179,11 @@ export class MetadataService {
     });
   }
 
+  /** Checks a task definition without storing it (the UI's editor calls this as one types). */
+  validateTaskDef(def: TaskDef): void {
+    MetadataService.failIfInvalid(checkTaskDef(def), 'Task definition');
+  }
+
   /** Updates an existing task definition (Conductor: 404 when it does not exist). */
   async updateTaskDef(def: TaskDef): Promise<StoredTaskDef> {
     MetadataService.failIfInvalid(checkTaskDef(def), 'Task definition');

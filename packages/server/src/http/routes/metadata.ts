@@ -94,6 +94,17 @@ export function metadataRoutes(app: FastifyInstance, { metadata }: AppDeps): voi
     (req) => metadata.registerTaskDefs(Array.isArray(req.body) ? req.body : [req.body]),
   );
 
+  app.post<{ Body: TaskDef }>(
+    '/api/metadata/taskdefs/validate',
+    {
+      schema: { tags, summary: 'Check a task definition without storing it', body: taskDefSchema },
+    },
+    async (req, reply) => {
+      metadata.validateTaskDef(req.body);
+      return reply.code(200).send({ valid: true });
+    },
+  );
+
   app.put<{ Body: TaskDef }>(
     '/api/metadata/taskdefs',
     { schema: { tags, summary: 'Update an existing task definition', body: taskDefSchema } },

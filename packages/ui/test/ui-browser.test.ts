@@ -1,0 +1,604 @@
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+
+import type { Page } from 'playwright-core';
+
+import type { BatonProcess } from '../../server/test/helpers/baton-process.js';
+import { batonProcess, launchBrowser, repoRoot, uiBuilt, type Browser } from './helpers/browser.js';
+
+/**
+ * The web UI in a real browser against a real Baton process: runs are started and worked over
+ * the public API, and the test clicks through the pages the way an operator would. The main
+ * pages are photographed into docs/screenshots for the README.
+ */
+
+const SHOTS = path.join(repoRoot, 'docs/screenshots');
+const WAIT = { timeoutMs: 30_000, intervalMs: 100 };
+
+const taskDef = (name: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  retryCount: 0,
+  retryDelaySeconds: 0,
+  responseTimeoutSeconds: 30,
+  timeoutSeconds: 0,
+  ownerEmail: 'ops@example.com',
+  ...extra,
+});
+
+/** An order: charge (worker), a switch on the kind, a fork of two branches, a short loop, a human approval. */
+const orderWorkflow = {
+  name: 'ui_order',
+  description: 'Charge, pack and ship an order, with a person approving express orders',
+  version: 1,
+  schemaVersion: 2,
+  ownerEmail: 'ops@example.com',
+  inputParameters: ['orderId', 'kind'],
+  tasks: [
+    {
+      name: 'ui_charge',
+      taskReferenceName: 'charge',
+      type: 'SIMPLE',
+      inputParameters: { orderId: '${workflow.input.orderId}' },
+    },
+    {
+      name: 'route',
+      taskReferenceName: 'route',
+      type: 'SWITCH',
+      evaluatorType: 'value-param',
+      expression: 'kind',
+      inputParameters: { kind: '${workflow.input.kind}' },
+      decisionCases: {
+        express: [
+          {
+            name: 'express_label',
+            taskReferenceName: 'express_label',
+            type: 'SET_VARIABLE',
+            inputParameters: { label: 'express' },
+          },
+        ],
+      },
+      defaultCase: [
+        {
+          name: 'standard_label',
+          taskReferenceName: 'standard_label',
+          type: 'SET_VARIABLE',
+          inputParameters: { label: 'standard' },
+        },
+      ],
+    },
+    {
+      name: 'prepare',
+      taskReferenceName: 'prepare',
+      type: 'FORK_JOIN',
+      forkTasks: [
+        [
+          {
+            name: 'pack',
+            taskReferenceName: 'pack',
+            type: 'INLINE',
+            inputParameters: { evaluatorType: 'javascript', expression: '"packed"' },
+          },
+        ],
+        [
+          {
+            name: 'invoice',
+            taskReferenceName: 'invoice',
+            type: 'INLINE',
+            inputParameters: { evaluatorType: 'javascript', expression: '"invoiced"' },
+          },
+        ],
+      ],
+    },
+    { name: 'prepared', taskReferenceName: 'prepared', type: 'JOIN', joinOn: ['pack', 'invoice'] },
+    {
+      name: 'checks',
+      taskReferenceName: 'checks',
+      type: 'DO_WHILE',
+      loopCondition: '$.checks.iteration < 3',
+      inputParameters: {},
+      loopOver: [
+        {
+          name: 'check',
+          taskReferenceName: 'check',
+          type: 'INLINE',
+          inputParameters: { evaluatorType: 'javascript', expression: '1' },
+        },
+      ],
+    },
+    {
+      name: 'approve',
+      taskReferenceName: 'approve',
+      type: 'HUMAN',
+      description: 'Check the parcel and approve shipping',
+      inputParameters: {
+        instructions: 'Check the parcel for order ${workflow.input.orderId}, then approve shipping.',
+      },
+    },
+  ],
+  outputParameters: { approved: '${approve.output.approved}' },
+};
+
+const oneStep = (name: string, type: string) => ({
+  name,
+  version: 1,
+  schemaVersion: 2,
+  ownerEmail: 'ops@example.com',
+  tasks: [{ name: type, taskReferenceName: 'step', type: 'SIMPLE' }],
+});
+
+describe('web UI in Chromium', () => {
+  let baton: BatonProcess;
+  let browser: Browser;
+  let page: Page;
+  let helpers: Awaited<ReturnType<typeof batonProcess>>;
+
+  const api = (p: string) => `${baton.url}${p}`;
+  const get = <T = any>(p: string) => helpers.getJson<T>(api(p));
+  const post = (p: string, body: unknown) => helpers.httpOk('POST', api(p), body);
+  const start = async (name: string, input: Record<string, unknown>, correlationId?: string) =>
+    (
+      await helpers.postText(api('/api/workflow'), { name, input, ...(correlationId && { correlationId }) })
+    ).trim();
+  /** Acts as a worker: takes one task of `type` and answers it. */
+  const work = async (
+    type: string,
+    status: 'COMPLETED' | 'FAILED',
+    outputData: Record<string, unknown> = {},
+  ) => {
+    const task: any = await helpers.waitFor(
+      async () => {
+        const answer = await helpers.http('GET', api(`/api/tasks/poll/${type}?workerid=ui-test-worker`));
+        return answer.status === 200 ? answer.body : undefined;
+      },
+      { ...WAIT, what: `a ${type} task to poll` },
+    );
+    await post('/api/tasks', {
+      taskId: task.taskId,
+      workflowInstanceId: task.workflowInstanceId,
+      status,
+      outputData,
+      ...(status === 'FAILED' && { reasonForIncompletion: 'the card was declined' }),
+      workerId: 'ui-test-worker',
+    });
+    return task;
+  };
+  const runStatus = async (id: string, status: string) =>
+    helpers.waitFor(async () => ((await get(`/api/workflow/${id}`)).status === status ? true : undefined), {
+      ...WAIT,
+      what: `run ${id} to be ${status}`,
+    });
+  const shot = async (name: string) => {
+    // Let the diagram settle (layout is in a worker; fitView runs after it).
+    await page.waitForTimeout(400);
+    await page.evaluate('window.scrollTo(0, 0)');
+    await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+  };
+
+  before(async () => {
+    assert.ok(uiBuilt(), 'the UI is not built: run `npm run build` first (npm test does)');
+    mkdirSync(SHOTS, { recursive: true });
+    helpers = await batonProcess();
+    baton = await helpers.startBaton({ name: 'ui' });
+    await post('/api/metadata/taskdefs', [
+      taskDef('ui_charge'),
+      taskDef('ui_flaky'),
+      taskDef('ui_dead'),
+      taskDef('ui_idle'),
+    ]);
+    await post('/api/metadata/workflow', orderWorkflow);
+    await post('/api/metadata/workflow', oneStep('ui_fragile', 'ui_flaky'));
+    await post('/api/metadata/workflow', oneStep('ui_deadletter', 'ui_dead'));
+    await post('/api/metadata/workflow', oneStep('ui_unserved', 'ui_idle'));
+    browser = await launchBrowser();
+    page = await browser.context.newPage();
+  });
+
+  after(async () => {
+    // A server that died mid-suite explains itself here.
+    const exited = await Promise.race([
+      baton?.exited,
+      new Promise((r) => setTimeout(() => r(undefined), 10)),
+    ]);
+    if (exited || process.env.UI_TEST_LOGS)
+      console.error(`the Baton process exited: ${JSON.stringify(exited)}\n${baton.logs()}`);
+    await browser?.close();
+    await baton?.stop();
+  });
+
+  it('serves the app shell at / and on client routes, and keeps JSON 404s under /api', async () => {
+    const root = await helpers.http('GET', api('/'));
+    assert.equal(root.status, 200);
+    assert.match(root.contentType, /text\/html/);
+    const deep = await helpers.http('GET', api('/runs/some-run-id?task=x'));
+    assert.equal(deep.status, 200);
+    assert.equal(deep.text, root.text, 'a client route answers the same shell');
+    const missing = await helpers.http('GET', api('/api/no-such-route'));
+    assert.equal(missing.status, 404);
+    assert.equal((missing.body as any).status, 404);
+    const escape = await helpers.http('GET', api('/..%2f..%2fpackage.json'));
+    assert.ok(!escape.text.includes('"workspaces"'), 'no file outside the UI build is served');
+  });
+
+  it('finds a run by correlation id, shows what it waits for and each node state, and completes its HUMAN task', async () => {
+    const target = await start('ui_order', { orderId: 'A-42', kind: 'express' }, 'order-42');
+    for (let i = 0; i < 4; i++)
+      await start('ui_order', { orderId: `B-${i}`, kind: 'standard' }, `order-other-${i}`);
+
+    await page.goto(api('/runs'));
+    await page.getByRole('row').filter({ hasText: target }).waitFor();
+    await shot('runs');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await shot('runs-phone');
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.getByLabel('Correlation id').fill('order-42');
+    await page.getByRole('button', { name: 'Search' }).click();
+    const rows = page.locator('tbody tr[data-run]');
+    await helpers.waitFor(async () => ((await rows.count()) === 1 ? true : undefined), {
+      ...WAIT,
+      what: 'the search to narrow to one run',
+    });
+    assert.equal(await rows.getAttribute('data-run'), target);
+
+    await rows.getByRole('link', { name: target }).click();
+    await page.waitForURL(`**/runs/${target}`);
+    // First, in words: the charge task waits for a worker.
+    const waiting = page.getByTestId('waiting-for');
+    await waiting.getByRole('button', { name: 'charge' }).waitFor();
+    // …and leads to the queue that is not served.
+    await waiting.getByRole('link', { name: 'queue ui_charge' }).waitFor();
+    assert.match(await waiting.innerText(), /Waiting for/);
+    assert.match(await waiting.innerText(), /ui_charge/);
+    await page.locator('.box[data-ref="charge"][data-state="SCHEDULED"]').waitFor();
+
+    await work('ui_charge', 'COMPLETED', { charged: 42 });
+    // The page follows the run by itself: the switch took "express", the fork's branches, the
+    // loop's three iterations, and now the approval waits.
+    await page.locator('.box[data-ref="charge"][data-state="COMPLETED"]').waitFor();
+    await page.locator('.box[data-ref="approve"][data-state="IN_PROGRESS"]').waitFor();
+    assert.equal(
+      await page.locator('.box[data-ref="express_label"]').getAttribute('data-state'),
+      'COMPLETED',
+    );
+    assert.equal(
+      await page.locator('.box[data-ref="standard_label"]').getAttribute('data-state'),
+      'NOT_REACHED',
+    );
+    assert.equal(await page.locator('.box[data-ref="pack"]').getAttribute('data-state'), 'COMPLETED');
+    assert.equal(await page.locator('.box[data-ref="prepared"]').getAttribute('data-state'), 'COMPLETED');
+    assert.match(await page.locator('.box[data-ref="checks"]').innerText(), /iteration 3/);
+    assert.equal(await page.locator('.react-flow__edge.edge-taken').count(), 1, 'the branch taken is marked');
+
+    // Keyboard: a focused box opens its task panel with Enter, as a click does.
+    await page.locator('.react-flow__node[data-id="charge"]').focus();
+    await page.keyboard.press('Enter');
+    await page.getByTestId('task-panel').getByRole('heading', { name: 'charge', exact: true }).waitFor();
+    await waiting.getByRole('button', { name: 'approve' }).click();
+    const panel = page.getByTestId('task-panel');
+    await panel
+      .getByText('Check the parcel for order A-42, then approve shipping.', { exact: true })
+      .waitFor();
+    await shot('run');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await shot('run-phone');
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await panel.getByLabel(/Output \(JSON/).fill('{"approved": true, "by": "ui test"}');
+    await panel.getByRole('button', { name: 'Submit' }).click();
+    await waiting.getByRole('heading', { name: 'Completed' }).waitFor();
+    const done = await get(`/api/workflow/${target}`);
+    assert.equal(done.status, 'COMPLETED');
+    assert.deepEqual(done.output, { approved: true });
+  });
+
+  it('retries a failed run and follows the link to the new run and back', async () => {
+    const failed = await start('ui_fragile', { attempt: 1 }, 'fragile-1');
+    await work('ui_flaky', 'FAILED');
+    await runStatus(failed, 'FAILED');
+
+    await page.goto(api(`/runs/${failed}`));
+    const summary = page.getByTestId('waiting-for');
+    await summary.getByText('the card was declined').waitFor();
+    await page.locator('.box[data-ref="step"][data-state="FAILED"]').waitFor();
+    await page.getByRole('button', { name: 'Retry' }).click();
+    await page.waitForURL((url) => !url.pathname.endsWith(failed) && url.pathname.startsWith('/runs/'));
+    const retried = decodeURIComponent(new URL(page.url()).pathname.split('/').pop() ?? '');
+    assert.notEqual(retried, failed);
+    const links = page.getByTestId('run-links');
+    await links.getByText('retry of').waitFor();
+    assert.equal((await get(`/api/workflow/${retried}`)).links.retry_of, failed);
+    // The new run goes on where the old one failed; the page follows it to the end.
+    await work('ui_flaky', 'COMPLETED');
+    await page.getByTestId('waiting-for').getByRole('heading', { name: 'Completed' }).waitFor();
+
+    await links.getByRole('link', { name: failed }).click();
+    await page.waitForURL(`**/runs/${failed}`);
+    await page.getByTestId('run-links').getByText('retried by').waitFor();
+    await page.getByTestId('run-links').getByRole('link', { name: retried }).waitFor();
+  });
+
+  it('shows every validation problem of a definition as it is typed, redraws it, and saves it once fixed', async () => {
+    await page.goto(api('/definitions/new'));
+    const editor = page.getByLabel('Definition (JSON)');
+    const broken = {
+      name: 'ui_drafted',
+      version: 1,
+      schemaVersion: 2,
+      ownerEmail: 'ops@example.com',
+      tasks: [
+        { name: 'ui_charge', taskReferenceName: 'pay', type: 'SIMPLE' },
+        { name: 'notify', taskReferenceName: 'pay', type: 'NOOP' },
+      ],
+    };
+    await editor.fill(JSON.stringify(broken, null, 2));
+    const problems = page.getByTestId('problems');
+    await problems.getByText(/pay/).waitFor();
+    assert.doesNotMatch(await problems.innerText(), /valid$/);
+    assert.equal(await page.getByRole('button', { name: 'Create' }).isDisabled(), true);
+    await page.locator('.box[data-ref="notify"], .box[data-ref="pay"]').first().waitFor();
+    await shot('definition-editor');
+
+    // Half-typed JSON: the parse error is shown at once, the last diagram stays.
+    await editor.fill('{ "name": ');
+    await problems.getByText(/^JSON:/).waitFor();
+
+    const fixed = {
+      ...broken,
+      tasks: [broken.tasks[0], { ...broken.tasks[1], taskReferenceName: 'notify' }],
+    };
+    await editor.fill(JSON.stringify(fixed, null, 2));
+    await problems.getByText('✓ valid').waitFor();
+    await page.locator('.box[data-ref="notify"]').waitFor();
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.waitForURL('**/definitions/ui_drafted');
+    await page.getByRole('heading', { name: /ui_drafted/ }).waitFor();
+    // Edit it again: saved as a new version, the old one kept.
+    await page.getByRole('link', { name: 'Edit' }).click();
+    await page.waitForURL('**/definitions/ui_drafted/edit?version=1');
+    await problems.getByText('✓ valid').waitFor();
+    const edited = { ...fixed, description: 'second draft' };
+    await page.getByLabel('Definition (JSON)').fill(JSON.stringify(edited, null, 2));
+    await problems.getByText('✓ valid').waitFor();
+    await page.getByRole('button', { name: 'Save as new version' }).click();
+    await page.waitForURL('**/definitions/ui_drafted');
+    await page.getByText('second draft', { exact: true }).waitFor();
+    assert.equal((await get('/api/metadata/workflow/ui_drafted')).version, 2);
+    assert.equal((await get('/api/metadata/workflow/ui_drafted?version=1')).description, undefined);
+    const saved = await get('/api/metadata/workflow/ui_drafted');
+    assert.deepEqual(
+      saved.tasks.map((t: any) => t.taskReferenceName),
+      ['pay', 'notify'],
+    );
+    await page.goto(api('/definitions'));
+    await page.getByRole('link', { name: 'ui_drafted' }).waitFor();
+    await shot('definitions');
+  });
+
+  it('validates a task definition as it is typed', async () => {
+    await page.goto(api('/taskdefs/new'));
+    const editor = page.getByLabel('Task definition (JSON)');
+    await editor.fill(JSON.stringify({ name: 'ui_typed', retryCount: -1 }));
+    await page
+      .getByTestId('problems')
+      .getByText(/retryCount/)
+      .waitFor();
+    await editor.fill(JSON.stringify({ name: 'ui_typed', retryCount: 2, ownerEmail: 'ops@example.com' }));
+    await page.getByTestId('problems').getByText('✓ valid').waitFor();
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.waitForURL('**/taskdefs/ui_typed');
+    assert.equal((await get('/api/metadata/taskdefs/ui_typed')).retryCount, 2);
+  });
+
+  it('warns of a queue nobody serves and requeues a dead letter, reopening its run', async () => {
+    const dead = await start('ui_deadletter', {}, 'dead-1');
+    await work('ui_dead', 'FAILED');
+    await runStatus(dead, 'FAILED');
+    await start('ui_unserved', {}, 'unserved-1');
+
+    await page.goto(api('/queues'));
+    await page
+      .getByTestId('no-worker-warning')
+      .getByText(/ui_idle/)
+      .waitFor();
+    const row = page.locator('tr[data-queue="ui_dead"]');
+    await row.getByRole('button', { name: 'Requeue' }).waitFor();
+    await shot('queues');
+    await row.getByRole('button', { name: 'Requeue' }).click();
+    await page
+      .getByTestId('requeue-result')
+      .getByText(/1 dead letter\(s\) requeued/)
+      .waitFor();
+    await runStatus(dead, 'RUNNING');
+    await page.getByTestId('requeue-result').getByRole('link', { name: dead }).click();
+    await page.waitForURL(`**/runs/${dead}`);
+    await page
+      .getByTestId('waiting-for')
+      .getByText(/Waiting for/)
+      .waitFor();
+  });
+
+  it('runs a definition in the test workbench with mocks, drawn on the diagram', async () => {
+    await page.goto(api('/workbench?name=ui_order'));
+    await page.getByLabel('Input (JSON)').fill('{"orderId": "T-1", "kind": "standard"}');
+    await page.getByLabel(/Mocked results/).fill(
+      JSON.stringify({
+        charge: [{ status: 'COMPLETED', output: { charged: 1 } }],
+        approve: [{ status: 'COMPLETED', output: { approved: false } }],
+      }),
+    );
+    await page.getByRole('button', { name: 'Run test' }).click();
+    const result = page.getByTestId('test-result');
+    await result.getByText('COMPLETED').waitFor();
+    await page.locator('.box[data-ref="charge"][data-state="COMPLETED"]').getByText('mock').waitFor();
+    assert.equal(
+      await page.locator('.box[data-ref="standard_label"]').getAttribute('data-state'),
+      'COMPLETED',
+    );
+    await shot('workbench');
+  });
+
+  it('starts a run from the form and lands on it', async () => {
+    await page.goto(api('/workbench?name=ui_unserved'));
+    await page.getByLabel('Correlation id').fill('from-the-form');
+    await page.getByLabel('Priority (0–99)').fill('7');
+    await page.getByRole('button', { name: 'Start run' }).click();
+    await page.waitForURL((url) => url.pathname.startsWith('/runs/'));
+    const id = decodeURIComponent(new URL(page.url()).pathname.split('/').pop() ?? '');
+    const run = await get(`/api/workflow/${id}`);
+    assert.equal(run.correlationId, 'from-the-form');
+    assert.equal(run.priority, 7);
+  });
+
+  it('pauses, resumes and terminates runs in bulk, showing each run’s result', async () => {
+    const a = await start('ui_unserved', {}, 'bulk-a');
+    const b = await start('ui_unserved', {}, 'bulk-b');
+    const ended = await start('ui_fragile', {}, 'bulk-ended');
+    await work('ui_flaky', 'FAILED');
+    await runStatus(ended, 'FAILED');
+    await page.goto(api('/runs?size=250'));
+    for (const id of [a, b, ended]) await page.getByLabel(`Select run ${id}`).check();
+    await page.getByRole('group', { name: 'Bulk actions' }).getByRole('button', { name: 'pause' }).click();
+    const result = page.getByTestId('bulk-result');
+    await result.getByText('2 done, 1 refused').waitFor();
+    await result.getByRole('link', { name: ended }).waitFor();
+    assert.equal((await get(`/api/workflow/${a}`)).status, 'PAUSED');
+    page.once('dialog', (d) => void d.accept('cleaning up'));
+    for (const id of [a, b]) await page.getByLabel(`Select run ${id}`).check();
+    await page
+      .getByRole('group', { name: 'Bulk actions' })
+      .getByRole('button', { name: 'terminate' })
+      .click();
+    await result.getByText('2 done, 1 refused').waitFor();
+    await runStatus(a, 'TERMINATED');
+    await runStatus(b, 'TERMINATED');
+    assert.equal((await get(`/api/workflow/${a}`)).reasonForIncompletion, 'cleaning up');
+  });
+
+  it('follows a sub-workflow box to the child run and back to its parent', async () => {
+    await post('/api/metadata/workflow', {
+      name: 'ui_parent',
+      version: 1,
+      schemaVersion: 2,
+      ownerEmail: 'ops@example.com',
+      tasks: [
+        {
+          name: 'child',
+          taskReferenceName: 'child',
+          type: 'SUB_WORKFLOW',
+          subWorkflowParam: { name: 'ui_unserved', version: 1 },
+        },
+      ],
+    });
+    const parent = await start('ui_parent', {}, 'parent-1');
+    const child = await helpers.waitFor(
+      async () => {
+        const run = await get(`/api/workflow/${parent}`);
+        return run.tasks.find((t: any) => t.subWorkflowId)?.subWorkflowId as string | undefined;
+      },
+      { ...WAIT, what: 'the child run to start' },
+    );
+    await page.goto(api(`/runs/${parent}`));
+    await page.getByTestId('waiting-for').getByText(/child/).first().waitFor();
+    await page
+      .locator('.box[data-ref="child"]')
+      .getByRole('button', { name: /open child run/ })
+      .click();
+    await page.waitForURL(`**/runs/${child}`);
+    await page.getByTestId('run-links').getByText('parent').waitFor();
+    await page.getByTestId('run-links').getByRole('link', { name: parent }).click();
+    await page.waitForURL(`**/runs/${parent}`);
+  });
+
+  it('restarts an ended run with the latest definition and terminates a run with a reason, from the run page', async () => {
+    const id = await start('ui_unserved', {}, 'restart-me');
+    await page.goto(api(`/runs/${id}`));
+    await page.getByRole('button', { name: 'Terminate…' }).click();
+    await page.getByLabel('Reason (kept on the run)').fill('no longer needed');
+    await page.getByRole('button', { name: 'Terminate run' }).click();
+    await page.getByTestId('waiting-for').getByText('no longer needed').waitFor();
+    assert.equal((await get(`/api/workflow/${id}`)).reasonForIncompletion, 'no longer needed');
+
+    await page.getByRole('button', { name: 'Restart…' }).click();
+    await page.getByLabel('the latest definition').check();
+    await page.getByRole('button', { name: 'Restart', exact: true }).click();
+    await page.waitForURL((url) => url.pathname.startsWith('/runs/') && !url.pathname.endsWith(id));
+    await page.getByTestId('run-links').getByText('restart of').waitFor();
+    const restarted = decodeURIComponent(new URL(page.url()).pathname.split('/').pop() ?? '');
+    assert.equal((await get(`/api/workflow/${restarted}`)).links.restart_of, id);
+    // The timeline shows the new run's attempt.
+    await page.getByRole('tab', { name: 'Timeline' }).click();
+    await page.getByTestId('timeline').getByRole('button', { name: 'step' }).waitFor();
+
+    // Rerun the terminated run from its task, with new input for it.
+    await page.goto(api(`/runs/${id}`));
+    await page.getByRole('button', { name: 'Rerun from task…' }).click();
+    await page.getByLabel('Rerun from task').selectOption('step');
+    await page.getByLabel('New task input (optional JSON)').fill('{"attempt": 2}');
+    await page.getByRole('button', { name: 'Rerun', exact: true }).click();
+    await page.waitForURL((url) => url.pathname.startsWith('/runs/') && !url.pathname.endsWith(id));
+    await page.getByTestId('run-links').getByText('rerun of').waitFor();
+    const rerun = decodeURIComponent(new URL(page.url()).pathname.split('/').pop() ?? '');
+    const rerunRun = await get(`/api/workflow/${rerun}`);
+    assert.equal(rerunRun.links.rerun_of, id);
+    assert.equal(rerunRun.tasks.find((t: any) => t.referenceTaskName === 'step')?.inputData.attempt, 2);
+  });
+
+  it('draws a run with a 1,000-iteration loop and a 500-branch fork collapsed, and stays responsive', async () => {
+    const inline = { evaluatorType: 'javascript', expression: '1' };
+    await post('/api/metadata/workflow', {
+      name: 'ui_big',
+      version: 1,
+      schemaVersion: 2,
+      ownerEmail: 'ops@example.com',
+      tasks: [
+        {
+          name: 'spin',
+          taskReferenceName: 'spin',
+          type: 'DO_WHILE',
+          loopCondition: '$.spin.iteration < 1000',
+          inputParameters: {},
+          loopOver: [{ name: 'tick', taskReferenceName: 'tick', type: 'INLINE', inputParameters: inline }],
+        },
+        {
+          name: 'fan',
+          taskReferenceName: 'fan',
+          type: 'FORK_JOIN_DYNAMIC',
+          inputParameters: {
+            forkTaskName: 'leaf',
+            forkTaskType: 'INLINE',
+            forkTaskInputs: '${workflow.input.items}',
+          },
+        },
+        { name: 'gather', taskReferenceName: 'gather', type: 'JOIN' },
+        { name: 'ui_idle', taskReferenceName: 'hold', type: 'SIMPLE' },
+      ],
+    });
+    const id = await start('ui_big', { items: Array.from({ length: 500 }, () => inline) }, 'big-1');
+    await helpers.waitFor(
+      async () => {
+        const run = await get(`/api/workflow/${id}?includeTasks=false`);
+        return run.status !== 'RUNNING' ||
+          (run.waitingFor ?? []).some((w: any) => w.referenceTaskName === 'hold')
+          ? run
+          : undefined;
+      },
+      { timeoutMs: 180_000, intervalMs: 500, what: 'the big run to reach its last task' },
+    );
+    await page.goto(api(`/runs/${id}`));
+    await page.locator('.box[data-ref="hold"]').waitFor({ timeout: 60_000 });
+    // One box per definition task plus one for the 500 branches, not a box per execution.
+    assert.ok((await page.locator('.box').count()) < 12, 'the loop and the fork are collapsed');
+    assert.match(await page.locator('.box[data-ref="spin"]').innerText(), /iteration 1000/);
+    assert.match(
+      await page.locator('.box[data-ref="fan:branches"]').innerText(),
+      /500 branches[\s\S]*500 completed/,
+    );
+    // The page still answers: the task table pages its rows and the panel opens at once.
+    await page.getByRole('button', { name: /^Show 200 more/ }).waitFor();
+    await page.getByTestId('task-table').getByRole('button', { name: 'spin', exact: true }).click();
+    await page.getByTestId('task-panel').getByRole('heading', { name: 'spin' }).waitFor();
+    // The diagram frames the chosen task.
+    await page.locator('.box.box-selected[data-ref="spin"]').waitFor();
+    await shot('big-run');
+  });
+});
