@@ -56,6 +56,26 @@ export const ENV_KEYS = [
     description: 'How often worker polls are written to poll_data (they are kept in memory in between)',
     default: '1000',
   },
+  {
+    name: 'BATON_AMQP_URL',
+    description: 'amqp://… of the RabbitMQ broker for amqp: event handlers and sinks; unset = none',
+    secret: true,
+  },
+  {
+    name: 'BATON_NATS_URL',
+    description: 'nats://… of the NATS (JetStream) server for nats: event handlers and sinks; unset = none',
+    secret: true,
+  },
+  {
+    name: 'BATON_EVENT_EXECUTION_RETENTION_DAYS',
+    description: 'Event executions (and the inbox entries of their messages) older than this are pruned',
+    default: '7',
+  },
+  {
+    name: 'BATON_EVENT_HANDLER_REFRESH_MS',
+    description: 'How often a node checks for event handler changes made on any node',
+    default: '1000',
+  },
 ] as const satisfies readonly EnvKey[];
 
 export type EnvName = (typeof ENV_KEYS)[number]['name'];

@@ -21,6 +21,10 @@ export interface Options {
   readonly scriptTimeoutMs: number;
   readonly timerIdleMs: number;
   readonly pollDataFlushMs: number;
+  readonly amqpUrl: string | undefined;
+  readonly natsUrl: string | undefined;
+  readonly eventExecutionRetentionDays: number;
+  readonly eventHandlerRefreshMs: number;
 }
 
 export class ConfigError extends Error {
@@ -54,6 +58,14 @@ export function compileOptions(raw: RawEnv, cwd = process.cwd()): Options {
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('BATON_DATABASE_URL must start with postgres:// or postgresql://');
   }
+  const amqpUrl = raw.BATON_AMQP_URL;
+  if (amqpUrl !== undefined && !/^amqps?:\/\//.test(amqpUrl)) {
+    throw new ConfigError('BATON_AMQP_URL must start with amqp:// or amqps://');
+  }
+  const natsUrl = raw.BATON_NATS_URL;
+  if (natsUrl !== undefined && !/^(nats|tls|wss?):\/\//.test(natsUrl)) {
+    throw new ConfigError('BATON_NATS_URL must start with nats://, tls://, ws:// or wss://');
+  }
   return Object.freeze({
     port: integer(raw, 'BATON_PORT', 0, 65535),
     host: raw.BATON_HOST ?? defaultOf('BATON_HOST'),
@@ -69,6 +81,10 @@ export function compileOptions(raw: RawEnv, cwd = process.cwd()): Options {
     scriptTimeoutMs: integer(raw, 'BATON_SCRIPT_TIMEOUT_MS', 10, 60_000),
     timerIdleMs: integer(raw, 'BATON_TIMER_IDLE_MS', 10, 60_000),
     pollDataFlushMs: integer(raw, 'BATON_POLL_DATA_FLUSH_MS', 10, 60_000),
+    amqpUrl,
+    natsUrl,
+    eventExecutionRetentionDays: integer(raw, 'BATON_EVENT_EXECUTION_RETENTION_DAYS', 1, 3650),
+    eventHandlerRefreshMs: integer(raw, 'BATON_EVENT_HANDLER_REFRESH_MS', 50, 600_000),
   });
 }
 

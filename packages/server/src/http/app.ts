@@ -23,6 +23,12 @@ import { metricsRoutes } from './routes/metrics.js';
 import { runControlRoutes } from './routes/run-control.js';
 import { taskRoutes } from './routes/tasks.js';
 import { workflowRoutes } from './routes/workflow.js';
+import type { EventHandlerService } from '../events/handler-service.js';
+import { eventRoutes } from '../events/routes.js';
+import type { InstructionService } from '../instructions/instruction-service.js';
+import { instructionRoutes } from '../instructions/routes.js';
+import type { ScheduleService } from '../schedules/schedule-service.js';
+import { scheduleRoutes } from '../schedules/routes.js';
 
 export interface AppDeps {
   options: Options;
@@ -43,6 +49,9 @@ export interface AppDeps {
    * throws when its component is down; what it answers is shown with the component.
    */
   healthChecks?: Record<string, () => Promise<void | Record<string, unknown>>>;
+  eventHandlers: EventHandlerService;
+  schedules: ScheduleService;
+  instructions: InstructionService;
 }
 
 const ajvBase: AjvOptions = { allErrors: true, strict: false, useDefaults: true };
@@ -98,5 +107,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   adminRoutes(app, deps);
   metricsRoutes(app, deps);
   lifecycleRoutes(app, deps);
+  eventRoutes(app, deps);
+  scheduleRoutes(app, deps);
+  instructionRoutes(app, deps);
   return app;
 }

@@ -3,6 +3,7 @@ import { kindNameOf } from '../graph.js';
 import { decisionKind } from './decision.js';
 import { doWhileKind } from './do-while.js';
 import { dynamicKind } from './dynamic.js';
+import { eventKind } from './event.js';
 import { exclusiveJoinKind } from './exclusive-join.js';
 import { forkJoinDynamicKind } from './fork-dynamic.js';
 import { forkJoinKind } from './fork.js';
@@ -52,6 +53,7 @@ const KINDS: ReadonlyMap<string, TaskKind> = new Map(
     dynamicKind,
     waitKind,
     humanKind,
+    eventKind,
   ].map((kind): [string, TaskKind] => [kind.kind, kind]),
 );
 

@@ -21,6 +21,7 @@ import {
   workflowDefFromColumns,
 } from '../sql-common.js';
 import type { PollRecord, RunQuery, StoredWorkflowDef, TaskLimitState, Tx } from '../store.js';
+import { SqlEventsTx } from '../events-tx.js';
 import { deferMessages, lockTaskLimit, setTaskRateWindow } from './sqlite-limits.js';
 import * as rc from './sqlite-run-control.js';
 import { decideTasks, recordLatestByName } from './sqlite-decide-set.js';
@@ -71,6 +72,17 @@ const UPDATE_TASK = `UPDATE tasks SET workflow_id = @workflowId, seq = @seq, ref
   WHERE task_id = @taskId`;
 
 export class SqliteTx extends SqliteQueueTx implements Tx {
+  /** The shared statements, with `$n` parameters rewritten to SQLite's `?n`. */
+  readonly events = new SqlEventsTx(
+    {
+      rows: async <R>(sql: string, params: readonly unknown[]) =>
+        this.c.all<R>(sql.replace(/\$(\d+)/g, '?$1'), ...params),
+      exec: async (sql: string, params: readonly unknown[]) =>
+        this.c.run(sql.replace(/\$(\d+)/g, '?$1'), ...params).changes,
+    },
+    this.state,
+  );
+
   // --- workflow definitions
 
   async getWorkflowDef(name: string, version?: number): Promise<StoredWorkflowDef | undefined> {
