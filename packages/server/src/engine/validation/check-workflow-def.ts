@@ -28,7 +28,8 @@ import {
 export type { CheckContext } from '../kinds/kind.js';
 
 /** Names an expression may start with besides task refs. */
-const BUILT_IN_NAMES: ReadonlySet<string> = new Set(['workflow', 'CPEWF_TASK_ID']);
+// `instructions`: `${instructions.NAME}` reads the latest instruction text of that name.
+const BUILT_IN_NAMES: ReadonlySet<string> = new Set(['workflow', 'CPEWF_TASK_ID', 'instructions']);
 
 /**
  * Registration checks of a workflow definition (DESIGN §3): lists every problem found, each
