@@ -59,17 +59,18 @@ export function lifecycleEvents(
     if (run.status === 'PAUSED') events.push({ type: 'workflow.paused' });
     if (before.status === 'PAUSED' && run.status === 'RUNNING') events.push({ type: 'workflow.resumed' });
   }
-  for (const task of decision.newTasks) {
-    events.push({ type: 'task.scheduled', task });
-    const end = TASK_END_EVENTS[task.status];
-    if (end !== undefined) events.push({ type: end, task });
-  }
+  // Tasks that ended come before the tasks their ends scheduled (a retry: failed, then scheduled).
   const was = new Map(beforeTasks.map((t) => [t.taskId, t.status]));
   const fresh = new Set(decision.newTasks.map((t) => t.taskId));
   for (const task of decision.updatedTasks) {
     if (fresh.has(task.taskId)) continue;
     const previous = was.get(task.taskId);
     if (!isTerminalTaskStatus(task.status) || (previous !== undefined && isTerminalTaskStatus(previous))) continue;
+    const end = TASK_END_EVENTS[task.status];
+    if (end !== undefined) events.push({ type: end, task });
+  }
+  for (const task of decision.newTasks) {
+    events.push({ type: 'task.scheduled', task });
     const end = TASK_END_EVENTS[task.status];
     if (end !== undefined) events.push({ type: end, task });
   }

@@ -6,14 +6,13 @@ import { AmqpBroker } from '../../src/events/amqp-broker.js';
 import { BatonBroker } from '../../src/events/baton-broker.js';
 import type { Broker, Delivery } from '../../src/events/broker.js';
 import { NatsBroker } from '../../src/events/nats-broker.js';
+import { AMQP_URL, NATS_URL, amqpDelete, natsDeleteStream } from './broker-helpers.js';
 
 /**
  * One suite over every broker implementation, against the real servers on this machine:
  * RabbitMQ on 127.0.0.1:5672 and NATS JetStream on 127.0.0.1:4222.
  */
 
-export const AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
-export const NATS_URL = 'nats://127.0.0.1:4222';
 
 interface BrokerCase {
   name: string;
@@ -62,13 +61,24 @@ for (const c of cases) {
       brokers.push(b);
       return b;
     };
+    const used: string[] = [];
     after(async () => {
       for (const b of brokers) await b.close();
+      // Leave no queues or streams behind on the shared servers.
+      for (const dest of used) {
+        if (c.name === 'amqp') await amqpDelete(dest).catch(() => undefined);
+        if (c.name === 'nats') await natsDeleteStream(dest).catch(() => undefined);
+      }
     });
+    const destination = (): string => {
+      const d = c.destination();
+      used.push(d);
+      return d;
+    };
 
     void it('delivers a published message to a subscriber with its id and body, once acknowledged', async () => {
       const broker = open();
-      const dest = c.destination();
+      const dest = destination();
       const got: Delivery[] = [];
       const sub = broker.subscribe(dest, async (d) => {
         got.push(d);
@@ -87,7 +97,7 @@ for (const c of cases) {
 
     void it('delivers a message that was not acknowledged again', async () => {
       const broker = open();
-      const dest = c.destination();
+      const dest = destination();
       const got: Delivery[] = [];
       const sub = broker.subscribe(dest, async (d) => {
         got.push(d);
@@ -110,7 +120,7 @@ for (const c of cases) {
     void it('shares a destination between subscribers: each message goes to one of them', async () => {
       const a = open();
       const b = c.name === 'baton' ? a : open();
-      const dest = c.destination();
+      const dest = destination();
       const seen = new Map<string, number>();
       const handler = async (d: Delivery): Promise<void> => {
         seen.set(d.id, (seen.get(d.id) ?? 0) + 1);
@@ -134,7 +144,7 @@ for (const c of cases) {
         : 'drops a message nobody subscribed to (its outbox row is the durable copy)',
       async () => {
         const broker = open();
-        const dest = c.destination();
+        const dest = destination();
         await broker.publish(dest, { id: 'early', body: '{}' });
         const got: string[] = [];
         const sub = broker.subscribe(dest, async (d) => {
