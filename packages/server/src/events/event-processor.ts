@@ -34,6 +34,8 @@ export class EventProcessor {
     private readonly wake: WakeBus,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    /** Counts what became of each message (`baton_event_messages_total`). */
+    private readonly counted: (event: string, outcome: Outcome) => void = () => undefined,
   ) {}
 
   async process(event: string, handlers: readonly EventHandler[], delivery: Delivery): Promise<Outcome> {
@@ -81,8 +83,13 @@ export class EventProcessor {
       // Back off a little so a database outage does not spin on redeliveries.
       await new Promise((resolve) => setTimeout(resolve, 500));
       await delivery.nack();
+      this.counted(event, 'retry');
       return 'retry';
     }
+    // Counted before the ack: a duplicate is known as soon as its transaction answered.
+    this.counted(event, outcome);
+    if (outcome === 'duplicate')
+      this.logger.info({ event, messageId: delivery.id }, 'event message already acted on: acknowledged again, nothing done');
     await delivery.ack();
     this.wake.wake([...after.wakeQueues]);
     this.executor.afterCommitted(after);

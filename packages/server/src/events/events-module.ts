@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { Counter, type Registry } from 'prom-client';
 
 import type { Clock } from '../clock.js';
 import type { Options } from '../config/options.js';
@@ -37,8 +38,16 @@ export function createEvents(input: {
   wake: WakeBus;
   clock: Clock;
   logger: Logger;
+  /** Where `baton_event_messages_total{event, outcome}` is registered (`/metrics`). */
+  registry?: Registry;
 }): EventsModule {
   const { options, store, executor, scripts, wake, clock, logger } = input;
+  const messages = new Counter({
+    name: 'baton_event_messages_total',
+    help: 'Messages taken by event handlers: processed, duplicate (already acted on: acknowledged, nothing done) or retry (given back)',
+    labelNames: ['event', 'outcome'] as const,
+    registers: input.registry ? [input.registry] : [],
+  });
   const onError = (err: Error, what: string): void => logger.warn({ err }, `${what}: ${err.message}`);
   const brokers = new Map<string, Broker>([['baton', new BatonBroker()]]);
   const external: Array<{ name: string; broker: AmqpBroker | NatsBroker }> = [];
@@ -53,7 +62,9 @@ export function createEvents(input: {
     external.push({ name: 'nats', broker });
   }
   const actions = new RunActions(executor);
-  const processor = new EventProcessor(store, executor, actions, scripts, wake, clock, logger);
+  const processor = new EventProcessor(store, executor, actions, scripts, wake, clock, logger, (event, outcome) =>
+    messages.inc({ event, outcome }),
+  );
   const consumers = new EventConsumers(store, brokers, processor, clock, logger, {
     refreshMs: options.eventHandlerRefreshMs,
     retentionMs: options.eventExecutionRetentionDays * 24 * 3600 * 1000,
