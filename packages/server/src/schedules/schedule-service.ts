@@ -130,7 +130,8 @@ export class ScheduleService {
   nextFew(cronExpression: string, zoneId: string, limit: number, start?: number, end?: number): number[] {
     const problem = cronProblem(cronExpression, zoneId);
     if (problem) throw badRequest(problem, [{ path: 'querystring.cronExpression', message: problem, invalidValue: cronExpression }]);
-    const from = Math.max(this.clock.now(), (start ?? 0) - 1);
+    // From the given start (a preview of any period), else from now.
+    const from = start !== undefined ? start - 1 : this.clock.now();
     return nextSlots(cronExpression, zoneId, from, limit, end);
   }
 
