@@ -137,7 +137,16 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
   hooks.onTimerArmed = (dueAt) => timerLoop.armed(dueAt);
   // Events, schedules and instruction texts (src/events, src/schedules, src/instructions).
   hooks.onDecided = lifecycleOutbox(() => clock.now());
-  const events = createEvents({ options, store, executor, scripts, wake, clock, logger, registry: metrics.registry });
+  const events = createEvents({
+    options,
+    store,
+    executor,
+    scripts,
+    wake,
+    clock,
+    logger,
+    registry: metrics.registry,
+  });
   const schedules = new ScheduleService(store, executor, wake, clock);
   timerLoop.handleKind(SCHEDULE_TIMER_KIND, (tx, timer, after) => schedules.fire(tx, timer, after));
   const instructions = new InstructionService(store, clock);

@@ -231,7 +231,12 @@ export type Command =
   /** A timeout under ALERT_ONLY: handed to the executor's `onAlert` hook after commit (a metric). */
   | { readonly type: 'ALERT'; readonly alert: EngineAlert }
   /** An EVENT task's message: written to the outbox in the decision's transaction, sent after commit. */
-  | { readonly type: 'PUBLISH_EVENT'; readonly sink: string; readonly messageId: string; readonly payload: JsonObject };
+  | {
+      readonly type: 'PUBLISH_EVENT';
+      readonly sink: string;
+      readonly messageId: string;
+      readonly payload: JsonObject;
+    };
 
 /** A timeout under ALERT_ONLY: recorded on the task (or run) and counted as a metric by the executor's hook. */
 export interface EngineAlert {

@@ -160,7 +160,9 @@ export class AmqpBroker implements Broker {
     try {
       const channel = await connection.createConfirmChannel();
       consumer.channel = channel;
-      channel.on('error', (err: unknown) => this.options.onError?.(coerceError(err), `amqp channel ${consumer.queue}`));
+      channel.on('error', (err: unknown) =>
+        this.options.onError?.(coerceError(err), `amqp channel ${consumer.queue}`),
+      );
       await channel.prefetch(this.options.prefetch ?? 16);
       await channel.assertQueue(consumer.queue, { durable: true });
       if (consumer.closed) {
@@ -173,7 +175,8 @@ export class AmqpBroker implements Broker {
           if (msg === null) {
             // The queue was deleted or the channel cancelled: subscribe again once it exists.
             consumer.channel = undefined;
-            if (!consumer.closed && this.connection) setTimeout(() => void this.startConsumer(connection, consumer), 1000).unref();
+            if (!consumer.closed && this.connection)
+              setTimeout(() => void this.startConsumer(connection, consumer), 1000).unref();
             return;
           }
           void this.deliver(channel, consumer, msg);

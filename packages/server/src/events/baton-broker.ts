@@ -1,4 +1,11 @@
-import type { Broker, BrokerHealth, BrokerMessage, Delivery, DeliveryHandler, Subscription } from './broker.js';
+import type {
+  Broker,
+  BrokerHealth,
+  BrokerMessage,
+  Delivery,
+  DeliveryHandler,
+  Subscription,
+} from './broker.js';
 
 /**
  * The internal bus (`baton:`): EVENT tasks and lifecycle events published to `baton:<queue>`
@@ -45,7 +52,8 @@ export class BatonBroker implements Broker {
       // A handler that returns without settling has not taken the message.
       handler(delivery).then(() => resolve('nack'), reject);
     });
-    if (outcome === 'nack') throw new Error(`baton:${destination}: message ${message.id} was not acknowledged`);
+    if (outcome === 'nack')
+      throw new Error(`baton:${destination}: message ${message.id} was not acknowledged`);
     this.delivered.delete(key);
   }
 

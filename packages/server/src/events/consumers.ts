@@ -42,7 +42,9 @@ export class EventConsumers {
   ) {}
 
   async start(): Promise<void> {
-    await this.refresh().catch((err: unknown) => this.logger.warn({ err: coerceError(err) }, 'event handlers not loaded yet'));
+    await this.refresh().catch((err: unknown) =>
+      this.logger.warn({ err: coerceError(err) }, 'event handlers not loaded yet'),
+    );
     const tick = (): void => {
       if (this.stopped) return;
       void this.refresh()
@@ -106,7 +108,10 @@ export class EventConsumers {
       const address = parseAddress(event);
       const broker = address && this.brokers.get(address.scheme);
       if (!address || !broker) {
-        this.logger.warn({ event }, `event handler source ${address?.scheme ?? event} is not configured on this node`);
+        this.logger.warn(
+          { event },
+          `event handler source ${address?.scheme ?? event} is not configured on this node`,
+        );
         continue;
       }
       this.subscriptions.set(

@@ -79,7 +79,10 @@ export class EventProcessor {
         return 'processed';
       });
     } catch (raw) {
-      this.logger.warn({ err: coerceError(raw), event, messageId: delivery.id }, 'event message not processed; the broker will deliver it again');
+      this.logger.warn(
+        { err: coerceError(raw), event, messageId: delivery.id },
+        'event message not processed; the broker will deliver it again',
+      );
       // Back off a little so a database outage does not spin on redeliveries.
       await new Promise((resolve) => setTimeout(resolve, 500));
       await delivery.nack();
@@ -89,19 +92,27 @@ export class EventProcessor {
     // Counted before the ack: a duplicate is known as soon as its transaction answered.
     this.counted(event, outcome);
     if (outcome === 'duplicate')
-      this.logger.info({ event, messageId: delivery.id }, 'event message already acted on: acknowledged again, nothing done');
+      this.logger.info(
+        { event, messageId: delivery.id },
+        'event message already acted on: acknowledged again, nothing done',
+      );
     await delivery.ack();
     this.wake.wake([...after.wakeQueues]);
     this.executor.afterCommitted(after);
     return outcome;
   }
 
-  private condition(handler: EventHandler, payload: JsonObject): { ok: true } | { ok: false; output: JsonObject } {
+  private condition(
+    handler: EventHandler,
+    payload: JsonObject,
+  ): { ok: true } | { ok: false; output: JsonObject } {
     const condition = handler.condition;
     if (typeof condition !== 'string' || condition.trim() === '') return { ok: true };
     if (handler.evaluatorType === 'value-param') {
       const value = resolveParameters({ v: `\${${condition}}` }, payload).v;
-      return truthy(value) ? { ok: true } : { ok: false, output: { msg: 'Event condition evaluated to false', condition } };
+      return truthy(value)
+        ? { ok: true }
+        : { ok: false, output: { msg: 'Event condition evaluated to false', condition } };
     }
     const result = this.scripts.javascript(condition, payload);
     if (result.ok && truthy(result.value)) return { ok: true };
@@ -121,7 +132,8 @@ export class EventProcessor {
   ): Promise<{ status: ExecutionStatus; output: JsonObject }> {
     const doc = action.expandInlineJSON === true ? expandInlineJson(payload) : payload;
     const params = resolveParameters(action[action.action] ?? {}, doc);
-    const str = (key: string): string | undefined => (typeof params[key] === 'string' ? params[key] : undefined);
+    const str = (key: string): string | undefined =>
+      typeof params[key] === 'string' ? params[key] : undefined;
     const obj = (key: string): JsonObject => {
       const v = params[key];
       return typeof v === 'object' && v !== null && !Array.isArray(v) ? v : {};
@@ -160,19 +172,33 @@ export class EventProcessor {
             },
             action.action === 'complete_task' ? 'COMPLETED' : 'FAILED',
             output,
-            str('reasonForIncompletion') ?? (action.action === 'fail_task' ? `failed by event handler ${handler.name}` : undefined),
+            str('reasonForIncompletion') ??
+              (action.action === 'fail_task' ? `failed by event handler ${handler.name}` : undefined),
             after,
           );
-          return { status: 'COMPLETED', output: { workflowId: task.workflowInstanceId, taskId: task.taskId } };
+          return {
+            status: 'COMPLETED',
+            output: { workflowId: task.workflowInstanceId, taskId: task.taskId },
+          };
         }
         case 'terminate_workflow': {
           const workflowId = str('workflowId') ?? '';
-          await this.actions.terminate(tx, workflowId, str('terminationReason') ?? `terminated by event handler ${handler.name}`, after);
+          await this.actions.terminate(
+            tx,
+            workflowId,
+            str('terminationReason') ?? `terminated by event handler ${handler.name}`,
+            after,
+          );
           return { status: 'COMPLETED', output: { workflowId } };
         }
         case 'update_workflow_variables': {
           const workflowId = str('workflowId') ?? '';
-          const variables = await this.actions.updateVariables(tx, workflowId, obj('variables'), params.appendArray === true);
+          const variables = await this.actions.updateVariables(
+            tx,
+            workflowId,
+            obj('variables'),
+            params.appendArray === true,
+          );
           return { status: 'COMPLETED', output: { workflowId, variables } };
         }
       }
@@ -196,7 +222,14 @@ function parsePayload(body: string): JsonObject {
 }
 
 function truthy(value: JsonValue | undefined): boolean {
-  return value !== false && value !== null && value !== undefined && value !== 0 && value !== '' && value !== 'false';
+  return (
+    value !== false &&
+    value !== null &&
+    value !== undefined &&
+    value !== 0 &&
+    value !== '' &&
+    value !== 'false'
+  );
 }
 
 function stringMap(o: JsonObject): Record<string, string> {

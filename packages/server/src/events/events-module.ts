@@ -62,22 +62,33 @@ export function createEvents(input: {
     external.push({ name: 'nats', broker });
   }
   const actions = new RunActions(executor);
-  const processor = new EventProcessor(store, executor, actions, scripts, wake, clock, logger, (event, outcome) =>
-    messages.inc({ event, outcome }),
+  const processor = new EventProcessor(
+    store,
+    executor,
+    actions,
+    scripts,
+    wake,
+    clock,
+    logger,
+    (event, outcome) => messages.inc({ event, outcome }),
   );
   const consumers = new EventConsumers(store, brokers, processor, clock, logger, {
     refreshMs: options.eventHandlerRefreshMs,
     retentionMs: options.eventExecutionRetentionDays * 24 * 3600 * 1000,
   });
   const handlers = new EventHandlerService(store, scripts, clock, () => {
-    void consumers.refresh(true).catch((err: unknown) => logger.warn({ err: coerceError(err) }, 'event handler refresh failed'));
+    void consumers
+      .refresh(true)
+      .catch((err: unknown) => logger.warn({ err: coerceError(err) }, 'event handler refresh failed'));
   });
   const relay = new OutboxRelay(store, brokers, wake, clock, logger);
   const healthChecks: Record<string, () => Promise<Record<string, unknown>>> = {};
   for (const { name, broker } of external) {
     healthChecks[`broker-${name}`] = () => {
       const h = broker.health();
-      return h.up ? Promise.resolve({ broker: name }) : Promise.reject(new Error(`${name} broker is down: ${h.reason ?? 'unknown'}`));
+      return h.up
+        ? Promise.resolve({ broker: name })
+        : Promise.reject(new Error(`${name} broker is down: ${h.reason ?? 'unknown'}`));
     };
   }
   return {

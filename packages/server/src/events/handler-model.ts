@@ -45,7 +45,8 @@ export const DEFAULT_LIFECYCLE_SINK = 'baton:workflow_status';
 /** Why an event name or sink is not usable, or undefined. */
 export function addressProblem(address: string): string | undefined {
   const parsed = parseAddress(address);
-  if (!parsed) return `'${address}' is not <source>:<queue> (e.g. amqp:orders, nats:orders.created, baton:orders)`;
+  if (!parsed)
+    return `'${address}' is not <source>:<queue> (e.g. amqp:orders, nats:orders.created, baton:orders)`;
   if (!(EVENT_SOURCES as readonly string[]).includes(parsed.scheme))
     return `source '${parsed.scheme}' is not supported: use ${EVENT_SOURCES.map((s) => `${s}:`).join(', ')}`;
   if (parsed.scheme === 'nats' && /[\s]/.test(parsed.destination)) return 'a NATS subject has no spaces';
@@ -58,8 +59,10 @@ export function checkEventHandler(handler: EventHandler, scripts: ScriptRunner):
   const add = (path: string, message: string, invalidValue?: unknown): void => {
     errors.push({ path: `body.${path}`, message, ...(invalidValue !== undefined && { invalidValue }) });
   };
-  if (typeof handler.name !== 'string' || handler.name.trim() === '') add('name', 'Missing event handler name');
-  if (typeof handler.event !== 'string' || handler.event.trim() === '') add('event', 'Missing event location');
+  if (typeof handler.name !== 'string' || handler.name.trim() === '')
+    add('name', 'Missing event handler name');
+  if (typeof handler.event !== 'string' || handler.event.trim() === '')
+    add('event', 'Missing event location');
   else {
     const problem = addressProblem(handler.event);
     if (problem) add('event', problem, handler.event);
@@ -76,9 +79,16 @@ export function checkEventHandler(handler: EventHandler, scripts: ScriptRunner):
       const str = (field: string): boolean => typeof params[field] === 'string' && params[field] !== '';
       if (action.action === 'start_workflow' && !str('name'))
         add(`actions[${i}].start_workflow.name`, 'the workflow to start is required');
-      if ((action.action === 'complete_task' || action.action === 'fail_task') && !str('taskId') && !(str('workflowId') && str('taskRefName')))
+      if (
+        (action.action === 'complete_task' || action.action === 'fail_task') &&
+        !str('taskId') &&
+        !(str('workflowId') && str('taskRefName'))
+      )
         add(`actions[${i}].${action.action}`, 'taskId, or workflowId and taskRefName, are required');
-      if ((action.action === 'terminate_workflow' || action.action === 'update_workflow_variables') && !str('workflowId'))
+      if (
+        (action.action === 'terminate_workflow' || action.action === 'update_workflow_variables') &&
+        !str('workflowId')
+      )
         add(`actions[${i}].${action.action}.workflowId`, 'workflowId is required');
       if (action.action === 'update_workflow_variables') {
         const v = params.variables;
@@ -87,7 +97,11 @@ export function checkEventHandler(handler: EventHandler, scripts: ScriptRunner):
       }
     });
   }
-  if (typeof handler.condition === 'string' && handler.condition.trim() !== '' && handler.evaluatorType !== 'value-param') {
+  if (
+    typeof handler.condition === 'string' &&
+    handler.condition.trim() !== '' &&
+    handler.evaluatorType !== 'value-param'
+  ) {
     const problem = scripts.checkJavascript(handler.condition);
     if (problem) add('condition', `condition does not parse: ${problem}`, handler.condition);
   }

@@ -29,7 +29,9 @@ export class EventHandlerService {
   async update(handler: EventHandler): Promise<void> {
     this.check(handler);
     const now = this.clock.now();
-    const updated = await this.store.transaction((tx) => tx.events.updateEventHandler(this.row(handler, now, now)));
+    const updated = await this.store.transaction((tx) =>
+      tx.events.updateEventHandler(this.row(handler, now, now)),
+    );
     if (!updated) throw notFound(`EventHandler with name ${handler.name} not found!`);
     this.changed();
   }
@@ -41,7 +43,9 @@ export class EventHandlerService {
   }
 
   async list(): Promise<EventHandler[]> {
-    return (await this.store.read((tx) => tx.events.listEventHandlers())).map((s) => s.handler as unknown as EventHandler);
+    return (await this.store.read((tx) => tx.events.listEventHandlers())).map(
+      (s) => s.handler as unknown as EventHandler,
+    );
   }
 
   async forEvent(event: string, activeOnly: boolean): Promise<EventHandler[]> {

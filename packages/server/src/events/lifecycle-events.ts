@@ -65,7 +65,8 @@ export function lifecycleEvents(
   for (const task of decision.updatedTasks) {
     if (fresh.has(task.taskId)) continue;
     const previous = was.get(task.taskId);
-    if (!isTerminalTaskStatus(task.status) || (previous !== undefined && isTerminalTaskStatus(previous))) continue;
+    if (!isTerminalTaskStatus(task.status) || (previous !== undefined && isTerminalTaskStatus(previous)))
+      continue;
     const end = TASK_END_EVENTS[task.status];
     if (end !== undefined) events.push({ type: end, task });
   }
@@ -91,7 +92,8 @@ function payload(type: string, run: RunRecord, now: number, task?: TaskRecord): 
     status: run.status,
     correlationId: run.correlationId ?? null,
   };
-  if (run.reasonForIncompletion !== undefined && type.startsWith('workflow.')) body.reason = run.reasonForIncompletion;
+  if (run.reasonForIncompletion !== undefined && type.startsWith('workflow.'))
+    body.reason = run.reasonForIncompletion;
   if (type === 'workflow.completed') body.output = run.output;
   if (task) {
     body.taskId = task.taskId;
@@ -120,7 +122,12 @@ export function lifecycleOutbox(now: () => number) {
     const at = now();
     const entries: OutboxEntry[] = events.map((e) => {
       const messageId = newId();
-      return { sink, messageId, payload: { id: messageId, ...payload(e.type, decision.run, at, e.task) }, createdAt: at };
+      return {
+        sink,
+        messageId,
+        payload: { id: messageId, ...payload(e.type, decision.run, at, e.task) },
+        createdAt: at,
+      };
     });
     await tx.events.appendOutbox(entries);
     after.wakeQueues.add(OUTBOX_WAKE);

@@ -1,6 +1,8 @@
 import {
   AckPolicy,
+  DebugEvents,
   DeliverPolicy,
+  Events,
   type JetStreamClient,
   type JetStreamManager,
   type JsMsg,
@@ -65,11 +67,15 @@ export class NatsBroker implements Broker {
 
   async publish(destination: string, message: BrokerMessage): Promise<void> {
     await this.connect();
-    if (!this.connected || !this.js) throw new Error(`nats is not connected: ${this.reason ?? 'reconnecting'}`);
+    if (!this.connected || !this.js)
+      throw new Error(`nats is not connected: ${this.reason ?? 'reconnecting'}`);
     await this.streamFor(destination);
     const h = headers();
     h.set('Nats-Msg-Id', message.id);
-    await this.js.publish(destination, new TextEncoder().encode(message.body), { msgID: message.id, headers: h });
+    await this.js.publish(destination, new TextEncoder().encode(message.body), {
+      msgID: message.id,
+      headers: h,
+    });
   }
 
   subscribe(destination: string, handler: DeliveryHandler): Subscription {
@@ -134,10 +140,10 @@ export class NatsBroker implements Broker {
 
   private async watch(nc: NatsConnection): Promise<void> {
     for await (const status of nc.status()) {
-      if (status.type === 'disconnect' || status.type === 'reconnecting') {
+      if (status.type === Events.Disconnect || status.type === DebugEvents.Reconnecting) {
         this.connected = false;
-        this.reason = `disconnected from ${String(status.data)}`;
-      } else if (status.type === 'reconnect') {
+        this.reason = `disconnected from ${typeof status.data === 'string' ? status.data : 'the server'}`;
+      } else if (status.type === Events.Reconnect) {
         this.connected = true;
         this.reason = undefined;
       }

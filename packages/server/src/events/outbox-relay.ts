@@ -62,7 +62,8 @@ export class OutboxRelay {
       this.lastError = undefined;
     } catch (raw) {
       const err = coerceError(raw);
-      if (this.lastError !== err.message) this.logger.warn({ err }, 'outbox relay: a sink did not take an event; retrying');
+      if (this.lastError !== err.message)
+        this.logger.warn({ err }, 'outbox relay: a sink did not take an event; retrying');
       this.lastError = err.message;
       this.failures++;
     } finally {
@@ -77,7 +78,10 @@ export class OutboxRelay {
     if (!address || !broker) {
       // Kept rows would stop every later event behind them: a sink this node cannot reach is
       // reported and the event dropped (the definition named a broker that is not configured).
-      this.logger.error({ sink: row.sink, messageId: row.messageId }, `outbox: sink ${row.sink} is not configured; event dropped`);
+      this.logger.error(
+        { sink: row.sink, messageId: row.messageId },
+        `outbox: sink ${row.sink} is not configured; event dropped`,
+      );
       return;
     }
     await broker.publish(address.destination, { id: row.messageId, body: JSON.stringify(row.payload) });
@@ -96,7 +100,12 @@ export class OutboxRelay {
       if (this.abort.signal.aborted) return;
       if (sent === BATCH) continue;
       const wait = this.failures > 0 ? backoffMs(this.failures) : IDLE_MS;
-      await this.wake.wait([OUTBOX_WAKE], wait, this.abort.signal, this.failures > 0 ? undefined : generation);
+      await this.wake.wait(
+        [OUTBOX_WAKE],
+        wait,
+        this.abort.signal,
+        this.failures > 0 ? undefined : generation,
+      );
     }
   }
 }

@@ -42,7 +42,9 @@ export function eventRoutes(app: FastifyInstance, { eventHandlers }: EventRouteD
   const tags = ['event'];
   app.post<{ Body: EventHandler }>(
     '/api/event',
-    { schema: { tags, summary: 'Add an event handler (409 when the name exists)', body: eventHandlerSchema } },
+    {
+      schema: { tags, summary: 'Add an event handler (409 when the name exists)', body: eventHandlerSchema },
+    },
     async (req, reply) => {
       await eventHandlers.create(req.body);
       return reply.code(200).send();
@@ -61,7 +63,8 @@ export function eventRoutes(app: FastifyInstance, { eventHandlers }: EventRouteD
   const executions = {
     schema: {
       tags,
-      summary: 'What handlers did with messages: Conductor EventExecutions, newest first ({totalHits, results})',
+      summary:
+        'What handlers did with messages: Conductor EventExecutions, newest first ({totalHits, results})',
       querystring: {
         type: 'object',
         properties: {

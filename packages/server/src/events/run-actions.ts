@@ -99,7 +99,8 @@ export class RunActions {
     const run = await tx.lockRun(workflowId);
     if (!run) throw notFound(`No such workflow found by id: ${workflowId}`);
     const rejection = terminateRejection(run);
-    if (rejection) throw new BatonError(rejection.kind === 'not-found' ? 'NOT_FOUND' : 'CONFLICT', rejection.message);
+    if (rejection)
+      throw new BatonError(rejection.kind === 'not-found' ? 'NOT_FOUND' : 'CONFLICT', rejection.message);
     await this.executor.handle(tx, workflowId, { type: 'TERMINATE', reason }, after);
   }
 

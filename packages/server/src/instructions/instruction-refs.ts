@@ -34,7 +34,10 @@ export function instructionNames(def: WorkflowDef): readonly string[] {
 }
 
 /** The latest text of each instruction the definition uses; undefined when it uses none. */
-export async function loadInstructions(tx: Tx, def: WorkflowDef): Promise<Record<string, string> | undefined> {
+export async function loadInstructions(
+  tx: Tx,
+  def: WorkflowDef,
+): Promise<Record<string, string> | undefined> {
   const names = instructionNames(def);
   if (names.length === 0) return undefined;
   const texts: Record<string, string> = {};

@@ -51,7 +51,9 @@ export class InstructionService {
     const row = await this.store.read((tx) => tx.events.getInstruction(name, version));
     if (!row)
       throw notFound(
-        version === undefined ? `No such instruction: ${name}` : `No such instruction: ${name} version ${version}`,
+        version === undefined
+          ? `No such instruction: ${name}`
+          : `No such instruction: ${name} version ${version}`,
       );
     return view(row);
   }

@@ -17,7 +17,8 @@ export function instructionRoutes(app: FastifyInstance, { instructions }: Instru
     {
       schema: {
         tags,
-        summary: 'Register an instruction text (no version: the next one; an existing version: 409); answers it',
+        summary:
+          'Register an instruction text (no version: the next one; an existing version: 409); answers it',
         body: {
           type: 'object',
           required: ['name', 'text'],
@@ -33,8 +34,10 @@ export function instructionRoutes(app: FastifyInstance, { instructions }: Instru
     },
     (req) => instructions.register(req.body),
   );
-  app.get('/api/metadata/instructions', { schema: { tags, summary: 'Every version of every instruction text' } }, () =>
-    instructions.list(),
+  app.get(
+    '/api/metadata/instructions',
+    { schema: { tags, summary: 'Every version of every instruction text' } },
+    () => instructions.list(),
   );
   app.get<{ Params: { name: string }; Querystring: { version?: number } }>(
     '/api/metadata/instructions/:name',

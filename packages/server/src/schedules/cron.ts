@@ -31,7 +31,13 @@ export function zoneProblem(zoneId: string): string | undefined {
 }
 
 /** The slots strictly after `after` (epoch ms), at most `limit`, none after `until`. */
-export function nextSlots(expression: string, zoneId: string, after: number, limit: number, until?: number): number[] {
+export function nextSlots(
+  expression: string,
+  zoneId: string,
+  after: number,
+  limit: number,
+  until?: number,
+): number[] {
   const cron = new Cron(expression, { timezone: zoneId, paused: true });
   const out: number[] = [];
   let previous = new Date(after);

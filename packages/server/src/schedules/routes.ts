@@ -64,7 +64,13 @@ export interface ScheduleRouteDeps {
 type NameReq = { Params: { name: string } };
 type PauseReq = { Params: { name: string }; Querystring: { reason?: string } };
 type NextFewReq = {
-  Querystring: { cronExpression: string; zoneId: string; scheduleStartTime?: number; scheduleEndTime?: number; limit: number };
+  Querystring: {
+    cronExpression: string;
+    zoneId: string;
+    scheduleStartTime?: number;
+    scheduleEndTime?: number;
+    limit: number;
+  };
 };
 
 /**
@@ -96,8 +102,10 @@ export function scheduleRoutes(app: FastifyInstance, { schedules }: ScheduleRout
       },
       (req) => schedules.list(req.query.workflowName),
     );
-    app.get<NameReq>(base + '/:name', { schema: { tags, summary: 'One schedule', params: nameParams } }, (req) =>
-      schedules.get(req.params.name),
+    app.get<NameReq>(
+      base + '/:name',
+      { schema: { tags, summary: 'One schedule', params: nameParams } },
+      (req) => schedules.get(req.params.name),
     );
     app.delete<NameReq>(
       base + '/:name',
@@ -116,7 +124,11 @@ export function scheduleRoutes(app: FastifyInstance, { schedules }: ScheduleRout
       },
     } as const;
     const resume = {
-      schema: { tags, summary: 'Resume a schedule from now (slots of the pause are not owed)', params: nameParams },
+      schema: {
+        tags,
+        summary: 'Resume a schedule from now (slots of the pause are not owed)',
+        params: nameParams,
+      },
     } as const;
     for (const method of ['GET', 'PUT'] as const) {
       app.route<PauseReq>({
@@ -143,7 +155,8 @@ export function scheduleRoutes(app: FastifyInstance, { schedules }: ScheduleRout
       {
         schema: {
           tags,
-          summary: "A schedule's slots, newest first: {totalHits, results: [{executionId, scheduleName, scheduledTime, executionTime, workflowId, state, reason}]}",
+          summary:
+            "A schedule's slots, newest first: {totalHits, results: [{executionId, scheduleName, scheduledTime, executionTime, workflowId, state, reason}]}",
           params: nameParams,
           querystring: { type: 'object', properties: pageQuery },
         },
@@ -155,7 +168,13 @@ export function scheduleRoutes(app: FastifyInstance, { schedules }: ScheduleRout
   for (const path of ['/api/schedule/nextFewSchedules', '/api/scheduler/nextFewSchedules']) {
     app.get<NextFewReq>(
       path,
-      { schema: { tags, summary: 'The next slots of a cron expression (epoch ms)', querystring: nextFewQuery } },
+      {
+        schema: {
+          tags,
+          summary: 'The next slots of a cron expression (epoch ms)',
+          querystring: nextFewQuery,
+        },
+      },
       (req) =>
         schedules.nextFew(
           req.query.cronExpression,

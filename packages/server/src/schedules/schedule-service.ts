@@ -129,7 +129,10 @@ export class ScheduleService {
   /** The next `limit` slots of an expression (Conductor's nextFewSchedules), epoch ms. */
   nextFew(cronExpression: string, zoneId: string, limit: number, start?: number, end?: number): number[] {
     const problem = cronProblem(cronExpression, zoneId);
-    if (problem) throw badRequest(problem, [{ path: 'querystring.cronExpression', message: problem, invalidValue: cronExpression }]);
+    if (problem)
+      throw badRequest(problem, [
+        { path: 'querystring.cronExpression', message: problem, invalidValue: cronExpression },
+      ]);
     // From the given start (a preview of any period), else from now.
     const from = start !== undefined ? start - 1 : this.clock.now();
     return nextSlots(cronExpression, zoneId, from, limit, end);
@@ -146,9 +149,14 @@ export class ScheduleService {
     const zone = schedule.zoneId ?? 'UTC';
     const floorFromTimer = typeof timer.payload.floor === 'number' ? timer.payload.floor : now;
     const last = await tx.events.lastScheduledTime(name);
-    const floor = Math.max(floorFromTimer, last ?? Number.NEGATIVE_INFINITY, (schedule.scheduleStartTime ?? 0) - 1);
+    const floor = Math.max(
+      floorFromTimer,
+      last ?? Number.NEGATIVE_INFINITY,
+      (schedule.scheduleStartTime ?? 0) - 1,
+    );
     const until = Math.min(now, schedule.scheduleEndTime ?? Number.POSITIVE_INFINITY);
-    const slots = until > floor ? nextSlots(schedule.cronExpression, zone, floor, MAX_SLOTS_PER_FIRE, until) : [];
+    const slots =
+      until > floor ? nextSlots(schedule.cronExpression, zone, floor, MAX_SLOTS_PER_FIRE, until) : [];
     let handled = floor;
     for (const slot of slots) {
       await this.runSlot(tx, schedule, slot, now, after);
@@ -157,7 +165,13 @@ export class ScheduleService {
     await this.arm(tx, schedule, Math.max(now, handled), handled);
   }
 
-  private async runSlot(tx: Tx, schedule: WorkflowSchedule, slot: number, now: number, after: AfterCommit): Promise<void> {
+  private async runSlot(
+    tx: Tx,
+    schedule: WorkflowSchedule,
+    slot: number,
+    now: number,
+    after: AfterCommit,
+  ): Promise<void> {
     const executionId = newId();
     const request = schedule.startWorkflowRequest;
     const base = {
@@ -176,7 +190,10 @@ export class ScheduleService {
       await tx.events.claimScheduleSlot({
         ...base,
         state: 'SKIPPED',
-        record: { ...context, reason: 'missed while no node was running, and runCatchupScheduleInstances is false' },
+        record: {
+          ...context,
+          reason: 'missed while no node was running, and runCatchupScheduleInstances is false',
+        },
       });
       return;
     }
@@ -229,7 +246,15 @@ export class ScheduleService {
     if (next === undefined) return;
     const now = this.clock.now();
     await tx.armTimers(
-      [{ timerId, workflowId: timerId, kind: SCHEDULE_TIMER_KIND, dueAt: next, payload: { schedule: schedule.name, floor } }],
+      [
+        {
+          timerId,
+          workflowId: timerId,
+          kind: SCHEDULE_TIMER_KIND,
+          dueAt: next,
+          payload: { schedule: schedule.name, floor },
+        },
+      ],
       now,
     );
     this.executor.timerArmed(next);
@@ -240,10 +265,19 @@ export class ScheduleService {
     await this.store.transaction(async (tx) => {
       const stored = await tx.events.getSchedule(name);
       if (!stored) throw notFound(`Schedule '${name}' not found`);
-      const record: WorkflowSchedule = { ...(stored.record as unknown as WorkflowSchedule), paused, updatedTime: now };
+      const record: WorkflowSchedule = {
+        ...(stored.record as unknown as WorkflowSchedule),
+        paused,
+        updatedTime: now,
+      };
       if (paused && reason !== undefined) record.pausedReason = reason;
       if (!paused) delete record.pausedReason;
-      await tx.events.upsertSchedule({ ...stored, paused, record: record as unknown as JsonObject, updateTime: now });
+      await tx.events.upsertSchedule({
+        ...stored,
+        paused,
+        record: record as unknown as JsonObject,
+        updateTime: now,
+      });
       // A resumed schedule owes nothing for the time it was paused.
       await this.arm(tx, record, now, now);
     });
@@ -267,12 +301,22 @@ export class ScheduleService {
       errors.push({ path: `body.${path}`, message, ...(invalidValue !== undefined && { invalidValue }) });
     };
     if (typeof s.name !== 'string' || s.name.trim() === '') add('name', 'Schedule name cannot be empty');
-    else if (!/^[A-Za-z0-9_.:-]+$/.test(s.name)) add('name', 'Schedule name may hold letters, digits, _ . : - only', s.name);
+    else if (!/^[A-Za-z0-9_.:-]+$/.test(s.name))
+      add('name', 'Schedule name may hold letters, digits, _ . : - only', s.name);
     const problem = cronProblem(s.cronExpression, s.zoneId ?? 'UTC');
-    if (problem) add(problem.startsWith('unknown time zone') ? 'zoneId' : 'cronExpression', problem, problem.startsWith('unknown') ? s.zoneId : s.cronExpression);
+    if (problem)
+      add(
+        problem.startsWith('unknown time zone') ? 'zoneId' : 'cronExpression',
+        problem,
+        problem.startsWith('unknown') ? s.zoneId : s.cronExpression,
+      );
     if (typeof s.startWorkflowRequest.name !== 'string' || s.startWorkflowRequest.name === '')
       add('startWorkflowRequest.name', 'the workflow to start is required');
-    if (s.scheduleStartTime !== undefined && s.scheduleEndTime !== undefined && s.scheduleEndTime < s.scheduleStartTime)
+    if (
+      s.scheduleStartTime !== undefined &&
+      s.scheduleEndTime !== undefined &&
+      s.scheduleEndTime < s.scheduleStartTime
+    )
       add('scheduleEndTime', 'scheduleEndTime is before scheduleStartTime', s.scheduleEndTime);
     return errors;
   }

@@ -48,7 +48,10 @@ export class TimerLoop {
   private readonly batchSize: number;
   private readonly leaseMs: number;
   /** Timers that belong to no run (schedules): fired by their owner inside the firing transaction. */
-  private readonly kinds = new Map<string, (tx: Tx, timer: StoredTimer, after: AfterCommit) => Promise<void>>();
+  private readonly kinds = new Map<
+    string,
+    (tx: Tx, timer: StoredTimer, after: AfterCommit) => Promise<void>
+  >();
 
   constructor(
     private readonly store: Store,

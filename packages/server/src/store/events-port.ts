@@ -100,7 +100,11 @@ export interface EventsTx {
   // --- event executions
   insertEventExecutions(rows: readonly EventExecutionRow[]): Promise<void>;
   /** Newest first; all handlers when `handler` is undefined. */
-  listEventExecutions(handler: string | undefined, start: number, size: number): Promise<Page<EventExecutionRow>>;
+  listEventExecutions(
+    handler: string | undefined,
+    start: number,
+    size: number,
+  ): Promise<Page<EventExecutionRow>>;
   pruneEventExecutions(before: number): Promise<number>;
 
   // --- outbox

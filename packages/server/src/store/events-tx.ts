@@ -158,16 +158,18 @@ export class SqlEventsTx implements EventsTx {
   }
 
   async getEventHandler(name: string): Promise<StoredEventHandler | undefined> {
-    const rows = await this.read<HandlerRow>('getEventHandler', 'SELECT * FROM event_handlers WHERE name = $1', [
-      name,
-    ]);
+    const rows = await this.read<HandlerRow>(
+      'getEventHandler',
+      'SELECT * FROM event_handlers WHERE name = $1',
+      [name],
+    );
     return rows[0] && handlerOf(rows[0]);
   }
 
   async listEventHandlers(): Promise<StoredEventHandler[]> {
-    return (await this.read<HandlerRow>('listEventHandlers', 'SELECT * FROM event_handlers ORDER BY name')).map(
-      handlerOf,
-    );
+    return (
+      await this.read<HandlerRow>('listEventHandlers', 'SELECT * FROM event_handlers ORDER BY name')
+    ).map(handlerOf);
   }
 
   async deleteEventHandler(name: string): Promise<boolean> {
@@ -268,7 +270,9 @@ export class SqlEventsTx implements EventsTx {
   }
 
   async readOutbox(limit: number): Promise<StoredOutboxEntry[]> {
-    const rows = await this.read<OutboxRow>('readOutbox', 'SELECT * FROM outbox ORDER BY seq LIMIT $1', [limit]);
+    const rows = await this.read<OutboxRow>('readOutbox', 'SELECT * FROM outbox ORDER BY seq LIMIT $1', [
+      limit,
+    ]);
     return rows.map((r) => ({
       seq: num(r.seq),
       sink: r.sink,
@@ -303,7 +307,9 @@ export class SqlEventsTx implements EventsTx {
   }
 
   async getSchedule(name: string): Promise<StoredSchedule | undefined> {
-    const rows = await this.read<ScheduleRow>('getSchedule', 'SELECT * FROM schedules WHERE name = $1', [name]);
+    const rows = await this.read<ScheduleRow>('getSchedule', 'SELECT * FROM schedules WHERE name = $1', [
+      name,
+    ]);
     return rows[0] && scheduleOf(rows[0]);
   }
 
@@ -385,10 +391,11 @@ export class SqlEventsTx implements EventsTx {
             'SELECT * FROM instructions WHERE name = $1 ORDER BY version DESC LIMIT 1',
             [name],
           )
-        : await this.read<InstrRow>('getInstruction', 'SELECT * FROM instructions WHERE name = $1 AND version = $2', [
-            name,
-            version,
-          ]);
+        : await this.read<InstrRow>(
+            'getInstruction',
+            'SELECT * FROM instructions WHERE name = $1 AND version = $2',
+            [name, version],
+          );
     return rows[0] && instructionOf(rows[0]);
   }
 

@@ -43,96 +43,127 @@ function assertContiguous(list: Execution[]): void {
 
 if (enabledStores().includes('postgres'))
   void describe('schedules on two PostgreSQL nodes', () => {
-    void it('fires each slot once, then catches up or skips after both nodes stop', { timeout: 300_000 }, async (t) => {
-      const db = await createTestDatabase('baton_schedules');
-      const env = { BATON_LOG_LEVEL: 'warn' };
-      const startBoth = (): Promise<BatonProcess[]> =>
-        Promise.all(['sched-a', 'sched-b'].map((name) => startBaton({ databaseUrl: db.url, env, name })));
-      let nodes = await startBoth();
-      const url = (): string => nodes[0]!.url;
-      try {
-        await httpOk('POST', `${url()}/api/metadata/workflow`, {
-          name: WORKFLOW,
-          tasks: [{ name: 'n', taskReferenceName: 'n', type: 'NOOP' }],
-        });
-        const schedule = {
-          name: NAME,
-          cronExpression: '* * * * * *',
-          zoneId: 'UTC',
-          startWorkflowRequest: { name: WORKFLOW, input: { from: 'schedule' } },
-          runCatchupScheduleInstances: false,
-        };
-        await httpOk('POST', `${url()}/api/schedule`, schedule);
-
-        // ~20 s on two nodes.
-        const steady = await waitFor(async () => {
-          const list = await executions(url());
-          return list.length >= 20 ? list : undefined;
-        }, { timeoutMs: 90_000, what: '20 slots' });
-        assertContiguous(steady);
-        assert.ok(steady.every((e) => e.state === 'EXECUTED'), 'none skipped while the nodes ran');
-        assert.equal(new Set(steady.map((e) => e.workflowId)).size, steady.length, 'one run per slot');
-        const sample = await getJson<{ input: Record<string, unknown>; status: string }>(
-          `${url()}/api/workflow/${steady[3]!.workflowId}`,
-        );
-        assert.equal(sample.input.from, 'schedule');
-        assert.equal(sample.input._startedByScheduler, NAME);
-        assert.equal(sample.input._scheduledTime, steady[3]!.scheduledTime);
-        assert.equal(sample.input._executionId, steady[3]!.executionId);
-        assert.equal(typeof sample.input._executedTime, 'number');
-
-        const downtime = async (catchUp: boolean): Promise<Execution[]> => {
-          await httpOk('POST', `${url()}/api/schedule`, { ...schedule, runCatchupScheduleInstances: catchUp });
-          const beforeStop = (await executions(url())).length;
-          await waitFor(async () => ((await executions(url())).length >= beforeStop + 2 ? true : undefined), {
-            timeoutMs: 30_000,
-            what: 'two more slots',
+    void it(
+      'fires each slot once, then catches up or skips after both nodes stop',
+      { timeout: 300_000 },
+      async (t) => {
+        const db = await createTestDatabase('baton_schedules');
+        const env = { BATON_LOG_LEVEL: 'warn' };
+        const startBoth = (): Promise<BatonProcess[]> =>
+          Promise.all(['sched-a', 'sched-b'].map((name) => startBaton({ databaseUrl: db.url, env, name })));
+        let nodes = await startBoth();
+        const url = (): string => nodes[0]!.url;
+        try {
+          await httpOk('POST', `${url()}/api/metadata/workflow`, {
+            name: WORKFLOW,
+            tasks: [{ name: 'n', taskReferenceName: 'n', type: 'NOOP' }],
           });
-          await Promise.all(nodes.map((n) => n.stop()));
-          // Both nodes are down: the database says which slot was the last before the stop.
-          const lastBefore = await lastSlotInDb();
-          await delay(DOWN_MS);
-          const restartedAt = Date.now();
-          nodes = await startBoth();
-          const after = await waitFor(async () => {
-            const list = await executions(url());
-            const last = list.at(-1);
-            return last && last.scheduledTime > restartedAt + 1000 ? list : undefined;
-          }, { timeoutMs: 60_000, what: 'slots after the restart' });
-          assertContiguous(after);
-          return after.filter((e) => e.scheduledTime > lastBefore && e.scheduledTime < restartedAt - 2000);
-        };
-        const lastSlotInDb = async (): Promise<number> => {
-          const client = new pg.Client({ connectionString: db.url });
-          await client.connect();
-          try {
-            const { rows } = await client.query<{ t: string }>(
-              'SELECT max(scheduled_time) AS t FROM schedule_executions WHERE schedule_name = $1',
-              [NAME],
-            );
-            return Number(rows[0]?.t);
-          } finally {
-            await client.end();
-          }
-        };
-        {
-          const caughtUp = await downtime(true);
-          assert.ok(caughtUp.length >= 7, `the missed slots are there: ${caughtUp.length}`);
-          assert.ok(caughtUp.every((e) => e.state === 'EXECUTED'), 'catch-up on: missed slots started');
-          assert.equal(new Set(caughtUp.map((e) => e.workflowId)).size, caughtUp.length);
+          const schedule = {
+            name: NAME,
+            cronExpression: '* * * * * *',
+            zoneId: 'UTC',
+            startWorkflowRequest: { name: WORKFLOW, input: { from: 'schedule' } },
+            runCatchupScheduleInstances: false,
+          };
+          await httpOk('POST', `${url()}/api/schedule`, schedule);
 
-          const skipped = await downtime(false);
-          assert.ok(skipped.length >= 7, `the missed slots are there: ${skipped.length}`);
-          assert.ok(skipped.every((e) => e.state === 'SKIPPED'), 'catch-up off: missed slots recorded skipped');
-          assert.ok(skipped.every((e) => e.workflowId === undefined && typeof e.reason === 'string'));
+          // ~20 s on two nodes.
+          const steady = await waitFor(
+            async () => {
+              const list = await executions(url());
+              return list.length >= 20 ? list : undefined;
+            },
+            { timeoutMs: 90_000, what: '20 slots' },
+          );
+          assertContiguous(steady);
+          assert.ok(
+            steady.every((e) => e.state === 'EXECUTED'),
+            'none skipped while the nodes ran',
+          );
+          assert.equal(new Set(steady.map((e) => e.workflowId)).size, steady.length, 'one run per slot');
+          const sample = await getJson<{ input: Record<string, unknown>; status: string }>(
+            `${url()}/api/workflow/${steady[3]!.workflowId}`,
+          );
+          assert.equal(sample.input.from, 'schedule');
+          assert.equal(sample.input._startedByScheduler, NAME);
+          assert.equal(sample.input._scheduledTime, steady[3]!.scheduledTime);
+          assert.equal(sample.input._executionId, steady[3]!.executionId);
+          assert.equal(typeof sample.input._executedTime, 'number');
+
+          const downtime = async (catchUp: boolean): Promise<Execution[]> => {
+            await httpOk('POST', `${url()}/api/schedule`, {
+              ...schedule,
+              runCatchupScheduleInstances: catchUp,
+            });
+            const beforeStop = (await executions(url())).length;
+            await waitFor(
+              async () => ((await executions(url())).length >= beforeStop + 2 ? true : undefined),
+              {
+                timeoutMs: 30_000,
+                what: 'two more slots',
+              },
+            );
+            await Promise.all(nodes.map((n) => n.stop()));
+            // Both nodes are down: the database says which slot was the last before the stop.
+            const lastBefore = await lastSlotInDb();
+            await delay(DOWN_MS);
+            const restartedAt = Date.now();
+            nodes = await startBoth();
+            const after = await waitFor(
+              async () => {
+                const list = await executions(url());
+                const last = list.at(-1);
+                return last && last.scheduledTime > restartedAt + 1000 ? list : undefined;
+              },
+              { timeoutMs: 60_000, what: 'slots after the restart' },
+            );
+            assertContiguous(after);
+            return after.filter((e) => e.scheduledTime > lastBefore && e.scheduledTime < restartedAt - 2000);
+          };
+          const lastSlotInDb = async (): Promise<number> => {
+            const client = new pg.Client({ connectionString: db.url });
+            await client.connect();
+            try {
+              const { rows } = await client.query<{ t: string }>(
+                'SELECT max(scheduled_time) AS t FROM schedule_executions WHERE schedule_name = $1',
+                [NAME],
+              );
+              return Number(rows[0]?.t);
+            } finally {
+              await client.end();
+            }
+          };
+          {
+            const caughtUp = await downtime(true);
+            assert.ok(caughtUp.length >= 7, `the missed slots are there: ${caughtUp.length}`);
+            assert.ok(
+              caughtUp.every((e) => e.state === 'EXECUTED'),
+              'catch-up on: missed slots started',
+            );
+            assert.equal(new Set(caughtUp.map((e) => e.workflowId)).size, caughtUp.length);
+
+            const skipped = await downtime(false);
+            assert.ok(skipped.length >= 7, `the missed slots are there: ${skipped.length}`);
+            assert.ok(
+              skipped.every((e) => e.state === 'SKIPPED'),
+              'catch-up off: missed slots recorded skipped',
+            );
+            assert.ok(skipped.every((e) => e.workflowId === undefined && typeof e.reason === 'string'));
+          }
+          const all = await executions(url());
+          const runs = await getJson<{ totalHits: number }>(
+            `${url()}/api/workflow/search?name=${WORKFLOW}&size=1`,
+          );
+          assert.equal(
+            runs.totalHits,
+            all.filter((e) => e.state === 'EXECUTED').length,
+            'a run for every executed slot, no more',
+          );
+          t.diagnostic(`${all.length} slots: ${all.filter((e) => e.state === 'SKIPPED').length} skipped`);
+        } finally {
+          await Promise.all(nodes.map((n) => n.stop()));
+          await db.drop();
         }
-        const all = await executions(url());
-        const runs = await getJson<{ totalHits: number }>(`${url()}/api/workflow/search?name=${WORKFLOW}&size=1`);
-        assert.equal(runs.totalHits, all.filter((e) => e.state === 'EXECUTED').length, 'a run for every executed slot, no more');
-        t.diagnostic(`${all.length} slots: ${all.filter((e) => e.state === 'SKIPPED').length} skipped`);
-      } finally {
-        await Promise.all(nodes.map((n) => n.stop()));
-        await db.drop();
-      }
-    });
+      },
+    );
   });

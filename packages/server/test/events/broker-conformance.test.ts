@@ -13,7 +13,6 @@ import { AMQP_URL, NATS_URL, amqpDelete, natsDeleteStream } from './broker-helpe
  * RabbitMQ on 127.0.0.1:5672 and NATS JetStream on 127.0.0.1:4222.
  */
 
-
 interface BrokerCase {
   name: string;
   make: () => Broker;
@@ -133,7 +132,10 @@ for (const c of cases) {
       await until(() => seen.size === 20, 30_000, 'all 20 messages');
       // Give a duplicate the chance to show.
       await new Promise((resolve) => setTimeout(resolve, 300));
-      assert.ok([...seen.values()].every((n) => n === 1), `each message once: ${JSON.stringify([...seen])}`);
+      assert.ok(
+        [...seen.values()].every((n) => n === 1),
+        `each message once: ${JSON.stringify([...seen])}`,
+      );
       await s1.close();
       await s2.close();
     });
@@ -163,9 +165,11 @@ for (const c of cases) {
     if (c.name !== 'baton') {
       void it('reports DOWN with the reason when the broker cannot be reached, and keeps trying', async () => {
         const broker =
-          c.name === 'amqp' ? new AmqpBroker({ url: 'amqp://guest:guest@127.0.0.1:1' }) : new NatsBroker({ url: 'nats://127.0.0.1:1' });
+          c.name === 'amqp'
+            ? new AmqpBroker({ url: 'amqp://guest:guest@127.0.0.1:1' })
+            : new NatsBroker({ url: 'nats://127.0.0.1:1' });
         brokers.push(broker);
-        (broker as AmqpBroker | NatsBroker).start();
+        broker.start();
         await until(() => broker.health().reason !== 'not connected yet', 10_000, 'a failed attempt');
         const h = broker.health();
         assert.equal(h.up, false);

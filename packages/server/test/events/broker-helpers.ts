@@ -70,7 +70,10 @@ export async function natsPublish(subject: string, body: unknown, messageId?: st
     try {
       await jsm.streams.find(subject);
     } catch {
-      await jsm.streams.add({ name: `baton_${subject.replace(/[^A-Za-z0-9_-]/g, '_')}`, subjects: [subject] });
+      await jsm.streams.add({
+        name: `baton_${subject.replace(/[^A-Za-z0-9_-]/g, '_')}`,
+        subjects: [subject],
+      });
     }
     const h = headers();
     if (messageId !== undefined) h.set('Nats-Msg-Id', messageId);
@@ -95,7 +98,12 @@ export async function natsDeleteStream(subject: string): Promise<void> {
 }
 
 /** Resolves with `read()`'s answer once `ok` holds for it, polling; fails after `ms`. */
-export async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean, ms = 30_000, what = 'condition'): Promise<T> {
+export async function eventually<T>(
+  read: () => Promise<T>,
+  ok: (value: T) => boolean,
+  ms = 30_000,
+  what = 'condition',
+): Promise<T> {
   const end = Date.now() + ms;
   let last: T = await read();
   while (!ok(last)) {

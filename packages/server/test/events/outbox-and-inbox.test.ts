@@ -25,9 +25,17 @@ import { storeCases } from '../helpers/stores.js';
 for (const c of storeCases()) {
   void describe(`outbox and inbox in the transaction of the change (${c.name})`, () => {
     const { store } = storeSuite(c);
-    const executor = new Executor(systemClock, { highPriorityThreshold: 50 }, noScripts, Math.random, undefined, undefined, {
-      onDecided: lifecycleOutbox(() => systemClock.now()),
-    });
+    const executor = new Executor(
+      systemClock,
+      { highPriorityThreshold: 50 },
+      noScripts,
+      Math.random,
+      undefined,
+      undefined,
+      {
+        onDecided: lifecycleOutbox(() => systemClock.now()),
+      },
+    );
     const sink = `amqp:outbox-test-${randomUUID()}`;
 
     const define = async (name: string): Promise<void> => {
@@ -46,7 +54,8 @@ for (const c of storeCases()) {
         }),
       );
     };
-    const ours = async () => (await store.read((tx) => tx.events.readOutbox(10_000))).filter((r) => r.sink === sink);
+    const ours = async () =>
+      (await store.read((tx) => tx.events.readOutbox(10_000))).filter((r) => r.sink === sink);
 
     void it('writes no event for a transaction that rolled back, and every event of one that committed', async () => {
       const name = `outbox-${randomUUID()}`;
@@ -55,7 +64,11 @@ for (const c of storeCases()) {
       assert.ok(definition);
       await assert.rejects(
         store.transaction(async (tx) => {
-          await executor.startRun(tx, { definition, input: {}, priority: 0, taskToDomain: {} }, afterCommit());
+          await executor.startRun(
+            tx,
+            { definition, input: {}, priority: 0, taskToDomain: {} },
+            afterCommit(),
+          );
           throw new Error('the caller failed after starting the run');
         }),
         /caller failed/,
@@ -108,7 +121,10 @@ for (const c of storeCases()) {
           return Promise.resolve();
         },
       });
-      await assert.rejects(processor.process(handler.event, [handler], delivery(true)), /killed before the ack/);
+      await assert.rejects(
+        processor.process(handler.event, [handler], delivery(true)),
+        /killed before the ack/,
+      );
       assert.equal(await processor.process(handler.event, [handler], delivery(false)), 'duplicate');
       assert.deepEqual(settled, ['ack'], 'the redelivery is acknowledged, not given back');
       const runs = await store.read((tx) =>

@@ -47,9 +47,15 @@ for (const c of storeCases()) {
     const executions = async (handler: string) =>
       (await call(t.app, 'GET', `/api/event/executions?handler=${handler}`)).body as {
         totalHits: number;
-        results: Array<{ messageId: string; status: string; action: string; output: Record<string, unknown> }>;
+        results: Array<{
+          messageId: string;
+          status: string;
+          action: string;
+          output: Record<string, unknown>;
+        }>;
       };
-    const run = async (id: string) => (await call(t.app, 'GET', `/api/workflow/${id}`)).body as Record<string, any>;
+    const run = async (id: string) =>
+      (await call(t.app, 'GET', `/api/workflow/${id}`)).body as Record<string, any>;
 
     void it('manages handlers with Conductor checks and messages', async () => {
       const name = `h-crud-${tag}`;
@@ -65,13 +71,25 @@ for (const c of storeCases()) {
       const missing = await call(t.app, 'PUT', '/api/event', { ...handler, name: `${name}-x` });
       assert.equal(missing.status, 404);
       assert.equal(missing.body.message, `EventHandler with name ${name}-x not found!`);
-      const noActions = await call(t.app, 'POST', '/api/event', { ...handler, name: `${name}-y`, actions: [] });
+      const noActions = await call(t.app, 'POST', '/api/event', {
+        ...handler,
+        name: `${name}-y`,
+        actions: [],
+      });
       assert.equal(noActions.status, 400);
       assert.match(noActions.body.message, /No actions specified/);
-      const badSource = await call(t.app, 'POST', '/api/event', { ...handler, name: `${name}-z`, event: 'sqs:q' });
+      const badSource = await call(t.app, 'POST', '/api/event', {
+        ...handler,
+        name: `${name}-z`,
+        event: 'sqs:q',
+      });
       assert.equal(badSource.status, 400);
       assert.equal(badSource.body.validationErrors[0].path, 'body.event');
-      const badCondition = await call(t.app, 'POST', '/api/event', { ...handler, name: `${name}-w`, condition: '$.a ===' });
+      const badCondition = await call(t.app, 'POST', '/api/event', {
+        ...handler,
+        name: `${name}-w`,
+        condition: '$.a ===',
+      });
       assert.equal(badCondition.status, 400);
       const badType = await call(t.app, 'POST', '/api/event', { ...handler, name: 5 });
       assert.equal(badType.status, 400);
@@ -115,7 +133,12 @@ for (const c of storeCases()) {
         [`h-amqp-${tag}`, `amqp:${q}`, 'A-1', `amqp-msg-${tag}`],
         [`h-nats-${tag}`, `nats:${s}`, 'N-1', `nats-msg-${tag}`],
       ] as const) {
-        const page = await eventually(() => executions(name), (p) => p.totalHits === 1, 30_000, `${name} execution`);
+        const page = await eventually(
+          () => executions(name),
+          (p) => p.totalHits === 1,
+          30_000,
+          `${name} execution`,
+        );
         const execution = page.results[0];
         assert.equal(execution?.status, 'COMPLETED');
         assert.equal(execution?.action, 'start_workflow');
@@ -146,8 +169,18 @@ for (const c of storeCases()) {
       await amqpPublish(q, { n: 1 }, `dup-${tag}`);
       await amqpPublish(q, { n: 1 }, `dup-${tag}`);
       await amqpPublish(q, { n: 2 }, `dup2-${tag}`);
-      await eventually(() => executions(name), (p) => p.totalHits === 2, 30_000, 'two executions');
-      await eventually(() => amqpDepth(q), (n) => n === 0, 30_000, 'queue drained');
+      await eventually(
+        () => executions(name),
+        (p) => p.totalHits === 2,
+        30_000,
+        'two executions',
+      );
+      await eventually(
+        () => amqpDepth(q),
+        (n) => n === 0,
+        30_000,
+        'queue drained',
+      );
       assert.equal((await executions(name)).totalHits, 2);
       const runs = await call(t.app, 'GET', `/api/workflow/search?name=${wf}&size=10`);
       assert.equal(runs.body.totalHits, 2);
@@ -171,7 +204,12 @@ for (const c of storeCases()) {
       assert.equal(await amqpDepth(q), 1);
       assert.equal((await executions(name)).totalHits, 0);
       assert.equal((await call(t.app, 'PUT', '/api/event', { ...handler, active: true })).status, 200);
-      await eventually(() => executions(name), (p) => p.totalHits === 1, 30_000, 'consumed once active');
+      await eventually(
+        () => executions(name),
+        (p) => p.totalHits === 1,
+        30_000,
+        'consumed once active',
+      );
       // Deactivated again: new messages wait.
       assert.equal((await call(t.app, 'PUT', '/api/event', handler)).status, 200);
       await new Promise((resolve) => setTimeout(resolve, 800));
@@ -216,7 +254,11 @@ for (const c of storeCases()) {
       const handlers = [
         action('vars', {
           action: 'update_workflow_variables',
-          update_workflow_variables: { workflowId: '${target}', variables: { seen: ['x'] }, appendArray: true },
+          update_workflow_variables: {
+            workflowId: '${target}',
+            variables: { seen: ['x'] },
+            appendArray: true,
+          },
         }),
         action('complete', {
           action: 'complete_task',
@@ -238,21 +280,46 @@ for (const c of storeCases()) {
 
       const one = await start(target, {});
       await start(sender, { op: 'vars', target: one });
-      await eventually(() => run(one), (r) => Array.isArray(r.variables?.seen), 30_000, 'variables updated');
+      await eventually(
+        () => run(one),
+        (r) => Array.isArray(r.variables?.seen),
+        30_000,
+        'variables updated',
+      );
       await start(sender, { op: 'complete', target: one });
-      await eventually(() => run(one), (r) => r.tasks?.[0]?.status === 'COMPLETED', 30_000, 'a completed');
+      await eventually(
+        () => run(one),
+        (r) => r.tasks?.[0]?.status === 'COMPLETED',
+        30_000,
+        'a completed',
+      );
       assert.deepEqual((await run(one)).tasks[0].outputData.by, 'event');
       await start(sender, { op: 'fail', target: one });
-      const failed = await eventually(() => run(one), (r) => r.status === 'FAILED', 30_000, 'run failed by b');
+      const failed = await eventually(
+        () => run(one),
+        (r) => r.status === 'FAILED',
+        30_000,
+        'run failed by b',
+      );
       assert.match(String(failed.reasonForIncompletion), /no good/);
 
       const two = await start(target, {});
       await start(sender, { op: 'terminate', target: two });
-      const terminated = await eventually(() => run(two), (r) => r.status === 'TERMINATED', 30_000, 'terminated');
+      const terminated = await eventually(
+        () => run(two),
+        (r) => r.status === 'TERMINATED',
+        30_000,
+        'terminated',
+      );
       assert.equal(terminated.reasonForIncompletion, 'stopped by event');
 
       // Every message reached every handler of the queue: the ones whose condition was false are SKIPPED.
-      const vars = await eventually(() => executions(`h-vars-${tag}`), (p) => p.totalHits === 4, 30_000, 'four executions');
+      const vars = await eventually(
+        () => executions(`h-vars-${tag}`),
+        (p) => p.totalHits === 4,
+        30_000,
+        'four executions',
+      );
       assert.equal(vars.results.filter((e) => e.status === 'COMPLETED').length, 1);
       const skipped = vars.results.find((e) => e.status === 'SKIPPED');
       assert.equal(skipped?.output.condition, `$.op == 'vars'`);
@@ -264,7 +331,10 @@ for (const c of storeCases()) {
         30_000,
         'failed terminate',
       );
-      assert.match(String(term.results.find((e) => e.status === 'FAILED')?.output.exception), /has ended|TERMINATED/);
+      assert.match(
+        String(term.results.find((e) => e.status === 'FAILED')?.output.exception),
+        /has ended|TERMINATED/,
+      );
     });
 
     void it('publishes EVENT task output to RabbitMQ and NATS sinks with Conductor output fields', async () => {
@@ -275,8 +345,20 @@ for (const c of storeCases()) {
         {
           name: wf,
           tasks: [
-            { name: 'toamqp', taskReferenceName: 'toamqp', type: 'EVENT', sink: `amqp:${q}`, inputParameters: { k: 1 } },
-            { name: 'tonats', taskReferenceName: 'tonats', type: 'EVENT', sink: `nats:${s}`, inputParameters: { k: 2 } },
+            {
+              name: 'toamqp',
+              taskReferenceName: 'toamqp',
+              type: 'EVENT',
+              sink: `amqp:${q}`,
+              inputParameters: { k: 1 },
+            },
+            {
+              name: 'tonats',
+              taskReferenceName: 'tonats',
+              type: 'EVENT',
+              sink: `nats:${s}`,
+              inputParameters: { k: 2 },
+            },
           ],
         },
       ]);
@@ -286,21 +368,43 @@ for (const c of storeCases()) {
       });
       assert.equal(bad.status, 400);
       const id = (await call(t.app, 'POST', `/api/workflow/${wf}`, { input: {} })).text;
-      const done = await eventually(() => run(id), (r) => r.status === 'COMPLETED', 30_000, 'completed');
+      const done = await eventually(
+        () => run(id),
+        (r) => r.status === 'COMPLETED',
+        30_000,
+        'completed',
+      );
       assert.equal(done.tasks[0].outputData.event_produced, `amqp:${q}`);
       assert.equal(done.tasks[0].outputData.workflowInstanceId, id);
-      const got = await eventually(() => amqpDrain(q), (m) => m.length === 1, 30_000, 'amqp sink message');
+      const got = await eventually(
+        () => amqpDrain(q),
+        (m) => m.length === 1,
+        30_000,
+        'amqp sink message',
+      );
       assert.deepEqual((got[0] as Record<string, unknown>).k, 1);
       // NATS: a handler on the sink's subject sees the message.
       const name = `h-natsink-${tag}`;
-      await register(t.app, [{ name: `${wf}-h`, tasks: [{ name: 'h', taskReferenceName: 'h', type: 'HUMAN' }] }]);
+      await register(t.app, [
+        { name: `${wf}-h`, tasks: [{ name: 'h', taskReferenceName: 'h', type: 'HUMAN' }] },
+      ]);
       await call(t.app, 'POST', '/api/event', {
         name,
         event: `nats:${s}`,
         active: true,
-        actions: [{ action: 'start_workflow', start_workflow: { name: `${wf}-h`, input: { k: '${k}', from: '${workflowInstanceId}' } } }],
+        actions: [
+          {
+            action: 'start_workflow',
+            start_workflow: { name: `${wf}-h`, input: { k: '${k}', from: '${workflowInstanceId}' } },
+          },
+        ],
       });
-      const page = await eventually(() => executions(name), (p) => p.totalHits === 1, 30_000, 'nats sink consumed');
+      const page = await eventually(
+        () => executions(name),
+        (p) => p.totalHits === 1,
+        30_000,
+        'nats sink consumed',
+      );
       const started = await run(String(page.results[0]?.output.workflowId));
       assert.equal(started.input.k, 2);
       assert.equal(started.input.from, id);
@@ -324,7 +428,12 @@ for (const c of storeCases()) {
       assert.equal((await call(t.app, 'PUT', `/api/workflow/${id}/pause`)).status, 200);
       assert.equal((await call(t.app, 'PUT', `/api/workflow/${id}/resume`)).status, 200);
       assert.equal((await call(t.app, 'POST', `/api/tasks/${id}/h/COMPLETED`, {})).status, 200);
-      await eventually(() => run(id), (r) => r.status === 'COMPLETED', 30_000, 'completed');
+      await eventually(
+        () => run(id),
+        (r) => r.status === 'COMPLETED',
+        30_000,
+        'completed',
+      );
       const types = [
         'workflow.started',
         'task.scheduled',
@@ -361,7 +470,10 @@ for (const c of storeCases()) {
 
     void it('keeps instruction texts by version; HUMAN carries the text; ${instructions.X} resolves', async () => {
       const name = `ins_${tag}`;
-      const first = await call(t.app, 'POST', '/api/metadata/instructions', { name, text: 'Check the invoice' });
+      const first = await call(t.app, 'POST', '/api/metadata/instructions', {
+        name,
+        text: 'Check the invoice',
+      });
       assert.equal(first.status, 200, first.text);
       assert.equal(first.body.version, 1);
       const second = await call(t.app, 'POST', '/api/metadata/instructions', {
@@ -370,23 +482,45 @@ for (const c of storeCases()) {
         contentType: 'text/markdown',
       });
       assert.equal(second.body.version, 2);
-      assert.equal((await call(t.app, 'POST', '/api/metadata/instructions', { name, version: 1, text: 'x' })).status, 409);
+      assert.equal(
+        (await call(t.app, 'POST', '/api/metadata/instructions', { name, version: 1, text: 'x' })).status,
+        409,
+      );
       assert.equal((await call(t.app, 'GET', `/api/metadata/instructions/${name}`)).body.version, 2);
-      assert.equal((await call(t.app, 'GET', `/api/metadata/instructions/${name}?version=1`)).body.text, 'Check the invoice');
-      assert.equal((await call(t.app, 'GET', `/api/metadata/instructions/${name}/1`)).body.text, 'Check the invoice');
+      assert.equal(
+        (await call(t.app, 'GET', `/api/metadata/instructions/${name}?version=1`)).body.text,
+        'Check the invoice',
+      );
+      assert.equal(
+        (await call(t.app, 'GET', `/api/metadata/instructions/${name}/1`)).body.text,
+        'Check the invoice',
+      );
       assert.equal((await call(t.app, 'GET', `/api/metadata/instructions/nope-${tag}`)).status, 404);
-      assert.equal((await call(t.app, 'POST', '/api/metadata/instructions', { name: 'bad name', text: 'x' })).status, 400);
+      assert.equal(
+        (await call(t.app, 'POST', '/api/metadata/instructions', { name: 'bad name', text: 'x' })).status,
+        400,
+      );
       const wf = `ev-human-${tag}`;
       await register(t.app, [
         {
           name: wf,
           tasks: [
-            { name: 'review', taskReferenceName: 'review', type: 'HUMAN', instructions: name, assignee: 'ann' },
+            {
+              name: 'review',
+              taskReferenceName: 'review',
+              type: 'HUMAN',
+              instructions: name,
+              assignee: 'ann',
+            },
             {
               name: 'say',
               taskReferenceName: 'say',
               type: 'INLINE',
-              inputParameters: { evaluatorType: 'javascript', expression: '$.t', t: `\${instructions.${name}}` },
+              inputParameters: {
+                evaluatorType: 'javascript',
+                expression: '$.t',
+                t: `\${instructions.${name}}`,
+              },
             },
           ],
         },
@@ -398,8 +532,17 @@ for (const c of storeCases()) {
       assert.equal(open.tasks[0].inputData.assignee, 'ann');
       assert.equal((await call(t.app, 'DELETE', `/api/metadata/instructions/${name}/2`)).status, 200);
       await call(t.app, 'POST', `/api/tasks/${id}/review/COMPLETED`, {});
-      const done = await eventually(() => run(id), (r) => r.status === 'COMPLETED', 30_000, 'completed');
-      assert.equal(done.tasks[1].outputData.result, 'Check the invoice', 'the latest text when the task runs');
+      const done = await eventually(
+        () => run(id),
+        (r) => r.status === 'COMPLETED',
+        30_000,
+        'completed',
+      );
+      assert.equal(
+        done.tasks[1].outputData.result,
+        'Check the invoice',
+        'the latest text when the task runs',
+      );
     });
 
     void it('shows each configured broker on /health', async () => {

@@ -21,7 +21,13 @@ for (const c of storeCases()) {
     const slots = async (name: string) =>
       (
         (await call(t.app, 'GET', `/api/schedule/${name}/executions?size=100`)).body as {
-          results: Array<{ scheduledTime: number; state: string; workflowId?: string; reason?: string; executionId: string }>;
+          results: Array<{
+            scheduledTime: number;
+            state: string;
+            workflowId?: string;
+            reason?: string;
+            executionId: string;
+          }>;
         }
       ).results.sort((a, b) => a.scheduledTime - b.scheduledTime);
 
@@ -33,7 +39,10 @@ for (const c of storeCases()) {
       const zone = await call(t.app, 'POST', '/api/schedule', { ...base, zoneId: 'Mars/Olympus' });
       assert.equal(zone.status, 400);
       assert.equal(zone.body.validationErrors[0].path, 'body.zoneId');
-      assert.equal((await call(t.app, 'POST', '/api/schedule', { ...base, startWorkflowRequest: {} })).status, 400);
+      assert.equal(
+        (await call(t.app, 'POST', '/api/schedule', { ...base, startWorkflowRequest: {} })).status,
+        400,
+      );
       assert.equal((await call(t.app, 'POST', '/api/schedule', { ...base, name: 'a b' })).status, 400);
       const missing = await call(t.app, 'PUT', '/api/schedule', base);
       assert.equal(missing.status, 404);
@@ -45,7 +54,9 @@ for (const c of storeCases()) {
     });
 
     void it('fires each slot once with the scheduler fields in the run input; a slot missed is skipped or caught up', async () => {
-      await register(t.app, [{ name: 'sched_wf', tasks: [{ name: 'n', taskReferenceName: 'n', type: 'NOOP' }] }]);
+      await register(t.app, [
+        { name: 'sched_wf', tasks: [{ name: 'n', taskReferenceName: 'n', type: 'NOOP' }] },
+      ]);
       const schedule = {
         name: 'minutely',
         cronExpression: '0 * * * * *',
@@ -99,14 +110,19 @@ for (const c of storeCases()) {
     });
 
     void it('pauses (GET as Orkes, PUT as Conductor) and resumes without owing the paused slots', async () => {
-      await register(t.app, [{ name: 'sched_pause', tasks: [{ name: 'n', taskReferenceName: 'n', type: 'NOOP' }] }]);
+      await register(t.app, [
+        { name: 'sched_pause', tasks: [{ name: 'n', taskReferenceName: 'n', type: 'NOOP' }] },
+      ]);
       await call(t.app, 'POST', '/api/scheduler/schedules', {
         name: 'pausable',
         cronExpression: '0 * * * * *',
         startWorkflowRequest: { name: 'sched_pause' },
         runCatchupScheduleInstances: true,
       });
-      assert.equal((await call(t.app, 'GET', '/api/scheduler/schedules/pausable/pause?reason=maintenance')).status, 200);
+      assert.equal(
+        (await call(t.app, 'GET', '/api/scheduler/schedules/pausable/pause?reason=maintenance')).status,
+        200,
+      );
       const paused = await call(t.app, 'GET', '/api/schedule/pausable');
       assert.equal(paused.body.paused, true);
       assert.equal(paused.body.pausedReason, 'maintenance');
@@ -140,13 +156,22 @@ for (const c of storeCases()) {
       const spring = await next(
         `cronExpression=${encodeURIComponent('0 0 9 * * ?')}&zoneId=Europe/Berlin&scheduleStartTime=${Date.UTC(2026, 2, 28)}&limit=2`,
       );
-      assert.deepEqual(spring.map((ms) => new Date(ms).toISOString()), ['2026-03-28T08:00:00.000Z', '2026-03-29T07:00:00.000Z']);
+      assert.deepEqual(
+        spring.map((ms) => new Date(ms).toISOString()),
+        ['2026-03-28T08:00:00.000Z', '2026-03-29T07:00:00.000Z'],
+      );
       const fall = await next(
         `cronExpression=${encodeURIComponent('0 0 9 * * *')}&zoneId=Europe/Berlin&scheduleStartTime=${Date.UTC(2026, 9, 24)}&limit=2`,
       );
-      assert.deepEqual(fall.map((ms) => new Date(ms).toISOString()), ['2026-10-24T07:00:00.000Z', '2026-10-25T08:00:00.000Z']);
+      assert.deepEqual(
+        fall.map((ms) => new Date(ms).toISOString()),
+        ['2026-10-24T07:00:00.000Z', '2026-10-25T08:00:00.000Z'],
+      );
       const five = await next(`cronExpression=${encodeURIComponent('*/15 * * * *')}&limit=2`);
-      assert.deepEqual(five.map((ms) => ms % (15 * 60_000)), [0, 0]);
+      assert.deepEqual(
+        five.map((ms) => ms % (15 * 60_000)),
+        [0, 0],
+      );
       assert.equal(five[1]! - five[0]!, 15 * 60_000);
       const daily = await next(`cronExpression=${encodeURIComponent('@daily')}&zoneId=UTC&limit=1`);
       assert.equal(new Date(daily[0]!).toISOString().slice(11), '00:00:00.000Z');
@@ -162,7 +187,9 @@ void describe("Conductor's SDK scheduler client against Baton", () => {
     const app = await testApp(opened.store, { env: { BATON_PORT: '0' } });
     try {
       const address = await app.server.listen();
-      await register(app.app, [{ name: 'sdk_sched', tasks: [{ name: 'n', taskReferenceName: 'n', type: 'NOOP' }] }]);
+      await register(app.app, [
+        { name: 'sdk_sched', tasks: [{ name: 'n', taskReferenceName: 'n', type: 'NOOP' }] },
+      ]);
       const client = await orkesConductorClient({ serverUrl: address });
       const scheduler = new SchedulerClient(client);
       await scheduler.saveSchedule({

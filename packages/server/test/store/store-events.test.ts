@@ -13,13 +13,26 @@ for (const c of storeCases()) {
     void it('keeps event handlers and moves the change counter on every write', async () => {
       const name = uid('h-');
       const v0 = await store.read((tx) => tx.events.eventHandlersVersion());
-      const h = { name, event: 'amqp:q', active: true, handler: { name, x: 1 }, createTime: T0, updateTime: T0 };
+      const h = {
+        name,
+        event: 'amqp:q',
+        active: true,
+        handler: { name, x: 1 },
+        createTime: T0,
+        updateTime: T0,
+      };
       assert.equal(await store.transaction((tx) => tx.events.insertEventHandler(h)), true);
-      assert.equal(await store.transaction((tx) => tx.events.insertEventHandler(h)), false, 'a name exists once');
+      assert.equal(
+        await store.transaction((tx) => tx.events.insertEventHandler(h)),
+        false,
+        'a name exists once',
+      );
       const v1 = await store.read((tx) => tx.events.eventHandlersVersion());
       assert.ok(v1 > v0);
       assert.equal(
-        await store.transaction((tx) => tx.events.updateEventHandler({ ...h, active: false, updateTime: T0 + 5 })),
+        await store.transaction((tx) =>
+          tx.events.updateEventHandler({ ...h, active: false, updateTime: T0 + 5 }),
+        ),
         true,
       );
       const read = await store.read((tx) => tx.events.getEventHandler(name));
@@ -27,7 +40,10 @@ for (const c of storeCases()) {
       assert.equal(read?.createTime, T0);
       assert.equal(read?.updateTime, T0 + 5);
       assert.ok((await store.read((tx) => tx.events.eventHandlersVersion())) > v1);
-      assert.equal(await store.transaction((tx) => tx.events.updateEventHandler({ ...h, name: uid('none-') })), false);
+      assert.equal(
+        await store.transaction((tx) => tx.events.updateEventHandler({ ...h, name: uid('none-') })),
+        false,
+      );
       assert.ok((await store.read((tx) => tx.events.listEventHandlers())).some((x) => x.name === name));
       assert.equal(await store.transaction((tx) => tx.events.deleteEventHandler(name)), true);
       assert.equal(await store.transaction((tx) => tx.events.deleteEventHandler(name)), false);
@@ -37,7 +53,11 @@ for (const c of storeCases()) {
       const id = uid('m-');
       assert.equal(await store.transaction((tx) => tx.events.claimInbox('amqp:a', id, T0)), true);
       assert.equal(await store.transaction((tx) => tx.events.claimInbox('amqp:a', id, T0)), false);
-      assert.equal(await store.transaction((tx) => tx.events.claimInbox('nats:a', id, T0)), true, 'another source');
+      assert.equal(
+        await store.transaction((tx) => tx.events.claimInbox('nats:a', id, T0)),
+        true,
+        'another source',
+      );
       // A claim in a transaction that rolls back leaves nothing behind.
       const other = uid('m-');
       await assert.rejects(
@@ -72,7 +92,9 @@ for (const c of storeCases()) {
     void it('reads the outbox in the order it was written; one relay holds the lease', async () => {
       const sink = `amqp:${uid('s-')}`;
       await store.transaction((tx) =>
-        tx.events.appendOutbox([0, 1, 2].map((i) => ({ sink, messageId: `e${i}`, payload: { i }, createdAt: T0 }))),
+        tx.events.appendOutbox(
+          [0, 1, 2].map((i) => ({ sink, messageId: `e${i}`, payload: { i }, createdAt: T0 })),
+        ),
       );
       const rows = (await store.read((tx) => tx.events.readOutbox(1000))).filter((r) => r.sink === sink);
       assert.deepEqual(
@@ -87,11 +109,22 @@ for (const c of storeCases()) {
       const far = T0 + 1e12;
       assert.equal(await store.transaction((tx) => tx.events.takeRelayLease(a, far, 10_000)), true);
       assert.equal(await store.transaction((tx) => tx.events.takeRelayLease(b, far + 1, 10_000)), false);
-      assert.equal(await store.transaction((tx) => tx.events.takeRelayLease(a, far + 2, 10_000)), true, 'renewed');
-      assert.equal(await store.transaction((tx) => tx.events.takeRelayLease(b, far + 20_000, 10_000)), true, 'lapsed');
+      assert.equal(
+        await store.transaction((tx) => tx.events.takeRelayLease(a, far + 2, 10_000)),
+        true,
+        'renewed',
+      );
+      assert.equal(
+        await store.transaction((tx) => tx.events.takeRelayLease(b, far + 20_000, 10_000)),
+        true,
+        'lapsed',
+      );
       await store.transaction((tx) => tx.events.releaseRelayLease(b));
       await store.transaction((tx) => tx.events.deleteOutbox(rows.map((r) => r.seq)));
-      assert.equal((await store.read((tx) => tx.events.readOutbox(1000))).filter((r) => r.sink === sink).length, 0);
+      assert.equal(
+        (await store.read((tx) => tx.events.readOutbox(1000))).filter((r) => r.sink === sink).length,
+        0,
+      );
     });
 
     void it('claims each schedule slot once and answers the latest slot', async () => {
@@ -116,8 +149,15 @@ for (const c of storeCases()) {
         record: { workflowId: 'w' },
       });
       assert.equal(await store.transaction((tx) => tx.events.claimScheduleSlot(slot(T0))), true);
-      assert.equal(await store.transaction((tx) => tx.events.claimScheduleSlot(slot(T0))), false, 'slot taken');
-      assert.equal(await store.transaction((tx) => tx.events.claimScheduleSlot(slot(T0 + 1000, 'SKIPPED'))), true);
+      assert.equal(
+        await store.transaction((tx) => tx.events.claimScheduleSlot(slot(T0))),
+        false,
+        'slot taken',
+      );
+      assert.equal(
+        await store.transaction((tx) => tx.events.claimScheduleSlot(slot(T0 + 1000, 'SKIPPED'))),
+        true,
+      );
       assert.equal(await store.read((tx) => tx.events.lastScheduledTime(name)), T0 + 1000);
       const page = await store.read((tx) => tx.events.listScheduleExecutions(name, 0, 10));
       assert.equal(page.totalHits, 2);
@@ -128,7 +168,13 @@ for (const c of storeCases()) {
 
     void it('keeps instruction versions and answers the latest', async () => {
       const name = uid('ins-');
-      const row = (version: number, text: string) => ({ name, version, text, contentType: 'text/plain', createTime: T0 });
+      const row = (version: number, text: string) => ({
+        name,
+        version,
+        text,
+        contentType: 'text/plain',
+        createTime: T0,
+      });
       assert.equal(await store.transaction((tx) => tx.events.insertInstruction(row(1, 'one'))), true);
       assert.equal(await store.transaction((tx) => tx.events.insertInstruction(row(1, 'again'))), false);
       assert.equal(await store.transaction((tx) => tx.events.insertInstruction(row(2, 'two'))), true);

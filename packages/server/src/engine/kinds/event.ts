@@ -21,7 +21,9 @@ function sinkProblem(sink: string): string | undefined {
   const colon = sink.indexOf(':');
   if (colon <= 0 || colon === sink.length - 1) return 'sink must be <source>:<queue> (baton:, amqp:, nats:)';
   const source = sink.slice(0, colon);
-  return SOURCES.includes(source) ? undefined : `sink source '${source}' is not supported: use baton:, amqp: or nats:`;
+  return SOURCES.includes(source)
+    ? undefined
+    : `sink source '${source}' is not supported: use baton:, amqp: or nats:`;
 }
 
 export const eventKind: TaskKind = {
@@ -32,7 +34,8 @@ export const eventKind: TaskKind = {
     const task = startedSystemTask(sctx, node, 'EVENT', request);
     const raw = typeof node.sink === 'string' ? node.sink : '';
     const problem = sinkProblem(raw);
-    if (problem !== undefined) return { ok: true, tasks: [finish(task, 'FAILED', {}, problem)], commands: [] };
+    if (problem !== undefined)
+      return { ok: true, tasks: [finish(task, 'FAILED', {}, problem)], commands: [] };
     const sink =
       raw === 'conductor'
         ? `baton:${run.workflowName}:${node.taskReferenceName}`
