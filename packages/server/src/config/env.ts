@@ -67,12 +67,12 @@ export const ENV_KEYS = [
     secret: true,
   },
   {
-    name: 'BATON_EVENT_EXECUTION_RETENTION_DAYS',
+    name: 'BATON_EVENT_RETENTION_DAYS',
     description: 'Event executions (and the inbox entries of their messages) older than this are pruned',
     default: '7',
   },
   {
-    name: 'BATON_EVENT_HANDLER_REFRESH_MS',
+    name: 'BATON_EVENT_REFRESH_MS',
     description: 'How often a node checks for event handler changes made on any node',
     default: '1000',
   },

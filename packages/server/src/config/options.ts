@@ -83,8 +83,8 @@ export function compileOptions(raw: RawEnv, cwd = process.cwd()): Options {
     pollDataFlushMs: integer(raw, 'BATON_POLL_DATA_FLUSH_MS', 10, 60_000),
     amqpUrl,
     natsUrl,
-    eventExecutionRetentionDays: integer(raw, 'BATON_EVENT_EXECUTION_RETENTION_DAYS', 1, 3650),
-    eventHandlerRefreshMs: integer(raw, 'BATON_EVENT_HANDLER_REFRESH_MS', 50, 600_000),
+    eventExecutionRetentionDays: integer(raw, 'BATON_EVENT_RETENTION_DAYS', 1, 3650),
+    eventHandlerRefreshMs: integer(raw, 'BATON_EVENT_REFRESH_MS', 50, 600_000),
   });
 }
 

@@ -32,7 +32,7 @@ if (enabledStores().includes('postgres'))
       const handler = `crash-handler-${randomUUID().slice(0, 8)}`;
       const env = {
         BATON_AMQP_URL: AMQP_URL,
-        BATON_EVENT_HANDLER_REFRESH_MS: '200',
+        BATON_EVENT_REFRESH_MS: '200',
         BATON_LOG_LEVEL: 'warn',
       };
       const start = (name: string): Promise<BatonProcess> => startBaton({ databaseUrl: db.url, env, name });

@@ -24,7 +24,7 @@ import {
 for (const c of storeCases()) {
   void describe(`events through HTTP (${c.name})`, () => {
     const t = appSuite(c, {
-      env: { BATON_AMQP_URL: AMQP_URL, BATON_NATS_URL: NATS_URL, BATON_EVENT_HANDLER_REFRESH_MS: '100' },
+      env: { BATON_AMQP_URL: AMQP_URL, BATON_NATS_URL: NATS_URL, BATON_EVENT_REFRESH_MS: '100' },
     });
     const tag = randomUUID().slice(0, 8);
     const queues: string[] = [];
