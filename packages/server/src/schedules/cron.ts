@@ -13,8 +13,8 @@ export function cronProblem(expression: string, zoneId: string): string | undefi
   const zone = zoneProblem(zoneId);
   if (zone) return zone;
   try {
-    new Cron(expression, { timezone: zoneId, paused: true }).nextRun();
-    return undefined;
+    const next = new Cron(expression, { timezone: zoneId, paused: true }).nextRun();
+    return next === null ? `cron expression '${expression}' never fires` : undefined;
   } catch (raw) {
     const message = raw instanceof Error ? raw.message : String(raw);
     return `invalid cron expression '${expression}': ${message.replace(/^CronPattern: /, '')}`;

@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 
 import type { ScheduleService, WorkflowSchedule } from './schedule-service.js';
 
-const EPOCH_MAX = 8_640_000_000_000_000;
+// The end of year 9999 UTC: later dates are outside what cron libraries compute.
+const EPOCH_MAX = 253_402_300_799_999;
 
 export const workflowScheduleSchema = {
   type: 'object',

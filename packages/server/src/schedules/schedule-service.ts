@@ -135,7 +135,12 @@ export class ScheduleService {
       ]);
     // From the given start (a preview of any period), else from now.
     const from = start !== undefined ? start - 1 : this.clock.now();
-    return nextSlots(cronExpression, zoneId, from, limit, end);
+    try {
+      return nextSlots(cronExpression, zoneId, from, limit, end);
+    } catch (raw) {
+      const message = `no slots can be computed from ${from + 1}: ${raw instanceof Error ? raw.message : String(raw)}`;
+      throw badRequest(message, [{ path: 'querystring.scheduleStartTime', message, invalidValue: start }]);
+    }
   }
 
   /** The timer loop's handler for SCHEDULE timers (inside the firing transaction, timer already deleted). */
