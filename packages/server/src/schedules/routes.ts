@@ -166,6 +166,39 @@ export function scheduleRoutes(app: FastifyInstance, { schedules }: ScheduleRout
     );
   }
 
+  for (const path of ['/api/schedule/search', '/api/scheduler/schedules/search']) {
+    app.get<{
+      Querystring: {
+        workflowName?: string;
+        scheduleName?: string;
+        paused?: boolean;
+        freeText?: string;
+        start: number;
+        size: number;
+      };
+    }>(
+      path,
+      {
+        schema: {
+          tags,
+          summary: 'Schedules by workflow, name, paused or free text: {totalHits, results}',
+          querystring: {
+            type: 'object',
+            properties: {
+              workflowName: { type: 'string', maxLength: 255 },
+              scheduleName: { type: 'string', maxLength: 255 },
+              paused: { type: 'boolean' },
+              freeText: { type: 'string', maxLength: 1024 },
+              sort: { type: 'string', maxLength: 255 },
+              ...pageQuery,
+            },
+          },
+        },
+      },
+      (req) => schedules.search(req.query),
+    );
+  }
+
   for (const path of ['/api/schedule/nextFewSchedules', '/api/scheduler/nextFewSchedules']) {
     app.get<NextFewReq>(
       path,

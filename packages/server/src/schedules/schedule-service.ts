@@ -105,6 +105,26 @@ export class ScheduleService {
     return rows.map((r) => this.view(r.record as unknown as WorkflowSchedule));
   }
 
+  /** Conductor's schedule search: filters, then a page ordered by name. */
+  async search(filter: {
+    workflowName?: string;
+    scheduleName?: string;
+    paused?: boolean;
+    freeText?: string;
+    start: number;
+    size: number;
+  }): Promise<{ totalHits: number; results: WorkflowSchedule[] }> {
+    const text =
+      filter.freeText !== undefined && filter.freeText !== '*' ? filter.freeText.toLowerCase() : undefined;
+    const all = (await this.list(filter.workflowName)).filter(
+      (s) =>
+        (filter.scheduleName === undefined || s.name === filter.scheduleName) &&
+        (filter.paused === undefined || (s.paused === true) === filter.paused) &&
+        (text === undefined || JSON.stringify(s).toLowerCase().includes(text)),
+    );
+    return { totalHits: all.length, results: all.slice(filter.start, filter.start + filter.size) };
+  }
+
   async remove(name: string): Promise<void> {
     const deleted = await this.store.transaction(async (tx) => {
       await tx.cancelTimers({ workflowId: timerIdOf(name) });

@@ -243,13 +243,19 @@ export class SqlEventsTx implements EventsTx {
   // --- outbox
 
   async appendOutbox(entries: readonly OutboxEntry[]): Promise<void> {
-    for (const e of entries) {
-      await this.write(
-        'appendOutbox',
-        'INSERT INTO outbox (sink, message_id, payload, created_at) VALUES ($1, $2, $3, $4)',
-        [e.sink, e.messageId, JSON.stringify(e.payload), e.createdAt],
-      );
-    }
+    if (entries.length === 0) return;
+    // One statement for a decision's events, in order (seq follows the VALUES order).
+    const values: unknown[] = [];
+    const rows = entries.map((e, i) => {
+      values.push(e.sink, e.messageId, JSON.stringify(e.payload), e.createdAt);
+      const n = i * 4;
+      return `($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4})`;
+    });
+    await this.write(
+      'appendOutbox',
+      `INSERT INTO outbox (sink, message_id, payload, created_at) VALUES ${rows.join(', ')}`,
+      values,
+    );
   }
 
   async takeRelayLease(holder: string, now: number, leaseMs: number): Promise<boolean> {

@@ -468,6 +468,79 @@ for (const c of storeCases()) {
       );
     });
 
+    void it('sends task failures, the run failing and a retry as events, in order', async () => {
+      const q = queue('failures');
+      const type = `ev_work_${tag}`;
+      const wf = `ev-fail-${tag}`;
+      await register(
+        t.app,
+        [
+          {
+            name: wf,
+            workflowStatusListenerEnabled: true,
+            workflowStatusListenerSink: `amqp:${q}`,
+            tasks: [{ name: type, taskReferenceName: 'work', type: 'SIMPLE' }],
+          },
+        ],
+        [{ name: type, retryCount: 1, retryDelaySeconds: 0, responseTimeoutSeconds: 60 }],
+      );
+      const bad = await call(t.app, 'POST', '/api/metadata/workflow', {
+        name: `${wf}-bad`,
+        workflowStatusListenerSink: 'kafka:topic',
+        tasks: [{ name: 'n', taskReferenceName: 'n', type: 'NOOP' }],
+      });
+      assert.equal(bad.status, 400);
+      assert.equal(bad.body.validationErrors[0].path, 'workflowStatusListenerSink');
+      const id = (await call(t.app, 'POST', `/api/workflow/${wf}`, { input: {} })).text;
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const polled = await call(t.app, 'GET', `/api/tasks/poll/${type}?workerid=w1`);
+        assert.equal(polled.status, 200, polled.text);
+        const res = await call(t.app, 'POST', '/api/tasks', {
+          taskId: polled.body.taskId,
+          workflowInstanceId: id,
+          status: 'FAILED',
+          reasonForIncompletion: `boom ${attempt}`,
+        });
+        assert.equal(res.status, 200, res.text);
+      }
+      await eventually(
+        () => run(id),
+        (r) => r.status === 'FAILED',
+        30_000,
+        'failed',
+      );
+      const retried = await call(t.app, 'POST', `/api/workflow/${id}/retry`);
+      assert.equal(retried.status, 200, retried.text);
+      const second = retried.text;
+      const expected = [
+        [id, 'workflow.started'],
+        [id, 'task.scheduled'],
+        [id, 'task.failed'],
+        [id, 'task.scheduled'],
+        [id, 'task.failed'],
+        [id, 'workflow.failed'],
+        [second, 'workflow.started'],
+        [second, 'workflow.retried'],
+        [second, 'task.scheduled'],
+      ];
+      const seen: Array<Record<string, unknown>> = [];
+      await eventually(
+        async () => {
+          seen.push(...((await amqpDrain(q)) as Array<Record<string, unknown>>));
+          return seen.length;
+        },
+        (n) => n >= expected.length,
+        30_000,
+        'failure events',
+      );
+      assert.deepEqual(
+        seen.map((e) => [e.workflowId, e.type]),
+        expected,
+      );
+      assert.equal(seen[2]?.reason, 'boom 0');
+      assert.match(String(seen[5]?.reason), /boom 1/);
+    });
+
     void it('keeps instruction texts by version; HUMAN carries the text; ${instructions.X} resolves', async () => {
       const name = `ins_${tag}`;
       const first = await call(t.app, 'POST', '/api/metadata/instructions', {

@@ -144,6 +144,20 @@ for (const c of storeCases()) {
         (listed.body as Array<{ name: string }>).map((s) => s.name),
         ['pausable'],
       );
+      const found = await call(
+        t.app,
+        'GET',
+        '/api/scheduler/schedules/search?workflowName=sched_pause&paused=false',
+      );
+      assert.deepEqual(
+        found.body.results.map((s: { name: string }) => s.name),
+        ['pausable'],
+      );
+      assert.equal(
+        (await call(t.app, 'GET', '/api/scheduler/schedules/search?paused=true&freeText=pausable')).body
+          .totalHits,
+        0,
+      );
       assert.equal((await call(t.app, 'DELETE', '/api/scheduler/schedules/pausable')).status, 200);
       await fire(5 * 60_000);
       assert.equal((await slots('pausable')).length, 1, 'a deleted schedule fires no more');

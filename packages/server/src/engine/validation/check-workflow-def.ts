@@ -63,6 +63,21 @@ export function checkWorkflowDef(def: unknown, ctx: CheckContext): ValidationErr
   );
   checkBoolean(def, 'restartable', '', errors);
   checkBoolean(def, 'workflowStatusListenerEnabled', '', errors);
+  // Where lifecycle events go (Conductor's field): a sink of a source Baton publishes to.
+  const sink = def.workflowStatusListenerSink;
+  if (
+    sink !== undefined &&
+    sink !== null &&
+    (typeof sink !== 'string' || !/^(baton|amqp|nats):[^\s]+$/.test(sink))
+  ) {
+    errors.push(
+      problem(
+        'workflowStatusListenerSink',
+        'workflowStatusListenerSink must be baton:<queue>, amqp:<queue> or nats:<subject>',
+        sink,
+      ),
+    );
+  }
   checkObject(def, 'outputParameters', '', errors);
   checkObject(def, 'inputTemplate', '', errors);
   checkObject(def, 'variables', '', errors);
