@@ -61,8 +61,7 @@ export class AmqpBroker implements Broker {
 
   async publish(destination: string, message: BrokerMessage): Promise<void> {
     const connection = await this.connect();
-    this.publishChannel ??= await connection.createConfirmChannel();
-    const channel = this.publishChannel;
+    const channel = this.publishChannel ?? (await this.openPublishChannel(connection));
     await this.assertQueue(channel, destination);
     await new Promise<void>((resolve, reject) => {
       channel.sendToQueue(
@@ -128,13 +127,30 @@ export class AmqpBroker implements Broker {
     return this.connecting;
   }
 
+  /** A channel the broker closed (a refused queue declaration, say) is replaced on the next publish. */
+  private async openPublishChannel(connection: Connection): Promise<ConfirmChannel> {
+    const channel = await connection.createConfirmChannel();
+    const forget = (): void => {
+      if (this.publishChannel === channel) {
+        this.publishChannel = undefined;
+        this.asserted.clear();
+      }
+    };
+    channel.on('close', forget);
+    channel.on('error', (err: unknown) => {
+      forget();
+      this.options.onError?.(coerceError(err), 'amqp publish channel');
+    });
+    this.publishChannel = channel;
+    return channel;
+  }
+
   private lost(connection: Connection): void {
     if (this.connection !== connection) return;
     this.connection = undefined;
     this.publishChannel = undefined;
     this.asserted.clear();
     for (const consumer of this.consumers) consumer.channel = undefined;
-    this.reason ??= 'connection closed';
     if (this.reason === undefined || this.reason === '') this.reason = 'connection closed';
     this.scheduleReconnect();
   }

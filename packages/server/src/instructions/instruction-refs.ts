@@ -3,7 +3,7 @@ import type { WorkflowDef } from '@baton/protocol';
 import { allTasks, kindNameOf } from '../engine/graph.js';
 import type { Tx } from '../store/store.js';
 
-const REF = /\$\{\s*instructions\.([A-Za-z0-9_.-]+?)\s*\}/g;
+const REF = /\$\{\s*instructions\.([A-Za-z0-9_-]+)\s*\}/g;
 const CACHE_LIMIT = 1000;
 
 /** Names of instruction texts a definition uses, cached per definition version (a decision must not rescan it). */

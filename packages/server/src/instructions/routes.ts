@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 
 import type { InstructionInput, InstructionService } from './instruction-service.js';
 
-const name = { type: 'string', minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9_.-]+$' } as const;
+// No dots: `${instructions.NAME}` reads NAME as one path segment.
+const name = { type: 'string', minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9_-]+$' } as const;
 const version = { type: 'integer', minimum: 1, maximum: 2_147_483_647 } as const;
 
 export interface InstructionRouteDeps {
