@@ -181,6 +181,22 @@ for (const c of storeCases()) {
         fall.map((ms) => new Date(ms).toISOString()),
         ['2026-10-24T07:00:00.000Z', '2026-10-25T08:00:00.000Z'],
       );
+      // 02:30 does not exist on the spring day (fires at 03:00 local, the first instant after the
+      // gap) and exists twice on the autumn day (fires once, at the first).
+      const gap = await next(
+        `cronExpression=${encodeURIComponent('0 30 2 * * *')}&zoneId=Europe/Berlin&scheduleStartTime=${Date.UTC(2026, 2, 28, 12)}&limit=2`,
+      );
+      assert.deepEqual(
+        gap.map((ms) => new Date(ms).toISOString()),
+        ['2026-03-29T01:00:00.000Z', '2026-03-30T00:30:00.000Z'],
+      );
+      const overlap = await next(
+        `cronExpression=${encodeURIComponent('0 30 2 * * *')}&zoneId=Europe/Berlin&scheduleStartTime=${Date.UTC(2026, 9, 24, 12)}&limit=2`,
+      );
+      assert.deepEqual(
+        overlap.map((ms) => new Date(ms).toISOString()),
+        ['2026-10-25T00:30:00.000Z', '2026-10-26T01:30:00.000Z'],
+      );
       const five = await next(`cronExpression=${encodeURIComponent('*/15 * * * *')}&limit=2`);
       assert.deepEqual(
         five.map((ms) => ms % (15 * 60_000)),
