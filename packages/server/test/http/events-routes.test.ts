@@ -541,6 +541,45 @@ for (const c of storeCases()) {
       assert.match(String(seen[5]?.reason), /boom 1/);
     });
 
+    void it('an internal handler reacts to lifecycle events on the default baton: sink', async () => {
+      const wf = `ev-watched-${tag}`;
+      const follow = `ev-follow-${tag}`;
+      await register(t.app, [
+        {
+          name: wf,
+          workflowStatusListenerEnabled: true,
+          tasks: [{ name: 'n', taskReferenceName: 'n', type: 'NOOP' }],
+        },
+        { name: follow, tasks: [{ name: 'h', taskReferenceName: 'h', type: 'HUMAN' }] },
+      ]);
+      const name = `h-follow-${tag}`;
+      const res = await call(t.app, 'POST', '/api/event', {
+        name,
+        event: 'baton:workflow_status',
+        active: true,
+        condition: `$.type == 'workflow.completed' && $.workflowName == '${wf}'`,
+        actions: [
+          { action: 'start_workflow', start_workflow: { name: follow, input: { after: '${workflowId}' } } },
+        ],
+      });
+      assert.equal(res.status, 200, res.text);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const id = (await call(t.app, 'POST', `/api/workflow/${wf}`, { input: {} })).text;
+      const page = await eventually(
+        () => executions(name),
+        (p) => p.results.some((e) => e.status === 'COMPLETED'),
+        30_000,
+        'the follow-up start',
+      );
+      const done = page.results.find((e) => e.status === 'COMPLETED');
+      const started = await run(String(done?.output.workflowId));
+      assert.equal(started.workflowName ?? started.workflowType, follow);
+      assert.equal(started.input.after, id);
+      // The run's other events (started, task events) reached the handler and were skipped.
+      assert.ok(page.results.some((e) => e.status === 'SKIPPED'));
+      assert.equal((await call(t.app, 'DELETE', `/api/event/${name}`)).status, 200);
+    });
+
     void it('keeps instruction texts by version; HUMAN carries the text; ${instructions.X} resolves', async () => {
       const name = `ins_${tag}`;
       const first = await call(t.app, 'POST', '/api/metadata/instructions', {
