@@ -15,7 +15,10 @@ import type { RunActions } from './run-actions.js';
 export type ExecutionStatus = 'COMPLETED' | 'FAILED' | 'SKIPPED';
 
 /** What the processor did with one delivery. */
-export type Outcome = 'processed' | 'duplicate' | 'retry';
+export type Outcome = 'processed' | 'duplicate' | 'retry' | 'failed';
+
+/** After this many failed attempts at one message on this node, it is recorded FAILED and acknowledged. */
+export const MAX_ATTEMPTS = 5;
 
 /**
  * Acts on one message for the active handlers of its event: evaluates each handler's condition,
@@ -26,6 +29,8 @@ export type Outcome = 'processed' | 'duplicate' | 'retry';
  * When the transaction itself fails (database down) the message is given back to the broker.
  */
 export class EventProcessor {
+  /** Failed attempts per message id on this node (cleared on success; forgotten past 10,000 ids). */
+  private readonly attempts = new Map<string, number>();
   constructor(
     private readonly store: Store,
     private readonly executor: Executor,
@@ -56,31 +61,25 @@ export class EventProcessor {
             const record = verdict.ok
               ? await this.apply(tx, event, handler, action, payload, delivery.id, after)
               : { status: 'SKIPPED' as const, output: verdict.output };
-            const id = `${delivery.id}_${handler.name}_${i}`;
-            rows.push({
-              id,
-              handler: handler.name,
-              messageId: delivery.id,
-              created: this.clock.now(),
-              record: {
-                id,
-                messageId: delivery.id,
-                name: handler.name,
-                event,
-                created: this.clock.now(),
-                status: record.status,
-                action: action.action,
-                output: record.output,
-              },
-            });
+            rows.push(this.execution(event, delivery.id, handler, i, record));
           }
         }
         await tx.events.insertEventExecutions(rows);
         return 'processed';
       });
     } catch (raw) {
+      const err = coerceError(raw);
+      if (this.attempts.size > 10_000) this.attempts.clear();
+      const attempts = (this.attempts.get(delivery.id) ?? 0) + 1;
+      this.attempts.set(delivery.id, attempts);
+      if (attempts >= MAX_ATTEMPTS && (await this.recordFailed(event, handlers, delivery, err))) {
+        this.attempts.delete(delivery.id);
+        this.counted(event, 'failed');
+        await delivery.ack();
+        return 'failed';
+      }
       this.logger.warn(
-        { err: coerceError(raw), event, messageId: delivery.id },
+        { err, event, messageId: delivery.id, attempts },
         'event message not processed; the broker will deliver it again',
       );
       // Back off a little so a database outage does not spin on redeliveries.
@@ -89,6 +88,7 @@ export class EventProcessor {
       this.counted(event, 'retry');
       return 'retry';
     }
+    this.attempts.delete(delivery.id);
     // Counted before the ack: a duplicate is known as soon as its transaction answered.
     this.counted(event, outcome);
     if (outcome === 'duplicate')
@@ -100,6 +100,67 @@ export class EventProcessor {
     this.wake.wake([...after.wakeQueues]);
     this.executor.afterCommitted(after);
     return outcome;
+  }
+
+  /**
+   * A message whose processing keeps failing (not a refusal: an error the actions raised) would
+   * come back forever. After MAX_ATTEMPTS it is claimed in the inbox with one FAILED execution
+   * per action carrying the error, and acknowledged. When even that cannot commit (the database
+   * is down), it stays with the broker.
+   */
+  private async recordFailed(
+    event: string,
+    handlers: readonly EventHandler[],
+    delivery: Delivery,
+    err: Error,
+  ): Promise<boolean> {
+    try {
+      await this.store.transaction(async (tx) => {
+        if (!(await tx.events.claimInbox(event, delivery.id, this.clock.now()))) return;
+        const output = { exception: `gave up after ${MAX_ATTEMPTS} attempts: ${err.message}` };
+        await tx.events.insertEventExecutions(
+          handlers.flatMap((handler) =>
+            handler.actions.map((_action, i) =>
+              this.execution(event, delivery.id, handler, i, { status: 'FAILED', output }),
+            ),
+          ),
+        );
+      });
+      this.logger.error(
+        { err, event, messageId: delivery.id },
+        'event message failed every attempt: recorded FAILED',
+      );
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private execution(
+    event: string,
+    messageId: string,
+    handler: EventHandler,
+    index: number,
+    record: { status: ExecutionStatus; output: JsonObject },
+  ): EventExecutionRow {
+    const id = `${messageId}_${handler.name}_${index}`;
+    const created = this.clock.now();
+    return {
+      id,
+      handler: handler.name,
+      messageId,
+      created,
+      record: {
+        id,
+        messageId,
+        name: handler.name,
+        event,
+        created,
+        status: record.status,
+        action: handler.actions[index]?.action ?? 'unknown',
+        output: record.output,
+      },
+    };
   }
 
   private condition(

@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { systemClock } from '../../src/clock.js';
 import { noScripts } from '../../src/engine/scripts.js';
 import type { Delivery } from '../../src/events/broker.js';
-import { EventProcessor } from '../../src/events/event-processor.js';
+import { EventProcessor, MAX_ATTEMPTS } from '../../src/events/event-processor.js';
 import type { EventHandler } from '../../src/events/handler-model.js';
 import { lifecycleOutbox } from '../../src/events/lifecycle-events.js';
 import { RunActions } from '../../src/events/run-actions.js';
@@ -134,6 +134,54 @@ for (const c of storeCases()) {
       assert.equal(runs.results[0]?.input.n, 7);
       const executions = await store.read((tx) => tx.events.listEventExecutions(handler.name, 0, 10));
       assert.equal(executions.totalHits, 1);
+    });
+
+    void it('records a message whose actions keep failing as FAILED after a few attempts, instead of looping', async () => {
+      const broken = {
+        start: () => Promise.reject(new TypeError('a bug in an action')),
+      } as unknown as RunActions;
+      const processor = new EventProcessor(
+        store,
+        executor,
+        broken,
+        noScripts,
+        new WakeBus(),
+        systemClock,
+        pino({ level: 'silent' }),
+      );
+      const handler: EventHandler = {
+        name: `h-poison-${randomUUID()}`,
+        event: 'amqp:poison-test',
+        active: true,
+        actions: [{ action: 'start_workflow', start_workflow: { name: 'whatever' } }],
+      };
+      const messageId = newId();
+      const settled: string[] = [];
+      const delivery: Delivery = {
+        id: messageId,
+        body: '{}',
+        redelivered: true,
+        ack: () => {
+          settled.push('ack');
+          return Promise.resolve();
+        },
+        nack: () => {
+          settled.push('nack');
+          return Promise.resolve();
+        },
+      };
+      const outcomes: string[] = [];
+      for (let i = 0; i < MAX_ATTEMPTS + 1; i++)
+        outcomes.push(await processor.process(handler.event, [handler], delivery));
+      assert.deepEqual(outcomes, [...Array<string>(MAX_ATTEMPTS - 1).fill('retry'), 'failed', 'duplicate']);
+      assert.deepEqual(settled, [...Array<string>(MAX_ATTEMPTS - 1).fill('nack'), 'ack', 'ack']);
+      const executions = await store.read((tx) => tx.events.listEventExecutions(handler.name, 0, 10));
+      assert.equal(executions.totalHits, 1);
+      assert.equal(executions.results[0]?.record.status, 'FAILED');
+      assert.match(
+        String((executions.results[0]?.record.output as { exception?: string }).exception),
+        /a bug in an action/,
+      );
     });
   });
 }
