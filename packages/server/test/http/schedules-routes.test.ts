@@ -109,6 +109,21 @@ for (const c of storeCases()) {
       assert.equal(runs.body.totalHits, list.filter((s) => s.state === 'EXECUTED').length);
     });
 
+    void it('records a slot FAILED with the reason when its workflow is not registered', async () => {
+      const saved = await call(t.app, 'POST', '/api/schedule', {
+        name: 'orphan',
+        cronExpression: '0 * * * * *',
+        startWorkflowRequest: { name: 'never_registered' },
+      });
+      assert.equal(saved.status, 200, saved.text);
+      await fire(60_000);
+      const list = await slots('orphan');
+      assert.equal(list.length, 1);
+      assert.equal(list[0]?.state, 'FAILED');
+      assert.match(String(list[0]?.reason), /never_registered/);
+      assert.equal((await call(t.app, 'DELETE', '/api/schedule/orphan')).status, 200);
+    });
+
     void it('pauses (GET as Orkes, PUT as Conductor) and resumes without owing the paused slots', async () => {
       await register(t.app, [
         { name: 'sched_pause', tasks: [{ name: 'n', taskReferenceName: 'n', type: 'NOOP' }] },
