@@ -46,6 +46,8 @@ export class OutboxRelay {
 
   /** Relays until the outbox is empty or a sink fails; answers how many rows were sent. */
   async relayOnce(): Promise<number> {
+    // A read first: an idle node must not write (take the lease) every round.
+    if ((await this.store.read((tx) => tx.events.readOutbox(1))).length === 0) return 0;
     const now = this.clock.now();
     const rows = await this.store.transaction(async (tx) =>
       (await tx.events.takeRelayLease(this.holder, now, LEASE_MS)) ? tx.events.readOutbox(BATCH) : undefined,
