@@ -37,8 +37,11 @@ export interface WorkflowSchedule {
 }
 
 export const SCHEDULE_TIMER_KIND = 'SCHEDULE';
-/** A slot this much older than now when its timer fires was missed (no node ran): caught up or skipped. */
-export const MISFIRE_GRACE_MS = 2000;
+/**
+ * A slot this much older than now when its timer fires was missed (no node ran): caught up or
+ * skipped. Firing a little late (a busy node) is not missing the slot.
+ */
+export const MISFIRE_GRACE_MS = 5000;
 /** Most slots one firing works off (a long downtime with catch-up is worked off in rounds). */
 const MAX_SLOTS_PER_FIRE = 500;
 
