@@ -58,13 +58,16 @@ export class EventConsumers {
 
   /** Re-reads the handlers when the change counter moved (also called after a change on this node). */
   refresh(force = false): Promise<void> {
+    // A forced refresh (a change on this node) must read after the change: one already under way
+    // may have read before it, so go again once it is done.
+    if (force && this.refreshing) return this.refreshing.then(() => this.refresh(true));
     this.refreshing ??= (async () => {
       try {
         const version = await this.store.read((tx) => tx.events.eventHandlersVersion());
         if (force || version !== this.version) {
           const stored = await this.store.read((tx) => tx.events.listEventHandlers());
           this.version = version;
-          this.apply(stored.filter((s) => s.active).map((s) => s.handler as unknown as EventHandler));
+          await this.apply(stored.filter((s) => s.active).map((s) => s.handler as unknown as EventHandler));
         }
         await this.prune();
       } finally {
@@ -89,7 +92,8 @@ export class EventConsumers {
     await Promise.all([...this.inFlight].map((p) => p.catch(() => undefined)));
   }
 
-  private apply(active: EventHandler[]): void {
+  /** Subscribes to the events of active handlers and unsubscribes from the rest (closes awaited). */
+  private async apply(active: EventHandler[]): Promise<void> {
     const byEvent = new Map<string, EventHandler[]>();
     for (const handler of active) {
       const list = byEvent.get(handler.event) ?? [];
@@ -97,10 +101,11 @@ export class EventConsumers {
       byEvent.set(handler.event, list);
     }
     this.handlersByEvent = byEvent;
+    const closing: Array<Promise<void>> = [];
     for (const [event, sub] of this.subscriptions) {
       if (!byEvent.has(event)) {
         this.subscriptions.delete(event);
-        void sub.close();
+        closing.push(sub.close().catch(() => undefined));
       }
     }
     for (const event of byEvent.keys()) {
@@ -130,6 +135,7 @@ export class EventConsumers {
         }),
       );
     }
+    await Promise.all(closing);
   }
 
   private async prune(): Promise<void> {

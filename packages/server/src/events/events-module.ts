@@ -76,18 +76,21 @@ export function createEvents(input: {
     refreshMs: options.eventHandlerRefreshMs,
     retentionMs: options.eventExecutionRetentionDays * 24 * 3600 * 1000,
   });
-  const handlers = new EventHandlerService(store, scripts, clock, () => {
-    void consumers
+  const handlers = new EventHandlerService(store, scripts, clock, () =>
+    consumers
       .refresh(true)
-      .catch((err: unknown) => logger.warn({ err: coerceError(err) }, 'event handler refresh failed'));
-  });
+      .catch((err: unknown) => logger.warn({ err: coerceError(err) }, 'event handler refresh failed')),
+  );
   const relay = new OutboxRelay(store, brokers, wake, clock, logger);
   const healthChecks: Record<string, () => Promise<Record<string, unknown>>> = {};
   for (const { name, broker } of external) {
     healthChecks[`broker-${name}`] = () => {
       const h = broker.health();
       return h.up
-        ? Promise.resolve({ broker: name })
+        ? Promise.resolve({
+            broker: name,
+            consuming: consumers.consumed().filter((e) => e.startsWith(`${name}:`)),
+          })
         : Promise.reject(new Error(`${name} broker is down: ${h.reason ?? 'unknown'}`));
     };
   }

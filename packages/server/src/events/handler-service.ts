@@ -12,8 +12,11 @@ export class EventHandlerService {
     private readonly store: Store,
     private readonly scripts: ScriptRunner,
     private readonly clock: Clock,
-    /** Called after a change commits, so this node picks it up at once (others via the counter). */
-    private readonly changed: () => void = () => undefined,
+    /**
+     * Called after a change commits and awaited, so when the request is answered this node
+     * consumes exactly what the change says (other nodes follow through the change counter).
+     */
+    private readonly changed: () => Promise<void> = () => Promise.resolve(),
   ) {}
 
   async create(handler: EventHandler): Promise<void> {
@@ -23,7 +26,7 @@ export class EventHandlerService {
       tx.events.insertEventHandler(this.row(handler, now, now)),
     );
     if (!inserted) throw conflict(`EventHandler with name ${handler.name} already exists!`);
-    this.changed();
+    await this.changed();
   }
 
   async update(handler: EventHandler): Promise<void> {
@@ -33,13 +36,13 @@ export class EventHandlerService {
       tx.events.updateEventHandler(this.row(handler, now, now)),
     );
     if (!updated) throw notFound(`EventHandler with name ${handler.name} not found!`);
-    this.changed();
+    await this.changed();
   }
 
   async remove(name: string): Promise<void> {
     const deleted = await this.store.transaction((tx) => tx.events.deleteEventHandler(name));
     if (!deleted) throw notFound(`EventHandler with name ${name} not found!`);
-    this.changed();
+    await this.changed();
   }
 
   async list(): Promise<EventHandler[]> {

@@ -27,6 +27,14 @@ async function processed(node: BatonProcess, event: string): Promise<number> {
   return line === undefined ? 0 : Number(line.split(' ').at(-1));
 }
 
+/** The amqp: events a node consumes now (its /health broker component). */
+async function consuming(node: BatonProcess): Promise<string[]> {
+  const health = await getJson<{ components: Record<string, { consuming?: string[] }> }>(
+    `${node.url}/health`,
+  );
+  return health.components['broker-amqp']?.consuming ?? [];
+}
+
 async function publish(queue: string, from: number, count: number): Promise<void> {
   const connection = await amqp.connect(AMQP_URL);
   const channel = await connection.createConfirmChannel();
@@ -75,6 +83,11 @@ if (enabledStores().includes('postgres'))
 
           // Activated through node B: node A sees it too (the change counter), both consume.
           await httpOk('PUT', `${b.url}/api/event`, { ...handler, active: true });
+          assert.deepEqual(await consuming(b), [event], 'the node that took the change consumes at once');
+          await waitFor(async () => ((await consuming(a)).includes(event) ? true : undefined), {
+            timeoutMs: 30_000,
+            what: 'node A to pick up the change',
+          });
           await publish(queue, 10, 290);
           const runs = async (): Promise<number> =>
             (await getJson<{ totalHits: number }>(`${a.url}/api/workflow/search?name=two_node_flow&size=1`))
@@ -90,7 +103,11 @@ if (enabledStores().includes('postgres'))
 
           // Deactivated through node A: neither consumes.
           await httpOk('PUT', `${a.url}/api/event`, handler);
-          await new Promise((resolve) => setTimeout(resolve, 1500));
+          assert.deepEqual(await consuming(a), []);
+          await waitFor(async () => ((await consuming(b)).length === 0 ? true : undefined), {
+            timeoutMs: 30_000,
+            what: 'node B to pick up the change',
+          });
           await publish(queue, 300, 5);
           await new Promise((resolve) => setTimeout(resolve, 1500));
           assert.equal(await amqpDepth(queue), 5);

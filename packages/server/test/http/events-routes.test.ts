@@ -210,9 +210,10 @@ for (const c of storeCases()) {
         30_000,
         'consumed once active',
       );
-      // Deactivated again: new messages wait.
+      // Deactivated again: answered once this node no longer consumes; new messages wait.
       assert.equal((await call(t.app, 'PUT', '/api/event', handler)).status, 200);
-      await new Promise((resolve) => setTimeout(resolve, 800));
+      const health = await call(t.app, 'GET', '/health');
+      assert.ok(!(health.body.components['broker-amqp'].consuming as string[]).includes(`amqp:${q}`));
       await amqpPublish(q, { n: 2 }, `inactive2-${tag}`);
       await new Promise((resolve) => setTimeout(resolve, 1500));
       assert.equal(await amqpDepth(q), 1);
