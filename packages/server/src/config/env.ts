@@ -67,6 +67,11 @@ export const ENV_KEYS = [
     secret: true,
   },
   {
+    name: 'BATON_NATS_ACK_WAIT_MS',
+    description: 'How long NATS waits for a consumer to acknowledge before it redelivers (a node that died)',
+    default: '30000',
+  },
+  {
     name: 'BATON_EVENT_RETENTION_DAYS',
     description: 'Event executions (and the inbox entries of their messages) older than this are pruned',
     default: '7',

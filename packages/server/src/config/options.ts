@@ -23,6 +23,7 @@ export interface Options {
   readonly pollDataFlushMs: number;
   readonly amqpUrl: string | undefined;
   readonly natsUrl: string | undefined;
+  readonly natsAckWaitMs: number;
   readonly eventExecutionRetentionDays: number;
   readonly eventHandlerRefreshMs: number;
 }
@@ -83,6 +84,7 @@ export function compileOptions(raw: RawEnv, cwd = process.cwd()): Options {
     pollDataFlushMs: integer(raw, 'BATON_POLL_DATA_FLUSH_MS', 10, 60_000),
     amqpUrl,
     natsUrl,
+    natsAckWaitMs: integer(raw, 'BATON_NATS_ACK_WAIT_MS', 1000, 3_600_000),
     eventExecutionRetentionDays: integer(raw, 'BATON_EVENT_RETENTION_DAYS', 1, 3650),
     eventHandlerRefreshMs: integer(raw, 'BATON_EVENT_REFRESH_MS', 50, 600_000),
   });

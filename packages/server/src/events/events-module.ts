@@ -57,7 +57,7 @@ export function createEvents(input: {
     external.push({ name: 'amqp', broker });
   }
   if (options.natsUrl !== undefined) {
-    const broker = new NatsBroker({ url: options.natsUrl, onError });
+    const broker = new NatsBroker({ url: options.natsUrl, ackWaitMs: options.natsAckWaitMs, onError });
     brokers.set('nats', broker);
     external.push({ name: 'nats', broker });
   }
