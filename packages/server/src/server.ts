@@ -70,7 +70,10 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     input.logger ??
     pino({
       level: options.logLevel,
-      redact: { paths: ['*.databaseUrl', '*.password', 'req.headers.authorization'], censor: '***' },
+      redact: {
+        paths: ['*.databaseUrl', '*.amqpUrl', '*.natsUrl', '*.password', 'req.headers.authorization'],
+        censor: '***',
+      },
     });
   const store =
     input.store ??
