@@ -25,6 +25,10 @@ import { WorkflowService } from './services/workflow-service.js';
 import { WorkerLiveness } from './services/worker-liveness.js';
 import { createScriptRunner, type SandboxedScripts } from './scripting/script-runner.js';
 import { openStore } from './store/open-store.js';
+import { createEvents } from './events/events-module.js';
+import { lifecycleOutbox } from './events/lifecycle-events.js';
+import { InstructionService } from './instructions/instruction-service.js';
+import { SCHEDULE_TIMER_KIND, ScheduleService } from './schedules/schedule-service.js';
 import type { Store } from './store/store.js';
 
 export type ServerState = 'CREATED' | 'STARTING' | 'RUNNING' | 'STOPPING' | 'STOPPED';
@@ -73,7 +77,10 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     input.logger ??
     pino({
       level: options.logLevel,
-      redact: { paths: ['*.databaseUrl', '*.password', 'req.headers.authorization'], censor: '***' },
+      redact: {
+        paths: ['*.databaseUrl', '*.amqpUrl', '*.natsUrl', '*.password', 'req.headers.authorization'],
+        censor: '***',
+      },
     });
   const store =
     input.store ??
@@ -151,6 +158,21 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
   const lifecycle = new LifecycleService(store, executor, wake, clock);
   const timerLoop = new TimerLoop(store, executor, wake, clock, logger, { idleMs: options.timerIdleMs });
   hooks.onTimerArmed = (dueAt) => timerLoop.armed(dueAt);
+  // Events, schedules and instruction texts (src/events, src/schedules, src/instructions).
+  hooks.onDecided = lifecycleOutbox(() => clock.now());
+  const events = createEvents({
+    options,
+    store,
+    executor,
+    scripts,
+    wake,
+    clock,
+    logger,
+    registry: metrics.registry,
+  });
+  const schedules = new ScheduleService(store, executor, wake, clock);
+  timerLoop.handleKind(SCHEDULE_TIMER_KIND, (tx, timer, after) => schedules.fire(tx, timer, after));
+  const instructions = new InstructionService(store, clock);
   const app = await buildApp({
     options,
     rawEnv: input.rawEnv ?? {},
@@ -164,10 +186,14 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     logger,
     metrics,
     lifecycle,
-    healthChecks: { timers: () => timerLoop.healthCheck() },
+    healthChecks: { timers: () => timerLoop.healthCheck(), ...events.healthChecks },
     integrationRoutes: integrations.routes,
+    eventHandlers: events.handlers,
+    schedules,
+    instructions,
   });
   if (input.timerLoop !== false) timerLoop.start();
+  await events.start();
   const systemTasks =
     input.systemTaskExecutor === false
       ? undefined
@@ -219,6 +245,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
         await executorStopped;
         await callHandlers.agents.close();
         await timerLoop.stop();
+        await events.stop();
         await polls.close().catch(() => {});
         await integrations.close().catch(() => {});
         unsubscribe();

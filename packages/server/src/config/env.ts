@@ -88,6 +88,31 @@ export const ENV_KEYS = [
     description:
       'Directory of the built web UI served at /; unset = packages/ui/dist/web next to the server package',
   },
+  {
+    name: 'BATON_AMQP_URL',
+    description: 'amqp://… of the RabbitMQ broker for amqp: event handlers and sinks; unset = none',
+    secret: true,
+  },
+  {
+    name: 'BATON_NATS_URL',
+    description: 'nats://… of the NATS (JetStream) server for nats: event handlers and sinks; unset = none',
+    secret: true,
+  },
+  {
+    name: 'BATON_NATS_ACK_WAIT_MS',
+    description: 'How long NATS waits for a consumer to acknowledge before it redelivers (a node that died)',
+    default: '30000',
+  },
+  {
+    name: 'BATON_EVENT_RETENTION_DAYS',
+    description: 'Event executions (and the inbox entries of their messages) older than this are pruned',
+    default: '7',
+  },
+  {
+    name: 'BATON_EVENT_REFRESH_MS',
+    description: 'How often a node checks for event handler changes made on any node',
+    default: '1000',
+  },
 ] as const satisfies readonly EnvKey[];
 
 export type EnvName = (typeof ENV_KEYS)[number]['name'];

@@ -34,6 +34,11 @@ export interface Options {
   readonly httpAllow: readonly string[] | undefined;
   /** Where the built web UI is; served at `/` when it holds an index.html. */
   readonly uiDir: string;
+  readonly amqpUrl: string | undefined;
+  readonly natsUrl: string | undefined;
+  readonly natsAckWaitMs: number;
+  readonly eventExecutionRetentionDays: number;
+  readonly eventHandlerRefreshMs: number;
 }
 
 /**
@@ -127,6 +132,14 @@ export function compileOptions(raw: RawEnv, cwd = process.cwd()): Options {
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('BATON_DATABASE_URL must start with postgres:// or postgresql://');
   }
+  const amqpUrl = raw.BATON_AMQP_URL;
+  if (amqpUrl !== undefined && !/^amqps?:\/\//.test(amqpUrl)) {
+    throw new ConfigError('BATON_AMQP_URL must start with amqp:// or amqps://');
+  }
+  const natsUrl = raw.BATON_NATS_URL;
+  if (natsUrl !== undefined && !/^(nats|tls|wss?):\/\//.test(natsUrl)) {
+    throw new ConfigError('BATON_NATS_URL must start with nats://, tls://, ws:// or wss://');
+  }
   return Object.freeze({
     port: integer(raw, 'BATON_PORT', 0, 65535),
     host: raw.BATON_HOST ?? defaultOf('BATON_HOST'),
@@ -148,6 +161,11 @@ export function compileOptions(raw: RawEnv, cwd = process.cwd()): Options {
     httpDeny: Object.freeze(egressList(raw, 'BATON_HTTP_DENY') ?? []),
     httpAllow: egressList(raw, 'BATON_HTTP_ALLOW'),
     uiDir: raw.BATON_UI_DIR === undefined ? defaultUiDir() : path.resolve(cwd, raw.BATON_UI_DIR),
+    amqpUrl,
+    natsUrl,
+    natsAckWaitMs: integer(raw, 'BATON_NATS_ACK_WAIT_MS', 1000, 3_600_000),
+    eventExecutionRetentionDays: integer(raw, 'BATON_EVENT_RETENTION_DAYS', 1, 3650),
+    eventHandlerRefreshMs: integer(raw, 'BATON_EVENT_REFRESH_MS', 50, 600_000),
   });
 }
 

@@ -34,5 +34,6 @@ export function newRunRecord(input: NewRunInput): RunRecord {
   if (input.idempotencyKey !== undefined) run.idempotencyKey = input.idempotencyKey;
   if (input.parentWorkflowId !== undefined) run.parentWorkflowId = input.parentWorkflowId;
   if (input.parentWorkflowTaskId !== undefined) run.parentWorkflowTaskId = input.parentWorkflowTaskId;
+  if (input.event !== undefined) run.event = input.event;
   return run;
 }

@@ -148,6 +148,8 @@ export class RunState {
       const doc: Record<string, unknown> = {};
       for (const [ref, task] of this.latestDoc) doc[ref] = taskView(task);
       doc.workflow = workflowView(this.currentRun);
+      if (this.ctx.instructions !== undefined && !Object.hasOwn(doc, 'instructions'))
+        doc.instructions = this.ctx.instructions;
       this.doc = doc;
     }
     return this.doc;

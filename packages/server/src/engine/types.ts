@@ -41,6 +41,11 @@ export interface DecideContext {
    * (PULL_WORKFLOW_MESSAGES); absent otherwise.
    */
   readonly mailbox?: readonly WorkflowMessage[];
+  /**
+   * The latest text of each instruction the definition names (`${instructions.NAME}`, a HUMAN
+   * task's `instructions`), loaded by the caller: expressions read it, no I/O in here.
+   */
+  readonly instructions?: Readonly<Record<string, string>>;
 }
 
 export interface EngineSettings {
@@ -232,7 +237,14 @@ export type Command =
       readonly lockMs: number;
     }
   /** A timeout under ALERT_ONLY: handed to the executor's `onAlert` hook after commit (a metric). */
-  | { readonly type: 'ALERT'; readonly alert: EngineAlert };
+  | { readonly type: 'ALERT'; readonly alert: EngineAlert }
+  /** An EVENT task's message: written to the outbox in the decision's transaction, sent after commit. */
+  | {
+      readonly type: 'PUBLISH_EVENT';
+      readonly sink: string;
+      readonly messageId: string;
+      readonly payload: JsonObject;
+    };
 
 /** A timeout under ALERT_ONLY: recorded on the task (or run) and counted as a metric by the executor's hook. */
 export interface EngineAlert {
@@ -268,5 +280,7 @@ export interface NewRunInput {
   readonly idempotencyKey?: string;
   readonly parentWorkflowId?: string;
   readonly parentWorkflowTaskId?: string;
+  /** The event (`amqp:orders`) whose handler started the run (Conductor's `Workflow.event`). */
+  readonly event?: string;
   readonly now: number;
 }

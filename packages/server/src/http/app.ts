@@ -29,6 +29,12 @@ import { runControlRoutes } from './routes/run-control.js';
 import { taskRoutes } from './routes/tasks.js';
 import { workflowRoutes } from './routes/workflow.js';
 import { serveWebUi } from './web-ui.js';
+import type { EventHandlerService } from '../events/handler-service.js';
+import { eventRoutes } from '../events/routes.js';
+import type { InstructionService } from '../instructions/instruction-service.js';
+import { instructionRoutes } from '../instructions/routes.js';
+import type { ScheduleService } from '../schedules/schedule-service.js';
+import { scheduleRoutes } from '../schedules/routes.js';
 
 export interface AppDeps {
   options: Options;
@@ -51,6 +57,9 @@ export interface AppDeps {
   healthChecks?: Record<string, () => Promise<void | Record<string, unknown>>>;
   /** Routes of the integrations room (`/api/secrets`, `/api/registry/service`). */
   integrationRoutes?: (app: FastifyInstance) => void;
+  eventHandlers: EventHandlerService;
+  schedules: ScheduleService;
+  instructions: InstructionService;
 }
 
 const ajvBase: AjvOptions = { allErrors: true, strict: false, useDefaults: true };
@@ -117,5 +126,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   lifecycleRoutes(app, deps);
   deps.integrationRoutes?.(app);
   await serveWebUi(app, deps.options.uiDir, deps.logger);
+  eventRoutes(app, deps);
+  scheduleRoutes(app, deps);
+  instructionRoutes(app, deps);
   return app;
 }

@@ -41,6 +41,8 @@ import { signalEndedCalls } from './system-call-ended.js';
 import { loadDecideTasks } from './decide-tasks.js';
 import { type DirectHandOff, handOffDirectly, type HandOffWish } from './direct-hand-off.js';
 import { taskDefsForRun, withTaskDefsOf } from './run-task-defs.js';
+import { loadInstructions } from '../instructions/instruction-refs.js';
+import { OUTBOX_WAKE } from '../store/events-port.js';
 
 /** What a transaction wants done once it has committed (wake-ups are never sent for rolled-back work). */
 export interface AfterCommit {
@@ -62,6 +64,18 @@ export interface ExecutorHooks {
    * loop to wake in time (sent before commit, so the loop re-checks rather than trusts it).
    */
   onTimerArmed?: (dueAt: number) => void;
+  /**
+   * Told of every decision inside its transaction, after it is written (lifecycle events go to
+   * the outbox here, so they exist if and only if the change commits). `before` is undefined
+   * for a run being started.
+   */
+  onDecided?: (
+    tx: Tx,
+    before: RunRecord | undefined,
+    beforeTasks: readonly TaskRecord[],
+    decision: Decision,
+    after: AfterCommit,
+  ) => Promise<void>;
 }
 
 /**
@@ -142,6 +156,7 @@ export class Executor {
     if (tasks.length > 0) await tx.insertTasks(tasks);
     await this.apply(tx, session, decision, after, false);
     if (!decision.ignored) this.observer?.decided(undefined, tasks, decision, now);
+    if (!decision.ignored) await this.hooks.onDecided?.(tx, undefined, [], decision, after);
     await this.drain(tx, session, after);
     return decision.run;
   }
@@ -182,6 +197,7 @@ export class Executor {
     await tx.insertRun(decision.run);
     await this.apply(tx, session, decision, after, false);
     if (!decision.ignored) this.observer?.decided(undefined, [], decision, now);
+    if (!decision.ignored) await this.hooks.onDecided?.(tx, undefined, [], decision, after);
     return decision.run;
   }
 
@@ -207,6 +223,7 @@ export class Executor {
     if (wish && handed) wish.handed = handed;
     await this.apply(tx, session, decision, after, true, handed);
     if (!decision.ignored) this.observer?.decided(run, tasks, decision, now);
+    if (!decision.ignored) await this.hooks.onDecided?.(tx, run, tasks, decision, after);
     return decision;
   }
 
@@ -389,6 +406,7 @@ export class Executor {
   ): Promise<{ decision: Decision; taskDefs: ReadonlyMap<string, StoredTaskDef> }> {
     const loaded = await taskDefsForRun(tx, run.workflowDefinition, tasks);
     const mailbox = await loadMailbox(tx, run);
+    const instructions = await loadInstructions(tx, run.workflowDefinition);
     let used: ReadonlyMap<string, StoredTaskDef> = loaded.defs;
     const decision = await withTaskDefsOf(tx, loaded, (taskDefs) => {
       used = taskDefs;
@@ -406,6 +424,7 @@ export class Executor {
             isQueuePolled: (queueName: string) => this.isQueuePolled?.(queueName, now) === true,
           }),
           ...(mailbox !== undefined && { mailbox }),
+          ...(instructions !== undefined && { instructions }),
         },
         event,
       );
@@ -519,6 +538,13 @@ export class Executor {
           break;
         case 'TAKE_MESSAGES':
           await tx.deleteRunMessages(run.workflowId, command.messageIds);
+          break;
+        case 'PUBLISH_EVENT':
+          // The outbox row commits with the task that produced it; the relay sends it after commit.
+          await tx.events.appendOutbox([
+            { sink: command.sink, messageId: command.messageId, payload: command.payload, createdAt: now },
+          ]);
+          wake.add(OUTBOX_WAKE);
           break;
       }
     }

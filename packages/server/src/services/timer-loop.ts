@@ -6,8 +6,8 @@ import type { Clock } from '../clock.js';
 import type { FiredTimer, TimerKind } from '../engine/types.js';
 import { coerceError } from '../errors.js';
 import type { WakeBus } from '../queue/wake-bus.js';
-import type { StoredTimer, Store } from '../store/store.js';
-import { afterCommit, type Executor } from './executor.js';
+import type { StoredTimer, Store, Tx } from '../store/store.js';
+import { afterCommit, type AfterCommit, type Executor } from './executor.js';
 
 export interface TimerLoopOptions {
   /** Longest sleep between checks, so timers armed by other nodes are seen (ms). */
@@ -47,6 +47,11 @@ export class TimerLoop {
   private lastTick: number | undefined;
   private readonly batchSize: number;
   private readonly leaseMs: number;
+  /** Timers that belong to no run (schedules): fired by their owner inside the firing transaction. */
+  private readonly kinds = new Map<
+    string,
+    (tx: Tx, timer: StoredTimer, after: AfterCommit) => Promise<void>
+  >();
 
   constructor(
     private readonly store: Store,
@@ -58,6 +63,11 @@ export class TimerLoop {
   ) {
     this.batchSize = options.batchSize ?? 100;
     this.leaseMs = options.leaseMs ?? 10_000;
+  }
+
+  /** Timers of `kind` are fired by `fire` (in a transaction that has just deleted the timer). */
+  handleKind(kind: string, fire: (tx: Tx, timer: StoredTimer, after: AfterCommit) => Promise<void>): void {
+    this.kinds.set(kind, fire);
   }
 
   /** Starts the background loop (idempotent). */
@@ -128,6 +138,12 @@ export class TimerLoop {
     // `after` is made inside: a transaction run again (deadlock) must not report twice.
     const { fired, after } = await this.store.transaction(async (tx) => {
       const after = afterCommit();
+      const owner = this.kinds.get(timer.kind);
+      if (owner) {
+        if (!(await tx.deleteTimer(timer.timerId))) return { fired: false, after };
+        await owner(tx, timer, after);
+        return { fired: true, after };
+      }
       const run = await tx.lockRun(timer.workflowId);
       if (!(await tx.deleteTimer(timer.timerId))) return { fired: false, after };
       if (!run || !TIMER_KINDS.has(timer.kind)) return { fired: true, after };

@@ -12,6 +12,8 @@ import type {
   WorkflowStatus,
 } from '@baton/protocol';
 
+import type { EventsTx } from './events-port.js';
+
 /**
  * The storage port. Two implementations (SQLite, PostgreSQL) pass one conformance suite.
  *
@@ -178,6 +180,9 @@ export type StoredWorkflowDef = WorkflowDef & { version: number; createTime: num
 
 /** Operations available inside a transaction. All times are epoch milliseconds. */
 export interface Tx {
+  /** Event handlers, inbox, executions, outbox, schedules and instruction texts (`events-port.ts`). */
+  readonly events: EventsTx;
+
   // --- workflow definitions
   getWorkflowDef(name: string, version?: number): Promise<StoredWorkflowDef | undefined>;
   listWorkflowDefs(): Promise<StoredWorkflowDef[]>;
@@ -337,6 +342,8 @@ export interface Tx {
   listServices(): Promise<StoredService[]>;
   deleteService(name: string): Promise<boolean>;
 }
+
+export type * from './events-port.js';
 
 /** Stored JSON object helper type for implementations. */
 export type JsonColumn = JsonObject;

@@ -8,7 +8,8 @@ import { fieldProblem, resolvedInput, systemTask } from './system-task.js';
  * (`POST /api/tasks/{workflowId}/{ref}/{status}`, whose body is merged into its output) or by
  * id (`POST /api/tasks`), or by a signal (which ends it with the signal's status and payload).
  * `instructions` (the name of an instruction text) and `assignee`, given
- * on the task or in its `inputParameters`, are recorded in its input.
+ * on the task or in its `inputParameters`, are recorded in its input; when `instructions` names a
+ * registered instruction text, the input carries that text (and the name as `instructionsName`).
  */
 
 const FIELDS = ['instructions', 'assignee'] as const;
@@ -22,6 +23,13 @@ export const humanKind: TaskKind = {
     for (const field of FIELDS) {
       const value: unknown = node[field];
       if (typeof value === 'string' && !Object.hasOwn(input, field)) input[field] = value;
+    }
+    // `instructions` names an instruction text: the task carries the text (its latest version).
+    const named = input.instructions;
+    const text = typeof named === 'string' ? sctx.ctx.instructions?.[named] : undefined;
+    if (typeof named === 'string' && text !== undefined) {
+      input.instructionsName = named;
+      input.instructions = text;
     }
     const task = systemTask(sctx, node, request, { taskId, status: 'IN_PROGRESS', inputData: input });
     return { ok: true, tasks: [task], commands: [] };

@@ -3,6 +3,7 @@ import { kindNameOf } from '../graph.js';
 import { decisionKind } from './decision.js';
 import { doWhileKind } from './do-while.js';
 import { dynamicKind } from './dynamic.js';
+import { eventKind } from './event.js';
 import { exclusiveJoinKind } from './exclusive-join.js';
 import { forkJoinDynamicKind } from './fork-dynamic.js';
 import { forkJoinKind } from './fork.js';
@@ -55,6 +56,7 @@ const KINDS: ReadonlyMap<string, TaskKind> = new Map(
     humanKind,
     // Calls the engine makes itself (HTTP, CALL_TOOL, …), queued for the integrations executor.
     ...systemCallKinds,
+    eventKind,
   ].map((kind): [string, TaskKind] => [kind.kind, kind]),
 );
 

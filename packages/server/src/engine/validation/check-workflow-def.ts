@@ -29,7 +29,8 @@ import {
 export type { CheckContext } from '../kinds/kind.js';
 
 /** Names an expression may start with besides task refs. */
-const BUILT_IN_NAMES: ReadonlySet<string> = new Set(['workflow', 'CPEWF_TASK_ID']);
+// `instructions`: `${instructions.NAME}` reads the latest instruction text of that name.
+const BUILT_IN_NAMES: ReadonlySet<string> = new Set(['workflow', 'CPEWF_TASK_ID', 'instructions']);
 
 /**
  * Registration checks of a workflow definition (DESIGN §3): lists every problem found, each
@@ -63,6 +64,21 @@ export function checkWorkflowDef(def: unknown, ctx: CheckContext): ValidationErr
   );
   checkBoolean(def, 'restartable', '', errors);
   checkBoolean(def, 'workflowStatusListenerEnabled', '', errors);
+  // Where lifecycle events go (Conductor's field): a sink of a source Baton publishes to.
+  const sink = def.workflowStatusListenerSink;
+  if (
+    sink !== undefined &&
+    sink !== null &&
+    (typeof sink !== 'string' || !/^(baton|amqp|nats):[^\s]+$/.test(sink))
+  ) {
+    errors.push(
+      problem(
+        'workflowStatusListenerSink',
+        'workflowStatusListenerSink must be baton:<queue>, amqp:<queue> or nats:<subject>',
+        sink,
+      ),
+    );
+  }
   checkObject(def, 'outputParameters', '', errors);
   checkObject(def, 'inputTemplate', '', errors);
   checkObject(def, 'variables', '', errors);

@@ -251,4 +251,88 @@ CREATE TABLE services (
 );
 `,
   },
+  {
+    version: 8,
+    name: 'events-schedules-instructions',
+    sql: `
+-- Event handlers (Conductor's EventHandler), whole JSON in handler; the columns are what lookups use.
+CREATE TABLE event_handlers (
+  name        TEXT    NOT NULL PRIMARY KEY,
+  event       TEXT    NOT NULL,
+  active      INTEGER NOT NULL,
+  handler     TEXT    NOT NULL,
+  create_time BIGINT  NOT NULL,
+  update_time BIGINT  NOT NULL
+);
+-- Change counters that nodes poll to pick up changes made on other nodes (event handlers).
+CREATE TABLE change_counters (
+  name    TEXT   NOT NULL PRIMARY KEY,
+  version BIGINT NOT NULL
+);
+INSERT INTO change_counters (name, version) VALUES ('event_handlers', 0);
+-- The inbox: one row per message a consumer has acted on (same transaction as its effects), so a
+-- redelivered message is recognised and produces nothing new.
+CREATE TABLE event_inbox (
+  source      TEXT   NOT NULL,
+  message_id  TEXT   NOT NULL,
+  received_at BIGINT NOT NULL,
+  PRIMARY KEY (source, message_id)
+);
+CREATE INDEX event_inbox_received ON event_inbox (received_at);
+-- What each handler did with each message (Conductor's EventExecution), one row per action.
+CREATE TABLE event_executions (
+  id          TEXT   NOT NULL PRIMARY KEY,
+  handler     TEXT   NOT NULL,
+  message_id  TEXT   NOT NULL,
+  created     BIGINT NOT NULL,
+  record      TEXT   NOT NULL
+);
+CREATE INDEX event_executions_handler ON event_executions (handler, created DESC, id);
+CREATE INDEX event_executions_created ON event_executions (created);
+-- The outbox: events written in the transaction of the change they describe, relayed after commit
+-- in seq order (one relay at a time: outbox_relay holds its lease).
+CREATE TABLE outbox (
+  seq         BIGSERIAL PRIMARY KEY,
+  sink        TEXT   NOT NULL,
+  message_id  TEXT   NOT NULL,
+  payload     TEXT   NOT NULL,
+  created_at  BIGINT NOT NULL
+);
+CREATE TABLE outbox_relay (
+  name         TEXT   NOT NULL PRIMARY KEY,
+  holder       TEXT   NOT NULL,
+  lease_until  BIGINT NOT NULL
+);
+-- Schedules (Conductor's WorkflowSchedule), whole JSON in record.
+CREATE TABLE schedules (
+  name          TEXT    NOT NULL PRIMARY KEY,
+  workflow_name TEXT    NOT NULL,
+  paused        INTEGER NOT NULL,
+  record        TEXT    NOT NULL,
+  create_time   BIGINT  NOT NULL,
+  update_time   BIGINT  NOT NULL
+);
+-- One row per slot of a schedule: the unique (schedule_name, scheduled_time) claims the slot, in
+-- the transaction that starts its run, so a slot starts one run across all nodes.
+CREATE TABLE schedule_executions (
+  execution_id   TEXT   NOT NULL PRIMARY KEY,
+  schedule_name  TEXT   NOT NULL,
+  scheduled_time BIGINT NOT NULL,
+  execution_time BIGINT NOT NULL,
+  state          TEXT   NOT NULL,
+  record         TEXT   NOT NULL,
+  UNIQUE (schedule_name, scheduled_time)
+);
+CREATE INDEX schedule_executions_time ON schedule_executions (execution_time DESC, execution_id);
+-- Named, versioned instruction texts.
+CREATE TABLE instructions (
+  name         TEXT    NOT NULL,
+  version      INTEGER NOT NULL,
+  text         TEXT    NOT NULL,
+  content_type TEXT    NOT NULL,
+  create_time  BIGINT  NOT NULL,
+  PRIMARY KEY (name, version)
+);
+`,
+  },
 ];

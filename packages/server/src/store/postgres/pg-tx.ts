@@ -41,6 +41,7 @@ import { type Query, SQL } from './pg-sql.js';
 import { PgQueueTx } from './pg-queue.js';
 import type { TaskDefCache } from './task-def-cache.js';
 import type { WriteBehind } from './write-behind.js';
+import { SqlEventsTx } from '../events-tx.js';
 
 interface WorkflowDefRow {
   definition: WorkflowDef;
@@ -84,7 +85,16 @@ export class PgTx extends PgQueueTx implements Tx {
     private readonly taskDefCache?: TaskDefCache,
   ) {
     super(q, state, writes);
+    this.events = new SqlEventsTx(
+      {
+        rows: async <R>(sql: string, params: readonly unknown[]) => (await q(sql, params)).rows as R[],
+        exec: async (sql: string, params: readonly unknown[]) => (await q(sql, params)).rowCount ?? 0,
+      },
+      state,
+    );
   }
+
+  readonly events: SqlEventsTx;
 
   /** The task definitions' change counter read with the run lock; unset once this transaction changes one. */
   private defsVersion: number | undefined;

@@ -29,6 +29,7 @@ import type {
   TaskLimitState,
   Tx,
 } from '../store.js';
+import { SqlEventsTx } from '../events-tx.js';
 import { deferMessages, lockTaskLimit, setTaskRateWindow } from './sqlite-limits.js';
 import * as ig from './sqlite-integrations.js';
 import * as rc from './sqlite-run-control.js';
@@ -79,7 +80,26 @@ const UPDATE_TASK = `UPDATE tasks SET workflow_id = @workflowId, seq = @seq, ref
   status = @status, update_time = @updateTime, record = @record
   WHERE task_id = @taskId`;
 
+/** `$n` parameters (any order, any repeats) as `?` with the values in the order they appear. */
+function positional(sql: string, params: readonly unknown[]): [string, ...unknown[]] {
+  const values: unknown[] = [];
+  const text = sql.replace(/\$(\d+)/g, (_m, n: string) => {
+    values.push(params[Number(n) - 1]);
+    return '?';
+  });
+  return [text, ...values];
+}
+
 export class SqliteTx extends SqliteQueueTx implements Tx {
+  /** The shared statements, with `$n` parameters rewritten to SQLite's positional `?`. */
+  readonly events = new SqlEventsTx(
+    {
+      rows: async <R>(sql: string, params: readonly unknown[]) => this.c.all<R>(...positional(sql, params)),
+      exec: async (sql: string, params: readonly unknown[]) => this.c.run(...positional(sql, params)).changes,
+    },
+    this.state,
+  );
+
   // --- workflow definitions
 
   async getWorkflowDef(name: string, version?: number): Promise<StoredWorkflowDef | undefined> {

@@ -1,0 +1,319 @@
+import type { JsonObject, JsonValue } from '@baton/protocol';
+import type { Logger } from 'pino';
+
+import type { Clock } from '../clock.js';
+import { resolveParameters } from '../engine/expressions.js';
+import type { ScriptRunner } from '../engine/scripts.js';
+import { BatonError, coerceError } from '../errors.js';
+import type { WakeBus } from '../queue/wake-bus.js';
+import { afterCommit, type AfterCommit, type Executor } from '../services/executor.js';
+import type { EventExecutionRow, Store, Tx } from '../store/store.js';
+import type { Delivery } from './broker.js';
+import type { EventAction, EventHandler } from './handler-model.js';
+import type { RunActions } from './run-actions.js';
+
+export type ExecutionStatus = 'COMPLETED' | 'FAILED' | 'SKIPPED';
+
+/** What the processor did with one delivery. */
+export type Outcome = 'processed' | 'duplicate' | 'retry' | 'failed';
+
+/** After this many failed attempts at one message on this node, it is recorded FAILED and acknowledged. */
+export const MAX_ATTEMPTS = 5;
+
+/**
+ * Acts on one message for the active handlers of its event: evaluates each handler's condition,
+ * then, in ONE transaction, claims the message in the inbox, applies every action whose
+ * condition holds and records one execution per action. Only after that commit is the message
+ * acknowledged; a message whose inbox row exists (a redelivery after a crash between commit and
+ * ack, or a re-sent message with the same id) is acknowledged without doing anything again.
+ * When the transaction itself fails (database down) the message is given back to the broker.
+ */
+export class EventProcessor {
+  /** Failed attempts per message id on this node (cleared on success; forgotten past 10,000 ids). */
+  private readonly attempts = new Map<string, number>();
+  constructor(
+    private readonly store: Store,
+    private readonly executor: Executor,
+    private readonly actions: RunActions,
+    private readonly scripts: ScriptRunner,
+    private readonly wake: WakeBus,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    /** Counts what became of each message (`baton_event_messages_total`). */
+    private readonly counted: (event: string, outcome: Outcome) => void = () => undefined,
+  ) {}
+
+  async process(event: string, handlers: readonly EventHandler[], delivery: Delivery): Promise<Outcome> {
+    const payload = parsePayload(delivery.body);
+    const conditions = handlers.map((h) => this.condition(h, payload));
+    const after = afterCommit();
+    let outcome: Outcome;
+    try {
+      outcome = await this.store.transaction(async (tx) => {
+        // Fresh per attempt: the transaction may be run again from the start (PostgreSQL retries).
+        after.wakeQueues.clear();
+        after.alerts.length = 0;
+        if (!(await tx.events.claimInbox(event, delivery.id, this.clock.now()))) return 'duplicate';
+        const rows: EventExecutionRow[] = [];
+        for (const [h, handler] of handlers.entries()) {
+          const verdict = conditions[h] ?? { ok: true };
+          for (const [i, action] of handler.actions.entries()) {
+            const record = verdict.ok
+              ? await this.apply(tx, event, handler, action, payload, delivery.id, after)
+              : { status: 'SKIPPED' as const, output: verdict.output };
+            rows.push(this.execution(event, delivery.id, handler, i, record));
+          }
+        }
+        await tx.events.insertEventExecutions(rows);
+        return 'processed';
+      });
+    } catch (raw) {
+      const err = coerceError(raw);
+      if (this.attempts.size > 10_000) this.attempts.clear();
+      const attempts = (this.attempts.get(delivery.id) ?? 0) + 1;
+      this.attempts.set(delivery.id, attempts);
+      if (attempts >= MAX_ATTEMPTS && (await this.recordFailed(event, handlers, delivery, err))) {
+        this.attempts.delete(delivery.id);
+        this.counted(event, 'failed');
+        await delivery.ack();
+        return 'failed';
+      }
+      this.logger.warn(
+        { err, event, messageId: delivery.id, attempts },
+        'event message not processed; the broker will deliver it again',
+      );
+      // Back off a little so a database outage does not spin on redeliveries.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await delivery.nack();
+      this.counted(event, 'retry');
+      return 'retry';
+    }
+    this.attempts.delete(delivery.id);
+    // Counted before the ack: a duplicate is known as soon as its transaction answered.
+    this.counted(event, outcome);
+    if (outcome === 'duplicate')
+      this.logger.info(
+        { event, messageId: delivery.id },
+        'event message already acted on: acknowledged again, nothing done',
+      );
+    await delivery.ack();
+    this.wake.wake([...after.wakeQueues]);
+    this.executor.afterCommitted(after);
+    return outcome;
+  }
+
+  /**
+   * A message whose processing keeps failing (not a refusal: an error the actions raised) would
+   * come back forever. After MAX_ATTEMPTS it is claimed in the inbox with one FAILED execution
+   * per action carrying the error, and acknowledged. When even that cannot commit (the database
+   * is down), it stays with the broker.
+   */
+  private async recordFailed(
+    event: string,
+    handlers: readonly EventHandler[],
+    delivery: Delivery,
+    err: Error,
+  ): Promise<boolean> {
+    try {
+      await this.store.transaction(async (tx) => {
+        if (!(await tx.events.claimInbox(event, delivery.id, this.clock.now()))) return;
+        const output = { exception: `gave up after ${MAX_ATTEMPTS} attempts: ${err.message}` };
+        await tx.events.insertEventExecutions(
+          handlers.flatMap((handler) =>
+            handler.actions.map((_action, i) =>
+              this.execution(event, delivery.id, handler, i, { status: 'FAILED', output }),
+            ),
+          ),
+        );
+      });
+      this.logger.error(
+        { err, event, messageId: delivery.id },
+        'event message failed every attempt: recorded FAILED',
+      );
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private execution(
+    event: string,
+    messageId: string,
+    handler: EventHandler,
+    index: number,
+    record: { status: ExecutionStatus; output: JsonObject },
+  ): EventExecutionRow {
+    const id = `${messageId}_${handler.name}_${index}`;
+    const created = this.clock.now();
+    return {
+      id,
+      handler: handler.name,
+      messageId,
+      created,
+      record: {
+        id,
+        messageId,
+        name: handler.name,
+        event,
+        created,
+        status: record.status,
+        action: handler.actions[index]?.action ?? 'unknown',
+        output: record.output,
+      },
+    };
+  }
+
+  private condition(
+    handler: EventHandler,
+    payload: JsonObject,
+  ): { ok: true } | { ok: false; output: JsonObject } {
+    const condition = handler.condition;
+    if (typeof condition !== 'string' || condition.trim() === '') return { ok: true };
+    if (handler.evaluatorType === 'value-param') {
+      const value = resolveParameters({ v: `\${${condition}}` }, payload).v;
+      return truthy(value)
+        ? { ok: true }
+        : { ok: false, output: { msg: 'Event condition evaluated to false', condition } };
+    }
+    const result = this.scripts.javascript(condition, payload);
+    if (result.ok && truthy(result.value)) return { ok: true };
+    const why = result.ok ? 'Event condition evaluated to false' : `Event condition failed: ${result.error}`;
+    return { ok: false, output: { msg: why, condition } };
+  }
+
+  /** One action inside the message's transaction; an expected refusal becomes a FAILED execution. */
+  private async apply(
+    tx: Tx,
+    event: string,
+    handler: EventHandler,
+    action: EventAction,
+    payload: JsonObject,
+    messageId: string,
+    after: AfterCommit,
+  ): Promise<{ status: ExecutionStatus; output: JsonObject }> {
+    const doc = action.expandInlineJSON === true ? expandInlineJson(payload) : payload;
+    const params = resolveParameters(action[action.action] ?? {}, doc);
+    const str = (key: string): string | undefined =>
+      typeof params[key] === 'string' ? params[key] : undefined;
+    const obj = (key: string): JsonObject => {
+      const v = params[key];
+      return typeof v === 'object' && v !== null && !Array.isArray(v) ? v : {};
+    };
+    const marks = { 'conductor.event.messageId': messageId, 'conductor.event.name': event };
+    try {
+      switch (action.action) {
+        case 'start_workflow': {
+          const version = params.version;
+          const priority = params.priority;
+          const correlationId = str('correlationId');
+          const workflowId = await this.actions.start(
+            tx,
+            {
+              name: str('name') ?? '',
+              ...(typeof version === 'number' && version > 0 && { version }),
+              ...(typeof priority === 'number' && { priority }),
+              input: { ...obj('input'), ...marks },
+              ...(correlationId !== undefined && { correlationId }),
+              taskToDomain: stringMap(obj('taskToDomain')),
+              event,
+            },
+            after,
+          );
+          return { status: 'COMPLETED', output: { workflowId } };
+        }
+        case 'complete_task':
+        case 'fail_task': {
+          const output = { ...obj('output'), ...marks };
+          const task = await this.actions.endTask(
+            tx,
+            {
+              ...(str('taskId') !== undefined && { taskId: str('taskId') }),
+              ...(str('workflowId') !== undefined && { workflowId: str('workflowId') }),
+              ...(str('taskRefName') !== undefined && { taskRefName: str('taskRefName') }),
+            },
+            action.action === 'complete_task' ? 'COMPLETED' : 'FAILED',
+            output,
+            str('reasonForIncompletion') ??
+              (action.action === 'fail_task' ? `failed by event handler ${handler.name}` : undefined),
+            after,
+          );
+          return {
+            status: 'COMPLETED',
+            output: { workflowId: task.workflowInstanceId, taskId: task.taskId },
+          };
+        }
+        case 'terminate_workflow': {
+          const workflowId = str('workflowId') ?? '';
+          await this.actions.terminate(
+            tx,
+            workflowId,
+            str('terminationReason') ?? `terminated by event handler ${handler.name}`,
+            after,
+          );
+          return { status: 'COMPLETED', output: { workflowId } };
+        }
+        case 'update_workflow_variables': {
+          const workflowId = str('workflowId') ?? '';
+          const variables = await this.actions.updateVariables(
+            tx,
+            workflowId,
+            obj('variables'),
+            params.appendArray === true,
+          );
+          return { status: 'COMPLETED', output: { workflowId, variables } };
+        }
+      }
+    } catch (raw) {
+      // Only refusals (BatonError) are the action's outcome; anything else is the database's
+      // and must roll the message back for redelivery.
+      if (!(raw instanceof BatonError)) throw raw;
+      return { status: 'FAILED', output: { exception: raw.message } };
+    }
+    return { status: 'FAILED', output: { exception: `unknown action ${String(action.action)}` } };
+  }
+}
+
+function parsePayload(body: string): JsonObject {
+  try {
+    const value = JSON.parse(body) as JsonValue;
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : { payload: value };
+  } catch {
+    return { payload: body };
+  }
+}
+
+function truthy(value: JsonValue | undefined): boolean {
+  return (
+    value !== false &&
+    value !== null &&
+    value !== undefined &&
+    value !== 0 &&
+    value !== '' &&
+    value !== 'false'
+  );
+}
+
+function stringMap(o: JsonObject): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(o)) if (typeof v === 'string') out[k] = v;
+  return out;
+}
+
+/** Strings holding JSON objects or arrays become values (Conductor's `expandInlineJSON`). */
+function expandInlineJson(value: JsonObject): JsonObject {
+  const expand = (v: JsonValue): JsonValue => {
+    if (typeof v === 'string' && /^\s*[[{]/.test(v)) {
+      try {
+        return expand(JSON.parse(v) as JsonValue);
+      } catch {
+        return v;
+      }
+    }
+    if (Array.isArray(v)) return v.map(expand);
+    if (typeof v === 'object' && v !== null) return expandInlineJson(v);
+    return v;
+  };
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(value)) out[k] = expand(v);
+  return out;
+}

@@ -1,0 +1,114 @@
+import type { Logger } from 'pino';
+import { Counter, type Registry } from 'prom-client';
+
+import type { Clock } from '../clock.js';
+import type { Options } from '../config/options.js';
+import type { ScriptRunner } from '../engine/scripts.js';
+import { coerceError } from '../errors.js';
+import type { WakeBus } from '../queue/wake-bus.js';
+import type { Executor } from '../services/executor.js';
+import type { Store } from '../store/store.js';
+import { AmqpBroker } from './amqp-broker.js';
+import { BatonBroker } from './baton-broker.js';
+import type { Broker } from './broker.js';
+import { EventConsumers } from './consumers.js';
+import { EventProcessor } from './event-processor.js';
+import { EventHandlerService } from './handler-service.js';
+import { NatsBroker } from './nats-broker.js';
+import { OutboxRelay } from './outbox-relay.js';
+import { RunActions } from './run-actions.js';
+
+export interface EventsModule {
+  readonly handlers: EventHandlerService;
+  readonly consumers: EventConsumers;
+  readonly relay: OutboxRelay;
+  readonly actions: RunActions;
+  /** `/health` components: one per configured external broker, UP or DOWN with the reason. */
+  readonly healthChecks: Record<string, () => Promise<Record<string, unknown>>>;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Wires the brokers the settings name, the consumers of active handlers and the outbox relay. */
+export function createEvents(input: {
+  options: Options;
+  store: Store;
+  executor: Executor;
+  scripts: ScriptRunner;
+  wake: WakeBus;
+  clock: Clock;
+  logger: Logger;
+  /** Where `baton_event_messages_total{event, outcome}` is registered (`/metrics`). */
+  registry?: Registry;
+}): EventsModule {
+  const { options, store, executor, scripts, wake, clock, logger } = input;
+  const messages = new Counter({
+    name: 'baton_event_messages_total',
+    help: 'Messages taken by event handlers: processed, duplicate (already acted on: acknowledged, nothing done) or retry (given back)',
+    labelNames: ['event', 'outcome'] as const,
+    registers: input.registry ? [input.registry] : [],
+  });
+  const onError = (err: Error, what: string): void => logger.warn({ err }, `${what}: ${err.message}`);
+  const brokers = new Map<string, Broker>([['baton', new BatonBroker()]]);
+  const external: Array<{ name: string; broker: AmqpBroker | NatsBroker }> = [];
+  if (options.amqpUrl !== undefined) {
+    const broker = new AmqpBroker({ url: options.amqpUrl, onError });
+    brokers.set('amqp', broker);
+    external.push({ name: 'amqp', broker });
+  }
+  if (options.natsUrl !== undefined) {
+    const broker = new NatsBroker({ url: options.natsUrl, ackWaitMs: options.natsAckWaitMs, onError });
+    brokers.set('nats', broker);
+    external.push({ name: 'nats', broker });
+  }
+  const actions = new RunActions(executor);
+  const processor = new EventProcessor(
+    store,
+    executor,
+    actions,
+    scripts,
+    wake,
+    clock,
+    logger,
+    (event, outcome) => messages.inc({ event, outcome }),
+  );
+  const consumers = new EventConsumers(store, brokers, processor, clock, logger, {
+    refreshMs: options.eventHandlerRefreshMs,
+    retentionMs: options.eventExecutionRetentionDays * 24 * 3600 * 1000,
+  });
+  const handlers = new EventHandlerService(store, scripts, clock, () =>
+    consumers
+      .refresh(true)
+      .catch((err: unknown) => logger.warn({ err: coerceError(err) }, 'event handler refresh failed')),
+  );
+  const relay = new OutboxRelay(store, brokers, wake, clock, logger);
+  const healthChecks: Record<string, () => Promise<Record<string, unknown>>> = {};
+  for (const { name, broker } of external) {
+    healthChecks[`broker-${name}`] = () => {
+      const h = broker.health();
+      return h.up
+        ? Promise.resolve({
+            broker: name,
+            consuming: consumers.consumed().filter((e) => e.startsWith(`${name}:`)),
+          })
+        : Promise.reject(new Error(`${name} broker is down: ${h.reason ?? 'unknown'}`));
+    };
+  }
+  return {
+    handlers,
+    consumers,
+    relay,
+    actions,
+    healthChecks,
+    start: async () => {
+      for (const { broker } of external) broker.start();
+      await consumers.start();
+      relay.start();
+    },
+    stop: async () => {
+      await consumers.stop();
+      await relay.stop();
+      for (const broker of brokers.values()) await broker.close().catch(() => undefined);
+    },
+  };
+}

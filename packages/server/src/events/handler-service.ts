@@ -1,0 +1,85 @@
+import type { JsonObject } from '@baton/protocol';
+
+import type { Clock } from '../clock.js';
+import type { ScriptRunner } from '../engine/scripts.js';
+import { badRequest, conflict, notFound } from '../errors.js';
+import type { Page, Store } from '../store/store.js';
+import { type EventHandler, checkEventHandler } from './handler-model.js';
+
+/** Managing event handlers (`/api/event`) and reading their executions. */
+export class EventHandlerService {
+  constructor(
+    private readonly store: Store,
+    private readonly scripts: ScriptRunner,
+    private readonly clock: Clock,
+    /**
+     * Called after a change commits and awaited, so when the request is answered this node
+     * consumes exactly what the change says (other nodes follow through the change counter).
+     */
+    private readonly changed: () => Promise<void> = () => Promise.resolve(),
+  ) {}
+
+  async create(handler: EventHandler): Promise<void> {
+    this.check(handler);
+    const now = this.clock.now();
+    const inserted = await this.store.transaction((tx) =>
+      tx.events.insertEventHandler(this.row(handler, now, now)),
+    );
+    if (!inserted) throw conflict(`EventHandler with name ${handler.name} already exists!`);
+    await this.changed();
+  }
+
+  async update(handler: EventHandler): Promise<void> {
+    this.check(handler);
+    const now = this.clock.now();
+    const updated = await this.store.transaction((tx) =>
+      tx.events.updateEventHandler(this.row(handler, now, now)),
+    );
+    if (!updated) throw notFound(`EventHandler with name ${handler.name} not found!`);
+    await this.changed();
+  }
+
+  async remove(name: string): Promise<void> {
+    const deleted = await this.store.transaction((tx) => tx.events.deleteEventHandler(name));
+    if (!deleted) throw notFound(`EventHandler with name ${name} not found!`);
+    await this.changed();
+  }
+
+  async list(): Promise<EventHandler[]> {
+    return (await this.store.read((tx) => tx.events.listEventHandlers())).map(
+      (s) => s.handler as unknown as EventHandler,
+    );
+  }
+
+  async forEvent(event: string, activeOnly: boolean): Promise<EventHandler[]> {
+    return (await this.list()).filter((h) => h.event === event && (!activeOnly || h.active === true));
+  }
+
+  async get(name: string): Promise<EventHandler> {
+    const stored = await this.store.read((tx) => tx.events.getEventHandler(name));
+    if (!stored) throw notFound(`EventHandler with name ${name} not found!`);
+    return stored.handler as unknown as EventHandler;
+  }
+
+  async executions(handler: string | undefined, start: number, size: number): Promise<Page<JsonObject>> {
+    const page = await this.store.read((tx) => tx.events.listEventExecutions(handler, start, size));
+    return { totalHits: page.totalHits, results: page.results.map((r) => r.record) };
+  }
+
+  private check(handler: EventHandler): void {
+    const errors = checkEventHandler(handler, this.scripts);
+    if (errors.length > 0) throw badRequest(errors.map((e) => e.message).join('; '), errors);
+  }
+
+  private row(handler: EventHandler, createTime: number, updateTime: number) {
+    const stored: EventHandler = { ...handler, active: handler.active === true };
+    return {
+      name: handler.name,
+      event: handler.event,
+      active: handler.active === true,
+      handler: stored as unknown as JsonObject,
+      createTime,
+      updateTime,
+    };
+  }
+}

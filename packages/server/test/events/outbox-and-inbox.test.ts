@@ -1,0 +1,187 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { describe, it } from 'node:test';
+
+import { pino } from 'pino';
+
+import { systemClock } from '../../src/clock.js';
+import { noScripts } from '../../src/engine/scripts.js';
+import type { Delivery } from '../../src/events/broker.js';
+import { EventProcessor, MAX_ATTEMPTS } from '../../src/events/event-processor.js';
+import type { EventHandler } from '../../src/events/handler-model.js';
+import { lifecycleOutbox } from '../../src/events/lifecycle-events.js';
+import { RunActions } from '../../src/events/run-actions.js';
+import { newId } from '../../src/ids.js';
+import { WakeBus } from '../../src/queue/wake-bus.js';
+import { afterCommit, Executor } from '../../src/services/executor.js';
+import { storeSuite } from '../helpers/store-suite.js';
+import { storeCases } from '../helpers/stores.js';
+
+/**
+ * The two transactional guarantees, without brokers in the way: an outbox row exists if and
+ * only if the change it describes committed, and a message processed and committed but never
+ * acknowledged (the node died) produces nothing new when it comes again.
+ */
+for (const c of storeCases()) {
+  void describe(`outbox and inbox in the transaction of the change (${c.name})`, () => {
+    const { store } = storeSuite(c);
+    const executor = new Executor(
+      systemClock,
+      { highPriorityThreshold: 50 },
+      noScripts,
+      Math.random,
+      undefined,
+      undefined,
+      {
+        onDecided: lifecycleOutbox(() => systemClock.now()),
+      },
+    );
+    const sink = `amqp:outbox-test-${randomUUID()}`;
+
+    const define = async (name: string): Promise<void> => {
+      await store.transaction((tx) =>
+        tx.insertWorkflowDef({
+          name,
+          version: 1,
+          workflowStatusListenerEnabled: true,
+          workflowStatusListenerSink: sink,
+          tasks: [
+            { name: 'h', taskReferenceName: 'h', type: 'HUMAN' },
+            { name: 'n', taskReferenceName: 'n', type: 'NOOP' },
+          ],
+          createTime: 0,
+          updateTime: 0,
+        }),
+      );
+    };
+    const ours = async () =>
+      (await store.read((tx) => tx.events.readOutbox(10_000))).filter((r) => r.sink === sink);
+
+    void it('writes no event for a transaction that rolled back, and every event of one that committed', async () => {
+      const name = `outbox-${randomUUID()}`;
+      await define(name);
+      const definition = await store.read((tx) => tx.getWorkflowDef(name));
+      assert.ok(definition);
+      await assert.rejects(
+        store.transaction(async (tx) => {
+          await executor.startRun(
+            tx,
+            { definition, input: {}, priority: 0, taskToDomain: {} },
+            afterCommit(),
+          );
+          throw new Error('the caller failed after starting the run');
+        }),
+        /caller failed/,
+      );
+      assert.deepEqual(await ours(), [], 'nothing from the rolled-back start');
+      const run = await store.transaction((tx) =>
+        executor.startRun(tx, { definition, input: {}, priority: 0, taskToDomain: {} }, afterCommit()),
+      );
+      const rows = await ours();
+      assert.deepEqual(
+        rows.map((r) => r.payload.type),
+        ['workflow.started', 'task.scheduled'],
+      );
+      assert.ok(rows.every((r) => r.payload.workflowId === run.workflowId));
+      await store.transaction((tx) => tx.events.deleteOutbox(rows.map((r) => r.seq)));
+    });
+
+    void it('acts once on a message whose node committed but died before acknowledging it', async () => {
+      const name = `inbox-${randomUUID()}`;
+      await define(name);
+      const processor = new EventProcessor(
+        store,
+        executor,
+        new RunActions(executor),
+        noScripts,
+        new WakeBus(),
+        systemClock,
+        pino({ level: 'silent' }),
+      );
+      const handler: EventHandler = {
+        name: `h-${name}`,
+        event: 'amqp:inbox-test',
+        active: true,
+        actions: [{ action: 'start_workflow', start_workflow: { name, input: { n: '${n}' } } }],
+      };
+      const messageId = newId();
+      const settled: string[] = [];
+      const delivery = (ackFails: boolean): Delivery => ({
+        id: messageId,
+        body: '{"n":7}',
+        redelivered: !ackFails,
+        ack: () => {
+          // The first node dies right after its commit: the ack never reaches the broker.
+          if (ackFails) return Promise.reject(new Error('killed before the ack'));
+          settled.push('ack');
+          return Promise.resolve();
+        },
+        nack: () => {
+          settled.push('nack');
+          return Promise.resolve();
+        },
+      });
+      await assert.rejects(
+        processor.process(handler.event, [handler], delivery(true)),
+        /killed before the ack/,
+      );
+      assert.equal(await processor.process(handler.event, [handler], delivery(false)), 'duplicate');
+      assert.deepEqual(settled, ['ack'], 'the redelivery is acknowledged, not given back');
+      const runs = await store.read((tx) =>
+        tx.searchRuns({ name, start: 0, size: 10, sort: [{ field: 'createTime', order: 'ASC' }] }),
+      );
+      assert.equal(runs.totalHits, 1, 'exactly one run for the message');
+      assert.equal(runs.results[0]?.input.n, 7);
+      const executions = await store.read((tx) => tx.events.listEventExecutions(handler.name, 0, 10));
+      assert.equal(executions.totalHits, 1);
+    });
+
+    void it('records a message whose actions keep failing as FAILED after a few attempts, instead of looping', async () => {
+      const broken = {
+        start: () => Promise.reject(new TypeError('a bug in an action')),
+      } as unknown as RunActions;
+      const processor = new EventProcessor(
+        store,
+        executor,
+        broken,
+        noScripts,
+        new WakeBus(),
+        systemClock,
+        pino({ level: 'silent' }),
+      );
+      const handler: EventHandler = {
+        name: `h-poison-${randomUUID()}`,
+        event: 'amqp:poison-test',
+        active: true,
+        actions: [{ action: 'start_workflow', start_workflow: { name: 'whatever' } }],
+      };
+      const messageId = newId();
+      const settled: string[] = [];
+      const delivery: Delivery = {
+        id: messageId,
+        body: '{}',
+        redelivered: true,
+        ack: () => {
+          settled.push('ack');
+          return Promise.resolve();
+        },
+        nack: () => {
+          settled.push('nack');
+          return Promise.resolve();
+        },
+      };
+      const outcomes: string[] = [];
+      for (let i = 0; i < MAX_ATTEMPTS + 1; i++)
+        outcomes.push(await processor.process(handler.event, [handler], delivery));
+      assert.deepEqual(outcomes, [...Array<string>(MAX_ATTEMPTS - 1).fill('retry'), 'failed', 'duplicate']);
+      assert.deepEqual(settled, [...Array<string>(MAX_ATTEMPTS - 1).fill('nack'), 'ack', 'ack']);
+      const executions = await store.read((tx) => tx.events.listEventExecutions(handler.name, 0, 10));
+      assert.equal(executions.totalHits, 1);
+      assert.equal(executions.results[0]?.record.status, 'FAILED');
+      assert.match(
+        String((executions.results[0]?.record.output as { exception?: string }).exception),
+        /a bug in an action/,
+      );
+    });
+  });
+}
