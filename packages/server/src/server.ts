@@ -22,6 +22,11 @@ import { WorkflowService } from './services/workflow-service.js';
 import { WorkerLiveness } from './services/worker-liveness.js';
 import { createScriptRunner, type SandboxedScripts } from './scripting/script-runner.js';
 import { openStore } from './store/open-store.js';
+import { blobHealthCheck } from './blobs/blob-health.js';
+import type { BlobStore } from './blobs/blob-store.js';
+import { openBlobStore } from './blobs/open-blob-store.js';
+import { PayloadService } from './payloads/payload-service.js';
+import { loadSigningKey, PayloadUrlSigner } from './payloads/signed-url.js';
 import type { Store } from './store/store.js';
 
 export type ServerState = 'CREATED' | 'STARTING' | 'RUNNING' | 'STOPPING' | 'STOPPED';
@@ -34,6 +39,8 @@ export interface BatonServer {
   readonly metrics: Metrics;
   /** The durable-timer loop; `timers.fireDue(now)` fires what is due (tests on a manual clock). */
   readonly timers: TimerLoop;
+  /** Blob storage: external payloads and the archive. */
+  readonly blobs: BlobStore;
   state(): ServerState;
   /** Listens on options.host:options.port; answers the bound address. */
   listen(): Promise<string>;
@@ -48,6 +55,8 @@ export interface CreateServerInput {
   /** Use this store instead of opening one from the options (tests). */
   store?: Store;
   logger?: Logger;
+  /** Use this blob store instead of opening one from the options (tests). */
+  blobs?: BlobStore;
   /** Use this script runner instead of loading the sandbox (tests). */
   scripts?: ScriptRunner;
   /** Run the timer loop in the background (default true); tests on a manual clock fire timers themselves. */
@@ -128,6 +137,17 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     scripts,
   );
   const syncExecute = new SyncExecuteService(workflows, wake);
+  const blobs = input.blobs ?? openBlobStore(options.blobs);
+  const payloads = new PayloadService(
+    blobs,
+    new PayloadUrlSigner(loadSigningKey(options.payloadSigningKey, options.dataDir)),
+    {
+      inlineMaxBytes: options.payloadInlineMaxBytes,
+      urlTtlSeconds: options.payloadUrlTtlSeconds,
+      publicUrl: options.publicUrl,
+    },
+    clock,
+  );
   const lifecycle = new LifecycleService(store, executor, wake, clock);
   const timerLoop = new TimerLoop(store, executor, wake, clock, logger, { idleMs: options.timerIdleMs });
   hooks.onTimerArmed = (dueAt) => timerLoop.armed(dueAt);
@@ -144,7 +164,8 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     logger,
     metrics,
     lifecycle,
-    healthChecks: { timers: () => timerLoop.healthCheck() },
+    payloads,
+    healthChecks: { timers: () => timerLoop.healthCheck(), blobs: blobHealthCheck(blobs) },
   });
   if (input.timerLoop !== false) timerLoop.start();
 
@@ -156,6 +177,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     logger,
     metrics,
     timers: timerLoop,
+    blobs,
     state: () => state,
     listen: async () => {
       const address = await app.listen({ port: options.port, host: options.host });
@@ -179,6 +201,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
         await polls.close().catch(() => {});
         unsubscribe();
         await store.close();
+        await blobs.close();
         await sandbox?.close();
         state = 'STOPPED';
       })();

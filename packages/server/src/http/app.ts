@@ -15,11 +15,13 @@ import type { TestRunService } from '../services/test-run-service.js';
 import type { TaskService } from '../services/task-service.js';
 import type { WorkflowService } from '../services/workflow-service.js';
 import type { Store } from '../store/store.js';
+import type { PayloadService } from '../payloads/payload-service.js';
 import { installErrorHandling } from './error-handler.js';
 import { adminRoutes } from './routes/admin.js';
 import { lifecycleRoutes } from './routes/lifecycle.js';
 import { metadataRoutes } from './routes/metadata.js';
 import { metricsRoutes } from './routes/metrics.js';
+import { payloadRoutes } from './routes/payloads.js';
 import { runControlRoutes } from './routes/run-control.js';
 import { taskRoutes } from './routes/tasks.js';
 import { workflowRoutes } from './routes/workflow.js';
@@ -35,6 +37,8 @@ export interface AppDeps {
   testRuns: TestRunService;
   syncExecute: SyncExecuteService;
   lifecycle: LifecycleService;
+  /** External payloads: signed URLs, uploaded outputs and inputs, the inline limit. */
+  payloads: PayloadService;
   logger: FastifyBaseLogger | false;
   /** Prometheus metrics served at `/metrics`. */
   metrics?: Metrics;
@@ -98,5 +102,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   adminRoutes(app, deps);
   metricsRoutes(app, deps);
   lifecycleRoutes(app, deps);
+  payloadRoutes(app, deps);
   return app;
 }

@@ -2,6 +2,7 @@ import type { ErrorBody, ValidationError } from '@baton/protocol';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 import { BatonError } from '../errors.js';
+import { externalStorageAdvice } from '../payloads/payload-service.js';
 
 /** Fastify's own error codes that are the caller's fault, mapped to Baton's codes. */
 const FASTIFY_CLIENT_ERRORS: Record<string, { code: ErrorBody['code']; status: number }> = {
@@ -24,6 +25,13 @@ function validationPath(part: string | undefined, instancePath: string, missing?
 
 function send(reply: FastifyReply, body: ErrorBody): FastifyReply {
   return reply.code(body.status).type('application/json; charset=utf-8').send(body);
+}
+
+/** What to do instead of sending a body over the limit, for the routes that carry payloads. */
+function largeBodyAdvice(url: string): string {
+  if (url.startsWith('/api/tasks')) return externalStorageAdvice('output');
+  if (url.startsWith('/api/workflow')) return externalStorageAdvice('input');
+  return 'Send a smaller body (BATON_MAX_BODY_BYTES is the limit)';
 }
 
 export function installErrorHandling(app: FastifyInstance): void {
@@ -60,7 +68,8 @@ export function installErrorHandling(app: FastifyInstance): void {
       return send(reply, {
         status: known.status,
         code: known.code,
-        message: error.message,
+        message:
+          error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? `${error.message}. ${largeBodyAdvice(request.url)}` : error.message,
         retryable: false,
       });
     }

@@ -92,6 +92,7 @@ export const startRequestSchema = {
     taskToDomain: stringMap,
     idempotencyKey: { type: 'string', minLength: 1 },
     idempotencyStrategy: { type: 'string', enum: IDEMPOTENCY_STRATEGIES },
+    externalInputPayloadStoragePath: { type: 'string', minLength: 1, maxLength: 512 },
   },
 } as const;
 
@@ -122,6 +123,7 @@ export const taskResultSchema = {
     workerId: { type: 'string' },
     logs: { type: 'array', items: logEntry },
     extendLease: { type: 'boolean' },
+    externalOutputPayloadStoragePath: { type: 'string', minLength: 1, maxLength: 512 },
   },
 } as const;
 

@@ -81,7 +81,7 @@ export function toRunQuery(q: SearchQuery): RunQuery {
 }
 
 /** `/api/workflow`: start, read and search runs. */
-export function workflowRoutes(app: FastifyInstance, { workflows }: AppDeps): void {
+export function workflowRoutes(app: FastifyInstance, { workflows, payloads }: AppDeps): void {
   app.post<{ Body: StartWorkflowRequest }>(
     '/api/workflow',
     {
@@ -91,7 +91,7 @@ export function workflowRoutes(app: FastifyInstance, { workflows }: AppDeps): vo
         body: { ...startRequestSchema, required: ['name'] },
       },
     },
-    async (req, reply) => sendText(reply, await workflows.start(req.body)),
+    async (req, reply) => sendText(reply, await workflows.start(await payloads.inlineStart(req.body))),
   );
 
   app.post<{
@@ -117,7 +117,7 @@ export function workflowRoutes(app: FastifyInstance, { workflows }: AppDeps): vo
       },
     },
     async (req, reply) => {
-      const body = req.body ?? {};
+      const body = await payloads.inlineStart(req.body ?? {});
       // The body is the start request; Conductor's query parameters fill what it leaves out.
       const request: StartWorkflowRequest = { ...body, name: req.params.name };
       if (request.version === undefined && req.query.version !== undefined)
