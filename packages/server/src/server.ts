@@ -26,6 +26,7 @@ import { blobHealthCheck } from './blobs/blob-health.js';
 import type { BlobStore } from './blobs/blob-store.js';
 import { openBlobStore } from './blobs/open-blob-store.js';
 import { PayloadService } from './payloads/payload-service.js';
+import { TaskSearch } from './search/task-search.js';
 import { loadSigningKey, PayloadUrlSigner } from './payloads/signed-url.js';
 import type { Store } from './store/store.js';
 
@@ -165,6 +166,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     metrics,
     lifecycle,
     payloads,
+    taskSearch: new TaskSearch(store),
     healthChecks: { timers: () => timerLoop.healthCheck(), blobs: blobHealthCheck(blobs) },
   });
   if (input.timerLoop !== false) timerLoop.start();

@@ -16,12 +16,14 @@ import type { TaskService } from '../services/task-service.js';
 import type { WorkflowService } from '../services/workflow-service.js';
 import type { Store } from '../store/store.js';
 import type { PayloadService } from '../payloads/payload-service.js';
+import type { TaskSearch } from '../search/task-search.js';
 import { installErrorHandling } from './error-handler.js';
 import { adminRoutes } from './routes/admin.js';
 import { lifecycleRoutes } from './routes/lifecycle.js';
 import { metadataRoutes } from './routes/metadata.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { payloadRoutes } from './routes/payloads.js';
+import { taskSearchRoutes } from './routes/task-search.js';
 import { runControlRoutes } from './routes/run-control.js';
 import { taskRoutes } from './routes/tasks.js';
 import { workflowRoutes } from './routes/workflow.js';
@@ -39,6 +41,7 @@ export interface AppDeps {
   lifecycle: LifecycleService;
   /** External payloads: signed URLs, uploaded outputs and inputs, the inline limit. */
   payloads: PayloadService;
+  taskSearch: TaskSearch;
   logger: FastifyBaseLogger | false;
   /** Prometheus metrics served at `/metrics`. */
   metrics?: Metrics;
@@ -103,5 +106,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   metricsRoutes(app, deps);
   lifecycleRoutes(app, deps);
   payloadRoutes(app, deps);
+  taskSearchRoutes(app, deps);
   return app;
 }

@@ -6,6 +6,9 @@ import { parseTime } from '../../services/workflow-service.js';
 import { RUN_SORT_FIELDS, type RunQuery, type RunSortField } from '../../store/store.js';
 import type { AppDeps } from '../app.js';
 import { startRequestSchema } from '../schemas.js';
+import { filterFromQuery } from '../../search/query-filter.js';
+import { MAX_QUERY_LENGTH } from '../../search/query-parser.js';
+import { RUN_FIELDS } from '../../search/search-fields.js';
 
 const tags = ['workflow'];
 const idParam = {
@@ -26,6 +29,8 @@ interface SearchQuery {
   from?: string;
   to?: string;
   freeText?: string;
+  /** Conductor's query expression: `workflowType IN (a,b) AND status IN (RUNNING)`. */
+  query?: string;
   start?: number;
   size?: number;
   sort?: string | string[];
@@ -77,6 +82,8 @@ export function toRunQuery(q: SearchQuery): RunQuery {
   if (from !== undefined) query.from = from;
   if (to !== undefined) query.to = to;
   if (q.freeText && q.freeText !== '*') query.freeText = q.freeText;
+  if (q.query !== undefined && q.query.trim() !== '' && q.query.trim() !== '*')
+    query.filter = filterFromQuery(q.query, RUN_FIELDS);
   return query;
 }
 
@@ -146,8 +153,9 @@ export function workflowRoutes(app: FastifyInstance, { workflows, payloads }: Ap
             correlationId: { type: 'string' },
             from: { type: 'string' },
             to: { type: 'string' },
-            freeText: { type: 'string' },
-            start: { type: 'integer', minimum: 0 },
+            freeText: { type: 'string', maxLength: 1024 },
+            query: { type: 'string', maxLength: MAX_QUERY_LENGTH },
+            start: { type: 'integer', minimum: 0, maximum: 1_000_000 },
             size: { type: 'integer', minimum: 0, maximum: MAX_SEARCH_SIZE },
             sort: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
           },
