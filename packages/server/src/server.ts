@@ -27,6 +27,10 @@ import type { BlobStore } from './blobs/blob-store.js';
 import { openBlobStore } from './blobs/open-blob-store.js';
 import { PayloadService } from './payloads/payload-service.js';
 import { TaskSearch } from './search/task-search.js';
+import { ArchiveReader } from './archive/archive-reader.js';
+import { Archiver, type ArchiveFaults } from './archive/archiver.js';
+import { RunRemoval } from './archive/run-removal.js';
+import { SignalResponder } from './services/signal-response.js';
 import { loadSigningKey, PayloadUrlSigner } from './payloads/signed-url.js';
 import type { Store } from './store/store.js';
 
@@ -42,6 +46,8 @@ export interface BatonServer {
   readonly timers: TimerLoop;
   /** Blob storage: external payloads and the archive. */
   readonly blobs: BlobStore;
+  /** Moves ended runs to blob storage; its loop runs when BATON_ARCHIVE_AFTER is set. */
+  readonly archiver: Archiver;
   state(): ServerState;
   /** Listens on options.host:options.port; answers the bound address. */
   listen(): Promise<string>;
@@ -58,6 +64,10 @@ export interface CreateServerInput {
   logger?: Logger;
   /** Use this blob store instead of opening one from the options (tests). */
   blobs?: BlobStore;
+  /** Run the archiver loop when BATON_ARCHIVE_AFTER is set (default true); tests call `archiver.runOnce()`. */
+  archiveLoop?: boolean;
+  /** Failure points of the archiver (tests of its crash safety). */
+  archiveFaults?: ArchiveFaults;
   /** Use this script runner instead of loading the sandbox (tests). */
   scripts?: ScriptRunner;
   /** Run the timer loop in the background (default true); tests on a manual clock fire timers themselves. */
@@ -127,9 +137,17 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
   const polls = new PollRecorder(store, options.pollDataFlushMs, (err) =>
     logger.warn({ err }, 'could not write poll data; keeping it for the next flush'),
   );
+  const blobs = input.blobs ?? openBlobStore(options.blobs);
+  const archive = new ArchiveReader(store, blobs);
+  const archiver = new Archiver(store, blobs, clock, logger, {
+    afterMs: options.archiveAfterMs ?? 0,
+    intervalMs: options.archiveIntervalMs,
+    batch: options.archiveBatch,
+    ...(input.archiveFaults !== undefined && { faults: input.archiveFaults }),
+  });
   const tasks = new TaskService(store, executor, wake, clock, { metrics, liveness, polls });
-  const workflows = new WorkflowService(store, executor, wake, clock, tasks.withPending);
-  const runControl = new RunControlService(store, executor, wake);
+  const workflows = new WorkflowService(store, executor, wake, clock, tasks.withPending, archive);
+  const runControl = new RunControlService(store, executor, wake, archive);
   const testRuns = new TestRunService(
     store,
     metadata,
@@ -138,7 +156,6 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     scripts,
   );
   const syncExecute = new SyncExecuteService(workflows, wake);
-  const blobs = input.blobs ?? openBlobStore(options.blobs);
   const payloads = new PayloadService(
     blobs,
     new PayloadUrlSigner(loadSigningKey(options.payloadSigningKey, options.dataDir)),
@@ -167,9 +184,12 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     lifecycle,
     payloads,
     taskSearch: new TaskSearch(store),
+    removal: new RunRemoval(store, blobs, archiver),
+    signals: new SignalResponder(workflows),
     healthChecks: { timers: () => timerLoop.healthCheck(), blobs: blobHealthCheck(blobs) },
   });
   if (input.timerLoop !== false) timerLoop.start();
+  if (options.archiveAfterMs !== undefined && input.archiveLoop !== false) archiver.start();
 
   let state: ServerState = 'RUNNING';
   let stopping: Promise<void> | undefined;
@@ -180,6 +200,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     metrics,
     timers: timerLoop,
     blobs,
+    archiver,
     state: () => state,
     listen: async () => {
       const address = await app.listen({ port: options.port, host: options.host });
@@ -200,6 +221,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
         tasks.close();
         await app.close();
         await timerLoop.stop();
+        await archiver.stop();
         await polls.close().catch(() => {});
         unsubscribe();
         await store.close();

@@ -17,6 +17,8 @@ import type { WorkflowService } from '../services/workflow-service.js';
 import type { Store } from '../store/store.js';
 import type { PayloadService } from '../payloads/payload-service.js';
 import type { TaskSearch } from '../search/task-search.js';
+import type { RunRemoval } from '../archive/run-removal.js';
+import type { SignalResponder } from '../services/signal-response.js';
 import { installErrorHandling } from './error-handler.js';
 import { adminRoutes } from './routes/admin.js';
 import { lifecycleRoutes } from './routes/lifecycle.js';
@@ -24,6 +26,8 @@ import { metadataRoutes } from './routes/metadata.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { payloadRoutes } from './routes/payloads.js';
 import { taskSearchRoutes } from './routes/task-search.js';
+import { runRemovalRoutes } from './routes/run-removal.js';
+import { runStateRoutes } from './routes/run-state.js';
 import { runControlRoutes } from './routes/run-control.js';
 import { taskRoutes } from './routes/tasks.js';
 import { workflowRoutes } from './routes/workflow.js';
@@ -42,6 +46,10 @@ export interface AppDeps {
   /** External payloads: signed URLs, uploaded outputs and inputs, the inline limit. */
   payloads: PayloadService;
   taskSearch: TaskSearch;
+  /** Conductor's remove: archive now, or delete for good. */
+  removal: RunRemoval;
+  /** The answer of a synchronous signal. */
+  signals: SignalResponder;
   logger: FastifyBaseLogger | false;
   /** Prometheus metrics served at `/metrics`. */
   metrics?: Metrics;
@@ -107,5 +115,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   lifecycleRoutes(app, deps);
   payloadRoutes(app, deps);
   taskSearchRoutes(app, deps);
+  runRemovalRoutes(app, deps);
+  runStateRoutes(app, deps);
   return app;
 }

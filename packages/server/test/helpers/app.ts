@@ -10,6 +10,8 @@ import { compileOptions } from '../../src/config/options.js';
 import { createServer, type BatonServer } from '../../src/server.js';
 import type { ScriptRunner } from '../../src/engine/scripts.js';
 import type { Store } from '../../src/store/store.js';
+import type { BlobStore } from '../../src/blobs/blob-store.js';
+import type { ArchiveFaults } from '../../src/archive/archiver.js';
 
 export interface TestApp {
   server: BatonServer;
@@ -27,6 +29,8 @@ export async function testApp(
     logger?: Logger;
     scripts?: ScriptRunner;
     timerLoop?: boolean;
+    blobs?: BlobStore;
+    archiveFaults?: ArchiveFaults;
   } = {},
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'baton-app-'));
@@ -36,6 +40,10 @@ export async function testApp(
     clock: options.clock ?? systemClock,
     logger: options.logger ?? pino({ level: 'silent' }),
     ...(options.scripts && { scripts: options.scripts }),
+    ...(options.blobs && { blobs: options.blobs }),
+    ...(options.archiveFaults && { archiveFaults: options.archiveFaults }),
+    // On a manual clock the test runs archive passes itself (`server.archiver.runOnce()`).
+    archiveLoop: !(options.clock instanceof ManualClock),
     // On a manual clock the test fires due timers itself (`server.timers.fireDue()`).
     timerLoop: options.timerLoop ?? !(options.clock instanceof ManualClock),
   });
