@@ -24,6 +24,8 @@ export interface ArchiverOptions {
   intervalMs: number;
   /** Runs claimed per pass. */
   batch: number;
+  /** Runs of a pass moved side by side (default 4): each waits mostly on blob storage. */
+  concurrency?: number;
   /** How long a claim keeps other archivers off a run (default 5 min); a dead node's claims lapse. */
   leaseMs?: number;
   faults?: ArchiveFaults;
@@ -121,19 +123,24 @@ export class Archiver {
       }),
     );
     const pass: ArchivePass = { archived: [], failed: [] };
-    for (const workflowId of ids) {
-      if (this.halted) break;
-      try {
-        await this.fault('claimed', workflowId);
-        const outcome = await this.archiveRun(workflowId);
-        if (outcome === 'archived') pass.archived.push(workflowId);
-      } catch (raw) {
-        const err = coerceError(raw);
-        // The claim stays until it lapses, so a run that keeps failing is not retried in a loop.
-        pass.failed.push({ workflowId, reason: err.message });
-        this.logger.warn({ err, workflowId }, 'could not archive run; it stays in the hot tables');
+    let next = 0;
+    const lane = async (): Promise<void> => {
+      while (next < ids.length && !this.halted) {
+        const workflowId = ids[next++] ?? '';
+        try {
+          await this.fault('claimed', workflowId);
+          const outcome = await this.archiveRun(workflowId);
+          if (outcome === 'archived') pass.archived.push(workflowId);
+        } catch (raw) {
+          const err = coerceError(raw);
+          // The claim stays until it lapses, so a run that keeps failing is not retried in a loop.
+          pass.failed.push({ workflowId, reason: err.message });
+          this.logger.warn({ err, workflowId }, 'could not archive run; it stays in the hot tables');
+        }
       }
-    }
+    };
+    const lanes = Math.max(1, Math.min(this.options.concurrency ?? 4, ids.length));
+    await Promise.all(Array.from({ length: lanes }, lane));
     return pass;
   }
 

@@ -41,20 +41,20 @@ export async function getRunLogs(q: Query, workflowId: string): Promise<TaskLog[
 }
 
 export async function deleteRunRows(q: Query, workflowId: string): Promise<void> {
-  // Logs first: they are found through the run's tasks.
-  for (const statement of DELETE_RUN_ROWS) await q(statement, [workflowId]);
+  // One statement (data-modifying CTEs all run, on one snapshot), so one round trip. Logs are
+  // found through the run's tasks, which the same snapshot still shows.
+  await q(
+    `WITH logs AS (DELETE FROM task_logs WHERE task_id IN (SELECT task_id FROM tasks WHERE workflow_id = $1)),
+          latest AS (DELETE FROM task_latest WHERE workflow_id = $1),
+          messages AS (DELETE FROM queue_messages WHERE workflow_id = $1),
+          timers AS (DELETE FROM timers WHERE workflow_id = $1),
+          mailbox AS (DELETE FROM run_messages WHERE workflow_id = $1),
+          tasks AS (DELETE FROM tasks WHERE workflow_id = $1),
+          claims AS (DELETE FROM archive_claims WHERE workflow_id = $1)
+     DELETE FROM runs WHERE workflow_id = $1`,
+    [workflowId],
+  );
 }
-
-const DELETE_RUN_ROWS = [
-  'DELETE FROM task_logs WHERE task_id IN (SELECT task_id FROM tasks WHERE workflow_id = $1)',
-  'DELETE FROM task_latest WHERE workflow_id = $1',
-  'DELETE FROM queue_messages WHERE workflow_id = $1',
-  'DELETE FROM timers WHERE workflow_id = $1',
-  'DELETE FROM run_messages WHERE workflow_id = $1',
-  'DELETE FROM tasks WHERE workflow_id = $1',
-  'DELETE FROM archive_claims WHERE workflow_id = $1',
-  'DELETE FROM runs WHERE workflow_id = $1',
-] as const;
 
 export async function insertArchivedRun(q: Query, row: ArchivedRun): Promise<void> {
   await q(
