@@ -88,8 +88,11 @@ try {
   try {
     const due = async () =>
       Number(
-        (await admin.query('SELECT count(*) AS n FROM runs WHERE end_time > 0 AND end_time < $1', [Date.now() - 3_600_000]))
-          .rows[0].n,
+        (
+          await admin.query('SELECT count(*) AS n FROM runs WHERE end_time > 0 AND end_time < $1', [
+            Date.now() - 3_600_000,
+          ])
+        ).rows[0].n,
       );
     let left = await due();
     while (left > 0) {

@@ -41,7 +41,9 @@ export class ArchiveCorruptError extends Error {
 /** Decodes a stored document, refusing bytes whose hash is not the recorded one. */
 export function decodeArchive(bytes: Buffer, expectedSha256: string, workflowId: string): ArchiveDocument {
   if (sha256(bytes) !== expectedSha256) {
-    throw new ArchiveCorruptError(`the archived document of run ${workflowId} does not match its recorded hash`);
+    throw new ArchiveCorruptError(
+      `the archived document of run ${workflowId} does not match its recorded hash`,
+    );
   }
   const doc = JSON.parse(gunzipSync(bytes).toString('utf8')) as ArchiveDocument;
   if (doc.format !== 'baton-run-archive' || doc.run.workflowId !== workflowId) {

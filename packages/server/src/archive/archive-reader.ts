@@ -47,7 +47,12 @@ export class ArchiveReader {
       );
     }
     if (bytes === undefined) {
-      throw new BatonError('NOT_READY', `Run ${row.workflowId} is archived but its document is missing from blob storage`, undefined, true);
+      throw new BatonError(
+        'NOT_READY',
+        `Run ${row.workflowId} is archived but its document is missing from blob storage`,
+        undefined,
+        true,
+      );
     }
     return decodeArchive(bytes, row.blobSha256, row.workflowId);
   }

@@ -12,7 +12,17 @@ export const MAX_MERGED_WINDOW = 10_000;
 
 type SortKey = string | number;
 
-function keyOf(field: RunSortField, row: { workflowId: string; workflowName: string; status: string; createTime: number; updateTime: number; endTime: number }): SortKey {
+function keyOf(
+  field: RunSortField,
+  row: {
+    workflowId: string;
+    workflowName: string;
+    status: string;
+    createTime: number;
+    updateTime: number;
+    endTime: number;
+  },
+): SortKey {
   switch (field) {
     case 'createTime':
       return row.createTime;
@@ -35,7 +45,14 @@ function compareKeys(a: SortKey, b: SortKey): number {
   return Buffer.compare(Buffer.from(String(a)), Buffer.from(String(b)));
 }
 
-type Row = { workflowId: string; workflowName: string; status: string; createTime: number; updateTime: number; endTime: number };
+type Row = {
+  workflowId: string;
+  workflowName: string;
+  status: string;
+  createTime: number;
+  updateTime: number;
+  endTime: number;
+};
 
 /** The order the stores use (runOrderBy): the asked fields (default createTime DESC), then workflowId ASC. */
 function comparator(sort: RunQuery['sort']): (a: Row, b: Row) => number {
@@ -60,7 +77,13 @@ export async function mergeRunPages(
   if (window > MAX_MERGED_WINDOW) {
     throw badRequest(
       `start + size may be at most ${MAX_MERGED_WINDOW} when the search also finds archived runs; narrow the search (name, status, time range)`,
-      [{ path: 'querystring.start', message: `start + size over ${MAX_MERGED_WINDOW}`, invalidValue: query.start }],
+      [
+        {
+          path: 'querystring.start',
+          message: `start + size over ${MAX_MERGED_WINDOW}`,
+          invalidValue: query.start,
+        },
+      ],
     );
   }
   const head = { ...query, start: 0, size: window };

@@ -102,7 +102,8 @@ export class Archiver {
     try {
       const pass = await this.runOnce();
       full = pass.archived.length + pass.failed.length >= this.options.batch && pass.failed.length === 0;
-      if (pass.archived.length > 0) this.logger.info({ archived: pass.archived.length }, 'archived ended runs');
+      if (pass.archived.length > 0)
+        this.logger.info({ archived: pass.archived.length }, 'archived ended runs');
     } catch (raw) {
       this.logger.warn({ err: coerceError(raw) }, 'archive pass failed; trying again later');
     }

@@ -34,7 +34,8 @@ export class RunRemoval {
       }
       if (archive) {
         const outcome = await this.archiver.archiveRun(workflowId);
-        if (outcome === 'changed') throw conflict(`Workflow ${workflowId} changed while it was being archived; try again`);
+        if (outcome === 'changed')
+          throw conflict(`Workflow ${workflowId} changed while it was being archived; try again`);
         return;
       }
       await this.store.transaction(async (tx) => {

@@ -14,7 +14,8 @@ export function blobHealthCheck(blobs: BlobStore): () => Promise<Record<string, 
     try {
       await blobs.put(probeKey, body, 'text/plain');
       const back = await blobs.get(probeKey);
-      if (!back || !back.equals(body)) throw new Error('the probe object read back differs from what was written');
+      if (!back || !back.equals(body))
+        throw new Error('the probe object read back differs from what was written');
       await blobs.delete(probeKey);
     } catch (err) {
       const reason = err instanceof Error ? err.message || err.name : String(err);

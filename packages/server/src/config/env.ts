@@ -71,7 +71,8 @@ export const ENV_KEYS = [
   { name: 'BATON_S3_SECRET_ACCESS_KEY', description: 'S3 secret access key', secret: true },
   {
     name: 'BATON_PAYLOAD_INLINE_MAX_BYTES',
-    description: 'Largest inline task output, task input handed out, or start input; larger ones go through external storage',
+    description:
+      'Largest inline task output, task input handed out, or start input; larger ones go through external storage',
     default: '3145728',
   },
   {
@@ -91,7 +92,8 @@ export const ENV_KEYS = [
   },
   {
     name: 'BATON_PUBLIC_URL',
-    description: 'Base URL workers reach Baton at, for Baton-served payload URLs (unset = the request\'s host)',
+    description:
+      "Base URL workers reach Baton at, for Baton-served payload URLs (unset = the request's host)",
   },
   {
     name: 'BATON_ARCHIVE_AFTER',

@@ -99,7 +99,8 @@ function blobSettings(raw: RawEnv, dataDir: string): BlobSettings {
     region: raw.BATON_S3_REGION ?? defaultOf('BATON_S3_REGION'),
     forcePathStyle: oneOf(raw, 'BATON_S3_FORCE_PATH_STYLE', ['true', 'false'] as const) === 'true',
     ...(endpoint !== undefined && { endpoint }),
-    ...(keyId !== undefined && secret !== undefined && { credentials: { accessKeyId: keyId, secretAccessKey: secret } }),
+    ...(keyId !== undefined &&
+      secret !== undefined && { credentials: { accessKeyId: keyId, secretAccessKey: secret } }),
   };
 }
 
@@ -108,7 +109,9 @@ function archiveAfter(raw: RawEnv): number | undefined {
   if (text === undefined) return undefined;
   const ms = parseDuration(text);
   if (ms === undefined) {
-    throw new ConfigError(`BATON_ARCHIVE_AFTER must be a duration such as 30d, 12h, 1h30m or 90s, got '${text}'`);
+    throw new ConfigError(
+      `BATON_ARCHIVE_AFTER must be a duration such as 30d, 12h, 1h30m or 90s, got '${text}'`,
+    );
   }
   return ms;
 }

@@ -69,7 +69,9 @@ export function installErrorHandling(app: FastifyInstance): void {
         status: known.status,
         code: known.code,
         message:
-          error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? `${error.message}. ${largeBodyAdvice(request.url)}` : error.message,
+          error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+            ? `${error.message}. ${largeBodyAdvice(request.url)}`
+            : error.message,
         retryable: false,
       });
     }

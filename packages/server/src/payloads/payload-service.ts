@@ -89,8 +89,10 @@ export class PayloadService {
   /** Checks a Baton-served URL's signature: 403 when it is tampered with or expired. */
   checkSigned(operation: PayloadOperation, blobPath: string, expires: number, signature: string): void {
     const outcome = this.signer.check(operation, blobPath, expires, signature, this.clock.now());
-    if (outcome === 'expired') throw new BatonError('FORBIDDEN', 'This payload URL has expired: ask for a new one');
-    if (outcome === 'invalid') throw new BatonError('FORBIDDEN', 'This payload URL is not valid (bad signature)');
+    if (outcome === 'expired')
+      throw new BatonError('FORBIDDEN', 'This payload URL has expired: ask for a new one');
+    if (outcome === 'invalid')
+      throw new BatonError('FORBIDDEN', 'This payload URL is not valid (bad signature)');
   }
 
   /** Reads a payload as a JSON object; a missing or malformed one is the caller's fault (400). */

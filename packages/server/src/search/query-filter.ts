@@ -39,7 +39,8 @@ export function filterFromQuery<F extends string>(query: string, spec: SearchFie
 }
 
 function convert<F extends string>(node: QueryNode, spec: SearchFields<F>, query: string): SearchFilter<F> {
-  if ('items' in node) return { kind: node.kind, items: node.items.map((item) => convert(item, spec, query)) };
+  if ('items' in node)
+    return { kind: node.kind, items: node.items.map((item) => convert(item, spec, query)) };
   const field = resolveField(node.field, spec);
   if (field === undefined) {
     invalid(
@@ -64,26 +65,39 @@ function resolveField<F extends string>(name: string, spec: SearchFields<F>): F 
   return alias?.[1];
 }
 
-function typedValue(raw: string, spec: FieldSpec, name: string, position: number, query: string): FilterValue {
+function typedValue(
+  raw: string,
+  spec: FieldSpec,
+  name: string,
+  position: number,
+  query: string,
+): FilterValue {
   switch (spec.type) {
     case 'text':
       return raw;
     case 'integer': {
       const n = Number(raw);
-      if (!Number.isSafeInteger(n)) invalid(`field '${name}' at position ${position} takes an integer, got '${raw}'`, query);
+      if (!Number.isSafeInteger(n))
+        invalid(`field '${name}' at position ${position} takes an integer, got '${raw}'`, query);
       return n;
     }
     case 'time': {
       const ms = timeValue(raw);
       if (ms === undefined) {
-        invalid(`field '${name}' at position ${position} takes epoch milliseconds or an ISO-8601 date, got '${raw}'`, query);
+        invalid(
+          `field '${name}' at position ${position} takes epoch milliseconds or an ISO-8601 date, got '${raw}'`,
+          query,
+        );
       }
       return ms;
     }
     case 'enum': {
       const match = spec.values.find((v) => v.toLowerCase() === raw.toLowerCase());
       if (match === undefined) {
-        invalid(`field '${name}' at position ${position} takes one of ${spec.values.join(', ')}, got '${raw}'`, query);
+        invalid(
+          `field '${name}' at position ${position} takes one of ${spec.values.join(', ')}, got '${raw}'`,
+          query,
+        );
       }
       return match;
     }

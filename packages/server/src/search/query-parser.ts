@@ -129,7 +129,8 @@ class Parser {
 
   private expect(kind: TokenKind, what: string): Token {
     const token = this.next();
-    if (token.kind !== kind) throw new QuerySyntaxError(token.position, `expected ${what}, found ${describe(token)}`);
+    if (token.kind !== kind)
+      throw new QuerySyntaxError(token.position, `expected ${what}, found ${describe(token)}`);
     return token;
   }
 
@@ -137,7 +138,10 @@ class Parser {
     const node = this.orExpr(0);
     const rest = this.peek();
     if (rest.kind !== 'end') {
-      throw new QuerySyntaxError(rest.position, `expected AND, OR or the end of the query, found ${describe(rest)}`);
+      throw new QuerySyntaxError(
+        rest.position,
+        `expected AND, OR or the end of the query, found ${describe(rest)}`,
+      );
     }
     return node;
   }
@@ -163,7 +167,8 @@ class Parser {
   private term(depth: number): QueryNode {
     const token = this.peek();
     if (token.kind === '(') {
-      if (depth >= MAX_DEPTH) throw new QuerySyntaxError(token.position, `nested deeper than ${MAX_DEPTH} levels`);
+      if (depth >= MAX_DEPTH)
+        throw new QuerySyntaxError(token.position, `nested deeper than ${MAX_DEPTH} levels`);
       this.next();
       const inner = this.orExpr(depth + 1);
       this.expect(')', "')'");
@@ -200,7 +205,10 @@ class Parser {
     const op = this.next();
     const compare = op.kind === 'op' ? OP_OF[op.text] : undefined;
     if (compare === undefined) {
-      throw new QuerySyntaxError(op.position, `expected an operator (=, !=, >, >=, <, <=, IN) after ${field.text}, found ${describe(op)}`);
+      throw new QuerySyntaxError(
+        op.position,
+        `expected an operator (=, !=, >, >=, <, <=, IN) after ${field.text}, found ${describe(op)}`,
+      );
     }
     return { kind: 'compare', field: field.text, op: compare, value: this.value(), position: field.position };
   }
@@ -214,7 +222,8 @@ class Parser {
 
 /** Parses a query expression; throws QuerySyntaxError naming the position of the problem. */
 export function parseQuery(text: string): QueryNode {
-  if (text.length > MAX_QUERY_LENGTH) throw new QuerySyntaxError(MAX_QUERY_LENGTH + 1, `longer than ${MAX_QUERY_LENGTH} characters`);
+  if (text.length > MAX_QUERY_LENGTH)
+    throw new QuerySyntaxError(MAX_QUERY_LENGTH + 1, `longer than ${MAX_QUERY_LENGTH} characters`);
   if (text.trim() === '') throw new QuerySyntaxError(1, 'the query is empty');
   return new Parser(tokenize(text)).parse();
 }

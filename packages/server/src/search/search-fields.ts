@@ -16,7 +16,12 @@ export const RUN_FIELDS: SearchFields<RunSearchField> = {
     updateTime: { type: 'time' },
     endTime: { type: 'time' },
   },
-  aliases: { workflowName: 'workflowType', name: 'workflowType', createTime: 'startTime', workflowVersion: 'version' },
+  aliases: {
+    workflowName: 'workflowType',
+    name: 'workflowType',
+    createTime: 'startTime',
+    workflowVersion: 'version',
+  },
 };
 
 /** The fields Conductor's task search query names (`taskType IN (…) AND status IN (…)`). */

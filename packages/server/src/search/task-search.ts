@@ -104,7 +104,8 @@ export function toTaskQuery(params: TaskSearchParams): TaskQuery {
     return status;
   });
   if (statuses.length > 0) items.push({ kind: 'in', field: 'status', values: statuses, negate: false });
-  if (params.workflowId) items.push({ kind: 'compare', field: 'workflowId', op: '=', value: params.workflowId });
+  if (params.workflowId)
+    items.push({ kind: 'compare', field: 'workflowId', op: '=', value: params.workflowId });
   const runName = params.workflowType ?? params.workflowName;
   if (runName) items.push({ kind: 'compare', field: 'workflowType', op: '=', value: runName });
   const from = time(params.from, 'from');
@@ -133,7 +134,9 @@ function taskSort(raw: string | string[] | undefined): TaskQuery['sort'] {
   const items = (Array.isArray(raw) ? raw : raw ? [raw] : []).flatMap((s) => s.split('|')).filter(Boolean);
   for (const item of items) {
     const [field = '', order = 'ASC'] = item.split(':');
-    const known: TaskSortField | undefined = TASK_SORT_FIELDS.find((f) => f.toLowerCase() === field.toLowerCase());
+    const known: TaskSortField | undefined = TASK_SORT_FIELDS.find(
+      (f) => f.toLowerCase() === field.toLowerCase(),
+    );
     const dir = order.toUpperCase();
     if (!known || (dir !== 'ASC' && dir !== 'DESC')) {
       throw badRequest(`sort must be field:ASC|DESC with field one of ${TASK_SORT_FIELDS.join(', ')}`, [

@@ -1,13 +1,24 @@
 import { randomUUID } from 'node:crypto';
 
-import { isTerminalTaskStatus, type JsonObject, type TaskRecord, type Workflow, type WorkflowStatus } from '@baton/protocol';
+import {
+  isTerminalTaskStatus,
+  type JsonObject,
+  type TaskRecord,
+  type Workflow,
+  type WorkflowStatus,
+} from '@baton/protocol';
 
 import { kindNameOf } from '../engine/graph.js';
 import { MAX_NESTING } from './linked-runs.js';
 import type { WorkflowService } from './workflow-service.js';
 
 /** Orkes's `returnStrategy` of a synchronous signal: what the answer describes. */
-export const RETURN_STRATEGIES = ['TARGET_WORKFLOW', 'BLOCKING_WORKFLOW', 'BLOCKING_TASK', 'BLOCKING_TASK_INPUT'] as const;
+export const RETURN_STRATEGIES = [
+  'TARGET_WORKFLOW',
+  'BLOCKING_WORKFLOW',
+  'BLOCKING_TASK',
+  'BLOCKING_TASK_INPUT',
+] as const;
 export type ReturnStrategy = (typeof RETURN_STRATEGIES)[number];
 
 /** Orkes's `SignalResponse`: a `WorkflowRun` or a `TaskRun`, with `responseType` saying which. */
@@ -50,18 +61,31 @@ export class SignalResponder {
 
   async respond(workflowId: string, strategy: ReturnStrategy): Promise<SignalResponse> {
     const target = await this.workflows.get(workflowId, true);
-    const base = { requestId: randomUUID(), targetWorkflowId: target.workflowId, targetWorkflowStatus: target.status };
-    if (strategy === 'TARGET_WORKFLOW') return { ...base, ...workflowRun(target), responseType: 'TARGET_WORKFLOW' };
+    const base = {
+      requestId: randomUUID(),
+      targetWorkflowId: target.workflowId,
+      targetWorkflowStatus: target.status,
+    };
+    if (strategy === 'TARGET_WORKFLOW')
+      return { ...base, ...workflowRun(target), responseType: 'TARGET_WORKFLOW' };
     const blocking = await this.blockingPoint(target, 0);
     if (!blocking) return { ...base, ...workflowRun(target), responseType: 'TARGET_WORKFLOW' };
-    if (strategy === 'BLOCKING_WORKFLOW') return { ...base, ...workflowRun(blocking.run), responseType: strategy };
+    if (strategy === 'BLOCKING_WORKFLOW')
+      return { ...base, ...workflowRun(blocking.run), responseType: strategy };
     return { ...base, ...taskRun(blocking.run, blocking.task), responseType: strategy };
   }
 
-  private async blockingPoint(run: Workflow, depth: number): Promise<{ run: Workflow; task: TaskRecord } | undefined> {
+  private async blockingPoint(
+    run: Workflow,
+    depth: number,
+  ): Promise<{ run: Workflow; task: TaskRecord } | undefined> {
     const open = run.tasks.filter((t) => !isTerminalTaskStatus(t.status)).sort((a, b) => a.seq - b.seq);
     for (const task of open) {
-      if (kindNameOf(task.workflowTask) === 'SUB_WORKFLOW' && task.subWorkflowId !== undefined && depth < MAX_NESTING) {
+      if (
+        kindNameOf(task.workflowTask) === 'SUB_WORKFLOW' &&
+        task.subWorkflowId !== undefined &&
+        depth < MAX_NESTING
+      ) {
         const child = await this.workflows.get(task.subWorkflowId, true);
         const inner = await this.blockingPoint(child, depth + 1);
         if (inner) return inner;
@@ -72,7 +96,9 @@ export class SignalResponder {
   }
 }
 
-function workflowRun(run: Workflow): Omit<SignalResponse, 'responseType' | 'requestId' | 'targetWorkflowId' | 'targetWorkflowStatus'> {
+function workflowRun(
+  run: Workflow,
+): Omit<SignalResponse, 'responseType' | 'requestId' | 'targetWorkflowId' | 'targetWorkflowStatus'> {
   return {
     workflowId: run.workflowId,
     input: run.input,
@@ -87,7 +113,10 @@ function workflowRun(run: Workflow): Omit<SignalResponse, 'responseType' | 'requ
   };
 }
 
-function taskRun(run: Workflow, task: TaskRecord): Omit<SignalResponse, 'responseType' | 'requestId' | 'targetWorkflowId' | 'targetWorkflowStatus'> {
+function taskRun(
+  run: Workflow,
+  task: TaskRecord,
+): Omit<SignalResponse, 'responseType' | 'requestId' | 'targetWorkflowId' | 'targetWorkflowStatus'> {
   return {
     workflowId: run.workflowId,
     input: task.inputData,

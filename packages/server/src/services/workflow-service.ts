@@ -168,7 +168,9 @@ export class WorkflowService {
   /** Hot runs and archived ones, one ordered answer (archived rows are marked `archived`). */
   async search(query: RunQuery): Promise<SearchResult<WorkflowSummary>> {
     return this.store.read(async (tx) => {
-      const archivedHits = this.archive ? (await tx.searchArchivedRuns({ ...query, start: 0, size: 0 })).totalHits : 0;
+      const archivedHits = this.archive
+        ? (await tx.searchArchivedRuns({ ...query, start: 0, size: 0 })).totalHits
+        : 0;
       if (archivedHits === 0) {
         const { totalHits, results } = await tx.searchRuns(query);
         return { totalHits, results: results.map(toSummary) };
@@ -194,7 +196,8 @@ export class WorkflowService {
         });
       }
       // Archived runs have all ended: they count as closed.
-      const rows = includeClosed && this.archive ? await tx.archivedRunsByCorrelationId(name, correlationId) : [];
+      const rows =
+        includeClosed && this.archive ? await tx.archivedRunsByCorrelationId(name, correlationId) : [];
       return { hot: out, archived: rows };
     });
     for (const row of archived) {
@@ -217,7 +220,8 @@ export class WorkflowService {
     const out: Record<string, Workflow[]> = {};
     for (const correlationId of new Set(correlationIds)) {
       const runs: Workflow[] = [];
-      for (const name of new Set(names)) runs.push(...(await this.correlated(name, correlationId, includeClosed, includeTasks)));
+      for (const name of new Set(names))
+        runs.push(...(await this.correlated(name, correlationId, includeClosed, includeTasks)));
       out[correlationId] = runs;
     }
     return out;

@@ -30,7 +30,12 @@ const RUNS = 300;
 const definition = workflowDef(
   'kill_arch_flow',
   [
-    { name: 'note', taskReferenceName: 'note', type: 'SET_VARIABLE', inputParameters: { n: '${workflow.input.n}' } },
+    {
+      name: 'note',
+      taskReferenceName: 'note',
+      type: 'SET_VARIABLE',
+      inputParameters: { n: '${workflow.input.n}' },
+    },
     { name: 'noop', taskReferenceName: 'done', type: 'NOOP', inputParameters: { n: '${workflow.input.n}' } },
   ],
   { n: '${workflow.variables.n}' },
@@ -56,7 +61,8 @@ if (enabledStores().includes('postgres')) {
         const ids = await mapLimit(
           Array.from({ length: RUNS }, (_, n) => n),
           8,
-          (n) => postText(`${base}/api/workflow/kill_arch_flow`, { input: { n }, correlationId: `c-${n % 10}` }),
+          (n) =>
+            postText(`${base}/api/workflow/kill_arch_flow`, { input: { n }, correlationId: `c-${n % 10}` }),
         );
         const reference = await mapLimit(ids, 8, (id) => getJson<Workflow>(`${base}/api/workflow/${id}`));
         assert.ok(reference.every((r) => r.status === 'COMPLETED'));
@@ -70,11 +76,15 @@ if (enabledStores().includes('postgres')) {
           BATON_ARCHIVE_BATCH: '3',
         };
         baton = await startBaton({ name: 'archiving', databaseUrl: db.url, dataDir, env: archiveEnv });
-        await waitFor(async () => ((await count(client, 'SELECT count(*) AS n FROM archived_runs')) >= 30 ? true : undefined), {
-          timeoutMs: 60_000,
-          intervalMs: 5,
-          what: 'the archiver to move some runs',
-        });
+        await waitFor(
+          async () =>
+            (await count(client, 'SELECT count(*) AS n FROM archived_runs')) >= 30 ? true : undefined,
+          {
+            timeoutMs: 60_000,
+            intervalMs: 5,
+            what: 'the archiver to move some runs',
+          },
+        );
         baton.kill();
         await baton.exited;
         const movedAtKill = await count(client, 'SELECT count(*) AS n FROM archived_runs');
@@ -88,12 +98,23 @@ if (enabledStores().includes('postgres')) {
         //    lapse them now rather than wait, as time would.
         await client.query('UPDATE archive_claims SET claimed_until = 0');
         baton = await startBaton({ name: 'after', databaseUrl: db.url, dataDir, env: archiveEnv });
-        await waitFor(async () => ((await count(client, 'SELECT count(*) AS n FROM runs')) === 0 ? true : undefined), {
-          timeoutMs: 120_000,
-          what: 'the archiver to move every run',
-        });
+        await waitFor(
+          async () => ((await count(client, 'SELECT count(*) AS n FROM runs')) === 0 ? true : undefined),
+          {
+            timeoutMs: 120_000,
+            what: 'the archiver to move every run',
+          },
+        );
         assert.equal(await count(client, 'SELECT count(*) AS n FROM archived_runs'), RUNS);
-        for (const table of ['tasks', 'task_logs', 'task_latest', 'queue_messages', 'timers', 'run_messages', 'archive_claims']) {
+        for (const table of [
+          'tasks',
+          'task_logs',
+          'task_latest',
+          'queue_messages',
+          'timers',
+          'run_messages',
+          'archive_claims',
+        ]) {
           assert.equal(await count(client, `SELECT count(*) AS n FROM ${table}`), 0, `${table} is empty`);
         }
         const after = baton.url;
@@ -103,7 +124,9 @@ if (enabledStores().includes('postgres')) {
           const { archived: _a, ...rest } = run;
           assert.deepEqual(rest, reference[i], `run ${run.workflowId}`);
         });
-        const search = await getJson<{ totalHits: number }>(`${after}/api/workflow/search?name=kill_arch_flow&size=1`);
+        const search = await getJson<{ totalHits: number }>(
+          `${after}/api/workflow/search?name=kill_arch_flow&size=1`,
+        );
         assert.equal(search.totalHits, RUNS);
       } finally {
         await baton?.stop();

@@ -317,7 +317,12 @@ void describe('e2e: the Conductor JavaScript SDK against Baton', () => {
           'taskType IN (e2e_sdk_greet,e2e_sdk_report) AND status IN (COMPLETED)',
         );
         assert.equal(tasksFound?.totalHits, 6, `SDK task search: ${JSON.stringify(tasksFound)}`);
-        const runsFound = await executor.search(0, 10, `workflowType IN (${WORKFLOW}) AND status IN (COMPLETED)`, '*');
+        const runsFound = await executor.search(
+          0,
+          10,
+          `workflowType IN (${WORKFLOW}) AND status IN (COMPLETED)`,
+          '*',
+        );
         assert.equal(runsFound?.totalHits, 3, `SDK run search: ${JSON.stringify(runsFound)}`);
         const byCorrelation = await executor.getByCorrelationIds(
           { workflowNames: [WORKFLOW], correlationIds: ['sdk-0', 'sdk-1'] },

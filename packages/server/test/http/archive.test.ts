@@ -24,15 +24,28 @@ const HOUR = 3_600_000;
 const definition = workflowDef(
   'arch_flow',
   [
-    { name: 'arch_one', taskReferenceName: 'one', type: 'SIMPLE', inputParameters: { who: '${workflow.input.who}' } },
-    { name: 'arch_two', taskReferenceName: 'two', type: 'SIMPLE', inputParameters: { got: '${one.output.said}' } },
+    {
+      name: 'arch_one',
+      taskReferenceName: 'one',
+      type: 'SIMPLE',
+      inputParameters: { who: '${workflow.input.who}' },
+    },
+    {
+      name: 'arch_two',
+      taskReferenceName: 'two',
+      type: 'SIMPLE',
+      inputParameters: { got: '${one.output.said}' },
+    },
   ],
   { result: '${two.output.result}' },
 );
 
 /** Runs `arch_flow` to COMPLETED, with a log line and a mailbox message; answers its id. */
 async function finishedRun(app: FastifyInstance, who: string, correlationId?: string): Promise<string> {
-  const id = await startRun(app, 'arch_flow', { input: { who }, ...(correlationId !== undefined && { correlationId }) });
+  const id = await startRun(app, 'arch_flow', {
+    input: { who },
+    ...(correlationId !== undefined && { correlationId }),
+  });
   const sent = await call(app, 'POST', `/api/workflow/${id}/messages`, { note: `hello ${who}` });
   assert.equal(sent.status, 200, sent.text);
   const one = await pollOneTask(app, 'arch_one');
@@ -40,7 +53,11 @@ async function finishedRun(app: FastifyInstance, who: string, correlationId?: st
   const two = await pollOneTask(app, 'arch_two');
   await postResult(app, two, 'COMPLETED', { outputData: { result: who.toUpperCase() } });
   const run = await runOf(app, id);
-  assert.equal(run.status, 'COMPLETED', JSON.stringify({ one, two, q: (await call(app, 'GET', '/api/tasks/queue/sizes')).body }));
+  assert.equal(
+    run.status,
+    'COMPLETED',
+    JSON.stringify({ one, two, q: (await call(app, 'GET', '/api/tasks/queue/sizes')).body }),
+  );
   return id;
 }
 
@@ -91,13 +108,24 @@ for (const storeCase of storeCases()) {
       const bytes = await t.server.blobs.get(row.blobKey);
       assert.ok(bytes);
       const doc = decodeArchive(bytes, row.blobSha256, id);
-      assert.deepEqual(doc.logs.map((l) => l.log), logsBefore.map((l: { log: string }) => l.log));
-      assert.deepEqual(doc.messages.map((m) => m.payload), [{ note: 'hello ada' }]);
+      assert.deepEqual(
+        doc.logs.map((l) => l.log),
+        logsBefore.map((l: { log: string }) => l.log),
+      );
+      assert.deepEqual(
+        doc.messages.map((m) => m.payload),
+        [{ note: 'hello ada' }],
+      );
 
       const noTasks = await call(t.app, 'GET', `/api/workflow/${id}?includeTasks=false`);
       assert.deepEqual(noTasks.body.tasks, []);
       const status = await call(t.app, 'GET', `/api/workflow/${id}/status?includeOutput=true`);
-      assert.deepEqual(status.body, { workflowId: id, correlationId: 'corr-ada', status: 'COMPLETED', output: { result: 'ADA' } });
+      assert.deepEqual(status.body, {
+        workflowId: id,
+        correlationId: 'corr-ada',
+        status: 'COMPLETED',
+        output: { result: 'ADA' },
+      });
     });
 
     it('search, correlated and the correlated batch still find archived runs', async () => {
@@ -113,14 +141,29 @@ for (const storeCase of storeCases()) {
       const archivedRow = search.body.results.find((r: { workflowId: string }) => r.workflowId === hot);
       assert.equal(archivedRow.archived, true);
       assert.equal(archivedRow.status, 'COMPLETED');
-      const byQuery = await call(t.app, 'GET', `/api/workflow/search?query=${encodeURIComponent(`workflowId IN (${hot},${fresh})`)}`);
+      const byQuery = await call(
+        t.app,
+        'GET',
+        `/api/workflow/search?query=${encodeURIComponent(`workflowId IN (${hot},${fresh})`)}`,
+      );
       assert.equal(byQuery.body.totalHits, 2);
-      const paged = await call(t.app, 'GET', '/api/workflow/search?name=arch_flow&sort=createTime:ASC&start=1&size=1');
+      const paged = await call(
+        t.app,
+        'GET',
+        '/api/workflow/search?name=arch_flow&sort=createTime:ASC&start=1&size=1',
+      );
       assert.equal(paged.body.results.length, 1);
       assert.equal(paged.body.results[0].workflowId, ids[1]);
 
-      const correlated = await call(t.app, 'GET', '/api/workflow/arch_flow/correlated/corr-shared?includeClosed=true&includeTasks=true');
-      assert.deepEqual(correlated.body.map((w: { workflowId: string }) => w.workflowId), [hot, fresh]);
+      const correlated = await call(
+        t.app,
+        'GET',
+        '/api/workflow/arch_flow/correlated/corr-shared?includeClosed=true&includeTasks=true',
+      );
+      assert.deepEqual(
+        correlated.body.map((w: { workflowId: string }) => w.workflowId),
+        [hot, fresh],
+      );
       assert.equal(correlated.body[0].archived, true);
       assert.equal(correlated.body[0].tasks.length, 2);
       const batch = await call(t.app, 'POST', '/api/workflow/correlated/batch?includeClosed=true', {
@@ -173,7 +216,10 @@ for (const storeCase of storeCases()) {
       assert.equal(await t.server.blobs.get(row.blobKey), undefined, 'its document is deleted too');
 
       const hotGone = await finishedRun(t.app, 'fay');
-      assert.equal((await call(t.app, 'DELETE', `/api/workflow/${hotGone}/remove?archiveWorkflow=false`)).status, 200);
+      assert.equal(
+        (await call(t.app, 'DELETE', `/api/workflow/${hotGone}/remove?archiveWorkflow=false`)).status,
+        200,
+      );
       assert.equal(await hotRowsOf(t, hotGone), 0);
       assert.equal((await call(t.app, 'GET', `/api/workflow/${hotGone}`)).status, 404);
 
@@ -206,7 +252,10 @@ for (const storeCase of storeCases()) {
         failAt = step;
         const failed = await t.server.archiver.runOnce();
         assert.deepEqual(failed.archived, [], step);
-        assert.deepEqual(failed.failed.map((f) => f.reason), [`injected crash at ${step}`]);
+        assert.deepEqual(
+          failed.failed.map((f) => f.reason),
+          [`injected crash at ${step}`],
+        );
         // Still whole in the hot tables, not in the archive's index.
         assert.equal(await hotRowsOf(t, id), rowsBefore, step);
         assert.equal(await t.store.read((tx) => tx.getArchivedRun(id)), undefined, step);

@@ -84,7 +84,11 @@ for (const blobKind of ['filesystem', 's3'] as const) {
         const where = await location(t.app, 'operation=WRITE&payloadType=TASK_OUTPUT');
         assert.match(where.path, /^payloads\/task_output\/.+\.json$/);
         if (blobKind === 's3') assert.match(where.uri, /X-Amz-Signature=/);
-        else assert.match(where.uri, /\/api\/payloads\/payloads\/task_output\/.+\?op=WRITE&expires=\d+&signature=/);
+        else
+          assert.match(
+            where.uri,
+            /\/api\/payloads\/payloads\/task_output\/.+\?op=WRITE&expires=\d+&signature=/,
+          );
         const blob = 'x'.repeat(20 * MB);
         assert.equal(await upload(t.app, where.uri, JSON.stringify({ blob, note: 'big' })), 200);
         await postResult(t.app, produce, 'COMPLETED', { externalOutputPayloadStoragePath: where.path });
@@ -108,7 +112,9 @@ for (const blobKind of ['filesystem', 's3'] as const) {
         const run = await runOf(t.app, id);
         assert.equal(run.status, 'COMPLETED');
         assert.deepEqual(run.output, { size: 20 * MB });
-        const producedTask = run.tasks.find((x: { referenceTaskName: string }) => x.referenceTaskName === 'produce');
+        const producedTask = run.tasks.find(
+          (x: { referenceTaskName: string }) => x.referenceTaskName === 'produce',
+        );
         assert.equal(producedTask.outputData.blob.length, 20 * MB);
         assert.equal(producedTask.externalOutputPayloadStoragePath, where.path);
       });
@@ -116,7 +122,9 @@ for (const blobKind of ['filesystem', 's3'] as const) {
       it('hands a large input inline to a worker that asks for it', async () => {
         await startRun(t.app, 'payload_flow');
         const produce = await pollOneTask(t.app, 'pl_produce');
-        await postResult(t.app, produce, 'COMPLETED', { outputData: { blob: 'y'.repeat(INLINE_MAX - 100), note: 'n' } });
+        await postResult(t.app, produce, 'COMPLETED', {
+          outputData: { blob: 'y'.repeat(INLINE_MAX - 100), note: 'n' },
+        });
         // The consume task's input is over the limit (blob + note), so only inlinePayloads gets it inline.
         const res = await call(t.app, 'GET', '/api/tasks/poll/pl_consume?workerid=w&inlinePayloads=true');
         assert.equal(res.status, 200, res.text);
@@ -174,7 +182,11 @@ for (const blobKind of ['filesystem', 's3'] as const) {
           assert.match(res.body.message, pattern);
           assert.equal(res.body.validationErrors[0].path, 'body.externalOutputPayloadStoragePath');
         }
-        const outside = await call(t.app, 'GET', '/api/tasks/external-storage-location?operation=WRITE&path=archive/x.json');
+        const outside = await call(
+          t.app,
+          'GET',
+          '/api/tasks/external-storage-location?operation=WRITE&path=archive/x.json',
+        );
         assert.equal(outside.status, 400);
         assert.equal(outside.body.validationErrors[0].path, 'querystring.path');
         await postResult(t.app, produce, 'FAILED');

@@ -23,18 +23,32 @@ const child = workflowDef('rs_child', [
 ]);
 const signalFlow = workflowDef('rs_signal', [
   { name: 'hold', taskReferenceName: 'gate', type: 'WAIT', inputParameters: {} },
-  { name: 'rs_after', taskReferenceName: 'after', type: 'SIMPLE', inputParameters: { got: '${gate.output.answer}' } },
+  {
+    name: 'rs_after',
+    taskReferenceName: 'after',
+    type: 'SIMPLE',
+    inputParameters: { got: '${gate.output.answer}' },
+  },
 ]);
 const nestedFlow = workflowDef('rs_nested', [
   { name: 'hold', taskReferenceName: 'outer_gate', type: 'WAIT', inputParameters: {} },
-  { name: 'rs_child', taskReferenceName: 'sub', type: 'SUB_WORKFLOW', subWorkflowParam: { name: 'rs_child', version: 1 } },
+  {
+    name: 'rs_child',
+    taskReferenceName: 'sub',
+    type: 'SUB_WORKFLOW',
+    subWorkflowParam: { name: 'rs_child', version: 1 },
+  },
 ]);
 
 for (const storeCase of storeCases()) {
   describe(`run state API: ${storeCase.name}`, () => {
     const t = appSuite(storeCase);
     before(() =>
-      register(t.app, [varsFlow, child, signalFlow, nestedFlow], workerTaskDefs(['rs_first', 'rs_second', 'rs_after'])),
+      register(
+        t.app,
+        [varsFlow, child, signalFlow, nestedFlow],
+        workerTaskDefs(['rs_first', 'rs_second', 'rs_after']),
+      ),
     );
 
     it("merges variables into a running run under its lock, and the next task's input sees them", async () => {
@@ -68,19 +82,35 @@ for (const storeCase of storeCases()) {
       assert.equal(answer.body.targetWorkflowId, target);
       assert.equal(answer.body.workflowId, target);
       assert.equal(answer.body.status, 'RUNNING');
-      assert.deepEqual(answer.body.tasks.map((x: { referenceTaskName: string; status: string }) => [x.referenceTaskName, x.status]), [
-        ['gate', 'COMPLETED'],
-        ['after', 'SCHEDULED'],
-      ]);
+      assert.deepEqual(
+        answer.body.tasks.map((x: { referenceTaskName: string; status: string }) => [
+          x.referenceTaskName,
+          x.status,
+        ]),
+        [
+          ['gate', 'COMPLETED'],
+          ['after', 'SCHEDULED'],
+        ],
+      );
 
       const second = await startRun(t.app, 'rs_signal');
-      const blocking = await call(t.app, 'POST', `/api/tasks/${second}/COMPLETED/signal/sync?returnStrategy=BLOCKING_TASK`, { answer: 7 });
+      const blocking = await call(
+        t.app,
+        'POST',
+        `/api/tasks/${second}/COMPLETED/signal/sync?returnStrategy=BLOCKING_TASK`,
+        { answer: 7 },
+      );
       assert.equal(blocking.body.responseType, 'BLOCKING_TASK');
       assert.equal(blocking.body.referenceTaskName, 'after');
       assert.equal(blocking.body.taskType, 'rs_after');
       assert.deepEqual(blocking.body.input, { got: 7 });
       assert.equal(blocking.body.targetWorkflowStatus, 'RUNNING');
-      const input = await call(t.app, 'POST', `/api/tasks/${second}/COMPLETED/signal/sync?returnStrategy=BLOCKING_TASK_INPUT`, {});
+      const input = await call(
+        t.app,
+        'POST',
+        `/api/tasks/${second}/COMPLETED/signal/sync?returnStrategy=BLOCKING_TASK_INPUT`,
+        {},
+      );
       // Nothing waits for a signal any more: the answer still names the blocking task.
       assert.equal(input.body.responseType, 'BLOCKING_TASK_INPUT');
       assert.deepEqual(input.body.input, { got: 7 });
@@ -88,7 +118,12 @@ for (const storeCase of storeCases()) {
 
     it('answers the blocking run inside a child run (BLOCKING_WORKFLOW)', async () => {
       const parent = await startRun(t.app, 'rs_nested');
-      const answer = await call(t.app, 'POST', `/api/tasks/${parent}/COMPLETED/signal/sync?returnStrategy=BLOCKING_WORKFLOW`, {});
+      const answer = await call(
+        t.app,
+        'POST',
+        `/api/tasks/${parent}/COMPLETED/signal/sync?returnStrategy=BLOCKING_WORKFLOW`,
+        {},
+      );
       assert.equal(answer.status, 200, answer.text);
       assert.equal(answer.body.responseType, 'BLOCKING_WORKFLOW');
       assert.equal(answer.body.targetWorkflowId, parent);
@@ -97,7 +132,11 @@ for (const storeCase of storeCases()) {
       assert.equal(childRun.parentWorkflowId, parent);
       assert.equal(answer.body.tasks[0].referenceTaskName, 'child_wait');
       assert.equal((await call(t.app, 'POST', '/api/tasks/none/COMPLETED/signal/sync', {})).status, 404);
-      assert.equal((await call(t.app, 'POST', `/api/tasks/${parent}/COMPLETED/signal/sync?returnStrategy=NOPE`, {})).status, 400);
+      assert.equal(
+        (await call(t.app, 'POST', `/api/tasks/${parent}/COMPLETED/signal/sync?returnStrategy=NOPE`, {}))
+          .status,
+        400,
+      );
     });
   });
 }

@@ -11,11 +11,21 @@ import { ManualClock } from '../../src/clock.js';
 /** Task search and the query form of run search, through the real routes, on every store. */
 
 const flowA = workflowDef('ts_flow_a', [
-  { name: 'ts_alpha', taskReferenceName: 'alpha', type: 'SIMPLE', inputParameters: { who: '${workflow.input.who}' } },
+  {
+    name: 'ts_alpha',
+    taskReferenceName: 'alpha',
+    type: 'SIMPLE',
+    inputParameters: { who: '${workflow.input.who}' },
+  },
   { name: 'ts_beta', taskReferenceName: 'beta', type: 'SIMPLE', inputParameters: {} },
 ]);
 const flowB = workflowDef('ts_flow_b', [
-  { name: 'ts_alpha', taskReferenceName: 'alpha', type: 'SIMPLE', inputParameters: { who: '${workflow.input.who}' } },
+  {
+    name: 'ts_alpha',
+    taskReferenceName: 'alpha',
+    type: 'SIMPLE',
+    inputParameters: { who: '${workflow.input.who}' },
+  },
 ]);
 
 for (const storeCase of storeCases()) {
@@ -72,20 +82,29 @@ for (const storeCase of storeCases()) {
 
     it('filters on start time, pages and sorts', async () => {
       assert.equal((await search(`taskType=ts_alpha&from=${startOfSecond}`)).totalHits, 1);
-      assert.equal((await search(`taskType=ts_alpha&to=${new Date(startOfSecond).toISOString()}`)).totalHits, 1);
+      assert.equal(
+        (await search(`taskType=ts_alpha&to=${new Date(startOfSecond).toISOString()}`)).totalHits,
+        1,
+      );
       const asc = await search('taskType=ts_alpha&sort=updateTime:ASC&size=2');
       assert.equal(asc.totalHits, 3);
       assert.equal(asc.results.length, 2);
       assert.equal(asc.results[0].workflowId, runs.a1);
       const next = await search('taskType=ts_alpha&sort=updateTime:ASC&size=2&start=2');
-      assert.deepEqual(next.results.map((r) => r.workflowId), [runs.b1]);
+      assert.deepEqual(
+        next.results.map((r) => r.workflowId),
+        [runs.b1],
+      );
       const desc = await search('taskType=ts_alpha');
       assert.equal(desc.results[0].workflowId, runs.b1, 'default: latest update first');
     });
 
     it("takes Conductor's query expression, alone or with plain filters", async () => {
       const q = (text: string): string => `query=${encodeURIComponent(text)}`;
-      assert.equal((await search(q('taskType IN (ts_alpha,ts_beta) AND status IN (COMPLETED)'))).totalHits, 1);
+      assert.equal(
+        (await search(q('taskType IN (ts_alpha,ts_beta) AND status IN (COMPLETED)'))).totalHits,
+        1,
+      );
       assert.equal((await search(q(`taskType IN (ts_alpha) AND startTime > ${startOfSecond}`))).totalHits, 1);
       assert.equal((await search(q('status = FAILED OR workflowType = ts_flow_b'))).totalHits, 2);
       assert.equal((await search(`${q('status NOT IN (COMPLETED)')}&taskType=ts_alpha`)).totalHits, 2);
@@ -96,7 +115,11 @@ for (const storeCase of storeCases()) {
     });
 
     it('answers 400 naming the position of a syntax error, and naming a bad field or value', async () => {
-      const syntax = await call(t.app, 'GET', `/api/tasks/search?query=${encodeURIComponent('taskType IN (a AND')}`);
+      const syntax = await call(
+        t.app,
+        'GET',
+        `/api/tasks/search?query=${encodeURIComponent('taskType IN (a AND')}`,
+      );
       assert.equal(syntax.status, 400);
       assert.match(syntax.body.message, /syntax error at position 16: expected ',' or '\)', found 'AND'/);
       assert.equal(syntax.body.validationErrors[0].path, 'querystring.query');
@@ -112,17 +135,24 @@ for (const storeCase of storeCases()) {
       assert.equal(sneaky.totalHits, 0);
     });
 
-    it("run search takes the same query form (it no longer answers every run)", async () => {
+    it('run search takes the same query form (it no longer answers every run)', async () => {
       const runSearch = async (text: string): Promise<{ totalHits: number; results: any[] }> => {
         const res = await call(t.app, 'GET', `/api/workflow/search?query=${encodeURIComponent(text)}`);
         assert.equal(res.status, 200, res.text);
         return res.body;
       };
       assert.equal((await runSearch('workflowType IN (ts_flow_a) AND status IN (RUNNING)')).totalHits, 1);
-      assert.equal((await runSearch('workflowType IN (ts_flow_a, ts_flow_b) AND status IN (RUNNING, FAILED)')).totalHits, 3);
+      assert.equal(
+        (await runSearch('workflowType IN (ts_flow_a, ts_flow_b) AND status IN (RUNNING, FAILED)')).totalHits,
+        3,
+      );
       assert.equal((await runSearch(`workflowId = ${runs.a2}`)).results[0].status, 'FAILED');
       assert.equal((await runSearch(`startTime >= ${startOfSecond}`)).totalHits, 2);
-      const bad = await call(t.app, 'GET', `/api/workflow/search?query=${encodeURIComponent('status IN (RUNNING')}`);
+      const bad = await call(
+        t.app,
+        'GET',
+        `/api/workflow/search?query=${encodeURIComponent('status IN (RUNNING')}`,
+      );
       assert.equal(bad.status, 400);
       assert.match(bad.body.message, /position 19/);
     });

@@ -18,14 +18,17 @@ function syntaxErrorAt(text: string): number {
 
 describe('query parser', () => {
   it("parses Conductor's task query form", () => {
-    assert.deepEqual(parseQuery('taskType IN (a,b) AND status IN (COMPLETED) AND startTime > 1700000000000'), {
-      kind: 'and',
-      items: [
-        { kind: 'in', field: 'taskType', values: ['a', 'b'], negate: false, position: 1 },
-        { kind: 'in', field: 'status', values: ['COMPLETED'], negate: false, position: 23 },
-        { kind: 'compare', field: 'startTime', op: '>', value: '1700000000000', position: 49 },
-      ],
-    });
+    assert.deepEqual(
+      parseQuery('taskType IN (a,b) AND status IN (COMPLETED) AND startTime > 1700000000000'),
+      {
+        kind: 'and',
+        items: [
+          { kind: 'in', field: 'taskType', values: ['a', 'b'], negate: false, position: 1 },
+          { kind: 'in', field: 'status', values: ['COMPLETED'], negate: false, position: 23 },
+          { kind: 'compare', field: 'startTime', op: '>', value: '1700000000000', position: 49 },
+        ],
+      },
+    );
   });
 
   it('takes quotes, escapes, every operator, NOT IN, OR, parentheses and keywords in any case', () => {
@@ -51,7 +54,13 @@ describe('query parser', () => {
       ['<=', '<='],
       ['<', '<'],
     ] as const) {
-      assert.deepEqual(parseQuery(`t ${op} 5`), { kind: 'compare', field: 't', op: want, value: '5', position: 1 });
+      assert.deepEqual(parseQuery(`t ${op} 5`), {
+        kind: 'compare',
+        field: 't',
+        op: want,
+        value: '5',
+        position: 1,
+      });
     }
     assert.deepEqual(parseQuery('taskType=my-task_1.v2'), {
       kind: 'compare',
@@ -79,14 +88,17 @@ describe('query parser', () => {
 
 describe('query filters', () => {
   it('resolves fields and aliases, types the values, and answers 400 naming the problem', () => {
-    assert.deepEqual(filterFromQuery('workflowName IN (a) AND status = running AND startTime >= 2026-01-01', RUN_FIELDS), {
-      kind: 'and',
-      items: [
-        { kind: 'in', field: 'workflowType', values: ['a'], negate: false },
-        { kind: 'compare', field: 'status', op: '=', value: 'RUNNING' },
-        { kind: 'compare', field: 'startTime', op: '>=', value: Date.UTC(2026, 0, 1) },
-      ],
-    });
+    assert.deepEqual(
+      filterFromQuery('workflowName IN (a) AND status = running AND startTime >= 2026-01-01', RUN_FIELDS),
+      {
+        kind: 'and',
+        items: [
+          { kind: 'in', field: 'workflowType', values: ['a'], negate: false },
+          { kind: 'compare', field: 'status', op: '=', value: 'RUNNING' },
+          { kind: 'compare', field: 'startTime', op: '>=', value: Date.UTC(2026, 0, 1) },
+        ],
+      },
+    );
     const bad = (text: string, pattern: RegExp): void => {
       assert.throws(
         () => filterFromQuery(text, TASK_FIELDS),

@@ -34,7 +34,13 @@ function indexRow(r: ReturnType<typeof run>, extra: Partial<ArchivedRun> = {}): 
   };
 }
 
-async function claim(store: Store, now: number, endedBefore: number, node = 'n1', limit = 100): Promise<string[]> {
+async function claim(
+  store: Store,
+  now: number,
+  endedBefore: number,
+  node = 'n1',
+  limit = 100,
+): Promise<string[]> {
   return store.transaction((tx) =>
     tx.claimRunsToArchive({ endedBefore, now, leaseUntil: now + 1000, node, limit }),
   );
@@ -54,10 +60,17 @@ for (const c of storeCases()) {
         for (const r of [a, b, late, open]) await tx.insertRun(r);
       });
       const first = await claim(store, T0 + 1000, T0 + 100);
-      assert.deepEqual(first.filter((id) => [a, b, late, open].some((r) => r.workflowId === id)), [b.workflowId, a.workflowId]);
+      assert.deepEqual(
+        first.filter((id) => [a, b, late, open].some((r) => r.workflowId === id)),
+        [b.workflowId, a.workflowId],
+      );
       assert.deepEqual(await claim(store, T0 + 1500, T0 + 100), [], 'held by the first claim');
       const again = await claim(store, T0 + 2001, T0 + 100, 'n2');
-      assert.deepEqual(again.filter((id) => id === a.workflowId || id === b.workflowId).sort(), [a.workflowId, b.workflowId].sort(), 'the lease lapsed');
+      assert.deepEqual(
+        again.filter((id) => id === a.workflowId || id === b.workflowId).sort(),
+        [a.workflowId, b.workflowId].sort(),
+        'the lease lapsed',
+      );
     });
 
     void it('deletes every hot row of a run, and only that run', async () => {
@@ -71,11 +84,22 @@ for (const c of storeCases()) {
         await tx.insertTasks([t1, kept]);
         await tx.appendTaskLogs([{ taskId: t1.taskId, log: 'one', createdTime: T0 }]);
         await tx.appendTaskLogs([{ taskId: kept.taskId, log: 'kept', createdTime: T0 }]);
-        await tx.appendRunMessage({ id: uid('m-'), workflowId: r.workflowId, payload: { a: 1 }, receivedAt: T0 });
+        await tx.appendRunMessage({
+          id: uid('m-'),
+          workflowId: r.workflowId,
+          payload: { a: 1 },
+          receivedAt: T0,
+        });
         await tx.enqueue([message('q-del', { taskId: t1.taskId, workflowId: r.workflowId })], T0);
-        await tx.armTimers([{ timerId: uid('tm-'), workflowId: r.workflowId, kind: 'WAIT', dueAt: T0 + 5, payload: {} }], T0);
+        await tx.armTimers(
+          [{ timerId: uid('tm-'), workflowId: r.workflowId, kind: 'WAIT', dueAt: T0 + 5, payload: {} }],
+          T0,
+        );
       });
-      assert.deepEqual((await store.read((tx) => tx.getRunLogs(r.workflowId))).map((l) => l.log), ['one']);
+      assert.deepEqual(
+        (await store.read((tx) => tx.getRunLogs(r.workflowId))).map((l) => l.log),
+        ['one'],
+      );
       await store.transaction(async (tx) => {
         await tx.lockRun(r.workflowId);
         await tx.deleteRunRows(r.workflowId);
@@ -89,7 +113,10 @@ for (const c of storeCases()) {
         assert.deepEqual(await tx.listTimers({ workflowId: r.workflowId }), []);
         assert.deepEqual(await tx.getDecideTasks(r.workflowId), []);
         assert.ok(await tx.getRun(keep.workflowId));
-        assert.deepEqual((await tx.getTaskLogs(kept.taskId)).map((l) => l.log), ['kept']);
+        assert.deepEqual(
+          (await tx.getTaskLogs(kept.taskId)).map((l) => l.log),
+          ['kept'],
+        );
       });
     });
 
@@ -102,9 +129,14 @@ for (const c of storeCases()) {
         await tx.insertArchivedRun(indexRow(r2, { parentWorkflowId: 'parent-1' }));
       });
       assert.deepEqual(await store.read((tx) => tx.getArchivedRun(r1.workflowId)), indexRow(r1));
-      const found = await store.read((tx) => tx.searchArchivedRuns(page({ name, sort: [{ field: 'createTime', order: 'ASC' }] })));
+      const found = await store.read((tx) =>
+        tx.searchArchivedRuns(page({ name, sort: [{ field: 'createTime', order: 'ASC' }] })),
+      );
       assert.equal(found.totalHits, 2);
-      assert.deepEqual(found.results.map((x) => x.workflowId), [r1.workflowId, r2.workflowId]);
+      assert.deepEqual(
+        found.results.map((x) => x.workflowId),
+        [r1.workflowId, r2.workflowId],
+      );
       const filtered = await store.read((tx) =>
         tx.searchArchivedRuns(
           page({
@@ -119,14 +151,22 @@ for (const c of storeCases()) {
           }),
         ),
       );
-      assert.deepEqual(filtered.results.map((x) => x.parentWorkflowId), ['parent-1']);
-      assert.equal((await store.read((tx) => tx.searchArchivedRuns(page({ freeText: r2.workflowId })))).totalHits, 1);
+      assert.deepEqual(
+        filtered.results.map((x) => x.parentWorkflowId),
+        ['parent-1'],
+      );
+      assert.equal(
+        (await store.read((tx) => tx.searchArchivedRuns(page({ freeText: r2.workflowId })))).totalHits,
+        1,
+      );
       assert.deepEqual(
         (await store.read((tx) => tx.archivedRunsByCorrelationId(name, 'corr'))).map((x) => x.workflowId),
         [r1.workflowId, r2.workflowId],
       );
       await store.transaction((tx) => tx.updateArchivedRunLinks(r1.workflowId, { restarted_by: ['new-1'] }));
-      assert.deepEqual((await store.read((tx) => tx.getArchivedRun(r1.workflowId)))?.links, { restarted_by: ['new-1'] });
+      assert.deepEqual((await store.read((tx) => tx.getArchivedRun(r1.workflowId)))?.links, {
+        restarted_by: ['new-1'],
+      });
       assert.equal(await store.transaction((tx) => tx.deleteArchivedRun(r1.workflowId)), true);
       assert.equal(await store.transaction((tx) => tx.deleteArchivedRun(r1.workflowId)), false);
       assert.equal(await store.read((tx) => tx.getArchivedRun(r1.workflowId)), undefined);
@@ -135,9 +175,20 @@ for (const c of storeCases()) {
     void it('searches tasks by filter, free text, page and sort', async () => {
       const r = run({ workflowName: uid('ts-') });
       const tasks = [
-        task(r.workflowId, 1, { taskType: 'ts_a', status: 'COMPLETED', updateTime: T0 + 3, startTime: T0 + 1, outputData: { word: 'Needle' } }),
+        task(r.workflowId, 1, {
+          taskType: 'ts_a',
+          status: 'COMPLETED',
+          updateTime: T0 + 3,
+          startTime: T0 + 1,
+          outputData: { word: 'Needle' },
+        }),
         task(r.workflowId, 2, { taskType: 'ts_a', status: 'FAILED', updateTime: T0 + 2, startTime: T0 + 2 }),
-        task(r.workflowId, 3, { taskType: 'ts_b', status: 'COMPLETED', updateTime: T0 + 1, startTime: T0 + 3 }),
+        task(r.workflowId, 3, {
+          taskType: 'ts_b',
+          status: 'COMPLETED',
+          updateTime: T0 + 1,
+          startTime: T0 + 3,
+        }),
       ];
       await store.transaction(async (tx) => {
         await tx.insertRun(r);
@@ -145,8 +196,14 @@ for (const c of storeCases()) {
       });
       const search = (query: Partial<TaskQuery>) =>
         store.read((tx) => tx.searchTasks({ start: 0, size: 10, sort: [], ...query }));
-      const byRun = await search({ filter: { kind: 'compare', field: 'workflowType', op: '=', value: r.workflowName } });
-      assert.deepEqual(byRun.results.map((t) => t.seq), [1, 2, 3], 'latest update first');
+      const byRun = await search({
+        filter: { kind: 'compare', field: 'workflowType', op: '=', value: r.workflowName },
+      });
+      assert.deepEqual(
+        byRun.results.map((t) => t.seq),
+        [1, 2, 3],
+        'latest update first',
+      );
       const done = await search({
         filter: {
           kind: 'and',
@@ -157,9 +214,18 @@ for (const c of storeCases()) {
         },
         sort: [{ field: 'startTime', order: 'ASC' }],
       });
-      assert.deepEqual(done.results.map((t) => t.seq), [1, 3]);
-      const text = await search({ filter: { kind: 'compare', field: 'workflowId', op: '=', value: r.workflowId }, freeText: 'needle' });
-      assert.deepEqual(text.results.map((t) => t.seq), [1]);
+      assert.deepEqual(
+        done.results.map((t) => t.seq),
+        [1, 3],
+      );
+      const text = await search({
+        filter: { kind: 'compare', field: 'workflowId', op: '=', value: r.workflowId },
+        freeText: 'needle',
+      });
+      assert.deepEqual(
+        text.results.map((t) => t.seq),
+        [1],
+      );
       const either = await search({
         filter: {
           kind: 'and',

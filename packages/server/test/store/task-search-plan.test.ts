@@ -25,7 +25,8 @@ interface PlanNode {
 }
 
 function seqScansOfTasks(node: PlanNode): string[] {
-  const own = node['Node Type'] === 'Seq Scan' && node['Relation Name'] === 'tasks' ? ['Seq Scan on tasks'] : [];
+  const own =
+    node['Node Type'] === 'Seq Scan' && node['Relation Name'] === 'tasks' ? ['Seq Scan on tasks'] : [];
   return [...own, ...(node.Plans ?? []).flatMap(seqScansOfTasks)];
 }
 
@@ -65,7 +66,12 @@ if (enabledStores().includes('postgres')) {
 
     const cases: Array<[string, TaskQuery]> = [
       ['type and status', toTaskQuery({ taskType: 'type_5', status: 'COMPLETED' })],
-      ['query form: types and status and start time', toTaskQuery({ query: 'taskType IN (type_10,type_15) AND status IN (COMPLETED) AND startTime > 1700050000000' })],
+      [
+        'query form: types and status and start time',
+        toTaskQuery({
+          query: 'taskType IN (type_10,type_15) AND status IN (COMPLETED) AND startTime > 1700050000000',
+        }),
+      ],
       ['status only', toTaskQuery({ status: 'FAILED' })],
       ['run id', toTaskQuery({ workflowId: 'w42' })],
       ['run name', toTaskQuery({ workflowType: 'flow_3' })],

@@ -84,10 +84,15 @@ export function payloadRoutes(app: FastifyInstance, { payloads, options }: AppDe
   // Signed URLs carry their own authority: the signature covers operation, path and expiry.
   app.register((scope, _opts, done) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: options.payloadMaxBytes }, (_req, body, next) =>
-      next(null, body),
+    scope.addContentTypeParser(
+      '*',
+      { parseAs: 'buffer', bodyLimit: options.payloadMaxBytes },
+      (_req, body, next) => next(null, body),
     );
-    const signed = (req: FastifyRequest<{ Params: { '*': string }; Querystring: SignedQuery }>, op: PayloadOperation): string => {
+    const signed = (
+      req: FastifyRequest<{ Params: { '*': string }; Querystring: SignedQuery }>,
+      op: PayloadOperation,
+    ): string => {
       const blobPath = req.params['*'];
       if (!isPayloadPath(blobPath)) throw forbidden('This path is outside the payload area');
       if (req.query.op !== op) throw forbidden(`This URL is for ${req.query.op}, not ${op}`);
@@ -105,7 +110,8 @@ export function payloadRoutes(app: FastifyInstance, { payloads, options }: AppDe
         bodyLimit: options.payloadMaxBytes,
         schema: {
           tags: ['tasks'],
-          summary: 'Upload a payload to a signed URL answered by external-storage-location (filesystem store)',
+          summary:
+            'Upload a payload to a signed URL answered by external-storage-location (filesystem store)',
           params,
           querystring: signedQuery,
         },
@@ -129,7 +135,8 @@ export function payloadRoutes(app: FastifyInstance, { payloads, options }: AppDe
       async (req, reply) => {
         const blobPath = signed(req, 'READ');
         const bytes = await payloads.getBytes(blobPath);
-        if (bytes === undefined) throw new BatonError('NOT_FOUND', `No payload has been uploaded at ${blobPath}`);
+        if (bytes === undefined)
+          throw new BatonError('NOT_FOUND', `No payload has been uploaded at ${blobPath}`);
         return reply.code(200).type('application/json').send(bytes);
       },
     );

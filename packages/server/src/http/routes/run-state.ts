@@ -20,7 +20,8 @@ export function runStateRoutes(app: FastifyInstance, { workflows, runControl, si
     {
       schema: {
         tags: ['workflow'],
-        summary: 'Runs of each named definition with each correlation id; answers {correlationId: [Workflow]}',
+        summary:
+          'Runs of each named definition with each correlation id; answers {correlationId: [Workflow]}',
         body: {
           type: 'object',
           required: ['workflowNames', 'correlationIds'],
@@ -97,7 +98,9 @@ export function runStateRoutes(app: FastifyInstance, { workflows, runControl, si
         },
         querystring: {
           type: 'object',
-          properties: { returnStrategy: { type: 'string', enum: RETURN_STRATEGIES, default: 'TARGET_WORKFLOW' } },
+          properties: {
+            returnStrategy: { type: 'string', enum: RETURN_STRATEGIES, default: 'TARGET_WORKFLOW' },
+          },
         },
         body: { type: 'object', additionalProperties: true },
       },

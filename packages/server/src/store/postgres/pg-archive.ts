@@ -86,7 +86,10 @@ export async function archivedRunsByCorrelationId(
 }
 
 export async function updateArchivedRunLinks(q: Query, workflowId: string, links: RunLinks): Promise<void> {
-  await q('UPDATE archived_runs SET links = $2::jsonb WHERE workflow_id = $1', [workflowId, JSON.stringify(links)]);
+  await q('UPDATE archived_runs SET links = $2::jsonb WHERE workflow_id = $1', [
+    workflowId,
+    JSON.stringify(links),
+  ]);
 }
 
 export async function deleteArchivedRun(q: Query, workflowId: string): Promise<boolean> {

@@ -82,13 +82,18 @@ export async function searchArchivedRuns(
   if (text !== undefined) {
     const t = p(text);
     const needle = p(text.toLowerCase());
-    where.push(`(workflow_id = ${t} OR correlation_id = ${t} OR strpos(lower(workflow_name), ${needle}) > 0)`);
+    where.push(
+      `(workflow_id = ${t} OR correlation_id = ${t} OR strpos(lower(workflow_name), ${needle}) > 0)`,
+    );
   }
   const whereSql = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
   const filterParams = [...params];
   const limit = p(Math.max(0, query.size));
   const offset = p(Math.max(0, query.start));
-  const count = await q<{ n: number }>(`SELECT count(*)::int AS n FROM archived_runs ${whereSql}`, filterParams);
+  const count = await q<{ n: number }>(
+    `SELECT count(*)::int AS n FROM archived_runs ${whereSql}`,
+    filterParams,
+  );
   const page = await q<ArchivedRunRow>(
     `SELECT ${ARCHIVED_COLUMNS} FROM archived_runs ${whereSql} ORDER BY ${runOrderBy(query.sort, '"C"')} LIMIT ${limit} OFFSET ${offset}`,
     params,

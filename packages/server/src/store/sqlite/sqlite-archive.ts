@@ -70,7 +70,10 @@ export function insertArchivedRun(c: SqliteConnection, row: ArchivedRun): void {
 }
 
 export function getArchivedRun(c: SqliteConnection, workflowId: string): ArchivedRun | undefined {
-  const row = c.get<ArchivedRunRow>(`SELECT ${ARCHIVED_COLUMNS} FROM archived_runs WHERE workflow_id = ?`, workflowId);
+  const row = c.get<ArchivedRunRow>(
+    `SELECT ${ARCHIVED_COLUMNS} FROM archived_runs WHERE workflow_id = ?`,
+    workflowId,
+  );
   return row ? archivedFromRow(row) : undefined;
 }
 
@@ -82,7 +85,9 @@ export function searchArchivedRuns(
   const where = runConditions(query, params);
   const text = freeTextNeedle(query.freeText);
   if (text !== undefined) {
-    where.push(`(workflow_id = @text OR correlation_id = @text OR instr(baton_lower(workflow_name), @needle) > 0)`);
+    where.push(
+      `(workflow_id = @text OR correlation_id = @text OR instr(baton_lower(workflow_name), @needle) > 0)`,
+    );
     params.text = text;
     params.needle = text.toLowerCase();
   }
@@ -95,7 +100,11 @@ export function searchArchivedRuns(
   return { totalHits: total, results: rows.map(archivedFromRow) };
 }
 
-export function archivedRunsByCorrelationId(c: SqliteConnection, name: string, correlationId: string): ArchivedRun[] {
+export function archivedRunsByCorrelationId(
+  c: SqliteConnection,
+  name: string,
+  correlationId: string,
+): ArchivedRun[] {
   return c
     .all<ArchivedRunRow>(
       `SELECT ${ARCHIVED_COLUMNS} FROM archived_runs WHERE correlation_id = ? AND workflow_name = ?

@@ -47,7 +47,8 @@ export function filterBinder(params: Record<string, string | number>): Bind {
 /** The conditions of a run query that `runs` and `archived_runs` share (not free text). */
 export function runConditions(query: RunQuery, params: Record<string, string | number>): string[] {
   const where: string[] = [];
-  if (query.filter !== undefined) where.push(compileFilter(query.filter, RUN_FILTER_COLUMNS, filterBinder(params)));
+  if (query.filter !== undefined)
+    where.push(compileFilter(query.filter, RUN_FILTER_COLUMNS, filterBinder(params)));
   if (query.name !== undefined) {
     where.push('workflow_name = @name');
     params.name = query.name;
@@ -89,7 +90,10 @@ function taskOrderBy(sort: TaskQuery['sort']): string {
   return parts.join(', ');
 }
 
-export function searchTasks(c: SqliteConnection, query: TaskQuery): { totalHits: number; results: TaskRecord[] } {
+export function searchTasks(
+  c: SqliteConnection,
+  query: TaskQuery,
+): { totalHits: number; results: TaskRecord[] } {
   const params: Record<string, string | number> = {};
   const where: string[] = [];
   if (query.filter !== undefined) where.push(compileFilter(query.filter, TASK_COLUMNS, filterBinder(params)));
