@@ -54,7 +54,15 @@ export class ArchiveReader {
         true,
       );
     }
-    return decodeArchive(bytes, row.blobSha256, row.workflowId);
+    try {
+      return decodeArchive(bytes, row.blobSha256, row.workflowId);
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      throw new BatonError(
+        'INTERNAL',
+        `Run ${row.workflowId} is archived but its document cannot be read: ${reason}`,
+      );
+    }
   }
 }
 

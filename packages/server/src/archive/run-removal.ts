@@ -52,7 +52,9 @@ export class RunRemoval {
     if (archive) return;
     // The index row goes first: a document without one is never read, a row without its document would be.
     await this.store.transaction((tx) => tx.deleteArchivedRun(workflowId));
-    await this.blobs.delete(archived.blobKey);
+    // Without its row the document is never read again; one left behind by a failing blob
+    // store is only space.
+    await this.blobs.delete(archived.blobKey).catch(() => undefined);
   }
 
   async bulkRemove(workflowIds: readonly string[], archive: boolean): Promise<BulkAnswer> {

@@ -77,7 +77,7 @@ export class PayloadService {
       blobPath = newPayloadPath(payloadType);
     } else blobPath = requirePayloadPath(requestedPath, 'querystring.path');
     const ttl = this.settings.urlTtlSeconds;
-    const presigned = await this.blobs.presign(blobPath, operation, ttl);
+    const presigned = await unavailableIfFails(() => this.blobs.presign(blobPath, operation, ttl));
     if (presigned !== undefined) return { uri: presigned, path: blobPath };
     const expires = Math.floor(this.clock.now() / 1000) + ttl;
     const signature = this.signer.sign(operation, blobPath, expires);
@@ -98,7 +98,7 @@ export class PayloadService {
   /** Reads a payload as a JSON object; a missing or malformed one is the caller's fault (400). */
   async readJson(blobPath: string, field: string): Promise<JsonObject> {
     requirePayloadPath(blobPath, field);
-    const bytes = await this.blobs.get(blobPath);
+    const bytes = await unavailableIfFails(() => this.blobs.get(blobPath));
     if (bytes === undefined) {
       throw badRequest(`No payload has been uploaded at ${blobPath}`, [
         { path: field, message: 'no such payload', invalidValue: blobPath },
@@ -119,11 +119,13 @@ export class PayloadService {
   }
 
   async putBytes(blobPath: string, body: Uint8Array): Promise<void> {
-    await this.blobs.put(requirePayloadPath(blobPath, 'path'), body, 'application/json');
+    requirePayloadPath(blobPath, 'path');
+    await unavailableIfFails(() => this.blobs.put(blobPath, body, 'application/json'));
   }
 
   async getBytes(blobPath: string): Promise<Buffer | undefined> {
-    return this.blobs.get(requirePayloadPath(blobPath, 'path'));
+    requirePayloadPath(blobPath, 'path');
+    return unavailableIfFails(() => this.blobs.get(blobPath));
   }
 
   /**
@@ -172,10 +174,27 @@ export class PayloadService {
         const size = jsonBytes(task.inputData);
         if (size <= this.settings.inlineMaxBytes) return task;
         const blobPath = taskInputPath(task.taskId);
-        await this.blobs.put(blobPath, Buffer.from(JSON.stringify(task.inputData)), 'application/json');
+        try {
+          await this.blobs.put(blobPath, Buffer.from(JSON.stringify(task.inputData)), 'application/json');
+        } catch {
+          // The task is already handed out: with blob storage down, the worker gets it inline
+          // rather than not at all (its lock would lapse and the attempt be lost).
+          return task;
+        }
         return { ...task, inputData: {}, externalInputPayloadStoragePath: blobPath };
       }),
     );
+  }
+}
+
+/** Blob storage failing is not the caller's fault: 503, retryable, with the reason. */
+async function unavailableIfFails<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (err instanceof BatonError) throw err;
+    const reason = err instanceof Error ? err.message || err.name : String(err);
+    throw new BatonError('NOT_READY', `Blob storage does not answer: ${reason}`, undefined, true);
   }
 }
 
