@@ -232,9 +232,10 @@ CREATE TRIGGER task_defs_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON
     version: 7,
     name: 'search-and-archive',
     sql: `
--- Task search (GET /api/tasks/search) served from indexes: by type, status, run name and times,
--- each ordered by update time so the default sort walks the index and stops at the page.
-CREATE INDEX tasks_search_update ON tasks (update_time);
+-- Task search (GET /api/tasks/search) served from indexes: by type, status and run name, each
+-- ordered by update time so the default sort walks the index and stops at the page, and by
+-- start time. (By run: tasks_workflow_seq.) Each index costs every task write an entry, so a
+-- search without any of these filters scans instead of adding one more.
 CREATE INDEX tasks_search_type ON tasks (task_type, update_time);
 CREATE INDEX tasks_search_status ON tasks (status, update_time);
 CREATE INDEX tasks_search_workflow_type ON tasks ((record->>'workflowType'), update_time);
