@@ -422,8 +422,15 @@ export class RunControlService {
 
   private async requireRun(tx: Tx, workflowId: string): Promise<RunRecord> {
     const run = await tx.lockRun(workflowId);
-    if (!run) throw notFound(`No such workflow found by id: ${workflowId}`);
-    return run;
+    if (run) return run;
+    // An archived run has ended: operations on a running run are a conflict, not "unknown".
+    const archived = this.archive ? await tx.getArchivedRun(workflowId) : undefined;
+    if (archived) {
+      throw conflict(
+        `Workflow ${workflowId} has ended (${archived.status}) and is archived: only restart and rerun apply`,
+      );
+    }
+    throw notFound(`No such workflow found by id: ${workflowId}`);
   }
 
   private async lockOpenRun(tx: Tx, workflowId: string, what: string): Promise<RunRecord> {

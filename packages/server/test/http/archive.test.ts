@@ -198,6 +198,16 @@ for (const storeCase of storeCases()) {
       await postResult(t.app, two, 'COMPLETED', { outputData: { result: 'again' } });
       assert.deepEqual((await runOf(t.app, rerun.text)).output, { result: 'again' });
 
+      for (const [method, url] of [
+        ['PUT', `/api/workflow/${id}/pause`],
+        ['POST', `/api/workflow/${id}/terminate`],
+        ['POST', `/api/workflow/${id}/signal`],
+        ['POST', `/api/workflow/${id}/variables`],
+      ] as const) {
+        const res = await call(t.app, method, url, method === 'POST' ? {} : undefined);
+        assert.equal(res.status, 409, `${method} ${url}: ${res.text}`);
+        assert.match(res.body.message, /is archived/);
+      }
       const retry = await call(t.app, 'POST', `/api/workflow/${id}/retry`);
       assert.equal(retry.status, 409);
       assert.match(retry.body.message, /archived: it cannot be retried; rerun it/);
