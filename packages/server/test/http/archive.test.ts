@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 
 import type { FastifyInstance } from 'fastify';
 
@@ -10,6 +10,7 @@ import { call } from '../helpers/app.js';
 import { workerTaskDefs, workflowDef } from '../helpers/definitions.js';
 import { pollOneTask, postResult, runOf, startRun } from '../helpers/runs.js';
 import { storeCases } from '../helpers/stores.js';
+import { TestS3Server } from '../helpers/s3-server.js';
 import type { Store } from '../../src/store/store.js';
 import { decodeArchive } from '../../src/archive/archive-document.js';
 
@@ -301,3 +302,37 @@ for (const storeCase of storeCases()) {
     });
   });
 }
+
+// One store is enough here: the blob store is what differs.
+const s3Store = storeCases().find((c) => c.name === 'sqlite') ?? storeCases()[0];
+assert.ok(s3Store);
+describe(`archive: S3 blob storage (s3rver), ${s3Store.name}`, () => {
+  const s3 = new TestS3Server();
+  const clock = new ManualClock(Date.UTC(2026, 2, 1));
+  const env: Record<string, string> = { BATON_ARCHIVE_AFTER: '1h' };
+  before(async () => {
+    await s3.start();
+    Object.assign(env, s3.env('archive-test'));
+  });
+  after(() => s3.dispose());
+  const t = appSuite(s3Store, { clock, env });
+  before(() => register(t.app, [definition], workerTaskDefs(['arch_one', 'arch_two'])));
+
+  it('moves a run into the bucket, reads it back identically, and deletes it from there', async () => {
+    const id = await finishedRun(t.app, 'sam');
+    const before = await runOf(t.app, id);
+    clock.advance(2 * HOUR);
+    assert.deepEqual((await t.server.archiver.runOnce()).archived, [id]);
+    const { archived, ...after } = await runOf(t.app, id);
+    assert.equal(archived, true);
+    assert.deepEqual(after, before);
+    const row = await t.store.read((tx) => tx.getArchivedRun(id));
+    assert.ok(row);
+    assert.ok(await t.server.blobs.get(row.blobKey), 'the document is in the bucket');
+    assert.equal(
+      (await call(t.app, 'DELETE', `/api/workflow/${id}/remove?archiveWorkflow=false`)).status,
+      200,
+    );
+    assert.equal(await t.server.blobs.get(row.blobKey), undefined);
+  });
+});
