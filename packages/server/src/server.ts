@@ -137,7 +137,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
   const polls = new PollRecorder(store, options.pollDataFlushMs, (err) =>
     logger.warn({ err }, 'could not write poll data; keeping it for the next flush'),
   );
-  const blobs = input.blobs ?? openBlobStore(options.blobs);
+  const blobs = input.blobs ?? (await openBlobStore(options.blobs));
   const archive = new ArchiveReader(store, blobs);
   const archiver = new Archiver(store, blobs, clock, logger, {
     afterMs: options.archiveAfterMs ?? 0,

@@ -2,7 +2,6 @@ import path from 'node:path';
 
 import type { BlobStore } from './blob-store.js';
 import { FilesystemBlobStore } from './filesystem-blob-store.js';
-import { S3BlobStore } from './s3-blob-store.js';
 
 /** Blob settings as the configuration module validated them. */
 export type BlobSettings =
@@ -17,9 +16,13 @@ export type BlobSettings =
       credentials?: { accessKeyId: string; secretAccessKey: string };
     };
 
-/** Opens the configured blob store. */
-export function openBlobStore(settings: BlobSettings): BlobStore {
+/**
+ * Opens the configured blob store. The AWS SDK is loaded only when a bucket is configured: it
+ * is large, and on older Node versions it warns at load time.
+ */
+export async function openBlobStore(settings: BlobSettings): Promise<BlobStore> {
   if (settings.kind === 'filesystem') return new FilesystemBlobStore(path.resolve(settings.directory));
   const { kind: _kind, ...s3 } = settings;
+  const { S3BlobStore } = await import('./s3-blob-store.js');
   return new S3BlobStore(s3);
 }
