@@ -78,7 +78,7 @@ export const ENV_KEYS = [
   {
     name: 'BATON_PAYLOAD_MAX_BYTES',
     description: 'Largest payload uploaded to a Baton-served (filesystem) upload URL',
-    default: '268435456',
+    default: '67108864',
   },
   {
     name: 'BATON_PAYLOAD_URL_TTL_SECONDS',
