@@ -28,14 +28,16 @@ async function freePort() {
  */
 export async function startBaton({ databaseUrl, env = {}, nodeArgs = [] } = {}) {
   const port = await freePort();
-  const dataDir = databaseUrl ? undefined : mkdtempSync(join(tmpdir(), 'baton-bench-'));
+  // A data dir of its own on either store: SQLite's file, and blob storage's directory.
+  const dataDir = env.BATON_DATA_DIR === undefined ? mkdtempSync(join(tmpdir(), 'baton-bench-')) : undefined;
   const child = spawn(process.execPath, [...nodeArgs, MAIN], {
     env: {
       ...process.env,
       BATON_PORT: String(port),
       BATON_HOST: '127.0.0.1',
       BATON_LOG_LEVEL: 'warn',
-      ...(databaseUrl ? { BATON_DATABASE_URL: databaseUrl } : { BATON_DATA_DIR: dataDir }),
+      ...(dataDir ? { BATON_DATA_DIR: dataDir } : {}),
+      ...(databaseUrl ? { BATON_DATABASE_URL: databaseUrl } : {}),
       ...env,
     },
     stdio: ['ignore', 'inherit', 'inherit'],

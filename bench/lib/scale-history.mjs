@@ -14,11 +14,11 @@ import { cpuBetween, snapshotCpu } from './proc-cpu.mjs';
 import { driveSequentially, registerLinearWorkflow, startSequentially } from './sequential-worker.mjs';
 import { quantile } from './stats.mjs';
 
-const WORKFLOW = 'scale_linear';
-const TASK_TYPE = 'scale_step';
-const STEPS = 10;
+export const WORKFLOW = 'scale_linear';
+export const TASK_TYPE = 'scale_step';
+export const STEPS = 10;
 // Clones start this far apart, all before the scenario began.
-const CLONE_SPACING_MS = 50;
+export const CLONE_SPACING_MS = 50;
 
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const summary = (xs) => ({
@@ -56,8 +56,8 @@ async function storeCounts(admin) {
 }
 
 /** A fresh server on the store as it is: warm-up, then `runs` runs started and driven one step at a time. */
-async function measureStep(databaseUrl, admin, database, { runs, warmupRuns, log }) {
-  const server = await startBaton({ databaseUrl, env: { BATON_LOG_LEVEL: 'error' } });
+export async function measureStep(databaseUrl, admin, database, { runs, warmupRuns, log, env = {} }) {
+  const server = await startBaton({ databaseUrl, env: { BATON_LOG_LEVEL: 'error', ...env } });
   try {
     const api = batonApi(server.url);
     // Warm-up: the JIT, the pool's connections and their prepared statements.

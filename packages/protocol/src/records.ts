@@ -56,6 +56,10 @@ export interface TaskRecord {
   waitingFor?: WaitingFor;
   /** Timeouts under timeoutPolicy ALERT_ONLY recorded on this attempt (the task keeps waiting). */
   alerts?: LifecycleAlert[];
+  /** Set when the worker uploaded its output to blob storage (read into `outputData`). */
+  externalOutputPayloadStoragePath?: string;
+  /** Set on a hand-out whose input was too large to send inline (`inputData` is then `{}`). */
+  externalInputPayloadStoragePath?: string;
 }
 
 /** A timeout that only alerted (timeoutPolicy ALERT_ONLY): what fired, when, and why. */
@@ -191,6 +195,8 @@ export interface Workflow extends RunRecord {
   startTime: number;
   /** What the open run waits for: one entry per open task (and one when paused); computed on read. */
   waitingFor?: RunWaitingFor[];
+  /** True when the run was read from the archive (blob storage), not the hot tables. */
+  archived?: boolean;
 }
 
 /** A log line of a task (Conductor's `TaskExecLog`). */
@@ -211,6 +217,8 @@ export interface TaskResult {
   workerId?: string;
   logs?: Array<{ log: string; createdTime?: number; taskId?: string }>;
   extendLease?: boolean;
+  /** The output was uploaded to blob storage at this path instead of being sent as `outputData`. */
+  externalOutputPayloadStoragePath?: string;
 }
 
 /** Start request body (the interface's fields plus Conductor's `name`). */
@@ -224,6 +232,8 @@ export interface StartWorkflowRequest {
   idempotencyKey?: string;
   idempotencyStrategy?: 'FAIL' | 'RETURN_EXISTING';
   workflowDef?: WorkflowDef;
+  /** The input was uploaded to blob storage at this path instead of being sent as `input`. */
+  externalInputPayloadStoragePath?: string;
 }
 
 /** Search answer (Conductor's `SearchResult<T>`). */
@@ -251,6 +261,34 @@ export interface WorkflowSummary {
   priority: number;
   idempotencyKey?: string;
   parentWorkflowId?: string;
+  /** True when the run lives in the archive (its input and output are then not in the summary). */
+  archived?: boolean;
+}
+
+/** One row of a task search (Conductor's `TaskSummary`; times are ISO-8601 UTC strings). */
+export interface TaskSummary {
+  workflowId: string;
+  workflowType: string;
+  correlationId?: string;
+  scheduledTime: string;
+  startTime: string;
+  updateTime: string;
+  endTime?: string;
+  status: TaskStatus;
+  reasonForIncompletion?: string;
+  executionTime: number;
+  queueWaitTime: number;
+  taskDefName: string;
+  taskType: string;
+  input: string;
+  output: string;
+  taskId: string;
+  referenceTaskName: string;
+  retryCount: number;
+  workerId?: string;
+  domain?: string;
+  workflowPriority: number;
+  externalOutputPayloadStoragePath?: string;
 }
 
 /** Last poll of a worker on a queue (Conductor's `PollData`). */

@@ -29,6 +29,16 @@ import { createEvents } from './events/events-module.js';
 import { lifecycleOutbox } from './events/lifecycle-events.js';
 import { InstructionService } from './instructions/instruction-service.js';
 import { SCHEDULE_TIMER_KIND, ScheduleService } from './schedules/schedule-service.js';
+import { blobHealthCheck } from './blobs/blob-health.js';
+import type { BlobStore } from './blobs/blob-store.js';
+import { openBlobStore } from './blobs/open-blob-store.js';
+import { PayloadService } from './payloads/payload-service.js';
+import { TaskSearch } from './search/task-search.js';
+import { ArchiveReader } from './archive/archive-reader.js';
+import { Archiver, type ArchiveFaults } from './archive/archiver.js';
+import { RunRemoval } from './archive/run-removal.js';
+import { SignalResponder } from './services/signal-response.js';
+import { loadSigningKey, PayloadUrlSigner } from './payloads/signed-url.js';
 import type { Store } from './store/store.js';
 
 export type ServerState = 'CREATED' | 'STARTING' | 'RUNNING' | 'STOPPING' | 'STOPPED';
@@ -41,6 +51,10 @@ export interface BatonServer {
   readonly metrics: Metrics;
   /** The durable-timer loop; `timers.fireDue(now)` fires what is due (tests on a manual clock). */
   readonly timers: TimerLoop;
+  /** Blob storage: external payloads and the archive. */
+  readonly blobs: BlobStore;
+  /** Moves ended runs to blob storage; its loop runs when BATON_ARCHIVE_AFTER is set. */
+  readonly archiver: Archiver;
   state(): ServerState;
   /** Listens on options.host:options.port; answers the bound address. */
   listen(): Promise<string>;
@@ -55,6 +69,12 @@ export interface CreateServerInput {
   /** Use this store instead of opening one from the options (tests). */
   store?: Store;
   logger?: Logger;
+  /** Use this blob store instead of opening one from the options (tests). */
+  blobs?: BlobStore;
+  /** Run the archiver loop when BATON_ARCHIVE_AFTER is set (default true); tests call `archiver.runOnce()`. */
+  archiveLoop?: boolean;
+  /** Failure points of the archiver (tests of its crash safety). */
+  archiveFaults?: ArchiveFaults;
   /** Use this script runner instead of loading the sandbox (tests). */
   scripts?: ScriptRunner;
   /** Run the timer loop in the background (default true); tests on a manual clock fire timers themselves. */
@@ -144,9 +164,17 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
   const polls = new PollRecorder(store, options.pollDataFlushMs, (err) =>
     logger.warn({ err }, 'could not write poll data; keeping it for the next flush'),
   );
+  const blobs = input.blobs ?? (await openBlobStore(options.blobs));
+  const archive = new ArchiveReader(store, blobs);
+  const archiver = new Archiver(store, blobs, clock, logger, {
+    afterMs: options.archiveAfterMs ?? 0,
+    intervalMs: options.archiveIntervalMs,
+    batch: options.archiveBatch,
+    ...(input.archiveFaults !== undefined && { faults: input.archiveFaults }),
+  });
   const tasks = new TaskService(store, executor, wake, clock, { metrics, liveness, polls });
-  const workflows = new WorkflowService(store, executor, wake, clock, tasks.withPending);
-  const runControl = new RunControlService(store, executor, wake);
+  const workflows = new WorkflowService(store, executor, wake, clock, tasks.withPending, archive);
+  const runControl = new RunControlService(store, executor, wake, archive);
   const testRuns = new TestRunService(
     store,
     metadata,
@@ -155,6 +183,16 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     scripts,
   );
   const syncExecute = new SyncExecuteService(workflows, wake);
+  const payloads = new PayloadService(
+    blobs,
+    new PayloadUrlSigner(loadSigningKey(options.payloadSigningKey, options.dataDir)),
+    {
+      inlineMaxBytes: options.payloadInlineMaxBytes,
+      urlTtlSeconds: options.payloadUrlTtlSeconds,
+      publicUrl: options.publicUrl,
+    },
+    clock,
+  );
   const lifecycle = new LifecycleService(store, executor, wake, clock);
   const timerLoop = new TimerLoop(store, executor, wake, clock, logger, { idleMs: options.timerIdleMs });
   hooks.onTimerArmed = (dueAt) => timerLoop.armed(dueAt);
@@ -186,13 +224,22 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     logger,
     metrics,
     lifecycle,
-    healthChecks: { timers: () => timerLoop.healthCheck(), ...events.healthChecks },
+    healthChecks: {
+      timers: () => timerLoop.healthCheck(),
+      blobs: blobHealthCheck(blobs),
+      ...events.healthChecks,
+    },
     integrationRoutes: integrations.routes,
     eventHandlers: events.handlers,
     schedules,
     instructions,
+    payloads,
+    taskSearch: new TaskSearch(store),
+    removal: new RunRemoval(store, blobs, archiver),
+    signals: new SignalResponder(workflows),
   });
   if (input.timerLoop !== false) timerLoop.start();
+  if (options.archiveAfterMs !== undefined && input.archiveLoop !== false) archiver.start();
   await events.start();
   const systemTasks =
     input.systemTaskExecutor === false
@@ -221,6 +268,8 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     logger,
     metrics,
     timers: timerLoop,
+    blobs,
+    archiver,
     state: () => state,
     listen: async () => {
       const address = await app.listen({ port: options.port, host: options.host });
@@ -246,10 +295,12 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
         await callHandlers.agents.close();
         await timerLoop.stop();
         await events.stop();
+        await archiver.stop();
         await polls.close().catch(() => {});
         await integrations.close().catch(() => {});
         unsubscribe();
         await store.close();
+        await blobs.close();
         await sandbox?.close();
         state = 'STOPPED';
       })();

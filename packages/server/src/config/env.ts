@@ -113,6 +113,55 @@ export const ENV_KEYS = [
     description: 'How often a node checks for event handler changes made on any node',
     default: '1000',
   },
+  {
+    name: 'BATON_BLOB_URL',
+    description: 'Blob storage: s3://bucket/prefix for an S3-compatible bucket; unset = <data dir>/blobs',
+  },
+  { name: 'BATON_S3_ENDPOINT', description: 'URL of an S3-compatible server (unset = AWS)' },
+  { name: 'BATON_S3_REGION', description: 'S3 region', default: 'us-east-1' },
+  {
+    name: 'BATON_S3_FORCE_PATH_STYLE',
+    description: 'true: path-style S3 URLs (endpoint/bucket/key), which most S3-compatible servers need',
+    default: 'false',
+  },
+  { name: 'BATON_S3_ACCESS_KEY_ID', description: 'S3 access key id (unset = the SDK default chain)' },
+  { name: 'BATON_S3_SECRET_ACCESS_KEY', description: 'S3 secret access key', secret: true },
+  {
+    name: 'BATON_PAYLOAD_INLINE_MAX_BYTES',
+    description:
+      'Largest inline task output, task input handed out, or start input; larger ones go through external storage',
+    default: '3145728',
+  },
+  {
+    name: 'BATON_PAYLOAD_MAX_BYTES',
+    description: 'Largest payload uploaded to a Baton-served (filesystem) upload URL',
+    default: '67108864',
+  },
+  {
+    name: 'BATON_PAYLOAD_URL_TTL_SECONDS',
+    description: 'How long a signed payload upload or download URL is valid',
+    default: '300',
+  },
+  {
+    name: 'BATON_PAYLOAD_SIGNING_KEY',
+    description: 'HMAC key of Baton-served payload URLs (unset = a key kept in <data dir>/blobs-signing.key)',
+    secret: true,
+  },
+  {
+    name: 'BATON_PUBLIC_URL',
+    description:
+      "Base URL workers reach Baton at, for Baton-served payload URLs (unset = the request's host)",
+  },
+  {
+    name: 'BATON_ARCHIVE_AFTER',
+    description: 'Move runs that ended this long ago to blob storage (e.g. 30d, 12h, 90s); unset = never',
+  },
+  {
+    name: 'BATON_ARCHIVE_INTERVAL_MS',
+    description: 'How often the archiver looks for runs to move when it found none',
+    default: '60000',
+  },
+  { name: 'BATON_ARCHIVE_BATCH', description: 'Runs the archiver claims at a time', default: '50' },
 ] as const satisfies readonly EnvKey[];
 
 export type EnvName = (typeof ENV_KEYS)[number]['name'];

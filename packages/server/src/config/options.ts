@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import type { BlobSettings } from '../blobs/open-blob-store.js';
 import { ENV_KEYS, type EnvName, type RawEnv } from './env.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -39,6 +40,18 @@ export interface Options {
   readonly natsAckWaitMs: number;
   readonly eventExecutionRetentionDays: number;
   readonly eventHandlerRefreshMs: number;
+  /** Blob storage: a directory under the data dir, or an S3-compatible bucket. */
+  readonly blobs: BlobSettings;
+  readonly payloadInlineMaxBytes: number;
+  readonly payloadMaxBytes: number;
+  readonly payloadUrlTtlSeconds: number;
+  /** HMAC key of Baton-served payload URLs; undefined = a key file in the data dir. */
+  readonly payloadSigningKey: string | undefined;
+  readonly publicUrl: string | undefined;
+  /** Runs that ended this many ms ago are archived; undefined = the archiver is off. */
+  readonly archiveAfterMs: number | undefined;
+  readonly archiveIntervalMs: number;
+  readonly archiveBatch: number;
 }
 
 /**
@@ -126,6 +139,61 @@ export function egressEntryProblem(entry: string): string | undefined {
     : 'is not a host name, an IP address or a CIDR';
 }
 
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `30d`, `12h`, `1h30m`, `90s`, `500ms`: a positive duration in ms. */
+export function parseDuration(text: string): number | undefined {
+  const compact = text.trim().toLowerCase();
+  if (!/^(\d+(ms|s|m|h|d))+$/.test(compact)) return undefined;
+  let total = 0;
+  for (const [, amount = '0', unit = 's'] of compact.matchAll(/(\d+)(ms|s|m|h|d)/g)) {
+    total += Number(amount) * (DURATION_UNITS[unit] ?? 0);
+  }
+  return total > 0 && Number.isSafeInteger(total) ? total : undefined;
+}
+
+function blobSettings(raw: RawEnv, dataDir: string): BlobSettings {
+  const url = raw.BATON_BLOB_URL;
+  if (url === undefined) return { kind: 'filesystem', directory: path.join(dataDir, 'blobs') };
+  const match = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(url);
+  if (!match) throw new ConfigError('BATON_BLOB_URL must be s3://bucket or s3://bucket/prefix');
+  const rawPrefix = (match[2] ?? '').replace(/^\/+|\/+$/g, '');
+  if (rawPrefix !== '' && !/^[A-Za-z0-9._\-/]+$/.test(rawPrefix)) {
+    throw new ConfigError('BATON_BLOB_URL prefix may only hold letters, digits, ".", "_", "-" and "/"');
+  }
+  const endpoint = raw.BATON_S3_ENDPOINT;
+  if (endpoint !== undefined && !/^https?:\/\/[^\s]+$/.test(endpoint)) {
+    throw new ConfigError('BATON_S3_ENDPOINT must be an http:// or https:// URL');
+  }
+  const keyId = raw.BATON_S3_ACCESS_KEY_ID;
+  const secret = raw.BATON_S3_SECRET_ACCESS_KEY;
+  if ((keyId === undefined) !== (secret === undefined)) {
+    throw new ConfigError('BATON_S3_ACCESS_KEY_ID and BATON_S3_SECRET_ACCESS_KEY must be set together');
+  }
+  return {
+    kind: 's3',
+    bucket: match[1] ?? '',
+    prefix: rawPrefix === '' ? '' : `${rawPrefix}/`,
+    region: raw.BATON_S3_REGION ?? defaultOf('BATON_S3_REGION'),
+    forcePathStyle: oneOf(raw, 'BATON_S3_FORCE_PATH_STYLE', ['true', 'false'] as const) === 'true',
+    ...(endpoint !== undefined && { endpoint }),
+    ...(keyId !== undefined &&
+      secret !== undefined && { credentials: { accessKeyId: keyId, secretAccessKey: secret } }),
+  };
+}
+
+function archiveAfter(raw: RawEnv): number | undefined {
+  const text = raw.BATON_ARCHIVE_AFTER;
+  if (text === undefined) return undefined;
+  const ms = parseDuration(text);
+  if (ms === undefined) {
+    throw new ConfigError(
+      `BATON_ARCHIVE_AFTER must be a duration such as 30d, 12h, 1h30m or 90s, got '${text}'`,
+    );
+  }
+  return ms;
+}
+
 /** Turns raw settings into Options, refusing bad values with a message that names the setting. */
 export function compileOptions(raw: RawEnv, cwd = process.cwd()): Options {
   const databaseUrl = raw.BATON_DATABASE_URL;
@@ -140,10 +208,19 @@ export function compileOptions(raw: RawEnv, cwd = process.cwd()): Options {
   if (natsUrl !== undefined && !/^(nats|tls|wss?):\/\//.test(natsUrl)) {
     throw new ConfigError('BATON_NATS_URL must start with nats://, tls://, ws:// or wss://');
   }
+  const dataDir = path.resolve(cwd, raw.BATON_DATA_DIR ?? defaultOf('BATON_DATA_DIR'));
+  const publicUrl = raw.BATON_PUBLIC_URL?.replace(/\/+$/, '');
+  if (publicUrl !== undefined && !/^https?:\/\/[^\s/]+(\/[^\s]*)?$/.test(publicUrl)) {
+    throw new ConfigError('BATON_PUBLIC_URL must be an http:// or https:// URL');
+  }
+  const signingKey = raw.BATON_PAYLOAD_SIGNING_KEY;
+  if (signingKey !== undefined && signingKey.length < 16) {
+    throw new ConfigError('BATON_PAYLOAD_SIGNING_KEY must be at least 16 characters');
+  }
   return Object.freeze({
     port: integer(raw, 'BATON_PORT', 0, 65535),
     host: raw.BATON_HOST ?? defaultOf('BATON_HOST'),
-    dataDir: path.resolve(cwd, raw.BATON_DATA_DIR ?? defaultOf('BATON_DATA_DIR')),
+    dataDir,
     databaseUrl,
     dbPoolSize: integer(raw, 'BATON_DB_POOL_SIZE', 1, 1000),
     sqliteSynchronous: oneOf(raw, 'BATON_SQLITE_SYNCHRONOUS', ['FULL', 'NORMAL'] as const),
@@ -166,6 +243,15 @@ export function compileOptions(raw: RawEnv, cwd = process.cwd()): Options {
     natsAckWaitMs: integer(raw, 'BATON_NATS_ACK_WAIT_MS', 1000, 3_600_000),
     eventExecutionRetentionDays: integer(raw, 'BATON_EVENT_RETENTION_DAYS', 1, 3650),
     eventHandlerRefreshMs: integer(raw, 'BATON_EVENT_REFRESH_MS', 50, 600_000),
+    blobs: blobSettings(raw, dataDir),
+    payloadInlineMaxBytes: integer(raw, 'BATON_PAYLOAD_INLINE_MAX_BYTES', 1024, 1024 * 1024 * 1024),
+    payloadMaxBytes: integer(raw, 'BATON_PAYLOAD_MAX_BYTES', 1024, 4 * 1024 * 1024 * 1024),
+    payloadUrlTtlSeconds: integer(raw, 'BATON_PAYLOAD_URL_TTL_SECONDS', 1, 7 * 24 * 3600),
+    payloadSigningKey: signingKey,
+    publicUrl,
+    archiveAfterMs: archiveAfter(raw),
+    archiveIntervalMs: integer(raw, 'BATON_ARCHIVE_INTERVAL_MS', 10, 86_400_000),
+    archiveBatch: integer(raw, 'BATON_ARCHIVE_BATCH', 1, 1000),
   });
 }
 
@@ -178,5 +264,6 @@ export function publicSettings(options: Options, raw: RawEnv): Record<string, st
     else out[key.name] = value ?? ('default' in key ? key.default : '(unset)');
   }
   out.store = options.databaseUrl ? 'postgres' : 'sqlite';
+  out.blobs = options.blobs.kind;
   return out;
 }

@@ -100,5 +100,7 @@ function resultFields(result: TaskResult): Partial<TaskRecord> {
   if (result.outputData !== undefined) fields.outputData = result.outputData;
   if (result.reasonForIncompletion !== undefined) fields.reasonForIncompletion = result.reasonForIncompletion;
   if (result.workerId !== undefined) fields.workerId = result.workerId;
+  if (result.externalOutputPayloadStoragePath !== undefined)
+    fields.externalOutputPayloadStoragePath = result.externalOutputPayloadStoragePath;
   return fields;
 }

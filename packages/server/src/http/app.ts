@@ -21,10 +21,18 @@ import { installRequestTargetGuard } from './request-target.js';
 import { installOversizeBodyDrain } from './oversize-body.js';
 import { recordRoutes } from './route-table.js';
 import { installTextInput } from './text-input.js';
+import type { PayloadService } from '../payloads/payload-service.js';
+import type { TaskSearch } from '../search/task-search.js';
+import type { RunRemoval } from '../archive/run-removal.js';
+import type { SignalResponder } from '../services/signal-response.js';
 import { adminRoutes } from './routes/admin.js';
 import { lifecycleRoutes } from './routes/lifecycle.js';
 import { metadataRoutes } from './routes/metadata.js';
 import { metricsRoutes } from './routes/metrics.js';
+import { payloadRoutes } from './routes/payloads.js';
+import { taskSearchRoutes } from './routes/task-search.js';
+import { runRemovalRoutes } from './routes/run-removal.js';
+import { runStateRoutes } from './routes/run-state.js';
 import { runControlRoutes } from './routes/run-control.js';
 import { taskRoutes } from './routes/tasks.js';
 import { workflowRoutes } from './routes/workflow.js';
@@ -47,6 +55,13 @@ export interface AppDeps {
   testRuns: TestRunService;
   syncExecute: SyncExecuteService;
   lifecycle: LifecycleService;
+  /** External payloads: signed URLs, uploaded outputs and inputs, the inline limit. */
+  payloads: PayloadService;
+  taskSearch: TaskSearch;
+  /** Conductor's remove: archive now, or delete for good. */
+  removal: RunRemoval;
+  /** The answer of a synchronous signal. */
+  signals: SignalResponder;
   logger: FastifyBaseLogger | false;
   /** Prometheus metrics served at `/metrics`. */
   metrics?: Metrics;
@@ -129,5 +144,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   eventRoutes(app, deps);
   scheduleRoutes(app, deps);
   instructionRoutes(app, deps);
+  payloadRoutes(app, deps);
+  taskSearchRoutes(app, deps);
+  runRemovalRoutes(app, deps);
+  runStateRoutes(app, deps);
   return app;
 }

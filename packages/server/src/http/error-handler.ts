@@ -2,6 +2,7 @@ import type { ErrorBody, ValidationError } from '@baton/protocol';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 import { BatonError } from '../errors.js';
+import { externalStorageAdvice } from '../payloads/payload-service.js';
 
 /** Fastify's own error codes that are the caller's fault, mapped to Baton's codes. */
 const FASTIFY_CLIENT_ERRORS: Record<string, { code: ErrorBody['code']; status: number }> = {
@@ -36,6 +37,13 @@ export function answerFrameworkError(error: FastifyError, _req: FastifyRequest, 
       ? error.statusCode
       : 400;
   void send(reply, { status, code: 'BAD_REQUEST', message: error.message, retryable: false });
+}
+
+/** What to do instead of sending a body over the limit, for the routes that carry payloads. */
+function largeBodyAdvice(url: string): string {
+  if (url.startsWith('/api/tasks')) return externalStorageAdvice('output');
+  if (url.startsWith('/api/workflow')) return externalStorageAdvice('input');
+  return 'Send a smaller body (BATON_MAX_BODY_BYTES is the limit)';
 }
 
 export function installErrorHandling(app: FastifyInstance): void {
@@ -83,7 +91,10 @@ export function installErrorHandling(app: FastifyInstance): void {
       return send(reply, {
         status: known.status,
         code: known.code,
-        message: error.message,
+        message:
+          error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+            ? `${error.message}. ${largeBodyAdvice(request.url)}`
+            : error.message,
         retryable: false,
       });
     }

@@ -106,6 +106,7 @@ export const startRequestSchema = {
     taskToDomain: stringMap,
     idempotencyKey: { type: 'string', minLength: 1, maxLength: 1024 },
     idempotencyStrategy: { type: 'string', enum: IDEMPOTENCY_STRATEGIES },
+    externalInputPayloadStoragePath: { type: 'string', minLength: 1, maxLength: 512 },
   },
 } as const;
 
@@ -136,6 +137,7 @@ export const taskResultSchema = {
     workerId: name,
     logs: { type: 'array', items: logEntry },
     extendLease: { type: 'boolean' },
+    externalOutputPayloadStoragePath: { type: 'string', minLength: 1, maxLength: 512 },
   },
 } as const;
 

@@ -9,6 +9,7 @@ import {
 } from '@baton/protocol';
 
 import { newRunRecord } from '../engine/new-run.js';
+import { MAX_VARIABLES_KB } from '../engine/kinds/set-variable.js';
 import { findTask, kindNameOf } from '../engine/graph.js';
 import {
   pauseRejection,
@@ -30,6 +31,7 @@ import { afterCommit, type AfterCommit, type Executor } from './executor.js';
 import type { BulkResponse } from './metadata-service.js';
 import { MAX_NESTING } from './linked-runs.js';
 import { readsMailbox } from './run-wake.js';
+import type { ArchiveReader, ArchivedRunDoc } from '../archive/archive-reader.js';
 
 export interface RerunRequest {
   reRunFromTaskRefName?: string;
@@ -67,6 +69,8 @@ export class RunControlService {
     private readonly store: Store,
     private readonly executor: Executor,
     private readonly wake: WakeBus,
+    /** Archived runs can be restarted and rerun: they need only their definition, input and tasks. */
+    private readonly archive?: ArchiveReader,
   ) {}
 
   async pause(workflowId: string): Promise<void> {
@@ -175,6 +179,27 @@ export class RunControlService {
     return undefined;
   }
 
+  /**
+   * Merges `variables` into a running or paused run's variables, in one transaction that holds
+   * the run's lock (as SET_VARIABLE does, at most 256 KB), then re-evaluates a running run.
+   * 404 unknown run, 409 ended run, 400 over the size limit.
+   */
+  async updateVariables(workflowId: string, variables: JsonObject): Promise<void> {
+    await this.inTransaction(async (tx, after) => {
+      const run = await this.lockOpenRun(tx, workflowId, 'variable updates');
+      const merged = { ...run.variables, ...structuredClone(variables) };
+      const size = Buffer.byteLength(JSON.stringify(merged), 'utf8');
+      if (size > MAX_VARIABLES_KB * 1024) {
+        throw badRequest(
+          `The variables payload size: ${size} of workflow: ${workflowId} is greater than the permissible limit: ${MAX_VARIABLES_KB} kilobytes`,
+          [{ path: 'body', message: `variables over ${MAX_VARIABLES_KB} KB` }],
+        );
+      }
+      await tx.updateRun({ ...run, variables: merged, updateTime: this.executor.now() });
+      if (run.status === 'RUNNING') await this.executor.handle(tx, workflowId, { type: 'DECIDE' }, after);
+    });
+  }
+
   /** A new run continuing this one from its failed task, reusing completed tasks' outputs. */
   retry(workflowId: string): Promise<string> {
     return this.successor(workflowId, 'retry', {});
@@ -230,8 +255,13 @@ export class RunControlService {
     operation: 'retry' | 'restart' | 'rerun',
     options: { useLatestDefinitions?: boolean; rerun?: RerunRequest },
   ): Promise<string> {
+    // An archived run's document is read before the transaction: no blob I/O under a lock.
+    const hot = await this.store.read((tx) => tx.getRun(workflowId));
+    const archived = hot === undefined && this.archive ? await this.archive.find(workflowId) : undefined;
     return this.inTransaction(async (tx, after) => {
-      const original = await this.requireRun(tx, workflowId);
+      const locked = await tx.lockRun(workflowId);
+      if (!locked && archived) return this.successorOfArchived(tx, after, archived, operation, options);
+      const original = locked ?? (await this.requireRun(tx, workflowId));
       throwIf(
         operation === 'retry'
           ? retryRejection(original)
@@ -239,6 +269,29 @@ export class RunControlService {
       );
       return this.successorIn(tx, after, original, operation, options);
     });
+  }
+
+  /**
+   * Restart and rerun of an archived run: the new run is made from the archived document (its
+   * definition snapshot, input and tasks) and the link is recorded in the archive's index row.
+   * Retry is refused: it continues a failed run in place and retries its failed child runs,
+   * which an archived run no longer has in the hot tables; rerun from the failed task does the same.
+   */
+  private async successorOfArchived(
+    tx: Tx,
+    after: AfterCommit,
+    archived: ArchivedRunDoc,
+    operation: 'retry' | 'restart' | 'rerun',
+    options: { useLatestDefinitions?: boolean; rerun?: RerunRequest },
+  ): Promise<string> {
+    const original: RunRecord = { ...archived.doc.run, links: archived.row.links };
+    if (operation === 'retry') {
+      throw conflict(
+        `Workflow ${original.workflowId} is archived: it cannot be retried; rerun it from its failed task (reRunFromTaskId) or restart it`,
+      );
+    }
+    throwIf(restartRejection(original, operation === 'restart' ? 'restarted' : 'rerun'));
+    return this.successorIn(tx, after, original, operation, options, undefined, archived.doc.tasks);
   }
 
   /**
@@ -253,9 +306,11 @@ export class RunControlService {
     operation: 'retry' | 'restart' | 'rerun',
     options: { useLatestDefinitions?: boolean; rerun?: RerunRequest },
     parent?: { workflowId: string; taskId: string },
+    /** The tasks of an archived original (it has none in the hot tables). */
+    archivedTasks?: TaskRecord[],
   ): Promise<string> {
     const workflowId = original.workflowId;
-    const tasks = operation === 'restart' ? [] : await tx.getRunTasks(workflowId);
+    const tasks = operation === 'restart' ? [] : (archivedTasks ?? (await tx.getRunTasks(workflowId)));
     const fromRef =
       options.rerun?.reRunFromTaskRefName ?? rerunRefOfTaskId(tasks, options.rerun?.reRunFromTaskId);
     if (fromRef !== undefined) checkRerunRef(original, tasks, fromRef);
@@ -311,7 +366,8 @@ export class RunControlService {
 
     const byKey = LINK_BY[operation];
     const links: RunLinks = { ...original.links, [byKey]: [...(original.links[byKey] ?? []), successorId] };
-    await tx.updateRun({ ...original, links, updateTime: now });
+    if (archivedTasks) await tx.updateArchivedRunLinks(workflowId, links);
+    else await tx.updateRun({ ...original, links, updateTime: now });
     return successorId;
   }
 
@@ -366,8 +422,15 @@ export class RunControlService {
 
   private async requireRun(tx: Tx, workflowId: string): Promise<RunRecord> {
     const run = await tx.lockRun(workflowId);
-    if (!run) throw notFound(`No such workflow found by id: ${workflowId}`);
-    return run;
+    if (run) return run;
+    // An archived run has ended: operations on a running run are a conflict, not "unknown".
+    const archived = this.archive ? await tx.getArchivedRun(workflowId) : undefined;
+    if (archived) {
+      throw conflict(
+        `Workflow ${workflowId} has ended (${archived.status}) and is archived: only restart and rerun apply`,
+      );
+    }
+    throw notFound(`No such workflow found by id: ${workflowId}`);
   }
 
   private async lockOpenRun(tx: Tx, workflowId: string, what: string): Promise<RunRecord> {

@@ -12,7 +12,9 @@ import type {
 import { type Clock, systemClock } from '../clock.js';
 import { badRequest, notFound } from '../errors.js';
 import type { WakeBus } from '../queue/wake-bus.js';
-import type { RunQuery, Store } from '../store/store.js';
+import type { ArchivedRun, RunQuery, Store } from '../store/store.js';
+import { type ArchiveReader, archivedWorkflow } from '../archive/archive-reader.js';
+import { mergeRunPages } from '../archive/archived-search.js';
 import { newId } from '../ids.js';
 import { afterCommit, type Executor } from './executor.js';
 import { explainTasks, runWaiting } from './waiting.js';
@@ -64,6 +66,8 @@ export class WorkflowService {
     private readonly clock: Clock = systemClock,
     /** Lays polls not yet written over the stored ones (`PollRecorder.merge`). */
     private readonly withPending?: (stored: readonly PollData[], taskType: string) => PollData[],
+    /** Runs moved to blob storage, read transparently. */
+    private readonly archive?: ArchiveReader,
   ) {}
 
   /** Starts a run of the named definition (latest version when none is given); answers its id. */
@@ -114,7 +118,11 @@ export class WorkflowService {
         : new Map<string, never>();
       return { run, tasks, why };
     });
-    if (!found) throw notFound(`No such workflow found by id: ${workflowId}`);
+    if (!found) {
+      const archived = await this.archive?.find(workflowId);
+      if (archived) return archivedWorkflow(archived, includeTasks);
+      throw notFound(`No such workflow found by id: ${workflowId}`);
+    }
     const { run, tasks, why } = found;
     const shown = includeTasks
       ? tasks.map((t) => {
@@ -133,8 +141,8 @@ export class WorkflowService {
     includeOutput: boolean,
     includeVariables: boolean,
   ): Promise<WorkflowStatusView> {
-    const run = await this.store.read((tx) => tx.getRun(workflowId));
-    if (!run) throw notFound(`No such workflow found by id: ${workflowId}`);
+    const hot = await this.store.read((tx) => tx.getRun(workflowId));
+    const run = hot ?? (await this.archivedRun(workflowId, includeOutput || includeVariables));
     const view: WorkflowStatusView = { workflowId: run.workflowId, status: run.status };
     if (run.correlationId !== undefined) view.correlationId = run.correlationId;
     if (includeOutput) view.output = run.output;
@@ -142,9 +150,35 @@ export class WorkflowService {
     return view;
   }
 
+  /** A status view of an archived run: the index row, or the whole document when its output is asked for. */
+  private async archivedRun(
+    workflowId: string,
+    needDocument: boolean,
+  ): Promise<Pick<RunRecord, 'workflowId' | 'status' | 'correlationId' | 'output' | 'variables'>> {
+    const row = await this.archive?.row(workflowId);
+    if (!row || !this.archive) throw notFound(`No such workflow found by id: ${workflowId}`);
+    if (needDocument) return (await this.archive.document(row)).run;
+    return {
+      workflowId,
+      status: row.status,
+      output: {},
+      variables: {},
+      ...(row.correlationId !== undefined && { correlationId: row.correlationId }),
+    };
+  }
+
+  /** Hot runs and archived ones, one ordered answer (archived rows are marked `archived`). */
   async search(query: RunQuery): Promise<SearchResult<WorkflowSummary>> {
-    const { totalHits, results } = await this.store.read((tx) => tx.searchRuns(query));
-    return { totalHits, results: results.map(toSummary) };
+    return this.store.read(async (tx) => {
+      const archivedHits = this.archive
+        ? (await tx.searchArchivedRuns({ ...query, start: 0, size: 0 })).totalHits
+        : 0;
+      if (archivedHits === 0) {
+        const { totalHits, results } = await tx.searchRuns(query);
+        return { totalHits, results: results.map(toSummary) };
+      }
+      return mergeRunPages(query, tx, toSummary, archivedSummary);
+    });
   }
 
   async correlated(
@@ -153,7 +187,7 @@ export class WorkflowService {
     includeClosed: boolean,
     includeTasks: boolean,
   ): Promise<Workflow[]> {
-    return this.store.read(async (tx) => {
+    const { hot, archived } = await this.store.read(async (tx) => {
       const runs = await tx.runsByCorrelationId(name, correlationId, includeClosed);
       const out: Workflow[] = [];
       for (const run of runs) {
@@ -163,9 +197,60 @@ export class WorkflowService {
           startTime: run.createTime,
         });
       }
-      return out;
+      // Archived runs have all ended: they count as closed.
+      const rows =
+        includeClosed && this.archive ? await tx.archivedRunsByCorrelationId(name, correlationId) : [];
+      return { hot: out, archived: rows };
     });
+    for (const row of archived) {
+      if (!this.archive || hot.some((w) => w.workflowId === row.workflowId)) continue;
+      hot.push(archivedWorkflow({ row, doc: await this.archive.document(row) }, includeTasks));
+    }
+    return hot.sort((a, b) => a.createTime - b.createTime || (a.workflowId < b.workflowId ? -1 : 1));
   }
+
+  /**
+   * Conductor's `POST /api/workflow/correlated/batch`: the runs of each name with each
+   * correlation id, keyed by correlation id.
+   */
+  async correlatedBatch(
+    names: readonly string[],
+    correlationIds: readonly string[],
+    includeClosed: boolean,
+    includeTasks: boolean,
+  ): Promise<Record<string, Workflow[]>> {
+    const out: Record<string, Workflow[]> = {};
+    for (const correlationId of new Set(correlationIds)) {
+      const runs: Workflow[] = [];
+      for (const name of new Set(names))
+        runs.push(...(await this.correlated(name, correlationId, includeClosed, includeTasks)));
+      out[correlationId] = runs;
+    }
+    return out;
+  }
+}
+
+/** A search row of an archived run: the index row's fields; input and output are in the document. */
+export function archivedSummary(row: ArchivedRun): WorkflowSummary {
+  const summary: WorkflowSummary = {
+    workflowType: row.workflowName,
+    version: row.workflowVersion,
+    workflowId: row.workflowId,
+    startTime: iso(row.createTime),
+    updateTime: iso(row.updateTime),
+    status: row.status,
+    input: '{}',
+    output: '{}',
+    executionTime: row.endTime > 0 ? row.endTime - row.createTime : 0,
+    failedReferenceTaskNames: '',
+    failedTaskNames: [],
+    priority: row.priority,
+    archived: true,
+  };
+  if (row.correlationId !== undefined) summary.correlationId = row.correlationId;
+  if (row.endTime > 0) summary.endTime = iso(row.endTime);
+  if (row.parentWorkflowId !== undefined) summary.parentWorkflowId = row.parentWorkflowId;
+  return summary;
 }
 
 /** Parses `from`/`to`: epoch milliseconds or an ISO-8601 date. */

@@ -1,5 +1,6 @@
 import type {
   JsonObject,
+  RunLinks,
   PollData,
   QueueCounts,
   RunRecord,
@@ -79,7 +80,98 @@ export interface ClaimRequest {
   lockToken: string;
 }
 
+/**
+ * A search condition tree over named fields (never SQL): built by `src/search` from plain
+ * parameters or Conductor's query form, compiled by each store into bound SQL (`sql-filter.ts`).
+ */
+export type FilterValue = string | number;
+export type FilterOp = '=' | '!=' | '>' | '>=' | '<' | '<=';
+export type SearchFilter<F extends string> =
+  | { kind: 'and' | 'or'; items: Array<SearchFilter<F>> }
+  | { kind: 'in'; field: F; values: FilterValue[]; negate: boolean }
+  | { kind: 'compare'; field: F; op: FilterOp; value: FilterValue };
+
+export const RUN_SEARCH_FIELDS = [
+  'workflowId',
+  'workflowType',
+  'version',
+  'status',
+  'correlationId',
+  'parentWorkflowId',
+  'startTime',
+  'updateTime',
+  'endTime',
+] as const;
+export type RunSearchField = (typeof RUN_SEARCH_FIELDS)[number];
+
+export const TASK_SEARCH_FIELDS = [
+  'taskId',
+  'taskType',
+  'status',
+  'workflowId',
+  'workflowType',
+  'referenceTaskName',
+  'startTime',
+  'scheduledTime',
+  'updateTime',
+  'endTime',
+] as const;
+export type TaskSearchField = (typeof TASK_SEARCH_FIELDS)[number];
+
+export const TASK_SORT_FIELDS = [
+  'updateTime',
+  'startTime',
+  'scheduledTime',
+  'endTime',
+  'status',
+  'taskType',
+  'taskId',
+  'workflowId',
+] as const;
+export type TaskSortField = (typeof TASK_SORT_FIELDS)[number];
+
+export interface TaskQuery {
+  filter?: SearchFilter<TaskSearchField>;
+  /** Matched against the task id and the text of its input and output. `*` or empty = all. */
+  freeText?: string;
+  start: number;
+  size: number;
+  sort: Array<{ field: TaskSortField; order: 'ASC' | 'DESC' }>;
+}
+
+/** The slim index row of a run moved to blob storage (DESIGN §9); the whole run is the blob. */
+export interface ArchivedRun {
+  workflowId: string;
+  workflowName: string;
+  workflowVersion: number;
+  status: WorkflowStatus;
+  correlationId?: string;
+  priority: number;
+  parentWorkflowId?: string;
+  createTime: number;
+  updateTime: number;
+  endTime: number;
+  /** Retry / restart / rerun links, kept current when an archived run is restarted or rerun. */
+  links: RunLinks;
+  blobKey: string;
+  /** SHA-256 (hex) of the compressed document, checked on every read. */
+  blobSha256: string;
+  archivedAt: number;
+}
+
+export interface ArchiveClaim {
+  /** Runs that ended at or before this time (epoch ms) are due. */
+  endedBefore: number;
+  now: number;
+  /** Claimed runs are this node's until then; a node that dies lets its claims lapse. */
+  leaseUntil: number;
+  node: string;
+  limit: number;
+}
+
 export interface RunQuery {
+  /** Conditions of Conductor's query form, and-ed with the plain ones below. */
+  filter?: SearchFilter<RunSearchField>;
   name?: string;
   status?: WorkflowStatus[];
   correlationId?: string;
@@ -214,6 +306,30 @@ export interface Tx {
   countRunsOfVersion(name: string, version: number): Promise<number>;
   searchRuns(query: RunQuery): Promise<{ totalHits: number; results: RunRecord[] }>;
   runsByCorrelationId(name: string, correlationId: string, includeClosed: boolean): Promise<RunRecord[]>;
+  /** Tasks matching the query, served from indexes on type, status, run, run name and times. */
+  searchTasks(query: TaskQuery): Promise<{ totalHits: number; results: TaskRecord[] }>;
+
+  // --- the archive (runs moved to blob storage; `archived_runs` is their index)
+  /**
+   * Claims up to `limit` ended runs due for the archive that no live claim holds, oldest end
+   * first, until `leaseUntil`. SKIP LOCKED on PostgreSQL: concurrent archivers never claim the
+   * same run. Answers their ids.
+   */
+  claimRunsToArchive(claim: ArchiveClaim): Promise<string[]>;
+  /** Every log line of every task of a run, in insertion order. */
+  getRunLogs(workflowId: string): Promise<TaskLog[]>;
+  /**
+   * Deletes every hot row of a run: the run, its tasks, their logs and latest-by-name rows, its
+   * mailbox, queue messages, timers and archive claim. The caller holds the run's lock.
+   */
+  deleteRunRows(workflowId: string): Promise<void>;
+  insertArchivedRun(row: ArchivedRun): Promise<void>;
+  getArchivedRun(workflowId: string): Promise<ArchivedRun | undefined>;
+  /** The query over archived runs (free text matches id, correlation id and name only). */
+  searchArchivedRuns(query: RunQuery): Promise<{ totalHits: number; results: ArchivedRun[] }>;
+  archivedRunsByCorrelationId(name: string, correlationId: string): Promise<ArchivedRun[]>;
+  updateArchivedRunLinks(workflowId: string, links: RunLinks): Promise<void>;
+  deleteArchivedRun(workflowId: string): Promise<boolean>;
 
   // --- tasks
   insertTasks(tasks: readonly TaskRecord[]): Promise<void>;

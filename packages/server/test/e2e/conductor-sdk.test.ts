@@ -3,7 +3,9 @@ import { describe, it } from 'node:test';
 
 import {
   orkesConductorClient,
+  TaskClient,
   TaskManager,
+  TaskResultStatusEnum,
   WorkflowExecutor,
   type ConductorLogger,
   type ConductorWorker,
@@ -34,6 +36,12 @@ const WORKER_ID = 'sdk-worker-1';
 const NAMES = ['ada', 'grace', 'barbara'] as const;
 
 const taskDefs = workerTaskDefs(['e2e_sdk_greet', 'e2e_sdk_measure', 'e2e_sdk_report']);
+
+/** A run that waits for a signal: for the SDK's variables and synchronous signal calls. */
+const GATE = 'e2e_sdk_gate';
+const gateDefinition = workflowDef(GATE, [
+  { name: 'gate', taskReferenceName: 'gate', type: 'WAIT', inputParameters: {} },
+]);
 
 const definition = workflowDef(
   WORKFLOW,
@@ -130,6 +138,7 @@ void describe('e2e: the Conductor JavaScript SDK against Baton', () => {
         const base = baton.url;
         await httpOk('POST', `${base}/api/metadata/taskdefs`, taskDefs);
         await httpOk('POST', `${base}/api/metadata/workflow`, definition);
+        await httpOk('POST', `${base}/api/metadata/workflow`, gateDefinition);
 
         const render = (args: unknown[]) =>
           args
@@ -297,6 +306,46 @@ void describe('e2e: the Conductor JavaScript SDK against Baton', () => {
           assert.equal(r.pollCount, 1, `pollCount as handed to the SDK (${r.taskId})`);
           assert.equal(r.workerId, WORKER_ID, `workerId as handed to the SDK (${r.taskId})`);
         }
+
+        // The run-reading API the SDK calls: task and run search in Conductor's query form, runs
+        // by correlation ids, variables, the synchronous signal, and remove (archive, delete).
+        const tasksFound = await new TaskClient(client).search(
+          0,
+          10,
+          '',
+          '*',
+          'taskType IN (e2e_sdk_greet,e2e_sdk_report) AND status IN (COMPLETED)',
+        );
+        assert.equal(tasksFound?.totalHits, 6, `SDK task search: ${JSON.stringify(tasksFound)}`);
+        const runsFound = await executor.search(
+          0,
+          10,
+          `workflowType IN (${WORKFLOW}) AND status IN (COMPLETED)`,
+          '*',
+        );
+        assert.equal(runsFound?.totalHits, 3, `SDK run search: ${JSON.stringify(runsFound)}`);
+        const byCorrelation = await executor.getByCorrelationIds(
+          { workflowNames: [WORKFLOW], correlationIds: ['sdk-0', 'sdk-1'] },
+          true,
+          false,
+        );
+        assert.deepEqual(Object.keys(byCorrelation ?? {}).sort(), ['sdk-0', 'sdk-1']);
+        assert.equal(byCorrelation?.['sdk-0']?.[0]?.workflowId, firstRun);
+
+        const gateRun = await executor.startWorkflow({ name: GATE, version: 1, input: {} });
+        const withVariables = await executor.updateVariables(gateRun, { stage: 'review' });
+        assert.deepEqual(withVariables?.variables, { stage: 'review' });
+        const signaled = await executor.signal(gateRun, TaskResultStatusEnum.COMPLETED, { approved: true });
+        assert.ok(signaled?.isTargetWorkflow(), `SDK signal: ${JSON.stringify(signaled)}`);
+        assert.equal(signaled.getWorkflow().status, 'COMPLETED');
+
+        await executor.deleteWorkflow(firstRun, true);
+        const archivedRun = await getJson<Workflow>(`${base}/api/workflow/${firstRun}`);
+        assert.equal(archivedRun.archived, true);
+        assert.deepEqual(archivedRun.output, expectedOutput(NAMES[0]));
+        await executor.deleteWorkflow(gateRun, false);
+        const afterDelete = await fetch(`${base}/api/workflow/${gateRun}`);
+        assert.equal(afterDelete.status, 404);
 
         // The SDK spoke the modern protocol: batch polls and update-v2, and Baton never said no.
         const paths = new Set(exchanges.map((e) => `${e.method} ${e.path}`));

@@ -11,6 +11,8 @@ import { createServer, type BatonServer } from '../../src/server.js';
 import type { ScriptRunner } from '../../src/engine/scripts.js';
 import type { CallHandlerRegistry } from '../../src/integrations/call-handler.js';
 import type { Store } from '../../src/store/store.js';
+import type { BlobStore } from '../../src/blobs/blob-store.js';
+import type { ArchiveFaults } from '../../src/archive/archiver.js';
 
 export interface TestApp {
   server: BatonServer;
@@ -30,6 +32,8 @@ export async function testApp(
     timerLoop?: boolean;
     /** Call handlers instead of the built-in ones (system-call executor tests). */
     callHandlers?: CallHandlerRegistry;
+    blobs?: BlobStore;
+    archiveFaults?: ArchiveFaults;
   } = {},
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'baton-app-'));
@@ -40,6 +44,10 @@ export async function testApp(
     logger: options.logger ?? pino({ level: 'silent' }),
     ...(options.scripts && { scripts: options.scripts }),
     ...(options.callHandlers && { callHandlers: options.callHandlers }),
+    ...(options.blobs && { blobs: options.blobs }),
+    ...(options.archiveFaults && { archiveFaults: options.archiveFaults }),
+    // On a manual clock the test runs archive passes itself (`server.archiver.runOnce()`).
+    archiveLoop: !(options.clock instanceof ManualClock),
     // On a manual clock the test fires due timers itself (`server.timers.fireDue()`).
     timerLoop: options.timerLoop ?? !(options.clock instanceof ManualClock),
   });

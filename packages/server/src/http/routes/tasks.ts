@@ -18,6 +18,8 @@ interface PollQuery {
   domain?: string;
   count?: number;
   timeout?: number;
+  /** The worker takes large inputs inline instead of by externalInputPayloadStoragePath. */
+  inlinePayloads?: boolean;
 }
 
 interface ResultBody extends Omit<TaskResult, 'workflowInstanceId' | 'logs'> {
@@ -35,6 +37,7 @@ const pollQuerySchema = {
     count: { type: 'integer', minimum: 1, maximum: MAX_POLL_COUNT, default: 1 },
     // Bounded as any ms value; over 5000 the handler answers Conductor's own message.
     timeout: { ...millis32, default: 100 },
+    inlinePayloads: { type: 'boolean', default: false },
   },
 } as const;
 const typeParam = nameParams('taskType');
@@ -82,7 +85,7 @@ function noContent(reply: FastifyReply): FastifyReply {
 }
 
 /** `/api/tasks`: polling, results, logs and queue views for workers. */
-export function taskRoutes(app: FastifyInstance, { tasks }: AppDeps): void {
+export function taskRoutes(app: FastifyInstance, { tasks, payloads }: AppDeps): void {
   app.get<{ Params: { taskType: string }; Querystring: PollQuery }>(
     '/api/tasks/poll/batch/:taskType',
     {
@@ -101,7 +104,7 @@ export function taskRoutes(app: FastifyInstance, { tasks }: AppDeps): void {
           { path: 'querystring.timeout', message: `must be ≤ ${MAX_POLL_TIMEOUT_MS}`, invalidValue: timeout },
         ]);
       }
-      return tasks.poll({
+      const handed = await tasks.poll({
         taskType: req.params.taskType,
         workerId: workerOf(req.query, req),
         count: req.query.count ?? 1,
@@ -109,6 +112,7 @@ export function taskRoutes(app: FastifyInstance, { tasks }: AppDeps): void {
         signal: abortOnHangUp(reply),
         ...(req.query.domain !== undefined && { domain: req.query.domain }),
       });
+      return payloads.forWorker(handed, req.query.inlinePayloads === true);
     },
   );
 
@@ -132,7 +136,9 @@ export function taskRoutes(app: FastifyInstance, { tasks }: AppDeps): void {
         signal: abortOnHangUp(reply),
         ...(req.query.domain !== undefined && { domain: req.query.domain }),
       });
-      return task ? reply.send(task) : noContent(reply);
+      if (!task) return noContent(reply);
+      const [sent] = await payloads.forWorker([task], req.query.inlinePayloads === true);
+      return reply.send(sent);
     },
   );
 
@@ -140,23 +146,30 @@ export function taskRoutes(app: FastifyInstance, { tasks }: AppDeps): void {
     '/api/tasks',
     { schema: { tags, summary: 'Post a task result; answers the task id as text', body: taskResultSchema } },
     async (req, reply) => {
-      const { task } = await tasks.update(toResult(req.body));
+      const { task } = await tasks.update(await payloads.inlineResult(toResult(req.body)));
       return reply.code(200).type('text/plain; charset=utf-8').send(task.taskId);
     },
   );
 
-  app.post<{ Body: ResultBody }>(
+  app.post<{ Body: ResultBody; Querystring: { inlinePayloads?: boolean } }>(
     '/api/tasks/update-v2',
     {
       schema: {
         tags,
         summary: 'Post a task result; answers the next task of the same type, or a bare 204',
         body: taskResultSchema,
+        querystring: {
+          type: 'object',
+          properties: { inlinePayloads: { type: 'boolean', default: false } },
+        },
       },
     },
     async (req, reply) => {
-      const { next } = await tasks.updateAndPoll(toResult(req.body), req.ip, abortOnHangUp(reply));
-      return next ? reply.send(next) : noContent(reply);
+      const result = await payloads.inlineResult(toResult(req.body));
+      const { next } = await tasks.updateAndPoll(result, req.ip, abortOnHangUp(reply));
+      if (!next) return noContent(reply);
+      const [sent] = await payloads.forWorker([next], req.query.inlinePayloads === true);
+      return reply.send(sent);
     },
   );
 

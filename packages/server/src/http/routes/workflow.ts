@@ -7,6 +7,9 @@ import { RUN_SORT_FIELDS, type RunQuery, type RunSortField } from '../../store/s
 import type { AppDeps } from '../app.js';
 import { name, nameParams, pageSize, pageStart, priority, requiredName, text, version } from '../bounds.js';
 import { startRequestSchema } from '../schemas.js';
+import { filterFromQuery } from '../../search/query-filter.js';
+import { MAX_QUERY_LENGTH } from '../../search/query-parser.js';
+import { RUN_FIELDS } from '../../search/search-fields.js';
 
 const tags = ['workflow'];
 const idParam = nameParams('workflowId');
@@ -23,6 +26,8 @@ interface SearchQuery {
   from?: string;
   to?: string;
   freeText?: string;
+  /** Conductor's query expression: `workflowType IN (a,b) AND status IN (RUNNING)`. */
+  query?: string;
   start?: number;
   size?: number;
   sort?: string | string[];
@@ -72,11 +77,13 @@ export function toRunQuery(q: SearchQuery): RunQuery {
   if (from !== undefined) query.from = from;
   if (to !== undefined) query.to = to;
   if (q.freeText && q.freeText !== '*') query.freeText = q.freeText;
+  if (q.query !== undefined && q.query.trim() !== '' && q.query.trim() !== '*')
+    query.filter = filterFromQuery(q.query, RUN_FIELDS);
   return query;
 }
 
 /** `/api/workflow`: start, read and search runs. */
-export function workflowRoutes(app: FastifyInstance, { workflows }: AppDeps): void {
+export function workflowRoutes(app: FastifyInstance, { workflows, payloads }: AppDeps): void {
   app.post<{ Body: StartWorkflowRequest }>(
     '/api/workflow',
     {
@@ -86,7 +93,7 @@ export function workflowRoutes(app: FastifyInstance, { workflows }: AppDeps): vo
         body: { ...startRequestSchema, required: ['name'] },
       },
     },
-    async (req, reply) => sendText(reply, await workflows.start(req.body)),
+    async (req, reply) => sendText(reply, await workflows.start(await payloads.inlineStart(req.body))),
   );
 
   app.post<{
@@ -105,7 +112,7 @@ export function workflowRoutes(app: FastifyInstance, { workflows }: AppDeps): vo
       },
     },
     async (req, reply) => {
-      const body = req.body ?? {};
+      const body = await payloads.inlineStart(req.body ?? {});
       // The body is the start request; Conductor's query parameters fill what it leaves out.
       const request: StartWorkflowRequest = { ...body, name: req.params.name };
       if (request.version === undefined && req.query.version !== undefined)
@@ -135,6 +142,7 @@ export function workflowRoutes(app: FastifyInstance, { workflows }: AppDeps): vo
             from: { type: 'string', maxLength: 64 },
             to: { type: 'string', maxLength: 64 },
             freeText: { type: 'string', maxLength: 1024 },
+            query: { type: 'string', maxLength: MAX_QUERY_LENGTH },
             start: pageStart,
             size: pageSize,
             sort: {

@@ -335,4 +335,47 @@ CREATE TABLE instructions (
 );
 `,
   },
+  {
+    version: 9,
+    name: 'search-and-archive',
+    sql: `
+-- Task search (GET /api/tasks/search) served from indexes: by type, status and run name, each
+-- ordered by update time so the default sort walks the index and stops at the page, and by
+-- start time. (By run: tasks_workflow_seq.) Each index costs every task write an entry, so a
+-- search without any of these filters scans instead of adding one more.
+CREATE INDEX tasks_search_type ON tasks (task_type, update_time);
+CREATE INDEX tasks_search_status ON tasks (status, update_time);
+CREATE INDEX tasks_search_workflow_type ON tasks ((record->>'workflowType'), update_time);
+CREATE INDEX tasks_search_start ON tasks (((record->>'startTime')::bigint));
+-- Runs due for the archive: ended ones, by end time.
+CREATE INDEX runs_ended ON runs (end_time) WHERE end_time > 0;
+-- The archive's index: one slim row per run moved to blob storage, searchable like runs.
+CREATE TABLE archived_runs (
+  workflow_id        TEXT    PRIMARY KEY,
+  workflow_name      TEXT    NOT NULL,
+  workflow_version   INTEGER NOT NULL,
+  status             TEXT    NOT NULL,
+  correlation_id     TEXT,
+  priority           INTEGER NOT NULL DEFAULT 0,
+  parent_workflow_id TEXT,
+  create_time        BIGINT  NOT NULL,
+  update_time        BIGINT  NOT NULL,
+  end_time           BIGINT  NOT NULL,
+  links              JSONB   NOT NULL,
+  blob_key           TEXT    NOT NULL,
+  blob_sha256        TEXT    NOT NULL,
+  archived_at        BIGINT  NOT NULL
+);
+CREATE INDEX archived_runs_name_create ON archived_runs (workflow_name, create_time);
+CREATE INDEX archived_runs_status_create ON archived_runs (status, create_time);
+CREATE INDEX archived_runs_correlation ON archived_runs (correlation_id, workflow_name) WHERE correlation_id IS NOT NULL;
+CREATE INDEX archived_runs_create ON archived_runs (create_time);
+-- A run an archiver is moving: other archivers leave it alone until the lease lapses.
+CREATE TABLE archive_claims (
+  workflow_id   TEXT   PRIMARY KEY,
+  node          TEXT   NOT NULL,
+  claimed_until BIGINT NOT NULL
+);
+`,
+  },
 ];

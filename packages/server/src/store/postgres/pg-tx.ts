@@ -1,6 +1,7 @@
 import type {
   JsonObject,
   PollData,
+  RunLinks,
   RunRecord,
   StoredTaskDef,
   TaskDef,
@@ -15,26 +16,30 @@ import {
   type PollRow,
   type TxState,
   definitionColumn,
-  freeTextNeedle,
   inRequestedOrder,
   pollFromRow,
   runFromColumns,
-  runOrderBy,
   runRecordColumn,
   taskDefFromColumns,
   uniqueSorted,
   workflowDefFromColumns,
 } from '../sql-common.js';
 import type {
+  ArchiveClaim,
+  ArchivedRun,
   PollRecord,
   RunQuery,
   StoredSecret,
   StoredService,
   StoredWorkflowDef,
   TaskLimitState,
+  TaskQuery,
   Tx,
 } from '../store.js';
 import * as ig from './pg-integrations.js';
+import * as archive from './pg-archive.js';
+import { searchArchivedRuns, searchRuns } from './pg-run-search.js';
+import { searchTasks } from './pg-search.js';
 import { DECIDE_TASKS, decideTasks, latestByNameParams } from './pg-decide-set.js';
 import { deferMessages, lockTaskLimit, setTaskRateWindow } from './pg-limits.js';
 import { type Query, SQL } from './pg-sql.js';
@@ -282,40 +287,8 @@ export class PgTx extends PgQueueTx implements Tx {
 
   async searchRuns(query: RunQuery): Promise<{ totalHits: number; results: RunRecord[] }> {
     this.state.check('searchRuns', false);
-    const where: string[] = [];
-    const params: unknown[] = [];
-    const p = (value: unknown): string => {
-      params.push(value);
-      return `$${params.length}`;
-    };
-    if (query.name !== undefined) where.push(`workflow_name = ${p(query.name)}`);
-    if (query.status !== undefined && query.status.length > 0)
-      where.push(`status = ANY(${p(query.status)}::text[])`);
-    if (query.correlationId !== undefined) where.push(`correlation_id = ${p(query.correlationId)}`);
-    if (query.from !== undefined) where.push(`create_time >= ${p(query.from)}::bigint`);
-    if (query.to !== undefined) where.push(`create_time <= ${p(query.to)}::bigint`);
-    const text = freeTextNeedle(query.freeText);
-    if (text !== undefined) {
-      const t = p(text);
-      const needle = p(text.toLowerCase());
-      where.push(
-        `(workflow_id = ${t} OR correlation_id = ${t} OR strpos(lower(workflow_name), ${needle}) > 0
-          OR strpos(lower((record->'input')::text), ${needle}) > 0
-          OR strpos(lower((record->'output')::text), ${needle}) > 0)`,
-      );
-    }
-    const whereSql = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
-    const filterParams = [...params];
-    const limit = p(Math.max(0, query.size));
-    const offset = p(Math.max(0, query.start));
-    const [count, page] = await Promise.all([
-      this.q<{ n: number }>(`SELECT count(*) AS n FROM runs ${whereSql}`, filterParams),
-      this.q<RunRow>(
-        `SELECT record, definition FROM runs ${whereSql} ORDER BY ${runOrderBy(query.sort, '"C"')} LIMIT ${limit} OFFSET ${offset}`,
-        params,
-      ),
-    ]);
-    return { totalHits: count.rows[0]?.n ?? 0, results: page.rows.map(run) };
+    const { totalHits, rows } = await searchRuns(this.q, query);
+    return { totalHits, results: rows.map(run) };
   }
 
   async runsByCorrelationId(
@@ -328,6 +301,58 @@ export class PgTx extends PgQueueTx implements Tx {
       ? await this.q<RunRow>(SQL.runsByCorrelation, [correlationId, name])
       : await this.q<RunRow>(SQL.openRunsByCorrelation, [correlationId, name, [...OPEN_RUN_STATUSES]]);
     return rows.map(run);
+  }
+
+  async searchTasks(query: TaskQuery): Promise<{ totalHits: number; results: TaskRecord[] }> {
+    this.state.check('searchTasks', false);
+    return searchTasks(this.q, query);
+  }
+
+  // --- the archive (statements in pg-archive.ts)
+
+  async claimRunsToArchive(claim: ArchiveClaim): Promise<string[]> {
+    this.state.check('claimRunsToArchive', true);
+    return archive.claimRunsToArchive(this.q, claim);
+  }
+
+  async getRunLogs(workflowId: string): Promise<TaskLog[]> {
+    this.state.check('getRunLogs', false);
+    return archive.getRunLogs(this.q, workflowId);
+  }
+
+  async deleteRunRows(workflowId: string): Promise<void> {
+    this.state.check('deleteRunRows', true);
+    await archive.deleteRunRows(this.q, workflowId);
+  }
+
+  async insertArchivedRun(row: ArchivedRun): Promise<void> {
+    this.state.check('insertArchivedRun', true);
+    await archive.insertArchivedRun(this.q, row);
+  }
+
+  async getArchivedRun(workflowId: string): Promise<ArchivedRun | undefined> {
+    this.state.check('getArchivedRun', false);
+    return archive.getArchivedRun(this.q, workflowId);
+  }
+
+  async searchArchivedRuns(query: RunQuery): Promise<{ totalHits: number; results: ArchivedRun[] }> {
+    this.state.check('searchArchivedRuns', false);
+    return searchArchivedRuns(this.q, query);
+  }
+
+  async archivedRunsByCorrelationId(name: string, correlationId: string): Promise<ArchivedRun[]> {
+    this.state.check('archivedRunsByCorrelationId', false);
+    return archive.archivedRunsByCorrelationId(this.q, name, correlationId);
+  }
+
+  async updateArchivedRunLinks(workflowId: string, links: RunLinks): Promise<void> {
+    this.state.check('updateArchivedRunLinks', true);
+    await archive.updateArchivedRunLinks(this.q, workflowId, links);
+  }
+
+  async deleteArchivedRun(workflowId: string): Promise<boolean> {
+    this.state.check('deleteArchivedRun', true);
+    return archive.deleteArchivedRun(this.q, workflowId);
   }
 
   // --- tasks

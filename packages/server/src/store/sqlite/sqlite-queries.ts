@@ -13,6 +13,7 @@ import {
 } from '../sql-common.js';
 import type { ClaimRequest, QueueMessage, RunQuery, StoredQueueMessage } from '../store.js';
 import type { SqliteConnection } from './connection.js';
+import { runConditions } from './sqlite-search.js';
 
 /** The longer SQLite statements (search, queue), as functions of a connection; `SqliteTx` calls them. */
 
@@ -51,28 +52,8 @@ export function searchRuns(
   c: SqliteConnection,
   query: RunQuery,
 ): { totalHits: number; results: RunRecord[] } {
-  const where: string[] = [];
   const params: Record<string, string | number> = {};
-  if (query.name !== undefined) {
-    where.push('workflow_name = @name');
-    params.name = query.name;
-  }
-  if (query.status !== undefined && query.status.length > 0) {
-    where.push('status IN (SELECT value FROM json_each(@status))');
-    params.status = JSON.stringify(query.status);
-  }
-  if (query.correlationId !== undefined) {
-    where.push('correlation_id = @correlationId');
-    params.correlationId = query.correlationId;
-  }
-  if (query.from !== undefined) {
-    where.push('create_time >= @from');
-    params.from = query.from;
-  }
-  if (query.to !== undefined) {
-    where.push('create_time <= @to');
-    params.to = query.to;
-  }
+  const where = runConditions(query, params);
   const text = freeTextNeedle(query.freeText);
   if (text !== undefined) {
     where.push(

@@ -1,6 +1,7 @@
 /* eslint-disable @typescript-eslint/require-await -- better-sqlite3 is synchronous; the port is async. */
 import type {
   PollData,
+  RunLinks,
   RunRecord,
   StoredTaskDef,
   TaskDef,
@@ -21,12 +22,15 @@ import {
   workflowDefFromColumns,
 } from '../sql-common.js';
 import type {
+  ArchiveClaim,
+  ArchivedRun,
   PollRecord,
   RunQuery,
   StoredSecret,
   StoredService,
   StoredWorkflowDef,
   TaskLimitState,
+  TaskQuery,
   Tx,
 } from '../store.js';
 import { SqlEventsTx } from '../events-tx.js';
@@ -35,6 +39,8 @@ import * as ig from './sqlite-integrations.js';
 import * as rc from './sqlite-run-control.js';
 import { decideTasks, recordLatestByName } from './sqlite-decide-set.js';
 import { SqliteQueueTx } from './sqlite-queue.js';
+import * as archive from './sqlite-archive.js';
+import { searchTasks } from './sqlite-search.js';
 import { RUN_COLUMNS, type RunRow, ensureQueues, list, parse, run, searchRuns } from './sqlite-queries.js';
 
 interface WorkflowDefRow {
@@ -283,6 +289,58 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
   async searchRuns(query: RunQuery): Promise<{ totalHits: number; results: RunRecord[] }> {
     this.state.check('searchRuns', false);
     return searchRuns(this.c, query);
+  }
+
+  async searchTasks(query: TaskQuery): Promise<{ totalHits: number; results: TaskRecord[] }> {
+    this.state.check('searchTasks', false);
+    return searchTasks(this.c, query);
+  }
+
+  // --- the archive (statements in sqlite-archive.ts)
+
+  async claimRunsToArchive(claim: ArchiveClaim): Promise<string[]> {
+    this.state.check('claimRunsToArchive', true);
+    return archive.claimRunsToArchive(this.c, claim);
+  }
+
+  async getRunLogs(workflowId: string): Promise<TaskLog[]> {
+    this.state.check('getRunLogs', false);
+    return archive.getRunLogs(this.c, workflowId);
+  }
+
+  async deleteRunRows(workflowId: string): Promise<void> {
+    this.state.check('deleteRunRows', true);
+    archive.deleteRunRows(this.c, workflowId);
+  }
+
+  async insertArchivedRun(row: ArchivedRun): Promise<void> {
+    this.state.check('insertArchivedRun', true);
+    archive.insertArchivedRun(this.c, row);
+  }
+
+  async getArchivedRun(workflowId: string): Promise<ArchivedRun | undefined> {
+    this.state.check('getArchivedRun', false);
+    return archive.getArchivedRun(this.c, workflowId);
+  }
+
+  async searchArchivedRuns(query: RunQuery): Promise<{ totalHits: number; results: ArchivedRun[] }> {
+    this.state.check('searchArchivedRuns', false);
+    return archive.searchArchivedRuns(this.c, query);
+  }
+
+  async archivedRunsByCorrelationId(name: string, correlationId: string): Promise<ArchivedRun[]> {
+    this.state.check('archivedRunsByCorrelationId', false);
+    return archive.archivedRunsByCorrelationId(this.c, name, correlationId);
+  }
+
+  async updateArchivedRunLinks(workflowId: string, links: RunLinks): Promise<void> {
+    this.state.check('updateArchivedRunLinks', true);
+    archive.updateArchivedRunLinks(this.c, workflowId, links);
+  }
+
+  async deleteArchivedRun(workflowId: string): Promise<boolean> {
+    this.state.check('deleteArchivedRun', true);
+    return archive.deleteArchivedRun(this.c, workflowId);
   }
 
   async runsByCorrelationId(

@@ -1,0 +1,203 @@
+import type { JsonObject, StartWorkflowRequest, TaskRecord, TaskResult } from '@baton/protocol';
+
+import type { BlobStore } from '../blobs/blob-store.js';
+import type { Clock } from '../clock.js';
+import { BatonError, badRequest } from '../errors.js';
+import {
+  type PayloadOperation,
+  type PayloadType,
+  newPayloadPath,
+  requirePayloadPath,
+  taskInputPath,
+} from './payload-paths.js';
+import type { PayloadUrlSigner } from './signed-url.js';
+
+export interface PayloadSettings {
+  /** Largest inline payload (a result's output, a start input, a handed-out task input), in bytes. */
+  inlineMaxBytes: number;
+  urlTtlSeconds: number;
+  /** Base URL workers reach Baton at; undefined = the base of the asking request. */
+  publicUrl: string | undefined;
+}
+
+/** Conductor's `ExternalStorageLocation`. */
+export interface ExternalStorageLocation {
+  uri: string;
+  path: string;
+}
+
+/** The route Baton serves signed payload URLs on (filesystem store). */
+export const SIGNED_PAYLOAD_ROUTE = '/api/payloads/';
+
+export function jsonBytes(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+}
+
+export function externalStorageAdvice(kind: 'output' | 'input'): string {
+  return kind === 'output'
+    ? 'Upload a large output instead: GET /api/tasks/external-storage-location?operation=WRITE&payloadType=TASK_OUTPUT, PUT the JSON to the answered uri, then post the result with externalOutputPayloadStoragePath set to the answered path and no outputData'
+    : 'Upload a large input instead: GET /api/tasks/external-storage-location?operation=WRITE&payloadType=WORKFLOW_INPUT, PUT the JSON to the answered uri, then start the run with externalInputPayloadStoragePath set to the answered path and no input';
+}
+
+/**
+ * External payloads in Conductor's model (DESIGN §9): signed upload and download URLs, results
+ * and start inputs read from blob storage as if they had been sent inline, the inline limit,
+ * and task inputs over it handed out by path.
+ */
+export class PayloadService {
+  constructor(
+    private readonly blobs: BlobStore,
+    private readonly signer: PayloadUrlSigner,
+    private readonly settings: PayloadSettings,
+    private readonly clock: Clock,
+  ) {}
+
+  get inlineMaxBytes(): number {
+    return this.settings.inlineMaxBytes;
+  }
+
+  /**
+   * `GET /api/tasks/external-storage-location`: a short-lived URL to upload (WRITE) or download
+   * (READ) a payload. WRITE without a path makes a fresh one; READ needs one. A path outside the
+   * payload area is refused.
+   */
+  async location(
+    operation: PayloadOperation,
+    payloadType: PayloadType,
+    requestedPath: string | undefined,
+    requestBase: string,
+  ): Promise<ExternalStorageLocation> {
+    let blobPath: string;
+    if (requestedPath === undefined || requestedPath === '') {
+      if (operation === 'READ') {
+        throw badRequest('path is required to read a payload', [
+          { path: 'querystring.path', message: 'required for operation READ' },
+        ]);
+      }
+      blobPath = newPayloadPath(payloadType);
+    } else blobPath = requirePayloadPath(requestedPath, 'querystring.path');
+    const ttl = this.settings.urlTtlSeconds;
+    const presigned = await unavailableIfFails(() => this.blobs.presign(blobPath, operation, ttl));
+    if (presigned !== undefined) return { uri: presigned, path: blobPath };
+    const expires = Math.floor(this.clock.now() / 1000) + ttl;
+    const signature = this.signer.sign(operation, blobPath, expires);
+    const base = this.settings.publicUrl ?? requestBase;
+    const query = `op=${operation}&expires=${expires}&signature=${encodeURIComponent(signature)}`;
+    return { uri: `${base}${SIGNED_PAYLOAD_ROUTE}${blobPath}?${query}`, path: blobPath };
+  }
+
+  /** Checks a Baton-served URL's signature: 403 when it is tampered with or expired. */
+  checkSigned(operation: PayloadOperation, blobPath: string, expires: number, signature: string): void {
+    const outcome = this.signer.check(operation, blobPath, expires, signature, this.clock.now());
+    if (outcome === 'expired')
+      throw new BatonError('FORBIDDEN', 'This payload URL has expired: ask for a new one');
+    if (outcome === 'invalid')
+      throw new BatonError('FORBIDDEN', 'This payload URL is not valid (bad signature)');
+  }
+
+  /** Reads a payload as a JSON object; a missing or malformed one is the caller's fault (400). */
+  async readJson(blobPath: string, field: string): Promise<JsonObject> {
+    requirePayloadPath(blobPath, field);
+    const bytes = await unavailableIfFails(() => this.blobs.get(blobPath));
+    if (bytes === undefined) {
+      throw badRequest(`No payload has been uploaded at ${blobPath}`, [
+        { path: field, message: 'no such payload', invalidValue: blobPath },
+      ]);
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(bytes.toString('utf8'));
+    } catch {
+      parsed = undefined;
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+      throw badRequest(`The payload at ${blobPath} is not a JSON object`, [
+        { path: field, message: 'not a JSON object', invalidValue: blobPath },
+      ]);
+    }
+    return parsed as JsonObject;
+  }
+
+  async putBytes(blobPath: string, body: Uint8Array): Promise<void> {
+    requirePayloadPath(blobPath, 'path');
+    await unavailableIfFails(() => this.blobs.put(blobPath, body, 'application/json'));
+  }
+
+  async getBytes(blobPath: string): Promise<Buffer | undefined> {
+    requirePayloadPath(blobPath, 'path');
+    return unavailableIfFails(() => this.blobs.get(blobPath));
+  }
+
+  /**
+   * A worker result as the engine takes it: an uploaded output read into `outputData` (the path
+   * is kept on the task record), an inline output over the limit refused with 413 and advice.
+   */
+  async inlineResult(result: TaskResult): Promise<TaskResult> {
+    const external = result.externalOutputPayloadStoragePath;
+    if (external !== undefined) {
+      const outputData = await this.readJson(external, 'body.externalOutputPayloadStoragePath');
+      return { ...result, outputData };
+    }
+    if (result.outputData !== undefined && jsonBytes(result.outputData) > this.settings.inlineMaxBytes) {
+      throw tooLarge(
+        `Task output of ${jsonBytes(result.outputData)} bytes is over the inline limit of ${this.settings.inlineMaxBytes} bytes (BATON_PAYLOAD_INLINE_MAX_BYTES). ${externalStorageAdvice('output')}`,
+      );
+    }
+    return result;
+  }
+
+  /** A start request with an uploaded input read in; an inline input over the limit gets 413. */
+  async inlineStart<T extends Omit<StartWorkflowRequest, 'name'>>(request: T): Promise<T> {
+    const external = request.externalInputPayloadStoragePath;
+    if (external !== undefined) {
+      const input = await this.readJson(external, 'body.externalInputPayloadStoragePath');
+      const { externalInputPayloadStoragePath: _path, ...rest } = request;
+      return { ...rest, input } as T;
+    }
+    if (request.input !== undefined && jsonBytes(request.input) > this.settings.inlineMaxBytes) {
+      throw tooLarge(
+        `Workflow input of ${jsonBytes(request.input)} bytes is over the inline limit of ${this.settings.inlineMaxBytes} bytes (BATON_PAYLOAD_INLINE_MAX_BYTES). ${externalStorageAdvice('input')}`,
+      );
+    }
+    return request;
+  }
+
+  /**
+   * Tasks as handed to a worker: an input over the limit is written to blob storage and sent
+   * as `externalInputPayloadStoragePath` with an empty `inputData`, as Conductor does, unless
+   * the worker asked for inline payloads.
+   */
+  async forWorker(tasks: readonly TaskRecord[], inline: boolean): Promise<TaskRecord[]> {
+    if (inline) return [...tasks];
+    return Promise.all(
+      tasks.map(async (task) => {
+        const size = jsonBytes(task.inputData);
+        if (size <= this.settings.inlineMaxBytes) return task;
+        const blobPath = taskInputPath(task.taskId);
+        try {
+          await this.blobs.put(blobPath, Buffer.from(JSON.stringify(task.inputData)), 'application/json');
+        } catch {
+          // The task is already handed out: with blob storage down, the worker gets it inline
+          // rather than not at all (its lock would lapse and the attempt be lost).
+          return task;
+        }
+        return { ...task, inputData: {}, externalInputPayloadStoragePath: blobPath };
+      }),
+    );
+  }
+}
+
+/** Blob storage failing is not the caller's fault: 503, retryable, with the reason. */
+async function unavailableIfFails<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (err instanceof BatonError) throw err;
+    const reason = err instanceof Error ? err.message || err.name : String(err);
+    throw new BatonError('NOT_READY', `Blob storage does not answer: ${reason}`, undefined, true);
+  }
+}
+
+function tooLarge(message: string): BatonError {
+  return new BatonError('PAYLOAD_TOO_LARGE', message);
+}

@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { performance } from 'node:perf_hooks';
+import { after, before, describe, it } from 'node:test';
+
+import pg from 'pg';
+
+import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { taskSearchSql } from '../../src/store/postgres/pg-search.js';
+import type { Store, TaskQuery } from '../../src/store/store.js';
+import { toTaskQuery } from '../../src/search/task-search.js';
+import { createTestDatabase, enabledStores, type TestDatabase } from '../helpers/postgres.js';
+
+/**
+ * Task search on a large PostgreSQL store (100,000 tasks) is served from indexes: the query
+ * plan of every filtered search has no sequential scan of `tasks`. Timings are reported as
+ * diagnostics, never asserted.
+ */
+
+const TASKS = 100_000;
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  Plans?: PlanNode[];
+}
+
+function seqScansOfTasks(node: PlanNode): string[] {
+  const own =
+    node['Node Type'] === 'Seq Scan' && node['Relation Name'] === 'tasks' ? ['Seq Scan on tasks'] : [];
+  return [...own, ...(node.Plans ?? []).flatMap(seqScansOfTasks)];
+}
+
+if (enabledStores().includes('postgres')) {
+  describe('task search plans on PostgreSQL (100,000 tasks)', () => {
+    let db: TestDatabase;
+    let store: Store;
+    let client: pg.Client;
+
+    before(async () => {
+      db = await createTestDatabase();
+      store = openPostgresStore({ url: db.url, poolSize: 2 });
+      await store.migrate();
+      client = new pg.Client({ connectionString: db.url });
+      await client.connect();
+      // 100,000 tasks over 10,000 runs of 20 definitions, 50 task types, 5 statuses.
+      await client.query(
+        `INSERT INTO tasks (task_id, workflow_id, seq, reference_task_name, task_type, status, update_time, record)
+         SELECT 't' || i, 'w' || (i / 10), i % 10, 'ref' || (i % 10), 'type_' || (i % 50), s.status,
+                1700000000000 + i * 1000,
+                jsonb_build_object('taskId', 't' || i, 'workflowInstanceId', 'w' || (i / 10),
+                  'workflowType', 'flow_' || (i % 20), 'taskType', 'type_' || (i % 50), 'status', s.status,
+                  'startTime', 1700000000000 + i * 1000 - 500, 'scheduledTime', 1700000000000 + i * 1000 - 900,
+                  'endTime', 1700000000000 + i * 1000, 'updateTime', 1700000000000 + i * 1000,
+                  'inputData', jsonb_build_object('n', i), 'outputData', jsonb_build_object('word', 'w' || i))
+           FROM generate_series(1, ${TASKS}) AS i
+           CROSS JOIN LATERAL (SELECT (ARRAY['COMPLETED','FAILED','SCHEDULED','IN_PROGRESS','CANCELED'])[1 + i % 5] AS status) s`,
+      );
+      await client.query('ANALYZE tasks');
+    });
+
+    after(async () => {
+      await client?.end();
+      await store?.close();
+      await db?.drop();
+    });
+
+    const cases: Array<[string, TaskQuery]> = [
+      ['type and status', toTaskQuery({ taskType: 'type_5', status: 'COMPLETED' })],
+      [
+        'query form: types and status and start time',
+        toTaskQuery({
+          query: 'taskType IN (type_10,type_15) AND status IN (COMPLETED) AND startTime > 1700050000000',
+        }),
+      ],
+      ['status only', toTaskQuery({ status: 'FAILED' })],
+      ['run id', toTaskQuery({ workflowId: 'w42' })],
+      ['run name', toTaskQuery({ workflowType: 'flow_3' })],
+      ['start time range', toTaskQuery({ from: '1700010000000', to: '1700011000000' })],
+      ['type with free text', toTaskQuery({ taskType: 'type_9', freeText: 'w109' })],
+      ['type, sorted by start time', toTaskQuery({ taskType: 'type_4', sort: 'startTime:DESC' })],
+    ];
+
+    for (const [name, query] of cases) {
+      it(`${name}: no sequential scan of tasks`, async (t) => {
+        const sql = taskSearchSql(query);
+        for (const [text, params] of [
+          [sql.count, sql.filterParams],
+          [sql.page, sql.pageParams],
+        ] as const) {
+          const { rows } = await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
+            `EXPLAIN (FORMAT JSON) ${text}`,
+            [...params],
+          );
+          const plan = rows[0]?.['QUERY PLAN'][0]?.Plan;
+          assert.ok(plan);
+          assert.deepEqual(seqScansOfTasks(plan), [], `${text}\n${JSON.stringify(plan, null, 1)}`);
+        }
+        const started = performance.now();
+        const answer = await store.read((tx) => tx.searchTasks(query));
+        t.diagnostic(`${name}: ${answer.totalHits} hits in ${(performance.now() - started).toFixed(1)} ms`);
+      });
+    }
+  });
+}
