@@ -1,5 +1,6 @@
 import path from 'node:path';
 
+import { type AuthOptions, compileAuthOptions } from './auth-options.js';
 import { ENV_KEYS, type EnvName, type RawEnv } from './env.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -21,6 +22,8 @@ export interface Options {
   readonly scriptTimeoutMs: number;
   readonly timerIdleMs: number;
   readonly pollDataFlushMs: number;
+  /** Authentication, roles and HTTP guards (rate limits, CORS). */
+  readonly auth: AuthOptions;
 }
 
 export class ConfigError extends Error {
@@ -54,9 +57,16 @@ export function compileOptions(raw: RawEnv, cwd = process.cwd()): Options {
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('BATON_DATABASE_URL must start with postgres:// or postgresql://');
   }
+  const host = raw.BATON_HOST ?? defaultOf('BATON_HOST');
+  let auth: AuthOptions;
+  try {
+    auth = compileAuthOptions(raw, host);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
   return Object.freeze({
     port: integer(raw, 'BATON_PORT', 0, 65535),
-    host: raw.BATON_HOST ?? defaultOf('BATON_HOST'),
+    host,
     dataDir: path.resolve(cwd, raw.BATON_DATA_DIR ?? defaultOf('BATON_DATA_DIR')),
     databaseUrl,
     dbPoolSize: integer(raw, 'BATON_DB_POOL_SIZE', 1, 1000),
@@ -69,6 +79,7 @@ export function compileOptions(raw: RawEnv, cwd = process.cwd()): Options {
     scriptTimeoutMs: integer(raw, 'BATON_SCRIPT_TIMEOUT_MS', 10, 60_000),
     timerIdleMs: integer(raw, 'BATON_TIMER_IDLE_MS', 10, 60_000),
     pollDataFlushMs: integer(raw, 'BATON_POLL_DATA_FLUSH_MS', 10, 60_000),
+    auth,
   });
 }
 
@@ -81,5 +92,6 @@ export function publicSettings(options: Options, raw: RawEnv): Record<string, st
     else out[key.name] = value ?? ('default' in key ? key.default : '(unset)');
   }
   out.store = options.databaseUrl ? 'postgres' : 'sqlite';
+  out.auth = options.auth.mode;
   return out;
 }

@@ -4,6 +4,7 @@ import { Ajv, type Options as AjvOptions } from 'ajv';
 import ajvFormats from 'ajv-formats';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 
+import { type AuthRoom, installAuth } from '../auth/install.js';
 import type { Options } from '../config/options.js';
 import type { Metrics } from '../metrics.js';
 import type { RawEnv } from '../config/env.js';
@@ -43,6 +44,8 @@ export interface AppDeps {
    * throws when its component is down; what it answers is shown with the component.
    */
   healthChecks?: Record<string, () => Promise<void | Record<string, unknown>>>;
+  /** Authentication, roles and HTTP guards (`src/auth`). */
+  auth: AuthRoom;
 }
 
 const ajvBase: AjvOptions = { allErrors: true, strict: false, useDefaults: true };
@@ -77,6 +80,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addContentTypeParser('text/plain', { parseAs: 'string' }, (_req, body, done) => done(null, body));
 
   installErrorHandling(app);
+  await installAuth(app, deps.auth);
 
   await app.register(swagger, {
     openapi: {

@@ -25,8 +25,18 @@ import {
   uniqueSorted,
   workflowDefFromColumns,
 } from '../sql-common.js';
-import type { PollRecord, RunQuery, StoredWorkflowDef, TaskLimitState, Tx } from '../store.js';
+import type {
+  AuthRecord,
+  AuthRecordKind,
+  PollRecord,
+  RunAction,
+  RunQuery,
+  StoredWorkflowDef,
+  TaskLimitState,
+  Tx,
+} from '../store.js';
 import { DECIDE_TASKS, decideTasks, latestByNameParams } from './pg-decide-set.js';
+import * as auth from './pg-auth.js';
 import { deferMessages, lockTaskLimit, setTaskRateWindow } from './pg-limits.js';
 import { type Query, SQL } from './pg-sql.js';
 import { PgQueueTx } from './pg-queue.js';
@@ -482,6 +492,43 @@ export class PgTx extends PgQueueTx implements Tx {
       [name, key],
     );
     return rows[0]?.workflow_id;
+  }
+
+  // --- authentication records and operator actions (`pg-auth.ts`)
+
+  async getAuthRecord(kind: AuthRecordKind, id: string): Promise<AuthRecord | undefined> {
+    this.state.check('getAuthRecord', false);
+    return auth.getAuthRecord(this.q, kind, id);
+  }
+
+  async listAuthRecords(kind: AuthRecordKind): Promise<AuthRecord[]> {
+    this.state.check('listAuthRecords', false);
+    return auth.listAuthRecords(this.q, kind);
+  }
+
+  async insertAuthRecord(r: AuthRecord): Promise<boolean> {
+    this.state.check('insertAuthRecord', true);
+    return auth.insertAuthRecord(this.q, r);
+  }
+
+  async updateAuthRecord(kind: AuthRecordKind, id: string, doc: JsonObject, now: number): Promise<boolean> {
+    this.state.check('updateAuthRecord', true);
+    return auth.updateAuthRecord(this.q, kind, id, doc, now);
+  }
+
+  async deleteAuthRecord(kind: AuthRecordKind, id: string): Promise<boolean> {
+    this.state.check('deleteAuthRecord', true);
+    return auth.deleteAuthRecord(this.q, kind, id);
+  }
+
+  async appendRunAction(a: RunAction): Promise<void> {
+    this.state.check('appendRunAction', true);
+    await auth.appendRunAction(this.q, a);
+  }
+
+  async getRunActions(workflowId: string): Promise<RunAction[]> {
+    this.state.check('getRunActions', false);
+    return auth.getRunActions(this.q, workflowId);
   }
 }
 

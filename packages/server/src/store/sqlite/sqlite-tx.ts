@@ -1,5 +1,6 @@
 /* eslint-disable @typescript-eslint/require-await -- better-sqlite3 is synchronous; the port is async. */
 import type {
+  JsonObject,
   PollData,
   RunRecord,
   StoredTaskDef,
@@ -20,8 +21,18 @@ import {
   taskDefFromColumns,
   workflowDefFromColumns,
 } from '../sql-common.js';
-import type { PollRecord, RunQuery, StoredWorkflowDef, TaskLimitState, Tx } from '../store.js';
+import type {
+  AuthRecord,
+  AuthRecordKind,
+  PollRecord,
+  RunAction,
+  RunQuery,
+  StoredWorkflowDef,
+  TaskLimitState,
+  Tx,
+} from '../store.js';
 import { deferMessages, lockTaskLimit, setTaskRateWindow } from './sqlite-limits.js';
+import * as auth from './sqlite-auth.js';
 import * as rc from './sqlite-run-control.js';
 import { decideTasks, recordLatestByName } from './sqlite-decide-set.js';
 import { SqliteQueueTx } from './sqlite-queue.js';
@@ -405,6 +416,18 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
     rc.deleteRunMessages(this.c, this.state, id, ids);
   readonly claimIdempotencyKey = (name: string, key: string, id: string, now: number) =>
     rc.claimIdempotencyKey(this.c, this.state, name, key, id, now);
+
+  // --- authentication records and operator actions (`sqlite-auth.ts`)
+  readonly getAuthRecord = (kind: AuthRecordKind, id: string) =>
+    auth.getAuthRecord(this.c, this.state, kind, id);
+  readonly listAuthRecords = (kind: AuthRecordKind) => auth.listAuthRecords(this.c, this.state, kind);
+  readonly insertAuthRecord = (r: AuthRecord) => auth.insertAuthRecord(this.c, this.state, r);
+  readonly updateAuthRecord = (kind: AuthRecordKind, id: string, doc: JsonObject, now: number) =>
+    auth.updateAuthRecord(this.c, this.state, kind, id, doc, now);
+  readonly deleteAuthRecord = (kind: AuthRecordKind, id: string) =>
+    auth.deleteAuthRecord(this.c, this.state, kind, id);
+  readonly appendRunAction = (a: RunAction) => auth.appendRunAction(this.c, this.state, a);
+  readonly getRunActions = (workflowId: string) => auth.getRunActions(this.c, this.state, workflowId);
 }
 
 function runColumns(r: RunRecord): Record<string, string | number | null> {
