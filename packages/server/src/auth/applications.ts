@@ -71,6 +71,7 @@ export class Applications {
   /** Roles of each access key, kept briefly so a token check costs no query (revocation applies within this time). */
   private readonly cache = new Map<string, { at: number; roles: string[] | undefined }>();
   static readonly CACHE_MS = 5000;
+  private decoy: Promise<string> | undefined;
 
   constructor(
     private readonly store: Store,
@@ -238,9 +239,16 @@ export class Applications {
   async authenticate(keyId: string, secret: string): Promise<string> {
     const key = await this.store.read((tx) => tx.getAuthRecord('access_key', keyId));
     const doc = key?.doc as unknown as KeyDoc | undefined;
-    if (!doc || !(await verifySecret(secret, doc.secretHash))) throw invalidKey();
+    // An unknown key id costs a hash too, so answer times do not tell which key ids exist.
+    const valid = await verifySecret(secret, doc?.secretHash ?? (await this.decoyHash()));
+    if (!doc || !valid) throw invalidKey();
     if (doc.status !== 'ACTIVE') throw new BatonError('UNAUTHENTICATED', 'access key is inactive');
     return doc.applicationId;
+  }
+
+  private decoyHash(): Promise<string> {
+    this.decoy ??= hashSecret(newSecret());
+    return this.decoy;
   }
 
   /**

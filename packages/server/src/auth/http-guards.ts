@@ -21,6 +21,8 @@ export async function installHttpGuards(app: FastifyInstance, options: AuthOptio
         scriptSrc: ["'self'"],
         styleSrc: ["'self'", "'unsafe-inline'"],
         imgSrc: ["'self'", 'data:'],
+        // Baton is often served over plain HTTP inside a network; upgrading would break the docs page.
+        upgradeInsecureRequests: null,
       },
     },
   });

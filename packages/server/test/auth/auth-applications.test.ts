@@ -196,6 +196,37 @@ for (const storeCase of storeCases()) {
       assert.equal(retried.status, 200, retried.text);
       const after = await send(t.app, 'GET', `/api/workflow/${runId}`, { token: operator });
       assert.equal(after.body.operatorActions.at(-1).action, 'retry');
+
+      // Bulk actions are recorded on each run they succeeded for; skip names the task.
+      const runs = [
+        (await send(t.app, 'POST', '/api/workflow/who_flow', { token: operator, body: {} })).text,
+        (await send(t.app, 'POST', '/api/workflow/who_flow', { token: operator, body: {} })).text,
+      ];
+      const bulk = await send(t.app, 'PUT', '/api/workflow/bulk/pause', {
+        token: admin,
+        body: [...runs, 'no-such-run'],
+      });
+      assert.equal(bulk.status, 200, bulk.text);
+      for (const id of runs) {
+        const got = await send(t.app, 'GET', `/api/workflow/${id}`, { token: operator });
+        assert.deepEqual(
+          got.body.operatorActions.map((a: { action: string; by: string }) => [a.action, a.by]),
+          [['pause', adminSub]],
+        );
+      }
+      assert.equal(
+        (await send(t.app, 'PUT', `/api/workflow/${runs[0]}/resume`, { token: admin })).status,
+        200,
+      );
+      const skip = await send(t.app, 'PUT', `/api/workflow/${runs[0]}/skiptask/who`, {
+        token: operator,
+        body: {},
+      });
+      assert.equal(skip.status, 200, skip.text);
+      const skipped = await send(t.app, 'GET', `/api/workflow/${runs[0]}`, { token: operator });
+      const last = skipped.body.operatorActions.at(-1);
+      assert.equal(last.action, 'skip');
+      assert.equal(last.detail.taskReferenceName, 'who');
     });
   });
 }
