@@ -4,6 +4,7 @@ import type { AuthOptions } from '../config/auth-options.js';
 import { badRequest, notFound } from '../errors.js';
 import type { Applications, Tag } from './applications.js';
 import type { BatonTokens } from './baton-tokens.js';
+import { TOKEN_EXCHANGE_LIMIT } from './http-guards.js';
 import { WORKER_ROLE_PREFIX } from './identity.js';
 
 /**
@@ -67,6 +68,7 @@ export function applicationRoutes(
   app.post<{ Body: { keyId: string; keySecret: string; expiration?: number } }>(
     '/api/token',
     {
+      config: { rateLimit: TOKEN_EXCHANGE_LIMIT },
       schema: {
         tags,
         summary:

@@ -34,22 +34,25 @@ export async function installHttpGuards(app: FastifyInstance, options: AuthOptio
       maxAge: 600,
     });
   }
-  if (options.rateLimitMax > 0) {
-    await app.register(rateLimit, {
-      global: true,
-      max: options.rateLimitMax,
-      timeWindow: options.rateLimitWindowMs,
-      keyGenerator: (req: FastifyRequest) =>
-        req.identity && req.identity.via !== 'anonymous' ? `id:${req.identity.subject}` : `ip:${req.ip}`,
-      // Health probes are not callers.
-      allowList: (req: FastifyRequest) => req.routeOptions.url === '/health',
-      errorResponseBuilder: (_req, context) =>
-        new BatonError(
-          'RATE_LIMITED',
-          `Rate limit of ${context.max} requests per ${context.after} exceeded`,
-          undefined,
-          true,
-        ),
-    });
-  }
+  // Always registered: the token exchange has a limit of its own (each attempt costs a slow
+  // hash), and every other route is limited only when BATON_RATE_LIMIT_MAX is set.
+  await app.register(rateLimit, {
+    global: options.rateLimitMax > 0,
+    max: options.rateLimitMax > 0 ? options.rateLimitMax : 1_000_000,
+    timeWindow: options.rateLimitWindowMs,
+    keyGenerator: (req: FastifyRequest) =>
+      req.identity && req.identity.via !== 'anonymous' ? `id:${req.identity.subject}` : `ip:${req.ip}`,
+    // Health probes are not callers.
+    allowList: (req: FastifyRequest) => req.routeOptions.url === '/health',
+    errorResponseBuilder: (_req, context) =>
+      new BatonError(
+        'RATE_LIMITED',
+        `Rate limit of ${context.max} requests per ${context.after} exceeded`,
+        undefined,
+        true,
+      ),
+  });
 }
+
+/** Token exchanges per caller address per minute (route config of `POST /api/token`). */
+export const TOKEN_EXCHANGE_LIMIT = { max: 120, timeWindow: 60_000 };

@@ -98,6 +98,21 @@ if (storeCase) {
       );
       assert.deepEqual((await send(t.app, 'GET', '/api/applications', { token: admin })).body, before);
     });
+
+    void it('limits token exchanges per address even with no general rate limit', async () => {
+      // Invalid bodies are counted too (the limit is checked before the body), and cost no hash.
+      let limited: { status: number; headers: Record<string, unknown> } | undefined;
+      for (let i = 0; i < 200 && !limited; i++) {
+        const res = await send(t.app, 'POST', '/api/token', { body: {} });
+        if (res.status === 429) limited = res;
+        else assert.equal(res.status, 400);
+      }
+      assert.ok(limited, 'the token exchange was never limited');
+      assert.ok(Number(limited.headers['retry-after']) > 0);
+      // Other routes are not limited by it.
+      const admin = await t.token('c-admin');
+      assert.equal((await send(t.app, 'GET', '/api/applications', { token: admin })).status, 200);
+    });
   });
 
   void describe('auth: the identity provider cannot be reached', () => {

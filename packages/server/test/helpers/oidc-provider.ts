@@ -68,6 +68,7 @@ export async function startOidcProvider(options: {
         response_types: [],
       })),
       jwks: { keys: [key] },
+      ttl: { ClientCredentials: (_ctx, _token, client) => byId.get(client.clientId)?.ttlSeconds ?? 300 },
       features: {
         devInteractions: { enabled: false },
         clientCredentials: { enabled: true },
