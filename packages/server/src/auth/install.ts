@@ -42,7 +42,7 @@ export function createAuth(options: AuthOptions, store: Store, clock: Clock): Au
     clock,
     applications,
     tokens,
-    authenticator: new Authenticator(options, tokens, applications, oidc),
+    authenticator: new Authenticator(clock, options, tokens, applications, oidc),
     routes: [],
   };
 }
