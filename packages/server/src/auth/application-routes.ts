@@ -48,8 +48,21 @@ function actorOf(req: FastifyRequest): string {
   return req.identity?.subject ?? 'anonymous';
 }
 
-/** A role Baton understands: a group role (any of the configured names) or `worker:<type>`. */
-function checkRole(role: string, options: AuthOptions): void {
+/** Orkes's application roles that have a Baton equivalent (so Orkes tooling can grant them). */
+function orkesAlias(role: string, options: AuthOptions): string | undefined {
+  const aliases: Record<string, string> = {
+    ADMIN: options.roles.admin,
+    METADATA_MANAGER: options.roles.metadata,
+    WORKFLOW_MANAGER: options.roles.workflow,
+    UNRESTRICTED_WORKER: `${WORKER_ROLE_PREFIX}*`,
+  };
+  return aliases[role];
+}
+
+/** A role Baton understands: a group role (any of the configured names), `worker:<type>`, or an Orkes alias. */
+function roleOf(role: string, options: AuthOptions): string {
+  const alias = orkesAlias(role, options);
+  if (alias !== undefined) return alias;
   const groupRoles = Object.values(options.roles);
   const isWorker = role.startsWith(WORKER_ROLE_PREFIX) && role.length > WORKER_ROLE_PREFIX.length;
   if (!groupRoles.includes(role) && !isWorker) {
@@ -57,6 +70,7 @@ function checkRole(role: string, options: AuthOptions): void {
       { path: 'params.role', message: 'is not a role', invalidValue: role },
     ]);
   }
+  return role;
 }
 
 export function applicationRoutes(
@@ -179,20 +193,25 @@ export function applicationRoutes(
     {
       schema: {
         tags,
-        summary: 'Give an application a role (a group role or worker:<taskType>)',
+        summary:
+          'Give an application a role: a group role, worker:<taskType>, or ADMIN / METADATA_MANAGER / WORKFLOW_MANAGER / UNRESTRICTED_WORKER',
         params: roleParams,
       },
     },
     (req) => {
-      checkRole(req.params.role, options);
-      return applications.addRole(req.params.applicationId, req.params.role, actorOf(req));
+      return applications.addRole(req.params.applicationId, roleOf(req.params.role, options), actorOf(req));
     },
   );
 
   app.delete<{ Params: { applicationId: string; role: string } }>(
     '/api/applications/:applicationId/roles/:role',
     { schema: { tags, summary: 'Take a role from an application', params: roleParams } },
-    (req) => applications.removeRole(req.params.applicationId, req.params.role, actorOf(req)),
+    (req) =>
+      applications.removeRole(
+        req.params.applicationId,
+        orkesAlias(req.params.role, options) ?? req.params.role,
+        actorOf(req),
+      ),
   );
 
   app.get<{ Params: { accessKeyId: string } }>(
