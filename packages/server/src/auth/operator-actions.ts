@@ -86,9 +86,14 @@ export function installOperatorActions(app: FastifyInstance, store: Store, clock
       at,
       ...(detail && { detail }),
     }));
-    await store.transaction(async (tx) => {
-      for (const a of actions) await tx.appendRunAction(a);
-    });
+    try {
+      await store.transaction(async (tx) => {
+        for (const a of actions) await tx.appendRunAction(a);
+      });
+    } catch (err) {
+      // The action itself is done and committed: answer it as such, and say loudly what was not kept.
+      req.log.error({ err, actions }, 'could not record an operator action');
+    }
     return payload;
   });
 
