@@ -171,3 +171,15 @@ void describe('auth: renamed roles', () => {
     assert.match(res.body.message, /needs the role 'workflow'/);
   });
 });
+
+void describe('auth: /metrics open by setting', () => {
+  const [storeCase] = storeCases();
+  if (!storeCase) return;
+  const t = authSuite(storeCase, { BATON_METRICS_AUTH: 'open' });
+  void it('serves /metrics without a token, and nothing else', async () => {
+    const res = await send(t.app, 'GET', '/metrics');
+    assert.equal(res.status, 200);
+    assert.match(res.text, /# HELP/);
+    assert.equal((await send(t.app, 'GET', '/api/admin/config')).status, 401);
+  });
+});
