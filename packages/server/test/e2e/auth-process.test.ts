@@ -69,6 +69,7 @@ void describe('e2e: authentication on a Baton process', () => {
       for (const key of Object.keys(process.env)) if (key.startsWith('CONDUCTOR_')) delete process.env[key];
       let baton: BatonProcess | undefined;
       let manager: TaskManager | undefined;
+      let stopRefresh: (() => void) | undefined;
       try {
         baton = await startBaton({
           name: 'auth-sdk',
@@ -116,6 +117,8 @@ void describe('e2e: authentication on a Baton process', () => {
           { serverUrl: base, keyId: key.id, keySecret: key.secret, logger },
           recordingFetch(exchanges),
         );
+        // The client refreshes its token on an interval, which would keep this process alive.
+        stopRefresh = () => client.stopBackgroundRefresh();
         const executed: string[] = [];
         const workers: ConductorWorker[] = [MINE, THEIRS].map((type) => ({
           taskDefName: type,
@@ -162,6 +165,7 @@ void describe('e2e: authentication on a Baton process', () => {
         );
       } finally {
         if (manager) await manager.stopPolling();
+        stopRefresh?.();
         await baton?.stop();
       }
     },
