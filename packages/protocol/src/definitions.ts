@@ -24,6 +24,9 @@ export interface TaskDef {
   rateLimitPerFrequency?: number;
   rateLimitFrequencyInSeconds?: number;
   ownerEmail?: string;
+  /** Who registered it and who changed it last (set by the server when authentication is on). */
+  createdBy?: string;
+  updatedBy?: string;
   pollTimeoutSeconds?: number;
   backoffScaleFactor?: number;
   maxRetryDelaySeconds?: number;
@@ -98,6 +101,9 @@ export interface WorkflowDef {
   restartable?: boolean;
   workflowStatusListenerEnabled?: boolean;
   ownerEmail?: string;
+  /** Who registered it and who changed it last (set by the server when authentication is on). */
+  createdBy?: string;
+  updatedBy?: string;
   timeoutPolicy?: WorkflowTimeoutPolicy;
   timeoutSeconds?: number;
   variables?: JsonObject;

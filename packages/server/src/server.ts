@@ -3,8 +3,10 @@ import { pino, type Logger } from 'pino';
 
 import { type Clock, systemClock } from './clock.js';
 import type { RawEnv } from './config/env.js';
+import { isLoopback } from './config/auth-options.js';
 import type { Options } from './config/options.js';
 import type { ScriptRunner } from './engine/scripts.js';
+import { type AuthRoom, createAuth, prepareAuth } from './auth/install.js';
 import { buildApp } from './http/app.js';
 import type { CallHandlerRegistry } from './integrations/call-handler.js';
 import { createCallHandlers, startSystemTaskExecutor } from './integrations/index.js';
@@ -49,6 +51,8 @@ export interface BatonServer {
   readonly logger: Logger;
   /** Prometheus metrics (`GET /metrics`); the timer loop reports ALERT_ONLY timeouts here. */
   readonly metrics: Metrics;
+  /** Authentication: applications, token checks, the route table (`src/auth`). */
+  readonly auth: AuthRoom;
   /** The durable-timer loop; `timers.fireDue(now)` fires what is due (tests on a manual clock). */
   readonly timers: TimerLoop;
   /** Blob storage: external payloads and the archive. */
@@ -83,10 +87,6 @@ export interface CreateServerInput {
   systemTaskExecutor?: boolean;
   /** Use these call handlers instead of the built-in ones (tests). */
   callHandlers?: CallHandlerRegistry;
-}
-
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host.startsWith('127.');
 }
 
 /** The composition root: wires store, engine, services and HTTP. Migrates the store on start. */
@@ -194,6 +194,8 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     clock,
   );
   const lifecycle = new LifecycleService(store, executor, wake, clock);
+  const auth = createAuth(options.auth, store, clock);
+  await prepareAuth(auth);
   const timerLoop = new TimerLoop(store, executor, wake, clock, logger, { idleMs: options.timerIdleMs });
   hooks.onTimerArmed = (dueAt) => timerLoop.armed(dueAt);
   // Events, schedules and instruction texts (src/events, src/schedules, src/instructions).
@@ -237,6 +239,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     taskSearch: new TaskSearch(store),
     removal: new RunRemoval(store, blobs, archiver),
     signals: new SignalResponder(workflows),
+    auth,
   });
   if (input.timerLoop !== false) timerLoop.start();
   if (options.archiveAfterMs !== undefined && input.archiveLoop !== false) archiver.start();
@@ -267,18 +270,19 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     store,
     logger,
     metrics,
+    auth,
     timers: timerLoop,
     blobs,
     archiver,
     state: () => state,
     listen: async () => {
       const address = await app.listen({ port: options.port, host: options.host });
-      logger.info({ address, store: store.dialect }, 'Baton is listening');
-      if (!isLoopback(options.host)) {
-        // Authentication is not built yet: say so loudly rather than serve the network silently.
+      logger.info({ address, store: store.dialect, auth: options.auth.mode }, 'Baton is listening');
+      if (options.auth.mode === 'off' && !isLoopback(options.host)) {
+        // Only BATON_AUTH=none gets here: say so loudly rather than serve the network silently.
         logger.warn(
           { host: options.host },
-          'Baton is reachable from other machines and has no authentication yet; put it behind a gateway that checks callers',
+          'Baton is reachable from other machines with authentication off (BATON_AUTH=none); a gateway in front must check every caller',
         );
       }
       return address;

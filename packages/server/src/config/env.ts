@@ -162,6 +162,66 @@ export const ENV_KEYS = [
     default: '60000',
   },
   { name: 'BATON_ARCHIVE_BATCH', description: 'Runs the archiver claims at a time', default: '50' },
+  {
+    name: 'BATON_AUTH',
+    description:
+      'none: no authentication (explicitly off); on: required. Unset: on when any BATON_AUTH_* setting is given, off when bound to loopback, else the node refuses to start',
+  },
+  { name: 'BATON_AUTH_ISSUER', description: 'OpenID issuer URL; its discovery document names the JWKS' },
+  { name: 'BATON_AUTH_AUDIENCE', description: 'Audience (aud) identity-provider tokens must carry' },
+  { name: 'BATON_AUTH_JWKS_URL', description: "The issuer's JWKS URL, instead of discovery" },
+  {
+    name: 'BATON_AUTH_ROLES_CLAIM',
+    description: 'Claim holding the roles; a dotted path reaches nested claims (realm_access.roles)',
+    default: 'roles',
+  },
+  {
+    name: 'BATON_AUTH_CLOCK_SKEW_SECONDS',
+    description: 'Clock skew tolerated on exp/nbf/iat',
+    default: '30',
+  },
+  {
+    name: 'BATON_AUTH_TOKEN_TTL_SECONDS',
+    description: 'Lifetime of the tokens POST /api/token answers for application keys',
+    default: '3600',
+  },
+  { name: 'BATON_AUTH_ROLE_METADATA', description: 'Role name of the metadata group', default: 'metadata' },
+  { name: 'BATON_AUTH_ROLE_WORKFLOW', description: 'Role name of the workflow group', default: 'workflow' },
+  { name: 'BATON_AUTH_ROLE_TASK', description: 'Role name of the task group', default: 'task' },
+  {
+    name: 'BATON_AUTH_ROLE_EVENT',
+    description: 'Role name of the event group (event handlers, schedules)',
+    default: 'event',
+  },
+  {
+    name: 'BATON_AUTH_ROLE_ADMIN',
+    description: 'Role name of the admin group (may do everything)',
+    default: 'admin',
+  },
+  {
+    name: 'BATON_AUTH_BOOTSTRAP_KEY_ID',
+    description: 'Access key id of the first admin application, made (or its secret reset) at start',
+  },
+  {
+    name: 'BATON_AUTH_BOOTSTRAP_KEY_SECRET',
+    description: 'Secret of that access key (at least 16 characters)',
+    secret: true,
+  },
+  {
+    name: 'BATON_METRICS_AUTH',
+    description: 'admin: /metrics needs the admin role when auth is on; open: /metrics needs no token',
+    default: 'admin',
+  },
+  {
+    name: 'BATON_RATE_LIMIT_MAX',
+    description: 'Requests per identity (or address, without a token) per window; 0 = no limit',
+    default: '0',
+  },
+  { name: 'BATON_RATE_LIMIT_WINDOW_MS', description: 'Window of BATON_RATE_LIMIT_MAX', default: '60000' },
+  {
+    name: 'BATON_CORS_ORIGINS',
+    description: 'Comma-separated origins allowed by CORS (* for any); unset = CORS off',
+  },
 ] as const satisfies readonly EnvKey[];
 
 export type EnvName = (typeof ENV_KEYS)[number]['name'];

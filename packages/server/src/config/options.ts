@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import type { BlobSettings } from '../blobs/open-blob-store.js';
+import { type AuthOptions, compileAuthOptions } from './auth-options.js';
 import { ENV_KEYS, type EnvName, type RawEnv } from './env.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -52,6 +53,8 @@ export interface Options {
   readonly archiveAfterMs: number | undefined;
   readonly archiveIntervalMs: number;
   readonly archiveBatch: number;
+  /** Authentication, roles and HTTP guards (rate limits, CORS). */
+  readonly auth: AuthOptions;
 }
 
 /**
@@ -208,6 +211,13 @@ export function compileOptions(raw: RawEnv, cwd = process.cwd()): Options {
   if (natsUrl !== undefined && !/^(nats|tls|wss?):\/\//.test(natsUrl)) {
     throw new ConfigError('BATON_NATS_URL must start with nats://, tls://, ws:// or wss://');
   }
+  const host = raw.BATON_HOST ?? defaultOf('BATON_HOST');
+  let auth: AuthOptions;
+  try {
+    auth = compileAuthOptions(raw, host);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
   const dataDir = path.resolve(cwd, raw.BATON_DATA_DIR ?? defaultOf('BATON_DATA_DIR'));
   const publicUrl = raw.BATON_PUBLIC_URL?.replace(/\/+$/, '');
   if (publicUrl !== undefined && !/^https?:\/\/[^\s/]+(\/[^\s]*)?$/.test(publicUrl)) {
@@ -219,7 +229,7 @@ export function compileOptions(raw: RawEnv, cwd = process.cwd()): Options {
   }
   return Object.freeze({
     port: integer(raw, 'BATON_PORT', 0, 65535),
-    host: raw.BATON_HOST ?? defaultOf('BATON_HOST'),
+    host,
     dataDir,
     databaseUrl,
     dbPoolSize: integer(raw, 'BATON_DB_POOL_SIZE', 1, 1000),
@@ -252,6 +262,7 @@ export function compileOptions(raw: RawEnv, cwd = process.cwd()): Options {
     archiveAfterMs: archiveAfter(raw),
     archiveIntervalMs: integer(raw, 'BATON_ARCHIVE_INTERVAL_MS', 10, 86_400_000),
     archiveBatch: integer(raw, 'BATON_ARCHIVE_BATCH', 1, 1000),
+    auth,
   });
 }
 
@@ -265,5 +276,6 @@ export function publicSettings(options: Options, raw: RawEnv): Record<string, st
   }
   out.store = options.databaseUrl ? 'postgres' : 'sqlite';
   out.blobs = options.blobs.kind;
+  out.auth = options.auth.mode;
   return out;
 }

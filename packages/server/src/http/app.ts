@@ -4,6 +4,7 @@ import { Ajv, type Options as AjvOptions } from 'ajv';
 import ajvFormats from 'ajv-formats';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 
+import { type AuthRoom, installAuth } from '../auth/install.js';
 import type { Options } from '../config/options.js';
 import type { Metrics } from '../metrics.js';
 import type { RawEnv } from '../config/env.js';
@@ -75,6 +76,8 @@ export interface AppDeps {
   eventHandlers: EventHandlerService;
   schedules: ScheduleService;
   instructions: InstructionService;
+  /** Authentication, roles and HTTP guards (`src/auth`). */
+  auth: AuthRoom;
 }
 
 const ajvBase: AjvOptions = { allErrors: true, strict: false, useDefaults: true };
@@ -118,6 +121,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installOversizeBodyDrain(app);
   installRequestTargetGuard(app);
   recordRoutes(app);
+  await installAuth(app, deps.auth);
 
   await app.register(swagger, {
     openapi: {

@@ -2,6 +2,7 @@ import type { StoredTaskDef, TaskDef, ValidationError, WorkflowDef } from '@bato
 
 import type { CheckContext, SystemCallChecks } from '../engine/kinds/kind.js';
 import type { ScriptRunner } from '../engine/scripts.js';
+import { stampAuthorship } from '../auth/authorship.js';
 import type { Clock } from '../clock.js';
 import { checkTaskDef } from '../engine/validation/check-task-def.js';
 import { checkWorkflowDef } from '../engine/validation/check-workflow-def.js';
@@ -62,7 +63,7 @@ export class MetadataService {
    * Registers one workflow definition. Without a version it gets the latest + 1 (1 for a new
    * name); an existing version is a conflict unless `overwrite` is set.
    */
-  async registerWorkflow(def: WorkflowDef, overwrite: boolean): Promise<StoredWorkflowDef> {
+  async registerWorkflow(def: WorkflowDef, overwrite: boolean, actor?: string): Promise<StoredWorkflowDef> {
     return this.store.transaction(async (tx) => {
       MetadataService.failIfInvalid(
         [
@@ -76,7 +77,13 @@ export class MetadataService {
       );
       const now = this.clock.now();
       const version = def.version ?? ((await tx.latestWorkflowVersion(def.name)) ?? 0) + 1;
-      const stored: StoredWorkflowDef = { ...def, version, createTime: now, updateTime: now };
+      const existing = actor === undefined ? undefined : await tx.getWorkflowDef(def.name, version);
+      const stored: StoredWorkflowDef = {
+        ...stampAuthorship(def, actor, existing),
+        version,
+        createTime: now,
+        updateTime: now,
+      };
       if (overwrite) {
         await tx.upsertWorkflowDef(stored);
       } else if (!(await tx.insertWorkflowDef(stored))) {
@@ -87,7 +94,7 @@ export class MetadataService {
   }
 
   /** Upserts a list, all or nothing: one invalid definition rejects the whole request. */
-  async upsertWorkflows(defs: WorkflowDef[]): Promise<BulkResponse> {
+  async upsertWorkflows(defs: WorkflowDef[], actor?: string): Promise<BulkResponse> {
     return this.store.transaction(async (tx) => {
       const names = await this.taskDefNames(tx);
       const workflowExists = await knownWorkflows(tx, defs);
@@ -107,7 +114,9 @@ export class MetadataService {
       const result: BulkResponse = { bulkSuccessfulResults: [], bulkErrorResults: {} };
       for (const def of defs) {
         const version = def.version ?? (await tx.latestWorkflowVersion(def.name)) ?? 1;
-        await tx.upsertWorkflowDef({ ...def, version, createTime: now, updateTime: now });
+        const existing = actor === undefined ? undefined : await tx.getWorkflowDef(def.name, version);
+        const stamped = stampAuthorship(def, actor, existing);
+        await tx.upsertWorkflowDef({ ...stamped, version, createTime: now, updateTime: now });
         result.bulkSuccessfulResults.push(`${def.name}.${version}`);
       }
       return result;
@@ -163,14 +172,21 @@ export class MetadataService {
   }
 
   /** Registers (inserts or replaces) task definitions; each creates its worker queue. */
-  async registerTaskDefs(defs: TaskDef[]): Promise<StoredTaskDef[]> {
+  async registerTaskDefs(defs: TaskDef[], actor?: string): Promise<StoredTaskDef[]> {
     MetadataService.failIfInvalid(
       defs.flatMap((def, i) => prefixed(checkTaskDef(def), `[${i}]`)),
       'Task definitions',
     );
     return this.store.transaction(async (tx) => {
       const now = this.clock.now();
-      for (const def of defs) await tx.upsertTaskDef({ ...def, createTime: now, updateTime: now });
+      const existing =
+        actor === undefined
+          ? new Map<string, StoredTaskDef>()
+          : await tx.getTaskDefs(defs.map((d) => d.name));
+      for (const def of defs) {
+        const stamped = stampAuthorship(def, actor, existing.get(def.name));
+        await tx.upsertTaskDef({ ...stamped, createTime: now, updateTime: now });
+      }
       await tx.ensureQueues(
         defs.map((d) => d.name),
         now,
@@ -185,12 +201,13 @@ export class MetadataService {
   }
 
   /** Updates an existing task definition (Conductor: 404 when it does not exist). */
-  async updateTaskDef(def: TaskDef): Promise<StoredTaskDef> {
+  async updateTaskDef(def: TaskDef, actor?: string): Promise<StoredTaskDef> {
     MetadataService.failIfInvalid(checkTaskDef(def), 'Task definition');
     return this.store.transaction(async (tx) => {
-      if (!(await tx.getTaskDef(def.name))) throw notFound(`No such task by name ${def.name}`);
+      const existing = await tx.getTaskDef(def.name);
+      if (!existing) throw notFound(`No such task by name ${def.name}`);
       const now = this.clock.now();
-      await tx.upsertTaskDef({ ...def, createTime: now, updateTime: now });
+      await tx.upsertTaskDef({ ...stampAuthorship(def, actor, existing), createTime: now, updateTime: now });
       await tx.ensureQueues([def.name], now);
       return (await tx.getTaskDef(def.name)) as StoredTaskDef;
     });

@@ -267,6 +267,26 @@ export interface StoredService {
   updateTime: number;
 }
 
+/** A stored authentication record (an application, an access key, the token signing key). */
+export interface AuthRecord {
+  kind: AuthRecordKind;
+  id: string;
+  doc: JsonObject;
+  createTime: number;
+  updateTime: number;
+}
+export type AuthRecordKind = 'application' | 'access_key' | 'signing_key';
+
+/** An operator's action on a run (pause, resume, terminate, retry, ...), with who and when. */
+export interface RunAction {
+  workflowId: string;
+  action: string;
+  /** The caller's identity (subject), or `anonymous` when authentication is off. */
+  actor: string;
+  at: number;
+  detail?: JsonObject;
+}
+
 /** A stored workflow definition with the times set by the server. */
 export type StoredWorkflowDef = WorkflowDef & { version: number; createTime: number; updateTime: number };
 
@@ -457,6 +477,18 @@ export interface Tx {
   /** Every service, in name order. */
   listServices(): Promise<StoredService[]>;
   deleteService(name: string): Promise<boolean>;
+
+  // --- authentication records and operator actions (auth/)
+  getAuthRecord(kind: AuthRecordKind, id: string): Promise<AuthRecord | undefined>;
+  listAuthRecords(kind: AuthRecordKind): Promise<AuthRecord[]>;
+  /** Inserts; false (and nothing written) when that kind and id exist, so a race has one winner. */
+  insertAuthRecord(record: AuthRecord): Promise<boolean>;
+  /** Replaces the document of an existing record; false when there is none. */
+  updateAuthRecord(kind: AuthRecordKind, id: string, doc: JsonObject, now: number): Promise<boolean>;
+  deleteAuthRecord(kind: AuthRecordKind, id: string): Promise<boolean>;
+  appendRunAction(action: RunAction): Promise<void>;
+  /** A run's operator actions, oldest first. */
+  getRunActions(workflowId: string): Promise<RunAction[]>;
 }
 
 export type * from './events-port.js';

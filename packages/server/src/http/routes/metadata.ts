@@ -1,6 +1,7 @@
 import type { TaskDef, WorkflowDef } from '@baton/protocol';
 import type { FastifyInstance } from 'fastify';
 
+import { actorOf } from '../../auth/authorship.js';
 import type { AppDeps } from '../app.js';
 import { nameParams, requiredName, version } from '../bounds.js';
 import { taskDefSchema, workflowDefSchema } from '../schemas.js';
@@ -20,7 +21,7 @@ export function metadataRoutes(app: FastifyInstance, { metadata }: AppDeps): voi
         querystring: { type: 'object', properties: { overwrite: { type: 'boolean', default: false } } },
       },
     },
-    (req) => metadata.registerWorkflow(req.body, req.query.overwrite ?? false),
+    (req) => metadata.registerWorkflow(req.body, req.query.overwrite ?? false, actorOf(req)),
   );
 
   app.post<{ Body: WorkflowDef }>(
@@ -41,7 +42,7 @@ export function metadataRoutes(app: FastifyInstance, { metadata }: AppDeps): voi
         body: { type: 'array', items: workflowDefSchema, minItems: 1 },
       },
     },
-    (req) => metadata.upsertWorkflows(req.body),
+    (req) => metadata.upsertWorkflows(req.body, actorOf(req)),
   );
 
   app.get(
@@ -91,7 +92,7 @@ export function metadataRoutes(app: FastifyInstance, { metadata }: AppDeps): voi
         body: { anyOf: [{ type: 'array', items: taskDefSchema, minItems: 1 }, taskDefSchema] },
       },
     },
-    (req) => metadata.registerTaskDefs(Array.isArray(req.body) ? req.body : [req.body]),
+    (req) => metadata.registerTaskDefs(Array.isArray(req.body) ? req.body : [req.body], actorOf(req)),
   );
 
   app.post<{ Body: TaskDef }>(
@@ -108,7 +109,7 @@ export function metadataRoutes(app: FastifyInstance, { metadata }: AppDeps): voi
   app.put<{ Body: TaskDef }>(
     '/api/metadata/taskdefs',
     { schema: { tags, summary: 'Update an existing task definition', body: taskDefSchema } },
-    (req) => metadata.updateTaskDef(req.body),
+    (req) => metadata.updateTaskDef(req.body, actorOf(req)),
   );
 
   app.get('/api/metadata/taskdefs', { schema: { tags, summary: 'List task definitions' } }, () =>

@@ -378,4 +378,30 @@ CREATE TABLE archive_claims (
 );
 `,
   },
+  {
+    version: 10,
+    name: 'auth',
+    sql: `
+-- Authentication records (applications, access keys, the token signing key) as JSON documents
+-- keyed by kind and id: few rows, read by id, so one small table serves them all.
+CREATE TABLE auth_records (
+  kind        TEXT   NOT NULL,
+  id          TEXT   NOT NULL,
+  doc         JSONB  NOT NULL,
+  create_time BIGINT NOT NULL,
+  update_time BIGINT NOT NULL,
+  PRIMARY KEY (kind, id)
+);
+-- Operator actions on a run (pause, retry, terminate, ...): who, what, when.
+CREATE TABLE run_actions (
+  seq         BIGSERIAL PRIMARY KEY,
+  workflow_id TEXT   NOT NULL,
+  action      TEXT   NOT NULL,
+  actor       TEXT   NOT NULL,
+  at          BIGINT NOT NULL,
+  detail      JSONB
+);
+CREATE INDEX run_actions_workflow ON run_actions (workflow_id, seq);
+`,
+  },
 ];

@@ -27,7 +27,10 @@ import {
 import type {
   ArchiveClaim,
   ArchivedRun,
+  AuthRecord,
+  AuthRecordKind,
   PollRecord,
+  RunAction,
   RunQuery,
   StoredSecret,
   StoredService,
@@ -41,6 +44,7 @@ import * as archive from './pg-archive.js';
 import { searchArchivedRuns, searchRuns } from './pg-run-search.js';
 import { searchTasks } from './pg-search.js';
 import { DECIDE_TASKS, decideTasks, latestByNameParams } from './pg-decide-set.js';
+import * as auth from './pg-auth.js';
 import { deferMessages, lockTaskLimit, setTaskRateWindow } from './pg-limits.js';
 import { type Query, SQL } from './pg-sql.js';
 import { PgQueueTx } from './pg-queue.js';
@@ -537,6 +541,43 @@ export class PgTx extends PgQueueTx implements Tx {
   readonly getService = (name: string) => ig.getService(this.q, this.state, name);
   readonly listServices = () => ig.listServices(this.q, this.state);
   readonly deleteService = (name: string) => ig.deleteService(this.q, this.state, name);
+
+  // --- authentication records and operator actions (`pg-auth.ts`)
+
+  async getAuthRecord(kind: AuthRecordKind, id: string): Promise<AuthRecord | undefined> {
+    this.state.check('getAuthRecord', false);
+    return auth.getAuthRecord(this.q, kind, id);
+  }
+
+  async listAuthRecords(kind: AuthRecordKind): Promise<AuthRecord[]> {
+    this.state.check('listAuthRecords', false);
+    return auth.listAuthRecords(this.q, kind);
+  }
+
+  async insertAuthRecord(r: AuthRecord): Promise<boolean> {
+    this.state.check('insertAuthRecord', true);
+    return auth.insertAuthRecord(this.q, r);
+  }
+
+  async updateAuthRecord(kind: AuthRecordKind, id: string, doc: JsonObject, now: number): Promise<boolean> {
+    this.state.check('updateAuthRecord', true);
+    return auth.updateAuthRecord(this.q, kind, id, doc, now);
+  }
+
+  async deleteAuthRecord(kind: AuthRecordKind, id: string): Promise<boolean> {
+    this.state.check('deleteAuthRecord', true);
+    return auth.deleteAuthRecord(this.q, kind, id);
+  }
+
+  async appendRunAction(a: RunAction): Promise<void> {
+    this.state.check('appendRunAction', true);
+    await auth.appendRunAction(this.q, a);
+  }
+
+  async getRunActions(workflowId: string): Promise<RunAction[]> {
+    this.state.check('getRunActions', false);
+    return auth.getRunActions(this.q, workflowId);
+  }
 }
 
 function workflowDefParams(def: StoredWorkflowDef): unknown[] {

@@ -352,4 +352,30 @@ CREATE TABLE archive_claims (
 ) STRICT;
 `,
   },
+  {
+    version: 9,
+    name: 'auth',
+    sql: `
+-- Authentication records (applications, access keys, the token signing key) as JSON documents
+-- keyed by kind and id: few rows, read by id, so one small table serves them all.
+CREATE TABLE auth_records (
+  kind        TEXT    NOT NULL,
+  id          TEXT    NOT NULL,
+  doc         TEXT    NOT NULL,
+  create_time INTEGER NOT NULL,
+  update_time INTEGER NOT NULL,
+  PRIMARY KEY (kind, id)
+) STRICT;
+-- Operator actions on a run (pause, retry, terminate, ...): who, what, when.
+CREATE TABLE run_actions (
+  seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+  workflow_id TEXT    NOT NULL,
+  action      TEXT    NOT NULL,
+  actor       TEXT    NOT NULL,
+  at          INTEGER NOT NULL,
+  detail      TEXT
+) STRICT;
+CREATE INDEX run_actions_workflow ON run_actions (workflow_id, seq);
+`,
+  },
 ];

@@ -1,5 +1,6 @@
 /* eslint-disable @typescript-eslint/require-await -- better-sqlite3 is synchronous; the port is async. */
 import type {
+  JsonObject,
   PollData,
   RunLinks,
   RunRecord,
@@ -24,7 +25,10 @@ import {
 import type {
   ArchiveClaim,
   ArchivedRun,
+  AuthRecord,
+  AuthRecordKind,
   PollRecord,
+  RunAction,
   RunQuery,
   StoredSecret,
   StoredService,
@@ -36,6 +40,7 @@ import type {
 import { SqlEventsTx } from '../events-tx.js';
 import { deferMessages, lockTaskLimit, setTaskRateWindow } from './sqlite-limits.js';
 import * as ig from './sqlite-integrations.js';
+import * as auth from './sqlite-auth.js';
 import * as rc from './sqlite-run-control.js';
 import { decideTasks, recordLatestByName } from './sqlite-decide-set.js';
 import { SqliteQueueTx } from './sqlite-queue.js';
@@ -502,6 +507,18 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
   readonly getService = (name: string) => ig.getService(this.c, this.state, name);
   readonly listServices = () => ig.listServices(this.c, this.state);
   readonly deleteService = (name: string) => ig.deleteService(this.c, this.state, name);
+
+  // --- authentication records and operator actions (`sqlite-auth.ts`)
+  readonly getAuthRecord = (kind: AuthRecordKind, id: string) =>
+    auth.getAuthRecord(this.c, this.state, kind, id);
+  readonly listAuthRecords = (kind: AuthRecordKind) => auth.listAuthRecords(this.c, this.state, kind);
+  readonly insertAuthRecord = (r: AuthRecord) => auth.insertAuthRecord(this.c, this.state, r);
+  readonly updateAuthRecord = (kind: AuthRecordKind, id: string, doc: JsonObject, now: number) =>
+    auth.updateAuthRecord(this.c, this.state, kind, id, doc, now);
+  readonly deleteAuthRecord = (kind: AuthRecordKind, id: string) =>
+    auth.deleteAuthRecord(this.c, this.state, kind, id);
+  readonly appendRunAction = (a: RunAction) => auth.appendRunAction(this.c, this.state, a);
+  readonly getRunActions = (workflowId: string) => auth.getRunActions(this.c, this.state, workflowId);
 }
 
 function runColumns(r: RunRecord): Record<string, string | number | null> {

@@ -1,0 +1,58 @@
+import cors from '@fastify/cors';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+
+import type { AuthOptions } from '../config/auth-options.js';
+import { BatonError } from '../errors.js';
+
+/**
+ * Security headers on every answer, CORS only for configured origins, and per-identity rate
+ * limits. Registered before the routes (the rate limiter hooks each route as it is added) and
+ * after the authentication hook, so a limit is counted per identity, not per address.
+ */
+export async function installHttpGuards(app: FastifyInstance, options: AuthOptions): Promise<void> {
+  await app.register(helmet, {
+    global: true,
+    // The API answers JSON; the docs page (swagger-ui) needs its own scripts and styles only.
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:'],
+        // Baton is often served over plain HTTP inside a network; upgrading would break the docs page.
+        upgradeInsecureRequests: null,
+      },
+    },
+  });
+  if (options.corsOrigins.length > 0) {
+    await app.register(cors, {
+      origin: options.corsOrigins.includes('*') ? true : [...options.corsOrigins],
+      methods: ['GET', 'POST', 'PUT', 'DELETE'],
+      allowedHeaders: ['authorization', 'x-authorization', 'content-type'],
+      maxAge: 600,
+    });
+  }
+  // Always registered: the token exchange has a limit of its own (each attempt costs a slow
+  // hash), and every other route is limited only when BATON_RATE_LIMIT_MAX is set.
+  await app.register(rateLimit, {
+    global: options.rateLimitMax > 0,
+    max: options.rateLimitMax > 0 ? options.rateLimitMax : 1_000_000,
+    timeWindow: options.rateLimitWindowMs,
+    keyGenerator: (req: FastifyRequest) =>
+      req.identity && req.identity.via !== 'anonymous' ? `id:${req.identity.subject}` : `ip:${req.ip}`,
+    // Health probes are not callers.
+    allowList: (req: FastifyRequest) => req.routeOptions.url === '/health',
+    errorResponseBuilder: (_req, context) =>
+      new BatonError(
+        'RATE_LIMITED',
+        `Rate limit of ${context.max} requests per ${context.after} exceeded`,
+        undefined,
+        true,
+      ),
+  });
+}
+
+/** Token exchanges per caller address per minute (route config of `POST /api/token`). */
+export const TOKEN_EXCHANGE_LIMIT = { max: 120, timeWindow: 60_000 };

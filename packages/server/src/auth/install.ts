@@ -1,0 +1,73 @@
+import type { FastifyInstance } from 'fastify';
+
+import type { Clock } from '../clock.js';
+import type { AuthOptions } from '../config/auth-options.js';
+import type { Store } from '../store/store.js';
+import { applicationRoutes } from './application-routes.js';
+import { Applications } from './applications.js';
+import { installAuthHooks } from './auth-hooks.js';
+import { Authenticator } from './authenticator.js';
+import { BatonTokens } from './baton-tokens.js';
+import { installHttpGuards } from './http-guards.js';
+import { OidcVerifier } from './oidc-verifier.js';
+import { installOperatorActions } from './operator-actions.js';
+
+export interface AuthRoom {
+  readonly options: AuthOptions;
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly applications: Applications;
+  readonly tokens: BatonTokens;
+  readonly authenticator: Authenticator;
+  /** Every route of the app (method and pattern), for the route-group check and the README table. */
+  readonly routes: Array<{ method: string; url: string }>;
+}
+
+/** Builds the authentication parts from the settings (no I/O: keys and discovery load on first use). */
+export function createAuth(options: AuthOptions, store: Store, clock: Clock): AuthRoom {
+  const applications = new Applications(store, clock);
+  const tokens = new BatonTokens(store, clock, options.tokenTtlSeconds);
+  const oidc =
+    options.issuer !== undefined && options.audience !== undefined
+      ? new OidcVerifier({
+          issuer: options.issuer,
+          audience: options.audience,
+          clockSkewSeconds: options.clockSkewSeconds,
+          ...(options.jwksUrl !== undefined && { jwksUrl: options.jwksUrl }),
+        })
+      : undefined;
+  return {
+    options,
+    store,
+    clock,
+    applications,
+    tokens,
+    authenticator: new Authenticator(clock, options, tokens, applications, oidc),
+    routes: [],
+  };
+}
+
+/**
+ * Everything auth adds to the HTTP app: security headers, CORS and rate limits (the limiter's
+ * per-route hooks run after the authentication hook, so it counts per identity), the
+ * authentication hook, operator-action records, and the application routes. Called before any
+ * other route is added.
+ */
+export async function installAuth(app: FastifyInstance, room: AuthRoom): Promise<void> {
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) room.routes.push({ method, url: route.url });
+  });
+  // Helmet's hook first, so a refused request carries the security headers too.
+  await installHttpGuards(app, room.options);
+  installAuthHooks(app, room.options, room.authenticator, room.store);
+  installOperatorActions(app, room.store, room.clock);
+  applicationRoutes(app, room.applications, room.tokens, room.options);
+}
+
+/** Start-up work that must finish before the server listens: the bootstrap admin key. */
+export async function prepareAuth(room: AuthRoom): Promise<void> {
+  const bootstrap = room.options.bootstrap;
+  if (bootstrap)
+    await room.applications.bootstrap(bootstrap.keyId, bootstrap.keySecret, room.options.roles.admin);
+  if (room.options.mode === 'on') await room.tokens.signingKey();
+}
