@@ -131,7 +131,8 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     clock,
     scripts,
     callHandlers.registry,
-    integrations.referenceChecks,
+    // The registry's checks belong to its handlers: a server given other handlers skips them.
+    input.callHandlers ? undefined : integrations.referenceChecks,
   );
   const polls = new PollRecorder(store, options.pollDataFlushMs, (err) =>
     logger.warn({ err }, 'could not write poll data; keeping it for the next flush'),
