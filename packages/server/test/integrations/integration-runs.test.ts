@@ -218,9 +218,13 @@ for (const storeCase of storeCases()) {
       });
       assert.ok(sawAnalysisWait, 'the analysis task said it waits for its next check');
       const pet = run.tasks.find((task: { referenceTaskName: string }) => task.referenceTaskName === 'pet');
-      assert.equal(pets.received.at(-1)?.headers['idempotency-key'], pet.taskId);
-      assert.equal(mcp.authorizations.at(-1), `Bearer ${TOKEN}`, 'the target got the real token');
-      assert.ok(analyze.keys.at(-1) === DI_KEY);
+      // The earlier run of this workflow calls too: find this run's request by its key.
+      assert.ok(
+        pets.received.some((r) => r.headers['idempotency-key'] === pet.taskId),
+        'the connector call carried Idempotency-Key: <taskId>',
+      );
+      assert.ok(mcp.authorizations.includes(`Bearer ${TOKEN}`), 'the target got the real token');
+      assert.ok(analyze.keys.length > 0 && analyze.keys.every((k) => k === DI_KEY));
       for (const task of run.tasks) {
         const logs = await api('GET', `/api/tasks/${task.taskId}/log`);
         assert.equal(logs.status, 200);
@@ -292,7 +296,10 @@ for (const storeCase of storeCases()) {
       }
       answers.push(JSON.stringify(run));
       assert.equal(run.status, 'COMPLETED', JSON.stringify(run.tasks[0]));
-      assert.equal(pets.received.at(-1)?.headers.authorization, `Bearer ${ARG_SECRET}`);
+      assert.ok(
+        pets.received.some((r) => r.headers.authorization === `Bearer ${ARG_SECRET}`),
+        'the target got the secret',
+      );
       assert.equal(run.tasks[0].outputData.response.body.seenAuthorization, 'Bearer ***');
       assert.equal(
         run.tasks[0].inputData.http_request.headers.Authorization,
