@@ -124,7 +124,12 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
   const callHandlers = createCallHandlers(options, input.callHandlers);
   // Secrets, the service registry and the MCP, connector and document-analysis handlers (not
   // registered when the caller brings its own handlers).
-  const integrations = createIntegrations({ store, clock, secretsKey: options.secretsKey });
+  const integrations = createIntegrations({
+    store,
+    clock,
+    secretsKey: options.secretsKey,
+    fetch: callHandlers.agents.fetch,
+  });
   if (!input.callHandlers) for (const handler of integrations.handlers) callHandlers.registry.register(handler);
   const metadata = new MetadataService(
     store,
