@@ -130,7 +130,9 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     secretsKey: options.secretsKey,
     fetch: callHandlers.agents.fetch,
   });
-  if (!input.callHandlers) for (const handler of integrations.handlers) callHandlers.registry.register(handler);
+  if (!input.callHandlers) {
+    for (const handler of integrations.handlers) callHandlers.registry.register(handler);
+  }
   const metadata = new MetadataService(
     store,
     clock,

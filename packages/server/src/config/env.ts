@@ -74,12 +74,14 @@ export const ENV_KEYS = [
   },
   {
     name: 'BATON_HTTP_DENY',
-    description: 'Comma list of host names and CIDRs HTTP tasks may not reach (checked after DNS, on every redirect)',
+    description:
+      'Comma list of host names and CIDRs HTTP tasks may not reach (checked after DNS, on every redirect)',
     default: '169.254.0.0/16,fe80::/10',
   },
   {
     name: 'BATON_HTTP_ALLOW',
-    description: 'Comma list of host names and CIDRs HTTP tasks may reach (unset = any not denied; allow wins over deny)',
+    description:
+      'Comma list of host names and CIDRs HTTP tasks may reach (unset = any not denied; allow wins over deny)',
   },
 ] as const satisfies readonly EnvKey[];
 

@@ -77,7 +77,9 @@ function secretsKey(raw: RawEnv): Buffer | undefined {
 
 /** A comma list of host names and CIDRs (`BATON_HTTP_DENY`, `BATON_HTTP_ALLOW`); undefined when unset. */
 function egressList(raw: RawEnv, name: EnvName): readonly string[] | undefined {
-  const text = raw[name] ?? ('default' in (ENV_KEYS.find((k) => k.name === name) ?? {}) ? defaultOf(name) : undefined);
+  // Unset: the setting's default when it has one (the deny list's link-local ranges), else none.
+  const key = ENV_KEYS.find((k) => k.name === name);
+  const text = raw[name] ?? (key !== undefined && 'default' in key ? key.default : undefined);
   if (text === undefined) return undefined;
   const entries = text
     .split(',')

@@ -33,7 +33,12 @@ export function applyResult(state: RunState, result: TaskResult, detach = false)
   if (result.status === 'IN_PROGRESS' && detach) {
     // asyncComplete: the call was made; the task now waits, off its queue and with no lease,
     // for an outside completion (`POST /api/tasks`, by name), like a HUMAN task.
-    state.updateTask(task, { status: 'IN_PROGRESS', queueName: undefined, updateTime: now, ...resultFields(result) });
+    state.updateTask(task, {
+      status: 'IN_PROGRESS',
+      queueName: undefined,
+      updateTime: now,
+      ...resultFields(result),
+    });
     state.command(
       { type: 'DEQUEUE', taskId: task.taskId },
       { type: 'CANCEL_TIMERS', taskId: task.taskId, kinds: ['RESPONSE_TIMEOUT'] },

@@ -48,14 +48,16 @@ export type CallOutcome =
     }
   | {
       /**
-       * Not done yet: check again after `checkAfterSeconds`. The task goes back on its queue
-       * with that delay (a durable timer: no lease, no thread, survives restarts) and
-       * `output` is stored and given back as `previousOutput` on the next check.
+       * Not done yet: check again after `checkAfterSeconds` (rounded up to whole seconds). The
+       * task goes back on its queue with that delay (a durable timer: no lease, no thread,
+       * survives restarts) and `output` is stored and given back as `previousOutput` on the
+       * next check. Meanwhile the task's `waitingFor` reads "<what the call does> running, next
+       * check at T" (`call-description.ts`).
        */
       readonly status: 'IN_PROGRESS';
       readonly checkAfterSeconds: number;
       readonly output: JsonObject;
-      /** For people, e.g. "document analysis running"; recorded in the task's log. */
+      /** For people, e.g. "document analysis running (status: running)"; added to the task's log. */
       readonly waitingFor: string;
       readonly logs?: readonly string[];
     };
@@ -88,6 +90,25 @@ export interface CallContext {
   now(): number;
 }
 
+/**
+ * How secrets reach calls (supplied to the executor by the secret store, when there is one):
+ * placeholders are replaced in what goes out only, and every text the executor stores
+ * (reasons, log lines) is masked.
+ */
+export interface SecretResolver {
+  /** Replaces secret placeholders in a value about to be sent. */
+  resolve<T extends JsonObject>(value: T): Promise<T>;
+  /** Masks every secret value found in a text as `***`. */
+  mask(text: string): string;
+  /** The same for a JSON value (a call's output, e.g. an HTTP body echoing a header). */
+  maskJson?<T extends JsonObject>(value: T): T;
+}
+
+/**
+ * A call kind's implementation. To add one: implement this, and register it in
+ * `createCallHandlers` (`integrations/index.ts`); registration then accepts its kind and the
+ * executor claims from its queue.
+ */
 export interface CallHandler {
   /** The normalised kinds this handler runs (`HTTP`, `CALL_TOOL`, …). */
   readonly taskTypes: readonly SystemCallKind[];

@@ -1,3 +1,4 @@
+import { isSystemQueue } from '../engine/kinds/system-call-names.js';
 import {
   isTerminalTaskStatus,
   isTerminalWorkflowStatus,
@@ -54,7 +55,8 @@ export class LifecycleObserver implements ExecutionObserver {
     for (const command of decision.commands) {
       if (command.type !== 'ENQUEUE') continue;
       const task = byId.get(command.taskId);
-      if (task) this.checkWorker(task, now);
+      // System calls (`_system-*`) are taken by the engine's own executor on every node.
+      if (task && !isSystemQueue(task.queueName)) this.checkWorker(task, now);
     }
   }
 

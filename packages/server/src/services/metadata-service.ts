@@ -34,7 +34,10 @@ export class MetadataService {
     return this.referenceChecks ? this.referenceChecks(tx, def) : [];
   }
 
-  private checkContext(taskDefNames: Set<string>, workflowExists: CheckContext['workflowExists']): CheckContext {
+  private checkContext(
+    taskDefNames: Set<string>,
+    workflowExists: CheckContext['workflowExists'],
+  ): CheckContext {
     return {
       taskDefNames,
       scripts: this.scripts,
@@ -63,7 +66,10 @@ export class MetadataService {
     return this.store.transaction(async (tx) => {
       MetadataService.failIfInvalid(
         [
-          ...checkWorkflowDef(def, this.checkContext(await this.taskDefNames(tx), await knownWorkflows(tx, [def]))),
+          ...checkWorkflowDef(
+            def,
+            this.checkContext(await this.taskDefNames(tx), await knownWorkflows(tx, [def])),
+          ),
           ...(await this.referenceErrors(tx, def)),
         ],
         'Workflow definition',
@@ -86,14 +92,13 @@ export class MetadataService {
       const names = await this.taskDefNames(tx);
       const workflowExists = await knownWorkflows(tx, defs);
       const references: ValidationError[] = [];
-      for (const [i, def] of defs.entries()) references.push(...prefixed(await this.referenceErrors(tx, def), `[${i}]`));
+      for (const [i, def] of defs.entries()) {
+        references.push(...prefixed(await this.referenceErrors(tx, def), `[${i}]`));
+      }
       MetadataService.failIfInvalid(
         [
           ...defs.flatMap((def, i) =>
-            prefixed(
-              checkWorkflowDef(def, this.checkContext(names, workflowExists)),
-              `[${i}]`,
-            ),
+            prefixed(checkWorkflowDef(def, this.checkContext(names, workflowExists)), `[${i}]`),
           ),
           ...references,
         ],

@@ -39,6 +39,8 @@ export async function startHttpTarget(handler: TargetHandler): Promise<HttpTarge
       void Promise.resolve(handler(req, res, body)).catch(() => res.destroy());
     });
   });
+  // Keep idle connections for a minute, so a test of connection reuse does not depend on timing.
+  server.keepAliveTimeout = 60_000;
   server.on('connection', (socket: Socket) => {
     connections++;
     sockets.add(socket);
@@ -58,7 +60,12 @@ export async function startHttpTarget(handler: TargetHandler): Promise<HttpTarge
   };
 }
 
-export function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function json(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
 }

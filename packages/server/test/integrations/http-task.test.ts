@@ -126,6 +126,21 @@ for (const storeCase of storeCases()) {
       assert.equal(seen.headers['content-type'], 'application/json');
     });
 
+    void it('reuses connections across calls to one target', async () => {
+      const { app } = suite;
+      const own = await startHttpTarget((_req, res) => json(res, 200, { ok: true }));
+      try {
+        for (let i = 0; i < 3; i++) {
+          const id = await startHttp(app, { uri: `${own.url}/ok`, method: 'GET' });
+          assert.equal((await runTo(app, id, ['COMPLETED', 'FAILED'])).status, 'COMPLETED');
+        }
+        assert.equal(own.requests.length, 3);
+        assert.equal(own.connections(), 1, 'three calls, one kept-alive connection');
+      } finally {
+        await own.close();
+      }
+    });
+
     void it('accepts the keys at the top of inputParameters, a text body, and follows redirects', async () => {
       const { app } = suite;
       const def = httpWorkflow({});
@@ -285,6 +300,54 @@ for (const storeCase of storeCases()) {
       assert.equal(run.tasks[0].status, 'CANCELED');
       const metrics = await call(app, 'GET', '/metrics');
       assert.match(metrics.text, /baton_system_calls_total\{kind="HTTP",outcome="canceled"\} [1-9]/);
+    });
+
+    void it("a parent run's end aborts the call of its child run", async () => {
+      const { app } = suite;
+      const child = httpWorkflow({ uri: `${target.url}/slow?ms=30001`, method: 'GET', readTimeOut: 60_000 });
+      await register(app, [child]);
+      seq += 1;
+      const parent = {
+        name: `http_parent_${seq}`,
+        tasks: [
+          {
+            name: 'child',
+            taskReferenceName: 'child',
+            type: 'SUB_WORKFLOW',
+            subWorkflowParam: { name: child.name, version: 1 },
+          },
+        ],
+      };
+      await register(app, [parent]);
+      const id = await startRun(app, parent.name);
+      const seen = await eventually(
+        () => Promise.resolve(target.requests.find((r) => r.url === '/slow?ms=30001')),
+        'the child run to make its call',
+      );
+      const res = await call(app, 'DELETE', `/api/workflow/${id}?reason=parent%20stopped`);
+      assert.equal(res.status, 200, res.text);
+      await Promise.race([
+        seen.closed,
+        new Promise((_, reject) =>
+          setTimeout(() => reject(new Error('the child call is still open after 5 s')), 5000),
+        ),
+      ]);
+      const parentRun = await runOf(app, id);
+      const childRun = await runOf(app, parentRun.tasks[0].subWorkflowId);
+      assert.equal(childRun.status, 'TERMINATED');
+      assert.equal(childRun.tasks[0].status, 'CANCELED');
+    });
+
+    void it('workers cannot poll the internal queues', async () => {
+      const { app } = suite;
+      for (const url of [
+        '/api/tasks/poll/_system-HTTP',
+        '/api/tasks/poll/batch/_system-HTTP?count=5&timeout=0',
+      ]) {
+        const res = await call(app, 'GET', url);
+        assert.equal(res.status, 400, res.text);
+        assert.equal(res.body.validationErrors[0].path, 'params.taskType');
+      }
     });
 
     void it('test runs never call out: HTTP tasks take their mocks, or stop the run without a mock', async () => {

@@ -43,4 +43,3 @@ export function systemQueueName(kind: SystemCallKind): string {
 export function isSystemQueue(queueName: string | undefined): boolean {
   return queueName !== undefined && queueName.startsWith(SYSTEM_QUEUE_PREFIX);
 }
-

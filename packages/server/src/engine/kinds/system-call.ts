@@ -2,7 +2,6 @@ import type { TaskKind } from './kind.js';
 import { SYSTEM_CALL_KINDS, systemQueueName, type SystemCallKind } from './system-call-names.js';
 import { scheduleWorkerTask } from './worker.js';
 
-
 /**
  * System calls: tasks the engine runs itself by calling something outside (HTTP, a tool over
  * MCP, a connector operation, a document analysis). Reaching one only queues it, in the

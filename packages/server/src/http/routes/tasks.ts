@@ -1,6 +1,7 @@
 import type { JsonObject, QueueCounts, TaskResult } from '@baton/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
+import { SYSTEM_QUEUE_PREFIX } from '../../engine/kinds/system-call-names.js';
 import { badRequest } from '../../errors.js';
 import type { AppDeps } from '../app.js';
 import { externalStatusSchema, taskResultSchema } from '../schemas.js';
@@ -49,6 +50,18 @@ function workerOf(q: PollQuery, req: FastifyRequest): string {
   return q.workerid ?? q.workerId ?? req.ip;
 }
 
+/** The internal queues of system calls are the engine executor's: a worker polling one is refused. */
+function refuseSystemQueue(taskType: string): void {
+  if (!taskType.startsWith(SYSTEM_QUEUE_PREFIX)) return;
+  throw badRequest(`task type ${taskType} is reserved: its tasks are calls the engine makes itself`, [
+    {
+      path: 'params.taskType',
+      message: `must not start with ${SYSTEM_QUEUE_PREFIX}`,
+      invalidValue: taskType,
+    },
+  ]);
+}
+
 /** Aborts when the caller hangs up before its answer is written, so a long poll stops claiming. */
 function abortOnHangUp(reply: FastifyReply): AbortSignal {
   const controller = new AbortController();
@@ -87,6 +100,7 @@ export function taskRoutes(app: FastifyInstance, { tasks }: AppDeps): void {
       },
     },
     async (req, reply) => {
+      refuseSystemQueue(req.params.taskType);
       const timeout = req.query.timeout ?? 100;
       if (timeout > MAX_POLL_TIMEOUT_MS) {
         throw badRequest('Long Poll Timeout value cannot be more than 5 seconds', [
@@ -115,6 +129,7 @@ export function taskRoutes(app: FastifyInstance, { tasks }: AppDeps): void {
       },
     },
     async (req, reply) => {
+      refuseSystemQueue(req.params.taskType);
       const [task] = await tasks.poll({
         taskType: req.params.taskType,
         workerId: workerOf(req.query, req),

@@ -12,7 +12,13 @@ import {
 import type { WakeBus } from '../../queue/wake-bus.js';
 import type { TaskService } from '../../services/task-service.js';
 import type { Store } from '../../store/store.js';
-import type { CallContext, CallHandlerRegistry, CallOutcome, SystemCall } from '../call-handler.js';
+import type {
+  CallContext,
+  CallHandlerRegistry,
+  CallOutcome,
+  SecretResolver,
+  SystemCall,
+} from '../call-handler.js';
 import { describeCall } from '../call-description.js';
 import type { EgressAgents } from '../http/egress-agent.js';
 import type { CallMetrics, CallResultLabel } from './call-metrics.js';
@@ -31,15 +37,6 @@ import { Slots } from './slots.js';
  * status is read periodically, and at once when a node sends the `_system-call-ended` wake-up
  * (in-process, and over LISTEN/NOTIFY on PostgreSQL) in the transaction that ended one.
  */
-
-export interface SecretResolver {
-  /** Replaces secret placeholders in a value about to be sent. */
-  resolve<T extends JsonObject>(value: T): Promise<T>;
-  /** Masks every secret value found in a text (reasons, logs) as `***`. */
-  mask(text: string): string;
-  /** The same for a JSON value (a call's output, e.g. an HTTP body echoing a header). */
-  maskJson?<T extends JsonObject>(value: T): T;
-}
 
 const NO_SECRETS: SecretResolver = {
   resolve: (value) => Promise.resolve(value),
@@ -128,8 +125,12 @@ export class SystemTaskExecutor {
   private async claimLoop(): Promise<void> {
     const signal = this.stopController.signal;
     const idleMs = this.options.idleMs ?? 1000;
+    let turn = 0;
     while (!signal.aborted) {
-      const kinds = this.options.handlers.kinds();
+      // The kind that claims first rotates, so a flood of one kind never starves the others.
+      const all = this.options.handlers.kinds();
+      const start = all.length === 0 ? 0 : turn++ % all.length;
+      const kinds = [...all.slice(start), ...all.slice(0, start)];
       const queues = kinds.flatMap((k) => [systemQueueName(k), `${systemQueueName(k)}-high`]);
       const free = await this.slots.takeFree(signal);
       if (free === 0) break;
@@ -137,7 +138,7 @@ export class SystemTaskExecutor {
       let claimed = 0;
       let left = free;
       try {
-        // Every kind gets a turn; a kind with work takes what is free.
+        // A kind with work takes what is free; the next kind what is left.
         for (const kind of kinds) {
           if (left === 0 || signal.aborted) break;
           const tasks = await this.options.tasks.poll({
