@@ -119,7 +119,11 @@ export class MetadataService {
   async validateWorkflow(def: WorkflowDef): Promise<void> {
     const [names, workflowExists, references] = await this.store.read(
       async (tx) =>
-        [await this.taskDefNames(tx), await knownWorkflows(tx, [def]), await this.referenceErrors(tx, def)] as const,
+        [
+          await this.taskDefNames(tx),
+          await knownWorkflows(tx, [def]),
+          await this.referenceErrors(tx, def),
+        ] as const,
     );
     MetadataService.failIfInvalid(
       [...checkWorkflowDef(def, this.checkContext(names, workflowExists)), ...references],
