@@ -368,6 +368,27 @@ describe('call handlers through the port', () => {
     for (const o of outcomes) assertNoSecret(o);
   });
 
+  it('DOCUMENT_INTELLIGENCE gives up on an analysis still running a day after it started', async () => {
+    const previousOutput = {
+      operationLocation: `${analyze.url}/documentintelligence/documentModels/m/analyzeResults/gone?api-version=2024-11-30`,
+      startedAt: new Date(Date.now() - 25 * 3600 * 1000).toISOString(),
+      checks: 500,
+    };
+    const out = await documents.call(
+      systemCall(
+        'DOCUMENT_INTELLIGENCE',
+        { service: 'docs', modelId: 'm', urlSource: 'https://a' },
+        { previousOutput },
+      ),
+      context(secrets),
+    );
+    assert.equal(out.status, 'FAILED');
+    assert.match(
+      out.status === 'FAILED' ? out.reason : '',
+      /still not done 24 h after it started \(501 checks\)/,
+    );
+  });
+
   it('DOCUMENT_INTELLIGENCE with a blob path fails clearly (no blob storage yet)', async () => {
     const out = await documents.call(
       systemCall('DOCUMENT_INTELLIGENCE', {

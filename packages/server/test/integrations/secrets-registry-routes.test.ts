@@ -172,12 +172,18 @@ for (const storeCase of storeCases()) {
         added.body.methods.map((m: { operationName: string }) => m.operationName),
         ['echo'],
       );
+      // Discovery asks the MCP service itself: nothing listens there, so 503 and nothing changes.
+      const unreachable = await call(t.app, 'GET', '/api/registry/service/tools/discover?create=true');
+      assert.equal(unreachable.status, 503, unreachable.text);
+      assert.match(unreachable.body.message, /Could not list the tools of service tools/);
+      assert.equal(unreachable.body.retryable, true);
       assert.deepEqual(
-        (await call(t.app, 'GET', '/api/registry/service/tools/discover')).body.map(
-          (m: { operationName: string }) => m.operationName,
-        ),
-        ['echo'],
+        (await call(t.app, 'GET', '/api/registry/service/pets/discover')).body
+          .map((m: { operationName: string }) => m.operationName)
+          .sort(),
+        ['createPet', 'getPet'],
       );
+      assert.equal((await call(t.app, 'GET', '/api/registry/service/tools')).body.methods.length, 1);
       assert.equal(
         (await call(t.app, 'POST', '/api/registry/service/pets/methods', { operationName: 'x' })).status,
         409,
