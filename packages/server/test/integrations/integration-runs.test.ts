@@ -307,6 +307,48 @@ for (const storeCase of storeCases()) {
       );
     });
 
+    it("runs Conductor's LIST_MCP_TOOLS and CALL_MCP_TOOL definitions unchanged", async () => {
+      const def = {
+        name: 'conductor_mcp',
+        ownerEmail: 'a@b.c',
+        tasks: [
+          {
+            name: 'list',
+            taskReferenceName: 'list',
+            type: 'LIST_MCP_TOOLS',
+            inputParameters: { mcpServer: '${workflow.input.mcpServerUrl}' },
+          },
+          {
+            name: 'call',
+            taskReferenceName: 'call',
+            type: 'CALL_MCP_TOOL',
+            inputParameters: {
+              mcpServer: '${workflow.input.mcpServerUrl}',
+              method: 'echo',
+              arguments: { text: '${workflow.input.text}' },
+              headers: { Authorization: 'Bearer ${workflow.secrets.TOOLS_TOKEN}' },
+            },
+          },
+        ],
+        outputParameters: { tools: '${list.output.tools[*].name}', text: '${call.output.content[0].text}' },
+      };
+      assert.equal((await api('POST', '/api/metadata/workflow', def)).status, 200);
+      const id = await startRun(t.app, 'conductor_mcp', {
+        input: { mcpServerUrl: mcp.url, text: 'as in Conductor' },
+      });
+      let run = await runOf(t.app, id);
+      const deadline = Date.now() + 30_000;
+      while (run.status === 'RUNNING' && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+        run = await runOf(t.app, id);
+      }
+      answers.push(JSON.stringify(run));
+      assert.equal(run.status, 'COMPLETED', JSON.stringify(run.tasks));
+      assert.deepEqual([...run.output.tools].sort(), ['echo', 'fail', 'slow', 'whoami']);
+      assert.equal(run.output.text, 'as in Conductor');
+      assert.equal(run.tasks[1].taskType, 'CALL_MCP_TOOL');
+    });
+
     it('no secret value reaches a stored row or an API answer', async () => {
       answers.push((await api('GET', '/api/secrets')).text, (await api('GET', '/api/registry/service')).text);
       answers.push((await api('GET', '/api/admin/config')).text, (await api('GET', '/metrics')).text);
