@@ -151,15 +151,22 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
   const callHandlers = createCallHandlers(options, input.callHandlers);
   // Secrets, the service registry and the MCP, connector and document-analysis handlers (not
   // registered when the caller brings its own handlers).
-  const integrations = createIntegrations({ store, clock, secretsKey: options.secretsKey });
-  if (!input.callHandlers)
+  const integrations = createIntegrations({
+    store,
+    clock,
+    secretsKey: options.secretsKey,
+    fetch: callHandlers.agents.fetch,
+  });
+  if (!input.callHandlers) {
     for (const handler of integrations.handlers) callHandlers.registry.register(handler);
+  }
   const metadata = new MetadataService(
     store,
     clock,
     scripts,
     callHandlers.registry,
-    integrations.referenceChecks,
+    // The registry's checks belong to its handlers: a server given other handlers skips them.
+    input.callHandlers ? undefined : integrations.referenceChecks,
   );
   const polls = new PollRecorder(store, options.pollDataFlushMs, (err) =>
     logger.warn({ err }, 'could not write poll data; keeping it for the next flush'),

@@ -1,15 +1,17 @@
 import type { ValidationError } from '@baton/protocol';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { FastifyInstance } from 'fastify';
 
 import type { Clock } from '../clock.js';
 import type { Store, Tx } from '../store/store.js';
-import type { CallHandler } from './call-handler.js';
+import type { CallFetch, CallHandler } from './call-handler.js';
 import { ConnectorHandler } from './connector/connector-handler.js';
 import { DocumentAnalysisHandler } from './document-intelligence/document-analysis-handler.js';
 import { McpSessions } from './mcp/mcp-sessions.js';
-import { McpToolHandler } from './mcp/mcp-tool-handler.js';
+import { discoverTools, McpToolHandler } from './mcp/mcp-tool-handler.js';
 import { checkServiceReferences } from './registry/check-references.js';
 import { RegistryService } from './registry/registry-service.js';
+import type { ServiceRecord } from './registry/service-record.js';
 import { registryRoutes } from './registry/registry-routes.js';
 import { secretRoutes } from './secrets/secret-routes.js';
 import { SecretService } from './secrets/secret-service.js';
@@ -33,10 +35,15 @@ export function createIntegrations(input: {
   store: Store;
   clock: Clock;
   secretsKey: Buffer | undefined;
+  /** The egress-checked fetch (the executor's agents), for asking MCP services their tools. */
+  fetch?: CallFetch;
 }): Integrations {
   const secrets = new SecretService(input.store, input.clock, input.secretsKey);
-  const registry = new RegistryService(input.store, input.clock);
   const sessions = new McpSessions();
+  // undici's fetch, which the SDK's transport takes as its own fetch.
+  const fetch = input.fetch as unknown as FetchLike | undefined;
+  const listTools = fetch && ((record: ServiceRecord) => discoverTools(record, sessions, fetch, secrets));
+  const registry = new RegistryService(input.store, input.clock, listTools);
   return {
     secrets,
     registry,

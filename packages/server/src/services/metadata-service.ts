@@ -99,8 +99,9 @@ export class MetadataService {
       const names = await this.taskDefNames(tx);
       const workflowExists = await knownWorkflows(tx, defs);
       const references: ValidationError[] = [];
-      for (const [i, def] of defs.entries())
+      for (const [i, def] of defs.entries()) {
         references.push(...prefixed(await this.referenceErrors(tx, def), `[${i}]`));
+      }
       MetadataService.failIfInvalid(
         [
           ...defs.flatMap((def, i) =>

@@ -9,7 +9,7 @@ import type { CallContext, CallOutcome, SystemCall } from '../../src/integration
 import { ConnectorHandler } from '../../src/integrations/connector/connector-handler.js';
 import { DocumentAnalysisHandler } from '../../src/integrations/document-intelligence/document-analysis-handler.js';
 import { McpSessions } from '../../src/integrations/mcp/mcp-sessions.js';
-import { McpToolHandler } from '../../src/integrations/mcp/mcp-tool-handler.js';
+import { discoverTools, McpToolHandler } from '../../src/integrations/mcp/mcp-tool-handler.js';
 import { RegistryService } from '../../src/integrations/registry/registry-service.js';
 import { SecretService } from '../../src/integrations/secrets/secret-service.js';
 import type { SystemCallKind } from '../../src/engine/kinds/system-call-names.js';
@@ -368,6 +368,27 @@ describe('call handlers through the port', () => {
     for (const o of outcomes) assertNoSecret(o);
   });
 
+  it('DOCUMENT_INTELLIGENCE gives up on an analysis still running a day after it started', async () => {
+    const previousOutput = {
+      operationLocation: `${analyze.url}/documentintelligence/documentModels/m/analyzeResults/gone?api-version=2024-11-30`,
+      startedAt: new Date(Date.now() - 25 * 3600 * 1000).toISOString(),
+      checks: 500,
+    };
+    const out = await documents.call(
+      systemCall(
+        'DOCUMENT_INTELLIGENCE',
+        { service: 'docs', modelId: 'm', urlSource: 'https://a' },
+        { previousOutput },
+      ),
+      context(secrets),
+    );
+    assert.equal(out.status, 'FAILED');
+    assert.match(
+      out.status === 'FAILED' ? out.reason : '',
+      /still not done 24 h after it started \(501 checks\)/,
+    );
+  });
+
   it('DOCUMENT_INTELLIGENCE with a blob path fails clearly (no blob storage yet)', async () => {
     const out = await documents.call(
       systemCall('DOCUMENT_INTELLIGENCE', {
@@ -379,6 +400,23 @@ describe('call handlers through the port', () => {
     );
     assert.equal(out.status, 'FAILED_WITH_TERMINAL_ERROR');
     assert.match(out.status === 'FAILED_WITH_TERMINAL_ERROR' ? out.reason : '', /blob storage/);
+  });
+
+  it('discover asks an MCP service for its tools (with its credentials) and can store them as methods', async () => {
+    const fetch = ((input: string | URL, init?: RequestInit) =>
+      undiciFetch(input, { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher: agent })) as never;
+    const discovering = new RegistryService(opened.store, systemClock, (record) =>
+      discoverTools(record, sessions, fetch, secrets),
+    );
+    const methods = await discovering.discover('tools', true);
+    assert.deepEqual(methods.map((m) => m.operationName).sort(), ['echo', 'fail', 'slow', 'whoami']);
+    const stored = await registry.find('tools');
+    assert.deepEqual(stored?.methods.map((m) => m.operationName).sort(), ['echo', 'fail', 'slow', 'whoami']);
+    await registry.put({ name: 'unreachable', kind: 'mcp', url: 'http://127.0.0.1:9/mcp' });
+    await assert.rejects(
+      discovering.discover('unreachable'),
+      /Could not list the tools of service unreachable/,
+    );
   });
 
   it('an open circuit fails calls at once; closing it lets them through', async () => {

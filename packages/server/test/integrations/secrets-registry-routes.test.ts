@@ -50,7 +50,7 @@ for (const storeCase of storeCases()) {
       assert.deepEqual(answers[2]?.body, ['API_TOKEN', 'OTHER']);
       assert.deepEqual(answers[3]?.body, ['API_TOKEN', 'OTHER']);
       assert.equal(answers[6]?.body, true);
-      assert.equal((await call(t.app, 'GET', '/api/secrets/NOPE/exists')).body, false);
+      assert.equal((await call(t.app, 'GET', '/api/secrets/NOPE/exists')).status, 404);
       for (const a of answers) assert.ok(!a.text.includes(VALUE), `a value came back: ${a.text}`);
       assert.equal((await call(t.app, 'DELETE', '/api/secrets/OTHER')).status, 200);
       assert.equal((await call(t.app, 'DELETE', '/api/secrets/OTHER')).status, 404);
@@ -172,12 +172,18 @@ for (const storeCase of storeCases()) {
         added.body.methods.map((m: { operationName: string }) => m.operationName),
         ['echo'],
       );
+      // Discovery asks the MCP service itself: nothing listens there, so 503 and nothing changes.
+      const unreachable = await call(t.app, 'GET', '/api/registry/service/tools/discover?create=true');
+      assert.equal(unreachable.status, 503, unreachable.text);
+      assert.match(unreachable.body.message, /Could not list the tools of service tools/);
+      assert.equal(unreachable.body.retryable, true);
       assert.deepEqual(
-        (await call(t.app, 'GET', '/api/registry/service/tools/discover')).body.map(
-          (m: { operationName: string }) => m.operationName,
-        ),
-        ['echo'],
+        (await call(t.app, 'GET', '/api/registry/service/pets/discover')).body
+          .map((m: { operationName: string }) => m.operationName)
+          .sort(),
+        ['createPet', 'getPet'],
       );
+      assert.equal((await call(t.app, 'GET', '/api/registry/service/tools')).body.methods.length, 1);
       assert.equal(
         (await call(t.app, 'POST', '/api/registry/service/pets/methods', { operationName: 'x' })).status,
         409,

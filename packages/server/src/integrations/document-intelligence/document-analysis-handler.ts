@@ -22,6 +22,8 @@ const MIN_CHECK_SECONDS = 1;
 const DEFAULT_CHECK_SECONDS = 5;
 const MAX_CHECK_SECONDS = 300;
 const SOURCES = ['urlSource', 'base64Source', 'blobPath'] as const;
+/** Longest an analysis may run before the task gives up on it. */
+const MAX_ANALYSIS_MS = 24 * 60 * 60 * 1000;
 
 const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -195,6 +197,15 @@ export class DocumentAnalysisHandler implements CallHandler {
     const answer = await readAnswer(res);
     const previous = call.previousOutput;
     const checks = (typeof previous.checks === 'number' ? previous.checks : 0) + 1;
+    const startedAt = typeof previous.startedAt === 'string' ? Date.parse(previous.startedAt) : NaN;
+    if (Number.isFinite(startedAt) && ctx.now() - startedAt > MAX_ANALYSIS_MS) {
+      // A service that never finishes must not keep the task open for ever (a task timeout may end it sooner).
+      return {
+        status: 'FAILED',
+        reason: `Document analysis failed: still not done ${Math.round(MAX_ANALYSIS_MS / 3_600_000)} h after it started (${checks} checks)`,
+        output: { status: 'timedOut', operationLocation: location, checks },
+      };
+    }
     if (answer.statusCode !== 200 || !isObject(answer.body)) {
       if (answer.statusCode === 429 || answer.statusCode >= 500) {
         // The service is busy or failing for a moment: keep the operation and check again later.

@@ -7,6 +7,8 @@ import { CallInputError, failureOf, messageOf } from '../call-failure.js';
 import { type RegistryService, expectKind } from '../registry/registry-service.js';
 import { circuitOpenMessage, serviceHeaders } from '../registry/service-auth.js';
 import { CallSecrets } from '../secrets/call-secrets.js';
+import type { SecretService } from '../secrets/secret-service.js';
+import type { ServiceMethod, ServiceRecord } from '../registry/service-record.js';
 import type { McpSessions, McpTarget } from './mcp-sessions.js';
 
 /**
@@ -19,6 +21,8 @@ import type { McpSessions, McpTarget } from './mcp-sessions.js';
 
 /** A tool call may run long; the task's own timeouts and the executor's lease bound it, not the SDK's 60 s default. */
 const REQUEST_TIMEOUT_MS = 6 * 60 * 60 * 1000;
+/** `discover` answers an operator's request: it does not wait long. */
+const DISCOVERY_TIMEOUT_MS = 15_000;
 
 const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isExpression = (v: unknown): boolean => typeof v === 'string' && v.includes('${');
@@ -190,4 +194,25 @@ function textOf(content: unknown): string {
     .map((c) => c.text);
   const text = texts.join(' ');
   return text === '' ? '(no text content)' : text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
+}
+
+/** The tools of a registered MCP service as service methods (`GET …/discover`); its credentials come from secrets. */
+export async function discoverTools(
+  record: ServiceRecord,
+  sessions: McpSessions,
+  fetch: FetchLike,
+  secrets: Pick<SecretService, 'resolveValue'>,
+): Promise<ServiceMethod[]> {
+  const headers = await serviceHeaders(record, new CallSecrets({ resolveSecrets: secrets.resolveValue }));
+  const signal = AbortSignal.timeout(DISCOVERY_TIMEOUT_MS);
+  const result = await sessions.use({ url: record.url, headers }, fetch, signal, (client) =>
+    client.listTools(undefined, { signal, timeout: DISCOVERY_TIMEOUT_MS }),
+  );
+  return result.tools.map((tool) => ({
+    operationName: tool.name,
+    methodName: tool.name,
+    methodType: 'TOOL',
+    ...(tool.description !== undefined && { description: tool.description }),
+    inputSchema: tool.inputSchema as JsonValue,
+  }));
 }

@@ -131,7 +131,7 @@ export function registryRoutes(app: FastifyInstance, registry: RegistryService):
     },
   );
 
-  app.get<{ Params: { name: string } }>(
+  app.get<{ Params: { name: string }; Querystring: { create?: boolean } }>(
     '/api/registry/service/:name/discover',
     {
       schema: {
@@ -141,7 +141,7 @@ export function registryRoutes(app: FastifyInstance, registry: RegistryService):
         querystring: { type: 'object', properties: { create: { type: 'boolean' } } },
       },
     },
-    (req) => registry.discover(req.params.name),
+    (req) => registry.discover(req.params.name, req.query.create === true),
   );
 
   for (const state of ['open', 'close'] as const) {

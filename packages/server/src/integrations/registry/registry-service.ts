@@ -1,7 +1,7 @@
 import type { JsonObject, ValidationError } from '@baton/protocol';
 
 import type { Clock } from '../../clock.js';
-import { badRequest, conflict, notFound } from '../../errors.js';
+import { BatonError, badRequest, conflict, notFound } from '../../errors.js';
 import type { Store, StoredService } from '../../store/store.js';
 import { checkOpenApiDocument, methodsOf, OpenApiValidators } from '../connector/openapi-document.js';
 import {
@@ -49,6 +49,8 @@ export class RegistryService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    /** Asks an MCP service for its tools (`discover`); absent: the registered methods are answered. */
+    private readonly listTools?: (record: ServiceRecord) => Promise<ServiceMethod[]>,
   ) {}
 
   private async stored(name: string): Promise<StoredService> {
@@ -147,11 +149,33 @@ export class RegistryService {
     if (!found) throw notFound(`Service ${name} has no method ${methodName}`);
   }
 
-  /** Orkes's discover: the methods the service offers (a connector's operations from its document). */
-  async discover(name: string): Promise<ServiceMethod[]> {
+  /**
+   * Orkes's discover: the methods the service offers: a connector's operations from its
+   * document, an MCP service's tools asked of the service itself. With `create` the answer
+   * replaces the stored methods (so registration checks know the tools).
+   */
+  async discover(name: string, create = false): Promise<ServiceMethod[]> {
     const record = recordFrom(await this.stored(name));
-    if (record.kind === 'connector' && record.openApi) return methodsOf(record.openApi);
-    return record.methods;
+    let methods = record.methods;
+    if (record.kind === 'connector' && record.openApi) methods = methodsOf(record.openApi);
+    else if (record.kind === 'mcp' && this.listTools) {
+      try {
+        methods = await this.listTools(record);
+      } catch (err) {
+        throw new BatonError(
+          'NOT_READY',
+          `Could not list the tools of service ${name}: ${err instanceof Error ? err.message.slice(0, 500) : String(err)}`,
+          undefined,
+          true,
+        );
+      }
+    }
+    if (create) {
+      await this.change(name, (r) => {
+        r.methods = methods;
+      });
+    }
+    return methods;
   }
 
   async setCircuit(name: string, state: 'OPEN' | 'CLOSED'): Promise<CircuitBreakerStatus> {

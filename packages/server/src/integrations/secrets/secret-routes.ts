@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 
+import { notFound } from '../../errors.js';
+
 import { SECRET_NAME_PATTERN } from './secret-refs.js';
 import type { SecretService } from './secret-service.js';
 
@@ -114,12 +116,15 @@ export function secretRoutes(app: FastifyInstance, secrets: SecretService): void
     {
       schema: {
         tags,
-        summary: 'Whether a secret exists',
+        summary: 'true when the secret exists; 404 when it does not (as Orkes answers)',
         params: nameParams,
         response: { 200: { type: 'boolean' } },
       },
     },
-    (req) => secrets.exists(req.params.name),
+    async (req) => {
+      if (!(await secrets.exists(req.params.name))) throw notFound(`No such secret: ${req.params.name}`);
+      return true;
+    },
   );
 
   app.delete<{ Params: { name: string } }>(
