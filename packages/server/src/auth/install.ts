@@ -48,10 +48,10 @@ export function createAuth(options: AuthOptions, store: Store, clock: Clock): Au
 }
 
 /**
- * Everything auth adds to the HTTP app: security headers, CORS and rate limits (the limiter's
+ * The hooks auth adds to the HTTP app: security headers, CORS and rate limits (the limiter's
  * per-route hooks run after the authentication hook, so it counts per identity), the
- * authentication hook, operator-action records, and the application routes. Called before any
- * other route is added.
+ * authentication hook and operator-action records. Called before any route is added; the
+ * application routes come with the others (`authRoutes`), once the OpenAPI plugin listens.
  */
 export async function installAuth(app: FastifyInstance, room: AuthRoom): Promise<void> {
   app.addHook('onRoute', (route) => {
@@ -61,6 +61,10 @@ export async function installAuth(app: FastifyInstance, room: AuthRoom): Promise
   await installHttpGuards(app, room.options);
   installAuthHooks(app, room.options, room.authenticator, room.store);
   installOperatorActions(app, room.store, room.clock);
+}
+
+/** Orkes's application, access-key and token routes. */
+export function authRoutes(app: FastifyInstance, room: AuthRoom): void {
   applicationRoutes(app, room.applications, room.tokens, room.options);
 }
 

@@ -16,6 +16,11 @@ export const ROUTE_GROUP_PREFIXES: ReadonlyArray<readonly [prefix: string, group
   ['/api/token', 'open'],
   ['/api/openapi.json', 'open'],
   ['/api/docs', 'open'],
+  // The web UI's files: a static page; everything it shows comes through the API with a token.
+  ['/', 'open'],
+  ['/*', 'open'],
+  // Baton-served payload URLs carry their own authority: an HMAC signature with an expiry.
+  ['/api/payloads', 'open'],
   ['/api/metadata', 'metadata'],
   ['/api/workflow', 'workflow'],
   ['/api/tasks', 'task'],
@@ -26,6 +31,7 @@ export const ROUTE_GROUP_PREFIXES: ReadonlyArray<readonly [prefix: string, group
   ['/api/scheduler', 'event'],
   ['/api/admin', 'admin'],
   ['/api/secrets', 'admin'],
+  ['/api/secrets-v2', 'admin'],
   ['/api/registry', 'admin'],
   ['/api/applications', 'admin'],
   ['/api/environment', 'admin'],

@@ -4,7 +4,7 @@ import { Ajv, type Options as AjvOptions } from 'ajv';
 import ajvFormats from 'ajv-formats';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 
-import { type AuthRoom, installAuth } from '../auth/install.js';
+import { type AuthRoom, authRoutes, installAuth } from '../auth/install.js';
 import type { Options } from '../config/options.js';
 import type { Metrics } from '../metrics.js';
 import type { RawEnv } from '../config/env.js';
@@ -136,6 +136,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/api/docs' });
   app.get('/api/openapi.json', { schema: { hide: true } }, () => app.swagger());
 
+  authRoutes(app, deps.auth);
   metadataRoutes(app, deps);
   workflowRoutes(app, deps);
   runControlRoutes(app, deps);

@@ -76,9 +76,7 @@ export interface AuthSuite {
 
 /**
  * A Baton server with authentication on (the test's OpenID provider and a bootstrap key) on a
- * fresh store, for the enclosing suite. Two placeholder routes stand for the event group
- * (`/api/event`, `/api/scheduler/schedules`), whose real routes live elsewhere, so the group
- * table is exercised for them too.
+ * fresh store, for the enclosing suite.
  */
 export function authSuite(
   storeCase: StoreCase,
@@ -110,8 +108,6 @@ export function authSuite(
       logger: pino({ level: 'silent' }),
       timerLoop: false,
     });
-    server.app.get('/api/event', { schema: { tags: ['test'] } }, () => []);
-    server.app.get('/api/scheduler/schedules', { schema: { tags: ['test'] } }, () => []);
     await server.app.ready();
   });
   after(async () => {

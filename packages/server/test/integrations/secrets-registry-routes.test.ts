@@ -350,9 +350,9 @@ for (const storeCase of storeCases()) {
   describe(`secrets without BATON_SECRETS_KEY on ${storeCase.name}`, () => {
     const t = appSuite(storeCase);
 
-    it('answers 503 saying how to set the key, and changes nothing', async () => {
+    it('answers 409 saying how to set the key, and changes nothing', async () => {
       const res = await call(t.app, 'PUT', '/api/secrets/API_TOKEN', { value: 'x' });
-      assert.equal(res.status, 503, res.text);
+      assert.equal(res.status, 409, res.text);
       assert.match(res.body.message, /BATON_SECRETS_KEY/);
       assert.match(res.body.message, /openssl rand -base64 32/);
       assert.deepEqual((await call(t.app, 'GET', '/api/secrets')).body, []);

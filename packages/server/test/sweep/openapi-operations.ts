@@ -42,7 +42,8 @@ export function operationsOf(doc: any): Operation[] {
 
 /** `/api/workflow/:workflowId` → `/api/workflow/{workflowId}` (Fastify's form to OpenAPI's). */
 export function toOpenApiPath(url: string): string {
-  return url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+  // A trailing wildcard (`/api/payloads/*`) is `{*}` in the document, as @fastify/swagger writes it.
+  return url.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\*$/, '{*}');
 }
 
 /** The object alternative of a schema (`anyOf` of a list and an object answers the object). */

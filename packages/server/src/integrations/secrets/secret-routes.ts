@@ -85,7 +85,7 @@ export function secretRoutes(app: FastifyInstance, secrets: SecretService): void
     {
       schema: {
         tags,
-        summary: 'Store or replace a secret (sealed with BATON_SECRETS_KEY; 503 when it is unset)',
+        summary: 'Store or replace a secret (sealed with BATON_SECRETS_KEY; 409 when it is unset)',
         params: nameParams,
         body: valueBody,
         response: { 200: secretInfo, 201: secretInfo },

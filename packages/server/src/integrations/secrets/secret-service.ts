@@ -59,7 +59,9 @@ export class SecretService {
   }
 
   private requireCipher(): SecretCipher {
-    if (!this.cipher) throw new BatonError('NOT_READY', SECRETS_NOT_CONFIGURED);
+    // 409, not 503: the server is up and will refuse the same way until an operator sets the key,
+    // so a client must not retry it as a passing outage.
+    if (!this.cipher) throw new BatonError('CONFLICT', SECRETS_NOT_CONFIGURED);
     return this.cipher;
   }
 
