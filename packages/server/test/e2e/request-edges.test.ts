@@ -137,4 +137,23 @@ describe('request edges on a real server', () => {
       assert.equal(res.status, 200, `${host}: ${res.body}`);
     }
   });
+
+  it('answers requests the HTTP parser refuses with the error body', async () => {
+    const cases: Array<[request: string, status: number]> = [
+      ['GARBAGE\r\n\r\n', 400],
+      ['GET /health HTTP/1.1\r\nHost: a\r\nBad Header Line\r\n\r\n', 400],
+      [
+        'POST /api/workflow HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+        400,
+      ],
+      [`GET /health HTTP/1.1\r\nHost: a\r\nX-Big: ${'x'.repeat(100_000)}\r\n\r\n`, 431],
+    ];
+    for (const [request, status] of cases) {
+      const res = await raw(baton.port, request);
+      assert.equal(res.status, status, `${request.slice(0, 60)}: ${res.body}`);
+      const body = JSON.parse(res.body) as { status: number; message: string; retryable: boolean };
+      assert.equal(body.status, status);
+      assert.equal(typeof body.message, 'string');
+    }
+  });
 });
