@@ -67,6 +67,24 @@ const ABSURD_NUMBER_TEXT = [
   'Infinity',
 ];
 
+/** Text that means something to SQL LIKE, regular expressions, JSONPath or templates. */
+const SPECIAL_TEXT = [
+  '\\',
+  '%',
+  '_',
+  "'",
+  '"',
+  '[a-',
+  '.*',
+  '${',
+  '$.a[?(@)]',
+  '|',
+  ':DESC',
+  '\\%',
+  '😀',
+  'ÿ',
+];
+
 const MALFORMED_JSON = [
   '{',
   '{"a":}',
@@ -182,7 +200,14 @@ export function casesFor(op: Operation, ctx: SweepContext): SweepCase[] {
 
   // Query parameters: wrong, absurd and odd values.
   for (const q of op.queryParams) {
-    const values = [...ABSURD_NUMBER_TEXT, 'NOT_A_VALUE', '%00', 'x'.repeat(70_000), '__proto__'];
+    const values = [
+      ...ABSURD_NUMBER_TEXT,
+      ...SPECIAL_TEXT,
+      'NOT_A_VALUE',
+      '%00',
+      'x'.repeat(70_000),
+      '__proto__',
+    ];
     for (const value of values) {
       const decoded = (() => {
         try {
