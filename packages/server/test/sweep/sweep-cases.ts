@@ -65,6 +65,14 @@ const ABSURD_NUMBER_TEXT = [
   '',
   'NaN',
   'Infinity',
+  '9'.repeat(40),
+  '-9'.repeat(20),
+  '0x10',
+  '1e3',
+  '-0',
+  '2026-13-45',
+  '9999-12-31T23:59:59Z',
+  '+275760-09-13T00:00:00Z',
 ];
 
 /** Text that means something to SQL LIKE, regular expressions, JSONPath or templates. */
