@@ -8,6 +8,9 @@ import type { ErrorBody } from '@baton/protocol';
  * error body every other refusal carries, then the connection closes (the stream cannot be trusted
  * to hold a next request).
  */
+/** How long a refused connection may linger after its answer. */
+const CLOSE_GRACE_MS = 1000;
+
 export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   let body: ErrorBody;
@@ -37,11 +40,15 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
   const reason = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' }[
     body.status
   ];
-  if (socket.writable) {
-    socket.write(
-      `HTTP/1.1 ${body.status} ${reason ?? 'Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
-    );
+  if (!socket.writable) {
+    socket.destroy();
+    return;
   }
-  socket.destroy();
+  // Ended rather than destroyed, so the answer is flushed before the connection goes; a client
+  // that keeps the connection open anyway is cut off a moment later.
+  socket.end(
+    `HTTP/1.1 ${body.status} ${reason ?? 'Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+  );
+  setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
 }

@@ -29,7 +29,9 @@ async function raw(port: number, request: string): Promise<{ status: number; bod
       const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(data)?.[1] ?? 0);
       resolve({ status, body: data.slice(data.indexOf('\r\n\r\n') + 4) });
     });
-    socket.on('error', reject);
+    // A server that refuses a request may reset the connection while it is still being written;
+    // what it answered before that is the answer.
+    socket.on('error', (error) => (data ? socket.emit('end') : reject(error)));
     socket.write(request);
   });
 }
@@ -146,7 +148,7 @@ describe('request edges on a real server', () => {
         'POST /api/workflow HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
         400,
       ],
-      [`GET /health HTTP/1.1\r\nHost: a\r\nX-Big: ${'x'.repeat(100_000)}\r\n\r\n`, 431],
+      [`GET /health HTTP/1.1\r\nHost: a\r\nX-Big: ${'x'.repeat(20_000)}\r\n\r\n`, 431],
     ];
     for (const [request, status] of cases) {
       const res = await raw(baton.port, request);
