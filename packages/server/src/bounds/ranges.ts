@@ -44,3 +44,19 @@ export const MAX_DELAY_MS = MAX_SECONDS * 1000;
  * and inside what a JavaScript Date can format.
  */
 export const MAX_TIME_MS = 253_402_300_799_999;
+
+/** Whether `version` can name a stored version (anything else names none, never a driver error). */
+export function isStorableVersion(version: number): boolean {
+  return Number.isInteger(version) && version >= 0 && version <= MAX_VERSION;
+}
+
+/** A priority from anywhere (an expression, a stored record) made one of 0 … 99. */
+export function boundedPriority(priority: number): number {
+  return Number.isFinite(priority) ? Math.min(MAX_PRIORITY, Math.max(0, Math.trunc(priority))) : 0;
+}
+
+/**
+ * Most tasks one decision acts on; the rest waits for the next step (a CONTINUE timer). A DO_WHILE
+ * over tasks that never wait would otherwise loop inside one transaction, and one request, forever.
+ */
+export const MAX_TASKS_PER_STEP = 2_500;

@@ -15,6 +15,7 @@ import { failRun, runOutput, runStatusForFailedTask, taskFailureReason } from '.
 import type { RunState } from './run-state.js';
 import { enclosingSuffix, iterationOf, placeCommand, placeTask, suffixOf } from './scope.js';
 import { effectiveTaskDef } from './task-config.js';
+import { MAX_TASKS_PER_STEP } from '../bounds/ranges.js';
 
 /**
  * Acts on every ended task not yet acted on, in seq order, until none is left: a success
@@ -31,9 +32,19 @@ export function evaluate(state: RunState): void {
   const first = firstTask(state.run.workflowDefinition);
   if (first) flow.schedule(first, '');
   flow.recheckAllWaiters();
+  let acted = 0;
   while (state.run.status === 'RUNNING') {
     const pending = state.nextPending();
     if (!pending) break;
+    if (++acted > MAX_TASKS_PER_STEP) {
+      // The rest is acted on in a later step (a CONTINUE timer due now), so one decision, and
+      // the transaction holding the run, stays bounded even in a loop that never ends.
+      state.command({
+        type: 'ARM_TIMER',
+        timer: { timerId: state.ctx.newId(), kind: 'CONTINUE', dueAt: state.now, payload: {} },
+      });
+      return;
+    }
     actOnEndedTask(flow, pending);
     if (state.run.status === 'RUNNING') flow.recheckWaitersOn(pending.referenceTaskName);
   }

@@ -36,6 +36,7 @@ export function applyTimeout(
     case 'TOTAL_TIMEOUT':
       return policyTimeout(state, task, timer, 'attempts took longer than totalTimeoutSeconds');
     case 'WAIT':
+    case 'CONTINUE':
       return 'ignored';
   }
 }

@@ -15,6 +15,7 @@ export function applyTimer(state: RunState, timer: FiredTimer): 'ignored' | 'cha
   if (state.run.status !== 'RUNNING' && state.run.status !== 'PAUSED') return 'ignored';
   const task = timer.taskId === undefined ? undefined : state.task(timer.taskId);
   if (timer.taskId !== undefined && (!task || isTerminalTaskStatus(task.status))) return 'ignored';
+  if (timer.kind === 'CONTINUE') return state.run.status === 'RUNNING' ? 'changed' : 'ignored';
   if (timer.kind === 'WAIT') {
     if (!task) return 'ignored';
     const kind = taskKindOf(task.workflowTask);

@@ -142,7 +142,12 @@ export type TimerKind =
   /** All attempts of a task together exceeded `totalTimeoutSeconds`. */
   | 'TOTAL_TIMEOUT'
   /** The run exceeded its definition's `timeoutSeconds`. */
-  | 'WORKFLOW_TIMEOUT';
+  | 'WORKFLOW_TIMEOUT'
+  /**
+   * Due at once: a decision that acted on MAX_TASKS_PER_STEP tasks stopped there, and the run
+   * moves on in a later step (a loop over tasks that never wait keeps no transaction forever).
+   */
+  | 'CONTINUE';
 
 /** A timer to arm: fires `dueAt` (epoch ms) unless cancelled first. */
 export interface TimerSpec {

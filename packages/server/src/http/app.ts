@@ -16,6 +16,7 @@ import type { TestRunService } from '../services/test-run-service.js';
 import type { TaskService } from '../services/task-service.js';
 import type { WorkflowService } from '../services/workflow-service.js';
 import type { Store } from '../store/store.js';
+import { answerClientError } from './client-errors.js';
 import { answerFrameworkError, installErrorHandling } from './error-handler.js';
 import { installJsonBodies } from './json-body.js';
 import { installRequestTargetGuard } from './request-target.js';
@@ -97,6 +98,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // a 400 naming the parameter; router errors (bad percent-encoding) get the error body too.
     routerOptions: { maxParamLength: 4096 },
     frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
     return503OnClosing: true,
   };
   const app: FastifyInstance =

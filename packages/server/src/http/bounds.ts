@@ -35,6 +35,9 @@ export const count = { type: 'integer', minimum: 0, maximum: MAX_COUNT } as cons
 export const int32 = { type: 'integer', minimum: -INT32_MAX, maximum: INT32_MAX } as const;
 /** An epoch-ms time a client reports (log lines): 0 … year 9999. */
 export const epochMillis = { type: 'integer', minimum: 0, maximum: 253_402_300_799_999 } as const;
+/** Most definitions one request registers. */
+export const MAX_LIST_ITEMS = 1000;
+
 /** Search paging. */
 export const pageStart = { type: 'integer', minimum: 0, maximum: MAX_PAGE_START } as const;
 export const pageSize = { type: 'integer', minimum: 0, maximum: MAX_PAGE_SIZE } as const;

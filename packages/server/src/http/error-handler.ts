@@ -23,7 +23,18 @@ function validationPath(part: string | undefined, instancePath: string, missing?
   return typeof missing === 'string' ? `${base}.${missing}` : base;
 }
 
+/** Most problems one answer lists: a body of 100,000 bad items is refused with a short answer. */
+const MAX_LISTED_ERRORS = 100;
+
 function send(reply: FastifyReply, body: ErrorBody): FastifyReply {
+  const errors = body.validationErrors;
+  if (errors && errors.length > MAX_LISTED_ERRORS) {
+    body = {
+      ...body,
+      message: `${body.message} (${errors.length} problems; the first ${MAX_LISTED_ERRORS} are listed)`,
+      validationErrors: errors.slice(0, MAX_LISTED_ERRORS),
+    };
+  }
   return reply.code(body.status).type('application/json; charset=utf-8').send(body);
 }
 

@@ -86,7 +86,11 @@ export class JqRunner {
       const answer = received.message as JqAnswer;
       if (answer.id !== id) continue;
       thread.started = true;
-      return answer.ok ? { ok: true, values: answer.values } : { ok: false, error: answer.error };
+      if (answer.ok) return { ok: true, values: answer.values };
+      // A trap (a filter nesting past jq's stack, say) leaves the module's memory unusable: every
+      // later filter on this thread would fail, so a fresh thread takes over.
+      if (answer.broken) this.replaceThread();
+      return { ok: false, error: answer.error };
     }
   }
 

@@ -21,7 +21,13 @@ export interface JqRequest {
 
 export type JqAnswer =
   | { readonly id: number; readonly ok: true; readonly values: string[] }
-  | { readonly id: number; readonly ok: false; readonly error: string };
+  | {
+      readonly id: number;
+      readonly ok: false;
+      readonly error: string;
+      /** jq's WebAssembly trapped (stack or memory exhausted): its state is lost, the thread is replaced. */
+      readonly broken?: true;
+    };
 
 interface JqWorkerData {
   readonly signal: Int32Array;
@@ -47,7 +53,9 @@ function run(jq: JqModule, request: JqRequest): JqAnswer {
     // With -c every value is one line (strings keep their newlines escaped).
     return { id: request.id, ok: true, values: out.split('\n').filter((line) => line !== '') };
   } catch (error) {
-    return { id: request.id, ok: false, error: jqReason(error) };
+    // WebAssembly.RuntimeError: a trap, not an error jq reported.
+    const broken = error instanceof Error && error.name === 'RuntimeError';
+    return { id: request.id, ok: false, error: jqReason(error), ...(broken && { broken: true as const }) };
   }
 }
 

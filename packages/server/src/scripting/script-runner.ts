@@ -1,4 +1,8 @@
-import type { ScriptRunner } from '../engine/scripts.js';
+import type { JsonValue } from '@baton/protocol';
+
+import { withinDepth } from '../bounds/json-shape.js';
+import { MAX_JSON_DEPTH } from '../bounds/ranges.js';
+import type { ScriptResult, ScriptRunner } from '../engine/scripts.js';
 import { JavaScriptSandbox } from './javascript-sandbox.js';
 import { JqRunner } from './jq-runner.js';
 import { scriptLimits } from './limits.js';
@@ -18,10 +22,22 @@ export async function createScriptRunner(settings: ScriptSettings): Promise<Sand
   const limits = scriptLimits(settings.scriptMemoryMb, settings.scriptTimeoutMs);
   const [javascript, jq] = await Promise.all([JavaScriptSandbox.load(limits), JqRunner.start(limits)]);
   return {
-    javascript: (script, input) => javascript.run(script, input),
-    jq: (filter, input) => jq.run(filter, input),
+    javascript: (script, input) => bounded(javascript.run(script, input)),
+    jq: (filter, input) => bounded(jq.run(filter, input)),
     checkJavascript: (script) => javascript.check(script),
     checkJq: (filter) => jq.check(filter),
     close: () => jq.close(),
+  };
+}
+
+/**
+ * A script's value enters runs like any input: no deeper than the bounds policy allows, so every
+ * later walk of it (expressions, copies, schema checks) stays within a known depth.
+ */
+function bounded<T extends JsonValue>(result: ScriptResult<T>): ScriptResult<T> {
+  if (!result.ok || withinDepth(result.value, MAX_JSON_DEPTH + 1)) return result;
+  return {
+    ok: false,
+    error: `the script's value is nested deeper than ${MAX_JSON_DEPTH} levels (the limit)`,
   };
 }

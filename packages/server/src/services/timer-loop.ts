@@ -25,6 +25,7 @@ const TIMER_KINDS: ReadonlySet<string> = new Set<TimerKind>([
   'TASK_TIMEOUT',
   'TOTAL_TIMEOUT',
   'WORKFLOW_TIMEOUT',
+  'CONTINUE',
 ]);
 /** A hint for a timer due "now" is acted on a moment later, once its transaction has committed. */
 const HINT_SETTLE_MS = 25;

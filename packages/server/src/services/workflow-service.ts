@@ -19,7 +19,7 @@ import { newId } from '../ids.js';
 import { afterCommit, type Executor } from './executor.js';
 import { explainTasks, runWaiting } from './waiting.js';
 import { claimStartKey } from './idempotent-start.js';
-import { isoOrUnknown } from '../bounds/time.js';
+import { isoOrUnknown, storableTime } from '../bounds/time.js';
 
 export interface WorkflowStatusView {
   workflowId: string;
@@ -256,7 +256,8 @@ export function archivedSummary(row: ArchivedRun): WorkflowSummary {
 /** Parses `from`/`to`: epoch milliseconds or an ISO-8601 date. */
 export function parseTime(value: string | undefined, field: string): number | undefined {
   if (value === undefined || value === '') return undefined;
-  if (/^\d+$/.test(value)) return Number(value);
+  // Epoch ms past year 9999 (any number of digits) is "the latest time", never a BIGINT overflow.
+  if (/^\d+$/.test(value)) return storableTime(Number(value));
   const ms = Date.parse(value);
   if (Number.isNaN(ms)) {
     throw badRequest(`${field} must be epoch milliseconds or an ISO-8601 date`, [

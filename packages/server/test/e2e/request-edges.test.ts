@@ -29,7 +29,9 @@ async function raw(port: number, request: string): Promise<{ status: number; bod
       const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(data)?.[1] ?? 0);
       resolve({ status, body: data.slice(data.indexOf('\r\n\r\n') + 4) });
     });
-    socket.on('error', reject);
+    // A server that refuses a request may reset the connection while it is still being written;
+    // what it answered before that is the answer.
+    socket.on('error', (error) => (data ? socket.emit('end') : reject(error)));
     socket.write(request);
   });
 }
@@ -135,6 +137,25 @@ describe('request edges on a real server', () => {
     for (const host of [`127.0.0.1:${baton.port}`, 'localhost', 'baton.example.com:8080', '[::1]:8080']) {
       const res = await raw(baton.port, `GET /health HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
       assert.equal(res.status, 200, `${host}: ${res.body}`);
+    }
+  });
+
+  it('answers requests the HTTP parser refuses with the error body', async () => {
+    const cases: Array<[request: string, status: number]> = [
+      ['GARBAGE\r\n\r\n', 400],
+      ['GET /health HTTP/1.1\r\nHost: a\r\nBad Header Line\r\n\r\n', 400],
+      [
+        'POST /api/workflow HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+        400,
+      ],
+      [`GET /health HTTP/1.1\r\nHost: a\r\nX-Big: ${'x'.repeat(20_000)}\r\n\r\n`, 431],
+    ];
+    for (const [request, status] of cases) {
+      const res = await raw(baton.port, request);
+      assert.equal(res.status, status, `${request.slice(0, 60)}: ${res.body}`);
+      const body = JSON.parse(res.body) as { status: number; message: string; retryable: boolean };
+      assert.equal(body.status, status);
+      assert.equal(typeof body.message, 'string');
     }
   });
 });

@@ -160,6 +160,36 @@ for (const storeCase of storeCases()) {
         assert.ok(res.status < 500, `${method} ${url} → ${res.status} ${res.text.slice(0, 300)}`);
       }
       await t.server.timers.fireDue();
+
+      // A version as large as the store's column holds (2^40 on SQLite's 64-bit INTEGER, 2^31 − 1
+      // on PostgreSQL's INTEGER), with a run of it: listed, read, searched, and started again.
+      const bigVersion = t.store.dialect === 'sqlite' ? 2 ** 40 : 2 ** 31 - 1;
+      const bigRunId = `big-version-${workflowId}`;
+      await t.store.transaction(async (tx) => {
+        const def = await tx.getWorkflowDef('poison_flow', 1);
+        assert.ok(def);
+        await tx.upsertWorkflowDef({ ...def, version: bigVersion });
+        const record = (await tx.getRun(workflowId)) as RunRecord;
+        await tx.insertRun({
+          ...record,
+          workflowId: bigRunId,
+          workflowVersion: bigVersion,
+          workflowDefinition: { ...record.workflowDefinition, version: bigVersion },
+        });
+      });
+      for (const [method, url, body] of [
+        ['GET', '/api/metadata/workflow'],
+        ['GET', '/api/metadata/workflow/poison_flow'],
+        ['GET', `/api/metadata/workflow/poison_flow?version=${bigVersion}`],
+        ['GET', `/api/workflow/${bigRunId}`],
+        ['GET', '/api/workflow/search?freeText=poison_flow&size=50'],
+        ['POST', '/api/workflow', { name: 'poison_flow' }],
+        ['POST', `/api/workflow/${bigRunId}/restart?useLatestDefinitions=true`],
+        ['DELETE', `/api/metadata/workflow/poison_flow/${bigVersion}`],
+      ] as Array<[method: 'GET' | 'POST' | 'DELETE', url: string, body?: unknown]>) {
+        const res = await call(app, method, url, body);
+        assert.ok(res.status < 500, `${method} ${url} → ${res.status} ${res.text.slice(0, 300)}`);
+      }
       for (const url of reads) {
         const res = await call(app, 'GET', url);
         assert.ok(

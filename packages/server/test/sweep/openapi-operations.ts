@@ -105,3 +105,24 @@ export function wrongTypedValues(schema: Schema): unknown[] {
   if (types.has('integer') && !types.has('number')) out.push(2.5);
   return out;
 }
+
+/** Values at the edges of what the schema accepts: the bounds themselves, the longest text. */
+export function edgeValues(schema: Schema): unknown[] {
+  if (schema.enum) return [...(schema.enum as unknown[])];
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  switch (type) {
+    case 'integer':
+    case 'number':
+      return [schema.minimum, schema.maximum].filter((v) => typeof v === 'number');
+    case 'string': {
+      const longest = Math.min(schema.maxLength ?? 2000, 70_000);
+      return ['x'.repeat(longest), '\\', "'; --", '${workflow.input}', '😀'.repeat(8), ' '].filter(
+        (v) => v.length >= (schema.minLength ?? 0) && v.length <= (schema.maxLength ?? Infinity),
+      );
+    }
+    case 'boolean':
+      return [true, false];
+    default:
+      return [];
+  }
+}

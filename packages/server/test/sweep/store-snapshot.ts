@@ -21,7 +21,7 @@ function stable(value: unknown): unknown {
 
 /**
  * What the store holds, read through the API: definitions, task definitions, every run with
- * its tasks, and the queue counts. Two snapshots are equal when nothing was changed.
+ * its tasks and their logs, and the queue counts. Two snapshots are equal when nothing was changed.
  */
 export async function storeSnapshot(app: FastifyInstance): Promise<string> {
   const get = async (url: string): Promise<unknown> => {
@@ -35,8 +35,16 @@ export async function storeSnapshot(app: FastifyInstance): Promise<string> {
     results: Array<{ workflowId: string }>;
   };
   const runs = [];
+  const logs: Record<string, unknown> = {};
   for (const { workflowId } of search.results) {
-    runs.push(await get(`/api/workflow/${workflowId}?includeTasks=true`));
+    const run = (await get(`/api/workflow/${workflowId}?includeTasks=true`)) as {
+      tasks?: Array<{ taskId: string }>;
+    };
+    runs.push(run);
+    for (const { taskId } of run.tasks ?? []) {
+      const res = await call(app, 'GET', `/api/tasks/${taskId}/log`);
+      logs[taskId] = res.status === 204 ? [] : res.body;
+    }
   }
   const queues = (await get('/api/tasks/queue/sizes')) as Record<string, Record<string, number>>;
   // A queue that only a poll made known, with nothing in it, is no change of state.
@@ -45,5 +53,5 @@ export async function storeSnapshot(app: FastifyInstance): Promise<string> {
       ([, q]) => (q.waiting ?? 0) + (q.scheduled ?? 0) + (q.inFlight ?? 0) + (q.deadLettered ?? 0) > 0,
     ),
   );
-  return JSON.stringify(stable({ workflows, taskDefs, runs, queues: held }));
+  return JSON.stringify(stable({ workflows, taskDefs, runs, logs, queues: held }));
 }

@@ -17,7 +17,7 @@ import {
  */
 export interface SweepCase {
   label: string;
-  method: Operation['method'];
+  method: Operation['method'] | 'OPTIONS';
   url: string;
   headers?: Record<string, string>;
   payload?: string;
@@ -65,6 +65,32 @@ const ABSURD_NUMBER_TEXT = [
   '',
   'NaN',
   'Infinity',
+  '9'.repeat(40),
+  '-9'.repeat(20),
+  '0x10',
+  '1e3',
+  '-0',
+  '2026-13-45',
+  '9999-12-31T23:59:59Z',
+  '+275760-09-13T00:00:00Z',
+];
+
+/** Text that means something to SQL LIKE, regular expressions, JSONPath or templates. */
+const SPECIAL_TEXT = [
+  '\\',
+  '%',
+  '_',
+  "'",
+  '"',
+  '[a-',
+  '.*',
+  '${',
+  '$.a[?(@)]',
+  '|',
+  ':DESC',
+  '\\%',
+  '😀',
+  'ÿ',
 ];
 
 const MALFORMED_JSON = [
@@ -84,7 +110,24 @@ const FOREIGN_TYPES = [
   'multipart/form-data; boundary=sweep',
   'application/x-www-form-urlencoded',
   'application/octet-stream',
+  'application/jsonx',
+  'text/json',
+  '*/*',
+  'application/json-patch+json',
 ];
+
+/** JSON bodies with odd but parseable headers: any answer but a 5xx (a malformed body is sent). */
+const ODD_JSON_HEADERS: Array<Record<string, string>> = [
+  { 'content-type': 'APPLICATION/JSON' },
+  { 'content-type': 'application/json; charset=latin1' },
+  { 'content-type': 'application/json; charset=utf-16' },
+  { 'content-type': 'application/json;;;' },
+  { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+  { 'content-type': 'application/json', 'content-encoding': 'br, x-unknown' },
+];
+
+/** Methods the document shows on no path: a 404 or 405 with the error body. */
+const OTHER_METHODS = ['PATCH', 'OPTIONS'] as const;
 
 export function deepArray(depth: number): string {
   return '['.repeat(depth) + ']'.repeat(depth);
@@ -165,7 +208,14 @@ export function casesFor(op: Operation, ctx: SweepContext): SweepCase[] {
 
   // Query parameters: wrong, absurd and odd values.
   for (const q of op.queryParams) {
-    const values = [...ABSURD_NUMBER_TEXT, 'NOT_A_VALUE', '%00', 'x'.repeat(70_000), '__proto__'];
+    const values = [
+      ...ABSURD_NUMBER_TEXT,
+      ...SPECIAL_TEXT,
+      'NOT_A_VALUE',
+      '%00',
+      'x'.repeat(70_000),
+      '__proto__',
+    ];
     for (const value of values) {
       const decoded = (() => {
         try {
@@ -203,9 +253,23 @@ export function casesFor(op: Operation, ctx: SweepContext): SweepCase[] {
     });
   }
 
+  for (const method of OTHER_METHODS) {
+    cases.push({ label: `method ${method}`, method, url: safeUrl ?? missUrl, expect: 'any' });
+  }
+
   if (!mutating) return cases;
 
   // Bodies the parser must refuse, whatever the route.
+  for (const headers of ODD_JSON_HEADERS) {
+    cases.push({
+      label: `odd headers ${JSON.stringify(headers)}`,
+      method: op.method,
+      url: realUrl,
+      headers,
+      payload: '{"broken": ',
+      expect: 'reject',
+    });
+  }
   const jsonHeaders = { 'content-type': 'application/json' };
   for (const payload of MALFORMED_JSON) {
     cases.push({

@@ -3,6 +3,7 @@ import { resolveValue, type ExpressionDocument } from '../expressions.js';
 import type { Command } from '../types.js';
 import type { TaskKind } from './kind.js';
 import { finish, startedSystemTask } from './system-task.js';
+import { boundedPriority } from '../../bounds/ranges.js';
 
 /**
  * SUB_WORKFLOW (Conductor's `SubWorkflow`): starts a child run of `subWorkflowParam`
@@ -159,7 +160,7 @@ function resolveParams(workflowTask: WorkflowTask, doc: ExpressionDocument): Chi
   const versionNumber = typeof version === 'string' && /^\d+$/.test(version) ? Number(version) : version;
   if (typeof versionNumber === 'number' && Number.isInteger(versionNumber)) out.version = versionNumber;
   if (isStringMap(taskToDomain)) out.taskToDomain = taskToDomain;
-  if (typeof priority === 'number' && Number.isInteger(priority)) out.priority = priority;
+  if (typeof priority === 'number' && Number.isInteger(priority)) out.priority = boundedPriority(priority);
   if (isDefinition(definition)) out.definition = definition;
   return out;
 }

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 
 import { actorOf } from '../../auth/authorship.js';
 import type { AppDeps } from '../app.js';
-import { nameParams, requiredName, version } from '../bounds.js';
+import { MAX_LIST_ITEMS, nameParams, requiredName, version } from '../bounds.js';
 import { taskDefSchema, workflowDefSchema } from '../schemas.js';
 
 const tags = ['metadata'];
@@ -39,7 +39,7 @@ export function metadataRoutes(app: FastifyInstance, { metadata }: AppDeps): voi
       schema: {
         tags,
         summary: 'Register or replace several workflow definitions (all or nothing)',
-        body: { type: 'array', items: workflowDefSchema, minItems: 1 },
+        body: { type: 'array', items: workflowDefSchema, minItems: 1, maxItems: MAX_LIST_ITEMS },
       },
     },
     (req) => metadata.upsertWorkflows(req.body, actorOf(req)),
@@ -89,7 +89,12 @@ export function metadataRoutes(app: FastifyInstance, { metadata }: AppDeps): voi
       schema: {
         tags,
         summary: 'Register task definitions (a list, or one); each creates its worker queue',
-        body: { anyOf: [{ type: 'array', items: taskDefSchema, minItems: 1 }, taskDefSchema] },
+        body: {
+          anyOf: [
+            { type: 'array', items: taskDefSchema, minItems: 1, maxItems: MAX_LIST_ITEMS },
+            taskDefSchema,
+          ],
+        },
       },
     },
     (req) => metadata.registerTaskDefs(Array.isArray(req.body) ? req.body : [req.body], actorOf(req)),

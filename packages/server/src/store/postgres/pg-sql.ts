@@ -1,5 +1,7 @@
 import type pg from 'pg';
 
+import { storableParams } from './pg-text.js';
+
 /**
  * Hot statements are named: pg prepares a named statement once per connection and then only
  * sends its parameters. Names are fixed per text (pg refuses one name with two texts).
@@ -18,8 +20,8 @@ export type Query = <R extends pg.QueryResultRow>(
 export function queryOn(target: pg.Pool | pg.PoolClient | pg.Client): Query {
   return <R extends pg.QueryResultRow>(sql: Sql | string, values: readonly unknown[] = []) =>
     typeof sql === 'string'
-      ? target.query<R>({ text: sql, values: [...values] })
-      : target.query<R>({ name: sql.name, text: sql.text, values: [...values] });
+      ? target.query<R>({ text: sql, values: storableParams(values) })
+      : target.query<R>({ name: sql.name, text: sql.text, values: storableParams(values) });
 }
 
 const named = (name: string, text: string): Sql => ({ name: `baton_${name}`, text });

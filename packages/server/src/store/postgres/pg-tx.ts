@@ -51,6 +51,7 @@ import { PgQueueTx } from './pg-queue.js';
 import type { TaskDefCache } from './task-def-cache.js';
 import type { WriteBehind } from './write-behind.js';
 import { SqlEventsTx } from '../events-tx.js';
+import { isStorableVersion } from '../../bounds/ranges.js';
 
 interface WorkflowDefRow {
   definition: WorkflowDef;
@@ -115,6 +116,7 @@ export class PgTx extends PgQueueTx implements Tx {
 
   async getWorkflowDef(name: string, version?: number): Promise<StoredWorkflowDef | undefined> {
     this.state.check('getWorkflowDef', false);
+    if (version !== undefined && !isStorableVersion(version)) return undefined;
     const { rows } =
       version === undefined
         ? await this.q<WorkflowDefRow>(SQL.getLatestWorkflowDef, [name])
@@ -146,6 +148,7 @@ export class PgTx extends PgQueueTx implements Tx {
 
   async deleteWorkflowDef(name: string, version: number): Promise<boolean> {
     this.state.check('deleteWorkflowDef', true);
+    if (!isStorableVersion(version)) return false;
     return ((await this.q(SQL.deleteWorkflowDef, [name, version])).rowCount ?? 0) > 0;
   }
 
@@ -285,6 +288,7 @@ export class PgTx extends PgQueueTx implements Tx {
 
   async countRunsOfVersion(name: string, version: number): Promise<number> {
     this.state.check('countRunsOfVersion', false);
+    if (!isStorableVersion(version)) return 0;
     const { rows } = await this.q<{ n: number }>(SQL.countRunsOfVersion, [name, version]);
     return rows[0]?.n ?? 0;
   }

@@ -1,6 +1,7 @@
 import pg from 'pg';
 
 import type { Query, Sql } from './pg-sql.js';
+import { storableParams } from './pg-text.js';
 
 /**
  * Writes whose answer nobody reads at once (task and run records, queue messages, timers, logs)
@@ -85,7 +86,8 @@ function textOf(sql: Sql | string): string {
 
 /** `text` with `$n` replaced by the literal of `values[n-1]`. */
 export function inline(text: string, values: readonly unknown[]): string {
-  return text.replace(/\$(\d+)/g, (_, n: string) => literal(values[Number(n) - 1]));
+  const safe = storableParams(values);
+  return text.replace(/\$(\d+)/g, (_, n: string) => literal(safe[Number(n) - 1]));
 }
 
 /** A parameter as an SQL literal: strings quoted by pg, arrays in PostgreSQL's array syntax. */

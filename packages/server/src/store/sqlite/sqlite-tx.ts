@@ -47,6 +47,7 @@ import { SqliteQueueTx } from './sqlite-queue.js';
 import * as archive from './sqlite-archive.js';
 import { searchTasks } from './sqlite-search.js';
 import { RUN_COLUMNS, type RunRow, ensureQueues, list, parse, run, searchRuns } from './sqlite-queries.js';
+import { isStorableVersion } from '../../bounds/ranges.js';
 
 interface WorkflowDefRow {
   definition: string;
@@ -115,6 +116,7 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
 
   async getWorkflowDef(name: string, version?: number): Promise<StoredWorkflowDef | undefined> {
     this.state.check('getWorkflowDef', false);
+    if (version !== undefined && !isStorableVersion(version)) return undefined;
     const row =
       version === undefined
         ? this.c.get<WorkflowDefRow>(
@@ -174,6 +176,7 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
 
   async deleteWorkflowDef(name: string, version: number): Promise<boolean> {
     this.state.check('deleteWorkflowDef', true);
+    if (!isStorableVersion(version)) return false;
     return this.c.run('DELETE FROM workflow_defs WHERE name = ? AND version = ?', name, version).changes > 0;
   }
 
@@ -283,6 +286,7 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
 
   async countRunsOfVersion(name: string, version: number): Promise<number> {
     this.state.check('countRunsOfVersion', false);
+    if (!isStorableVersion(version)) return 0;
     const row = this.c.get<{ n: number }>(
       'SELECT count(*) AS n FROM runs WHERE workflow_name = ? AND workflow_version = ?',
       name,
