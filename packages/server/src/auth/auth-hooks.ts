@@ -17,6 +17,9 @@ const workerOnly = new WeakSet<FastifyRequest>();
 export function groupOfRequest(req: FastifyRequest, options: AuthOptions): RouteGroup {
   const url = req.routeOptions.url;
   if (url === '/metrics' && options.metricsOpen) return 'open';
+  // The web UI's catch-all serves pages, but an unknown API path under it still needs a token,
+  // so nobody can probe which API paths exist without one.
+  if (url === '/*' && /^\/(api|metrics)(\/|$|\?)/.test(req.url)) return 'admin';
   return url === undefined ? 'admin' : (groupOfRoute(url) ?? 'admin');
 }
 

@@ -134,7 +134,6 @@ if (storeCase) {
           BATON_AUTH_BOOTSTRAP_KEY_ID: BOOTSTRAP.keyId,
           BATON_AUTH_BOOTSTRAP_KEY_SECRET: BOOTSTRAP.keySecret,
         }),
-        store: t.store,
         logger: pino({ level: 'silent' }),
         timerLoop: false,
       });
@@ -161,7 +160,8 @@ if (storeCase) {
         const key = (await send(server.app, 'POST', '/api/token', { body: BOOTSTRAP })).body.token as string;
         assert.equal((await send(server.app, 'GET', '/api/admin/config', { token: key })).status, 200);
       } finally {
-        await server.app.close();
+        // The whole server, not just its HTTP app: its executor, brokers and relays stop too.
+        await server.stop();
         rmSync(dir, { recursive: true, force: true });
       }
     });

@@ -68,14 +68,12 @@ const cases: BrokerCase[] = [
       try {
         // The stream may not exist yet (the node makes it when it subscribes): make it the same way.
         const jsm = await nc.jetstreamManager();
-        await jsm.streams
-          .find(subject)
-          .catch(() =>
-            jsm.streams.add({
-              name: `baton_${subject.replace(/[^A-Za-z0-9_-]/g, '_')}`,
-              subjects: [subject],
-            }),
-          );
+        await jsm.streams.find(subject).catch(() =>
+          jsm.streams.add({
+            name: `baton_${subject.replace(/[^A-Za-z0-9_-]/g, '_')}`,
+            subjects: [subject],
+          }),
+        );
         const js = nc.jetstream();
         for (let i = 0; i < MESSAGES; i++) {
           const h = headers();
