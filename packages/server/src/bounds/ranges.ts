@@ -46,6 +46,15 @@ export const MAX_DELAY_MS = MAX_SECONDS * 1000;
 export const MAX_TIME_MS = 253_402_300_799_999;
 
 /** Whether `version` can name a stored version (anything else names none, never a driver error). */
+/**
+ * The version after `latest` (1 for a new name), or undefined when `latest` is already the
+ * highest storable version: the caller refuses rather than write a number the stores cannot hold.
+ */
+export function nextVersion(latest: number | undefined): number | undefined {
+  const next = (latest ?? 0) + 1;
+  return next <= MAX_VERSION ? next : undefined;
+}
+
 export function isStorableVersion(version: number): boolean {
   return Number.isInteger(version) && version >= 0 && version <= MAX_VERSION;
 }

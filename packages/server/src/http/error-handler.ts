@@ -54,7 +54,7 @@ export function answerFrameworkError(error: FastifyError, _req: FastifyRequest, 
 function largeBodyAdvice(url: string): string {
   if (url.startsWith('/api/tasks')) return externalStorageAdvice('output');
   if (url.startsWith('/api/workflow')) return externalStorageAdvice('input');
-  return 'Send a smaller body (BATON_MAX_BODY_BYTES is the limit)';
+  return '';
 }
 
 export function installErrorHandling(app: FastifyInstance): void {
@@ -93,7 +93,7 @@ export function installErrorHandling(app: FastifyInstance): void {
         code: 'PAYLOAD_TOO_LARGE',
         message:
           `Request body is larger than the limit of ${limit} bytes (BATON_MAX_BODY_BYTES). ` +
-          'Keep large inputs and outputs out of requests: put them in external payload storage and pass a reference.',
+          `Keep large inputs and outputs out of requests: put them in external payload storage and pass a reference. ${largeBodyAdvice(request.url)}`.trimEnd(),
         retryable: false,
       });
     }

@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import { MAX_VERSION, nextVersion } from '../bounds/ranges.js';
 import { conflict, notFound } from '../errors.js';
 import type { InstructionRow, Store } from '../store/store.js';
 
@@ -33,7 +34,11 @@ export class InstructionService {
   async register(input: InstructionInput): Promise<Instruction> {
     const now = this.clock.now();
     return this.store.transaction(async (tx) => {
-      const version = input.version ?? ((await tx.events.latestInstructionVersion(input.name)) ?? 0) + 1;
+      const version = input.version ?? nextVersion(await tx.events.latestInstructionVersion(input.name));
+      if (version === undefined)
+        throw conflict(
+          `Instruction ${input.name} is at the highest version (${MAX_VERSION}); give a version`,
+        );
       const row: InstructionRow = {
         name: input.name,
         version,

@@ -6,6 +6,7 @@ import { stampAuthorship } from '../auth/authorship.js';
 import type { Clock } from '../clock.js';
 import { checkTaskDef } from '../engine/validation/check-task-def.js';
 import { checkWorkflowDef } from '../engine/validation/check-workflow-def.js';
+import { MAX_VERSION, nextVersion } from '../bounds/ranges.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import { knownWorkflows } from './known-workflows.js';
 import type { Store, StoredWorkflowDef, Tx } from '../store/store.js';
@@ -76,7 +77,9 @@ export class MetadataService {
         'Workflow definition',
       );
       const now = this.clock.now();
-      const version = def.version ?? ((await tx.latestWorkflowVersion(def.name)) ?? 0) + 1;
+      const version = def.version ?? nextVersion(await tx.latestWorkflowVersion(def.name));
+      if (version === undefined)
+        throw conflict(`Workflow ${def.name} is at the highest version (${MAX_VERSION}); give a version`);
       const existing = actor === undefined ? undefined : await tx.getWorkflowDef(def.name, version);
       const stored: StoredWorkflowDef = {
         ...stampAuthorship(def, actor, existing),

@@ -133,6 +133,9 @@ for (const c of storeCases()) {
         await h.store.close();
         // Back to schema 4 with the tasks written by a version that had no decide set.
         await rawSql(h, [
+          // What the migrations after 5 made, so that migrating again replays them all.
+          ...LATER_TABLES.map((table) => `DROP TABLE ${table}`),
+          ...LATER_TASK_INDEXES.map((index) => `DROP INDEX ${index}`),
           'DROP TABLE task_latest',
           'DROP INDEX tasks_to_decide',
           'DELETE FROM schema_migrations WHERE version >= 5',
@@ -163,6 +166,32 @@ for (const c of storeCases()) {
     });
   });
 }
+
+/** Tables and indexes on older tables made by the migrations after the decide set's. */
+const LATER_TABLES = [
+  'secrets',
+  'services',
+  'event_handlers',
+  'change_counters',
+  'event_inbox',
+  'event_executions',
+  'outbox',
+  'outbox_relay',
+  'schedules',
+  'schedule_executions',
+  'instructions',
+  'archived_runs',
+  'archive_claims',
+  'auth_records',
+  'run_actions',
+];
+const LATER_TASK_INDEXES = [
+  'tasks_search_type',
+  'tasks_search_status',
+  'tasks_search_workflow_type',
+  'tasks_search_start',
+  'runs_ended',
+];
 
 function insertTaskSql(where: { url?: string }, t: TaskRecord): string {
   const q = (v: string): string => `'${v.replaceAll("'", "''")}'`;
