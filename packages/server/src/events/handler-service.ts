@@ -1,5 +1,6 @@
 import type { JsonObject } from '@baton/protocol';
 
+import { type Authorship, stampAuthorship } from '../auth/authorship.js';
 import type { Clock } from '../clock.js';
 import type { ScriptRunner } from '../engine/scripts.js';
 import { badRequest, conflict, notFound } from '../errors.js';
@@ -19,22 +20,26 @@ export class EventHandlerService {
     private readonly changed: () => Promise<void> = () => Promise.resolve(),
   ) {}
 
-  async create(handler: EventHandler): Promise<void> {
+  async create(handler: EventHandler, actor?: string): Promise<void> {
     this.check(handler);
     const now = this.clock.now();
     const inserted = await this.store.transaction((tx) =>
-      tx.events.insertEventHandler(this.row(handler, now, now)),
+      tx.events.insertEventHandler(this.row(stampAuthorship(handler, actor), now, now)),
     );
     if (!inserted) throw conflict(`EventHandler with name ${handler.name} already exists!`);
     await this.changed();
   }
 
-  async update(handler: EventHandler): Promise<void> {
+  async update(handler: EventHandler, actor?: string): Promise<void> {
     this.check(handler);
     const now = this.clock.now();
-    const updated = await this.store.transaction((tx) =>
-      tx.events.updateEventHandler(this.row(handler, now, now)),
-    );
+    const updated = await this.store.transaction(async (tx) => {
+      const existing = await tx.events.getEventHandler(handler.name);
+      if (!existing) return false;
+      // The first author and the creation time survive a replacement.
+      const stamped = stampAuthorship(handler, actor, existing.handler as Authorship);
+      return tx.events.updateEventHandler(this.row(stamped, existing.createTime, now));
+    });
     if (!updated) throw notFound(`EventHandler with name ${handler.name} not found!`);
     await this.changed();
   }

@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 
+import { actorOf } from '../auth/authorship.js';
+
 import { ACTION_KINDS, type EventHandler } from './handler-model.js';
 import type { EventHandlerService } from './handler-service.js';
 
@@ -46,7 +48,7 @@ export function eventRoutes(app: FastifyInstance, { eventHandlers }: EventRouteD
       schema: { tags, summary: 'Add an event handler (409 when the name exists)', body: eventHandlerSchema },
     },
     async (req, reply) => {
-      await eventHandlers.create(req.body);
+      await eventHandlers.create(req.body, actorOf(req));
       return reply.code(200).send();
     },
   );
@@ -54,7 +56,7 @@ export function eventRoutes(app: FastifyInstance, { eventHandlers }: EventRouteD
     '/api/event',
     { schema: { tags, summary: 'Replace an event handler (404 when missing)', body: eventHandlerSchema } },
     async (req, reply) => {
-      await eventHandlers.update(req.body);
+      await eventHandlers.update(req.body, actorOf(req));
       return reply.code(200).send();
     },
   );

@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 
+import { actorOf } from '../auth/authorship.js';
+
 import type { ScheduleService, WorkflowSchedule } from './schedule-service.js';
 
 // The end of year 9999 UTC: later dates are outside what cron libraries compute.
@@ -85,12 +87,12 @@ export function scheduleRoutes(app: FastifyInstance, { schedules }: ScheduleRout
     app.post<{ Body: WorkflowSchedule }>(
       base,
       { schema: { tags, summary: 'Create or update a schedule; answers it', body: workflowScheduleSchema } },
-      (req) => schedules.save(req.body),
+      (req) => schedules.save(req.body, false, actorOf(req)),
     );
     app.put<{ Body: WorkflowSchedule }>(
       base,
       { schema: { tags, summary: 'Update a schedule (404 when missing)', body: workflowScheduleSchema } },
-      (req) => schedules.save(req.body, true),
+      (req) => schedules.save(req.body, true, actorOf(req)),
     );
     app.get<{ Querystring: { workflowName?: string } }>(
       base,

@@ -1,5 +1,6 @@
 import type { JsonObject, ValidationError } from '@baton/protocol';
 
+import { type Authorship, stampAuthorship } from '../auth/authorship.js';
 import type { Clock } from '../clock.js';
 import { badRequest, notFound } from '../errors.js';
 import { newId } from '../ids.js';
@@ -63,7 +64,7 @@ export class ScheduleService {
     private readonly clock: Clock,
   ) {}
 
-  async save(input: WorkflowSchedule, mustExist = false): Promise<WorkflowSchedule> {
+  async save(input: WorkflowSchedule, mustExist = false, actor?: string): Promise<WorkflowSchedule> {
     const problems = this.check(input);
     if (problems.length > 0) throw badRequest(problems.map((p) => p.message).join('; '), problems);
     const now = this.clock.now();
@@ -72,7 +73,7 @@ export class ScheduleService {
       const existing = await tx.events.getSchedule(input.name);
       if (mustExist && !existing) throw notFound(`Schedule '${input.name}' not found`);
       const record: WorkflowSchedule = {
-        ...input,
+        ...stampAuthorship(input, actor, existing?.record as Authorship | undefined),
         zoneId: input.zoneId ?? 'UTC',
         paused: input.paused === true,
         runCatchupScheduleInstances: input.runCatchupScheduleInstances === true,
@@ -89,8 +90,8 @@ export class ScheduleService {
         updateTime: now,
       };
       await tx.events.upsertSchedule(stored);
-      // Slots before a (re)definition are not owed: catch-up starts from now.
-      await this.arm(tx, record, now, now);
+      const floor = await this.owedSince(tx, existing, record, now);
+      await this.arm(tx, record, floor, floor);
       return record;
     });
     this.wake.wake([...after.wakeQueues]);
@@ -261,6 +262,26 @@ export class ScheduleService {
       },
       after,
     );
+  }
+
+  /**
+   * Where a saved schedule's slots start being owed. A new schedule, a new expression or zone, or
+   * a schedule that was paused owes nothing before now. An update that keeps the expression (a
+   * new input, catch-up switched on) must not drop the slot that is due but whose timer has not
+   * fired yet: slots after the last one handled and within the misfire grace are still owed.
+   */
+  private async owedSince(
+    tx: Tx,
+    existing: StoredSchedule | undefined,
+    record: WorkflowSchedule,
+    now: number,
+  ): Promise<number> {
+    if (!existing || existing.paused) return now;
+    const before = existing.record as unknown as WorkflowSchedule;
+    if (before.cronExpression !== record.cronExpression || (before.zoneId ?? 'UTC') !== record.zoneId)
+      return now;
+    const last = (await tx.events.lastScheduledTime(record.name)) ?? existing.updateTime;
+    return Math.min(now, Math.max(last, existing.updateTime, now - MISFIRE_GRACE_MS));
   }
 
   /** Arms (or replaces) the schedule's timer at its first slot after `after`; none when it has no more. */

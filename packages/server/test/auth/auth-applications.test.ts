@@ -162,6 +162,44 @@ for (const storeCase of storeCases()) {
       const wd = await send(t.app, 'GET', '/api/metadata/workflow/who_flow', { token: meta });
       assert.equal(wd.body.createdBy, sub);
 
+      // Schedules and event handlers are stamped the same way; what the caller wrote is ignored.
+      const events = await t.token('c-event');
+      const eventSub = decodeJwt(events).sub;
+      const schedule = {
+        name: 'who_schedule',
+        cronExpression: '0 0 * * * *',
+        startWorkflowRequest: { name: 'who_flow' },
+        createdBy: 'forged',
+      };
+      assert.equal(
+        (await send(t.app, 'POST', '/api/schedule', { token: events, body: schedule })).status,
+        200,
+      );
+      assert.equal(
+        (await send(t.app, 'PUT', '/api/schedule', { token: admin, body: { ...schedule, description: 'x' } }))
+          .status,
+        200,
+      );
+      const sc = await send(t.app, 'GET', '/api/schedule/who_schedule', { token: events });
+      assert.deepEqual([sc.body.createdBy, sc.body.updatedBy], [eventSub, adminSub]);
+      const handler = {
+        name: 'who_handler',
+        event: 'baton:who_queue',
+        actions: [{ action: 'start_workflow', start_workflow: { name: 'who_flow' } }],
+        active: false,
+        createdBy: 'forged',
+      };
+      assert.equal((await send(t.app, 'POST', '/api/event', { token: events, body: handler })).status, 200);
+      const created = (await send(t.app, 'GET', '/api/event', { token: events })).body.find(
+        (h: { name: string }) => h.name === 'who_handler',
+      );
+      assert.deepEqual([created.createdBy, created.updatedBy], [eventSub, eventSub]);
+      assert.equal((await send(t.app, 'PUT', '/api/event', { token: admin, body: handler })).status, 200);
+      const replaced = (await send(t.app, 'GET', '/api/event', { token: events })).body.find(
+        (h: { name: string }) => h.name === 'who_handler',
+      );
+      assert.deepEqual([replaced.createdBy, replaced.updatedBy], [eventSub, adminSub]);
+
       const operator = await t.token('c-workflow');
       const runId = (await send(t.app, 'POST', '/api/workflow/who_flow', { token: operator, body: {} })).text;
       assert.equal(

@@ -109,6 +109,58 @@ for (const c of storeCases()) {
       assert.equal(runs.body.totalHits, list.filter((s) => s.state === 'EXECUTED').length);
     });
 
+    void it('an update that keeps the expression still starts the slot that was due; a new expression owes nothing before it', async () => {
+      await register(t.app, [
+        { name: 'sched_upd', tasks: [{ name: 'n', taskReferenceName: 'n', type: 'NOOP' }] },
+      ]);
+      const schedule = {
+        name: 'updated',
+        cronExpression: '0 * * * * *',
+        startWorkflowRequest: { name: 'sched_upd', input: { v: 1 } },
+      };
+      const first = await call(t.app, 'POST', '/api/schedule', schedule);
+      assert.equal(first.status, 200);
+      // The slot falls due, and the schedule is saved again before its timer fires.
+      const due = first.body.nextRunTime as number;
+      clock.advance(due - clock.now() + 1000);
+      const kept = { ...schedule, startWorkflowRequest: { name: 'sched_upd', input: { v: 2 } } };
+      assert.equal((await call(t.app, 'POST', '/api/schedule', kept)).status, 200);
+      await t.server.timers.fireDue(clock.now());
+      let list = await slots('updated');
+      assert.deepEqual(
+        list.map((s) => [s.scheduledTime, s.state]),
+        [[due, 'EXECUTED']],
+      );
+      const run = await call(t.app, 'GET', `/api/workflow/${list[0]?.workflowId}`);
+      assert.equal(run.body.input.v, 2, 'the slot runs with the saved input');
+      // Saving again at once changes nothing already handled.
+      assert.equal((await call(t.app, 'POST', '/api/schedule', kept)).status, 200);
+      await t.server.timers.fireDue(clock.now());
+      assert.equal((await slots('updated')).length, 1);
+
+      // A changed expression starts from its save: the old expression's due slot is not owed.
+      clock.advance(60_000);
+      const changed = await call(t.app, 'POST', '/api/schedule', { ...kept, cronExpression: '30 * * * * *' });
+      assert.equal(changed.status, 200);
+      await t.server.timers.fireDue(clock.now());
+      assert.equal((await slots('updated')).length, 1);
+      const next = changed.body.nextRunTime as number;
+      assert.equal(new Date(next).getUTCSeconds(), 30);
+      clock.advance(next - clock.now() + 1000);
+      await t.server.timers.fireDue(clock.now());
+      list = await slots('updated');
+      assert.deepEqual(
+        list.map((s) => [s.scheduledTime, s.state]),
+        [
+          [due, 'EXECUTED'],
+          [next, 'EXECUTED'],
+        ],
+      );
+      assert.equal((await call(t.app, 'DELETE', '/api/schedule/updated')).status, 200);
+      // Back on a minute boundary, where the other tests expect the clock.
+      clock.advance(60_000 - (clock.now() % 60_000));
+    });
+
     void it('records a slot FAILED with the reason when its workflow is not registered', async () => {
       const saved = await call(t.app, 'POST', '/api/schedule', {
         name: 'orphan',
