@@ -160,3 +160,12 @@ export const errorBodySchema = {
     },
   },
 } as const;
+
+/** The flags of the correlated-runs reads: ended runs too, and each run's tasks. */
+export const correlatedQuery = {
+  type: 'object',
+  properties: {
+    includeClosed: { type: 'boolean', default: false },
+    includeTasks: { type: 'boolean', default: false },
+  },
+} as const;

@@ -13,10 +13,10 @@ import {
   TASK_SORT_FIELDS,
   type TaskQuery,
   type TaskSearchField,
-  type TaskSortField,
 } from '../store/store.js';
 import { filterFromQuery, timeValue } from './query-filter.js';
 import { TASK_FIELDS } from './search-fields.js';
+import { parseSortParam } from './sort-param.js';
 
 /** `GET /api/tasks/search` parameters: Conductor's (start, size, sort, freeText, query) and plain filters. */
 export interface TaskSearchParams {
@@ -121,31 +121,12 @@ export function toTaskQuery(params: TaskSearchParams): TaskQuery {
   const query: TaskQuery = {
     start: params.start ?? 0,
     size: params.size ?? 100,
-    sort: taskSort(params.sort),
+    sort: parseSortParam(params.sort, TASK_SORT_FIELDS),
   };
   if (items.length === 1 && items[0]) query.filter = items[0];
   else if (items.length > 1) query.filter = { kind: 'and', items };
   if (params.freeText !== undefined) query.freeText = params.freeText;
   return query;
-}
-
-function taskSort(raw: string | string[] | undefined): TaskQuery['sort'] {
-  const sort: TaskQuery['sort'] = [];
-  const items = (Array.isArray(raw) ? raw : raw ? [raw] : []).flatMap((s) => s.split('|')).filter(Boolean);
-  for (const item of items) {
-    const [field = '', order = 'ASC'] = item.split(':');
-    const known: TaskSortField | undefined = TASK_SORT_FIELDS.find(
-      (f) => f.toLowerCase() === field.toLowerCase(),
-    );
-    const dir = order.toUpperCase();
-    if (!known || (dir !== 'ASC' && dir !== 'DESC')) {
-      throw badRequest(`sort must be field:ASC|DESC with field one of ${TASK_SORT_FIELDS.join(', ')}`, [
-        { path: 'querystring.sort', message: 'unknown sort', invalidValue: item },
-      ]);
-    }
-    sort.push({ field: known, order: dir });
-  }
-  return sort;
 }
 
 /** Task search (`GET /api/tasks/search` and `/search-v2`). */

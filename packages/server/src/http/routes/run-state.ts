@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 
 import { RETURN_STRATEGIES, type ReturnStrategy } from '../../services/signal-response.js';
 import type { AppDeps } from '../app.js';
+import { correlatedQuery } from '../schemas.js';
 
 const SIGNAL_STATUSES = ['COMPLETED', 'FAILED', 'FAILED_WITH_TERMINAL_ERROR'] as const;
 const MAX_CORRELATION_ITEMS = 100;
@@ -38,13 +39,7 @@ export function runStateRoutes(app: FastifyInstance, { workflows, runControl, si
             },
           },
         },
-        querystring: {
-          type: 'object',
-          properties: {
-            includeClosed: { type: 'boolean', default: false },
-            includeTasks: { type: 'boolean', default: false },
-          },
-        },
+        querystring: correlatedQuery,
       },
     },
     (req) =>

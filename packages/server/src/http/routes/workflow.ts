@@ -3,13 +3,14 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 
 import { badRequest } from '../../errors.js';
 import { parseTime } from '../../services/workflow-service.js';
-import { RUN_SORT_FIELDS, type RunQuery, type RunSortField } from '../../store/store.js';
+import { RUN_SORT_FIELDS, type RunQuery } from '../../store/store.js';
 import type { AppDeps } from '../app.js';
 import { name, nameParams, pageSize, pageStart, priority, requiredName, text, version } from '../bounds.js';
-import { startRequestSchema } from '../schemas.js';
+import { correlatedQuery, startRequestSchema } from '../schemas.js';
 import { filterFromQuery } from '../../search/query-filter.js';
 import { MAX_QUERY_LENGTH } from '../../search/query-parser.js';
 import { RUN_FIELDS } from '../../search/search-fields.js';
+import { parseSortParam } from '../../search/sort-param.js';
 
 const tags = ['workflow'];
 const idParam = nameParams('workflowId');
@@ -48,21 +49,7 @@ export function toRunQuery(q: SearchQuery): RunQuery {
     }
     statuses.push(status);
   }
-  const sort: RunQuery['sort'] = [];
-  const sortParams = Array.isArray(q.sort) ? q.sort : q.sort ? [q.sort] : [];
-  for (const item of sortParams.flatMap((s) => s.split('|')).filter(Boolean)) {
-    const [field = '', order = 'ASC'] = item.split(':');
-    const known: RunSortField | undefined = RUN_SORT_FIELDS.find(
-      (f) => f.toLowerCase() === field.toLowerCase(),
-    );
-    const dir = order.toUpperCase();
-    if (!known || (dir !== 'ASC' && dir !== 'DESC')) {
-      throw badRequest(`sort must be field:ASC|DESC with field one of ${RUN_SORT_FIELDS.join(', ')}`, [
-        { path: 'querystring.sort', message: 'unknown sort', invalidValue: item },
-      ]);
-    }
-    sort.push({ field: known, order: dir });
-  }
+  const sort = parseSortParam(q.sort, RUN_SORT_FIELDS);
   const query: RunQuery = {
     start: q.start ?? 0,
     size: q.size ?? 100,
@@ -212,13 +199,7 @@ export function workflowRoutes(app: FastifyInstance, { workflows, payloads }: Ap
           required: ['name', 'correlationId'],
           properties: { name: requiredName, correlationId: { ...text, minLength: 1 } },
         },
-        querystring: {
-          type: 'object',
-          properties: {
-            includeClosed: { type: 'boolean', default: false },
-            includeTasks: { type: 'boolean', default: false },
-          },
-        },
+        querystring: correlatedQuery,
       },
     },
     (req) =>
