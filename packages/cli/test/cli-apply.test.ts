@@ -161,6 +161,114 @@ describe('baton apply (real CLI, real server)', () => {
     }
   });
 
+  it('applies schedules and event handlers after the workflows they start, idempotently', async () => {
+    const ops = mkdtempSync(path.join(tmpdir(), 'baton-apply-ops-'));
+    // The schedule and the handler sort before the workflow they name: apply orders by kind.
+    const schedule = {
+      name: 'nightly-report',
+      cronExpression: '0 0 3 1 1 *',
+      zoneId: 'Europe/Berlin',
+      startWorkflowRequest: { name: 'report', input: { scope: 'all' } },
+    };
+    const handler = {
+      name: 'on-order',
+      event: 'baton:orders',
+      actions: [{ action: 'start_workflow', start_workflow: { name: 'report', input: { id: '${id}' } } }],
+      active: true,
+    };
+    const report = {
+      name: 'report',
+      tasks: [{ name: 'charge', taskReferenceName: 'charge', type: 'SIMPLE' }],
+    };
+    try {
+      writeFileSync(path.join(ops, 'a-schedule.json'), JSON.stringify(schedule));
+      writeFileSync(
+        path.join(ops, 'b-handler.yaml'),
+        [
+          'name: on-order',
+          'event: baton:orders',
+          'actions:',
+          '  - action: start_workflow',
+          '    start_workflow:',
+          '      name: report',
+          "      input: { id: '${id}' }",
+          'active: true',
+          '',
+        ].join('\n'),
+      );
+      writeFileSync(path.join(ops, 'c-report.json'), JSON.stringify(report));
+
+      const r = await runCli(['apply', '-f', ops], { env });
+      assert.equal(r.code, 0, r.stderr);
+      const lines = r.stdout.trim().split('\n');
+      assert.match(lines[0]!, /^\+ created\s+workflow report v1/);
+      assert.match(lines[1]!, /^\+ created\s+schedule nightly-report\s+.*a-schedule\.json/);
+      assert.match(lines[2]!, /^\+ created\s+event handler on-order\s+.*b-handler\.yaml/);
+      assert.match(lines[3]!, /applied: 3 created, 0 updated, 0 unchanged/);
+      const client = new BatonClient({ baseUrl: baton.url });
+      const stored = await client.getSchedule('nightly-report');
+      assert.equal(stored?.zoneId, 'Europe/Berlin');
+      assert.deepEqual(stored?.startWorkflowRequest.input, { scope: 'all' });
+      assert.deepEqual(
+        (await client.listEventHandlers()).find((h) => h.name === 'on-order')?.actions,
+        handler.actions,
+      );
+
+      const again = await runCli(['apply', '-f', ops, '--json'], { env });
+      assert.equal(again.code, 0, again.stderr);
+      assert.deepEqual(
+        (JSON.parse(again.stdout) as Array<{ kind: string; name: string; change: string }>).map((a) => [
+          a.kind,
+          a.name,
+          a.change,
+        ]),
+        [
+          ['workflow', 'report', 'unchanged'],
+          ['schedule', 'nightly-report', 'unchanged'],
+          ['eventHandler', 'on-order', 'unchanged'],
+        ],
+      );
+
+      writeFileSync(
+        path.join(ops, 'a-schedule.json'),
+        JSON.stringify({ ...schedule, cronExpression: '@weekly' }),
+      );
+      writeFileSync(path.join(ops, 'b-handler.yaml'), JSON.stringify({ ...handler, active: false }));
+      const edit = await runCli(['apply', '-f', ops], { env });
+      assert.equal(edit.code, 0, edit.stderr);
+      assert.match(edit.stdout, /~ updated\s+schedule nightly-report/);
+      assert.match(edit.stdout, /~ updated\s+event handler on-order/);
+      assert.match(edit.stdout, /applied: 0 created, 2 updated, 1 unchanged/);
+      assert.equal((await client.getSchedule('nightly-report'))?.cronExpression, '@weekly');
+      assert.equal((await client.listEventHandlers()).find((h) => h.name === 'on-order')?.active, false);
+    } finally {
+      rmSync(ops, { recursive: true, force: true });
+    }
+  });
+
+  it("shows the server's message when it refuses a schedule, and exits 1", async () => {
+    const bad = mkdtempSync(path.join(tmpdir(), 'baton-apply-bad-'));
+    try {
+      writeFileSync(
+        path.join(bad, 'bad.json'),
+        JSON.stringify({
+          name: 'never',
+          cronExpression: 'not cron',
+          startWorkflowRequest: { name: 'order' },
+        }),
+      );
+      const r = await runCli(['apply', '-f', bad], { env });
+      assert.equal(r.code, 1);
+      assert.match(
+        r.stderr,
+        /the server refused POST .*\/api\/schedule \(HTTP 400\): invalid cron expression 'not cron'/,
+      );
+      assert.equal(await new BatonClient({ baseUrl: baton.url }).getSchedule('never'), undefined);
+    } finally {
+      rmSync(bad, { recursive: true, force: true });
+    }
+  });
+
   it('names a file that does not parse, and exits 2', async () => {
     const bad = mkdtempSync(path.join(tmpdir(), 'baton-apply-bad-'));
     try {
