@@ -25,6 +25,8 @@ export interface BatonClientOptions {
   credentials?: Credentials;
   /** Replaces the global fetch (tests, proxies). */
   fetch?: typeof fetch;
+  /** The clock a token's expiry is judged by (epoch ms); default Date.now. */
+  now?: () => number;
 }
 
 /** What openapi-fetch answers for every request. */
@@ -121,7 +123,7 @@ export class BatonClient {
   constructor(options: BatonClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     const fetchImpl = options.fetch ?? globalThis.fetch;
-    this.tokens = tokenSource(this.baseUrl, options.credentials, fetchImpl);
+    this.tokens = tokenSource(this.baseUrl, options.credentials, fetchImpl, options.now);
     const auth: Middleware = {
       onRequest: async ({ request }) => {
         const header = await this.tokens.header();
