@@ -1,3 +1,5 @@
+import { BatonApiError } from './errors.js';
+
 /**
  * Credentials for a Baton server with authentication on: a bearer token as given, or an
  * application key exchanged at `POST /api/token {keyId, keySecret}` for a short-lived token
@@ -61,8 +63,13 @@ export function tokenSource(
     const text = await res.text();
     if (!res.ok) {
       // Never echo the secret; the server's message says what was wrong.
-      throw new Error(
-        `POST ${url} refused the application key ${credentials.keyId}: HTTP ${res.status} ${text.slice(0, 300)}`,
+      const refused = BatonApiError.from('POST', url, res.status, parseBody(text));
+      throw new BatonApiError(
+        refused.status,
+        `application key ${credentials.keyId} refused: ${refused.message}`,
+        refused.body,
+        'POST',
+        url,
       );
     }
     const token = parseToken(text);
@@ -87,6 +94,14 @@ export function tokenSource(
       return true;
     },
   };
+}
+
+function parseBody(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
 }
 
 /** `{token}` (Orkes) or a bare token in the body. */

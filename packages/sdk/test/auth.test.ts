@@ -162,7 +162,9 @@ describe('client credentials (real server, auth on)', () => {
       credentials: { keyId: worker.keyId, keySecret: 'wrong-secret-value' },
     });
     await assert.rejects(client.getWorkflow('w1'), (err: Error) => {
-      assert.match(err.message, new RegExp(`refused the application key ${worker.keyId}: HTTP 401`));
+      assert.ok(err instanceof BatonApiError);
+      assert.equal(err.status, 401);
+      assert.equal(err.message, `application key ${worker.keyId} refused: invalid key id or secret`);
       assert.doesNotMatch(err.message, /wrong-secret-value/);
       return true;
     });
