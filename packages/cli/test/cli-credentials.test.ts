@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
 import { BatonClient } from '@baton/sdk';
@@ -79,6 +82,26 @@ describe('baton credentials from the environment (real server, auth on)', () => 
     assert.equal(r.code, 1);
     assert.match(r.stderr, /\(HTTP 403\): Forbidden: GET \/api\/workflow\/search needs the role 'workflow'/);
     assert.match(r.stderr, /lack that role/);
+  });
+
+  it('apply looks before it changes: a key that may not read schedules changes nothing', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'baton-apply-auth-'));
+    try {
+      writeFileSync(path.join(dir, 'a-task.json'), JSON.stringify({ name: 'audited' }));
+      writeFileSync(
+        path.join(dir, 'b-schedule.json'),
+        JSON.stringify({ name: 'hourly', cronExpression: '@hourly', startWorkflowRequest: { name: 'x' } }),
+      );
+      const r = await runCli(['apply', '-f', dir], {
+        env: { BATON_URL: baton.url, BATON_KEY_ID: designer.id, BATON_KEY_SECRET: designer.secret },
+      });
+      assert.equal(r.code, 1);
+      assert.match(r.stderr, /\(HTTP 403\): Forbidden: GET \/api\/schedule\/:name needs the role 'event'/);
+      const admin = new BatonClient({ baseUrl: baton.url, credentials: ADMIN });
+      assert.equal(await admin.getTaskDef('audited'), undefined);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('a wrong secret is refused naming the key, never the secret', async () => {
