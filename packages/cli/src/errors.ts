@@ -1,7 +1,7 @@
 import { BatonApiError, BatonConnectionError } from '@baton/sdk';
 
 import { EXIT } from './output.js';
-import { UsageError } from './settings.js';
+import { credentialsGiven, UsageError } from './settings.js';
 
 /** A message for people, and the exit code, for anything a command throws. */
 export function explain(err: unknown): { message: string; code: number } {
@@ -17,7 +17,13 @@ export function explain(err: unknown): { message: string; code: number } {
     if (typeof err.body === 'object') {
       for (const v of err.body.validationErrors ?? []) lines.push(`  - ${v.path}: ${v.message}`);
     }
-    if (err.status === 401) lines.push('  set BATON_TOKEN, or BATON_KEY_ID and BATON_KEY_SECRET');
+    if (err.status === 401 && err.url.endsWith('/api/token'))
+      lines.push('  check BATON_KEY_ID and BATON_KEY_SECRET: they must be an access key of an application');
+    else if (err.status === 401 && credentialsGiven())
+      lines.push('  the credentials in BATON_TOKEN or BATON_KEY_ID / BATON_KEY_SECRET were not accepted');
+    else if (err.status === 401) lines.push('  set BATON_TOKEN, or BATON_KEY_ID and BATON_KEY_SECRET');
+    else if (err.status === 403)
+      lines.push("  these credentials lack that role: an admin grants it to the key's application");
     return { message: lines.join('\n'), code: EXIT.error };
   }
   const e = err instanceof Error ? err : new Error(String(err));

@@ -28,6 +28,11 @@ export function clientFrom(options: GlobalOptions, env: NodeJS.ProcessEnv = proc
   return new BatonClient({ baseUrl, ...(credentials && { credentials }) });
 }
 
+/** Whether the environment gives credentials (to say what to do about a 401). */
+export function credentialsGiven(env: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(env.BATON_TOKEN || env.BATON_KEY_ID || env.BATON_KEY_SECRET);
+}
+
 /** A mistake in how the command was called (exit code 2). */
 export class UsageError extends Error {
   override name = 'UsageError';

@@ -1,3 +1,5 @@
+import { BatonApiError } from './errors.js';
+
 /**
  * Credentials for a Baton server with authentication on: a bearer token as given, or an
  * application key exchanged at `POST /api/token {keyId, keySecret}` for a short-lived token
@@ -11,10 +13,20 @@ export type Credentials =
       keyId: string;
       keySecret: string;
       /** Used when the token carries no `exp`; default 30 min. */ tokenTtlMs?: number;
+      /**
+       * Ask for tokens that live this long (Baton's `expiration`, 1 to 86400; the server's
+       * BATON_AUTH_TOKEN_TTL_SECONDS caps it); default: the server's lifetime.
+       */
+      expirationSeconds?: number;
     };
 
-/** Refresh this long before the token's own expiry, so a request never carries a dying token. */
+/**
+ * Refresh this long before the token's own expiry, so a request never carries a dying token:
+ * a minute, or a fifth of a shorter token's life (else a short-lived token would be exchanged
+ * again for every request).
+ */
 const EXPIRY_MARGIN_MS = 60_000;
+const EXPIRY_MARGIN_SHARE = 0.2;
 const DEFAULT_TTL_MS = 30 * 60_000;
 
 export interface TokenSource {
@@ -35,31 +47,42 @@ export function tokenSource(
     const header = `Bearer ${credentials.token}`;
     return { header: () => Promise.resolve(header), invalidate: () => false };
   }
-  let cached: { token: string; expiresAt: number } | undefined;
+  let cached: { token: string; refreshAt: number } | undefined;
   let inFlight: Promise<string> | undefined;
   const exchange = async (): Promise<string> => {
     const url = `${baseUrl}/api/token`;
     const res = await fetchImpl(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({ keyId: credentials.keyId, keySecret: credentials.keySecret }),
+      body: JSON.stringify({
+        keyId: credentials.keyId,
+        keySecret: credentials.keySecret,
+        ...(credentials.expirationSeconds !== undefined && { expiration: credentials.expirationSeconds }),
+      }),
     });
     const text = await res.text();
     if (!res.ok) {
       // Never echo the secret; the server's message says what was wrong.
-      throw new Error(
-        `POST ${url} refused the application key ${credentials.keyId}: HTTP ${res.status} ${text.slice(0, 300)}`,
+      const refused = BatonApiError.from('POST', url, res.status, parseBody(text));
+      throw new BatonApiError(
+        refused.status,
+        `application key ${credentials.keyId} refused: ${refused.message}`,
+        refused.body,
+        'POST',
+        url,
       );
     }
     const token = parseToken(text);
     if (!token) throw new Error(`POST ${url} answered without a token`);
-    const exp = jwtExpiry(token);
-    cached = { token, expiresAt: exp ?? now() + (credentials.tokenTtlMs ?? DEFAULT_TTL_MS) };
+    const issuedAt = now();
+    const expiresAt = jwtExpiry(token) ?? issuedAt + (credentials.tokenTtlMs ?? DEFAULT_TTL_MS);
+    const margin = Math.min(EXPIRY_MARGIN_MS, Math.max(0, expiresAt - issuedAt) * EXPIRY_MARGIN_SHARE);
+    cached = { token, refreshAt: expiresAt - margin };
     return token;
   };
   return {
     header: async () => {
-      if (cached && cached.expiresAt - EXPIRY_MARGIN_MS > now()) return `Bearer ${cached.token}`;
+      if (cached && cached.refreshAt > now()) return `Bearer ${cached.token}`;
       // Concurrent requests share one exchange.
       inFlight ??= exchange().finally(() => {
         inFlight = undefined;
@@ -71,6 +94,14 @@ export function tokenSource(
       return true;
     },
   };
+}
+
+function parseBody(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
 }
 
 /** `{token}` (Orkes) or a bare token in the body. */

@@ -25,6 +25,8 @@ export interface BatonClientOptions {
   credentials?: Credentials;
   /** Replaces the global fetch (tests, proxies). */
   fetch?: typeof fetch;
+  /** The clock a token's expiry is judged by (epoch ms); default Date.now. */
+  now?: () => number;
 }
 
 /** What openapi-fetch answers for every request. */
@@ -66,6 +68,41 @@ export interface PollRequest {
   signal?: AbortSignal;
 }
 
+/** Conductor's WorkflowSchedule: a cron expression that starts a workflow. */
+export interface WorkflowSchedule {
+  name: string;
+  cronExpression: string;
+  /** IANA zone of the cron expression; default UTC. */
+  zoneId?: string;
+  startWorkflowRequest: {
+    name: string;
+    version?: number;
+    input?: JsonObject;
+    correlationId?: string;
+    taskToDomain?: Record<string, string>;
+    priority?: number;
+  };
+  paused?: boolean;
+  pausedReason?: string;
+  scheduleStartTime?: number;
+  scheduleEndTime?: number;
+  runCatchupScheduleInstances?: boolean;
+  description?: string;
+  [extra: string]: unknown;
+}
+
+/** Conductor's EventHandler: what to do with each message of an event (`amqp:orders`). */
+export interface EventHandler {
+  name: string;
+  event: string;
+  condition?: string;
+  evaluatorType?: string;
+  actions: Array<{ action: string; expandInlineJSON?: boolean; [params: string]: unknown }>;
+  active?: boolean;
+  description?: string;
+  [extra: string]: unknown;
+}
+
 export interface TestRunRequest {
   workflowDef: WorkflowDef;
   input?: JsonObject;
@@ -86,7 +123,7 @@ export class BatonClient {
   constructor(options: BatonClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     const fetchImpl = options.fetch ?? globalThis.fetch;
-    this.tokens = tokenSource(this.baseUrl, options.credentials, fetchImpl);
+    this.tokens = tokenSource(this.baseUrl, options.credentials, fetchImpl, options.now);
     const auth: Middleware = {
       onRequest: async ({ request }) => {
         const header = await this.tokens.header();
@@ -175,6 +212,50 @@ export class BatonClient {
   validateWorkflowDef(def: WorkflowDef): Promise<unknown> {
     return this.send('POST', '/api/metadata/workflow/validate', () =>
       this.api.POST('/api/metadata/workflow/validate', { body: def as never, parseAs: 'text' }),
+    );
+  }
+
+  // ---- schedules and event handlers ------------------------------------------------------
+
+  /** The schedule, or undefined when none has that name. */
+  async getSchedule(name: string): Promise<WorkflowSchedule | undefined> {
+    return this.orUndefined(
+      this.send('GET', `/api/schedule/${name}`, () =>
+        this.api.GET('/api/schedule/{name}', { params: { path: { name } } }),
+      ),
+    );
+  }
+
+  listSchedules(workflowName?: string): Promise<WorkflowSchedule[]> {
+    return this.send('GET', '/api/schedule', () =>
+      this.api.GET('/api/schedule', {
+        params: { query: workflowName === undefined ? {} : { workflowName } },
+      }),
+    );
+  }
+
+  /** Creates or replaces a schedule (by name); answers it as stored. */
+  saveSchedule(schedule: WorkflowSchedule): Promise<WorkflowSchedule> {
+    return this.send('POST', '/api/schedule', () =>
+      this.api.POST('/api/schedule', { body: schedule as never }),
+    );
+  }
+
+  listEventHandlers(): Promise<EventHandler[]> {
+    return this.send('GET', '/api/event', () => this.api.GET('/api/event'));
+  }
+
+  /** Adds a handler; a BatonApiError 409 when the name is taken. */
+  addEventHandler(handler: EventHandler): Promise<unknown> {
+    return this.send('POST', '/api/event', () =>
+      this.api.POST('/api/event', { body: handler as never, parseAs: 'text' }),
+    );
+  }
+
+  /** Replaces a handler; a BatonApiError 404 when there is none by that name. */
+  updateEventHandler(handler: EventHandler): Promise<unknown> {
+    return this.send('PUT', '/api/event', () =>
+      this.api.PUT('/api/event', { body: handler as never, parseAs: 'text' }),
     );
   }
 

@@ -19,6 +19,7 @@ export type RunnerEvent =
 
 export interface RunnerOptions {
   workerId: string;
+  /** Without one, errors go to stderr (each once until the loop works again). */
   onEvent?: (event: RunnerEvent) => void;
 }
 
@@ -44,6 +45,8 @@ export class TaskRunner {
   private readonly stopController = new AbortController();
   private slotFreed: (() => void) | undefined;
   private loop: Promise<void> | undefined;
+  /** The last error written to stderr, so a refused poll is said once, not every back-off step. */
+  private lastReported: string | undefined;
 
   constructor(
     private readonly client: BatonClient,
@@ -116,13 +119,15 @@ export class TaskRunner {
   private async poll(count: number): Promise<TaskRecord[]> {
     this.emit({ type: 'poll', taskType: this.taskType, count });
     try {
-      return await this.client.pollBatch(this.taskType, {
+      const tasks = await this.client.pollBatch(this.taskType, {
         count,
         timeout: POLL_TIMEOUT_MS,
         workerId: this.options.workerId,
         signal: this.stopController.signal,
         ...(this.def.domain !== undefined && { domain: this.def.domain }),
       });
+      this.lastReported = undefined;
+      return tasks;
     } catch (raw) {
       if (!this.stopping)
         this.emit({ type: 'error', taskType: this.taskType, error: coerceError(raw), during: 'poll' });
@@ -274,8 +279,15 @@ export class TaskRunner {
   }
 
   private emit(event: RunnerEvent): void {
+    if (this.options.onEvent === undefined) {
+      if (event.type !== 'error') return;
+      const line = `baton worker ${event.taskType}: ${event.during} failed: ${event.error.message}`;
+      if (line !== this.lastReported) console.error(line);
+      this.lastReported = line;
+      return;
+    }
     try {
-      this.options.onEvent?.(event);
+      this.options.onEvent(event);
     } catch {
       // A listener can never break the loop.
     }

@@ -1,4 +1,4 @@
-import type { BatonClient, TaskDef, WorkflowDef } from '@baton/sdk';
+import type { BatonClient, EventHandler, TaskDef, WorkflowDef, WorkflowSchedule } from '@baton/sdk';
 import type { Command } from 'commander';
 
 import { definitionFiles, readDocument } from '../files.js';
@@ -6,8 +6,15 @@ import { paint, print, printJson } from '../output.js';
 import { clientFrom, UsageError, type GlobalOptions } from '../settings.js';
 
 export type Change = 'created' | 'updated' | 'unchanged';
+export type Kind = 'taskdef' | 'workflow' | 'schedule' | 'eventHandler';
+const KIND_LABEL: Record<Kind, string> = {
+  taskdef: 'task definition',
+  workflow: 'workflow',
+  schedule: 'schedule',
+  eventHandler: 'event handler',
+};
 interface Applied {
-  kind: 'taskdef' | 'workflow';
+  kind: Kind;
   name: string;
   version?: number;
   change: Change;
@@ -17,11 +24,26 @@ interface Applied {
 interface Found {
   taskDefs: Array<{ def: TaskDef; file: string }>;
   workflows: Array<{ def: WorkflowDef; file: string }>;
+  schedules: Array<{ def: WorkflowSchedule; file: string }>;
+  handlers: Array<{ def: EventHandler; file: string }>;
 }
 
-/** Sorts each document of each file into task definitions and workflows (a file may hold a list). */
+/**
+ * What a document is, by its shape (the fields Conductor's own JSON has, so files exported from
+ * Conductor apply as they are): `tasks` makes a workflow, `cronExpression` or
+ * `startWorkflowRequest` a schedule, `event` or `actions` an event handler, anything else named
+ * a task definition.
+ */
+export function kindOf(doc: Record<string, unknown>): Kind {
+  if (Array.isArray(doc.tasks)) return 'workflow';
+  if ('cronExpression' in doc || 'startWorkflowRequest' in doc) return 'schedule';
+  if ('actions' in doc || 'event' in doc) return 'eventHandler';
+  return 'taskdef';
+}
+
+/** Sorts each document of each file by what it holds (a file may hold a list). */
 export function collect(files: string[]): Found {
-  const found: Found = { taskDefs: [], workflows: [] };
+  const found: Found = { taskDefs: [], workflows: [], schedules: [], handlers: [] };
   for (const file of files) {
     const doc = readDocument(file);
     const items = Array.isArray(doc) ? (doc as unknown[]) : [doc];
@@ -32,15 +54,18 @@ export function collect(files: string[]): Found {
         item === null ||
         typeof (item as { name?: unknown }).name !== 'string'
       ) {
-        throw new UsageError(`${where}: expected a task or workflow definition (an object with a name)`);
+        throw new UsageError(
+          `${where}: expected a task definition, workflow, schedule or event handler (an object with a name)`,
+        );
       }
       const obj = item as Record<string, unknown>;
-      if (Array.isArray(obj.tasks)) found.workflows.push({ def: obj as unknown as WorkflowDef, file: where });
-      else if ('cronExpression' in obj || 'actions' in obj) {
-        throw new UsageError(
-          `${where}: schedules and event handlers cannot be applied by this version of baton`,
-        );
-      } else found.taskDefs.push({ def: obj as unknown as TaskDef, file: where });
+      const kind = kindOf(obj);
+      if (kind === 'workflow') found.workflows.push({ def: obj as unknown as WorkflowDef, file: where });
+      else if (kind === 'schedule')
+        found.schedules.push({ def: obj as unknown as WorkflowSchedule, file: where });
+      else if (kind === 'eventHandler')
+        found.handlers.push({ def: obj as unknown as EventHandler, file: where });
+      else found.taskDefs.push({ def: obj as unknown as TaskDef, file: where });
     }
   }
   refuseDuplicates(found.taskDefs.map((t) => ({ key: `task definition ${t.def.name}`, file: t.file })));
@@ -50,6 +75,8 @@ export function collect(files: string[]): Found {
       file: w.file,
     })),
   );
+  refuseDuplicates(found.schedules.map((x) => ({ key: `schedule ${x.def.name}`, file: x.file })));
+  refuseDuplicates(found.handlers.map((x) => ({ key: `event handler ${x.def.name}`, file: x.file })));
   return found;
 }
 
@@ -99,15 +126,30 @@ async function planWorkflow(
   return { change: covers(stored, { ...def, version }) ? 'unchanged' : 'updated', version };
 }
 
+/** What applying a schedule would do (the server adds zoneId, nextRunTime and times). */
+async function planSchedule(client: BatonClient, def: WorkflowSchedule): Promise<Change> {
+  const stored = await client.getSchedule(def.name);
+  return !stored ? 'created' : covers(stored, def) ? 'unchanged' : 'updated';
+}
+
+function planHandler(stored: EventHandler[], def: EventHandler): Change {
+  const current = stored.find((h) => h.name === def.name);
+  return !current ? 'created' : covers(current, def) ? 'unchanged' : 'updated';
+}
+
 /**
  * Looks at everything first, then changes: new task definitions in one registration, edited
  * ones one by one, then every new or edited workflow in one all-or-nothing PUT (so a workflow
- * and the sub-workflow it names go in together, and a refused one changes no workflow).
+ * and the sub-workflow it names go in together, and a refused one changes no workflow), then
+ * schedules and event handlers, which start the workflows registered before them.
  */
 async function apply(client: BatonClient, found: Found, dryRun: boolean): Promise<Applied[]> {
   const applied: Applied[] = [];
   const taskPlans = await Promise.all(found.taskDefs.map(({ def }) => planTaskDef(client, def)));
   const flowPlans = await Promise.all(found.workflows.map(({ def }) => planWorkflow(client, def)));
+  const schedulePlans = await Promise.all(found.schedules.map(({ def }) => planSchedule(client, def)));
+  const storedHandlers = found.handlers.length > 0 ? await client.listEventHandlers() : [];
+  const handlerPlans = found.handlers.map(({ def }) => planHandler(storedHandlers, def));
   found.taskDefs.forEach(({ def, file }, i) =>
     applied.push({ kind: 'taskdef', name: def.name, change: taskPlans[i]!, file }),
   );
@@ -115,6 +157,12 @@ async function apply(client: BatonClient, found: Found, dryRun: boolean): Promis
     const { change, version } = flowPlans[i]!;
     applied.push({ kind: 'workflow', name: def.name, version, change, file });
   });
+  found.schedules.forEach(({ def, file }, i) =>
+    applied.push({ kind: 'schedule', name: def.name, change: schedulePlans[i]!, file }),
+  );
+  found.handlers.forEach(({ def, file }, i) =>
+    applied.push({ kind: 'eventHandler', name: def.name, change: handlerPlans[i]!, file }),
+  );
   if (dryRun) return applied;
   // Task definitions first: a workflow's worker tasks must name registered types.
   const created = found.taskDefs.filter((_, i) => taskPlans[i] === 'created').map((t) => t.def);
@@ -126,13 +174,22 @@ async function apply(client: BatonClient, found: Found, dryRun: boolean): Promis
     .filter(({ plan }) => plan.change !== 'unchanged')
     .map(({ def, plan }) => ({ ...def, version: plan.version }));
   if (flows.length > 0) await client.putWorkflowDefs(flows);
+  // Schedules and handlers last: they name workflows, which now exist.
+  for (const [i, { def }] of found.schedules.entries())
+    if (schedulePlans[i] !== 'unchanged') await client.saveSchedule(def);
+  for (const [i, { def }] of found.handlers.entries()) {
+    if (handlerPlans[i] === 'created') await client.addEventHandler(def);
+    else if (handlerPlans[i] === 'updated') await client.updateEventHandler(def);
+  }
   return applied;
 }
 
 export function applyCommand(program: Command): void {
   program
     .command('apply')
-    .description('register task definitions, then workflows, from JSON or YAML files; says what changed')
+    .description(
+      'register task definitions, workflows, then schedules and event handlers from JSON or YAML files; says what changed',
+    )
     .requiredOption('-f, --file <paths...>', 'files or directories (every .json, .yaml, .yml inside)')
     .option('--dry-run', 'say what would change without changing anything')
     .action(async (opts: { file: string[]; dryRun?: boolean }, cmd: Command) => {
@@ -140,7 +197,9 @@ export function applyCommand(program: Command): void {
       const client = clientFrom(globals);
       const files = definitionFiles(opts.file);
       const found = collect(files);
-      if (found.taskDefs.length + found.workflows.length === 0) {
+      const total =
+        found.taskDefs.length + found.workflows.length + found.schedules.length + found.handlers.length;
+      if (total === 0) {
         throw new UsageError(`no definitions found in ${opts.file.join(', ')}`);
       }
       const applied = await apply(client, found, opts.dryRun === true);
@@ -152,7 +211,7 @@ export function applyCommand(program: Command): void {
       };
       for (const a of applied) {
         print(
-          `${mark[a.change]} ${a.kind === 'taskdef' ? 'task definition' : 'workflow'} ${a.name}${a.version !== undefined ? ` v${a.version}` : ''}  ${paint(a.file, 'grey')}`,
+          `${mark[a.change]} ${KIND_LABEL[a.kind]} ${a.name}${a.version !== undefined ? ` v${a.version}` : ''}  ${paint(a.file, 'grey')}`,
         );
       }
       const count = (c: Change) => applied.filter((a) => a.change === c).length;

@@ -1,9 +1,43 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 
-import { repoRoot } from '@baton/server/test/baton-process';
+import {
+  repoRoot,
+  startBaton,
+  type BatonProcess,
+  type StartBatonOptions,
+} from '@baton/server/test/baton-process';
+import { createTestDatabase, enabledStores } from '@baton/server/test/postgres';
 
 export { startBaton, freePort, waitFor, repoRoot, type BatonProcess } from '@baton/server/test/baton-process';
+export { enabledStores };
+
+/**
+ * A server on the given store: embedded SQLite, or a fresh PostgreSQL database of its own
+ * (dropped when the server stops).
+ */
+export async function startBatonOn(
+  store: 'sqlite' | 'postgres',
+  opts: StartBatonOptions = {},
+): Promise<BatonProcess> {
+  if (store === 'sqlite') return startBaton(opts);
+  const db = await createTestDatabase('baton_cli');
+  let baton: BatonProcess;
+  try {
+    baton = await startBaton({ ...opts, databaseUrl: db.url });
+  } catch (err) {
+    await db.drop();
+    throw err;
+  }
+  const stop = baton.stop.bind(baton);
+  return Object.assign(baton, {
+    stop: async (...args: Parameters<BatonProcess['stop']>) => {
+      const exit = await stop(...args);
+      await db.drop();
+      return exit;
+    },
+  });
+}
 
 /** The bin as npm links it (`npx baton`). */
 export const cliEntry = path.join(repoRoot, 'packages/cli/bin/baton.js');
