@@ -2,11 +2,11 @@ import type { JsonObject, JsonValue, ValidationError, WorkflowTask } from '@bato
 
 import type { BlobStore } from '../../blobs/blob-store.js';
 import { PAYLOAD_AREA, isPayloadPath } from '../../payloads/payload-paths.js';
-import type { CallContext, CallHandler, CallOutcome, SystemCall } from '../call-handler.js';
+import type { CallContext, CallFetch, CallHandler, CallOutcome, SystemCall } from '../call-handler.js';
 import { CallInputError, failureOf } from '../call-failure.js';
 import { readAnswer } from '../http-answer.js';
 import { type RegistryService, expectKind } from '../registry/registry-service.js';
-import { circuitOpenMessage, serviceHeaders } from '../registry/service-auth.js';
+import { serviceHeaders } from '../registry/service-auth.js';
 import type { ServiceRecord } from '../registry/service-record.js';
 import { CallSecrets } from '../secrets/call-secrets.js';
 
@@ -108,15 +108,20 @@ export class DocumentAnalysisHandler implements CallHandler {
       const name = call.input.service;
       if (typeof name !== 'string') throw new CallInputError('service is required');
       const record = expectKind(await this.registry.find(name), name, 'document-intelligence');
-      const open = circuitOpenMessage(record);
-      if (open) throw new CallInputError(open, false);
-      const headers = await serviceHeaders(record, secrets);
-      const location = call.previousOutput.operationLocation;
-      const outcome =
-        typeof location === 'string'
-          ? await this.poll(call, ctx, record, headers, location)
-          : await this.start(call, ctx, record, headers, secrets);
-      return secrets.outcome(outcome);
+      // Each request (the start, every check) counts for the service's circuit breaker.
+      const permit = this.registry.breakers.admit(record, () => ctx.now());
+      try {
+        const fetch = permit.watch(ctx.fetch, ctx.signal);
+        const headers = await serviceHeaders(record, secrets);
+        const location = call.previousOutput.operationLocation;
+        const outcome =
+          typeof location === 'string'
+            ? await this.poll(call, ctx, fetch, record, headers, location)
+            : await this.start(call, ctx, fetch, record, headers, secrets);
+        return secrets.outcome(outcome);
+      } finally {
+        await permit.end(undefined);
+      }
     } catch (err) {
       return secrets.outcome(failureOf(err, 'Document analysis failed'));
     }
@@ -135,6 +140,7 @@ export class DocumentAnalysisHandler implements CallHandler {
   private async start(
     call: SystemCall,
     ctx: CallContext,
+    fetch: CallFetch,
     record: ServiceRecord,
     headers: Record<string, string>,
     secrets: CallSecrets,
@@ -162,7 +168,7 @@ export class DocumentAnalysisHandler implements CallHandler {
     if (Array.isArray(input.features) && input.features.length > 0)
       url.searchParams.set('features', input.features.map(String).join(','));
     ctx.log(`POST ${url.origin}${url.pathname} (model ${modelId}, attempt ${call.attempt})`);
-    const res = await ctx.fetch(url, {
+    const res = await fetch(url, {
       method: 'POST',
       headers: { ...headers, 'content-type': 'application/json', accept: 'application/json' },
       body: JSON.stringify(source),
@@ -241,6 +247,7 @@ export class DocumentAnalysisHandler implements CallHandler {
   private async poll(
     call: SystemCall,
     ctx: CallContext,
+    fetch: CallFetch,
     record: ServiceRecord,
     headers: Record<string, string>,
     location: string,
@@ -249,7 +256,7 @@ export class DocumentAnalysisHandler implements CallHandler {
     if (target.origin !== new URL(record.url).origin) {
       throw new CallInputError(`the operation location is not on service ${record.name}'s origin`);
     }
-    const res = await ctx.fetch(target, {
+    const res = await fetch(target, {
       method: 'GET',
       headers: { ...headers, accept: 'application/json' },
       signal: ctx.signal,
