@@ -149,6 +149,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
   );
   // Handlers of the calls the engine makes itself (HTTP, CALL_TOOL, …); a kind without one is refused.
   const callHandlers = createCallHandlers(options, input.callHandlers);
+  const blobs = input.blobs ?? (await openBlobStore(options.blobs));
   // Secrets, the service registry and the MCP, connector and document-analysis handlers (not
   // registered when the caller brings its own handlers).
   const integrations = createIntegrations({
@@ -156,6 +157,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     clock,
     secretsKey: options.secretsKey,
     fetch: callHandlers.agents.fetch,
+    documents: { blobs, maxBytes: options.payloadMaxBytes },
   });
   if (!input.callHandlers) {
     for (const handler of integrations.handlers) callHandlers.registry.register(handler);
@@ -171,7 +173,6 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
   const polls = new PollRecorder(store, options.pollDataFlushMs, (err) =>
     logger.warn({ err }, 'could not write poll data; keeping it for the next flush'),
   );
-  const blobs = input.blobs ?? (await openBlobStore(options.blobs));
   const archive = new ArchiveReader(store, blobs);
   const archiver = new Archiver(store, blobs, clock, logger, {
     afterMs: options.archiveAfterMs ?? 0,

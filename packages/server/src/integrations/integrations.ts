@@ -6,7 +6,10 @@ import type { Clock } from '../clock.js';
 import type { Store, Tx } from '../store/store.js';
 import type { CallFetch, CallHandler } from './call-handler.js';
 import { ConnectorHandler } from './connector/connector-handler.js';
-import { DocumentAnalysisHandler } from './document-intelligence/document-analysis-handler.js';
+import {
+  type DocumentBlobs,
+  DocumentAnalysisHandler,
+} from './document-intelligence/document-analysis-handler.js';
 import { McpSessions } from './mcp/mcp-sessions.js';
 import { discoverTools, McpToolHandler } from './mcp/mcp-tool-handler.js';
 import { checkServiceReferences } from './registry/check-references.js';
@@ -37,6 +40,8 @@ export function createIntegrations(input: {
   secretsKey: Buffer | undefined;
   /** The egress-checked fetch (the executor's agents), for asking MCP services their tools. */
   fetch?: CallFetch;
+  /** The server's blob storage, where DOCUMENT_INTELLIGENCE reads a `blobPath` document. */
+  documents?: DocumentBlobs;
 }): Integrations {
   const secrets = new SecretService(input.store, input.clock, input.secretsKey);
   const sessions = new McpSessions();
@@ -50,7 +55,7 @@ export function createIntegrations(input: {
     handlers: [
       new McpToolHandler(registry, sessions),
       new ConnectorHandler(registry),
-      new DocumentAnalysisHandler(registry),
+      new DocumentAnalysisHandler(registry, input.documents),
     ],
     referenceChecks: checkServiceReferences,
     routes: (app) => {

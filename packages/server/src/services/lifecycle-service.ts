@@ -1,6 +1,7 @@
 import { isTerminalWorkflowStatus, type TaskRecord, type WorkflowStatus } from '@baton/protocol';
 
 import type { Clock } from '../clock.js';
+import { SYSTEM_QUEUE_PREFIX, systemCallKindOf, systemQueueName } from '../engine/kinds/system-call-names.js';
 import { responseTimer } from '../engine/lifecycle-timers.js';
 import { conflict, notFound } from '../errors.js';
 import { newId } from '../ids.js';
@@ -88,11 +89,12 @@ export class LifecycleService {
    */
   async requeueDeadLetters(taskType: string): Promise<RequeueAnswer> {
     const dead = await this.store.read(async (tx) => {
-      const queues = (await tx.listQueues()).filter((q) => isQueueOfType(q, taskType));
+      const target = requeueTarget(taskType);
+      const queues = (await tx.listQueues()).filter((q) => isQueueOfType(q, target.queueType));
       const messages = await tx.deadLetteredMessages(queues);
       const tasks = new Map((await tx.getTasks(messages.map((m) => m.taskId))).map((t) => [t.taskId, t]));
       // `{domain}-{type}` cannot be told from a type with a dash by its name: the task says.
-      return messages.filter((m) => tasks.get(m.taskId)?.taskType === taskType);
+      return messages.filter((m) => target.takes(tasks.get(m.taskId)?.taskType));
     });
     const answer: RequeueAnswer = { taskType, requeued: [], skipped: [] };
     for (const message of dead) {
@@ -219,6 +221,26 @@ export class LifecycleService {
     this.wake.wake([...after.wakeQueues]);
     this.executor.afterCommitted(after);
   }
+}
+
+/**
+ * Which dead letters a requeue by `name` means. A worker task type: its queues, tasks of that
+ * type. A system call's type (a Conductor alias such as CALL_MCP_TOOL included, as its tasks
+ * and their `waitingFor` show it): its kind's internal queue, tasks of that type. The internal
+ * queue's own name (`_system-CALL_TOOL`, as the queue sizes show it): every type on it.
+ */
+function requeueTarget(name: string): {
+  queueType: string;
+  takes: (taskType: string | undefined) => boolean;
+} {
+  const queueKind = name.startsWith(SYSTEM_QUEUE_PREFIX)
+    ? systemCallKindOf(name.slice(SYSTEM_QUEUE_PREFIX.length))
+    : undefined;
+  if (queueKind !== undefined && systemQueueName(queueKind) === name) {
+    return { queueType: name, takes: (type) => systemCallKindOf(type) === queueKind };
+  }
+  const kind = systemCallKindOf(name);
+  return { queueType: kind ? systemQueueName(kind) : name, takes: (type) => type === name };
 }
 
 /** The queues of a task type: `{type}`, `{domain}-{type}`, each also with `-high`. */

@@ -267,11 +267,13 @@ export interface AnalyzeTestServer extends LocalServer {
   checks: number;
   /** The subscription keys seen. */
   keys: string[];
+  /** The JSON body of every analyze request, in order (`{urlSource}` or `{base64Source}`). */
+  sources: unknown[];
 }
 
 /** The analyze protocol: POST → 202 + Operation-Location + Retry-After: 1; each GET `running` `runningChecks` times, then `succeeded`. */
 export async function startAnalyzeServer(runningChecks = 2): Promise<AnalyzeTestServer> {
-  const state = { requests: 0, started: 0, checks: 0, keys: [] as string[] };
+  const state = { requests: 0, started: 0, checks: 0, keys: [] as string[], sources: [] as unknown[] };
   const operations = new Map<string, { polls: number; source: unknown; model: string }>();
   const server = createServer((req, res) => {
     state.requests++;
@@ -282,8 +284,10 @@ export async function startAnalyzeServer(runningChecks = 2): Promise<AnalyzeTest
       const start = /^\/documentintelligence\/documentModels\/([^/:]+):analyze$/.exec(url.pathname);
       if (req.method === 'POST' && start && url.searchParams.get('api-version')) {
         state.started++;
+        const source: unknown = JSON.parse(body);
+        state.sources.push(source);
         const id = randomUUID();
-        operations.set(id, { polls: 0, source: JSON.parse(body), model: start[1] ?? '' });
+        operations.set(id, { polls: 0, source, model: start[1] ?? '' });
         res.writeHead(202, {
           'operation-location': `http://${req.headers.host}/documentintelligence/documentModels/${start[1]}/analyzeResults/${id}?api-version=${url.searchParams.get('api-version')}`,
           'retry-after': '1',
@@ -334,6 +338,9 @@ export async function startAnalyzeServer(runningChecks = 2): Promise<AnalyzeTest
     },
     get keys() {
       return state.keys;
+    },
+    get sources() {
+      return state.sources;
     },
     close: () => closeServer(server),
   };

@@ -389,17 +389,73 @@ describe('call handlers through the port', () => {
     );
   });
 
-  it('DOCUMENT_INTELLIGENCE with a blob path fails clearly (no blob storage yet)', async () => {
-    const out = await documents.call(
-      systemCall('DOCUMENT_INTELLIGENCE', {
-        service: 'docs',
-        modelId: 'prebuilt-read',
-        blobPath: 'in/a.pdf',
-      }),
-      context(secrets),
+  it('DOCUMENT_INTELLIGENCE reads a blobPath document from blob storage and sends it as base64Source', async () => {
+    const pdf = Buffer.from('%PDF-1.7 fake document \u0000\u00ff bytes');
+    const stored = new Map<string, Buffer>([['payloads/task_output/doc.pdf', pdf]]);
+    let storageDown = false;
+    const withBlobs = new DocumentAnalysisHandler(registry, {
+      blobs: {
+        get: (key) =>
+          storageDown ? Promise.reject(new Error('connect ECONNREFUSED')) : Promise.resolve(stored.get(key)),
+      },
+      maxBytes: 1024,
+    });
+    const input = (blobPath: unknown) =>
+      systemCall('DOCUMENT_INTELLIGENCE', { service: 'docs', modelId: 'prebuilt-read', blobPath } as never);
+    const started = analyze.started;
+    const out = await withBlobs.call(input('payloads/task_output/doc.pdf'), context(secrets));
+    assert.equal(out.status, 'IN_PROGRESS', JSON.stringify(out));
+    assert.equal(analyze.started, started + 1);
+    assert.deepEqual(analyze.sources.at(-1), { base64Source: pdf.toString('base64') });
+
+    const reasonOf = (o: Awaited<ReturnType<typeof withBlobs.call>>) =>
+      o.status === 'FAILED' || o.status === 'FAILED_WITH_TERMINAL_ERROR'
+        ? `${o.status}: ${o.reason}`
+        : o.status;
+    assert.match(
+      reasonOf(await withBlobs.call(input('payloads/task_output/missing.pdf'), context(secrets))),
+      /^FAILED_WITH_TERMINAL_ERROR: .*no document at blob path payloads\/task_output\/missing\.pdf/,
     );
-    assert.equal(out.status, 'FAILED_WITH_TERMINAL_ERROR');
-    assert.match(out.status === 'FAILED_WITH_TERMINAL_ERROR' ? out.reason : '', /blob storage/);
+    for (const outside of ['archive/run.json.gz', 'payloads/../archive/x', '/etc/passwd', 42]) {
+      assert.match(
+        reasonOf(await withBlobs.call(input(outside), context(secrets))),
+        /^FAILED_WITH_TERMINAL_ERROR: .*refused: blobPath must be a path inside the payload area \(payloads\/…\)/,
+      );
+    }
+    stored.set('payloads/task_output/big.pdf', Buffer.alloc(2048, 1));
+    assert.match(
+      reasonOf(await withBlobs.call(input('payloads/task_output/big.pdf'), context(secrets))),
+      /^FAILED_WITH_TERMINAL_ERROR: .*2048 bytes, over BATON_PAYLOAD_MAX_BYTES \(1024\)/,
+    );
+    storageDown = true;
+    assert.match(
+      reasonOf(await withBlobs.call(input('payloads/task_output/doc.pdf'), context(secrets))),
+      /^FAILED: .*blob storage does not answer reading payloads\/task_output\/doc\.pdf: connect ECONNREFUSED/,
+    );
+    assert.equal(analyze.started, started + 1, 'no refused document reached the service');
+    // A server without blob storage says so.
+    assert.match(
+      reasonOf(await documents.call(input('payloads/task_output/doc.pdf'), context(secrets))),
+      /^FAILED_WITH_TERMINAL_ERROR: .*no blob storage/,
+    );
+  });
+
+  it('DOCUMENT_INTELLIGENCE registration refuses a literal blobPath outside the payload area', () => {
+    const node = (blobPath: unknown) =>
+      ({
+        name: 'd',
+        taskReferenceName: 'd',
+        type: 'DOCUMENT_INTELLIGENCE',
+        inputParameters: { service: 'docs', modelId: 'm', blobPath },
+      }) as never;
+    assert.deepEqual(documents.check(node('payloads/task_output/a.pdf'), 'tasks[0]'), []);
+    assert.deepEqual(documents.check(node('${workflow.input.path}'), 'tasks[0]'), []);
+    for (const bad of ['in/a.pdf', 'payloads/', 'payloads/../x', 7]) {
+      const errors = documents.check(node(bad), 'tasks[0]');
+      assert.equal(errors.length, 1, String(bad));
+      assert.equal(errors[0]?.path, 'tasks[0].inputParameters.blobPath');
+      assert.match(errors[0]?.message ?? '', /inside the payload area/);
+    }
   });
 
   it('discover asks an MCP service for its tools (with its credentials) and can store them as methods', async () => {

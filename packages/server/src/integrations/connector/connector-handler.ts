@@ -4,7 +4,7 @@ import type { CallContext, CallHandler, CallOutcome, SystemCall } from '../call-
 import { CallInputError, failureOf } from '../call-failure.js';
 import { readAnswer, responseOutput } from '../http-answer.js';
 import { type RegistryService, expectKind } from '../registry/registry-service.js';
-import { circuitOpenMessage, serviceHeaders } from '../registry/service-auth.js';
+import { serviceHeaders } from '../registry/service-auth.js';
 import { CallSecrets } from '../secrets/call-secrets.js';
 import type { Operation } from './openapi-document.js';
 
@@ -99,8 +99,6 @@ export class ConnectorHandler implements CallHandler {
     if (!validators || !op) {
       throw new CallInputError(`connector '${name}' has no operation '${operationId}'`);
     }
-    const open = circuitOpenMessage(record);
-    if (open) throw new CallInputError(open, false);
     const rawParams = input.parameters ?? {};
     if (!isObject(rawParams)) throw new CallInputError('parameters must be an object');
     const parameters = await secrets.resolve(rawParams);
@@ -135,15 +133,22 @@ export class ConnectorHandler implements CallHandler {
       payload = /json/i.test(contentType) || typeof body !== 'string' ? JSON.stringify(body) : body;
     }
     const url = operationUrl(record.url, op, parameters);
+    // Admitted once the input is known to be good: a refused input says nothing about the service.
+    const permit = this.registry.breakers.admit(record, () => ctx.now());
     ctx.log(`${op.method} ${url.origin}${url.pathname} (operation ${operationId}, attempt ${call.attempt})`);
-    const res = await ctx.fetch(url, {
-      method: op.method,
-      headers,
-      ...(payload !== undefined && { body: payload }),
-      signal: ctx.signal,
-      redirect: 'manual',
-    });
-    const answer = await readAnswer(res);
+    let answer: Awaited<ReturnType<typeof readAnswer>>;
+    try {
+      const res = await permit.watch(ctx.fetch, ctx.signal)(url, {
+        method: op.method,
+        headers,
+        ...(payload !== undefined && { body: payload }),
+        signal: ctx.signal,
+        redirect: 'manual',
+      });
+      answer = await readAnswer(res);
+    } finally {
+      await permit.end(undefined);
+    }
     const output = responseOutput(answer);
     if (answer.statusCode >= 200 && answer.statusCode < 300) return { status: 'COMPLETED', output };
     const excerpt = answer.text.length > 1000 ? `${answer.text.slice(0, 1000)}…` : answer.text;

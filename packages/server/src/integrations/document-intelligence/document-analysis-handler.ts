@@ -1,10 +1,12 @@
 import type { JsonObject, JsonValue, ValidationError, WorkflowTask } from '@baton/protocol';
 
-import type { CallContext, CallHandler, CallOutcome, SystemCall } from '../call-handler.js';
+import type { BlobStore } from '../../blobs/blob-store.js';
+import { PAYLOAD_AREA, isPayloadPath } from '../../payloads/payload-paths.js';
+import type { CallContext, CallFetch, CallHandler, CallOutcome, SystemCall } from '../call-handler.js';
 import { CallInputError, failureOf } from '../call-failure.js';
 import { readAnswer } from '../http-answer.js';
 import { type RegistryService, expectKind } from '../registry/registry-service.js';
-import { circuitOpenMessage, serviceHeaders } from '../registry/service-auth.js';
+import { serviceHeaders } from '../registry/service-auth.js';
 import type { ServiceRecord } from '../registry/service-record.js';
 import { CallSecrets } from '../secrets/call-secrets.js';
 
@@ -14,7 +16,21 @@ import { CallSecrets } from '../secrets/call-secrets.js';
  * and `Operation-Location`); each later call is one short `GET` of that location. While the
  * analysis runs the handler answers IN_PROGRESS with the server's `Retry-After`, so between
  * checks the task waits on a durable timer, holding no lease and no thread.
+ *
+ * The document is `urlSource` (the service fetches it), `base64Source`, or `blobPath`: a path in
+ * the payload area of the server's blob storage (as `GET /api/tasks/external-storage-location`
+ * answers it), which the handler reads and sends as `base64Source` in the same JSON body. The
+ * protocol also takes raw bytes with their content type, but blob storage does not keep a
+ * reliable content type (the filesystem store keeps none), and the JSON form is the one request
+ * shape every source and API version shares.
  */
+
+/** Where `blobPath` documents are read from: the server's blob storage (the port, not a store class). */
+export interface DocumentBlobs {
+  readonly blobs: Pick<BlobStore, 'get'>;
+  /** Largest document read from blob storage (`BATON_PAYLOAD_MAX_BYTES`). */
+  readonly maxBytes: number;
+}
 
 export const DEFAULT_API_VERSION = '2024-11-30';
 /** Bounds of the wait between checks when the service's Retry-After is missing or odd. */
@@ -22,6 +38,7 @@ const MIN_CHECK_SECONDS = 1;
 const DEFAULT_CHECK_SECONDS = 5;
 const MAX_CHECK_SECONDS = 300;
 const SOURCES = ['urlSource', 'base64Source', 'blobPath'] as const;
+const blobPathRule = `blobPath must be a path inside the payload area (${PAYLOAD_AREA}…) as answered by GET /api/tasks/external-storage-location`;
 /** Longest an analysis may run before the task gives up on it. */
 const MAX_ANALYSIS_MS = 24 * 60 * 60 * 1000;
 
@@ -38,7 +55,11 @@ export function retryAfterSeconds(header: string | undefined, now: number): numb
 export class DocumentAnalysisHandler implements CallHandler {
   readonly taskTypes = ['DOCUMENT_INTELLIGENCE'] as const;
 
-  constructor(private readonly registry: RegistryService) {}
+  constructor(
+    private readonly registry: RegistryService,
+    /** Without it a `blobPath` source fails the task (this server has no blob storage to read). */
+    private readonly documents?: DocumentBlobs,
+  ) {}
 
   check(node: WorkflowTask, path: string): ValidationError[] {
     const errors: ValidationError[] = [];
@@ -66,6 +87,18 @@ export class DocumentAnalysisHandler implements CallHandler {
         invalidValue: given.join(', ') || null,
       });
     }
+    const blobPath = input.blobPath;
+    if (blobPath !== undefined && blobPath !== null) {
+      // An expression is checked when the call is made; a literal path is checked now.
+      const expression = typeof blobPath === 'string' && blobPath.includes('${');
+      if (!expression && (typeof blobPath !== 'string' || !isPayloadPath(blobPath))) {
+        errors.push({
+          path: at('blobPath'),
+          message: blobPathRule,
+          invalidValue: typeof blobPath === 'string' ? blobPath.slice(0, 200) : JSON.stringify(blobPath),
+        });
+      }
+    }
     return errors;
   }
 
@@ -75,15 +108,20 @@ export class DocumentAnalysisHandler implements CallHandler {
       const name = call.input.service;
       if (typeof name !== 'string') throw new CallInputError('service is required');
       const record = expectKind(await this.registry.find(name), name, 'document-intelligence');
-      const open = circuitOpenMessage(record);
-      if (open) throw new CallInputError(open, false);
-      const headers = await serviceHeaders(record, secrets);
-      const location = call.previousOutput.operationLocation;
-      const outcome =
-        typeof location === 'string'
-          ? await this.poll(call, ctx, record, headers, location)
-          : await this.start(call, ctx, record, headers, secrets);
-      return secrets.outcome(outcome);
+      // Each request (the start, every check) counts for the service's circuit breaker.
+      const permit = this.registry.breakers.admit(record, () => ctx.now());
+      try {
+        const fetch = permit.watch(ctx.fetch, ctx.signal);
+        const headers = await serviceHeaders(record, secrets);
+        const location = call.previousOutput.operationLocation;
+        const outcome =
+          typeof location === 'string'
+            ? await this.poll(call, ctx, fetch, record, headers, location)
+            : await this.start(call, ctx, fetch, record, headers, secrets);
+        return secrets.outcome(outcome);
+      } finally {
+        await permit.end(undefined);
+      }
     } catch (err) {
       return secrets.outcome(failureOf(err, 'Document analysis failed'));
     }
@@ -102,6 +140,7 @@ export class DocumentAnalysisHandler implements CallHandler {
   private async start(
     call: SystemCall,
     ctx: CallContext,
+    fetch: CallFetch,
     record: ServiceRecord,
     headers: Record<string, string>,
     secrets: CallSecrets,
@@ -109,16 +148,13 @@ export class DocumentAnalysisHandler implements CallHandler {
     const input = call.input;
     const modelId = input.modelId;
     if (typeof modelId !== 'string' || modelId === '') throw new CallInputError('modelId is required');
-    if (input.blobPath !== undefined && input.blobPath !== null) {
-      throw new CallInputError(
-        'blobPath needs blob storage, which this server does not have yet: pass urlSource or base64Source',
-      );
-    }
     let source: JsonObject;
-    if (typeof input.urlSource === 'string') source = { urlSource: input.urlSource };
-    else if (typeof input.base64Source === 'string') source = { base64Source: input.base64Source };
-    else throw new CallInputError('one of urlSource or base64Source (a string) is required');
-    source = await secrets.resolve(source);
+    if (typeof input.urlSource === 'string') source = await secrets.resolve({ urlSource: input.urlSource });
+    else if (typeof input.base64Source === 'string')
+      source = await secrets.resolve({ base64Source: input.base64Source });
+    else if (input.blobPath !== undefined && input.blobPath !== null)
+      source = { base64Source: (await this.readBlob(input.blobPath, ctx)).toString('base64') };
+    else throw new CallInputError('one of urlSource, base64Source or blobPath (a string) is required');
     const apiVersion =
       typeof input.apiVersion === 'string' ? input.apiVersion : (record.apiVersion ?? DEFAULT_API_VERSION);
     const url = new URL(
@@ -132,7 +168,7 @@ export class DocumentAnalysisHandler implements CallHandler {
     if (Array.isArray(input.features) && input.features.length > 0)
       url.searchParams.set('features', input.features.map(String).join(','));
     ctx.log(`POST ${url.origin}${url.pathname} (model ${modelId}, attempt ${call.attempt})`);
-    const res = await ctx.fetch(url, {
+    const res = await fetch(url, {
       method: 'POST',
       headers: { ...headers, 'content-type': 'application/json', accept: 'application/json' },
       body: JSON.stringify(source),
@@ -177,9 +213,41 @@ export class DocumentAnalysisHandler implements CallHandler {
     );
   }
 
+  /**
+   * The document at a `blobPath`: only inside the payload area, as the external-payload routes
+   * allow. A missing, empty or too large document ends the task (no attempt can do better);
+   * storage that does not answer fails it for a retry.
+   */
+  private async readBlob(blobPath: JsonValue, ctx: CallContext): Promise<Buffer> {
+    if (typeof blobPath !== 'string' || !isPayloadPath(blobPath)) {
+      const shown = typeof blobPath === 'string' ? `'${blobPath.slice(0, 200)}'` : JSON.stringify(blobPath);
+      throw new CallInputError(`blobPath ${shown} refused: ${blobPathRule}`);
+    }
+    if (!this.documents)
+      throw new CallInputError(`blobPath ${blobPath}: this server has no blob storage to read it from`);
+    let bytes: Buffer | undefined;
+    try {
+      bytes = await this.documents.blobs.get(blobPath);
+    } catch (err) {
+      const reason = err instanceof Error ? err.message || err.name : String(err);
+      throw new CallInputError(`blob storage does not answer reading ${blobPath}: ${reason}`, false);
+    }
+    if (bytes === undefined)
+      throw new CallInputError(`no document at blob path ${blobPath} (upload it first)`);
+    if (bytes.length === 0) throw new CallInputError(`the document at blob path ${blobPath} is empty`);
+    if (bytes.length > this.documents.maxBytes) {
+      throw new CallInputError(
+        `the document at blob path ${blobPath} is ${bytes.length} bytes, over BATON_PAYLOAD_MAX_BYTES (${this.documents.maxBytes})`,
+      );
+    }
+    ctx.log(`read ${bytes.length} bytes from blob path ${blobPath}`);
+    return bytes;
+  }
+
   private async poll(
     call: SystemCall,
     ctx: CallContext,
+    fetch: CallFetch,
     record: ServiceRecord,
     headers: Record<string, string>,
     location: string,
@@ -188,7 +256,7 @@ export class DocumentAnalysisHandler implements CallHandler {
     if (target.origin !== new URL(record.url).origin) {
       throw new CallInputError(`the operation location is not on service ${record.name}'s origin`);
     }
-    const res = await ctx.fetch(target, {
+    const res = await fetch(target, {
       method: 'GET',
       headers: { ...headers, accept: 'application/json' },
       signal: ctx.signal,

@@ -1,11 +1,12 @@
 import type { JsonObject, JsonValue, ValidationError, WorkflowTask } from '@baton/protocol';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 
 import type { CallContext, CallHandler, CallOutcome, SystemCall } from '../call-handler.js';
 import { CallInputError, failureOf, messageOf } from '../call-failure.js';
 import { type RegistryService, expectKind } from '../registry/registry-service.js';
-import { circuitOpenMessage, serviceHeaders } from '../registry/service-auth.js';
+import type { CallVerdict, CircuitPermit } from '../registry/circuit-breaker.js';
+import { serviceHeaders } from '../registry/service-auth.js';
 import { CallSecrets } from '../secrets/call-secrets.js';
 import type { SecretService } from '../secrets/secret-service.js';
 import type { ServiceMethod, ServiceRecord } from '../registry/service-record.js';
@@ -98,8 +99,11 @@ export class McpToolHandler implements CallHandler {
   async call(call: SystemCall, ctx: CallContext): Promise<CallOutcome> {
     const secrets = new CallSecrets(ctx);
     const listing = call.taskType === 'LIST_TOOLS';
+    let permit: CircuitPermit | undefined;
     try {
-      const { target, tool, args } = await this.prepare(call, secrets);
+      const prepared = await this.prepare(call, secrets, ctx);
+      const { target, tool, args } = prepared;
+      permit = prepared.permit;
       const options = { signal: ctx.signal, timeout: REQUEST_TIMEOUT_MS, resetTimeoutOnProgress: true };
       if (listing) {
         ctx.log(`listing tools at ${target.url}`);
@@ -109,6 +113,7 @@ export class McpToolHandler implements CallHandler {
           ctx.signal,
           (client) => client.listTools(undefined, options),
         );
+        await permit?.end('success');
         const tools = result.tools.map((t) => ({
           name: t.name,
           description: t.description ?? '',
@@ -123,6 +128,8 @@ export class McpToolHandler implements CallHandler {
         ctx.signal,
         (client) => client.callTool({ name: tool, arguments: args }, undefined, options),
       );
+      // A tool's own error (isError) is an answer: the service works.
+      await permit?.end('success');
       const output: JsonObject = {
         content: (result.content ?? []) as JsonValue,
         structuredContent: (result.structuredContent ?? null) as JsonValue,
@@ -137,17 +144,21 @@ export class McpToolHandler implements CallHandler {
       }
       return secrets.outcome({ status: 'COMPLETED', output });
     } catch (err) {
+      await permit?.end(serviceVerdict(err, ctx.signal));
       const what = listing ? 'Listing tools failed' : 'Tool call failed';
       if (err instanceof McpError)
         return secrets.outcome({ status: 'FAILED', reason: `${what}: ${messageOf(err)}` });
       return secrets.outcome(failureOf(err, what));
+    } finally {
+      await permit?.end(undefined);
     }
   }
 
   private async prepare(
     call: SystemCall,
     secrets: CallSecrets,
-  ): Promise<{ target: McpTarget; tool: string; args: Record<string, unknown> }> {
+    ctx: CallContext,
+  ): Promise<{ target: McpTarget; tool: string; args: Record<string, unknown>; permit?: CircuitPermit }> {
     const input = call.input;
     const rawArgs = input.arguments ?? {};
     if (!isObject(rawArgs)) throw new CallInputError('arguments must be an object');
@@ -172,15 +183,28 @@ export class McpToolHandler implements CallHandler {
     if (typeof name !== 'string' || name === '')
       throw new CallInputError('service is required: the name of a registered MCP service');
     const record = expectKind(await this.registry.find(name), name, 'mcp');
-    const open = circuitOpenMessage(record);
-    if (open) throw new CallInputError(open, false);
     const headers = await serviceHeaders(record, secrets);
     return {
       target: { url: record.url, headers },
       tool: typeof input.tool === 'string' ? input.tool : '',
       args,
+      permit: this.registry.breakers.admit(record, () => ctx.now()),
     };
   }
+}
+
+/**
+ * What a failed tool call says about the service, for its circuit breaker: no answer (a
+ * transport error, a request timeout, a closed connection) is a failure; a protocol error the
+ * server answered (an unknown tool, bad arguments) is not; a cancelled call counts for nothing.
+ */
+function serviceVerdict(err: unknown, signal: AbortSignal): CallVerdict | undefined {
+  if (signal.aborted || err instanceof CallInputError) return undefined;
+  if (err instanceof McpError) {
+    const noAnswer: number[] = [ErrorCode.RequestTimeout, ErrorCode.ConnectionClosed];
+    return noAnswer.includes(err.code) ? 'failure' : 'success';
+  }
+  return 'failure';
 }
 
 /** The text parts of a tool's answer, for a failure reason. */

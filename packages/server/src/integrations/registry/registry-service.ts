@@ -3,9 +3,17 @@ import type { JsonObject, ValidationError } from '@baton/protocol';
 import type { Clock } from '../../clock.js';
 import { BatonError, badRequest, conflict, notFound } from '../../errors.js';
 import type { Store, StoredService } from '../../store/store.js';
+import {
+  breakerSettings,
+  checkBreakerConfig,
+  CircuitBreakers,
+  type CircuitState,
+  effectiveState,
+} from './circuit-breaker.js';
 import { checkOpenApiDocument, methodsOf, OpenApiValidators } from '../connector/openapi-document.js';
 import {
   answerOf,
+  type CircuitBreakerState,
   checkServiceBody,
   kindOf,
   recordOf,
@@ -17,8 +25,8 @@ import {
 
 export interface CircuitBreakerStatus {
   service: string;
-  previousState: 'OPEN' | 'CLOSED';
-  currentState: 'OPEN' | 'CLOSED';
+  previousState: CircuitState;
+  currentState: CircuitState;
   transitionTimestamp: number;
   message: string;
 }
@@ -45,6 +53,10 @@ function recordFrom(row: StoredService): ServiceRecord {
 export class RegistryService {
   /** Parsed connector documents, by service name and update time (a change makes a new entry). */
   private readonly validators = new Map<string, { updateTime: number; validators: OpenApiValidators }>();
+  /** This node's automatic circuit breakers; their transitions are written to the records. */
+  readonly breakers = new CircuitBreakers((name, from, to, now) =>
+    this.transitionCircuit(name, from, to, now),
+  );
 
   constructor(
     private readonly store: Store,
@@ -62,10 +74,12 @@ export class RegistryService {
   /** Adds or replaces a service (Orkes: "add or update"). */
   async put(body: ServiceBody): Promise<JsonObject> {
     refuseNul(body);
-    const problems: ValidationError[] = checkServiceBody(body).map((p) => ({
-      path: p.path,
-      message: p.message,
-    }));
+    const problems: ValidationError[] = [...checkServiceBody(body), ...checkBreakerConfig(body.config)].map(
+      (p) => ({
+        path: p.path,
+        message: p.message,
+      }),
+    );
     if (problems.length === 0 && kindOf(body) === 'connector' && body.openApi) {
       for (const message of await checkOpenApiDocument(body.openApi))
         problems.push({ path: 'body.openApi', message });
@@ -179,21 +193,52 @@ export class RegistryService {
   }
 
   async setCircuit(name: string, state: 'OPEN' | 'CLOSED'): Promise<CircuitBreakerStatus> {
-    let previous: 'OPEN' | 'CLOSED' = 'CLOSED';
+    let previous: CircuitState = 'CLOSED';
     const record = await this.change(name, (r, now) => {
-      previous = r.circuitBreaker.state;
+      previous = effectiveState(r.circuitBreaker, breakerSettings(r), now).state;
       r.circuitBreaker = {
         state,
         transitionTimestamp: now,
         message: state === 'OPEN' ? 'opened by an operator' : 'closed by an operator',
+        previousState: previous,
+        ...(state === 'OPEN' && { openedBy: 'operator' as const }),
       };
     });
-    return statusOf(record, previous);
+    return statusOf(record, previous, this.clock.now());
   }
 
   async circuitStatus(name: string): Promise<CircuitBreakerStatus> {
     const record = recordFrom(await this.stored(name));
-    return statusOf(record, record.circuitBreaker.state);
+    const now = this.clock.now();
+    const current = effectiveState(record.circuitBreaker, breakerSettings(record), now);
+    // Half-open is the open circuit's next state (it is never written: the time says it).
+    const previous: CircuitState =
+      current.state === 'HALF_OPEN' ? 'OPEN' : (record.circuitBreaker.previousState ?? current.state);
+    return statusOf(record, previous, now);
+  }
+
+  /** The breaker's transition, written only if the circuit is still as the node saw it. */
+  private async transitionCircuit(
+    name: string,
+    from: CircuitBreakerState,
+    to: { state: 'OPEN' | 'CLOSED'; message: string },
+    now: number,
+  ): Promise<void> {
+    await this.store.transaction(async (tx) => {
+      const row = await tx.getService(name);
+      if (!row) return;
+      const record = recordFrom(row);
+      const current = record.circuitBreaker;
+      if (current.state !== from.state || current.transitionTimestamp !== from.transitionTimestamp) return;
+      record.circuitBreaker = {
+        state: to.state,
+        transitionTimestamp: now,
+        message: to.message,
+        previousState: effectiveState(current, breakerSettings(record), now).state,
+        ...(to.state === 'OPEN' && { openedBy: 'breaker' as const }),
+      };
+      await tx.putService({ ...row, record: record as unknown as JsonObject, updateTime: now });
+    });
   }
 
   // --- for handlers and registration checks
@@ -230,13 +275,17 @@ function refuseNul(body: unknown): void {
   }
 }
 
-function statusOf(record: ServiceRecord, previous: 'OPEN' | 'CLOSED'): CircuitBreakerStatus {
+function statusOf(record: ServiceRecord, previous: CircuitState, now: number): CircuitBreakerStatus {
+  const current = effectiveState(record.circuitBreaker, breakerSettings(record), now);
   return {
     service: record.name,
     previousState: previous,
-    currentState: record.circuitBreaker.state,
-    transitionTimestamp: record.circuitBreaker.transitionTimestamp,
-    message: record.circuitBreaker.message ?? '',
+    currentState: current.state,
+    transitionTimestamp: current.since,
+    message:
+      current.state === 'HALF_OPEN'
+        ? `half-open: trial calls let through after ${record.circuitBreaker.message ?? 'the breaker opened it'}`
+        : (record.circuitBreaker.message ?? ''),
   };
 }
 

@@ -33,10 +33,3 @@ export async function serviceHeaders(
   }
   return headers;
 }
-
-/** A call to a service whose circuit an operator opened fails at once, without a request. */
-export function circuitOpenMessage(record: ServiceRecord): string | undefined {
-  return record.circuitBreaker.state === 'OPEN'
-    ? `the circuit breaker of service '${record.name}' is open (POST /api/registry/service/${record.name}/circuit-breaker/close to close it)`
-    : undefined;
-}

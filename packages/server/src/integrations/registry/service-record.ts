@@ -47,6 +47,10 @@ export interface CircuitBreakerState {
   state: 'OPEN' | 'CLOSED';
   transitionTimestamp: number;
   message?: string;
+  /** The state before the last transition the breaker wrote (for the status answer). */
+  previousState?: 'OPEN' | 'CLOSED' | 'HALF_OPEN';
+  /** Who opened it: the automatic breaker half-opens after its wait; an operator's stays open. Absent: an operator. */
+  openedBy?: 'operator' | 'breaker';
 }
 
 export interface ServiceRecord {
