@@ -2,6 +2,8 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { createContext, useContext, useEffect, useState, type ReactNode } from 'react';
 
 import { ApiError, getJson, onTokenChange, signInWithKey, signOut } from './api/client';
+import { CALLBACK_PATH, finishOidcSignIn, startOidcSignIn } from './oidc';
+import { useRouter } from './router';
 
 /**
  * Signing in and what the caller may do. `GET /api/auth/session` (open) says whether
@@ -14,6 +16,7 @@ export type Group = 'metadata' | 'workflow' | 'task' | 'event' | 'admin';
 export interface Session {
   authEnabled: boolean;
   issuer?: string;
+  uiClient?: { clientId: string; scope: string };
   groupRoles: Record<Group, string>;
   caller?: { subject: string; via: 'oidc' | 'application' | 'anonymous'; roles: string[] };
 }
@@ -124,19 +127,64 @@ function SignIn({ session, problem }: { session: Session; problem?: string }) {
         <button type="submit" className="btn btn-primary" disabled={busy || keyId === '' || keySecret === ''}>
           Sign in
         </button>
-        {session.issuer && (
-          <p className="muted small">
-            Tokens of the identity provider <span className="mono">{session.issuer}</span> are accepted by the
-            API too.
-          </p>
+        {session.issuer && session.uiClient && (
+          <>
+            <div className="signin-or muted small">or</div>
+            <button
+              type="button"
+              className="btn"
+              onClick={() => {
+                const { issuer, uiClient } = session;
+                if (!issuer || !uiClient) return;
+                setError(undefined);
+                startOidcSignIn(issuer, uiClient).catch((err: unknown) =>
+                  setError(err instanceof Error ? err.message : String(err)),
+                );
+              }}
+            >
+              Sign in with {new URL(session.issuer).host}
+            </button>
+          </>
         )}
       </form>
     </div>
   );
 }
 
+/** Where the identity provider sends the browser back: the code is traded, then on to the page. */
+function OidcCallback() {
+  const { location, navigate } = useRouter();
+  const [error, setError] = useState<string>();
+  useEffect(() => {
+    let live = true;
+    finishOidcSignIn(location.search).then(
+      (returnTo) => live && navigate(returnTo, { replace: true }),
+      (err: unknown) => live && setError(err instanceof Error ? err.message : String(err)),
+    );
+    return () => {
+      live = false;
+    };
+    // Once per arrival: the code can be traded only once.
+  }, []);
+  if (!error) return <div className="page muted">Signing in…</div>;
+  return (
+    <div className="page">
+      <div className="alert alert-error" role="alert">
+        {error}
+      </div>
+      <a href="/">Back to sign-in</a>
+    </div>
+  );
+}
+
 /** Renders the app once the caller is known: the sign-in form first when auth is on and no token works. */
 export function AuthGate({ children }: { children: ReactNode }) {
+  const { location } = useRouter();
+  if (location.path === CALLBACK_PATH) return <OidcCallback />;
+  return <SessionGate>{children}</SessionGate>;
+}
+
+function SessionGate({ children }: { children: ReactNode }) {
   const queryClient = useQueryClient();
   const session = useQuery({
     queryKey: ['session'],

@@ -6,7 +6,14 @@ import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 
 import type { BatonProcess } from '../../server/test/helpers/baton-process.js';
-import { batonProcess, launchBrowser, repoRoot, uiBuilt, type Browser } from './helpers/browser.js';
+import {
+  batonProcess,
+  launchBrowser,
+  oidcProvider,
+  repoRoot,
+  uiBuilt,
+  type Browser,
+} from './helpers/browser.js';
 
 /**
  * The web UI in a real browser against a real Baton process: runs are started and worked over
@@ -918,6 +925,76 @@ describe('web UI in Chromium with authentication on', () => {
       'no completing without the task role',
     );
     await shotOf(page, 'read-only-run');
+  });
+});
+
+describe('web UI in Chromium signing in at an identity provider (authorization code with PKCE)', () => {
+  const AUDIENCE = 'https://baton.ui.test/api';
+  let baton: BatonProcess;
+  let browser: Browser;
+  let page: Page;
+  let idp: Awaited<ReturnType<Awaited<ReturnType<typeof oidcProvider>>['startOidcProvider']>>;
+
+  before(async () => {
+    const helpers = await batonProcess();
+    // The provider must know where to send people back before Baton (which needs the issuer) starts.
+    const port = await helpers.freePort();
+    idp = await (
+      await oidcProvider()
+    ).startOidcProvider({
+      audience: AUDIENCE,
+      clients: [
+        {
+          id: 'baton-ui',
+          secret: '',
+          claims: { roles: ['metadata', 'workflow'] },
+          redirectUri: `http://127.0.0.1:${port}/auth/callback`,
+        },
+      ],
+    });
+    baton = await helpers.startBaton({
+      name: 'ui-oidc',
+      port,
+      env: {
+        BATON_AUTH_ISSUER: idp.issuer,
+        BATON_AUTH_AUDIENCE: AUDIENCE,
+        BATON_AUTH_UI_CLIENT_ID: 'baton-ui',
+        BATON_AUTH_UI_SCOPE: 'openid api',
+      },
+    });
+    browser = await launchBrowser();
+    page = await browser.context.newPage();
+  });
+
+  after(async () => {
+    if (process.env.UI_TEST_LOGS) console.error(baton.logs());
+    await browser?.close();
+    await baton?.stop();
+    await idp?.stop();
+  });
+
+  it('signs in at the provider and comes back to the page it left, with the roles of its token', async () => {
+    await page.goto(`${baton.url}/definitions`);
+    await page.getByRole('form', { name: 'Sign in' }).waitFor();
+    await page.getByRole('button', { name: /^Sign in with 127\.0\.0\.1/ }).click();
+    // The provider's own (development) sign-in and consent pages.
+    await page.locator('input[name="login"]').fill('ada');
+    await page.locator('input[name="password"]').fill('any');
+    await page.getByRole('button', { name: 'Sign-in' }).click();
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.waitForURL(`${baton.url}/definitions`);
+    await page.getByRole('heading', { name: 'Workflow definitions' }).waitFor();
+    assert.equal(await page.getByTestId('caller').innerText(), 'ada');
+    const nav = page.getByRole('navigation', { name: 'Sections' });
+    await nav.getByRole('link', { name: 'Definitions', exact: true }).waitFor();
+    assert.equal(await nav.getByRole('link', { name: 'Schedules', exact: true }).count(), 0);
+    // The token is the provider's, checked by Baton like any other.
+    const token = String(await page.evaluate("sessionStorage.getItem('baton.token')"));
+    const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()) as {
+      iss: string;
+      aud: string | string[];
+    };
+    assert.equal(payload.iss, idp.issuer);
   });
 });
 

@@ -676,6 +676,11 @@ export interface paths {
                             };
                             /** @description the identity provider, when one is configured */
                             issuer?: string;
+                            /** @description the web UI's public client at the identity provider (authorization code with PKCE), when configured */
+                            uiClient?: {
+                                clientId?: string;
+                                scope?: string;
+                            };
                         };
                     };
                 };

@@ -26,6 +26,12 @@ export function sessionRoute(app: FastifyInstance, authenticator: Authenticator,
             properties: {
               authEnabled: { type: 'boolean' },
               issuer: { type: 'string', description: 'the identity provider, when one is configured' },
+              uiClient: {
+                type: 'object',
+                description:
+                  "the web UI's public client at the identity provider (authorization code with PKCE), when configured",
+                properties: { clientId: { type: 'string' }, scope: { type: 'string' } },
+              },
               groupRoles: {
                 type: 'object',
                 description: 'the role each caller group needs (admin may do everything)',
@@ -51,6 +57,7 @@ export function sessionRoute(app: FastifyInstance, authenticator: Authenticator,
       const base = {
         authEnabled: options.mode === 'on',
         ...(options.issuer !== undefined && { issuer: options.issuer }),
+        ...(options.ui !== undefined && { uiClient: options.ui }),
         groupRoles: options.roles,
       };
       // Auth off: everyone may do everything, as the anonymous caller.

@@ -11,13 +11,17 @@ import { authSuite, BOOTSTRAP, send } from './auth-fixture.js';
 const [storeCase] = storeCases();
 if (storeCase) {
   void describe('auth: the session endpoint with auth on', () => {
-    const t = authSuite(storeCase);
+    const t = authSuite(storeCase, {
+      BATON_AUTH_UI_CLIENT_ID: 'baton-ui',
+      BATON_AUTH_UI_SCOPE: 'openid api',
+    });
 
     void it('answers without a token whether auth is on, the issuer and the role of each group, and no caller', async () => {
       const res = await send(t.app, 'GET', '/api/auth/session');
       assert.equal(res.status, 200, res.text);
       assert.equal(res.body.authEnabled, true);
       assert.equal(res.body.issuer, t.idp.issuer);
+      assert.deepEqual(res.body.uiClient, { clientId: 'baton-ui', scope: 'openid api' });
       assert.deepEqual(res.body.groupRoles, {
         metadata: 'metadata',
         workflow: 'workflow',
