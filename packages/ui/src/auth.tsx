@@ -48,15 +48,31 @@ function accessOf(session: Session): Access {
   };
 }
 
-/** Shows a missing role instead of an action, so the reader knows why it is not there. */
-export function Needs({ group, children, short }: { group: Group; children: ReactNode; short?: boolean }) {
+/**
+ * Shows a missing role instead of an action, so the reader knows why it is not there; `fallback`
+ * is text the action would have shown that is worth reading anyway (a HUMAN task's instruction).
+ */
+export function Needs({
+  group,
+  children,
+  short,
+  fallback,
+}: {
+  group: Group;
+  children: ReactNode;
+  short?: boolean;
+  fallback?: string | undefined;
+}) {
   const { why } = useAccess();
   const reason = why(group);
   if (reason === undefined) return <>{children}</>;
   return (
-    <span className="muted small needs-role" data-testid="needs-role">
-      {short ? reason : `Read only: changing this ${reason}.`}
-    </span>
+    <>
+      {fallback && <p className="instruction">{fallback}</p>}
+      <span className="muted small needs-role" data-testid="needs-role">
+        {short ? reason : `Read only: changing this ${reason}.`}
+      </span>
+    </>
   );
 }
 

@@ -919,6 +919,10 @@ describe('web UI in Chromium with authentication on', () => {
       .getByTestId('needs-role')
       .getByText(/needs the role 'task'/)
       .waitFor();
+    // The instruction is still there to read.
+    await panel
+      .getByText('Check the parcel for order R-1, then approve shipping.', { exact: true })
+      .waitFor();
     assert.equal(
       await panel.getByRole('button', { name: 'Submit' }).count(),
       0,

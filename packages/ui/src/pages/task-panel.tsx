@@ -204,7 +204,7 @@ export function TaskPanel({ run, defRef, onClose }: { run: Workflow; defRef: str
           {!TERMINAL.has(task.status) &&
             (task.taskType === 'HUMAN' || task.taskType === 'WAIT') &&
             task.waitingFor?.reason !== 'timer' && (
-              <Needs group="task">
+              <Needs group="task" fallback={instructionOf(task)}>
                 <CompleteForm run={run} task={task} />
               </Needs>
             )}
