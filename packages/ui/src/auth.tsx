@@ -235,7 +235,12 @@ export function CallerBadge() {
       <span className="mono small" title={`roles: ${caller.roles.join(', ') || 'none'}`} data-testid="caller">
         {caller.subject}
       </span>
-      <button type="button" className="btn-link" onClick={() => signOut()}>
+      <button
+        type="button"
+        className="btn-link"
+        title={`signed in as ${caller.subject}`}
+        onClick={() => signOut()}
+      >
         Sign out
       </button>
     </span>

@@ -834,14 +834,14 @@ describe('web UI in Chromium with authentication on', () => {
       .waitFor();
     await signIn(KEY_ID, KEY_SECRET);
     await page.getByRole('heading', { name: 'Runs' }).waitFor();
-    await page.getByTestId('caller').waitFor();
+    await page.getByTestId('caller').waitFor({ state: 'attached' });
     // Every section is there for an admin.
     const nav = page.getByRole('navigation', { name: 'Sections' });
     for (const section of ['Definitions', 'Queues & workers', 'Schedules', 'Event handlers', 'Instructions'])
       await nav.getByRole('link', { name: section, exact: true }).waitFor();
     // The token is kept for the tab: a reload stays signed in.
     await page.reload();
-    await page.getByTestId('caller').waitFor();
+    await page.getByTestId('caller').waitFor({ state: 'attached' });
     // A token the server refuses (expired, revoked): the key, held in memory since sign-in, is
     // traded again and the request answered without asking the person.
     await signOutAndIn();
@@ -853,14 +853,14 @@ describe('web UI in Chromium with authentication on', () => {
         (await page.evaluate("sessionStorage.getItem('baton.token')")) !== 'expired.token.value' || undefined,
       { ...WAIT, what: 'a new token in place of the refused one' },
     );
-    await page.getByTestId('caller').waitFor();
+    await page.getByTestId('caller').waitFor({ state: 'attached' });
   });
 
   async function signOutAndIn(): Promise<void> {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('form', { name: 'Sign in' }).waitFor();
     await signIn(KEY_ID, KEY_SECRET);
-    await page.getByTestId('caller').waitFor();
+    await page.getByTestId('caller').waitFor({ state: 'attached' });
   }
 
   it('shows a caller with only the workflow role no section or action its roles do not allow', async () => {
@@ -988,7 +988,7 @@ describe('web UI in Chromium signing in at an identity provider (authorization c
     await page.getByRole('button', { name: 'Continue' }).click();
     await page.waitForURL(`${baton.url}/definitions`);
     await page.getByRole('heading', { name: 'Workflow definitions' }).waitFor();
-    assert.equal(await page.getByTestId('caller').innerText(), 'ada');
+    assert.equal(await page.getByTestId('caller').textContent(), 'ada');
     const nav = page.getByRole('navigation', { name: 'Sections' });
     await nav.getByRole('link', { name: 'Definitions', exact: true }).waitFor();
     assert.equal(await nav.getByRole('link', { name: 'Schedules', exact: true }).count(), 0);
