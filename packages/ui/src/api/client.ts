@@ -54,14 +54,33 @@ export function currentToken(): string | undefined {
   }
 }
 
-function setToken(token: string | undefined): void {
+/** Stores the token; `notify` tells the app the caller changed (not so for a renewed token). */
+function setToken(token: string | undefined, notify = true): void {
   try {
     if (token === undefined) window.sessionStorage.removeItem(TOKEN_KEY);
     else window.sessionStorage.setItem(TOKEN_KEY, token);
   } catch {
     // Storage refused (private mode): the token lives as long as this page does not reload.
   }
-  for (const listener of listeners) listener();
+  if (notify) for (const listener of listeners) listener();
+}
+
+/** One renewal at a time: the requests refused together all wait for it. */
+let renewing: Promise<string | undefined> | undefined;
+
+function renew(key: { keyId: string; keySecret: string }): Promise<string | undefined> {
+  renewing ??= exchange(key.keyId, key.keySecret)
+    .then(
+      (token) => {
+        setToken(token, false);
+        return token;
+      },
+      () => undefined,
+    )
+    .finally(() => {
+      renewing = undefined;
+    });
+  return renewing;
 }
 
 /** Called when the token changes (signed in, signed out, refused). */
@@ -129,14 +148,12 @@ async function request(method: string, url: string, body?: unknown): Promise<Res
   const token = currentToken();
   let res = await send(method, url, body, token);
   if (res.status === 401 && token !== undefined) {
-    // Expired or revoked: trade the key again once; else the token is dropped and the UI asks.
+    // Expired or revoked: trade the key again once (unless another request already did); else
+    // the token is dropped and the UI asks.
+    const now = currentToken();
     const key = appKey;
-    let fresh: string | undefined;
-    if (key) fresh = await exchange(key.keyId, key.keySecret).catch(() => undefined);
-    if (fresh !== undefined) {
-      setToken(fresh);
-      res = await send(method, url, body, fresh);
-    }
+    const fresh = now !== undefined && now !== token ? now : key ? await renew(key) : undefined;
+    if (fresh !== undefined) res = await send(method, url, body, fresh);
     if (res.status === 401 && currentToken() !== undefined) signOut();
   }
   if (!res.ok) throw await errorOf(res, method, url);
