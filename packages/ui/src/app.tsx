@@ -1,23 +1,31 @@
 import { useState } from 'react';
 
+import { CallerBadge, useAccess, type Group } from './auth';
 import { DefinitionEditor } from './pages/definition-editor';
 import { DefinitionPage, DefinitionsPage } from './pages/definitions-page';
+import { EventsPage } from './pages/events-page';
+import { InstructionsPage } from './pages/instructions-page';
 import { QueuesPage } from './pages/queues-page';
 import { RunPage } from './pages/run-page';
 import { RunsPage } from './pages/runs-page';
+import { SchedulesPage } from './pages/schedules-page';
 import { TaskDefsPage } from './pages/task-defs-page';
 import { WorkbenchPage } from './pages/workbench-page';
 import { Link, useRouter } from './router';
 
 /** The shell: a header with the sections, and the page the address names. */
 
-const SECTIONS = [
-  ['/runs', 'Runs'],
-  ['/definitions', 'Definitions'],
-  ['/taskdefs', 'Task definitions'],
-  ['/workbench', 'Start & test'],
-  ['/queues', 'Queues & workers'],
-] as const;
+/** Each section with the caller group whose role reading it needs (hidden without it). */
+const SECTIONS: ReadonlyArray<readonly [string, string, Group]> = [
+  ['/runs', 'Runs', 'workflow'],
+  ['/definitions', 'Definitions', 'metadata'],
+  ['/taskdefs', 'Task definitions', 'metadata'],
+  ['/workbench', 'Start & test', 'workflow'],
+  ['/queues', 'Queues & workers', 'task'],
+  ['/schedules', 'Schedules', 'event'],
+  ['/events', 'Event handlers', 'event'],
+  ['/instructions', 'Instructions', 'metadata'],
+];
 
 function decode(part: string | undefined): string {
   try {
@@ -45,6 +53,12 @@ function Page() {
       return <WorkbenchPage />;
     case 'queues':
       return <QueuesPage />;
+    case 'schedules':
+      return <SchedulesPage key={a ?? ''} name={a === undefined ? undefined : decode(a)} />;
+    case 'events':
+      return <EventsPage key={a ?? ''} name={a === undefined ? undefined : decode(a)} />;
+    case 'instructions':
+      return <InstructionsPage key={a ?? ''} name={a === undefined ? undefined : decode(a)} />;
     default:
       return (
         <div className="page">
@@ -61,6 +75,7 @@ function Page() {
 export function App() {
   const { location } = useRouter();
   const [menuOpen, setMenuOpen] = useState(false);
+  const { can } = useAccess();
   const current = '/' + (location.path.split('/')[1] ?? '');
   return (
     <>
@@ -86,7 +101,7 @@ export function App() {
           aria-label="Sections"
           onClick={() => setMenuOpen(false)}
         >
-          {SECTIONS.map(([to, label]) => (
+          {SECTIONS.filter(([, , group]) => can(group)).map(([to, label]) => (
             <Link
               key={to}
               to={to}
@@ -99,6 +114,7 @@ export function App() {
             API
           </a>
         </nav>
+        <CallerBadge />
       </header>
       <main id="main">
         <Page />

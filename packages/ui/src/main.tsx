@@ -3,6 +3,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 
 import { App } from './app';
+import { AuthGate } from './auth';
 import { Router } from './router';
 import './styles.css';
 
@@ -18,7 +19,9 @@ createRoot(root).render(
   <StrictMode>
     <QueryClientProvider client={queryClient}>
       <Router>
-        <App />
+        <AuthGate>
+          <App />
+        </AuthGate>
       </Router>
     </QueryClientProvider>
   </StrictMode>,

@@ -6,7 +6,14 @@ import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 
 import type { BatonProcess } from '../../server/test/helpers/baton-process.js';
-import { batonProcess, launchBrowser, repoRoot, uiBuilt, type Browser } from './helpers/browser.js';
+import {
+  batonProcess,
+  launchBrowser,
+  oidcProvider,
+  repoRoot,
+  uiBuilt,
+  type Browser,
+} from './helpers/browser.js';
 
 /**
  * The web UI in a real browser against a real Baton process: runs are started and worked over
@@ -543,6 +550,155 @@ describe('web UI in Chromium', () => {
     assert.equal(rerunRun.tasks.find((t: any) => t.referenceTaskName === 'step')?.inputData.attempt, 2);
   });
 
+  it('creates, edits, pauses and resumes a schedule, with its next run times and executions', async () => {
+    await post('/api/metadata/workflow', {
+      name: 'ui_scheduled',
+      version: 1,
+      schemaVersion: 2,
+      ownerEmail: 'ops@example.com',
+      tasks: [
+        { name: 'mark', taskReferenceName: 'mark', type: 'SET_VARIABLE', inputParameters: { at: 'now' } },
+      ],
+    });
+    await page.goto(api('/runs'));
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Schedules' }).click();
+    await page.waitForURL('**/schedules');
+    await page.getByRole('link', { name: 'New schedule' }).click();
+    await page.getByLabel('Name').fill('ui bad name');
+    // The next run times follow the cron expression as it is typed; a wrong one says why.
+    await page.getByLabel(/^Cron expression/).fill('every night');
+    await page.getByText(/invalid cron expression/).waitFor();
+    await page.getByLabel(/^Cron expression/).fill('0 0 3 * * *');
+    await page
+      .getByTestId('next-runs')
+      .getByText(/03:00:00|\d{2}:00:00/)
+      .first()
+      .waitFor();
+    await page.getByLabel('Workflow to start').fill('ui_scheduled');
+    await page.getByRole('button', { name: 'Create' }).click();
+    // The server's 400 is shown as it said it.
+    await page
+      .getByTestId('form-error')
+      .getByText(/Schedule name may hold/)
+      .waitFor();
+    await page.getByLabel('Name').fill('ui_nightly');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.waitForURL('**/schedules/ui_nightly');
+    const detail = page.getByTestId('schedule-detail');
+    await detail.getByText(/Next run 20\d\d-/).waitFor();
+    assert.equal((await get('/api/schedule/ui_nightly')).cronExpression, '0 0 3 * * *');
+
+    await detail.getByRole('link', { name: 'Edit' }).click();
+    await page.getByLabel(/^Cron expression/).fill('0 30 4 * * *');
+    await page.getByLabel('Description').fill('Nightly mark');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await detail.getByText('Nightly mark').waitFor();
+    assert.equal((await get('/api/schedule/ui_nightly')).cronExpression, '0 30 4 * * *');
+
+    const row = page.locator('tr[data-schedule="ui_nightly"]');
+    await row.getByRole('button', { name: 'Pause ui_nightly' }).click();
+    await row.getByText('PAUSED').waitFor();
+    assert.equal((await get('/api/schedule/ui_nightly')).paused, true);
+    await row.getByRole('button', { name: 'Resume ui_nightly' }).click();
+    await row.getByText(/^in /).waitFor();
+    assert.equal((await get('/api/schedule/ui_nightly')).paused, false);
+
+    // A schedule that fires every second shows its executions, each linking to its run.
+    await post('/api/schedule', {
+      name: 'ui_every_second',
+      cronExpression: '* * * * * *',
+      startWorkflowRequest: { name: 'ui_scheduled' },
+    });
+    await page.goto(api('/schedules/ui_every_second'));
+    const executions = page.getByTestId('schedule-executions');
+    await executions.getByText('EXECUTED').first().waitFor();
+    await helpers.httpOk('PUT', api('/api/schedule/ui_every_second/pause'));
+    await page.goto(api('/schedules/ui_nightly'));
+    await detail.getByText('Nightly mark').waitFor();
+    await shot('schedules');
+    await page.goto(api('/schedules/ui_every_second'));
+    await executions.getByRole('link').first().click();
+    await page.waitForURL('**/runs/**');
+    await page.getByTestId('waiting-for').getByRole('heading', { name: 'Completed' }).waitFor();
+  });
+
+  it('creates an event handler (the server’s refusal shown), turns it off and on, and lists what it did', async () => {
+    await post('/api/metadata/workflow', {
+      name: 'ui_emit',
+      version: 1,
+      schemaVersion: 2,
+      ownerEmail: 'ops@example.com',
+      tasks: [
+        {
+          name: 'emit',
+          taskReferenceName: 'emit',
+          type: 'EVENT',
+          sink: 'baton:ui_orders',
+          inputParameters: { orderId: 'E-1' },
+        },
+      ],
+    });
+    await page.goto(api('/events'));
+    await page.getByRole('link', { name: 'New event handler' }).click();
+    const handler = {
+      name: 'ui_on_order',
+      event: 'kafka:ui_orders',
+      actions: [{ action: 'start_workflow', start_workflow: { name: 'ui_scheduled' } }],
+      active: true,
+      description: 'Marks every order',
+    };
+    const editor = page.getByLabel('Event handler (JSON)');
+    await editor.fill(JSON.stringify(handler, null, 2));
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page
+      .getByTestId('form-error')
+      .getByText(/source 'kafka' is not supported/)
+      .waitFor();
+    await editor.fill(JSON.stringify({ ...handler, event: 'baton:ui_orders' }, null, 2));
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.waitForURL('**/events/ui_on_order');
+
+    const row = page.locator('tr[data-handler="ui_on_order"]');
+    await row.getByRole('button', { name: 'Deactivate ui_on_order' }).click();
+    await row.getByText('inactive').waitFor();
+    assert.equal((await get<any[]>('/api/event')).find((h) => h.name === 'ui_on_order').active, false);
+    await row.getByRole('button', { name: 'Activate ui_on_order' }).click();
+    await row.getByText('active', { exact: true }).waitFor();
+    assert.equal((await get<any[]>('/api/event')).find((h) => h.name === 'ui_on_order').active, true);
+
+    // A message on the event: the handler starts a run, listed with a link to it.
+    await start('ui_emit', {}, 'emit-1');
+    const executions = page.getByTestId('handler-executions');
+    await executions.getByText('COMPLETED').waitFor({ timeout: 30_000 });
+    await executions.getByRole('link').first().waitFor();
+    await shot('event-handlers');
+  });
+
+  it('writes an instruction text and a second version of it', async () => {
+    await page.goto(api('/instructions'));
+    await page.getByRole('link', { name: 'New instruction text' }).click();
+    await page.getByLabel(/^Name/).fill('parcel check');
+    await page.getByLabel('Text', { exact: true }).fill('Weigh the parcel.');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByTestId('form-error').waitFor();
+    assert.match(await page.getByTestId('form-error').innerText(), /name/);
+    await page.getByLabel(/^Name/).fill('ui_parcel_check');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.waitForURL('**/instructions/ui_parcel_check');
+    await page.getByTestId('instruction-text').getByText('Weigh the parcel.').waitFor();
+    await page.getByRole('link', { name: 'Edit (new version)' }).click();
+    await page.getByLabel('Text', { exact: true }).fill('Weigh the parcel, then photograph the label.');
+    await page.getByRole('button', { name: 'Save as new version' }).click();
+    await page.getByTestId('instruction-detail').getByText('v2', { exact: true }).first().waitFor();
+    await page
+      .getByTestId('instruction-text')
+      .getByText(/photograph the label/)
+      .waitFor();
+    assert.equal((await get('/api/metadata/instructions/ui_parcel_check')).version, 2);
+    assert.equal((await get('/api/metadata/instructions/ui_parcel_check/1')).text, 'Weigh the parcel.');
+    await shot('instructions');
+  });
+
   it('draws a run with a 1,000-iteration loop and a 500-branch fork collapsed, and stays responsive', async () => {
     const inline = { evaluatorType: 'javascript', expression: '1' };
     await post('/api/metadata/workflow', {
@@ -602,3 +758,252 @@ describe('web UI in Chromium', () => {
     await shot('big-run');
   });
 });
+
+describe('web UI in Chromium with authentication on', () => {
+  const KEY_ID = 'ui-bootstrap-key';
+  const KEY_SECRET = 'ui-bootstrap-secret-0123456789';
+  let baton: BatonProcess;
+  let browser: Browser;
+  let page: Page;
+  let helpers: Awaited<ReturnType<typeof batonProcess>>;
+  let admin: string;
+
+  const api = (p: string) => `${baton.url}${p}`;
+  const as = async (token: string, method: string, p: string, body?: unknown) => {
+    const answer = await helpers.http(method, api(p), body, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    assert.ok(answer.status >= 200 && answer.status < 300, `${method} ${p}: ${answer.status} ${answer.text}`);
+    return answer;
+  };
+  const signIn = async (keyId: string, keySecret: string) => {
+    await page.getByLabel('Key id').fill(keyId);
+    await page.getByLabel('Key secret').fill(keySecret);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  };
+
+  before(async () => {
+    helpers = await batonProcess();
+    baton = await helpers.startBaton({
+      name: 'ui-auth',
+      env: { BATON_AUTH_BOOTSTRAP_KEY_ID: KEY_ID, BATON_AUTH_BOOTSTRAP_KEY_SECRET: KEY_SECRET },
+    });
+    const exchanged = await helpers.http('POST', api('/api/token'), { keyId: KEY_ID, keySecret: KEY_SECRET });
+    admin = (exchanged.body as { token: string }).token;
+    assert.ok(admin, 'the bootstrap key trades for a token');
+    await as(admin, 'POST', '/api/metadata/taskdefs', [taskDef('ui_charge')]);
+    await as(admin, 'POST', '/api/metadata/workflow', orderWorkflow);
+    browser = await launchBrowser();
+    page = await browser.context.newPage();
+  });
+
+  after(async () => {
+    const exited = await Promise.race([
+      baton?.exited,
+      new Promise((r) => setTimeout(() => r(undefined), 10)),
+    ]);
+    if (exited || process.env.UI_TEST_LOGS)
+      console.error(`the Baton process exited: ${JSON.stringify(exited)}\n${baton.logs()}`);
+    await browser?.close();
+    await baton?.stop();
+  });
+
+  it('says whether auth is on without a token, and who a token is with one', async () => {
+    const open = await helpers.http('GET', api('/api/auth/session'));
+    assert.equal(open.status, 200);
+    assert.equal((open.body as any).authEnabled, true);
+    assert.equal((open.body as any).caller, undefined);
+    const mine = await as(admin, 'GET', '/api/auth/session');
+    assert.equal((mine.body as any).caller.via, 'application');
+    assert.ok((mine.body as any).caller.roles.includes('admin'));
+    const bad = await helpers.http('GET', api('/api/auth/session'), undefined, {
+      headers: { authorization: 'Bearer not-a-token' },
+    });
+    assert.equal(bad.status, 401);
+    assert.match((bad.body as any).message, /malformed/);
+  });
+
+  it('signs in with the bootstrap key, stays signed in on reload, and trades the key again for a refused token', async () => {
+    await page.goto(api('/runs'));
+    await page.getByRole('form', { name: 'Sign in' }).waitFor();
+    await shotOf(page, 'sign-in');
+    await signIn(KEY_ID, 'wrong-secret-0123456789');
+    await page
+      .getByRole('alert')
+      .getByText(/key id and secret/)
+      .waitFor();
+    await signIn(KEY_ID, KEY_SECRET);
+    await page.getByRole('heading', { name: 'Runs' }).waitFor();
+    await page.getByTestId('caller').waitFor({ state: 'attached' });
+    // Every section is there for an admin.
+    const nav = page.getByRole('navigation', { name: 'Sections' });
+    for (const section of ['Definitions', 'Queues & workers', 'Schedules', 'Event handlers', 'Instructions'])
+      await nav.getByRole('link', { name: section, exact: true }).waitFor();
+    // The token is kept for the tab: a reload stays signed in.
+    await page.reload();
+    await page.getByTestId('caller').waitFor({ state: 'attached' });
+    // A token the server refuses (expired, revoked): the key, held in memory since sign-in, is
+    // traded again and the request answered without asking the person.
+    await signOutAndIn();
+    await page.evaluate("sessionStorage.setItem('baton.token', 'expired.token.value')");
+    await nav.getByRole('link', { name: 'Queues & workers', exact: true }).click();
+    await page.locator('tr[data-queue="ui_charge"]').waitFor();
+    await helpers.waitFor(
+      async () =>
+        (await page.evaluate("sessionStorage.getItem('baton.token')")) !== 'expired.token.value' || undefined,
+      { ...WAIT, what: 'a new token in place of the refused one' },
+    );
+    await page.getByTestId('caller').waitFor({ state: 'attached' });
+  });
+
+  async function signOutAndIn(): Promise<void> {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('form', { name: 'Sign in' }).waitFor();
+    await signIn(KEY_ID, KEY_SECRET);
+    await page.getByTestId('caller').waitFor({ state: 'attached' });
+  }
+
+  it('shows a caller with only the workflow role no section or action its roles do not allow', async () => {
+    const app = (await as(admin, 'POST', '/api/applications', { name: 'ui-viewer' })).body as { id: string };
+    await as(admin, 'POST', `/api/applications/${app.id}/roles/workflow`);
+    const key = (await as(admin, 'POST', `/api/applications/${app.id}/accessKeys`)).body as {
+      id: string;
+      secret: string;
+    };
+    const id = (
+      await as(admin, 'POST', '/api/workflow', {
+        name: 'ui_order',
+        input: { orderId: 'R-1', kind: 'standard' },
+        correlationId: 'read-only-1',
+      })
+    ).text.trim();
+    // Work the charge task so the run waits for a person.
+    const task: any = await helpers.waitFor(
+      async () => {
+        const answer = await helpers.http(
+          'GET',
+          api('/api/tasks/poll/ui_charge?workerid=ui-auth-worker'),
+          undefined,
+          {
+            headers: { authorization: `Bearer ${admin}` },
+          },
+        );
+        return answer.status === 200 ? answer.body : undefined;
+      },
+      { ...WAIT, what: 'the charge task to poll' },
+    );
+    await as(admin, 'POST', '/api/tasks', {
+      taskId: task.taskId,
+      workflowInstanceId: id,
+      status: 'COMPLETED',
+      outputData: {},
+      workerId: 'ui-auth-worker',
+    });
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.goto(api('/runs'));
+    await signIn(key.id, key.secret);
+    await page.getByRole('heading', { name: 'Runs' }).waitFor();
+    const nav = page.getByRole('navigation', { name: 'Sections' });
+    await nav.getByRole('link', { name: 'Runs' }).waitFor();
+    for (const section of ['Definitions', 'Queues & workers', 'Schedules', 'Event handlers', 'Instructions'])
+      assert.equal(
+        await nav.getByRole('link', { name: section, exact: true }).count(),
+        0,
+        `${section} is hidden`,
+      );
+
+    await page.goto(api(`/runs/${id}?task=approve`));
+    const panel = page.getByTestId('task-panel');
+    await panel
+      .getByTestId('needs-role')
+      .getByText(/needs the role 'task'/)
+      .waitFor();
+    // The instruction is still there to read.
+    await panel
+      .getByText('Check the parcel for order R-1, then approve shipping.', { exact: true })
+      .waitFor();
+    assert.equal(
+      await panel.getByRole('button', { name: 'Submit' }).count(),
+      0,
+      'no completing without the task role',
+    );
+    await shotOf(page, 'read-only-run');
+  });
+});
+
+describe('web UI in Chromium signing in at an identity provider (authorization code with PKCE)', () => {
+  const AUDIENCE = 'https://baton.ui.test/api';
+  let baton: BatonProcess;
+  let browser: Browser;
+  let page: Page;
+  let idp: Awaited<ReturnType<Awaited<ReturnType<typeof oidcProvider>>['startOidcProvider']>>;
+
+  before(async () => {
+    const helpers = await batonProcess();
+    // The provider must know where to send people back before Baton (which needs the issuer) starts.
+    const port = await helpers.freePort();
+    idp = await (
+      await oidcProvider()
+    ).startOidcProvider({
+      audience: AUDIENCE,
+      clients: [
+        {
+          id: 'baton-ui',
+          secret: '',
+          claims: { roles: ['metadata', 'workflow'] },
+          redirectUri: `http://127.0.0.1:${port}/auth/callback`,
+        },
+      ],
+    });
+    baton = await helpers.startBaton({
+      name: 'ui-oidc',
+      port,
+      env: {
+        BATON_AUTH_ISSUER: idp.issuer,
+        BATON_AUTH_AUDIENCE: AUDIENCE,
+        BATON_AUTH_UI_CLIENT_ID: 'baton-ui',
+        BATON_AUTH_UI_SCOPE: 'openid api',
+      },
+    });
+    browser = await launchBrowser();
+    page = await browser.context.newPage();
+  });
+
+  after(async () => {
+    if (process.env.UI_TEST_LOGS) console.error(baton.logs());
+    await browser?.close();
+    await baton?.stop();
+    await idp?.stop();
+  });
+
+  it('signs in at the provider and comes back to the page it left, with the roles of its token', async () => {
+    await page.goto(`${baton.url}/definitions`);
+    await page.getByRole('form', { name: 'Sign in' }).waitFor();
+    await page.getByRole('button', { name: /^Sign in with 127\.0\.0\.1/ }).click();
+    // The provider's own (development) sign-in and consent pages.
+    await page.locator('input[name="login"]').fill('ada');
+    await page.locator('input[name="password"]').fill('any');
+    await page.getByRole('button', { name: 'Sign-in' }).click();
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.waitForURL(`${baton.url}/definitions`);
+    await page.getByRole('heading', { name: 'Workflow definitions' }).waitFor();
+    assert.equal(await page.getByTestId('caller').textContent(), 'ada');
+    const nav = page.getByRole('navigation', { name: 'Sections' });
+    await nav.getByRole('link', { name: 'Definitions', exact: true }).waitFor();
+    assert.equal(await nav.getByRole('link', { name: 'Schedules', exact: true }).count(), 0);
+    // The token is the provider's, checked by Baton like any other.
+    const token = String(await page.evaluate("sessionStorage.getItem('baton.token')"));
+    const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()) as {
+      iss: string;
+      aud: string | string[];
+    };
+    assert.equal(payload.iss, idp.issuer);
+  });
+});
+
+async function shotOf(page: Page, name: string): Promise<void> {
+  await page.waitForTimeout(400);
+  await page.evaluate('window.scrollTo(0, 0)');
+  await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+}

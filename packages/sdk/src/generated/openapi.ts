@@ -634,6 +634,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether authentication is on, how to sign in, the role of each group, and (with a token) who the caller is and their roles */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            authEnabled: boolean;
+                            /** @description absent when auth is on and no token was sent */
+                            caller?: {
+                                roles?: string[];
+                                subject?: string;
+                                /** @enum {string} */
+                                via?: "oidc" | "application" | "anonymous";
+                            };
+                            /** @description the role each caller group needs (admin may do everything) */
+                            groupRoles: {
+                                admin?: string;
+                                event?: string;
+                                metadata?: string;
+                                task?: string;
+                                workflow?: string;
+                            };
+                            /** @description the identity provider, when one is configured */
+                            issuer?: string;
+                            /** @description the web UI's public client at the identity provider (authorization code with PKCE), when configured */
+                            uiClient?: {
+                                clientId?: string;
+                                scope?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/event": {
         parameters: {
             query?: never;

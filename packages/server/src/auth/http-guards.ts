@@ -21,6 +21,9 @@ export async function installHttpGuards(app: FastifyInstance, options: AuthOptio
         scriptSrc: ["'self'"],
         styleSrc: ["'self'", "'unsafe-inline'"],
         imgSrc: ["'self'", 'data:'],
+        // The web UI signing in at the identity provider reads its discovery document and
+        // trades the code at its token endpoint from the browser.
+        connectSrc: ["'self'", ...(options.ui && options.issuer ? [new URL(options.issuer).origin] : [])],
         // Baton is often served over plain HTTP inside a network; upgrading would break the docs page.
         upgradeInsecureRequests: null,
       },

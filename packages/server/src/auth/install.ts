@@ -10,6 +10,7 @@ import { Authenticator } from './authenticator.js';
 import { BatonTokens } from './baton-tokens.js';
 import { installHttpGuards } from './http-guards.js';
 import { OidcVerifier } from './oidc-verifier.js';
+import { sessionRoute } from './session-route.js';
 import { installOperatorActions } from './operator-actions.js';
 
 export interface AuthRoom {
@@ -63,9 +64,10 @@ export async function installAuth(app: FastifyInstance, room: AuthRoom): Promise
   installOperatorActions(app, room.store, room.clock);
 }
 
-/** Orkes's application, access-key and token routes. */
+/** Orkes's application, access-key and token routes, and the caller's session (for the web UI). */
 export function authRoutes(app: FastifyInstance, room: AuthRoom): void {
   applicationRoutes(app, room.applications, room.tokens, room.options);
+  sessionRoute(app, room.authenticator, room.options);
 }
 
 /** Start-up work that must finish before the server listens: the bootstrap admin key. */

@@ -14,6 +14,8 @@ export const ROUTE_GROUP_PREFIXES: ReadonlyArray<readonly [prefix: string, group
   ['/health', 'open'],
   ['/api/health', 'open'],
   ['/api/token', 'open'],
+  // Whether auth is on and who the sent token is (it checks the token itself).
+  ['/api/auth/session', 'open'],
   ['/api/openapi.json', 'open'],
   ['/api/docs', 'open'],
   // The web UI's files: a static page; everything it shows comes through the API with a token.

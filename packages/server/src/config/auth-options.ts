@@ -18,6 +18,8 @@ export interface AuthOptions {
   readonly issuer: string | undefined;
   readonly audience: string | undefined;
   readonly jwksUrl: string | undefined;
+  /** The web UI's public client at the identity provider, and the scopes it asks for. */
+  readonly ui: { readonly clientId: string; readonly scope: string } | undefined;
   readonly rolesClaim: string;
   readonly clockSkewSeconds: number;
   readonly tokenTtlSeconds: number;
@@ -112,6 +114,21 @@ export function compileAuthOptions(raw: RawEnv, host: string): AuthOptions {
       'BATON_AUTH_JWKS_URL needs BATON_AUTH_ISSUER: tokens are checked for their issuer',
     );
   }
+  const uiClientId = text(raw, 'BATON_AUTH_UI_CLIENT_ID');
+  if (uiClientId !== undefined && issuer === undefined) {
+    throw new AuthConfigError(
+      'BATON_AUTH_UI_CLIENT_ID needs BATON_AUTH_ISSUER: it is a client of that provider',
+    );
+  }
+  if (uiClientId !== undefined && !/^[\x21-\x7e]{1,255}$/.test(uiClientId)) {
+    throw new AuthConfigError('BATON_AUTH_UI_CLIENT_ID must be 1-255 printable characters without spaces');
+  }
+  const uiScope = withDefault(raw, 'BATON_AUTH_UI_SCOPE');
+  if (!/^[\x21-\x7e]+( [\x21-\x7e]+)*$/.test(uiScope) || uiScope.length > 1000) {
+    throw new AuthConfigError(
+      `BATON_AUTH_UI_SCOPE must be scopes separated by single spaces, got '${uiScope}'`,
+    );
+  }
   const keyId = text(raw, 'BATON_AUTH_BOOTSTRAP_KEY_ID');
   const keySecret = text(raw, 'BATON_AUTH_BOOTSTRAP_KEY_SECRET');
   if ((keyId === undefined) !== (keySecret === undefined)) {
@@ -180,6 +197,7 @@ export function compileAuthOptions(raw: RawEnv, host: string): AuthOptions {
     issuer,
     audience,
     jwksUrl,
+    ui: uiClientId !== undefined ? Object.freeze({ clientId: uiClientId, scope: uiScope }) : undefined,
     rolesClaim,
     clockSkewSeconds: int(raw, 'BATON_AUTH_CLOCK_SKEW_SECONDS', 0, 300),
     tokenTtlSeconds: int(raw, 'BATON_AUTH_TOKEN_TTL_SECONDS', 60, 86_400),

@@ -171,6 +171,16 @@ export const ENV_KEYS = [
   { name: 'BATON_AUTH_AUDIENCE', description: 'Audience (aud) identity-provider tokens must carry' },
   { name: 'BATON_AUTH_JWKS_URL', description: "The issuer's JWKS URL, instead of discovery" },
   {
+    name: 'BATON_AUTH_UI_CLIENT_ID',
+    description:
+      "The web UI's client id at the identity provider (a public client, authorization code with PKCE); unset: the UI signs in with application keys only",
+  },
+  {
+    name: 'BATON_AUTH_UI_SCOPE',
+    description: 'Scopes the web UI asks the identity provider for (a token for Baton must come back)',
+    default: 'openid',
+  },
+  {
     name: 'BATON_AUTH_ROLES_CLAIM',
     description: 'Claim holding the roles; a dotted path reaches nested claims (realm_access.roles)',
     default: 'roles',

@@ -28,6 +28,30 @@ void describe('auth settings', () => {
     );
   });
 
+  void it("takes the web UI's client at the identity provider only with an issuer, and checks its scope", () => {
+    const idp = { BATON_AUTH_ISSUER: 'https://idp.test', BATON_AUTH_AUDIENCE: 'baton' };
+    assert.equal(compileOptions(idp).auth.ui, undefined);
+    assert.deepEqual(compileOptions({ ...idp, BATON_AUTH_UI_CLIENT_ID: 'baton-ui' }).auth.ui, {
+      clientId: 'baton-ui',
+      scope: 'openid',
+    });
+    assert.deepEqual(
+      compileOptions({ ...idp, BATON_AUTH_UI_CLIENT_ID: 'baton-ui', BATON_AUTH_UI_SCOPE: 'openid api' }).auth
+        .ui,
+      { clientId: 'baton-ui', scope: 'openid api' },
+    );
+    assert.throws(
+      () => compileOptions({ BATON_AUTH: 'on', BATON_AUTH_UI_CLIENT_ID: 'baton-ui' }),
+      (err: Error) => err instanceof ConfigError && /needs BATON_AUTH_ISSUER/.test(err.message),
+    );
+    for (const bad of [{ BATON_AUTH_UI_CLIENT_ID: 'has space' }, { BATON_AUTH_UI_SCOPE: 'openid  api' }]) {
+      assert.throws(
+        () => compileOptions({ ...idp, BATON_AUTH_UI_CLIENT_ID: 'baton-ui', ...bad }),
+        (err: Error) => err instanceof ConfigError && /BATON_AUTH_UI_/.test(err.message),
+      );
+    }
+  });
+
   void it('refuses to serve beyond loopback with no auth settings, saying how to fix it', () => {
     for (const host of ['0.0.0.0', '10.1.2.3', '::', 'baton.internal']) {
       assert.throws(

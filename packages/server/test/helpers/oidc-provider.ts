@@ -17,6 +17,12 @@ export interface TestClient {
   claims: Record<string, unknown>;
   /** Access token lifetime (default 300 s). */
   ttlSeconds?: number;
+  /**
+   * Makes this a public client of the authorization code flow with PKCE (a browser app such as
+   * the web UI) sending people back here; the provider's own development sign-in and consent
+   * pages then take any login.
+   */
+  redirectUri?: string;
 }
 
 export interface TestOidcProvider {
@@ -60,17 +66,27 @@ export async function startOidcProvider(options: {
   const start = async (): Promise<void> => {
     const byId = new Map(options.clients.map((c) => [c.id, c]));
     const provider = new Provider(issuer, {
-      clients: options.clients.map((c) => ({
-        client_id: c.id,
-        client_secret: c.secret,
-        grant_types: ['client_credentials'],
-        redirect_uris: [],
-        response_types: [],
-      })),
+      clients: options.clients.map((c) =>
+        c.redirectUri === undefined
+          ? {
+              client_id: c.id,
+              client_secret: c.secret,
+              grant_types: ['client_credentials'],
+              redirect_uris: [],
+              response_types: [],
+            }
+          : {
+              client_id: c.id,
+              token_endpoint_auth_method: 'none',
+              grant_types: ['authorization_code'],
+              redirect_uris: [c.redirectUri],
+              response_types: ['code'],
+            },
+      ),
       jwks: { keys: [key] },
       ttl: { ClientCredentials: (_ctx, _token, client) => byId.get(client.clientId)?.ttlSeconds ?? 300 },
       features: {
-        devInteractions: { enabled: false },
+        devInteractions: { enabled: options.clients.some((c) => c.redirectUri !== undefined) },
         clientCredentials: { enabled: true },
         resourceIndicators: {
           enabled: true,

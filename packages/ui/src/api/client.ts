@@ -37,26 +37,126 @@ function problemsOf(raw: unknown): ValidationProblem[] {
   });
 }
 
-async function request(method: string, url: string, body?: unknown): Promise<Response> {
+/**
+ * The caller's token when authentication is on. It lives in sessionStorage (gone with the tab);
+ * an application key's secret is kept only in memory, so an expired token is traded again
+ * without asking while the page stays open, and never written anywhere.
+ */
+const TOKEN_KEY = 'baton.token';
+let appKey: { keyId: string; keySecret: string } | undefined;
+const listeners = new Set<() => void>();
+
+export function currentToken(): string | undefined {
+  try {
+    return window.sessionStorage.getItem(TOKEN_KEY) ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Stores the token; `notify` tells the app the caller changed (not so for a renewed token). */
+function setToken(token: string | undefined, notify = true): void {
+  try {
+    if (token === undefined) window.sessionStorage.removeItem(TOKEN_KEY);
+    else window.sessionStorage.setItem(TOKEN_KEY, token);
+  } catch {
+    // Storage refused (private mode): the token lives as long as this page does not reload.
+  }
+  if (notify) for (const listener of listeners) listener();
+}
+
+/** One renewal at a time: the requests refused together all wait for it. */
+let renewing: Promise<string | undefined> | undefined;
+
+function renew(key: { keyId: string; keySecret: string }): Promise<string | undefined> {
+  renewing ??= exchange(key.keyId, key.keySecret)
+    .then(
+      (token) => {
+        setToken(token, false);
+        return token;
+      },
+      () => undefined,
+    )
+    .finally(() => {
+      renewing = undefined;
+    });
+  return renewing;
+}
+
+/** Called when the token changes (signed in, signed out, refused). */
+export function onTokenChange(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+async function exchange(keyId: string, keySecret: string): Promise<string> {
+  const res = await fetch('/api/token', {
+    method: 'POST',
+    headers: { accept: 'application/json', 'content-type': 'application/json' },
+    body: JSON.stringify({ keyId, keySecret }),
+  });
+  if (!res.ok) throw await errorOf(res, 'POST', '/api/token');
+  const { token } = (await res.json()) as { token?: unknown };
+  if (typeof token !== 'string') throw new ApiError(res.status, 'POST /api/token answered no token');
+  return token;
+}
+
+/** Signs in with an application key: its token is used from now on. */
+export async function signInWithKey(keyId: string, keySecret: string): Promise<void> {
+  const token = await exchange(keyId, keySecret);
+  appKey = { keyId, keySecret };
+  setToken(token);
+}
+
+/** Uses a token got elsewhere (the identity provider's). */
+export function adoptToken(token: string): void {
+  appKey = undefined;
+  setToken(token);
+}
+
+export function signOut(): void {
+  appKey = undefined;
+  setToken(undefined);
+}
+
+async function errorOf(res: Response, method: string, url: string): Promise<ApiError> {
+  const text = await res.text();
+  let parsed: ErrorBody | undefined;
+  try {
+    parsed = JSON.parse(text) as ErrorBody;
+  } catch {
+    parsed = undefined;
+  }
+  const message =
+    typeof parsed?.message === 'string' ? parsed.message : text || `${method} ${url}: HTTP ${res.status}`;
+  return new ApiError(res.status, message, problemsOf(parsed?.validationErrors));
+}
+
+async function send(
+  method: string,
+  url: string,
+  body: unknown,
+  token: string | undefined,
+): Promise<Response> {
   const headers: Record<string, string> = { accept: 'application/json, text/plain' };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(url, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!res.ok) {
-    const text = await res.text();
-    let parsed: ErrorBody | undefined;
-    try {
-      parsed = JSON.parse(text) as ErrorBody;
-    } catch {
-      parsed = undefined;
-    }
-    const message =
-      typeof parsed?.message === 'string' ? parsed.message : text || `${method} ${url}: HTTP ${res.status}`;
-    throw new ApiError(res.status, message, problemsOf(parsed?.validationErrors));
+  if (token !== undefined) headers.authorization = `Bearer ${token}`;
+  return fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+}
+
+async function request(method: string, url: string, body?: unknown): Promise<Response> {
+  const token = currentToken();
+  let res = await send(method, url, body, token);
+  if (res.status === 401 && token !== undefined) {
+    // Expired or revoked: trade the key again once (unless another request already did); else
+    // the token is dropped and the UI asks.
+    const now = currentToken();
+    const key = appKey;
+    const fresh = now !== undefined && now !== token ? now : key ? await renew(key) : undefined;
+    if (fresh !== undefined) res = await send(method, url, body, fresh);
+    if (res.status === 401 && currentToken() !== undefined) signOut();
   }
+  if (!res.ok) throw await errorOf(res, method, url);
   return res;
 }
 

@@ -2,7 +2,11 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 
 import { enc, getJson, qs } from './client';
 import type {
+  EventExecution,
+  EventHandler,
+  Instruction,
   PollData,
+  ScheduleExecution,
   QueueSizes,
   SearchResult,
   StoredTaskDef,
@@ -10,6 +14,7 @@ import type {
   TaskRecord,
   Workflow,
   WorkflowDef,
+  WorkflowSchedule,
   WorkflowSummary,
 } from './types';
 
@@ -118,5 +123,62 @@ export function useQueueSizes() {
     queryFn: () => getJson<QueueSizes>('/api/tasks/queue/sizes'),
     refetchInterval: LIVE_MS,
     placeholderData: keepPreviousData,
+  });
+}
+
+export function useSchedules() {
+  return useQuery({
+    queryKey: ['schedules'],
+    queryFn: () => getJson<WorkflowSchedule[]>('/api/schedule'),
+    // Next run times move on and slots fire: follow them.
+    refetchInterval: LIVE_MS * 2,
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useScheduleExecutions(name: string | undefined) {
+  return useQuery({
+    queryKey: ['schedule-executions', name],
+    queryFn: () =>
+      getJson<SearchResult<ScheduleExecution>>(
+        `/api/schedule/${enc(name ?? '')}/executions${qs({ size: 50 })}`,
+      ),
+    enabled: name !== undefined,
+    refetchInterval: LIVE_MS,
+  });
+}
+
+/** The next slots of a cron expression; undefined key parts keep it idle. */
+export function useNextRuns(cronExpression: string, zoneId: string) {
+  return useQuery({
+    queryKey: ['next-runs', cronExpression, zoneId],
+    queryFn: () =>
+      getJson<number[]>(`/api/schedule/nextFewSchedules${qs({ cronExpression, zoneId, limit: 5 })}`),
+    enabled: cronExpression.trim() !== '',
+    retry: false,
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useEventHandlers() {
+  return useQuery({
+    queryKey: ['event-handlers'],
+    queryFn: () => getJson<EventHandler[]>('/api/event'),
+  });
+}
+
+export function useEventExecutions(handler: string | undefined) {
+  return useQuery({
+    queryKey: ['event-executions', handler],
+    queryFn: () => getJson<SearchResult<EventExecution>>(`/api/event/executions${qs({ handler, size: 50 })}`),
+    enabled: handler !== undefined,
+    refetchInterval: LIVE_MS,
+  });
+}
+
+export function useInstructions() {
+  return useQuery({
+    queryKey: ['instructions'],
+    queryFn: () => getJson<Instruction[]>('/api/metadata/instructions'),
   });
 }

@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { enc, sendJson } from '../api/client';
 import { useAllPollData, useQueueSizes, useTaskDefs } from '../api/hooks';
 import type { PollData, RequeueAnswer } from '../api/types';
+import { Needs } from '../auth';
 import { formatTime, relative } from '../format';
 import { Link } from '../router';
 
@@ -110,13 +111,15 @@ export function QueuesPage() {
                       {c.deadLettered > 0 ? (
                         <>
                           <span className="badge tone-failed badge-small">{c.deadLettered}</span>{' '}
-                          <button
-                            type="button"
-                            className="btn btn-small"
-                            onClick={() => void doRequeue(typeOf(queue, types))}
-                          >
-                            Requeue
-                          </button>
+                          <Needs group="admin" short>
+                            <button
+                              type="button"
+                              className="btn btn-small"
+                              onClick={() => void doRequeue(typeOf(queue, types))}
+                            >
+                              Requeue
+                            </button>
+                          </Needs>
                         </>
                       ) : (
                         0

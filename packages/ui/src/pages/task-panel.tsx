@@ -2,6 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
 
 import { enc, sendForText, sendJson } from '../api/client';
+import { Needs } from '../auth';
 import { usePollData, useTaskLogs } from '../api/hooks';
 import type { TaskRecord, Workflow } from '../api/types';
 import { JsonEditor, JsonView, parseObject } from '../components/json';
@@ -202,9 +203,15 @@ export function TaskPanel({ run, defRef, onClose }: { run: Workflow; defRef: str
           )}
           {!TERMINAL.has(task.status) &&
             (task.taskType === 'HUMAN' || task.taskType === 'WAIT') &&
-            task.waitingFor?.reason !== 'timer' && <CompleteForm run={run} task={task} />}
+            task.waitingFor?.reason !== 'timer' && (
+              <Needs group="task" fallback={instructionOf(task)}>
+                <CompleteForm run={run} task={task} />
+              </Needs>
+            )}
           {!TERMINAL.has(task.status) && (run.status === 'RUNNING' || run.status === 'PAUSED') && (
-            <SkipForm run={run} task={task} />
+            <Needs group="workflow" short>
+              <SkipForm run={run} task={task} />
+            </Needs>
           )}
           <dl className="facts">
             <dt>Task id</dt>

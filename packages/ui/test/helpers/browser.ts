@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext } from 'playwright-core';
 
 import type * as BatonProcessModule from '../../../server/test/helpers/baton-process.js';
+import type * as OidcProviderModule from '../../../server/test/helpers/oidc-provider.js';
 
 /**
  * The real browser for the UI's tests: Debian's Chromium (`apt-get install chromium`, done by
@@ -24,6 +25,9 @@ const CHROMIUM_ARGS = [
   '--disable-background-networking',
   '--disable-component-update',
   '--disable-sync',
+  // Tests reach only this machine: nothing but 127.0.0.1 and localhost resolves, so a page
+  // asking for a web font or the like (the test identity provider's pages do) gets nothing.
+  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost',
 ];
 
 export interface Browser {
@@ -64,6 +68,12 @@ export const repoRoot = path.resolve(path.dirname(new URL(import.meta.url).pathn
 export async function batonProcess(): Promise<typeof BatonProcessModule> {
   const file = path.join(repoRoot, 'packages/server/dist/test/helpers/baton-process.js');
   return (await import(pathToFileURL(file).href)) as typeof BatonProcessModule;
+}
+
+/** The server tests' OpenID provider (oidc-provider on 127.0.0.1), loaded the same way. */
+export async function oidcProvider(): Promise<typeof OidcProviderModule> {
+  const file = path.join(repoRoot, 'packages/server/dist/test/helpers/oidc-provider.js');
+  return (await import(pathToFileURL(file).href)) as typeof OidcProviderModule;
 }
 
 export const uiBuilt = (): boolean => existsSync(path.join(repoRoot, 'packages/ui/dist/web/index.html'));
