@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
@@ -18,10 +19,16 @@ import {
 /**
  * The web UI in a real browser against a real Baton process: runs are started and worked over
  * the public API, and the test clicks through the pages the way an operator would. The main
- * pages are photographed into docs/screenshots for the README.
+ * pages are photographed every run; with BATON_UPDATE_SCREENSHOTS=1 (`npm run screenshots`) into
+ * docs/screenshots for the README, otherwise into a scratch directory, so a test run leaves the
+ * checkout as it found it.
  */
 
-const SHOTS = path.join(repoRoot, 'docs/screenshots');
+const SHOTS =
+  process.env.BATON_UPDATE_SCREENSHOTS === '1'
+    ? path.join(repoRoot, 'docs/screenshots')
+    : path.join(tmpdir(), `baton-ui-screenshots-${process.pid}`);
+mkdirSync(SHOTS, { recursive: true });
 const WAIT = { timeoutMs: 30_000, intervalMs: 100 };
 
 const taskDef = (name: string, extra: Record<string, unknown> = {}) => ({
@@ -185,7 +192,6 @@ describe('web UI in Chromium', () => {
 
   before(async () => {
     assert.ok(uiBuilt(), 'the UI is not built: run `npm run build` first (npm test does)');
-    mkdirSync(SHOTS, { recursive: true });
     helpers = await batonProcess();
     baton = await helpers.startBaton({ name: 'ui' });
     await post('/api/metadata/taskdefs', [
