@@ -237,6 +237,11 @@ for (const store of enabledStores()) {
           ],
         );
 
+        // An operator pauses the schedule; applying an edit that does not say `paused` keeps it paused.
+        const pause = await fetch(`${baton.url}/api/schedule/nightly-report/pause?reason=maintenance`, {
+          method: 'PUT',
+        });
+        assert.equal(pause.status, 200);
         writeFileSync(
           path.join(ops, 'a-schedule.json'),
           JSON.stringify({ ...schedule, cronExpression: '@weekly' }),
@@ -247,7 +252,10 @@ for (const store of enabledStores()) {
         assert.match(edit.stdout, /~ updated\s+schedule nightly-report/);
         assert.match(edit.stdout, /~ updated\s+event handler on-order/);
         assert.match(edit.stdout, /applied: 0 created, 2 updated, 1 unchanged/);
-        assert.equal((await client.getSchedule('nightly-report'))?.cronExpression, '@weekly');
+        const edited = await client.getSchedule('nightly-report');
+        assert.equal(edited?.cronExpression, '@weekly');
+        assert.equal(edited?.paused, true, 'still paused');
+        assert.equal(edited?.pausedReason, 'maintenance');
         assert.equal((await client.listEventHandlers()).find((h) => h.name === 'on-order')?.active, false);
       } finally {
         rmSync(ops, { recursive: true, force: true });

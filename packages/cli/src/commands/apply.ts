@@ -126,10 +126,26 @@ async function planWorkflow(
   return { change: covers(stored, { ...def, version }) ? 'unchanged' : 'updated', version };
 }
 
-/** What applying a schedule would do (the server adds zoneId, nextRunTime and times). */
-async function planSchedule(client: BatonClient, def: WorkflowSchedule): Promise<Change> {
+/**
+ * What applying a schedule would do (the server adds zoneId, nextRunTime and times), and what to
+ * send: pausing is an operator's act, so a file that does not say `paused` keeps a schedule
+ * someone paused paused (a save without it would resume it).
+ */
+async function planSchedule(
+  client: BatonClient,
+  def: WorkflowSchedule,
+): Promise<{ change: Change; send: WorkflowSchedule }> {
   const stored = await client.getSchedule(def.name);
-  return !stored ? 'created' : covers(stored, def) ? 'unchanged' : 'updated';
+  if (!stored) return { change: 'created', send: def };
+  const send: WorkflowSchedule =
+    def.paused === undefined && stored.paused === true
+      ? {
+          ...def,
+          paused: true,
+          ...(stored.pausedReason !== undefined && { pausedReason: stored.pausedReason }),
+        }
+      : def;
+  return { change: covers(stored, def) ? 'unchanged' : 'updated', send };
 }
 
 function planHandler(stored: EventHandler[], def: EventHandler): Change {
@@ -158,7 +174,7 @@ async function apply(client: BatonClient, found: Found, dryRun: boolean): Promis
     applied.push({ kind: 'workflow', name: def.name, version, change, file });
   });
   found.schedules.forEach(({ def, file }, i) =>
-    applied.push({ kind: 'schedule', name: def.name, change: schedulePlans[i]!, file }),
+    applied.push({ kind: 'schedule', name: def.name, change: schedulePlans[i]!.change, file }),
   );
   found.handlers.forEach(({ def, file }, i) =>
     applied.push({ kind: 'eventHandler', name: def.name, change: handlerPlans[i]!, file }),
@@ -175,8 +191,7 @@ async function apply(client: BatonClient, found: Found, dryRun: boolean): Promis
     .map(({ def, plan }) => ({ ...def, version: plan.version }));
   if (flows.length > 0) await client.putWorkflowDefs(flows);
   // Schedules and handlers last: they name workflows, which now exist.
-  for (const [i, { def }] of found.schedules.entries())
-    if (schedulePlans[i] !== 'unchanged') await client.saveSchedule(def);
+  for (const plan of schedulePlans) if (plan.change !== 'unchanged') await client.saveSchedule(plan.send);
   for (const [i, { def }] of found.handlers.entries()) {
     if (handlerPlans[i] === 'created') await client.addEventHandler(def);
     else if (handlerPlans[i] === 'updated') await client.updateEventHandler(def);
