@@ -1,3 +1,4 @@
+import { isTerminalTaskStatus } from '@baton/protocol';
 import type { TaskRecord, Workflow, WorkflowTask } from '@baton/sdk';
 
 import { duration, paint, statusColour } from './output.js';
@@ -12,16 +13,6 @@ export interface TreeNode {
   /** A label for a grouping line (a fork branch, a switch case) that is not a task. */
   group?: string;
 }
-
-const ENDED = new Set([
-  'COMPLETED',
-  'COMPLETED_WITH_ERRORS',
-  'FAILED',
-  'FAILED_WITH_TERMINAL_ERROR',
-  'TIMED_OUT',
-  'CANCELED',
-  'SKIPPED',
-]);
 
 /**
  * The run's tasks arranged as its definition nests them (fork branches, switch cases, loop
@@ -87,7 +78,7 @@ export function progress(tree: TreeNode[]): { ended: number; total: number } {
       if (node.group === undefined) {
         total += 1;
         const last = node.attempts.at(-1);
-        if (last && ENDED.has(last.status)) ended += 1;
+        if (last && isTerminalTaskStatus(last.status)) ended += 1;
       }
       walk(node.children);
     }
