@@ -99,8 +99,8 @@ function startWorkers(client, { slots, steps, handoffs, onRunDone, onError, prot
   };
 }
 
-/** Runs the benchmark against a server at `url`, already registered. */
-async function drive(client, { mode, runs, workers, steps }, { protocol, meter }) {
+/** Runs the benchmark against a server at `url`, already registered (bench/profile-step.mjs uses it too). */
+export async function drive(client, { mode, runs, workers, steps }, { protocol, meter }) {
   const handoffs = new HandoffRecorder();
   let completed = 0;
   let failure;
