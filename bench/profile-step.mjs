@@ -51,7 +51,8 @@ if (profDir) mkdirSync(profDir, { recursive: true });
 
 async function tableStats(client) {
   const { rows } = await client.query(
-    `SELECT relname, n_tup_ins AS ins, n_tup_upd AS upd, n_tup_hot_upd AS hot, n_tup_del AS del
+    `SELECT relname, n_tup_ins AS ins, n_tup_upd AS upd, n_tup_hot_upd AS hot, n_tup_del AS del,
+       seq_scan AS seq, seq_tup_read AS seqrows, coalesce(idx_scan, 0) AS idx
      FROM pg_stat_user_tables`,
   );
   const { rows: db } = await client.query(
@@ -139,15 +140,16 @@ out.push(
 );
 out.push(
   '',
-  '| table | inserted / step | updated / step (HOT) | deleted / step |',
-  '| --- | ---: | ---: | ---: |',
+  '| table | inserted / step | updated / step (HOT) | deleted / step | index scans / step | seq scans (rows read) / step |',
+  '| --- | ---: | ---: | ---: | ---: | ---: |',
 );
 for (const [name, a] of after.tables) {
-  const b = before.tables.get(name) ?? { ins: 0, upd: 0, hot: 0, del: 0 };
+  const b = before.tables.get(name) ?? { ins: 0, upd: 0, hot: 0, del: 0, seq: 0, seqrows: 0, idx: 0 };
   const diff = (k) => Number(a[k]) - Number(b[k]);
-  if (diff('ins') + diff('upd') + diff('del') === 0) continue;
+  if (diff('ins') + diff('upd') + diff('del') + diff('idx') + diff('seq') === 0) continue;
   out.push(
-    `| ${name} | ${per(diff('ins'))} | ${per(diff('upd'))} (${per(diff('hot'))}) | ${per(diff('del'))} |`,
+    `| ${name} | ${per(diff('ins'))} | ${per(diff('upd'))} (${per(diff('hot'))}) | ${per(diff('del'))} | ` +
+      `${per(diff('idx'))} | ${per(diff('seq'))} (${per(diff('seqrows'))}) |`,
   );
 }
 out.push('', '| statement | per step | bytes / step |', '| --- | ---: | ---: |');
