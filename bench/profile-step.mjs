@@ -171,16 +171,27 @@ if (profDir) {
     .sort()
     .pop();
   if (file)
-    out.push('', ...summarizeProfile(JSON.parse(readFileSync(file, 'utf8')), Number(values.top), file));
+    out.push(
+      '',
+      ...summarizeProfile(JSON.parse(readFileSync(file, 'utf8')), Number(values.top), file, [
+        sentBefore.at,
+        sentAfter.at,
+      ]),
+    );
 }
 process.stdout.write(`${out.join('\n')}\n`);
 
 /** Self time by function and by where the code lives (a package or a directory of the server). */
-function summarizeProfile(profile, top, file) {
+function summarizeProfile(profile, top, file, [from, to]) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map();
   const deltas = profile.timeDeltas;
-  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (deltas[i] ?? 0)));
+  // Only the samples taken while the steps ran (timestamps: the same monotonic clock).
+  let at = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    at += deltas[i] ?? 0;
+    if (at >= from && at <= to) self.set(id, (self.get(id) ?? 0) + (deltas[i] ?? 0));
+  });
   const total = [...self.values()].reduce((a, b) => a + b, 0);
   const place = (url) => {
     if (!url) return '(native / V8)';
@@ -203,7 +214,7 @@ function summarizeProfile(profile, top, file) {
   }
   const pct = (us) => `${((100 * us) / total).toFixed(1)} %`;
   const lines = [
-    `Server CPU profile (${file}), ${(total / 1e6).toFixed(1)} s sampled, whole server life:`,
+    `Server CPU profile (${file}), ${(total / 1e6).toFixed(1)} s sampled while the steps ran:`,
     '',
   ];
   lines.push('| where | self |', '| --- | ---: |');

@@ -88,5 +88,10 @@ let dumps = 0;
 process.on('SIGUSR2', () => {
   if (!file) return;
   dumps++;
-  writeFileSync(`${file}.${dumps}`, JSON.stringify({ totals, byStatement: Object.fromEntries(byStatement) }));
+  // `at`: microseconds of the monotonic clock, the clock of a V8 CPU profile's timestamps.
+  const at = Number(process.hrtime.bigint() / 1000n);
+  writeFileSync(
+    `${file}.${dumps}`,
+    JSON.stringify({ at, totals, byStatement: Object.fromEntries(byStatement) }),
+  );
 });
