@@ -6,9 +6,8 @@
 // carries no task, and the slot goes back to the poller.
 import { performance } from 'node:perf_hooks';
 
-import { CpuMeter } from './cpu-meter.mjs';
-
 import { startBaton } from './baton-server.mjs';
+import { CpuMeter } from './cpu-meter.mjs';
 import { HandoffRecorder } from './handoff.mjs';
 import { linearWorkflow, stepTaskDef } from './linear-workflow.mjs';
 import { jsonClient } from './http-json.mjs';
