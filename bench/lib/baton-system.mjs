@@ -1,10 +1,13 @@
 // Baton in the benchmark: a real server process and workers that talk to it over HTTP exactly as
 // Conductor's SDK workers do: one poller per task type asks for as many tasks as it has free
 // slots (batch poll, long-polling), each slot runs its task and posts the result with update-v2,
-// whose answer is the next task of the same type, run at once without another poll.
+// whose answer is the next task of the same type, run at once without another poll. The legacy
+// protocol is what most existing workers do: each result goes to `POST /api/tasks`, whose answer
+// carries no task, and the slot goes back to the poller.
 import { performance } from 'node:perf_hooks';
 
 import { startBaton } from './baton-server.mjs';
+import { CpuMeter } from './cpu-meter.mjs';
 import { HandoffRecorder } from './handoff.mjs';
 import { linearWorkflow, stepTaskDef } from './linear-workflow.mjs';
 import { jsonClient } from './http-json.mjs';
@@ -37,7 +40,7 @@ export async function register(client, steps) {
  * Worker slots for one task type. `onRunDone(run)` is called when a run's last step has been
  * acknowledged.
  */
-function startWorkers(client, { slots, steps, handoffs, onRunDone, onError }) {
+function startWorkers(client, { slots, steps, handoffs, onRunDone, onError, protocol }) {
   let busy = 0;
   let stopped = false;
   let wakePoller;
@@ -50,15 +53,16 @@ function startWorkers(client, { slots, steps, handoffs, onRunDone, onError }) {
       handoffs.started(run, step);
       const outputData = { data: stepPayload(run, step) };
       handoffs.ended(run, step);
-      const res = await client.post('/api/tasks/update-v2', {
+      const result = {
         taskId: current.taskId,
         workflowInstanceId: current.workflowInstanceId,
         workerId,
         status: 'COMPLETED',
         outputData,
-      });
+      };
+      const res = await client.post(protocol === 'legacy' ? '/api/tasks' : '/api/tasks/update-v2', result);
       if (step === steps - 1) onRunDone(run);
-      current = res.status === 200 ? res.body : undefined;
+      current = protocol !== 'legacy' && res.status === 200 ? res.body : undefined;
     }
   }
 
@@ -94,8 +98,8 @@ function startWorkers(client, { slots, steps, handoffs, onRunDone, onError }) {
   };
 }
 
-/** Runs the benchmark against a server at `url`, already registered. */
-async function drive(client, { mode, runs, workers, steps }) {
+/** Runs the benchmark against a server at `url`, already registered (bench/profile-step.mjs uses it too). */
+export async function drive(client, { mode, runs, workers, steps }, { protocol, meter }) {
   const handoffs = new HandoffRecorder();
   let completed = 0;
   let failure;
@@ -108,6 +112,7 @@ async function drive(client, { mode, runs, workers, steps }) {
   const pool = startWorkers(client, {
     slots: workers,
     steps,
+    protocol,
     handoffs,
     onRunDone: (run) => {
       completed++;
@@ -122,6 +127,7 @@ async function drive(client, { mode, runs, workers, steps }) {
   );
   const start = (run) =>
     client.post(`/api/workflow/${WORKFLOW}`, { input: { run, data: stepPayload(run, -1) } });
+  await meter.start();
   const t0 = performance.now();
   if (mode === 'latency') {
     for (let run = 0; run < runs; run++) {
@@ -140,24 +146,34 @@ async function drive(client, { mode, runs, workers, steps }) {
   }
   await allDone;
   const seconds = (performance.now() - t0) / 1000;
+  const cpu = await meter.stop();
   clearTimeout(timeout);
   await pool.stop();
-  return { runsCompleted: completed, steps: completed * steps, seconds, handoffMs: handoffs.samples };
+  return { runsCompleted: completed, steps: completed * steps, seconds, handoffMs: handoffs.samples, cpu };
 }
 
-/** One benchmark of Baton: a fresh server on `databaseUrl` (or SQLite without it). */
-export async function runBaton(options, { label, databaseUrl, env, notes = [] }) {
+/**
+ * One benchmark of Baton: a fresh server on `databaseUrl` (or SQLite without it), whose
+ * backends are those connected to `pgDatabase`; `protocol` 'update-v2' (default) or 'legacy'.
+ */
+export async function runBaton(
+  options,
+  { label, databaseUrl, pgDatabase, env, notes = [], protocol = 'update-v2' },
+) {
   const server = await startBaton({ databaseUrl, env });
   const client = jsonClient(server.url, { sockets: options.workers + 24 });
   try {
     await register(client, options.steps);
-    const result = await drive(client, options);
+    const meter = new CpuMeter({ processes: [{ name: 'Baton server', pid: server.pid }], pgDatabase });
+    const result = await drive(client, options, { protocol, meter });
     return {
       label,
       ...result,
       processes: [{ name: 'Baton server', peakRssBytes: server.peakRss() }],
       notes: [
-        `workers poll over HTTP (batch poll, ${options.workers} slots) and post results with update-v2`,
+        protocol === 'legacy'
+          ? `workers poll over HTTP (batch poll, ${options.workers} slots) and post results with POST /api/tasks (the legacy path: no next task in the answer, every task comes from a poll)`
+          : `workers poll over HTTP (batch poll, ${options.workers} slots) and post results with update-v2`,
         ...notes,
       ],
     };

@@ -3,9 +3,11 @@
 // Markdown that shows them. Pure: it reads and writes nothing.
 import { formatMb, formatMs, formatPercent, formatRate, formatRatio } from './format.mjs';
 import { quantile } from './stats.mjs';
-import { BATON_PG, BATON_SQLITE, nameOf } from './systems-catalog.mjs';
+import { BATON_PG, BATON_PG_LEGACY, BATON_SQLITE, nameOf } from './systems-catalog.mjs';
 
 export const TARGETS = {
+  cpuMsPerStep: 1,
+  legacyWithin: 1.5,
   stretchStepsPerSecond: 5000,
   lightLoadP50Ms: 2,
   lightLoadP99Ms: 10,
@@ -19,12 +21,15 @@ export const TARGETS = {
 export function summarizePass(result) {
   const { handoffMs = [], ...rest } = result;
   const rate = (count) => (result.seconds > 0 ? count / result.seconds : null);
+  const cpuMs = Array.isArray(result.cpu) ? result.cpu.reduce((sum, part) => sum + part.ms, 0) : null;
   const pick = (q) => (handoffMs.length > 0 ? quantile(handoffMs, q) : null);
   return {
     status: 'ok',
     ...rest,
     stepsPerSecond: rate(result.steps),
     runsPerSecond: rate(result.runsCompleted),
+    // Every process of the system over the measured interval (see cpu-meter.mjs), per step.
+    cpuMsPerStep: cpuMs !== null && result.steps > 0 ? cpuMs / result.steps : null,
     handoff: {
       count: handoffMs.length,
       p50: pick(0.5),
@@ -133,6 +138,23 @@ export function targets(systems) {
         ? ''
         : `${formatRatio(sqliteOverBatonPg)} (${formatRate(stepsPerSecond(systems.find((s) => s.id === BATON_SQLITE)))} vs ${pgText})`,
   });
+
+  const cpu = ok(pgSystem?.throughput) ? pgSystem.throughput.cpuMsPerStep : null;
+  list.push({
+    target: `Baton-PG CPU per step (server + PostgreSQL backends + workers) ≤ ${formatMs(TARGETS.cpuMsPerStep)} ms in the throughput pass`,
+    status: measured(cpu) ? verdict(cpu <= TARGETS.cpuMsPerStep) : 'not measured',
+    detail: measured(cpu) ? `${formatMs(cpu)} ms` : '',
+  });
+
+  const legacy = stepsPerSecond(systems.find((s) => s.id === BATON_PG_LEGACY));
+  list.push({
+    target: `Legacy workers (batch poll + POST /api/tasks) within ${formatRatio(TARGETS.legacyWithin)} of update-v2's steps/s`,
+    status: measured(legacy) && measured(pg) ? verdict(pg / legacy <= TARGETS.legacyWithin) : 'not measured',
+    detail:
+      measured(legacy) && measured(pg)
+        ? `update-v2 ÷ legacy ${formatRatio(pg / legacy)} (${pgText} vs ${formatRate(legacy)} steps/s)`
+        : '',
+  });
   return list;
 }
 
@@ -157,12 +179,28 @@ function ratioCell(system, comparison) {
   return formatRatio(ratio);
 }
 
+const SHORT_PART = {
+  'Baton server': 'server',
+  'PostgreSQL backends': 'PG',
+  'harness (workers)': 'harness',
+  'Redis server': 'Redis',
+};
+
+/** CPU ms per step in the throughput pass, and what each kind of process spent of it. */
+function cpuCell(pass) {
+  if (!ok(pass) || !measured(pass.cpuMsPerStep)) return '—';
+  const parts = (pass.cpu ?? [])
+    .filter((part) => part.ms > 0)
+    .map((part) => `${SHORT_PART[part.name] ?? part.name} ${formatMs(part.ms / pass.steps)}`);
+  return `${formatMs(pass.cpuMsPerStep)}${parts.length > 1 ? ` (${parts.join(', ')})` : ''}`;
+}
+
 /** The comparison table alone (what the README carries), with its footnotes. */
 export function renderTable(systems) {
   const comparison = compare(systems);
   const rows = [
-    '| system | steps/s | runs/s | hand-off p50 / p99, light load (ms) | hand-off p50 / p99, under load (ms) | peak RSS (MB) | Baton-PG ÷ system (steps/s) |',
-    '| --- | ---: | ---: | ---: | ---: | --- | ---: |',
+    '| system | steps/s | runs/s | CPU ms / step | hand-off p50 / p99, light load (ms) | hand-off p50 / p99, under load (ms) | peak RSS (MB) | Baton-PG ÷ system (steps/s) |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: |',
   ];
   for (const system of systems) {
     const through = system.throughput;
@@ -179,6 +217,7 @@ export function renderTable(systems) {
         system.kind === 'baton' ? `**${name}**` : name,
         rate,
         ok(through) && !ceiling ? formatRate(through.runsPerSecond) : '—',
+        cpuCell(through),
         latencyCell(system.latency),
         latencyCell(through, { showFailure: false }),
         rss || '—',
@@ -187,6 +226,11 @@ export function renderTable(systems) {
     );
   }
   const notes = [];
+  if (systems.some((s) => ok(s.throughput) && measured(s.throughput.cpuMsPerStep))) {
+    notes.push(
+      'CPU ms / step: user + system CPU of every process of the system over the throughput pass, divided by its steps: the harness (the workers, and the whole engine where it runs in-process), the Baton server, the PostgreSQL backends connected to its database, the Redis server.',
+    );
+  }
   if (systems.some((s) => s.kind === 'ceiling')) {
     notes.push(
       '† Not a workflow system: single-row INSERT commits on the same PostgreSQL, its steps are commits and its hand-off is the latency of one commit.',

@@ -6,9 +6,18 @@ import { chartRows, handoffLatencySvg, stepsPerSecondSvg } from './chart.mjs';
 import { compare, renderMarkdown, renderTable, summarizePass, targets } from './report.mjs';
 
 /** A BENCH_RESULT of `steps` steps in `seconds`, every hand-off `ms` but the slowest 2 % (the p99). */
-function raw(label, { steps, seconds, ms = 1, slowMs = ms * 5, processes = [] }) {
+function raw(label, { steps, seconds, ms = 1, slowMs = ms * 5, processes = [], cpu }) {
   const handoffMs = Array.from({ length: 100 }, (_, i) => (i >= 98 ? slowMs : ms));
-  return { label, runsCompleted: steps / 10, steps, seconds, handoffMs, processes, notes: [`${label} note`] };
+  return {
+    label,
+    runsCompleted: steps / 10,
+    steps,
+    seconds,
+    handoffMs,
+    processes,
+    ...(cpu ? { cpu } : {}),
+    notes: [`${label} note`],
+  };
 }
 
 const system = (id, kind, throughput, latency) => ({
@@ -29,6 +38,11 @@ function sample({ pgLight = { ms: 1.5, slowMs: 8 } } = {}) {
         steps: 8000,
         seconds: 2,
         processes: [{ name: 'Baton server', peakRssBytes: mb(120) }],
+        cpu: [
+          { name: 'harness (workers)', ms: 800 },
+          { name: 'Baton server', ms: 4000 },
+          { name: 'PostgreSQL backends', ms: 3200 },
+        ],
       }),
       raw('Baton (PostgreSQL)', {
         steps: 100,
@@ -138,7 +152,10 @@ describe('compare', () => {
 
 describe('targets', () => {
   it('judges each target on the figures', () => {
-    const [peers, stretch, light, sqlite] = targets(sample());
+    const [peers, stretch, light, sqlite, cpu, legacy] = targets(sample());
+    assert.equal(cpu.status, 'met', '1.00 ms per step exactly meets the target');
+    assert.equal(cpu.detail, '1.00 ms');
+    assert.equal(legacy.status, 'not measured');
     assert.equal(peers.status, 'met');
     assert.match(peers.detail, /4,000 steps\/s vs 3,000 \(Graphile Worker 0\.17\.3, the fastest peer\)/);
     assert.match(peers.detail, /peers not measured: pg-boss/);
@@ -165,7 +182,7 @@ describe('targets', () => {
     };
     assert.deepEqual(
       targets(systems).map((t) => t.status),
-      ['not measured', 'not measured', 'not measured', 'not measured'],
+      ['not measured', 'not measured', 'not measured', 'not measured', 'not measured', 'not measured'],
     );
   });
 });
@@ -182,15 +199,16 @@ describe('renderTable', () => {
   it('shows rates, latencies, memory and ratios', () => {
     assert.match(
       rows[2],
-      /^\| \*\*Baton \(PostgreSQL\)\*\* \| 4,000 \| 400 \| 1\.50 \/ 8\.00 \| 1\.00 \/ 5\.00 \| Baton server 140 \| 1\.00× \|$/,
+      /^\| \*\*Baton \(PostgreSQL\)\*\* \| 4,000 \| 400 \| 1\.00 \(harness 0\.100, server 0\.500, PG 0\.400\) \| 1\.50 \/ 8\.00 \| 1\.00 \/ 5\.00 \| Baton server 140 \| 1\.00× \|$/,
     );
     assert.match(table, /\| BullMQ 6 \(Redis 7\) <&> \| 2,000 \| .* \| 2\.00× \|/);
+    assert.match(table, /CPU ms \/ step: user \+ system CPU of every process/);
     assert.match(table, /PostgreSQL 15 commits † \| 10,000 \| — \| .* \| 0\.40× \(40% of ceiling\) \|/);
     assert.match(table, /Embedded SQLite ÷ Baton-PG \(steps\/s\): 3\.00×/);
   });
 
   it('reports a failed system with the first line of its error, pipes escaped', () => {
-    assert.match(table, /\| pg-boss \| failed: boom \\\| with a pipe \| — \| — \| — \| — \| — \|$/m);
+    assert.match(table, /\| pg-boss \| failed: boom \\\| with a pipe \| — \| — \| — \| — \| — \| — \|$/m);
   });
 });
 

@@ -9,7 +9,7 @@ import pg from 'pg';
 import { batonApi } from './baton-api.mjs';
 import { startBaton } from './baton-server.mjs';
 import { openHistorySeeder } from './history-seed.mjs';
-import { dropDatabase, freshDatabase } from './pg-admin.mjs';
+import { databaseName, dropDatabase, freshDatabase } from './pg-admin.mjs';
 import { cpuBetween, snapshotCpu } from './proc-cpu.mjs';
 import { driveSequentially, registerLinearWorkflow, startSequentially } from './sequential-worker.mjs';
 import { quantile } from './stats.mjs';
@@ -34,7 +34,7 @@ async function serverBackends(admin, database) {
   const { rows } = await admin.query(
     `SELECT pid FROM pg_stat_activity
      WHERE datname = $1 AND backend_type = 'client backend' AND application_name NOT LIKE 'bench-%'`,
-    [database],
+    [databaseName(database)],
   );
   return rows.map((r) => r.pid);
 }

@@ -3,6 +3,8 @@
 // under them can commit at all, the bound no PostgreSQL-backed system can pass.
 export const SYSTEMS = [
   { id: 'baton-postgres', kind: 'baton', name: 'Baton (PostgreSQL)' },
+  // The same server driven by legacy workers (batch poll + POST /api/tasks, no update-v2).
+  { id: 'baton-postgres-legacy', kind: 'baton', name: 'Baton (PostgreSQL, legacy workers)' },
   { id: 'baton-sqlite', kind: 'baton', name: 'Baton (embedded SQLite)' },
   { id: 'graphile-worker', kind: 'peer', name: 'Graphile Worker' },
   // pg-boss 10 has no LISTEN/NOTIFY: each hand-off waits for its 0.5 s poll, so a light-load
@@ -14,6 +16,7 @@ export const SYSTEMS = [
 ];
 
 export const BATON_PG = 'baton-postgres';
+export const BATON_PG_LEGACY = 'baton-postgres-legacy';
 export const BATON_SQLITE = 'baton-sqlite';
 
 /** The light-load pass's runs for a system: what was asked, within the system's own cap. */

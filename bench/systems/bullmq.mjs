@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 
 import { Queue, Worker } from 'bullmq';
 
+import { CpuMeter, redisServerPid } from '../lib/cpu-meter.mjs';
 import { withDeadline } from '../lib/deadline.mjs';
 import { HandoffRecorder } from '../lib/handoff.mjs';
 import { packageVersion } from '../lib/package-version.mjs';
@@ -101,6 +102,7 @@ export default async function run({ mode, runs, workers, steps, timeoutMs = DEFA
     await worker.waitUntilReady();
 
     const firstStep = (run) => ({ name: 'step', data: { run, step: 0, payload: stepPayload(run, 0) } });
+    const meter = await new CpuMeter({ redisPid: await redisServerPid(REDIS_URL) }).start();
     const started = performance.now();
     const measured = async () => {
       if (latency) {
@@ -114,6 +116,7 @@ export default async function run({ mode, runs, workers, steps, timeoutMs = DEFA
       }
     };
     await withDeadline(measured(), timeoutMs, `BullMQ ${mode} (${runs} runs)`);
+    const cpu = await meter.stop();
 
     return {
       label: `BullMQ ${packageVersion('bullmq')} (Redis ${redisMajor})`,
@@ -121,6 +124,7 @@ export default async function run({ mode, runs, workers, steps, timeoutMs = DEFA
       steps: stepsDone,
       seconds: (lastRunDoneAt - started) / 1000,
       handoffMs: handoffs.samples,
+      cpu,
       processes: [],
       notes: [
         latency

@@ -9,7 +9,8 @@ import { withDeadline } from '../lib/deadline.mjs';
 import { HandoffRecorder } from '../lib/handoff.mjs';
 import { packageVersion } from '../lib/package-version.mjs';
 import { stepPayload } from '../lib/payload.mjs';
-import { dropDatabase, freshDatabase } from '../lib/pg-admin.mjs';
+import { CpuMeter } from '../lib/cpu-meter.mjs';
+import { databaseName, dropDatabase, freshDatabase } from '../lib/pg-admin.mjs';
 
 // DBOS 5 keeps everything in its system database (steps here touch no application tables),
 // so this one database is all it needs.
@@ -108,9 +109,11 @@ export default async function run({ mode, runs, workers, steps, timeoutMs = DEFA
         await Promise.all(Array.from({ length: workers }, lane));
       }
     };
+    const meter = await new CpuMeter({ pgDatabase: databaseName(DATABASE) }).start();
     const started = performance.now();
     await withDeadline(measured(), timeoutMs, `DBOS ${mode} (${runs} runs)`);
     const seconds = (performance.now() - started) / 1000;
+    const cpu = await meter.stop();
 
     return {
       label: `DBOS Transact ${packageVersion('@dbos-inc/dbos-sdk')} (PostgreSQL ${pgMajor})`,
@@ -118,6 +121,7 @@ export default async function run({ mode, runs, workers, steps, timeoutMs = DEFA
       steps: stepsDone,
       seconds,
       handoffMs: handoffs.samples,
+      cpu,
       processes: [],
       notes: [
         latency

@@ -8,7 +8,8 @@ import pg from 'pg';
 import { Completions, bounded, checkOptions, driveChains } from '../lib/completions.mjs';
 import { HandoffRecorder } from '../lib/handoff.mjs';
 import { stepPayload } from '../lib/payload.mjs';
-import { dropDatabase, freshDatabase } from '../lib/pg-admin.mjs';
+import { CpuMeter } from '../lib/cpu-meter.mjs';
+import { databaseName, dropDatabase, freshDatabase } from '../lib/pg-admin.mjs';
 
 const LABEL = 'graphile-worker 0.17.3';
 const DATABASE = 'bench_graphile';
@@ -80,6 +81,7 @@ export default async function run(options) {
       return rows[0].n === 0;
     };
 
+    const meter = await new CpuMeter({ pgDatabase: databaseName(DATABASE) }).start();
     const started = performance.now();
     await driveChains(completions, {
       mode,
@@ -90,6 +92,7 @@ export default async function run(options) {
     });
     await completions.until(drained, 'the last completions to be committed');
     const seconds = (performance.now() - started) / 1000;
+    const cpu = await meter.stop();
 
     if (completions.steps !== runs * steps)
       throw new Error(`${LABEL}: ${completions.steps} steps ran, expected ${runs * steps}`);
@@ -99,6 +102,7 @@ export default async function run(options) {
       steps: completions.steps,
       seconds,
       handoffMs: handoffs.samples,
+      cpu,
       processes: [],
       notes: [
         `one task, each step's handler adds the next step's job with helpers.addJob; concurrency ${workers}, ` +

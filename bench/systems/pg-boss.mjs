@@ -7,7 +7,8 @@ import { performance } from 'node:perf_hooks';
 import { Completions, bounded, checkOptions, driveChains } from '../lib/completions.mjs';
 import { HandoffRecorder } from '../lib/handoff.mjs';
 import { stepPayload } from '../lib/payload.mjs';
-import { dropDatabase, freshDatabase } from '../lib/pg-admin.mjs';
+import { CpuMeter } from '../lib/cpu-meter.mjs';
+import { databaseName, dropDatabase, freshDatabase } from '../lib/pg-admin.mjs';
 
 const LABEL = 'pg-boss 10.4.2';
 const DATABASE = 'bench_pgboss';
@@ -88,6 +89,7 @@ export default async function run(options) {
       return rows[0].n === runs * steps;
     };
 
+    const meter = await new CpuMeter({ pgDatabase: databaseName(DATABASE) }).start();
     const clock = performance.now();
     await driveChains(completions, {
       mode,
@@ -98,6 +100,7 @@ export default async function run(options) {
     });
     await completions.until(drained, 'every job to be recorded completed');
     const seconds = (performance.now() - clock) / 1000;
+    const cpu = await meter.stop();
     measured = true;
 
     if (completions.steps !== runs * steps)
@@ -108,6 +111,7 @@ export default async function run(options) {
       steps: completions.steps,
       seconds,
       handoffMs: handoffs.samples,
+      cpu,
       processes: [],
       notes: [
         `one queue (standard policy), each step's handler sends the next step's job; ${workers} work() workers, ` +

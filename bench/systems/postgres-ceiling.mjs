@@ -8,7 +8,8 @@ import pg from 'pg';
 
 import { bounded, checkOptions } from '../lib/completions.mjs';
 import { stepPayload } from '../lib/payload.mjs';
-import { dropDatabase, freshDatabase } from '../lib/pg-admin.mjs';
+import { CpuMeter } from '../lib/cpu-meter.mjs';
+import { databaseName, dropDatabase, freshDatabase } from '../lib/pg-admin.mjs';
 
 const LABEL = 'PostgreSQL INSERT ceiling';
 const DATABASE = 'bench_ceiling';
@@ -48,6 +49,7 @@ export default async function run(options) {
     const latencies = [];
     let next = 0;
 
+    const meter = await new CpuMeter({ pgDatabase: databaseName(DATABASE) }).start();
     const started = performance.now();
     if (mode === 'throughput') {
       const end = started + duration * 1000;
@@ -73,6 +75,7 @@ export default async function run(options) {
       }
     }
     const seconds = (performance.now() - started) / 1000;
+    const cpu = await meter.stop();
 
     const commits = latencies.length;
     const { rows } = await connected[0].query('select count(*)::int as n from step');
@@ -84,6 +87,7 @@ export default async function run(options) {
       steps: commits,
       seconds,
       handoffMs: latencies,
+      cpu,
       processes: [],
       notes: [
         mode === 'throughput'

@@ -1,0 +1,227 @@
+#!/usr/bin/env node
+// What one step of Baton on PostgreSQL costs: a throughput run (as `npm run bench`'s
+// baton-postgres or baton-postgres-legacy) on a fresh database, measuring per step
+//   - CPU of the server, its PostgreSQL backends and the workers (cpu-meter.mjs);
+//   - what the server sends PostgreSQL: round trips, statements, bytes, rows answered, by
+//     statement (pg-statements-hook.mjs, loaded into the server);
+//   - rows inserted, updated (HOT or not) and deleted per table, commits, and WAL bytes (the
+//     WAL figure is the whole server's: other databases' work counts too);
+// and, with --cpu-prof DIR, the server's V8 CPU profile (open it in Chrome DevTools, or read the
+// summary printed here: self time by function and by package).
+//   node bench/profile-step.mjs --runs 300 [--protocol legacy] [--cpu-prof /tmp/prof]
+// Run `npx tsc -b` first.
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+import pg from 'pg';
+
+import { drive, register } from './lib/baton-system.mjs';
+import { startBaton } from './lib/baton-server.mjs';
+import { CpuMeter } from './lib/cpu-meter.mjs';
+import { jsonClient } from './lib/http-json.mjs';
+import { databaseName, dropDatabase, freshDatabase } from './lib/pg-admin.mjs';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '300' },
+    workers: { type: 'string', default: '16' },
+    steps: { type: 'string', default: '10' },
+    protocol: { type: 'string', default: 'update-v2' },
+    'cpu-prof': { type: 'string' },
+    top: { type: 'string', default: '25' },
+  },
+});
+const options = {
+  mode: 'throughput',
+  runs: Number(values.runs),
+  workers: Number(values.workers),
+  steps: Number(values.steps),
+};
+const protocol = values.protocol;
+if (protocol !== 'update-v2' && protocol !== 'legacy') throw new Error('--protocol is update-v2 or legacy');
+
+const DB = 'bench_profile';
+const statsFile = join(tmpdir(), `baton-pg-stats-${process.pid}`);
+const profDir = values['cpu-prof'];
+if (profDir) mkdirSync(profDir, { recursive: true });
+
+async function tableStats(client) {
+  const { rows } = await client.query(
+    `SELECT relname, n_tup_ins AS ins, n_tup_upd AS upd, n_tup_hot_upd AS hot, n_tup_del AS del,
+       seq_scan AS seq, seq_tup_read AS seqrows, coalesce(idx_scan, 0) AS idx
+     FROM pg_stat_user_tables`,
+  );
+  const { rows: db } = await client.query(
+    `SELECT xact_commit AS commits, tup_returned AS returned, tup_fetched AS fetched,
+       pg_current_wal_lsn() AS lsn FROM pg_stat_database WHERE datname = current_database()`,
+  );
+  return { tables: new Map(rows.map((r) => [r.relname, r])), db: db[0] };
+}
+
+async function dump(pid, n) {
+  process.kill(pid, 'SIGUSR2');
+  const path = `${statsFile}.${n}`;
+  for (let i = 0; i < 100 && !existsSync(path); i++) await new Promise((r) => setTimeout(r, 50));
+  const stats = JSON.parse(readFileSync(path, 'utf8'));
+  rmSync(path);
+  return stats;
+}
+
+const databaseUrl = await freshDatabase(DB);
+const admin = new pg.Client({ connectionString: databaseUrl });
+await admin.connect();
+const server = await startBaton({
+  databaseUrl,
+  env: { BATON_PG_STATS_FILE: statsFile },
+  nodeArgs: [
+    '--import',
+    join(HERE, 'lib/pg-statements-hook.mjs'),
+    ...(profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : []),
+  ],
+});
+const client = jsonClient(server.url, { sockets: options.workers + 24 });
+let result;
+let before;
+let after;
+let sentBefore;
+let sentAfter;
+try {
+  await register(client, options.steps);
+  // Stats are cumulative and updated by backends at transaction end; force the snapshot.
+  await admin.query('SELECT pg_stat_clear_snapshot()');
+  before = await tableStats(admin);
+  sentBefore = await dump(server.pid, 1);
+  const meter = new CpuMeter({
+    processes: [{ name: 'Baton server', pid: server.pid }],
+    pgDatabase: databaseName(DB),
+  });
+  result = await drive(client, options, { protocol, meter });
+  sentAfter = await dump(server.pid, 2);
+  // The statistics collector lags by up to 500 ms (PostgreSQL 15 flushes at most that often).
+  await new Promise((r) => setTimeout(r, 1500));
+  await admin.query('SELECT pg_stat_clear_snapshot()');
+  after = await tableStats(admin);
+} finally {
+  client.close();
+  await server.stop();
+  await admin.end();
+  await dropDatabase(DB);
+}
+
+const steps = result.steps;
+const per = (n) => (n / steps).toFixed(2);
+const out = [];
+out.push(
+  `Baton on PostgreSQL, ${protocol}: ${options.runs} runs × ${options.steps} steps, ${options.workers} workers: ` +
+    `${steps} steps in ${result.seconds.toFixed(1)} s (${(steps / result.seconds).toFixed(0)} steps/s)`,
+);
+const cpuTotal = result.cpu.reduce((n, p) => n + p.ms, 0);
+out.push(
+  `CPU per step: ${(cpuTotal / steps).toFixed(2)} ms (${result.cpu.map((p) => `${p.name} ${(p.ms / steps).toFixed(2)}`).join(', ')})`,
+);
+const d = (key) => sentAfter.totals[key] - sentBefore.totals[key];
+out.push(
+  `Sent per step: ${per(d('roundTrips'))} round trips, ${per(d('statements'))} statements, ` +
+    `${(d('bytesOut') / steps).toFixed(0)} bytes; ${per(d('rows'))} rows answered`,
+);
+const commits = Number(after.db.commits) - Number(before.db.commits);
+const lsnBytes = (lsn) => {
+  const [hi, lo] = lsn.split('/');
+  return Number.parseInt(hi, 16) * 2 ** 32 + Number.parseInt(lo, 16);
+};
+out.push(
+  `Database per step: ${per(commits)} commits, ${per(Number(after.db.returned) - Number(before.db.returned))} tuples returned, ` +
+    `${per(Number(after.db.fetched) - Number(before.db.fetched))} fetched, ` +
+    `${(lsnBytes(after.db.lsn) - lsnBytes(before.db.lsn)) / steps > 0 ? ((lsnBytes(after.db.lsn) - lsnBytes(before.db.lsn)) / steps).toFixed(0) : '?'} WAL bytes (whole server)`,
+);
+out.push(
+  '',
+  '| table | inserted / step | updated / step (HOT) | deleted / step | index scans / step | seq scans (rows read) / step |',
+  '| --- | ---: | ---: | ---: | ---: | ---: |',
+);
+for (const [name, a] of after.tables) {
+  const b = before.tables.get(name) ?? { ins: 0, upd: 0, hot: 0, del: 0, seq: 0, seqrows: 0, idx: 0 };
+  const diff = (k) => Number(a[k]) - Number(b[k]);
+  if (diff('ins') + diff('upd') + diff('del') + diff('idx') + diff('seq') === 0) continue;
+  out.push(
+    `| ${name} | ${per(diff('ins'))} | ${per(diff('upd'))} (${per(diff('hot'))}) | ${per(diff('del'))} | ` +
+      `${per(diff('idx'))} | ${per(diff('seq'))} (${per(diff('seqrows'))}) |`,
+  );
+}
+out.push('', '| statement | per step | bytes / step |', '| --- | ---: | ---: |');
+const statements = Object.entries(sentAfter.byStatement)
+  .map(([label, a]) => {
+    const b = sentBefore.byStatement[label] ?? { statements: 0, bytesOut: 0 };
+    return { label, n: a.statements - b.statements, bytes: a.bytesOut - b.bytesOut };
+  })
+  .filter((s) => s.n > 0)
+  .sort((x, y) => y.n - x.n || y.bytes - x.bytes);
+for (const s of statements)
+  out.push(`| \`${s.label.replace(/\|/g, '\\|')}\` | ${per(s.n)} | ${(s.bytes / steps).toFixed(0)} |`);
+
+if (profDir) {
+  const file = readdirSync(profDir)
+    // The main thread's (thread 0), not a worker thread's.
+    .filter((f) => /\.0\.\d+\.cpuprofile$/.test(f))
+    .map((f) => join(profDir, f))
+    .sort()
+    .pop();
+  if (file)
+    out.push(
+      '',
+      ...summarizeProfile(JSON.parse(readFileSync(file, 'utf8')), Number(values.top), file, [
+        sentBefore.at,
+        sentAfter.at,
+      ]),
+    );
+}
+process.stdout.write(`${out.join('\n')}\n`);
+
+/** Self time by function and by where the code lives (a package or a directory of the server). */
+function summarizeProfile(profile, top, file, [from, to]) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map();
+  const deltas = profile.timeDeltas;
+  // Only the samples taken while the steps ran (timestamps: the same monotonic clock).
+  let at = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    at += deltas[i] ?? 0;
+    if (at >= from && at <= to) self.set(id, (self.get(id) ?? 0) + (deltas[i] ?? 0));
+  });
+  const total = [...self.values()].reduce((a, b) => a + b, 0);
+  const place = (url) => {
+    if (!url) return '(native / V8)';
+    const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+    if (pkg) return pkg[1];
+    const server = /packages\/([^/]+)\/dist\/src\/([^/]+)/.exec(url);
+    if (server) return `${server[1]}/${server[2]}`;
+    if (url.startsWith('node:')) return 'node core';
+    return url.split('/').slice(-2).join('/');
+  };
+  const fns = new Map();
+  const places = new Map();
+  for (const [id, us] of self) {
+    const { callFrame } = byId.get(id);
+    const name = callFrame.functionName || '(anonymous)';
+    const key = callFrame.url === '' ? name : `${name} ${place(callFrame.url)}:${callFrame.lineNumber + 1}`;
+    fns.set(key, (fns.get(key) ?? 0) + us);
+    const where = callFrame.url === '' ? `(${name})` : place(callFrame.url);
+    places.set(where, (places.get(where) ?? 0) + us);
+  }
+  const pct = (us) => `${((100 * us) / total).toFixed(1)} %`;
+  const lines = [
+    `Server CPU profile (${file}), ${(total / 1e6).toFixed(1)} s sampled while the steps ran:`,
+    '',
+  ];
+  lines.push('| where | self |', '| --- | ---: |');
+  for (const [k, us] of [...places].sort((a, b) => b[1] - a[1]).slice(0, top))
+    lines.push(`| ${k} | ${pct(us)} |`);
+  lines.push('', '| function | self |', '| --- | ---: |');
+  for (const [k, us] of [...fns].sort((a, b) => b[1] - a[1]).slice(0, top))
+    lines.push(`| \`${k}\` | ${pct(us)} |`);
+  return lines;
+}
