@@ -154,14 +154,18 @@ if (enabledStores().includes('postgres'))
             );
             assert.ok(skipped.every((e) => e.workflowId === undefined && typeof e.reason === 'string'));
           }
-          const all = await executions(url());
-          const runs = await getJson<{ totalHits: number }>(
-            `${url()}/api/workflow/search?name=${WORKFLOW}&size=1`,
-          );
-          assert.equal(
-            runs.totalHits,
-            all.filter((e) => e.state === 'EXECUTED').length,
-            'a run for every executed slot, no more',
+          // Paused, so no slot fires between reading the executions and counting the runs (a
+          // firing that began before the pause commits both at once).
+          await httpOk('PUT', `${url()}/api/schedule/${NAME}/pause`);
+          const all = await waitFor(
+            async () => {
+              const list = await executions(url());
+              const runs = await getJson<{ totalHits: number }>(
+                `${url()}/api/workflow/search?name=${WORKFLOW}&size=1`,
+              );
+              return runs.totalHits === list.filter((e) => e.state === 'EXECUTED').length ? list : undefined;
+            },
+            { timeoutMs: 10_000, what: 'a run for every executed slot, no more' },
           );
           t.diagnostic(`${all.length} slots: ${all.filter((e) => e.state === 'SKIPPED').length} skipped`);
         } finally {
