@@ -15,6 +15,18 @@ import {
   uiBuilt,
   type Browser,
 } from './helpers/browser.js';
+import {
+  apiClient,
+  ORDER_BOXES_AT_APPROVAL,
+  orderBoxesAtApproval,
+  orderWorkflow,
+  registerDefinitions,
+  retryRun,
+  searchByCorrelation,
+  submitTaskOutput,
+  taskDef,
+  WAIT,
+} from './helpers/fixtures.js';
 
 /**
  * The web UI in a real browser against a real Baton process: runs are started and worked over
@@ -29,160 +41,17 @@ const SHOTS =
     ? path.join(repoRoot, 'docs/screenshots')
     : path.join(tmpdir(), `baton-ui-screenshots-${process.pid}`);
 mkdirSync(SHOTS, { recursive: true });
-const WAIT = { timeoutMs: 30_000, intervalMs: 100 };
-
-const taskDef = (name: string, extra: Record<string, unknown> = {}) => ({
-  name,
-  retryCount: 0,
-  retryDelaySeconds: 0,
-  responseTimeoutSeconds: 30,
-  timeoutSeconds: 0,
-  ownerEmail: 'ops@example.com',
-  ...extra,
-});
-
-/** An order: charge (worker), a switch on the kind, a fork of two branches, a short loop, a human approval. */
-const orderWorkflow = {
-  name: 'ui_order',
-  description: 'Charge, pack and ship an order, with a person approving express orders',
-  version: 1,
-  schemaVersion: 2,
-  ownerEmail: 'ops@example.com',
-  inputParameters: ['orderId', 'kind'],
-  tasks: [
-    {
-      name: 'ui_charge',
-      taskReferenceName: 'charge',
-      type: 'SIMPLE',
-      inputParameters: { orderId: '${workflow.input.orderId}' },
-    },
-    {
-      name: 'route',
-      taskReferenceName: 'route',
-      type: 'SWITCH',
-      evaluatorType: 'value-param',
-      expression: 'kind',
-      inputParameters: { kind: '${workflow.input.kind}' },
-      decisionCases: {
-        express: [
-          {
-            name: 'express_label',
-            taskReferenceName: 'express_label',
-            type: 'SET_VARIABLE',
-            inputParameters: { label: 'express' },
-          },
-        ],
-      },
-      defaultCase: [
-        {
-          name: 'standard_label',
-          taskReferenceName: 'standard_label',
-          type: 'SET_VARIABLE',
-          inputParameters: { label: 'standard' },
-        },
-      ],
-    },
-    {
-      name: 'prepare',
-      taskReferenceName: 'prepare',
-      type: 'FORK_JOIN',
-      forkTasks: [
-        [
-          {
-            name: 'pack',
-            taskReferenceName: 'pack',
-            type: 'INLINE',
-            inputParameters: { evaluatorType: 'javascript', expression: '"packed"' },
-          },
-        ],
-        [
-          {
-            name: 'invoice',
-            taskReferenceName: 'invoice',
-            type: 'INLINE',
-            inputParameters: { evaluatorType: 'javascript', expression: '"invoiced"' },
-          },
-        ],
-      ],
-    },
-    { name: 'prepared', taskReferenceName: 'prepared', type: 'JOIN', joinOn: ['pack', 'invoice'] },
-    {
-      name: 'checks',
-      taskReferenceName: 'checks',
-      type: 'DO_WHILE',
-      loopCondition: '$.checks.iteration < 3',
-      inputParameters: {},
-      loopOver: [
-        {
-          name: 'check',
-          taskReferenceName: 'check',
-          type: 'INLINE',
-          inputParameters: { evaluatorType: 'javascript', expression: '1' },
-        },
-      ],
-    },
-    {
-      name: 'approve',
-      taskReferenceName: 'approve',
-      type: 'HUMAN',
-      description: 'Check the parcel and approve shipping',
-      inputParameters: {
-        instructions: 'Check the parcel for order ${workflow.input.orderId}, then approve shipping.',
-      },
-    },
-  ],
-  outputParameters: { approved: '${approve.output.approved}' },
-};
-
-const oneStep = (name: string, type: string) => ({
-  name,
-  version: 1,
-  schemaVersion: 2,
-  ownerEmail: 'ops@example.com',
-  tasks: [{ name: type, taskReferenceName: 'step', type: 'SIMPLE' }],
-});
-
 describe('web UI in Chromium', () => {
   let baton: BatonProcess;
   let browser: Browser;
   let page: Page;
   let helpers: Awaited<ReturnType<typeof batonProcess>>;
 
-  const api = (p: string) => `${baton.url}${p}`;
-  const get = <T = any>(p: string) => helpers.getJson<T>(api(p));
-  const post = (p: string, body: unknown) => helpers.httpOk('POST', api(p), body);
-  const start = async (name: string, input: Record<string, unknown>, correlationId?: string) =>
-    (
-      await helpers.postText(api('/api/workflow'), { name, input, ...(correlationId && { correlationId }) })
-    ).trim();
-  /** Acts as a worker: takes one task of `type` and answers it. */
-  const work = async (
-    type: string,
-    status: 'COMPLETED' | 'FAILED',
-    outputData: Record<string, unknown> = {},
-  ) => {
-    const task: any = await helpers.waitFor(
-      async () => {
-        const answer = await helpers.http('GET', api(`/api/tasks/poll/${type}?workerid=ui-test-worker`));
-        return answer.status === 200 ? answer.body : undefined;
-      },
-      { ...WAIT, what: `a ${type} task to poll` },
-    );
-    await post('/api/tasks', {
-      taskId: task.taskId,
-      workflowInstanceId: task.workflowInstanceId,
-      status,
-      outputData,
-      ...(status === 'FAILED' && { reasonForIncompletion: 'the card was declined' }),
-      workerId: 'ui-test-worker',
-    });
-    return task;
-  };
-  const runStatus = async (id: string, status: string) =>
-    helpers.waitFor(async () => ((await get(`/api/workflow/${id}`)).status === status ? true : undefined), {
-      ...WAIT,
-      what: `run ${id} to be ${status}`,
-    });
+  const client = apiClient(
+    () => helpers,
+    () => baton.url,
+  );
+  const { api, get, post, start, work, runStatus } = client;
   const shot = async (name: string) => {
     // Let the diagram settle (layout is in a worker; fitView runs after it).
     await page.waitForTimeout(400);
@@ -194,16 +63,7 @@ describe('web UI in Chromium', () => {
     assert.ok(uiBuilt(), 'the UI is not built: run `npm run build` first (npm test does)');
     helpers = await batonProcess();
     baton = await helpers.startBaton({ name: 'ui' });
-    await post('/api/metadata/taskdefs', [
-      taskDef('ui_charge'),
-      taskDef('ui_flaky'),
-      taskDef('ui_dead'),
-      taskDef('ui_idle'),
-    ]);
-    await post('/api/metadata/workflow', orderWorkflow);
-    await post('/api/metadata/workflow', oneStep('ui_fragile', 'ui_flaky'));
-    await post('/api/metadata/workflow', oneStep('ui_deadletter', 'ui_dead'));
-    await post('/api/metadata/workflow', oneStep('ui_unserved', 'ui_idle'));
+    await registerDefinitions(client);
     browser = await launchBrowser();
     page = await browser.context.newPage();
   });
@@ -245,14 +105,8 @@ describe('web UI in Chromium', () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await shot('runs-phone');
     await page.setViewportSize({ width: 1280, height: 800 });
-    await page.getByLabel('Correlation id').fill('order-42');
-    await page.getByRole('button', { name: 'Search' }).click();
-    const rows = page.locator('tbody tr[data-run]');
-    await helpers.waitFor(async () => ((await rows.count()) === 1 ? true : undefined), {
-      ...WAIT,
-      what: 'the search to narrow to one run',
-    });
-    assert.equal(await rows.getAttribute('data-run'), target);
+    const { rows, id: found } = await searchByCorrelation(page, helpers, 'order-42');
+    assert.equal(found, target);
 
     await rows.getByRole('link', { name: target }).click();
     await page.waitForURL(`**/runs/${target}`);
@@ -268,18 +122,7 @@ describe('web UI in Chromium', () => {
     await work('ui_charge', 'COMPLETED', { charged: 42 });
     // The page follows the run by itself: the switch took "express", the fork's branches, the
     // loop's three iterations, and now the approval waits.
-    await page.locator('.box[data-ref="charge"][data-state="COMPLETED"]').waitFor();
-    await page.locator('.box[data-ref="approve"][data-state="IN_PROGRESS"]').waitFor();
-    assert.equal(
-      await page.locator('.box[data-ref="express_label"]').getAttribute('data-state'),
-      'COMPLETED',
-    );
-    assert.equal(
-      await page.locator('.box[data-ref="standard_label"]').getAttribute('data-state'),
-      'NOT_REACHED',
-    );
-    assert.equal(await page.locator('.box[data-ref="pack"]').getAttribute('data-state'), 'COMPLETED');
-    assert.equal(await page.locator('.box[data-ref="prepared"]').getAttribute('data-state'), 'COMPLETED');
+    assert.deepEqual(await orderBoxesAtApproval(page), ORDER_BOXES_AT_APPROVAL);
     assert.match(await page.locator('.box[data-ref="checks"]').innerText(), /iteration 3/);
     assert.equal(await page.locator('.react-flow__edge.edge-taken').count(), 1, 'the branch taken is marked');
 
@@ -296,9 +139,7 @@ describe('web UI in Chromium', () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await shot('run-phone');
     await page.setViewportSize({ width: 1280, height: 800 });
-    await panel.getByLabel(/Output \(JSON/).fill('{"approved": true, "by": "ui test"}');
-    await panel.getByRole('button', { name: 'Submit' }).click();
-    await waiting.getByRole('heading', { name: 'Completed' }).waitFor();
+    await submitTaskOutput(page, panel, '{"approved": true, "by": "ui test"}');
     const done = await get(`/api/workflow/${target}`);
     assert.equal(done.status, 'COMPLETED');
     assert.deepEqual(done.output, { approved: true });
@@ -313,9 +154,7 @@ describe('web UI in Chromium', () => {
     const summary = page.getByTestId('waiting-for');
     await summary.getByText('the card was declined').waitFor();
     await page.locator('.box[data-ref="step"][data-state="FAILED"]').waitFor();
-    await page.getByRole('button', { name: 'Retry' }).click();
-    await page.waitForURL((url) => !url.pathname.endsWith(failed) && url.pathname.startsWith('/runs/'));
-    const retried = decodeURIComponent(new URL(page.url()).pathname.split('/').pop() ?? '');
+    const retried = await retryRun(page, failed);
     assert.notEqual(retried, failed);
     const links = page.getByTestId('run-links');
     await links.getByText('retry of').waitFor();

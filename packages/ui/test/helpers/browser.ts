@@ -7,6 +7,7 @@ import { chromium, type BrowserContext } from 'playwright-core';
 
 import type * as BatonProcessModule from '../../../server/test/helpers/baton-process.js';
 import type * as OidcProviderModule from '../../../server/test/helpers/oidc-provider.js';
+import type * as PostgresModule from '../../../server/test/helpers/postgres.js';
 
 /**
  * The real browser for the UI's tests: Debian's Chromium (`apt-get install chromium`, done by
@@ -74,6 +75,12 @@ export async function batonProcess(): Promise<typeof BatonProcessModule> {
 export async function oidcProvider(): Promise<typeof OidcProviderModule> {
   const file = path.join(repoRoot, 'packages/server/dist/test/helpers/oidc-provider.js');
   return (await import(pathToFileURL(file).href)) as typeof OidcProviderModule;
+}
+
+/** The server tests' PostgreSQL helpers (which stores are on, a fresh database), loaded the same way. */
+export async function postgresHelpers(): Promise<typeof PostgresModule> {
+  const file = path.join(repoRoot, 'packages/server/dist/test/helpers/postgres.js');
+  return (await import(pathToFileURL(file).href)) as typeof PostgresModule;
 }
 
 export const uiBuilt = (): boolean => existsSync(path.join(repoRoot, 'packages/ui/dist/web/index.html'));
