@@ -8,11 +8,14 @@ import { BATON_PG, BATON_PG_LEGACY, BATON_SQLITE, nameOf } from './systems-catal
 export const TARGETS = {
   cpuMsPerStep: 1,
   legacyWithin: 1.5,
-  stretchStepsPerSecond: 5000,
   lightLoadP50Ms: 2,
   lightLoadP99Ms: 10,
-  sqliteOverPostgres: 3,
+  sqliteStepsPerSecond: 3000,
 };
+
+/** The peer Baton-PG is to match in steps/s, and the stretch one (the second performance round). */
+const MATCH_PEER = 'graphile-worker';
+const STRETCH_PEER = 'bullmq';
 
 /**
  * One pass's BENCH_RESULT without its samples (the raw hand-off latencies would make the
@@ -91,30 +94,18 @@ export function targets(systems) {
   const verdict = (condition) => (condition ? 'met' : 'not met');
   const list = [];
 
-  const peers = systems.filter((s) => s.kind === 'peer');
-  const peersMeasured = peers.filter((s) => measured(stepsPerSecond(s)));
-  const peersMissing = peers.filter((s) => !measured(stepsPerSecond(s))).map((s) => s.id);
-  const best = peersMeasured.reduce(
-    (a, b) => (stepsPerSecond(b) > stepsPerSecond(a) ? b : a),
-    peersMeasured[0],
-  );
-  list.push({
-    target: "Baton-PG steps/s ≥ every peer's",
-    status: !measured(pg) || !best ? 'not measured' : verdict(pg >= stepsPerSecond(best)),
-    detail:
-      (measured(pg) && best
-        ? `${pgText} vs ${formatRate(stepsPerSecond(best))} (${labelOf(best)}, the fastest peer)`
-        : '') +
-      (peersMissing.length > 0
-        ? `${measured(pg) && best ? '; ' : ''}peers not measured: ${peersMissing.join(', ')}`
-        : ''),
-  });
-
-  list.push({
-    target: `Stretch: Baton-PG ≥ ${formatRate(TARGETS.stretchStepsPerSecond)} steps/s`,
-    status: measured(pg) ? verdict(pg >= TARGETS.stretchStepsPerSecond) : 'not measured',
-    detail: measured(pg) ? pgText : '',
-  });
+  const peerTarget = (prefix, id) => {
+    const peer = systems.find((s) => s.id === id);
+    const rate = stepsPerSecond(peer);
+    const name = peer ? labelOf(peer) : id;
+    return {
+      target: `${prefix}Baton-PG steps/s ≥ ${name}'s`,
+      status: measured(pg) && measured(rate) ? verdict(pg >= rate) : 'not measured',
+      detail: measured(pg) && measured(rate) ? `${pgText} vs ${formatRate(rate)} steps/s` : '',
+    };
+  };
+  list.push(peerTarget('', MATCH_PEER));
+  list.push(peerTarget('Stretch: ', STRETCH_PEER));
 
   const light = ok(pgSystem?.latency) ? pgSystem.latency.handoff : undefined;
   const hasLight = light && light.count > 0;
@@ -128,15 +119,11 @@ export function targets(systems) {
       : '',
   });
 
-  const { sqliteOverBatonPg } = compare(systems);
+  const sqlite = stepsPerSecond(systems.find((s) => s.id === BATON_SQLITE));
   list.push({
-    target: `Embedded SQLite ≥ ${TARGETS.sqliteOverPostgres}× Baton-PG steps/s`,
-    status:
-      sqliteOverBatonPg === null ? 'not measured' : verdict(sqliteOverBatonPg >= TARGETS.sqliteOverPostgres),
-    detail:
-      sqliteOverBatonPg === null
-        ? ''
-        : `${formatRatio(sqliteOverBatonPg)} (${formatRate(stepsPerSecond(systems.find((s) => s.id === BATON_SQLITE)))} vs ${pgText})`,
+    target: `Embedded SQLite ≥ ${formatRate(TARGETS.sqliteStepsPerSecond)} steps/s`,
+    status: measured(sqlite) ? verdict(sqlite >= TARGETS.sqliteStepsPerSecond) : 'not measured',
+    detail: measured(sqlite) ? `${formatRate(sqlite)} steps/s` : '',
   });
 
   const cpu = ok(pgSystem?.throughput) ? pgSystem.throughput.cpuMsPerStep : null;
