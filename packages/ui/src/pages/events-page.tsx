@@ -5,6 +5,7 @@ import { enc, sendJson } from '../api/client';
 import { useEventExecutions, useEventHandlers } from '../api/hooks';
 import type { EventHandler } from '../api/types';
 import { Needs, useAccess } from '../auth';
+import { DetailHead } from '../components/detail-head';
 import { ErrorBox } from '../components/error';
 import { JsonView } from '../components/json';
 import { StatusBadge } from '../components/status';
@@ -130,35 +131,18 @@ function ActiveToggle({ handler }: { handler: EventHandler }) {
 function HandlerDetail({ handler }: { handler: EventHandler }) {
   const executions = useEventExecutions(handler.name);
   const invalidate = useInvalidateHandlers();
-  const { navigate } = useRouter();
-  const [error, setError] = useState<string>();
-  const remove = async () => {
-    if (!window.confirm(`Delete event handler ${handler.name}?`)) return;
-    try {
-      await sendJson('DELETE', `/api/event/${enc(handler.name)}`);
-      await invalidate();
-      navigate('/events', { replace: true });
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-    }
-  };
   return (
     <section className="card" data-testid="handler-detail">
-      <div className="page-head">
-        <h2>{handler.name}</h2>
-        <Needs group="event">
-          <div className="row">
-            <Link to={`/events/${enc(handler.name)}?edit=1`} className="btn btn-small">
-              Edit
-            </Link>
-            <ActiveToggle handler={handler} />
-            <button type="button" className="btn btn-small btn-danger" onClick={() => void remove()}>
-              Delete
-            </button>
-          </div>
-        </Needs>
-      </div>
-      {error && <div className="alert alert-error">{error}</div>}
+      <DetailHead
+        name={handler.name}
+        kind="event handler"
+        editTo={`/events/${enc(handler.name)}?edit=1`}
+        deletePath={`/api/event/${enc(handler.name)}`}
+        listPath="/events"
+        invalidate={invalidate}
+      >
+        <ActiveToggle handler={handler} />
+      </DetailHead>
       {handler.description && <p>{handler.description}</p>}
       <JsonView value={handler} label="Handler" maxHeight={240} />
       <h3>Executions</h3>

@@ -5,6 +5,7 @@ import { enc, qs, sendJson } from '../api/client';
 import { useDefinitions, useNextRuns, useScheduleExecutions, useSchedules } from '../api/hooks';
 import type { WorkflowSchedule } from '../api/types';
 import { Needs, useAccess } from '../auth';
+import { DetailHead } from '../components/detail-head';
 import { ErrorBox } from '../components/error';
 import { JsonEditor, parseObject } from '../components/json';
 import { StatusBadge } from '../components/status';
@@ -217,35 +218,18 @@ function ScheduleDetail({ schedule }: { schedule: WorkflowSchedule }) {
   const executions = useScheduleExecutions(schedule.name);
   const { can } = useAccess();
   const invalidate = useInvalidateSchedules();
-  const { navigate } = useRouter();
-  const [error, setError] = useState<string>();
-  const remove = async () => {
-    if (!window.confirm(`Delete schedule ${schedule.name}?`)) return;
-    try {
-      await sendJson('DELETE', `/api/schedule/${enc(schedule.name)}`);
-      await invalidate();
-      navigate('/schedules', { replace: true });
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-    }
-  };
   return (
     <section className="card" data-testid="schedule-detail">
-      <div className="page-head">
-        <h2>{schedule.name}</h2>
-        <Needs group="event">
-          <div className="row">
-            <Link to={`/schedules/${enc(schedule.name)}?edit=1`} className="btn btn-small">
-              Edit
-            </Link>
-            <PauseButton schedule={schedule} />
-            <button type="button" className="btn btn-small btn-danger" onClick={() => void remove()}>
-              Delete
-            </button>
-          </div>
-        </Needs>
-      </div>
-      {error && <div className="alert alert-error">{error}</div>}
+      <DetailHead
+        name={schedule.name}
+        kind="schedule"
+        editTo={`/schedules/${enc(schedule.name)}?edit=1`}
+        deletePath={`/api/schedule/${enc(schedule.name)}`}
+        listPath="/schedules"
+        invalidate={invalidate}
+      >
+        <PauseButton schedule={schedule} />
+      </DetailHead>
       {schedule.description && <p>{schedule.description}</p>}
       <p>
         Starts{' '}
