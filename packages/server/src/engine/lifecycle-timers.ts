@@ -7,8 +7,8 @@ import type { Command, TimerKind } from './types.js';
  * The durable timers a queued worker attempt needs (DESIGN §6), armed in the same decision that
  * queues it: POLL_TIMEOUT (no poll within pollTimeoutSeconds of becoming visible), TASK_TIMEOUT
  * (not completed within timeoutSeconds of becoming visible) and TOTAL_TIMEOUT (all attempts
- * together within totalTimeoutSeconds of the first one being queued). RESPONSE_TIMEOUT is armed
- * at hand-out, where the lock starts. Timers of an attempt are cancelled when it ends.
+ * together within totalTimeoutSeconds of the first one being queued). The response timeout is no
+ * timer: it is the lapse of the hand-out's lock. Timers of an attempt are cancelled when it ends.
  */
 export function attemptTimers(
   sctx: ScheduleContext,
@@ -67,29 +67,4 @@ export function workflowTimeoutTimer(
       },
     },
   ];
-}
-
-/** The RESPONSE_TIMEOUT of a hand-out (or lease extension): due when the lock lapses. */
-export function responseTimer(
-  timerId: string,
-  task: Pick<TaskRecord, 'taskId' | 'pollCount' | 'workerId' | 'responseTimeoutSeconds'>,
-  dueAt: number,
-): {
-  timerId: string;
-  kind: TimerKind;
-  dueAt: number;
-  taskId: string;
-  payload: Record<string, string | number>;
-} {
-  return {
-    timerId,
-    kind: 'RESPONSE_TIMEOUT',
-    dueAt,
-    taskId: task.taskId,
-    payload: {
-      seconds: task.responseTimeoutSeconds,
-      pollCount: task.pollCount,
-      ...(task.workerId !== undefined && { workerId: task.workerId }),
-    },
-  };
 }

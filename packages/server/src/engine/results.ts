@@ -6,7 +6,6 @@ import {
 } from '@baton/protocol';
 import { taskKindOf } from './kinds/registry.js';
 import { hasWaitTimer } from './kinds/wait.js';
-import { responseTimer } from './lifecycle-timers.js';
 import type { RunState } from './run-state.js';
 import { effectiveTaskDef } from './task-config.js';
 import { describeViolations, schemaViolations } from './validation/schema-check.js';
@@ -39,24 +38,16 @@ export function applyResult(state: RunState, result: TaskResult, detach = false)
       updateTime: now,
       ...resultFields(result),
     });
-    state.command(
-      { type: 'DEQUEUE', taskId: task.taskId },
-      { type: 'CANCEL_TIMERS', taskId: task.taskId, kinds: ['RESPONSE_TIMEOUT'] },
-    );
+    // Off its queue, its lock (the response deadline) goes with the message.
+    state.command({ type: 'DEQUEUE', taskId: task.taskId });
     return 'open';
   }
   if (result.status === 'IN_PROGRESS') {
     if (result.extendLease === true) {
-      const updated = state.updateTask(task, { updateTime: now });
+      state.updateTask(task, { updateTime: now });
+      // The lock is the response deadline: moving it moves the response timeout.
       const lockedUntil = now + task.responseTimeoutSeconds * 1000;
       state.command({ type: 'EXTEND_LOCK', taskId: task.taskId, lockedUntil });
-      // The response timeout moves with the lock (only for a task a worker holds).
-      if (task.status === 'IN_PROGRESS') {
-        state.command(
-          { type: 'CANCEL_TIMERS', taskId: task.taskId, kinds: ['RESPONSE_TIMEOUT'] },
-          { type: 'ARM_TIMER', timer: responseTimer(state.ctx.newId(), updated, lockedUntil) },
-        );
-      }
       return 'open';
     }
     // Conductor: a worker's IN_PROGRESS puts the task back on its queue, due after the callback.
@@ -67,11 +58,8 @@ export function applyResult(state: RunState, result: TaskResult, detach = false)
       updateTime: now,
       ...resultFields(result),
     });
-    state.command(
-      { type: 'REQUEUE', taskId: task.taskId, visibleAt: now + callback * 1000 },
-      // Back on its queue: no worker holds it, so no response timeout runs.
-      { type: 'CANCEL_TIMERS', taskId: task.taskId, kinds: ['RESPONSE_TIMEOUT'] },
-    );
+    // Back on its queue, unlocked: no worker holds it, so no response timeout runs.
+    state.command({ type: 'REQUEUE', taskId: task.taskId, visibleAt: now + callback * 1000 });
     return 'open';
   }
   const fields = resultFields(result);

@@ -1,6 +1,5 @@
 import type { StoredTaskDef, TaskRecord } from '@baton/protocol';
 
-import { responseTimer } from '../engine/lifecycle-timers.js';
 import type { Command, Decision } from '../engine/types.js';
 import { hasHandOutLimits } from './hand-out-limits.js';
 
@@ -36,7 +35,7 @@ export function handedOut(task: TaskRecord, workerId: string, now: number): Task
 /**
  * Direct hand-off: the first task this decision queues on one of the worker's queues, visible
  * now and of a type without hand-out limits, is written already handed out to that worker (its
- * message locked, its RESPONSE_TIMEOUT armed, its POLL_TIMEOUT never armed), exactly as a poll
+ * message locked until its response deadline, its POLL_TIMEOUT never armed), exactly as a poll
  * right after the commit would have left it, without the claim's statements. The worker that
  * finished a run's step takes that run's next step first; work already queued is taken by the
  * next polls. Types with limits keep to the claim, which takes the limit's lock.
@@ -59,7 +58,6 @@ export function handOffDirectly(
     const commands: Command[] = decision.commands.filter(
       (c) => !(c.type === 'ARM_TIMER' && c.timer.kind === 'POLL_TIMEOUT' && c.timer.taskId === task.taskId),
     );
-    commands.push({ type: 'ARM_TIMER', timer: responseTimer(newId(), handedTask, lockedUntil) });
     return {
       decision: {
         ...decision,

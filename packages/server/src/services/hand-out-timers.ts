@@ -1,60 +1,44 @@
 import type { TaskRecord } from '@baton/protocol';
 
-import { responseTimer } from '../engine/lifecycle-timers.js';
-import { newId } from '../ids.js';
-import type { StoredQueueMessage, TimerRecord, Tx } from '../store/store.js';
+import type { StoredQueueMessage, Tx } from '../store/store.js';
 
 /**
- * Timers of the hand-out, written in the hand-out's own transaction (DESIGN §6): a task handed
- * to a worker no longer waits for a poll (POLL_TIMEOUT cancelled) and gets a RESPONSE_TIMEOUT
- * due when its lock lapses. Answers the earliest due time armed, for the timer loop.
+ * The timers side of a hand-out, in its own transaction (DESIGN §6): a task handed to a worker no
+ * longer waits for a poll (POLL_TIMEOUT cancelled). Its response deadline is its message's lock,
+ * which the timer loop sweeps when it lapses (lapsed-locks.ts), so nothing is armed per hand-out.
+ * Answers the earliest lock end, for the timer loop's wake-up.
  */
-export async function armResponseTimers(
+export async function dropPollTimers(
   tx: Tx,
   taken: readonly TaskRecord[],
   messages: ReadonlyMap<string, StoredQueueMessage>,
   now: number,
 ): Promise<number | undefined> {
   if (taken.length === 0) return undefined;
-  await tx.dropTimers({
-    taskIds: taken.map((t) => t.taskId),
-    kinds: ['POLL_TIMEOUT', 'RESPONSE_TIMEOUT'],
-  });
-  const timers: TimerRecord[] = taken.map((task) => {
-    const lockedUntil = messages.get(task.taskId)?.lockedUntil ?? now + task.responseTimeoutSeconds * 1000;
-    return { ...responseTimer(newId(), task, lockedUntil), workflowId: task.workflowInstanceId };
-  });
-  await tx.armTimers(timers, now);
-  return Math.min(...timers.map((t) => t.dueAt));
+  await tx.dropTimers({ taskIds: taken.map((t) => t.taskId), kinds: ['POLL_TIMEOUT'] });
+  return Math.min(
+    ...taken.map((t) => messages.get(t.taskId)?.lockedUntil ?? now + t.responseTimeoutSeconds * 1000),
+  );
 }
 
 /**
- * Messages whose lock lapsed while their task is still IN_PROGRESS (the worker died or is
- * late). Such an attempt is never handed out again: its RESPONSE_TIMEOUT (due when the lock
- * lapsed) records it TIMED_OUT and queues the next attempt, so one attempt never runs on two
- * workers at once. The message is hidden again for a lock period, and a RESPONSE_TIMEOUT due now
- * is armed for a task that has none (e.g. handed out before timers existed).
+ * Claimed messages whose task is already IN_PROGRESS: an attempt a worker may still hold, put
+ * back on its queue unlocked (by a release before locks were the response deadline). It is never
+ * handed out again: the claim's lock is moved to the end of its response window, when the sweep
+ * times it out and the engine makes the next attempt, so one attempt never runs on two workers.
+ * Answers the earliest of those lock ends.
  */
-export async function holdLapsedAttempts(
+export async function lockLapsingAttempts(
   tx: Tx,
   lapsed: readonly TaskRecord[],
-  messages: ReadonlyMap<string, StoredQueueMessage>,
   now: number,
 ): Promise<number | undefined> {
   if (lapsed.length === 0) return undefined;
+  let earliest = Infinity;
   for (const task of lapsed) {
-    const lockMs = messages.get(task.taskId)?.lockMs ?? task.responseTimeoutSeconds * 1000;
-    await tx.requeueMessage(task.taskId, now + lockMs);
+    const until = Math.max(now, task.updateTime + task.responseTimeoutSeconds * 1000);
+    await tx.extendLock(task.taskId, until);
+    earliest = Math.min(earliest, until);
   }
-  const armed = new Set(
-    (await tx.listTimers({ taskIds: lapsed.map((t) => t.taskId), kinds: ['RESPONSE_TIMEOUT'] })).map(
-      (t) => t.taskId,
-    ),
-  );
-  const missing: TimerRecord[] = lapsed
-    .filter((t) => !armed.has(t.taskId))
-    .map((task) => ({ ...responseTimer(newId(), task, now), workflowId: task.workflowInstanceId }));
-  if (missing.length === 0) return undefined;
-  await tx.armTimers(missing, now);
-  return now;
+  return earliest;
 }

@@ -2,7 +2,6 @@ import { isTerminalWorkflowStatus, type TaskRecord, type WorkflowStatus } from '
 
 import type { Clock } from '../clock.js';
 import { SYSTEM_QUEUE_PREFIX, systemCallKindOf, systemQueueName } from '../engine/kinds/system-call-names.js';
-import { responseTimer } from '../engine/lifecycle-timers.js';
 import { conflict, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { WakeBus } from '../queue/wake-bus.js';
@@ -180,41 +179,38 @@ export class LifecycleService {
 
   /**
    * Puts an open task's message back on its queue. A SCHEDULED task's is visible now. An
-   * IN_PROGRESS task may still be worked on: its message comes back when its response window
-   * ends, with a RESPONSE_TIMEOUT timer then, so lock expiry makes the next attempt.
+   * IN_PROGRESS task may still be worked on: its message comes back locked until its response
+   * window ends, so the lock's lapse (the response timeout) makes the next attempt.
    */
   private async restoreMessage(tx: Tx, task: TaskRecord, exists: boolean): Promise<number> {
     const now = this.clock.now();
-    const queueName = task.queueName ?? task.taskType;
     const lockMs = task.responseTimeoutSeconds * 1000;
-    const visibleAt = task.status === 'IN_PROGRESS' ? Math.max(now, task.updateTime + lockMs) : now;
-    if (exists) await tx.requeueMessage(task.taskId, visibleAt);
-    else {
-      await tx.enqueue(
-        [
-          {
-            taskId: task.taskId,
-            queueName,
-            workflowId: task.workflowInstanceId,
-            taskRef: task.referenceTaskName,
-            attempt: task.retryCount + 1,
-            priority: task.workflowPriority,
-            visibleAt,
-            lockMs,
-          },
-        ],
-        now,
-      );
+    if (task.status !== 'IN_PROGRESS' && exists) {
+      await tx.requeueMessage(task.taskId, now);
+      return now;
     }
-    if (task.status === 'IN_PROGRESS') {
-      const timers = await tx.listTimers({ taskIds: [task.taskId], kinds: ['RESPONSE_TIMEOUT'] });
-      if (timers.length === 0) {
-        const timer = responseTimer(newId(), task, visibleAt);
-        await tx.armTimers([{ ...timer, workflowId: task.workflowInstanceId }], now);
-        this.executor.timerArmed(visibleAt);
-      }
-    }
-    return visibleAt;
+    const lockedUntil = Math.max(now, task.updateTime + lockMs);
+    const held = task.status === 'IN_PROGRESS';
+    await tx.enqueue(
+      [
+        {
+          taskId: task.taskId,
+          queueName: task.queueName ?? task.taskType,
+          workflowId: task.workflowInstanceId,
+          taskRef: task.referenceTaskName,
+          attempt: task.retryCount + 1,
+          priority: task.workflowPriority,
+          visibleAt: held ? lockedUntil : now,
+          lockMs,
+          ...(held && {
+            lock: { lockedUntil, lockToken: newId(), workerId: task.workerId ?? 'unknown' },
+          }),
+        },
+      ],
+      now,
+    );
+    if (held) this.executor.timerArmed(lockedUntil);
+    return held ? lockedUntil : now;
   }
 
   private publish(after: AfterCommit): void {

@@ -24,7 +24,7 @@ import { handedOut, type HandOffWish } from './direct-hand-off.js';
 import type { PollRecorder } from './poll-recorder.js';
 import { explainTasks } from './waiting.js';
 import { isActivePoll, queueLiveness, type WorkerLiveness } from './worker-liveness.js';
-import { armResponseTimers, holdLapsedAttempts } from './hand-out-timers.js';
+import { dropPollTimers, lockLapsingAttempts } from './hand-out-timers.js';
 
 export interface PollRequest {
   taskType: string;
@@ -179,7 +179,7 @@ export class TaskService {
           stale.push(message.taskId);
           continue;
         }
-        // Lock expiry: its response timeout makes the next attempt (never two workers on one).
+        // Handed out already (claimed unlocked): its response timeout makes the next attempt.
         if (task.status === 'IN_PROGRESS') {
           lapsed.push(task);
           continue;
@@ -209,8 +209,8 @@ export class TaskService {
         if (byId.get(t.taskId)?.startTime === 0) firstStarts.set(t.taskId, now - t.scheduledTime);
       const messages = new Map(claimed.map((m) => [m.taskId, m]));
       const armedAt = [
-        await armResponseTimers(tx, taken, messages, now),
-        await holdLapsedAttempts(tx, lapsed, messages, now),
+        await dropPollTimers(tx, taken, messages, now),
+        await lockLapsingAttempts(tx, lapsed, now),
       ].filter((t): t is number => t !== undefined);
       if (armedAt.length > 0) this.executor.timerArmed(Math.min(...armedAt));
       return taken.length > 0
@@ -263,7 +263,6 @@ export class TaskService {
         await tx.requeueMessage(task.taskId, now);
         if (task.queueName) wake.add(task.queueName);
       }
-      if (written.size > 0) await tx.cancelTimers({ taskIds: [...written], kinds: ['RESPONSE_TIMEOUT'] });
       await tx.notifyQueues([...wake]);
     });
     this.wake.wake([...wake]);

@@ -5,9 +5,11 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { FiredTimer, TimerKind } from '../engine/types.js';
 import { coerceError } from '../errors.js';
+import { newId } from '../ids.js';
 import type { WakeBus } from '../queue/wake-bus.js';
 import type { StoredTimer, Store, Tx } from '../store/store.js';
 import { afterCommit, type AfterCommit, type Executor } from './executor.js';
+import { actOnLapsedLock } from './lapsed-locks.js';
 
 export interface TimerLoopOptions {
   /** Longest sleep between checks, so timers armed by other nodes are seen (ms). */
@@ -33,7 +35,8 @@ const HINT_SETTLE_MS = 25;
 const MAX_ROUNDS = 1000;
 
 /**
- * The workflow-state scheduler (DESIGN §1): the durable timer table is the only sweeper. The loop
+ * The workflow-state scheduler (DESIGN §1): the durable timer table and the queue's locks (whose
+ * lapse is a response timeout) are the only sweepers. The loop
  * sleeps until the next timer is due (woken early when this node arms an earlier one, and at
  * least every `idleMs` to see timers armed by other nodes), claims due timers under a lease
  * (SKIP LOCKED on PostgreSQL, so nodes share them), and fires each in its own transaction that
@@ -116,6 +119,41 @@ export class TimerLoop {
         }
       }
     }
+    return fired + (await this.sweepLapsedLocks(now));
+  }
+
+  /** Response timeouts: locks that lapsed at `now` (lapsed-locks.ts), leased and acted on one by one. */
+  private async sweepLapsedLocks(now: number): Promise<number> {
+    let fired = 0;
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const lease = { lockToken: newId() };
+      const lapsed = await this.store.transaction((tx) =>
+        tx.claimLapsedLocks({
+          now,
+          limit: this.batchSize,
+          leaseMs: this.leaseMs,
+          lockToken: lease.lockToken,
+        }),
+      );
+      if (lapsed.length === 0) break;
+      for (const message of lapsed) {
+        try {
+          const { applied, after } = await this.store.transaction(async (tx) => {
+            const after = afterCommit();
+            return { applied: await actOnLapsedLock(tx, this.executor, message, lease, now, after), after };
+          });
+          this.wake.wake([...after.wakeQueues]);
+          this.executor.afterCommitted(after);
+          if (applied) fired++;
+        } catch (raw) {
+          // Left leased: it is swept again when the lease lapses.
+          this.logger.error(
+            { err: coerceError(raw), taskId: message.taskId },
+            'response timeout failed to fire',
+          );
+        }
+      }
+    }
     return fired;
   }
 
@@ -188,8 +226,14 @@ export class TimerLoop {
     }
   }
 
+  /** The next timer due or held lock lapsing, whichever is first. */
   private nextDue(): Promise<number | undefined> {
-    return this.store.read((tx) => tx.nextTimerDueAt());
+    return this.store.read(async (tx) => {
+      const timer = await tx.nextTimerDueAt();
+      const lapse = await tx.nextLockLapseAt();
+      if (timer === undefined) return lapse;
+      return lapse === undefined ? timer : Math.min(timer, lapse);
+    });
   }
 
   private sleep(ms: number): Promise<void> {

@@ -13,7 +13,7 @@ import { isoOrUnknown } from '../bounds/time.js';
 
 /** What the explanation of an open task may need beyond its record (read by `explainTasks`). */
 export interface TaskFacts {
-  /** The task's durable timers (WAIT, RESPONSE_TIMEOUT, …). */
+  /** The task's durable timers (WAIT, POLL_TIMEOUT, …). */
   timers?: readonly StoredTimer[];
   /** The child run of a SUB_WORKFLOW task, when it exists. */
   child?: RunRecord;
@@ -34,8 +34,8 @@ function at(ms: number): string {
 export function factsNeeded(task: TaskRecord): { timers: boolean; child: boolean; runTasks: boolean } {
   const kind = kindNameOf(task.workflowTask);
   return {
-    // A worker attempt's timers matter only once it was handed out (a lapsed lock).
-    timers: kind === 'WAIT' || (task.queueName !== undefined && task.status === 'IN_PROGRESS'),
+    // Only a WAIT's timer says what it waits for (a worker's response deadline is its lock).
+    timers: kind === 'WAIT',
     child: kind === 'SUB_WORKFLOW' && task.subWorkflowId !== undefined,
     runTasks: kind === 'JOIN' || kind === 'EXCLUSIVE_JOIN',
   };
@@ -119,28 +119,25 @@ export function explainSystemTask(task: TaskRecord, facts: TaskFacts, now: numbe
 }
 
 /**
- * A worker attempt whose lock lapsed while it is IN_PROGRESS is never handed out again: its
- * response timer ends it (TIMED_OUT) and makes the next attempt. Undefined when its lock holds.
+ * A worker attempt whose lock lapsed while it is IN_PROGRESS is never handed out again: the lapse
+ * is its response timeout, which the timer loop's sweep acts on (TIMED_OUT, and the next
+ * attempt). Undefined when its lock holds.
  */
 export function explainLapsedLock(
   task: TaskRecord,
   lockedUntil: number | null,
-  facts: TaskFacts,
   now: number,
 ): WaitingFor | undefined {
   if (task.status !== 'IN_PROGRESS' || (lockedUntil !== null && lockedUntil > now)) return undefined;
-  const timer = facts.timers?.find((t) => t.kind === 'RESPONSE_TIMEOUT');
   const worker = task.workerId ?? 'unknown';
   const next =
-    timer === undefined
-      ? 'its response timer makes the next attempt at the next hand-out of its type'
-      : timer.dueAt > now
-        ? `its response timer makes the next attempt at ${at(timer.dueAt)} (in ${seconds(timer.dueAt - now)} s)`
-        : 'its response timer is due: the next attempt is made now';
+    lockedUntil === null
+      ? 'the next hand-out of its type locks it until its response window ends, then times it out'
+      : `its response timeout has been due since ${at(lockedUntil)}: the next attempt is made now`;
   return {
     reason: 'lock-lapsed',
     message: `waiting: the lock of worker ${worker} on ${task.taskType} lapsed; ${next}`,
-    ...(timer !== undefined && { until: timer.dueAt }),
+    ...(lockedUntil !== null && { until: lockedUntil }),
     ...(task.queueName !== undefined && { queueName: task.queueName }),
     ...(task.workerId !== undefined && { workerId: task.workerId }),
   };

@@ -96,7 +96,7 @@ export function explainTask(
     if (message.workerId !== null) out.workerId = message.workerId;
     return out;
   }
-  const lapsed = explainLapsedLock(task, message.lockedUntil, facts, now);
+  const lapsed = explainLapsedLock(task, message.lockedUntil, now);
   if (lapsed) return lapsed;
   if (message.visibleAt > now) {
     const until = message.visibleAt;

@@ -248,6 +248,20 @@ export interface TimerClaim {
   leaseMs: number;
 }
 
+/**
+ * A sweep of lapsed locks: messages a worker (or a node's system call) took and never answered
+ * within their lock. The lock is the response deadline (DESIGN §6's RESPONSE_TIMEOUT), so no
+ * timer row is armed and deleted per hand-out; the sweep claims lapsed ones under a lease.
+ */
+export interface LockSweep {
+  now: number;
+  limit: number;
+  /** How long the sweeper may take to act on them before another node may sweep them again. */
+  leaseMs: number;
+  /** Written as the lock token, so the sweeper can tell its lease from a worker's later extension. */
+  lockToken: string;
+}
+
 /** A secret as stored: its value sealed by the secrets cipher (the store never sees plain text). */
 export interface StoredSecret {
   name: string;
@@ -377,8 +391,8 @@ export interface Tx {
   // --- worker queue messages
   enqueue(messages: readonly QueueMessage[], now: number): Promise<void>;
   /**
-   * Takes up to `count` visible, unlocked (or lock-lapsed), not dead-lettered messages from the
-   * queues in order, highest priority then earliest visible first; locks each for its lockMs,
+   * Takes up to `count` visible, unlocked, not dead-lettered messages from the queues in order,
+   * highest priority then earliest visible first; locks each for its lockMs,
    * increments deliveryCount, records the worker. One statement per queue with SKIP LOCKED on
    * PostgreSQL, so concurrent claims never take the same message.
    */
@@ -387,8 +401,20 @@ export interface Tx {
   removeMessages(taskIds: readonly string[]): Promise<void>;
   /** Re-sends a message: visible again at `visibleAt`, unlocked. */
   requeueMessage(taskId: string, visibleAt: number): Promise<boolean>;
-  /** Moves the lock of a taken message to `lockedUntil` (lease extension). */
+  /**
+   * Moves the lock of a taken message to `lockedUntil` (lease extension) and clears its token: a
+   * sweeper that leased the lapsed lock (`claimLapsedLocks`) then sees that it is no longer its.
+   */
   extendLock(taskId: string, lockedUntil: number): Promise<boolean>;
+  /**
+   * A lock that lapsed is never handed out again by `claim`: this takes up to `limit` messages
+   * whose lock lapsed at `now` (not dead-lettered), earliest lapse first, and leases them to the
+   * sweeper (`lockedUntil` now + leaseMs, its lockToken; worker kept). Answers them as they were
+   * before the lease but for the sweeper's lockToken. SKIP LOCKED on PostgreSQL: concurrent sweepers never take the same one.
+   */
+  claimLapsedLocks(sweep: LockSweep): Promise<StoredQueueMessage[]>;
+  /** When the next held lock lapses (earliest lockedUntil of a message not dead-lettered). */
+  nextLockLapseAt(): Promise<number | undefined>;
   /**
    * Moves a message to the dead-letter state (retries exhausted): never handed out again until
    * `requeueMessage` or a new `enqueue` of that taskId. Returns false when there is no such message.

@@ -1,5 +1,12 @@
 import type { TxState } from './sql-common.js';
-import type { StoredQueueMessage, StoredTimer, TimerClaim, TimerFilter, TimerRecord } from './store.js';
+import type {
+  LockSweep,
+  StoredQueueMessage,
+  StoredTimer,
+  TimerClaim,
+  TimerFilter,
+  TimerRecord,
+} from './store.js';
 
 /**
  * One dialect's timer and dead-letter statements, each taking its connection first. SQLite's
@@ -16,6 +23,8 @@ export interface TimerStatements<C> {
   deleteTimer(c: C, timerId: string): boolean | Promise<boolean>;
   nextTimerDueAt(c: C): number | undefined | Promise<number | undefined>;
   listTimers(c: C, filter: TimerFilter): StoredTimer[] | Promise<StoredTimer[]>;
+  claimLapsedLocks(c: C, sweep: LockSweep): StoredQueueMessage[] | Promise<StoredQueueMessage[]>;
+  nextLockLapseAt(c: C): number | undefined | Promise<number | undefined>;
 }
 
 /**
@@ -66,5 +75,15 @@ export abstract class SqlTimerTx<C> {
   listTimers(filter: TimerFilter): Promise<StoredTimer[]> {
     this.state.check('listTimers', false);
     return Promise.resolve(this.timers.listTimers(this.conn, filter));
+  }
+
+  claimLapsedLocks(sweep: LockSweep): Promise<StoredQueueMessage[]> {
+    this.state.check('claimLapsedLocks', true);
+    return Promise.resolve(this.timers.claimLapsedLocks(this.conn, sweep));
+  }
+
+  nextLockLapseAt(): Promise<number | undefined> {
+    this.state.check('nextLockLapseAt', false);
+    return Promise.resolve(this.timers.nextLockLapseAt(this.conn));
   }
 }

@@ -353,19 +353,16 @@ void describe('decide: lock expiry (RESPONSE_TIMEOUT)', () => {
     assert.equal(fire(engine, responseTimer(engine, 't1', engine.now)).ignored, true);
   });
 
-  void it('an extended lease moves the response timeout', () => {
+  void it('an extended lease moves the lock, which is the response deadline (no timer)', () => {
     const engine = engineWith();
     engine.start();
     handOut(engine, 't1', 'w1');
     engine.now = T0 + 20_000;
     const decision = engine.result('t1', 'IN_PROGRESS', { extendLease: true });
-    const timer = only(armed(decision, 'RESPONSE_TIMEOUT'), 'response timer');
-    assert.equal(timer.dueAt, T0 + 20_000 + 30_000);
-    assert.deepEqual(decision.commands[1], {
-      type: 'CANCEL_TIMERS',
-      taskId: 't1',
-      kinds: ['RESPONSE_TIMEOUT'],
-    });
+    assert.deepEqual(decision.commands, [
+      { type: 'EXTEND_LOCK', taskId: 't1', lockedUntil: T0 + 20_000 + 30_000 },
+    ]);
+    assert.equal(armed(decision, 'RESPONSE_TIMEOUT').length, 0);
   });
 });
 

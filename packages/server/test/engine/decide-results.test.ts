@@ -122,8 +122,8 @@ void describe('decide: task results', () => {
     assert.deepEqual(task.outputData, { progress: 0.5 });
     assert.equal(task.executed, false);
     assert.deepEqual(decision.commands, [
+      // Back on its queue unlocked: with the lock goes the response deadline.
       { type: 'REQUEUE', taskId: 't1', visibleAt: T0 + 2000 + 30_000 },
-      { type: 'CANCEL_TIMERS', taskId: 't1', kinds: ['RESPONSE_TIMEOUT'] },
     ]);
   });
 
@@ -135,19 +135,8 @@ void describe('decide: task results', () => {
     engine.now = T0 + 10_000;
     const decision = engine.result('t1', 'IN_PROGRESS', { extendLease: true, outputData: { ignored: true } });
     assert.deepEqual(decision.commands, [
+      // The lock is the response deadline: it moves, and no timer is armed.
       { type: 'EXTEND_LOCK', taskId: 't1', lockedUntil: T0 + 10_000 + 60_000 },
-      // The response timeout moves with the lock.
-      { type: 'CANCEL_TIMERS', taskId: 't1', kinds: ['RESPONSE_TIMEOUT'] },
-      {
-        type: 'ARM_TIMER',
-        timer: {
-          timerId: 't2',
-          kind: 'RESPONSE_TIMEOUT',
-          dueAt: T0 + 10_000 + 60_000,
-          taskId: 't1',
-          payload: { seconds: 60, pollCount: 1, workerId: 'w1' },
-        },
-      },
     ]);
     assert.deepEqual(decision.updatedTasks, [{ ...before, updateTime: T0 + 10_000 }]);
     assert.equal(decision.runChanged, false);

@@ -109,7 +109,7 @@ void describe('system-call kinds', () => {
     assert.deepEqual(after?.outputData, { response: { statusCode: 200 } });
     assert.deepEqual(
       decision.commands.map((c) => c.type),
-      ['DEQUEUE', 'CANCEL_TIMERS'],
+      ['DEQUEUE'],
     );
   });
 

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import { ManualClock } from '../../src/clock.js';
+import { afterCommit, type Executor } from '../../src/services/executor.js';
+import { actOnLapsedLock } from '../../src/services/lapsed-locks.js';
 import { call } from '../helpers/app.js';
 import { appSuite } from '../helpers/app-suite.js';
 import { pollTasks, postResult } from '../helpers/runs.js';
@@ -108,6 +110,77 @@ for (const storeCase of storeCases()) {
       );
       await result(second, 'COMPLETED');
       assert.equal((await run(id)).tasks[2].referenceTaskName, 'b');
+    });
+
+    it('a lapsed lock of a task waiting for a poll is given back; a stale one is removed', async () => {
+      const id = await setup('lc_stale', {});
+      // A hand-out that locked the message and never wrote its task (a node died in between).
+      const ghost = await t.server.store.transaction((tx) =>
+        tx.claim({ queueNames: ['lc_stale'], count: 1, now: clock.now(), workerId: 'ghost', lockToken: 'g' }),
+      );
+      assert.equal(ghost.length, 1);
+      assert.deepEqual(await poll('lc_stale'), [], 'locked');
+      clock.advance(10_000);
+      assert.equal(await fire(), 0, 'nothing to time out');
+      const [task] = await poll('lc_stale');
+      assert.equal(task.pollCount, 1);
+      await result(task, 'COMPLETED');
+      // A message left behind by an ended task (as an earlier release could leave one).
+      await t.server.store.transaction((tx) =>
+        tx.enqueue(
+          [
+            {
+              taskId: task.taskId,
+              queueName: 'lc_stale',
+              workflowId: id,
+              taskRef: 'a',
+              attempt: 1,
+              priority: 0,
+              visibleAt: clock.now(),
+              lockMs: 1000,
+              lock: { lockedUntil: clock.now() + 1000, lockToken: 'old', workerId: 'w1' },
+            },
+          ],
+          clock.now(),
+        ),
+      );
+      clock.advance(1000);
+      assert.equal(await fire(), 0);
+      assert.equal(await t.server.store.read((tx) => tx.getMessage(task.taskId)), undefined);
+      const r = await run(id);
+      assert.deepEqual(
+        r.tasks.map((x: any) => x.status),
+        ['COMPLETED', 'SCHEDULED'],
+      );
+    });
+
+    it('a lease extended after the sweep took the lapsed lock wins: the attempt is not timed out', async () => {
+      const id = await setup('lc_race', { retryCount: 1 });
+      const [task] = await poll('lc_race', 'slow-worker');
+      clock.advance(10_000);
+      const lease = { lockToken: 'sweep-1' };
+      const [lapsed] = await t.server.store.transaction((tx) =>
+        tx.claimLapsedLocks({ now: clock.now(), limit: 10, leaseMs: 10_000, ...lease }),
+      );
+      assert.equal(lapsed?.taskId, task.taskId);
+      // The worker's extension lands between the sweep's claim and its action.
+      await result(task, 'IN_PROGRESS', { extendLease: true });
+      const executor = (t.server.timers as unknown as { executor: Executor }).executor;
+      const acted = await t.server.store.transaction((tx) =>
+        actOnLapsedLock(tx, executor, lapsed!, lease, clock.now(), afterCommit()),
+      );
+      assert.equal(acted, false);
+      assert.equal((await run(id)).tasks[0].status, 'IN_PROGRESS');
+      // Without the extension the same sweep times it out, and the retry takes its place.
+      clock.advance(10_000);
+      assert.equal(await fire(), 1);
+      assert.deepEqual(
+        (await run(id)).tasks.map((x: any) => [x.status, x.retryCount]),
+        [
+          ['TIMED_OUT', 0],
+          ['SCHEDULED', 1],
+        ],
+      );
     });
 
     it('an extended lease moves the response timeout; a callback hands the task back', async () => {

@@ -57,7 +57,7 @@ for (const storeCase of storeCases()) {
         outputData: { v },
       });
 
-    it('answers the run’s next step already handed out: locked, response timer armed, no poll timer', async () => {
+    it('answers the run’s next step already handed out: locked until its response deadline, no timer armed', async () => {
       const id = await startRun(t.app, 'ho_chain', { input: { x: 1 } });
       const first = await pollOneTask(t.app, 'ho_step', 'w1');
       const res = await updateV2(first, 10);
@@ -81,12 +81,9 @@ for (const storeCase of storeCases()) {
       assert.equal(message.deliveryCount, 1);
       assert.ok(message.lockedUntil !== null && message.lockedUntil >= next.startTime + 30_000 - 5);
       assert.deepEqual(await pollTasks(t.app, 'ho_step', 5, 'w2'), []);
-      const timers = await t.store.read((tx) => tx.listTimers({ taskIds: [next.taskId] }));
-      assert.deepEqual(
-        timers.map((x) => x.kind),
-        ['RESPONSE_TIMEOUT'],
-      );
-      assert.equal(timers[0]?.dueAt, message.lockedUntil);
+      // The lock is the response deadline: no timer row, the lock's lapse is what the timer loop sweeps.
+      assert.deepEqual(await t.store.read((tx) => tx.listTimers({ taskIds: [next.taskId] })), []);
+      assert.equal(await t.store.read((tx) => tx.nextLockLapseAt()), message.lockedUntil);
 
       const last = await updateV2(next, 20);
       assert.equal(last.status, 200, last.text);

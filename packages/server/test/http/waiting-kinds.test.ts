@@ -138,7 +138,7 @@ for (const storeCase of storeCases()) {
       assert.match(pull.message, new RegExp(`POST /api/workflow/${id}/messages`));
     });
 
-    it('lock-lapsed: an attempt whose lock lapsed waits for its response timer, not for a worker', async () => {
+    it('lock-lapsed: an attempt whose lock lapsed waits for the sweep of its response timeout, not for a worker', async () => {
       const id = await d.start('wk_lapse');
       const task = await d.pollOne('wk_lapse');
       assert.equal((await waitingOf(id, 'job')).reason, 'lock');
@@ -149,12 +149,12 @@ for (const storeCase of storeCases()) {
       assert.equal(lapsed.workerId, 'w');
       assert.match(
         lapsed.message,
-        /^waiting: the lock of worker w on wk_lapse lapsed; its response timer is due/,
+        /^waiting: the lock of worker w on wk_lapse lapsed; its response timeout has been due since /,
       );
-      // A hand-out finds the attempt lapsed and hides it again: still the response timer's to end.
+      // A lapsed lock is never handed out again: the sweep of the timer loop ends the attempt.
       assert.deepEqual(await d.poll('wk_lapse'), []);
       assert.equal((await waitingOf(id, 'job')).reason, 'lock-lapsed');
-      // The timer fires: the attempt is TIMED_OUT and the next one waits for a worker.
+      // The sweep: the attempt is TIMED_OUT and the next one waits for a worker.
       await t.server.timers.fireDue();
       const next = await waitingOf(id, 'job');
       assert.equal(next.reason, 'worker');

@@ -59,25 +59,21 @@ void describe('explainTask', () => {
     assert.match(w?.message ?? '', /last poll 2 s ago by w9/);
   });
 
-  void it('a lapsed lock waits for its response timer, which makes the next attempt', () => {
+  void it('a lapsed lock is a response timeout due: the sweep makes the next attempt', () => {
     const t = task('run-1', 1, { queueName: 'resize', status: 'IN_PROGRESS', pollCount: 1, workerId: 'w9' });
-    const timer = {
-      timerId: 'tm',
-      workflowId: 'run-1',
-      taskId: t.taskId,
-      kind: 'RESPONSE_TIMEOUT',
-      dueAt: T0 + 5000,
-      payload: {},
-      claimedUntil: null,
-      createTime: T0,
-    };
-    const lapsed = message({ lockedUntil: T0 - 1, visibleAt: T0 - 1 });
-    const w = explainTask(t, lapsed, [], T0, { timers: [timer] });
+    const lapsed = message({ lockedUntil: T0 - 1000, visibleAt: T0 - 1000 });
+    const w = explainTask(t, lapsed, [], T0);
     assert.equal(w?.reason, 'lock-lapsed');
-    assert.equal(w?.until, T0 + 5000);
+    assert.equal(w?.until, T0 - 1000);
     assert.equal(w?.workerId, 'w9');
-    // Hidden again by a hand-out that found it lapsed: still the response timer, not a callback.
-    const hidden = message({ lockedUntil: null, visibleAt: T0 + 60_000 });
-    assert.equal(explainTask(t, hidden, [], T0, { timers: [timer] })?.reason, 'lock-lapsed');
+    assert.match(
+      w?.message ?? '',
+      /its response timeout has been due since .*: the next attempt is made now$/,
+    );
+    // Put back unlocked while a worker may hold it: the next hand-out locks it, never hands it out.
+    const unlocked = message({ lockedUntil: null, visibleAt: T0 + 60_000 });
+    const u = explainTask(t, unlocked, [], T0);
+    assert.equal(u?.reason, 'lock-lapsed');
+    assert.equal(u?.until, undefined);
   });
 });

@@ -3,10 +3,9 @@ import { describe, it } from 'node:test';
 
 import type { TaskRecord } from '@baton/protocol';
 
-import pg from 'pg';
-
 import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { rawSql } from '../helpers/raw-sql.js';
 import { storeCases } from '../helpers/stores.js';
 import { storeSuite } from '../helpers/store-suite.js';
 import { T0, run, task } from './fixtures.js';
@@ -191,6 +190,7 @@ const LATER_TASK_INDEXES = [
   'tasks_search_workflow_type',
   'tasks_search_start',
   'runs_ended',
+  'queue_messages_locked',
 ];
 
 function insertTaskSql(where: { url?: string }, t: TaskRecord): string {
@@ -199,24 +199,4 @@ function insertTaskSql(where: { url?: string }, t: TaskRecord): string {
   return `INSERT INTO tasks (task_id, workflow_id, seq, reference_task_name, task_type, status, update_time, record)
     VALUES (${q(t.taskId)}, ${q(t.workflowInstanceId)}, ${t.seq}, ${q(t.referenceTaskName)}, ${q(t.taskType)},
       ${q(t.status)}, ${t.updateTime}, ${record})`;
-}
-
-async function rawSql(where: { url?: string; file?: string }, statements: readonly string[]): Promise<void> {
-  if (where.url !== undefined) {
-    const client = new pg.Client({ connectionString: where.url });
-    await client.connect();
-    try {
-      for (const sql of statements) await client.query(sql);
-    } finally {
-      await client.end();
-    }
-    return;
-  }
-  const { default: Database } = await import('better-sqlite3');
-  const db = new Database(where.file ?? '');
-  try {
-    for (const sql of statements) db.exec(sql);
-  } finally {
-    db.close();
-  }
 }

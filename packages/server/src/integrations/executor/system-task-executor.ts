@@ -27,7 +27,7 @@ import { Slots } from './slots.js';
 /**
  * The leased executor of system calls, one per node. It claims tasks from the internal queues
  * (`_system-HTTP`, …) through the worker hand-out (`TaskService.poll`: the same SKIP LOCKED
- * claim, lease and RESPONSE_TIMEOUT as a worker's), runs each with the handler of its kind, at
+ * claim, lease and response timeout (the lease's lapse) as a worker's), runs each with the handler of its kind, at
  * most `concurrency` at once, and posts the outcome through the worker result path. While a
  * call runs its lease is extended (a heartbeat), so a slow call keeps it and a dead node's
  * lapses: the response timeout then makes the next attempt on any node (at-least-once).

@@ -404,4 +404,28 @@ CREATE TABLE run_actions (
 CREATE INDEX run_actions_workflow ON run_actions (workflow_id, seq);
 `,
   },
+  {
+    version: 11,
+    name: 'lock-is-response-deadline',
+    sql: `
+-- A message's lock is its response deadline: the timer loop sweeps lapsed locks (queue_messages_locked)
+-- instead of one RESPONSE_TIMEOUT timer row armed and deleted per hand-out, and the claim never takes a
+-- locked message (a lapsed one is timed out by the sweep, never handed to a second worker).
+-- An IN_PROGRESS task's message put back unlocked, due when its response window ends (an earlier
+-- release's restore), is locked until then, so the sweep times it out as its timer would have.
+UPDATE queue_messages AS m SET locked_until = m.visible_at, lock_token = 'restored'
+  FROM tasks AS t
+  WHERE t.task_id = m.task_id AND t.status = 'IN_PROGRESS' AND m.locked_until IS NULL AND NOT m.dead_lettered;
+DELETE FROM timers WHERE kind = 'RESPONSE_TIMEOUT';
+-- Only unlocked messages are claimed or wait for a poll: locked ones leave these indexes.
+DROP INDEX queue_messages_claim;
+CREATE INDEX queue_messages_claim ON queue_messages (queue_name, priority DESC, visible_at, task_id)
+  WHERE NOT dead_lettered AND locked_until IS NULL;
+DROP INDEX queue_messages_visible;
+CREATE INDEX queue_messages_visible ON queue_messages (queue_name, visible_at)
+  WHERE NOT dead_lettered AND locked_until IS NULL;
+CREATE INDEX queue_messages_locked ON queue_messages (locked_until)
+  WHERE NOT dead_lettered AND locked_until IS NOT NULL;
+`,
+  },
 ];

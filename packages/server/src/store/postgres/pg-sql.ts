@@ -204,7 +204,7 @@ export const SQL = {
     'claim',
     `WITH c AS (
        SELECT task_id, visible_at AS prev_visible_at FROM queue_messages
-       WHERE queue_name = $1 AND NOT dead_lettered AND visible_at <= $2::bigint
+       WHERE queue_name = $1 AND NOT dead_lettered AND locked_until IS NULL AND visible_at <= $2::bigint
        ORDER BY priority DESC, visible_at, task_id
        LIMIT $3
        FOR UPDATE SKIP LOCKED
@@ -220,13 +220,13 @@ export const SQL = {
     'claim_pair',
     `WITH h AS (
        SELECT task_id, visible_at AS prev_visible_at, 0 AS queue_rank FROM queue_messages
-       WHERE queue_name = $1 AND NOT dead_lettered AND visible_at <= $3::bigint
+       WHERE queue_name = $1 AND NOT dead_lettered AND locked_until IS NULL AND visible_at <= $3::bigint
        ORDER BY priority DESC, visible_at, task_id
        LIMIT $4
        FOR UPDATE SKIP LOCKED
      ), b AS (
        SELECT task_id, visible_at AS prev_visible_at, 1 AS queue_rank FROM queue_messages
-       WHERE queue_name = $2 AND NOT dead_lettered AND visible_at <= $3::bigint
+       WHERE queue_name = $2 AND NOT dead_lettered AND locked_until IS NULL AND visible_at <= $3::bigint
        ORDER BY priority DESC, visible_at, task_id
        LIMIT greatest(0, $4 - (SELECT count(*) FROM h))
        FOR UPDATE SKIP LOCKED
@@ -246,7 +246,7 @@ export const SQL = {
   ),
   extendLock: named(
     'extend_lock',
-    `UPDATE queue_messages SET locked_until = $2, visible_at = $2
+    `UPDATE queue_messages SET locked_until = $2, visible_at = $2, lock_token = NULL
      WHERE task_id = $1 AND locked_until IS NOT NULL AND NOT dead_lettered`,
   ),
   deadLetterMessage: named(
@@ -271,6 +271,7 @@ export const SQL = {
     `SELECT min(x.v) AS v FROM unnest($1::text[]) AS q(name)
      CROSS JOIN LATERAL (
        SELECT min(visible_at) AS v FROM queue_messages WHERE queue_name = q.name AND NOT dead_lettered
+         AND locked_until IS NULL
      ) AS x`,
   ),
   notify: named('notify', 'SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p'),

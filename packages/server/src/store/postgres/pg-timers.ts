@@ -1,4 +1,11 @@
-import type { StoredQueueMessage, StoredTimer, TimerClaim, TimerFilter, TimerRecord } from '../store.js';
+import type {
+  LockSweep,
+  StoredQueueMessage,
+  StoredTimer,
+  TimerClaim,
+  TimerFilter,
+  TimerRecord,
+} from '../store.js';
 import { type QueueMessageRow, messageFromRow, uniqueSorted } from '../sql-common.js';
 import type { ConditionWriter, TimerRow } from '../timer-rows.js';
 import { checkTimerFilter, compareTimers, timerFromRow, timerWhere } from '../timer-rows.js';
@@ -40,6 +47,28 @@ export const TIMER_SQL = {
     `SELECT least(
        (SELECT min(fire_at) FROM timers WHERE claimed_until IS NULL),
        (SELECT min(greatest(fire_at, claimed_until)) FROM timers WHERE claimed_until IS NOT NULL)) AS v`,
+  ),
+  // Lapsed locks, earliest first, on queue_messages_locked; SKIP LOCKED as the timer claim.
+  // RETURNING answers the row as it was (from the CTE) but for the sweeper's token.
+  claimLapsed: named(
+    'claim_lapsed_locks',
+    `WITH c AS (
+       SELECT task_id, locked_until AS lapsed_at, visible_at AS was_visible_at FROM queue_messages
+       WHERE locked_until <= $1::bigint AND NOT dead_lettered
+       ORDER BY locked_until, task_id
+       LIMIT $2
+       FOR UPDATE SKIP LOCKED
+     )
+     UPDATE queue_messages AS m SET locked_until = $1::bigint + $3::bigint,
+       visible_at = $1::bigint + $3::bigint, lock_token = $4
+     FROM c WHERE m.task_id = c.task_id
+     RETURNING m.task_id, m.queue_name, m.workflow_id, m.task_ref, m.attempt, m.priority, c.was_visible_at AS visible_at,
+       m.lock_ms, c.lapsed_at AS locked_until, m.lock_token, m.worker_id, m.delivery_count, m.dead_lettered,
+       m.created_at`,
+  ),
+  nextLapse: named(
+    'next_lock_lapse',
+    'SELECT min(locked_until) AS v FROM queue_messages WHERE locked_until IS NOT NULL AND NOT dead_lettered',
   ),
   deadLetters: named(
     'dead_lettered_messages',
@@ -116,4 +145,22 @@ export async function deadLetteredMessages(
   if (queueNames.length === 0) return [];
   const { rows } = await q<QueueMessageRow>(TIMER_SQL.deadLetters, [uniqueSorted(queueNames)]);
   return rows.map(messageFromRow);
+}
+
+export async function claimLapsedLocks(q: Query, sweep: LockSweep): Promise<StoredQueueMessage[]> {
+  if (sweep.limit <= 0) return [];
+  const { rows } = await q<QueueMessageRow>(TIMER_SQL.claimLapsed, [
+    sweep.now,
+    sweep.limit,
+    sweep.leaseMs,
+    sweep.lockToken,
+  ]);
+  return rows
+    .map(messageFromRow)
+    .sort((a, b) => (a.lockedUntil ?? 0) - (b.lockedUntil ?? 0) || (a.taskId < b.taskId ? -1 : 1));
+}
+
+export async function nextLockLapseAt(q: Query): Promise<number | undefined> {
+  const { rows } = await q<{ v: number | null }>(TIMER_SQL.nextLapse);
+  return rows[0]?.v ?? undefined;
 }

@@ -117,7 +117,7 @@ export function claimMessages(c: SqliteConnection, request: ClaimRequest): Store
     if (want <= 0) break;
     const picked = c.all<{ task_id: string; priority: number; visible_at: number }>(
       `SELECT task_id, priority, visible_at FROM queue_messages
-       WHERE queue_name = ? AND dead_lettered = 0 AND visible_at <= ?
+       WHERE queue_name = ? AND dead_lettered = 0 AND locked_until IS NULL AND visible_at <= ?
        ORDER BY ${CLAIM_ORDER} LIMIT ?`,
       queueName,
       request.now,

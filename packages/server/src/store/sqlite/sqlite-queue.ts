@@ -61,7 +61,7 @@ export abstract class SqliteQueueTx extends SqlTimerTx<SqliteConnection> {
     this.state.check('extendLock', true);
     return (
       this.c.run(
-        `UPDATE queue_messages SET locked_until = ?, visible_at = ?
+        `UPDATE queue_messages SET locked_until = ?, visible_at = ?, lock_token = NULL
          WHERE task_id = ? AND locked_until IS NOT NULL AND dead_lettered = 0`,
         storableTime(lockedUntil),
         storableTime(lockedUntil),
@@ -91,7 +91,7 @@ export abstract class SqliteQueueTx extends SqlTimerTx<SqliteConnection> {
     // One min() per queue: each is a single seek on queue_messages_visible.
     for (const name of uniqueSorted(queueNames)) {
       const v = this.c.get<{ v: number | null }>(
-        'SELECT min(visible_at) AS v FROM queue_messages WHERE queue_name = ? AND dead_lettered = 0',
+        'SELECT min(visible_at) AS v FROM queue_messages WHERE queue_name = ? AND dead_lettered = 0 AND locked_until IS NULL',
         name,
       )?.v;
       if (v !== null && v !== undefined && (next === undefined || v < next)) next = v;

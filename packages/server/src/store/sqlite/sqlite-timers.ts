@@ -1,4 +1,11 @@
-import type { StoredQueueMessage, StoredTimer, TimerClaim, TimerFilter, TimerRecord } from '../store.js';
+import type {
+  LockSweep,
+  StoredQueueMessage,
+  StoredTimer,
+  TimerClaim,
+  TimerFilter,
+  TimerRecord,
+} from '../store.js';
 import { type QueueMessageRow, messageFromRow, uniqueSorted } from '../sql-common.js';
 import type { ConditionWriter, TimerRow } from '../timer-rows.js';
 import { checkTimerFilter, compareTimers, timerFromRow, timerWhere } from '../timer-rows.js';
@@ -98,4 +105,32 @@ export function deadLetteredMessages(
       list(uniqueSorted(queueNames)),
     )
     .map(messageFromRow);
+}
+
+/** Lapsed locks, earliest first, leased to the sweeper (one writer: select then update). */
+export function claimLapsedLocks(c: SqliteConnection, sweep: LockSweep): StoredQueueMessage[] {
+  const rows = c.all<QueueMessageRow>(
+    `SELECT * FROM queue_messages WHERE locked_until <= ? AND dead_lettered = 0
+     ORDER BY locked_until, task_id LIMIT ?`,
+    sweep.now,
+    Math.max(0, sweep.limit),
+  );
+  if (rows.length === 0) return [];
+  const until = sweep.now + sweep.leaseMs;
+  c.run(
+    `UPDATE queue_messages SET locked_until = ?, visible_at = ?, lock_token = ?
+     WHERE task_id IN (SELECT value FROM json_each(?))`,
+    until,
+    until,
+    sweep.lockToken,
+    list(rows.map((r) => r.task_id)),
+  );
+  return rows.map((r) => ({ ...messageFromRow(r), lockToken: sweep.lockToken }));
+}
+
+export function nextLockLapseAt(c: SqliteConnection): number | undefined {
+  const v = c.get<{ v: number | null }>(
+    'SELECT min(locked_until) AS v FROM queue_messages WHERE locked_until IS NOT NULL AND dead_lettered = 0',
+  )?.v;
+  return typeof v === 'number' ? v : undefined;
 }
