@@ -1,6 +1,6 @@
-import type { TaskRecord } from '@baton/protocol';
+import type { TaskDef, TaskRecord } from '@baton/protocol';
 import type { ScheduleContext } from './kinds/kind.js';
-import type { EffectiveTaskDef } from './task-config.js';
+import { type EffectiveTaskDef, effectiveTaskDef } from './task-config.js';
 import type { Command, TimerKind } from './types.js';
 
 /**
@@ -67,4 +67,17 @@ export function workflowTimeoutTimer(
       },
     },
   ];
+}
+
+/**
+ * Whether a task may hold durable timers of its own: a WAIT, or an attempt whose definition sets
+ * one of the timeouts `attemptTimers` arms. An ended task's timers are dropped only then, which
+ * spares a step of the common definition (no timeouts) a DELETE that finds nothing. A timer
+ * armed under settings changed since is still harmless: it fires, finds its task ended, and is
+ * ignored.
+ */
+export function mayHoldTaskTimers(task: TaskRecord, taskDefs: ReadonlyMap<string, TaskDef>): boolean {
+  if (task.taskType === 'WAIT') return true;
+  const config = effectiveTaskDef(task.workflowTask, taskDefs);
+  return (config.pollTimeoutSeconds ?? 0) > 0 || config.timeoutSeconds > 0 || config.totalTimeoutSeconds > 0;
 }

@@ -221,7 +221,7 @@ export class Executor {
       ? handOffDirectly(settled, wish, taskDefs, now, newId)
       : { decision: settled, handed: undefined };
     if (wish && handed) wish.handed = handed;
-    await this.apply(tx, session, decision, after, true, handed);
+    await this.apply(tx, session, decision, after, true, handed, taskDefs);
     if (!decision.ignored) this.observer?.decided(run, tasks, decision, now);
     if (!decision.ignored) await this.hooks.onDecided?.(tx, run, tasks, decision, after);
     return decision;
@@ -439,12 +439,13 @@ export class Executor {
     after: AfterCommit,
     writeRun: boolean,
     handed?: DirectHandOff,
+    taskDefs?: ReadonlyMap<string, StoredTaskDef>,
   ): Promise<void> {
     if (decision.ignored) return;
     if (decision.runChanged && writeRun) await tx.updateRun(decision.run);
     if (decision.newTasks.length > 0) await tx.insertTasks(decision.newTasks);
     if (decision.updatedTasks.length > 0) await tx.updateTasks(decision.updatedTasks);
-    await this.applyCommands(tx, session, decision, after, handed);
+    await this.applyCommands(tx, session, decision, after, handed, taskDefs);
     await signalEndedCalls(tx, decision, after);
     // Waiters on this run (sync execute) are woken after commit, on every node.
     const runWake = runWakeName(decision.run.workflowId);
@@ -458,6 +459,7 @@ export class Executor {
     decision: Decision,
     after: AfterCommit,
     handed?: DirectHandOff,
+    taskDefs?: ReadonlyMap<string, StoredTaskDef>,
   ): Promise<void> {
     const run = decision.run;
     const workflowId = run.workflowId;
@@ -554,7 +556,7 @@ export class Executor {
     if (remove.length > 0) await tx.removeMessages(remove);
     if (enqueue.length > 0) await tx.enqueue(enqueue, now);
     for (const d of deadLetters) await deadLetterMessage(tx, workflowId, d, now);
-    const armedAt = await syncTimers(tx, decision, arm, now);
+    const armedAt = await syncTimers(tx, decision, arm, now, taskDefs);
     if (armedAt !== undefined) this.timerArmed(armedAt);
     if (wake.size > 0) {
       await tx.notifyQueues([...wake]);

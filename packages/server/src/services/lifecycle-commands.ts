@@ -1,5 +1,6 @@
-import { isTerminalTaskStatus, isTerminalWorkflowStatus } from '@baton/protocol';
+import { type TaskDef, isTerminalTaskStatus, isTerminalWorkflowStatus } from '@baton/protocol';
 
+import { mayHoldTaskTimers } from '../engine/lifecycle-timers.js';
 import type { Command, Decision } from '../engine/types.js';
 import type { TimerRecord, Tx } from '../store/store.js';
 
@@ -41,13 +42,17 @@ export async function syncTimers(
   decision: Decision,
   arm: readonly TimerRecord[],
   now: number,
+  /** The task definitions of the decision: an ended task that can hold no timer is skipped. */
+  taskDefs?: ReadonlyMap<string, TaskDef>,
 ): Promise<number | undefined> {
   const workflowId = decision.run.workflowId;
   if (isTerminalWorkflowStatus(decision.run.status)) {
     if (decision.runChanged) await tx.dropTimers({ workflowId });
     return undefined;
   }
-  const ended = decision.updatedTasks.filter((t) => isTerminalTaskStatus(t.status)).map((t) => t.taskId);
+  const ended = decision.updatedTasks
+    .filter((t) => isTerminalTaskStatus(t.status) && (!taskDefs || mayHoldTaskTimers(t, taskDefs)))
+    .map((t) => t.taskId);
   if (ended.length > 0) await tx.dropTimers({ workflowId, taskIds: ended });
   if (arm.length === 0) return undefined;
   await tx.armTimers(arm, now);

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 
 import type { RetryLogic, TaskDef, TimeoutPolicy } from '@baton/protocol';
 
+import { mayHoldTaskTimers } from '../../src/engine/lifecycle-timers.js';
 import type { Command, Decision, FiredTimer, TimerKind } from '../../src/engine/types.js';
 import { Engine, T0, simple, workflow } from './helpers.js';
 
@@ -443,5 +444,45 @@ void describe('decide: requeue of a dead-lettered task', () => {
       'optional: the run went on',
     );
     assert.equal(engine.send({ type: 'REQUEUE_TASK', taskId: 'nope' }).ignored, true);
+  });
+});
+
+void describe('which ended tasks may hold timers (the executor drops only theirs)', () => {
+  const combos: Array<Partial<TaskDef>> = [
+    {},
+    { timeoutSeconds: 60 },
+    { pollTimeoutSeconds: 10 },
+    { totalTimeoutSeconds: 600 },
+    { timeoutSeconds: 60, pollTimeoutSeconds: 10, totalTimeoutSeconds: 600 },
+  ];
+  for (const extra of combos) {
+    void it(`a worker task with ${JSON.stringify(extra)}: holds timers exactly when its queueing armed any`, () => {
+      const engine = engineWith(extra);
+      const decision = engine.start();
+      const task = engine.task('a');
+      const armedAny = decision.commands.some(
+        (c) => c.type === 'ARM_TIMER' && c.timer.taskId === task.taskId,
+      );
+      const defs = new Map([['work', def(extra)]]);
+      assert.equal(mayHoldTaskTimers(task, defs), armedAny);
+    });
+  }
+
+  void it('a WAIT always may; an inline task definition counts as the registered one does', () => {
+    const engine = new Engine(
+      workflow([
+        { name: 'pause', taskReferenceName: 'w', type: 'WAIT', inputParameters: { duration: '1 s' } },
+        simple('x', { name: 'free', taskDefinition: { name: 'free', timeoutSeconds: 5 } }),
+      ]),
+    );
+    engine.start();
+    assert.equal(mayHoldTaskTimers(engine.task('w'), new Map()), true);
+    const x = { ...engine.task('w'), taskType: 'free', workflowTask: simple('x', { name: 'free' }) };
+    assert.equal(mayHoldTaskTimers(x, new Map()), false);
+    const inline = {
+      ...x,
+      workflowTask: simple('x', { name: 'free', taskDefinition: { name: 'free', timeoutSeconds: 5 } }),
+    };
+    assert.equal(mayHoldTaskTimers(inline, new Map()), true);
   });
 });

@@ -37,12 +37,16 @@ const UPDATE_TASKS_FROM_JSON = `UPDATE tasks AS t SET workflow_id = e->>'workflo
      FROM jsonb_array_elements($1::jsonb) AS e
      WHERE t.task_id = e->>'taskId'`;
 
-/** The decide set's latest task per name ($2 workflow ids, $3 names, $4 seqs, $5 task ids), as a CTE. */
+/**
+ * The decide set's latest task per name ($2 workflow ids, $3 names, $4 seqs, $5 task ids), as a
+ * CTE. A task's status change finds its own row already there: no write (it was a HOT update per step).
+ */
 const UPSERT_LATEST_CTE = `latest AS (
        INSERT INTO task_latest (workflow_id, name, seq, task_id)
        SELECT * FROM unnest($2::text[], $3::text[], $4::int[], $5::text[])
        ON CONFLICT (workflow_id, name) DO UPDATE SET seq = excluded.seq, task_id = excluded.task_id
-       WHERE excluded.seq >= task_latest.seq
+       WHERE excluded.seq > task_latest.seq
+         OR (excluded.seq = task_latest.seq AND excluded.task_id <> task_latest.task_id)
      )`;
 
 export const SQL = {

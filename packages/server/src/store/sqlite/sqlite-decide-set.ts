@@ -7,7 +7,8 @@ import type { SqliteConnection } from './connection.js';
 
 const UPSERT_LATEST = `INSERT INTO task_latest (workflow_id, name, seq, task_id) VALUES (?, ?, ?, ?)
   ON CONFLICT (workflow_id, name) DO UPDATE SET seq = excluded.seq, task_id = excluded.task_id
-  WHERE excluded.seq >= task_latest.seq`;
+  WHERE excluded.seq > task_latest.seq
+    OR (excluded.seq = task_latest.seq AND excluded.task_id <> task_latest.task_id)`;
 
 /**
  * Keeps `task_latest` current for tasks a decision inserted or updated. `updateOpenTasks` does
