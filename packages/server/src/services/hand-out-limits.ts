@@ -48,9 +48,13 @@ export function hasHandOutLimits(task: TaskRecord, defs: ReadonlyMap<string, Sto
  * The rate window is fixed: it opens at the first hand-out after the previous one closed and
  * counts hand-outs until it closes, so no window ever holds more than the limit.
  */
-async function splitByLimits(tx: Tx, tasks: readonly TaskRecord[], now: number): Promise<LimitSplit> {
+async function splitByLimits(
+  tx: Tx,
+  tasks: readonly TaskRecord[],
+  defs: ReadonlyMap<string, StoredTaskDef>,
+  now: number,
+): Promise<LimitSplit> {
   if (tasks.length === 0) return { allowed: [], deferred: [] };
-  const defs = await tx.getTaskDefs([...new Set(tasks.map((t) => t.taskDefName))]);
   const limitsById = new Map(tasks.map((t) => [t.taskId, limitsOf(t, defs)]));
   const limitedTypes = [
     ...new Set(
@@ -114,9 +118,11 @@ async function splitByLimits(tx: Tx, tasks: readonly TaskRecord[], now: number):
 export async function holdBackOverLimit(
   tx: Tx,
   tasks: readonly TaskRecord[],
+  /** The definitions of the tasks' types (read once by the hand-out). */
+  defs: ReadonlyMap<string, StoredTaskDef>,
   now: number,
 ): Promise<Map<string, LimitReason>> {
-  const { deferred } = await splitByLimits(tx, tasks, now);
+  const { deferred } = await splitByLimits(tx, tasks, defs, now);
   const heldBack = new Map(deferred.map(({ task, reason }) => [task.taskId, reason]));
   if (deferred.length === 0) return heldBack;
   const until = now + LIMIT_DEFER_MS;

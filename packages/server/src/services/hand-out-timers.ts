@@ -1,21 +1,29 @@
-import type { TaskRecord } from '@baton/protocol';
+import type { StoredTaskDef, TaskRecord } from '@baton/protocol';
+
+import { effectiveTaskDef } from '../engine/task-config.js';
 
 import type { StoredQueueMessage, Tx } from '../store/store.js';
 
 /**
  * The timers side of a hand-out, in its own transaction (DESIGN §6): a task handed to a worker no
- * longer waits for a poll (POLL_TIMEOUT cancelled). Its response deadline is its message's lock,
- * which the timer loop sweeps when it lapses (lapsed-locks.ts), so nothing is armed per hand-out.
+ * longer waits for a poll (its POLL_TIMEOUT, if it has one, is cancelled). Its response deadline
+ * is its message's lock, which the timer loop sweeps when it lapses (lapsed-locks.ts), so nothing
+ * is armed per hand-out.
  * Answers the earliest lock end, for the timer loop's wake-up.
  */
 export async function dropPollTimers(
   tx: Tx,
   taken: readonly TaskRecord[],
   messages: ReadonlyMap<string, StoredQueueMessage>,
+  defs: ReadonlyMap<string, StoredTaskDef>,
   now: number,
 ): Promise<number | undefined> {
   if (taken.length === 0) return undefined;
-  await tx.dropTimers({ taskIds: taken.map((t) => t.taskId), kinds: ['POLL_TIMEOUT'] });
+  // Only a definition with a poll timeout armed one (lifecycle-timers.ts); a timer armed under
+  // settings changed since fires later and is ignored (the task was polled).
+  const polled = taken.filter((t) => (effectiveTaskDef(t.workflowTask, defs).pollTimeoutSeconds ?? 0) > 0);
+  if (polled.length > 0)
+    await tx.dropTimers({ taskIds: polled.map((t) => t.taskId), kinds: ['POLL_TIMEOUT'] });
   return Math.min(
     ...taken.map((t) => messages.get(t.taskId)?.lockedUntil ?? now + t.responseTimeoutSeconds * 1000),
   );

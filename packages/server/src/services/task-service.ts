@@ -187,9 +187,12 @@ export class TaskService {
         handed.push(handedOut(task, request.workerId, now));
       }
       // concurrentExecLimit and rate limits (DESIGN §6): tasks over them are put back for 60 s.
+      const defs =
+        handed.length > 0 ? await tx.getTaskDefs([...new Set(handed.map((t) => t.taskDefName))]) : new Map();
       const heldBack = await holdBackOverLimit(
         tx,
         handed.map((t) => byId.get(t.taskId) ?? t),
+        defs,
         now,
       );
       for (const [id, reason] of heldBack) {
@@ -209,7 +212,7 @@ export class TaskService {
         if (byId.get(t.taskId)?.startTime === 0) firstStarts.set(t.taskId, now - t.scheduledTime);
       const messages = new Map(claimed.map((m) => [m.taskId, m]));
       const armedAt = [
-        await dropPollTimers(tx, taken, messages, now),
+        await dropPollTimers(tx, taken, messages, defs, now),
         await lockLapsingAttempts(tx, lapsed, now),
       ].filter((t): t is number => t !== undefined);
       if (armedAt.length > 0) this.executor.timerArmed(Math.min(...armedAt));

@@ -65,6 +65,21 @@ for (const storeCase of storeCases()) {
       assert.equal(await fire(), 0, 'the run ended: its timers are gone');
     });
 
+    it('a hand-out cancels the poll timeout it no longer needs; an ended task keeps no timer', async () => {
+      const id = await setup('lc_polled', { pollTimeoutSeconds: 5, timeoutSeconds: 60 });
+      const timersOf = async (taskId: string) =>
+        (await t.server.store.read((tx) => tx.listTimers({ taskIds: [taskId] }))).map((x) => x.kind).sort();
+      const queued = (await run(id)).tasks[0];
+      assert.deepEqual(await timersOf(queued.taskId), ['POLL_TIMEOUT', 'TASK_TIMEOUT']);
+      const [task] = await poll('lc_polled');
+      assert.deepEqual(await timersOf(task.taskId), ['TASK_TIMEOUT']);
+      await result(task, 'COMPLETED');
+      assert.deepEqual(await timersOf(task.taskId), []);
+      clock.advance(60_000);
+      assert.equal(await fire(), 0);
+      assert.equal((await run(id)).tasks[1].status, 'SCHEDULED');
+    });
+
     it('a task timeout under ALERT_ONLY records an alert on the task and keeps waiting', async () => {
       const id = await setup('lc_alert', { timeoutSeconds: 20, timeoutPolicy: 'ALERT_ONLY' });
       const [task] = await poll('lc_alert');
