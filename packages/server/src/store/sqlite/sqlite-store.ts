@@ -2,13 +2,17 @@ import { SQLITE_MIGRATIONS } from './migrations.js';
 import { type SqliteConnection, openConnection } from './connection.js';
 import { AsyncMutex } from './mutex.js';
 import { SqliteTx } from './sqlite-tx.js';
+import { WalSync } from './wal-sync.js';
 import { type Migration, TxState, checkMigrationList, newerSchemaError } from '../sql-common.js';
 import type { Store, Tx } from '../store.js';
 
 export interface SqliteStoreOptions {
   /** Database file, or ':memory:' (tests). */
   file: string;
-  /** FULL (default): an acknowledged commit survives a power loss. NORMAL: may lose the last commits. */
+  /**
+   * FULL (default): an acknowledged commit survives a power loss (the WAL is fsynced before a
+   * transaction is answered, see wal-sync.ts). NORMAL: may lose the last commits on a power loss.
+   */
   synchronous?: 'FULL' | 'NORMAL';
   /** How long a statement waits for another process's lock before SQLITE_BUSY (default 5000 ms). */
   busyTimeoutMs?: number;
@@ -29,6 +33,9 @@ export interface SqliteStoreOptions {
  * ':memory:' databases cannot be shared between connections: there `read` runs on the write
  * connection under the mutex instead.
  *
+ * Durability (FULL): a transaction's promise settles, and a read's answer is given, only once the
+ * commits it wrote or may have seen are on disk (WalSync, shared fsyncs off the event loop).
+ *
  * Do not open two SqliteStores on the same file in one process: better-sqlite3 blocks the thread
  * while it waits for a lock, so the holder could never finish. Do not call `transaction` or
  * `read` from inside a transaction (the mutex is not re-entrant): use the `tx` you were given.
@@ -39,6 +46,10 @@ export class SqliteStore implements Store {
   private readonly reader: SqliteConnection | undefined;
   private readonly mutex = new AsyncMutex();
   private readonly migrations: readonly Migration[];
+  /** Undefined where nothing needs syncing: NORMAL, or an in-memory database. */
+  private readonly walSync: WalSync | undefined = undefined;
+  /** The writer's total_changes() at the end of the last transaction: did the next one write? */
+  private changesSeen = 0;
   private closed = false;
 
   constructor(options: SqliteStoreOptions) {
@@ -51,6 +62,13 @@ export class SqliteStore implements Store {
     this.writer = openConnection(options.file, { ...settings, readonly: false });
     const inMemory = options.file === ':memory:' || options.file === '' || this.writer.db.memory;
     this.reader = inMemory ? undefined : openConnection(options.file, { ...settings, readonly: true });
+    // FULL on a WAL file: SQLite's own per-COMMIT fsync is replaced by WalSync's shared one.
+    // Anything else (NORMAL, memory, a file system where WAL mode was refused) keeps SQLite's setting.
+    const walMode = this.writer.db.pragma('journal_mode', { simple: true }) === 'wal';
+    if (!inMemory && walMode && settings.synchronous === 'FULL') {
+      this.writer.db.pragma('synchronous = NORMAL');
+      this.walSync = new WalSync(`${this.writer.db.name}-wal`);
+    }
   }
 
   async migrate(): Promise<void> {
@@ -88,6 +106,7 @@ export class SqliteStore implements Store {
             next.name,
           );
           c.db.exec('COMMIT');
+          this.walSync?.committed();
         } catch (err) {
           if (c.db.inTransaction) c.db.exec('ROLLBACK');
           throw err;
@@ -95,34 +114,65 @@ export class SqliteStore implements Store {
         await Promise.resolve();
       }
     });
+    this.changesSeen = this.totalChanges();
+    await this.walSync?.durable(this.walSync.lastWritten);
   }
 
   async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     this.assertOpen();
-    return this.mutex.run(async () => {
-      this.assertOpen();
-      const c = this.writer;
-      const state = new TxState(true);
-      c.run('BEGIN IMMEDIATE');
-      try {
-        const result = await fn(new SqliteTx(c, state));
-        state.closed = true;
-        c.run('COMMIT');
-        return result;
-      } catch (err) {
-        state.closed = true;
-        // SQLite rolls back by itself on some errors (e.g. SQLITE_FULL); only roll back what is open.
-        if (c.db.inTransaction) c.run('ROLLBACK');
-        throw err;
-      }
-    });
+    const walSync = this.walSync;
+    let commit = 0;
+    try {
+      return await this.mutex.run(async () => {
+        this.assertOpen();
+        walSync?.check();
+        const c = this.writer;
+        const state = new TxState(true);
+        c.run('BEGIN IMMEDIATE');
+        try {
+          const answer = await fn(new SqliteTx(c, state));
+          state.closed = true;
+          // A transaction that changed no row wrote nothing to the WAL: no new sync for it.
+          const wrote = walSync !== undefined && this.totalChanges() !== this.changesSeen;
+          c.run('COMMIT');
+          if (wrote) commit = walSync.committed();
+          return answer;
+        } catch (err) {
+          state.closed = true;
+          // SQLite rolls back by itself on some errors (e.g. SQLITE_FULL); only roll back what is open.
+          if (c.db.inTransaction) c.run('ROLLBACK');
+          throw err;
+        } finally {
+          if (walSync !== undefined) {
+            this.changesSeen = this.totalChanges();
+            // What the transaction read (its answer, or its error) may come from commits still
+            // being synced: it waits for those too.
+            commit ||= walSync.lastWritten;
+          }
+        }
+      });
+    } finally {
+      // Outside the mutex: the next transactions run while the WAL is synced, and share the sync.
+      // A sync failure replaces the transaction's own outcome: it is not acknowledged.
+      if (walSync !== undefined) await walSync.durable(commit);
+    }
   }
 
   async read<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     this.assertOpen();
     const reader = this.reader;
     if (reader === undefined) return this.mutex.run(() => this.readOn(this.writer, fn));
-    return this.readOn(reader, fn);
+    try {
+      return await this.readOn(reader, fn);
+    } finally {
+      // The reader sees commits whose sync may still run: answer only what is durable.
+      if (this.walSync !== undefined) await this.walSync.durable(this.walSync.lastWritten);
+    }
+  }
+
+  /** Rows changed by the writer since it opened (SQLite's counter, rolled-back changes included). */
+  private totalChanges(): number {
+    return this.writer.get<{ n: number }>('SELECT total_changes() AS n')?.n ?? 0;
   }
 
   private async readOn<T>(c: SqliteConnection, fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -149,9 +199,9 @@ export class SqliteStore implements Store {
     this.closed = true;
     // Wait for the transaction in flight (and those queued before close) to finish.
     await this.mutex.run(async () => {
+      await this.walSync?.close();
       this.reader?.close();
       this.writer.close();
-      return Promise.resolve();
     });
   }
 
