@@ -86,4 +86,36 @@ void describe('SQLite durability (synchronous FULL: the WAL synced before an ans
       }
     });
   });
+  void it('close commits and syncs the transactions still sharing a batch, then refuses work', async () => {
+    await withDir(async (dir) => {
+      const file = path.join(dir, 'baton.db');
+      for (const synchronous of ['FULL', 'NORMAL'] as const) {
+        const store = openSqliteStore({ file, synchronous });
+        await store.migrate();
+        const runs = Array.from({ length: 5 }, () => run());
+        let ran = 0;
+        const pending = runs.map((r) =>
+          store.transaction(async (tx) => {
+            await tx.insertRun(r);
+            ran += 1;
+          }),
+        );
+        // Microtasks only: the transactions all run, and the batch's COMMIT (after I/O) has not.
+        while (ran < runs.length) await Promise.resolve();
+        await store.close();
+        await Promise.all(pending);
+        await assert.rejects(
+          store.transaction(async () => Promise.resolve()),
+          /closed/,
+        );
+        const again = openSqliteStore({ file, synchronous });
+        try {
+          await again.migrate();
+          for (const r of runs) assert.deepEqual(await again.read((tx) => tx.getRun(r.workflowId)), r);
+        } finally {
+          await again.close();
+        }
+      }
+    });
+  });
 });

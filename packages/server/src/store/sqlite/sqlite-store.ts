@@ -1,3 +1,4 @@
+import { CommitBatch } from './commit-batch.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import { type SqliteConnection, openConnection } from './connection.js';
 import { AsyncMutex } from './mutex.js';
@@ -24,8 +25,10 @@ export interface SqliteStoreOptions {
  * The embedded store: one SQLite file in WAL mode.
  *
  * Writes: one connection, one transaction at a time. `transaction` takes an in-process async
- * mutex, then `BEGIN IMMEDIATE` (which also excludes writers in other processes, waiting up to
- * busy_timeout), so two async transactions never interleave their statements.
+ * mutex, then a savepoint inside the SQLite transaction it shares with the other transactions of
+ * this event-loop turn (`BEGIN IMMEDIATE`, which also excludes writers in other processes, waiting
+ * up to busy_timeout; see beginBatch), so two async transactions never interleave their
+ * statements, and none answers before the shared COMMIT.
  *
  * Reads: a second, read-only connection. In WAL mode it sees only committed rows, so `read`
  * never observes a transaction in flight and never waits for the writer. Each statement sees the
@@ -48,8 +51,12 @@ export class SqliteStore implements Store {
   private readonly migrations: readonly Migration[];
   /** Undefined where nothing needs syncing: NORMAL, or an in-memory database. */
   private readonly walSync: WalSync | undefined = undefined;
-  /** The writer's total_changes() at the end of the last transaction: did the next one write? */
+  /** The writer's total_changes() after the last COMMIT: did the next batch write? */
   private changesSeen = 0;
+  /** The SQLite transaction that store transactions share, while open (see beginBatch). */
+  private batch: CommitBatch | undefined;
+  /** Only on a file: an in-memory database's reads share the writer, and must not see a batch. */
+  private readonly batching: boolean;
   private closed = false;
 
   constructor(options: SqliteStoreOptions) {
@@ -62,6 +69,7 @@ export class SqliteStore implements Store {
     this.writer = openConnection(options.file, { ...settings, readonly: false });
     const inMemory = options.file === ':memory:' || options.file === '' || this.writer.db.memory;
     this.reader = inMemory ? undefined : openConnection(options.file, { ...settings, readonly: true });
+    this.batching = !inMemory;
     // FULL on a WAL file: SQLite's own per-COMMIT fsync is replaced by WalSync's shared one.
     // Anything else (NORMAL, memory, a file system where WAL mode was refused) keeps SQLite's setting.
     const walMode = this.writer.db.pragma('journal_mode', { simple: true }) === 'wal';
@@ -74,6 +82,7 @@ export class SqliteStore implements Store {
   async migrate(): Promise<void> {
     this.assertOpen();
     await this.mutex.run(async () => {
+      this.commitOpenBatch();
       const c = this.writer;
       c.db.exec(
         `CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -120,42 +129,104 @@ export class SqliteStore implements Store {
 
   async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     this.assertOpen();
-    const walSync = this.walSync;
-    let commit = 0;
+    let batch: CommitBatch | undefined;
     try {
-      return await this.mutex.run(async () => {
+      const answer = await this.mutex.run(async () => {
         this.assertOpen();
-        walSync?.check();
+        this.walSync?.check();
         const c = this.writer;
+        batch = this.batch ?? this.beginBatch();
         const state = new TxState(true);
-        c.run('BEGIN IMMEDIATE');
+        c.run('SAVEPOINT tx');
         try {
-          const answer = await fn(new SqliteTx(c, state));
+          const result = await fn(new SqliteTx(c, state));
           state.closed = true;
-          // A transaction that changed no row wrote nothing to the WAL: no new sync for it.
-          const wrote = walSync !== undefined && this.totalChanges() !== this.changesSeen;
-          c.run('COMMIT');
-          if (wrote) commit = walSync.committed();
-          return answer;
+          c.run('RELEASE tx');
+          return result;
         } catch (err) {
           state.closed = true;
-          // SQLite rolls back by itself on some errors (e.g. SQLITE_FULL); only roll back what is open.
-          if (c.db.inTransaction) c.run('ROLLBACK');
+          if (c.db.inTransaction) {
+            c.run('ROLLBACK TO tx');
+            c.run('RELEASE tx');
+          } else {
+            // SQLite rolled the whole transaction back by itself (e.g. SQLITE_FULL): the batch's
+            // other members lost their writes too.
+            this.loseBatch(batch, err);
+          }
           throw err;
         } finally {
-          if (walSync !== undefined) {
-            this.changesSeen = this.totalChanges();
-            // What the transaction read (its answer, or its error) may come from commits still
-            // being synced: it waits for those too.
-            commit ||= walSync.lastWritten;
-          }
+          if (!this.batching) this.commitBatch(batch);
         }
       });
-    } finally {
-      // Outside the mutex: the next transactions run while the WAL is synced, and share the sync.
-      // A sync failure replaces the transaction's own outcome: it is not acknowledged.
-      if (walSync !== undefined) await walSync.durable(commit);
+      await this.settled(batch);
+      return answer;
+    } catch (err) {
+      // What a failed transaction read (its error) may come from commits not yet durable.
+      if (batch !== undefined) await this.settled(batch).catch(() => {});
+      throw err;
     }
+  }
+
+  /** Waits for a batch's COMMIT and for the WAL sync that makes it (and what it saw) durable. */
+  private async settled(batch: CommitBatch | undefined): Promise<void> {
+    if (batch === undefined) return;
+    const sequence = await batch.committed;
+    if (this.walSync !== undefined) await this.walSync.durable(sequence);
+  }
+
+  /**
+   * Opens the SQLite transaction that the store transactions arriving in this turn of the event
+   * loop share (under load, those answered by one WAL sync come back together): one BEGIN and one
+   * COMMIT for all, and a page written by several of them goes to the WAL once. Their answers wait
+   * for the COMMIT, so none is acknowledged before it is durable. Called under the mutex.
+   */
+  private beginBatch(): CommitBatch {
+    this.writer.run('BEGIN IMMEDIATE');
+    const batch = new CommitBatch();
+    this.batch = batch;
+    if (this.batching) {
+      // After the I/O callbacks of this turn: the transactions they start join the batch.
+      setImmediate(() => {
+        void this.mutex.run(async () => {
+          this.commitBatch(batch);
+          return Promise.resolve();
+        });
+      });
+    }
+    return batch;
+  }
+
+  /** Commits the batch if it is still open. Called under the mutex. */
+  private commitBatch(batch: CommitBatch): void {
+    if (this.batch !== batch) return;
+    this.batch = undefined;
+    const c = this.writer;
+    const walSync = this.walSync;
+    try {
+      // A batch that changed no row wrote nothing to the WAL: no new sync for it, but its
+      // members wait for the commits they may have read.
+      const wrote = walSync !== undefined && this.totalChanges() !== this.changesSeen;
+      c.run('COMMIT');
+      batch.commit(walSync === undefined ? 0 : wrote ? walSync.committed() : walSync.lastWritten);
+    } catch (err) {
+      try {
+        if (c.db.inTransaction) c.run('ROLLBACK');
+      } finally {
+        batch.fail(err);
+      }
+    } finally {
+      if (walSync !== undefined) this.changesSeen = this.totalChanges();
+    }
+  }
+
+  private loseBatch(batch: CommitBatch, err: unknown): void {
+    if (this.batch === batch) this.batch = undefined;
+    batch.fail(err);
+  }
+
+  /** Commits the open batch before the mutex's holder uses the connection otherwise. */
+  private commitOpenBatch(): void {
+    if (this.batch !== undefined) this.commitBatch(this.batch);
   }
 
   async read<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -199,7 +270,13 @@ export class SqliteStore implements Store {
     this.closed = true;
     // Wait for the transaction in flight (and those queued before close) to finish.
     await this.mutex.run(async () => {
-      await this.walSync?.close();
+      this.commitOpenBatch();
+      try {
+        // The last commits' members may not have asked for their sync yet: sync them now.
+        await this.walSync?.durable(this.walSync.lastWritten);
+      } finally {
+        await this.walSync?.close();
+      }
       this.reader?.close();
       this.writer.close();
     });

@@ -23,6 +23,7 @@ export class WalSync {
   private flushing: Promise<void> | undefined;
   private handle: Promise<FileHandle> | undefined;
   private failure: Error | undefined;
+  private closed = false;
 
   constructor(private readonly walFile: string) {}
 
@@ -46,6 +47,7 @@ export class WalSync {
   async durable(upTo: number): Promise<void> {
     while (this.synced < upTo) {
       this.check();
+      if (this.closed) throw new Error('store: the SQLite store is closed');
       this.flushing ??= this.flush().finally(() => {
         this.flushing = undefined;
       });
@@ -56,10 +58,13 @@ export class WalSync {
 
   /** Closes the WAL file (after the last transaction: pending syncs are awaited first). */
   async close(): Promise<void> {
+    this.closed = true;
     await this.flushing?.catch(() => {});
     const handle = this.handle;
     this.handle = undefined;
-    if (handle !== undefined) await (await handle).close();
+    // A file that never opened (the failure is already reported) has nothing to close.
+    const file = await handle?.catch(() => undefined);
+    await file?.close();
   }
 
   private async flush(): Promise<void> {
