@@ -21,6 +21,7 @@ import pg from 'pg';
 import { drive, register } from './lib/baton-system.mjs';
 import { startBaton } from './lib/baton-server.mjs';
 import { CpuMeter } from './lib/cpu-meter.mjs';
+import { summarizeProfile } from './lib/cpu-profile.mjs';
 import { jsonClient } from './lib/http-json.mjs';
 import { databaseName, dropDatabase, freshDatabase } from './lib/pg-admin.mjs';
 
@@ -180,48 +181,3 @@ if (profDir) {
     );
 }
 process.stdout.write(`${out.join('\n')}\n`);
-
-/** Self time by function and by where the code lives (a package or a directory of the server). */
-function summarizeProfile(profile, top, file, [from, to]) {
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const self = new Map();
-  const deltas = profile.timeDeltas;
-  // Only the samples taken while the steps ran (timestamps: the same monotonic clock).
-  let at = profile.startTime;
-  profile.samples.forEach((id, i) => {
-    at += deltas[i] ?? 0;
-    if (at >= from && at <= to) self.set(id, (self.get(id) ?? 0) + (deltas[i] ?? 0));
-  });
-  const total = [...self.values()].reduce((a, b) => a + b, 0);
-  const place = (url) => {
-    if (!url) return '(native / V8)';
-    const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
-    if (pkg) return pkg[1];
-    const server = /packages\/([^/]+)\/dist\/src\/([^/]+)/.exec(url);
-    if (server) return `${server[1]}/${server[2]}`;
-    if (url.startsWith('node:')) return 'node core';
-    return url.split('/').slice(-2).join('/');
-  };
-  const fns = new Map();
-  const places = new Map();
-  for (const [id, us] of self) {
-    const { callFrame } = byId.get(id);
-    const name = callFrame.functionName || '(anonymous)';
-    const key = callFrame.url === '' ? name : `${name} ${place(callFrame.url)}:${callFrame.lineNumber + 1}`;
-    fns.set(key, (fns.get(key) ?? 0) + us);
-    const where = callFrame.url === '' ? `(${name})` : place(callFrame.url);
-    places.set(where, (places.get(where) ?? 0) + us);
-  }
-  const pct = (us) => `${((100 * us) / total).toFixed(1)} %`;
-  const lines = [
-    `Server CPU profile (${file}), ${(total / 1e6).toFixed(1)} s sampled while the steps ran:`,
-    '',
-  ];
-  lines.push('| where | self |', '| --- | ---: |');
-  for (const [k, us] of [...places].sort((a, b) => b[1] - a[1]).slice(0, top))
-    lines.push(`| ${k} | ${pct(us)} |`);
-  lines.push('', '| function | self |', '| --- | ---: |');
-  for (const [k, us] of [...fns].sort((a, b) => b[1] - a[1]).slice(0, top))
-    lines.push(`| \`${k}\` | ${pct(us)} |`);
-  return lines;
-}

@@ -1,14 +1,19 @@
+import { CommitBatch } from './commit-batch.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import { type SqliteConnection, openConnection } from './connection.js';
 import { AsyncMutex } from './mutex.js';
 import { SqliteTx } from './sqlite-tx.js';
+import { WalSync } from './wal-sync.js';
 import { type Migration, TxState, checkMigrationList, newerSchemaError } from '../sql-common.js';
 import type { Store, Tx } from '../store.js';
 
 export interface SqliteStoreOptions {
   /** Database file, or ':memory:' (tests). */
   file: string;
-  /** FULL (default): an acknowledged commit survives a power loss. NORMAL: may lose the last commits. */
+  /**
+   * FULL (default): an acknowledged commit survives a power loss (the WAL is fsynced before a
+   * transaction is answered, see wal-sync.ts). NORMAL: may lose the last commits on a power loss.
+   */
   synchronous?: 'FULL' | 'NORMAL';
   /** How long a statement waits for another process's lock before SQLITE_BUSY (default 5000 ms). */
   busyTimeoutMs?: number;
@@ -20,14 +25,19 @@ export interface SqliteStoreOptions {
  * The embedded store: one SQLite file in WAL mode.
  *
  * Writes: one connection, one transaction at a time. `transaction` takes an in-process async
- * mutex, then `BEGIN IMMEDIATE` (which also excludes writers in other processes, waiting up to
- * busy_timeout), so two async transactions never interleave their statements.
+ * mutex, then a savepoint inside the SQLite transaction it shares with the other transactions of
+ * this event-loop turn (`BEGIN IMMEDIATE`, which also excludes writers in other processes, waiting
+ * up to busy_timeout; see beginBatch), so two async transactions never interleave their
+ * statements, and none answers before the shared COMMIT.
  *
  * Reads: a second, read-only connection. In WAL mode it sees only committed rows, so `read`
  * never observes a transaction in flight and never waits for the writer. Each statement sees the
  * latest commit (no snapshot across the statements of one `read`), as on PostgreSQL.
  * ':memory:' databases cannot be shared between connections: there `read` runs on the write
  * connection under the mutex instead.
+ *
+ * Durability (FULL): a transaction's promise settles, and a read's answer is given, only once the
+ * commits it wrote or may have seen are on disk (WalSync, shared fsyncs off the event loop).
  *
  * Do not open two SqliteStores on the same file in one process: better-sqlite3 blocks the thread
  * while it waits for a lock, so the holder could never finish. Do not call `transaction` or
@@ -39,6 +49,14 @@ export class SqliteStore implements Store {
   private readonly reader: SqliteConnection | undefined;
   private readonly mutex = new AsyncMutex();
   private readonly migrations: readonly Migration[];
+  /** Undefined where nothing needs syncing: NORMAL, or an in-memory database. */
+  private readonly walSync: WalSync | undefined = undefined;
+  /** The writer's total_changes() after the last COMMIT: did the next batch write? */
+  private changesSeen = 0;
+  /** The SQLite transaction that store transactions share, while open (see beginBatch). */
+  private batch: CommitBatch | undefined;
+  /** Only on a file: an in-memory database's reads share the writer, and must not see a batch. */
+  private readonly batching: boolean;
   private closed = false;
 
   constructor(options: SqliteStoreOptions) {
@@ -51,11 +69,20 @@ export class SqliteStore implements Store {
     this.writer = openConnection(options.file, { ...settings, readonly: false });
     const inMemory = options.file === ':memory:' || options.file === '' || this.writer.db.memory;
     this.reader = inMemory ? undefined : openConnection(options.file, { ...settings, readonly: true });
+    this.batching = !inMemory;
+    // FULL on a WAL file: SQLite's own per-COMMIT fsync is replaced by WalSync's shared one.
+    // Anything else (NORMAL, memory, a file system where WAL mode was refused) keeps SQLite's setting.
+    const walMode = this.writer.db.pragma('journal_mode', { simple: true }) === 'wal';
+    if (!inMemory && walMode && settings.synchronous === 'FULL') {
+      this.writer.db.pragma('synchronous = NORMAL');
+      this.walSync = new WalSync(`${this.writer.db.name}-wal`);
+    }
   }
 
   async migrate(): Promise<void> {
     this.assertOpen();
     await this.mutex.run(async () => {
+      this.commitOpenBatch();
       const c = this.writer;
       c.db.exec(
         `CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -88,6 +115,7 @@ export class SqliteStore implements Store {
             next.name,
           );
           c.db.exec('COMMIT');
+          this.walSync?.committed();
         } catch (err) {
           if (c.db.inTransaction) c.db.exec('ROLLBACK');
           throw err;
@@ -95,34 +123,127 @@ export class SqliteStore implements Store {
         await Promise.resolve();
       }
     });
+    this.changesSeen = this.totalChanges();
+    await this.walSync?.durable(this.walSync.lastWritten);
   }
 
   async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     this.assertOpen();
-    return this.mutex.run(async () => {
-      this.assertOpen();
-      const c = this.writer;
-      const state = new TxState(true);
-      c.run('BEGIN IMMEDIATE');
+    let batch: CommitBatch | undefined;
+    try {
+      const answer = await this.mutex.run(async () => {
+        this.assertOpen();
+        this.walSync?.check();
+        const c = this.writer;
+        batch = this.batch ?? this.beginBatch();
+        const state = new TxState(true);
+        c.run('SAVEPOINT tx');
+        try {
+          const result = await fn(new SqliteTx(c, state));
+          state.closed = true;
+          c.run('RELEASE tx');
+          return result;
+        } catch (err) {
+          state.closed = true;
+          if (c.db.inTransaction) {
+            c.run('ROLLBACK TO tx');
+            c.run('RELEASE tx');
+          } else {
+            // SQLite rolled the whole transaction back by itself (e.g. SQLITE_FULL): the batch's
+            // other members lost their writes too.
+            this.loseBatch(batch, err);
+          }
+          throw err;
+        } finally {
+          if (!this.batching) this.commitBatch(batch);
+        }
+      });
+      await this.settled(batch);
+      return answer;
+    } catch (err) {
+      // What a failed transaction read (its error) may come from commits not yet durable.
+      if (batch !== undefined) await this.settled(batch).catch(() => {});
+      throw err;
+    }
+  }
+
+  /** Waits for a batch's COMMIT and for the WAL sync that makes it (and what it saw) durable. */
+  private async settled(batch: CommitBatch | undefined): Promise<void> {
+    if (batch === undefined) return;
+    const sequence = await batch.committed;
+    if (this.walSync !== undefined) await this.walSync.durable(sequence);
+  }
+
+  /**
+   * Opens the SQLite transaction that the store transactions arriving in this turn of the event
+   * loop share (under load, those answered by one WAL sync come back together): one BEGIN and one
+   * COMMIT for all, and a page written by several of them goes to the WAL once. Their answers wait
+   * for the COMMIT, so none is acknowledged before it is durable. Called under the mutex.
+   */
+  private beginBatch(): CommitBatch {
+    this.writer.run('BEGIN IMMEDIATE');
+    const batch = new CommitBatch();
+    this.batch = batch;
+    if (this.batching) {
+      // After the I/O callbacks of this turn: the transactions they start join the batch.
+      setImmediate(() => {
+        void this.mutex.run(async () => {
+          this.commitBatch(batch);
+          return Promise.resolve();
+        });
+      });
+    }
+    return batch;
+  }
+
+  /** Commits the batch if it is still open. Called under the mutex. */
+  private commitBatch(batch: CommitBatch): void {
+    if (this.batch !== batch) return;
+    this.batch = undefined;
+    const c = this.writer;
+    const walSync = this.walSync;
+    try {
+      // A batch that changed no row wrote nothing to the WAL: no new sync for it, but its
+      // members wait for the commits they may have read.
+      const wrote = walSync !== undefined && this.totalChanges() !== this.changesSeen;
+      c.run('COMMIT');
+      batch.commit(walSync === undefined ? 0 : wrote ? walSync.committed() : walSync.lastWritten);
+    } catch (err) {
       try {
-        const result = await fn(new SqliteTx(c, state));
-        state.closed = true;
-        c.run('COMMIT');
-        return result;
-      } catch (err) {
-        state.closed = true;
-        // SQLite rolls back by itself on some errors (e.g. SQLITE_FULL); only roll back what is open.
         if (c.db.inTransaction) c.run('ROLLBACK');
-        throw err;
+      } finally {
+        batch.fail(err);
       }
-    });
+    } finally {
+      if (walSync !== undefined) this.changesSeen = this.totalChanges();
+    }
+  }
+
+  private loseBatch(batch: CommitBatch, err: unknown): void {
+    if (this.batch === batch) this.batch = undefined;
+    batch.fail(err);
+  }
+
+  /** Commits the open batch before the mutex's holder uses the connection otherwise. */
+  private commitOpenBatch(): void {
+    if (this.batch !== undefined) this.commitBatch(this.batch);
   }
 
   async read<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     this.assertOpen();
     const reader = this.reader;
     if (reader === undefined) return this.mutex.run(() => this.readOn(this.writer, fn));
-    return this.readOn(reader, fn);
+    try {
+      return await this.readOn(reader, fn);
+    } finally {
+      // The reader sees commits whose sync may still run: answer only what is durable.
+      if (this.walSync !== undefined) await this.walSync.durable(this.walSync.lastWritten);
+    }
+  }
+
+  /** Rows changed by the writer since it opened (SQLite's counter, rolled-back changes included). */
+  private totalChanges(): number {
+    return this.writer.get<{ n: number }>('SELECT total_changes() AS n')?.n ?? 0;
   }
 
   private async readOn<T>(c: SqliteConnection, fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -149,9 +270,15 @@ export class SqliteStore implements Store {
     this.closed = true;
     // Wait for the transaction in flight (and those queued before close) to finish.
     await this.mutex.run(async () => {
+      this.commitOpenBatch();
+      try {
+        // The last commits' members may not have asked for their sync yet: sync them now.
+        await this.walSync?.durable(this.walSync.lastWritten);
+      } finally {
+        await this.walSync?.close();
+      }
       this.reader?.close();
       this.writer.close();
-      return Promise.resolve();
     });
   }
 

@@ -1,0 +1,126 @@
+#!/usr/bin/env node
+// What one step of Baton on SQLite costs: a throughput run (as `npm run bench`'s baton-sqlite)
+// in a fresh data directory, measuring per step
+//   - CPU of the server and the workers (cpu-meter.mjs);
+//   - the statements the server runs on SQLite and the time spent inside them, by statement
+//     (sqlite-statements-hook.mjs, loaded into the server);
+// and, with --cpu-prof DIR, the server's V8 CPU profile (open it in Chrome DevTools, or read the
+// summary printed here: self time by function and by package, and time with callees of the
+// server's functions).
+//   node bench/profile-step-sqlite.mjs --runs 400 [--cpu-prof /tmp/prof]
+// Run `npx tsc -b` first.
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+import { drive, register } from './lib/baton-system.mjs';
+import { startBaton } from './lib/baton-server.mjs';
+import { CpuMeter } from './lib/cpu-meter.mjs';
+import { summarizeProfile } from './lib/cpu-profile.mjs';
+import { jsonClient } from './lib/http-json.mjs';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '400' },
+    workers: { type: 'string', default: '16' },
+    steps: { type: 'string', default: '10' },
+    protocol: { type: 'string', default: 'update-v2' },
+    'cpu-prof': { type: 'string' },
+    top: { type: 'string', default: '25' },
+  },
+});
+const options = {
+  mode: 'throughput',
+  runs: Number(values.runs),
+  workers: Number(values.workers),
+  steps: Number(values.steps),
+};
+const protocol = values.protocol;
+if (protocol !== 'update-v2' && protocol !== 'legacy') throw new Error('--protocol is update-v2 or legacy');
+
+const statsFile = join(tmpdir(), `baton-sqlite-stats-${process.pid}`);
+const profDir = values['cpu-prof'];
+if (profDir) mkdirSync(profDir, { recursive: true });
+
+async function dump(pid, n) {
+  process.kill(pid, 'SIGUSR2');
+  const path = `${statsFile}.${n}`;
+  for (let i = 0; i < 100 && !existsSync(path); i++) await new Promise((r) => setTimeout(r, 50));
+  const stats = JSON.parse(readFileSync(path, 'utf8'));
+  rmSync(path);
+  return stats;
+}
+
+const server = await startBaton({
+  env: { BATON_SQLITE_STATS_FILE: statsFile },
+  nodeArgs: [
+    '--import',
+    join(HERE, 'lib/sqlite-statements-hook.mjs'),
+    ...(profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : []),
+  ],
+});
+const client = jsonClient(server.url, { sockets: options.workers + 24 });
+let result;
+let sentBefore;
+let sentAfter;
+try {
+  await register(client, options.steps);
+  sentBefore = await dump(server.pid, 1);
+  const meter = new CpuMeter({ processes: [{ name: 'Baton server', pid: server.pid }] });
+  result = await drive(client, options, { protocol, meter });
+  sentAfter = await dump(server.pid, 2);
+} finally {
+  client.close();
+  await server.stop();
+}
+
+const steps = result.steps;
+const seconds = result.seconds;
+const per = (n) => (n / steps).toFixed(2);
+const out = [];
+out.push(
+  `Baton on SQLite, ${protocol}: ${options.runs} runs × ${options.steps} steps, ${options.workers} workers: ` +
+    `${steps} steps in ${seconds.toFixed(1)} s (${(steps / seconds).toFixed(0)} steps/s)`,
+);
+const cpuTotal = result.cpu.reduce((n, p) => n + p.ms, 0);
+out.push(
+  `CPU per step: ${(cpuTotal / steps).toFixed(3)} ms (${result.cpu.map((p) => `${p.name} ${(p.ms / steps).toFixed(3)}`).join(', ')})`,
+);
+const d = (key) => sentAfter.totals[key] - sentBefore.totals[key];
+out.push(
+  `SQLite per step: ${per(d('statements'))} statements, ${(d('us') / steps / 1000).toFixed(3)} ms inside them ` +
+    `(wall time, fsyncs included)`,
+);
+out.push('', '| statement | per step | µs / step | µs each |', '| --- | ---: | ---: | ---: |');
+const statements = Object.entries(sentAfter.byStatement)
+  .map(([label, a]) => {
+    const b = sentBefore.byStatement[label] ?? { statements: 0, us: 0 };
+    return { label, n: a.statements - b.statements, us: a.us - b.us };
+  })
+  .filter((s) => s.n > 0)
+  .sort((x, y) => y.us - x.us);
+for (const s of statements)
+  out.push(
+    `| \`${s.label.replace(/\|/g, '\\|')}\` | ${per(s.n)} | ${(s.us / steps).toFixed(1)} | ${(s.us / s.n).toFixed(1)} |`,
+  );
+
+if (profDir) {
+  const file = readdirSync(profDir)
+    // The main thread's (thread 0), not a worker thread's.
+    .filter((f) => /\.0\.\d+\.cpuprofile$/.test(f))
+    .map((f) => join(profDir, f))
+    .sort()
+    .pop();
+  if (file)
+    out.push(
+      '',
+      ...summarizeProfile(JSON.parse(readFileSync(file, 'utf8')), Number(values.top), file, [
+        sentBefore.at,
+        sentAfter.at,
+      ]),
+    );
+}
+process.stdout.write(`${out.join('\n')}\n`);
