@@ -1,7 +1,7 @@
 import cors from '@fastify/cors';
-import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import helmet from 'helmet';
 
 import type { AuthOptions } from '../config/auth-options.js';
 import { BatonError } from '../errors.js';
@@ -12,8 +12,8 @@ import { BatonError } from '../errors.js';
  * after the authentication hook, so a limit is counted per identity, not per address.
  */
 export async function installHttpGuards(app: FastifyInstance, options: AuthOptions): Promise<void> {
-  await app.register(helmet, {
-    global: true,
+  // Built once: the fastify plugin rebuilt helmet (and re-parsed the policy) on every request.
+  const securityHeaders = helmet({
     // The API answers JSON; the docs page (swagger-ui) needs its own scripts and styles only.
     contentSecurityPolicy: {
       directives: {
@@ -28,6 +28,9 @@ export async function installHttpGuards(app: FastifyInstance, options: AuthOptio
         upgradeInsecureRequests: null,
       },
     },
+  });
+  app.addHook('onRequest', (request, reply, done) => {
+    securityHeaders(request.raw, reply.raw, (err?: unknown) => done(err instanceof Error ? err : undefined));
   });
   if (options.corsOrigins.length > 0) {
     await app.register(cors, {
