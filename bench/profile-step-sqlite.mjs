@@ -9,50 +9,21 @@
 // server's functions).
 //   node bench/profile-step-sqlite.mjs --runs 400 [--cpu-prof /tmp/prof]
 // Run `npx tsc -b` first.
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 
 import { drive, register } from './lib/baton-system.mjs';
 import { startBaton } from './lib/baton-server.mjs';
 import { CpuMeter } from './lib/cpu-meter.mjs';
-import { summarizeProfile } from './lib/cpu-profile.mjs';
 import { jsonClient } from './lib/http-json.mjs';
+import { cpuLine, dumpStatements, profileFlags, profileSummary } from './lib/profile-run.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const { values } = parseArgs({
-  options: {
-    runs: { type: 'string', default: '400' },
-    workers: { type: 'string', default: '16' },
-    steps: { type: 'string', default: '10' },
-    protocol: { type: 'string', default: 'update-v2' },
-    'cpu-prof': { type: 'string' },
-    top: { type: 'string', default: '25' },
-  },
-});
-const options = {
-  mode: 'throughput',
-  runs: Number(values.runs),
-  workers: Number(values.workers),
-  steps: Number(values.steps),
-};
-const protocol = values.protocol;
-if (protocol !== 'update-v2' && protocol !== 'legacy') throw new Error('--protocol is update-v2 or legacy');
-
+const { options, protocol, profDir, top } = profileFlags('400');
 const statsFile = join(tmpdir(), `baton-sqlite-stats-${process.pid}`);
-const profDir = values['cpu-prof'];
-if (profDir) mkdirSync(profDir, { recursive: true });
 
-async function dump(pid, n) {
-  process.kill(pid, 'SIGUSR2');
-  const path = `${statsFile}.${n}`;
-  for (let i = 0; i < 100 && !existsSync(path); i++) await new Promise((r) => setTimeout(r, 50));
-  const stats = JSON.parse(readFileSync(path, 'utf8'));
-  rmSync(path);
-  return stats;
-}
+const dump = (pid, n) => dumpStatements(pid, statsFile, n);
 
 const server = await startBaton({
   env: { BATON_SQLITE_STATS_FILE: statsFile },
@@ -85,10 +56,7 @@ out.push(
   `Baton on SQLite, ${protocol}: ${options.runs} runs × ${options.steps} steps, ${options.workers} workers: ` +
     `${steps} steps in ${seconds.toFixed(1)} s (${(steps / seconds).toFixed(0)} steps/s)`,
 );
-const cpuTotal = result.cpu.reduce((n, p) => n + p.ms, 0);
-out.push(
-  `CPU per step: ${(cpuTotal / steps).toFixed(3)} ms (${result.cpu.map((p) => `${p.name} ${(p.ms / steps).toFixed(3)}`).join(', ')})`,
-);
+out.push(cpuLine(result, 3));
 const d = (key) => sentAfter.totals[key] - sentBefore.totals[key];
 out.push(
   `SQLite per step: ${per(d('statements'))} statements, ${(d('us') / steps / 1000).toFixed(3)} ms inside them ` +
@@ -107,20 +75,5 @@ for (const s of statements)
     `| \`${s.label.replace(/\|/g, '\\|')}\` | ${per(s.n)} | ${(s.us / steps).toFixed(1)} | ${(s.us / s.n).toFixed(1)} |`,
   );
 
-if (profDir) {
-  const file = readdirSync(profDir)
-    // The main thread's (thread 0), not a worker thread's.
-    .filter((f) => /\.0\.\d+\.cpuprofile$/.test(f))
-    .map((f) => join(profDir, f))
-    .sort()
-    .pop();
-  if (file)
-    out.push(
-      '',
-      ...summarizeProfile(JSON.parse(readFileSync(file, 'utf8')), Number(values.top), file, [
-        sentBefore.at,
-        sentAfter.at,
-      ]),
-    );
-}
+out.push(...profileSummary(profDir, top, sentBefore, sentAfter));
 process.stdout.write(`${out.join('\n')}\n`);

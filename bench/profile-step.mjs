@@ -10,45 +10,23 @@
 // summary printed here: self time by function and by package).
 //   node bench/profile-step.mjs --runs 300 [--protocol legacy] [--cpu-prof /tmp/prof]
 // Run `npx tsc -b` first.
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 
 import pg from 'pg';
 
 import { drive, register } from './lib/baton-system.mjs';
 import { startBaton } from './lib/baton-server.mjs';
 import { CpuMeter } from './lib/cpu-meter.mjs';
-import { summarizeProfile } from './lib/cpu-profile.mjs';
 import { jsonClient } from './lib/http-json.mjs';
+import { cpuLine, dumpStatements, profileFlags, profileSummary } from './lib/profile-run.mjs';
 import { databaseName, dropDatabase, freshDatabase } from './lib/pg-admin.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const { values } = parseArgs({
-  options: {
-    runs: { type: 'string', default: '300' },
-    workers: { type: 'string', default: '16' },
-    steps: { type: 'string', default: '10' },
-    protocol: { type: 'string', default: 'update-v2' },
-    'cpu-prof': { type: 'string' },
-    top: { type: 'string', default: '25' },
-  },
-});
-const options = {
-  mode: 'throughput',
-  runs: Number(values.runs),
-  workers: Number(values.workers),
-  steps: Number(values.steps),
-};
-const protocol = values.protocol;
-if (protocol !== 'update-v2' && protocol !== 'legacy') throw new Error('--protocol is update-v2 or legacy');
-
+const { options, protocol, profDir, top } = profileFlags('300');
 const DB = 'bench_profile';
 const statsFile = join(tmpdir(), `baton-pg-stats-${process.pid}`);
-const profDir = values['cpu-prof'];
-if (profDir) mkdirSync(profDir, { recursive: true });
 
 async function tableStats(client) {
   const { rows } = await client.query(
@@ -63,14 +41,7 @@ async function tableStats(client) {
   return { tables: new Map(rows.map((r) => [r.relname, r])), db: db[0] };
 }
 
-async function dump(pid, n) {
-  process.kill(pid, 'SIGUSR2');
-  const path = `${statsFile}.${n}`;
-  for (let i = 0; i < 100 && !existsSync(path); i++) await new Promise((r) => setTimeout(r, 50));
-  const stats = JSON.parse(readFileSync(path, 'utf8'));
-  rmSync(path);
-  return stats;
-}
+const dump = (pid, n) => dumpStatements(pid, statsFile, n);
 
 const databaseUrl = await freshDatabase(DB);
 const admin = new pg.Client({ connectionString: databaseUrl });
@@ -120,10 +91,7 @@ out.push(
   `Baton on PostgreSQL, ${protocol}: ${options.runs} runs × ${options.steps} steps, ${options.workers} workers: ` +
     `${steps} steps in ${result.seconds.toFixed(1)} s (${(steps / result.seconds).toFixed(0)} steps/s)`,
 );
-const cpuTotal = result.cpu.reduce((n, p) => n + p.ms, 0);
-out.push(
-  `CPU per step: ${(cpuTotal / steps).toFixed(2)} ms (${result.cpu.map((p) => `${p.name} ${(p.ms / steps).toFixed(2)}`).join(', ')})`,
-);
+out.push(cpuLine(result, 2));
 const d = (key) => sentAfter.totals[key] - sentBefore.totals[key];
 out.push(
   `Sent per step: ${per(d('roundTrips'))} round trips, ${per(d('statements'))} statements, ` +
@@ -164,20 +132,5 @@ const statements = Object.entries(sentAfter.byStatement)
 for (const s of statements)
   out.push(`| \`${s.label.replace(/\|/g, '\\|')}\` | ${per(s.n)} | ${(s.bytes / steps).toFixed(0)} |`);
 
-if (profDir) {
-  const file = readdirSync(profDir)
-    // The main thread's (thread 0), not a worker thread's.
-    .filter((f) => /\.0\.\d+\.cpuprofile$/.test(f))
-    .map((f) => join(profDir, f))
-    .sort()
-    .pop();
-  if (file)
-    out.push(
-      '',
-      ...summarizeProfile(JSON.parse(readFileSync(file, 'utf8')), Number(values.top), file, [
-        sentBefore.at,
-        sentAfter.at,
-      ]),
-    );
-}
+out.push(...profileSummary(profDir, top, sentBefore, sentAfter));
 process.stdout.write(`${out.join('\n')}\n`);

@@ -2,32 +2,23 @@
 // server sends PostgreSQL through node-postgres (round trips, statements, bytes, rows answered),
 // by statement. On SIGUSR2 it writes the counts so far to `$BATON_PG_STATS_FILE.<n>` (n = 1, 2,
 // …), so that a profile can take the difference over the interval it measures.
-import { writeFileSync } from 'node:fs';
-
 import pg from 'pg';
 
-const file = process.env.BATON_PG_STATS_FILE;
-const totals = { roundTrips: 0, statements: 0, bytesOut: 0, rows: 0 };
-/** label → { statements, bytesOut } */
-const byStatement = new Map();
+import { labelOf as statementLabel, statementStats } from './statement-stats.mjs';
+
+const stats = statementStats(process.env.BATON_PG_STATS_FILE, {
+  roundTrips: 0,
+  statements: 0,
+  bytesOut: 0,
+  rows: 0,
+});
+const totals = stats.totals;
 /** Prepared statement names already sent with their text, per connection. */
 const prepared = new WeakMap();
 
-const labelOf = (text) =>
-  text
-    .replace(/\s+/g, ' ')
-    .trim()
-    .replace(/'(?:[^']|'')*'/g, "'…'")
-    .slice(0, 60);
+const labelOf = (text) => statementLabel(text, 60);
 
-function count(label, bytes) {
-  totals.statements++;
-  totals.bytesOut += bytes;
-  const entry = byStatement.get(label) ?? { statements: 0, bytesOut: 0 };
-  entry.statements++;
-  entry.bytesOut += bytes;
-  byStatement.set(label, entry);
-}
+const count = (name, bytes) => stats.add(name, { bytesOut: bytes });
 
 function rowsOf(result) {
   const list = Array.isArray(result) ? result : [result];
@@ -83,15 +74,3 @@ pg.Client.prototype.query = function query(config, values, callback) {
   }
   return answer;
 };
-
-let dumps = 0;
-process.on('SIGUSR2', () => {
-  if (!file) return;
-  dumps++;
-  // `at`: microseconds of the monotonic clock, the clock of a V8 CPU profile's timestamps.
-  const at = Number(process.hrtime.bigint() / 1000n);
-  writeFileSync(
-    `${file}.${dumps}`,
-    JSON.stringify({ at, totals, byStatement: Object.fromEntries(byStatement) }),
-  );
-});

@@ -3,10 +3,11 @@
 // work, fsyncs included, as the calls are synchronous), by statement. On SIGUSR2 it writes the
 // counts so far to `$BATON_SQLITE_STATS_FILE.<n>` (n = 1, 2, …), so that a profile can take the
 // difference over the interval it measures.
-import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+import { labelOf as statementLabel, statementStats } from './statement-stats.mjs';
 
 // better-sqlite3 as the server resolves it.
 const require = createRequire(
@@ -14,17 +15,19 @@ const require = createRequire(
 );
 const Database = require('better-sqlite3');
 
-const file = process.env.BATON_SQLITE_STATS_FILE;
-const totals = { statements: 0, us: 0 };
-/** label → { statements, us } */
-const byStatement = new Map();
+const stats = statementStats(process.env.BATON_SQLITE_STATS_FILE, { statements: 0, us: 0 });
 
-const labelOf = (text) =>
-  text
-    .replace(/\s+/g, ' ')
-    .trim()
-    .replace(/'(?:[^']|'')*'/g, "'…'")
-    .slice(0, 70);
+/** Runs `fn`, adding its wall time to `label`'s tally. */
+function timed(labelText, fn) {
+  const t0 = process.hrtime.bigint();
+  try {
+    return fn();
+  } finally {
+    stats.add(labelText, { us: Number(process.hrtime.bigint() - t0) / 1000 });
+  }
+}
+
+const labelOf = (text) => statementLabel(text, 70);
 const labels = new WeakMap();
 
 // The native Statement class is not exported: take it from a statement.
@@ -40,45 +43,10 @@ for (const method of ['run', 'get', 'all', 'iterate']) {
       label = labelOf(this.source);
       labels.set(this, label);
     }
-    const t0 = process.hrtime.bigint();
-    try {
-      return original.apply(this, args);
-    } finally {
-      const us = Number(process.hrtime.bigint() - t0) / 1000;
-      totals.statements++;
-      totals.us += us;
-      const entry = byStatement.get(label) ?? { statements: 0, us: 0 };
-      entry.statements++;
-      entry.us += us;
-      byStatement.set(label, entry);
-    }
+    return timed(label, () => original.apply(this, args));
   };
 }
 const exec = Database.prototype.exec;
 Database.prototype.exec = function counted(sql) {
-  const t0 = process.hrtime.bigint();
-  try {
-    return exec.call(this, sql);
-  } finally {
-    const us = Number(process.hrtime.bigint() - t0) / 1000;
-    const label = `[exec] ${labelOf(sql)}`;
-    totals.statements++;
-    totals.us += us;
-    const entry = byStatement.get(label) ?? { statements: 0, us: 0 };
-    entry.statements++;
-    entry.us += us;
-    byStatement.set(label, entry);
-  }
+  return timed(`[exec] ${labelOf(sql)}`, () => exec.call(this, sql));
 };
-
-let dumps = 0;
-process.on('SIGUSR2', () => {
-  if (!file) return;
-  dumps++;
-  // `at`: microseconds of the monotonic clock, the clock of a V8 CPU profile's timestamps.
-  const at = Number(process.hrtime.bigint() / 1000n);
-  writeFileSync(
-    `${file}.${dumps}`,
-    JSON.stringify({ at, totals, byStatement: Object.fromEntries(byStatement) }),
-  );
-});

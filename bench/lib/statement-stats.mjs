@@ -1,0 +1,43 @@
+// What the statement hooks loaded into a Baton server (pg-statements-hook.mjs,
+// sqlite-statements-hook.mjs) share: statement labels, a tally by label, and the dump of the
+// counts on SIGUSR2 to `<file>.<n>` (n = 1, 2, …), so that a profile can take the difference
+// over the interval it measures.
+import { writeFileSync } from 'node:fs';
+
+/** A statement's text with whitespace folded and string literals elided, cut to `length`. */
+export const labelOf = (text, length) =>
+  text
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/'(?:[^']|'')*'/g, "'…'")
+    .slice(0, length);
+
+/** Totals and a tally by label; `add(label, amounts)` adds each amount to both. */
+export function statementStats(file, totals) {
+  /** label → { statements, …amounts } */
+  const byStatement = new Map();
+  let dumps = 0;
+  process.on('SIGUSR2', () => {
+    if (!file) return;
+    dumps++;
+    // `at`: microseconds of the monotonic clock, the clock of a V8 CPU profile's timestamps.
+    const at = Number(process.hrtime.bigint() / 1000n);
+    writeFileSync(
+      `${file}.${dumps}`,
+      JSON.stringify({ at, totals, byStatement: Object.fromEntries(byStatement) }),
+    );
+  });
+  return {
+    totals,
+    add(label, amounts) {
+      totals.statements++;
+      const entry = byStatement.get(label) ?? { statements: 0 };
+      entry.statements++;
+      for (const [key, value] of Object.entries(amounts)) {
+        totals[key] += value;
+        entry[key] = (entry[key] ?? 0) + value;
+      }
+      byStatement.set(label, entry);
+    },
+  };
+}
