@@ -2,7 +2,7 @@
 // sqlite-statements-hook.mjs) share: statement labels, a tally by label, and the dump of the
 // counts on SIGUSR2 to `<file>.<n>` (n = 1, 2, …), so that a profile can take the difference
 // over the interval it measures.
-import { writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 
 /** A statement's text with whitespace folded and string literals elided, cut to `length`. */
 export const labelOf = (text, length) =>
@@ -22,10 +22,13 @@ export function statementStats(file, totals) {
     dumps++;
     // `at`: microseconds of the monotonic clock, the clock of a V8 CPU profile's timestamps.
     const at = Number(process.hrtime.bigint() / 1000n);
+    // Written aside and renamed: the profiler reads the file as soon as it exists.
+    const path = `${file}.${dumps}`;
     writeFileSync(
-      `${file}.${dumps}`,
+      `${path}.tmp`,
       JSON.stringify({ at, totals, byStatement: Object.fromEntries(byStatement) }),
     );
+    renameSync(`${path}.tmp`, path);
   });
   return {
     totals,
