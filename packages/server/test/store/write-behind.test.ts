@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { inline, literal } from '../../src/store/postgres/write-behind.js';
+import type { Query } from '../../src/store/postgres/pg-sql.js';
+import { WriteBehind, inline, literal } from '../../src/store/postgres/write-behind.js';
 
 void describe('deferred writes as SQL literals', () => {
   void it('quotes strings, numbers, booleans, nulls and arrays the way PostgreSQL reads them', () => {
@@ -23,5 +24,80 @@ void describe('deferred writes as SQL literals', () => {
     const values = Array.from({ length: 10 }, (_, i) => `v${i + 1}`);
     values[0] = '$2';
     assert.equal(inline('SELECT $1, $2, $10::text', values), `SELECT '$2', 'v2', 'v10'::text`);
+  });
+});
+
+void describe('deferred writes as prepared statements', () => {
+  const named = { name: 'baton_put', text: 'INSERT INTO t (a, b) VALUES ($1, $2)' };
+  /** A connection that records each message (split into statements) and fails when told to. */
+  function connection(fail = false): { q: Query; sent: string[][] } {
+    const sent: string[][] = [];
+    const q = ((text: string) => {
+      sent.push(text.split(';\n'));
+      return fail ? Promise.reject(new Error('boom')) : Promise.resolve({ rows: [] });
+    }) as unknown as Query;
+    return { q, sent };
+  }
+
+  void it('prepares a statement once per connection, then executes its generic plan', async () => {
+    const prepared = new Set<string>();
+    const first = connection();
+    const a = new WriteBehind(first.q, prepared);
+    a.later('BEGIN', []);
+    a.later(named, ["it's", 2]);
+    a.later(named, ['x', 3]);
+    await a.flush('COMMIT');
+    assert.deepEqual(first.sent, [
+      [
+        'BEGIN',
+        'SET LOCAL plan_cache_mode = force_generic_plan',
+        'PREPARE wb_baton_put AS INSERT INTO t (a, b) VALUES ($1, $2)',
+        "EXECUTE wb_baton_put('it''s', 2)",
+        "EXECUTE wb_baton_put('x', 3)",
+        'COMMIT',
+      ],
+    ]);
+    assert.deepEqual([...prepared], ['wb_baton_put']);
+    assert.equal(a.uncertain, false);
+    const second = connection();
+    const b = new WriteBehind(second.q, prepared);
+    b.later('BEGIN', []);
+    b.later(named, ['y', null]);
+    await b.flush('COMMIT');
+    assert.deepEqual(second.sent, [
+      [
+        'BEGIN',
+        'SET LOCAL plan_cache_mode = force_generic_plan',
+        "EXECUTE wb_baton_put('y', NULL)",
+        'COMMIT',
+      ],
+    ]);
+  });
+
+  void it('a failed batch leaves its statements unprepared and the connection in doubt', async () => {
+    const prepared = new Set<string>();
+    const c = connection(true);
+    const w = new WriteBehind(c.q, prepared);
+    w.later(named, ['a', 1]);
+    await assert.rejects(w.flush('COMMIT'), /boom/);
+    assert.equal(w.uncertain, true);
+    assert.equal(prepared.size, 0);
+  });
+
+  void it('answers of queries sent with writes are theirs, not those of PREPARE or SET', async () => {
+    const sent: string[][] = [];
+    const q = ((text: string) => {
+      const statements = text.split(';\n');
+      sent.push(statements);
+      return Promise.resolve(statements.map((s) => ({ rows: [{ s }] })));
+    }) as unknown as Query;
+    const w = new WriteBehind(q, new Set());
+    w.later('BEGIN', []);
+    const [x, y] = await w.queryMany([
+      { sql: { name: 'baton_x', text: 'SELECT $1' }, values: [1] },
+      { sql: { name: 'baton_y', text: 'SELECT $1' }, values: [2] },
+    ]);
+    assert.deepEqual(x?.rows, [{ s: 'EXECUTE wb_baton_x(1)' }]);
+    assert.deepEqual(y?.rows, [{ s: 'EXECUTE wb_baton_y(2)' }]);
   });
 });

@@ -30,12 +30,18 @@ const WF_COLUMNS = 'definition, version, create_time, update_time';
 const MESSAGE_COLUMNS = `m.task_id, m.queue_name, m.workflow_id, m.task_ref, m.attempt, m.priority, m.visible_at, m.lock_ms,
   m.locked_until, m.lock_token, m.worker_id, m.delivery_count, m.dead_lettered, m.created_at`;
 
-/** Writes whole task records from a JSON array; callers add conditions after the WHERE. */
-const UPDATE_TASKS_FROM_JSON = `UPDATE tasks AS t SET workflow_id = e->>'workflowInstanceId', seq = (e->>'seq')::int,
+/**
+ * Writes whole task records from a JSON array; callers add conditions after the WHERE. The ids
+ * again as an array (`ids`, e.g. `ANY($7::text[])`) let a generic plan find the rows by primary
+ * key; joined on the JSON alone, it cannot know how many there are and scans.
+ */
+const updateTasksFromJson = (
+  ids: string,
+): string => `UPDATE tasks AS t SET workflow_id = e->>'workflowInstanceId', seq = (e->>'seq')::int,
        reference_task_name = e->>'referenceTaskName', task_type = e->>'taskType', status = e->>'status',
        update_time = (e->>'updateTime')::bigint, record = e
      FROM jsonb_array_elements($1::jsonb) AS e
-     WHERE t.task_id = e->>'taskId'`;
+     WHERE t.task_id = ${ids} AND t.task_id = e->>'taskId'`;
 
 /**
  * The decide set's latest task per name ($2 workflow ids, $3 names, $4 seqs, $5 task ids), as a
@@ -155,13 +161,13 @@ export const SQL = {
   // $6: how many tasks must exist; fewer raise an error (so a deferred batch never commits them).
   updateTasks: named(
     'update_tasks',
-    `WITH upd AS (${UPDATE_TASKS_FROM_JSON} RETURNING 1), ${UPSERT_LATEST_CTE}
+    `WITH upd AS (${updateTasksFromJson('ANY($7::text[])')} RETURNING 1), ${UPSERT_LATEST_CTE}
      SELECT baton_expect_rows((SELECT count(*) FROM upd), $6::bigint,
        'updateTasks: ' || ($6::bigint - (SELECT count(*) FROM upd)) || ' of the tasks do not exist') AS n`,
   ),
   updateOpenTasks: named(
     'update_open_tasks',
-    `${UPDATE_TASKS_FROM_JSON} AND t.status IN ('SCHEDULED', 'IN_PROGRESS')
+    `${updateTasksFromJson('ANY($2::text[])')} AND t.status IN ('SCHEDULED', 'IN_PROGRESS')
      RETURNING t.task_id`,
   ),
   getTask: named('get_task', 'SELECT record FROM tasks WHERE task_id = $1'),

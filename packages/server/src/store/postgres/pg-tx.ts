@@ -377,7 +377,12 @@ export class PgTx extends PgQueueTx implements Tx {
     // Last record per taskId wins (one UPDATE … FROM cannot apply two rows to one target).
     const byId = new Map(tasks.map((t) => [t.taskId, t]));
     const latest = [...byId.values()];
-    await this.write(SQL.updateTasks, [JSON.stringify(latest), ...latestByNameParams(latest), byId.size]);
+    await this.write(SQL.updateTasks, [
+      JSON.stringify(latest),
+      ...latestByNameParams(latest),
+      byId.size,
+      [...byId.keys()],
+    ]);
   }
 
   async updateOpenTasks(tasks: readonly TaskRecord[]): Promise<string[]> {
@@ -388,6 +393,7 @@ export class PgTx extends PgQueueTx implements Tx {
     // wait, so a task ended by a concurrent commit is skipped, not overwritten.
     const { rows } = await this.q<{ task_id: string }>(SQL.updateOpenTasks, [
       JSON.stringify([...byId.values()]),
+      [...byId.keys()],
     ]);
     return rows.map((r) => r.task_id);
   }

@@ -136,8 +136,9 @@ export class PostgresStore implements Store {
     const state = new TxState(true);
     const notified = new Set<string>();
     let broken = false;
+    let writes: WriteBehind | undefined;
     try {
-      const writes = new WriteBehind(queryOn(client));
+      writes = new WriteBehind(queryOn(client), preparedOn(client));
       // BEGIN goes with the transaction's first statement.
       writes.later('BEGIN', []);
       const result = await fn(new PgTx(writes.q, state, notified, writes, this.taskDefCache));
@@ -152,6 +153,8 @@ export class PostgresStore implements Store {
       await client.query('ROLLBACK').catch(() => {
         broken = true;
       });
+      // A failed batch that prepared statements leaves it unknown which exist: a new connection.
+      if (writes?.uncertain) broken = true;
       throw err;
     } finally {
       client.release(broken);
@@ -199,4 +202,16 @@ export class PostgresStore implements Store {
 
 export function openPostgresStore(options: PostgresStoreOptions): PostgresStore {
   return new PostgresStore(options);
+}
+
+/** The statements each pooled connection has prepared for write-behind batches (write-behind.ts). */
+const PREPARED = new WeakMap<object, Set<string>>();
+
+function preparedOn(client: object): Set<string> {
+  let names = PREPARED.get(client);
+  if (names === undefined) {
+    names = new Set();
+    PREPARED.set(client, names);
+  }
+  return names;
 }

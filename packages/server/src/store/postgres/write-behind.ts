@@ -20,13 +20,65 @@ import { storableParams } from './pg-text.js';
 export class WriteBehind {
   private pending: string[] = [];
   private count = 0;
+  /** Statements this batch prepares: known to the connection only once the batch has gone through. */
+  private preparing: string[] = [];
+  private generic = false;
 
-  constructor(private readonly raw: Query) {}
+  constructor(
+    private readonly raw: Query,
+    /**
+     * Names this connection has prepared (`PREPARE wb_<name>`), shared by its transactions. A
+     * named statement goes as `EXECUTE` of its prepared plan: without it PostgreSQL planned every
+     * inlined statement again, about a third of its time on a step (docs/PERFORMANCE.md).
+     * Without the set, statements go inlined.
+     */
+    private readonly prepared?: Set<string>,
+  ) {}
 
   /** Defers a write. */
   later(sql: Sql | string, values: readonly unknown[]): void {
     this.count++;
-    this.pending.push(inline(textOf(sql), values));
+    this.pending.push(...this.statement(sql, values));
+  }
+
+  /**
+   * Whether this connection's prepared statements are in doubt: a batch that prepared some
+   * failed, so PostgreSQL may or may not have them. Such a connection is not reused.
+   */
+  get uncertain(): boolean {
+    return this.preparing.length > 0;
+  }
+
+  /**
+   * The statements that run `sql` with `values`: EXECUTE of its prepared plan (after what sets
+   * it up, the first time), or the statement inlined. The last one answers.
+   */
+  private statement(sql: Sql | string, values: readonly unknown[]): string[] {
+    if (typeof sql === 'string' || this.prepared === undefined) return [inline(textOf(sql), values)];
+    const name = `wb_${sql.name}`;
+    const parts: string[] = [];
+    if (!this.generic) {
+      // The generic plan of each: their parameters are keys and arrays of keys, which never change
+      // a good plan, while the default would keep planning some of them for every call. Until the
+      // transaction ends.
+      this.generic = true;
+      parts.push('SET LOCAL plan_cache_mode = force_generic_plan');
+    }
+    if (!this.prepared.has(name) && !this.preparing.includes(name)) {
+      this.preparing.push(name);
+      parts.push(`PREPARE ${name} AS ${sql.text}`);
+    }
+    const args = storableParams(values).map(literal).join(', ');
+    parts.push(values.length > 0 ? `EXECUTE ${name}(${args})` : `EXECUTE ${name}`);
+    return parts;
+  }
+
+  /** Sends a batch; the statements it prepared are the connection's once it went through. */
+  private async send(text: string): Promise<unknown> {
+    const answer: unknown = await this.raw(text);
+    for (const name of this.preparing) this.prepared?.add(name);
+    this.preparing = [];
+    return answer;
   }
 
   /**
@@ -57,8 +109,15 @@ export class WriteBehind {
     this.count += queries.length;
     const batch = this.pending;
     this.pending = [];
-    for (const query of queries) batch.push(inline(textOf(query.sql), query.values));
-    const answer: unknown = await this.raw(batch.join(';\n'));
+    // What sets the queries up (PREPARE, SET) goes first: their answers are the batch's last ones.
+    const runs: string[] = [];
+    for (const query of queries) {
+      const parts = this.statement(query.sql, query.values);
+      runs.push(parts.pop() ?? '');
+      batch.push(...parts);
+    }
+    batch.push(...runs);
+    const answer = await this.send(batch.join(';\n'));
     const results = (Array.isArray(answer) ? answer : [answer]) as pg.QueryResult[];
     return results.slice(results.length - queries.length);
   }
@@ -76,7 +135,7 @@ export class WriteBehind {
       return;
     }
     this.pending = [];
-    await this.raw([...batch, ...(tail === undefined ? [] : [tail])].join(';\n'));
+    await this.send([...batch, ...(tail === undefined ? [] : [tail])].join(';\n'));
   }
 }
 
