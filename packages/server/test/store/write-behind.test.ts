@@ -40,7 +40,7 @@ void describe('deferred writes as prepared statements', () => {
   }
 
   void it('prepares a statement once per connection, then executes its generic plan', async () => {
-    const prepared = new Set<string>();
+    const prepared = new Map<string, number>();
     const first = connection();
     const a = new WriteBehind(first.q, prepared);
     a.later('BEGIN', []);
@@ -57,7 +57,7 @@ void describe('deferred writes as prepared statements', () => {
         'COMMIT',
       ],
     ]);
-    assert.deepEqual([...prepared], ['wb_baton_put']);
+    assert.deepEqual([...prepared.keys()], ['wb_baton_put']);
     assert.equal(a.uncertain, false);
     const second = connection();
     const b = new WriteBehind(second.q, prepared);
@@ -75,7 +75,7 @@ void describe('deferred writes as prepared statements', () => {
   });
 
   void it('a failed batch leaves its statements unprepared and the connection in doubt', async () => {
-    const prepared = new Set<string>();
+    const prepared = new Map<string, number>();
     const c = connection(true);
     const w = new WriteBehind(c.q, prepared);
     w.later(named, ['a', 1]);
@@ -91,7 +91,7 @@ void describe('deferred writes as prepared statements', () => {
       sent.push(statements);
       return Promise.resolve(statements.map((s) => ({ rows: [{ s }] })));
     }) as unknown as Query;
-    const w = new WriteBehind(q, new Set());
+    const w = new WriteBehind(q, new Map());
     w.later('BEGIN', []);
     const [x, y] = await w.queryMany([
       { sql: { name: 'baton_x', text: 'SELECT $1' }, values: [1] },
@@ -99,5 +99,19 @@ void describe('deferred writes as prepared statements', () => {
     ]);
     assert.deepEqual(x?.rows, [{ s: 'EXECUTE wb_baton_x(1)' }]);
     assert.deepEqual(y?.rows, [{ s: 'EXECUTE wb_baton_y(2)' }]);
+  });
+
+  void it('prepares a statement again once its plan is a minute old', async () => {
+    const prepared = new Map([['wb_baton_put', Date.now() - 61_000]]);
+    const c = connection();
+    const w = new WriteBehind(c.q, prepared);
+    w.later(named, ['a', 1]);
+    await w.flush();
+    assert.deepEqual(c.sent[0]?.slice(1), [
+      'DEALLOCATE wb_baton_put',
+      'PREPARE wb_baton_put AS INSERT INTO t (a, b) VALUES ($1, $2)',
+      "EXECUTE wb_baton_put('a', 1)",
+    ]);
+    assert.ok((prepared.get('wb_baton_put') ?? 0) > Date.now() - 5_000);
   });
 });

@@ -205,12 +205,12 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
 }
 
 /** The statements each pooled connection has prepared for write-behind batches (write-behind.ts). */
-const PREPARED = new WeakMap<object, Set<string>>();
+const PREPARED = new WeakMap<object, Map<string, number>>();
 
-function preparedOn(client: object): Set<string> {
+function preparedOn(client: object): Map<string, number> {
   let names = PREPARED.get(client);
   if (names === undefined) {
-    names = new Set();
+    names = new Map();
     PREPARED.set(client, names);
   }
   return names;

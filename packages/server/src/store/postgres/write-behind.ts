@@ -17,11 +17,21 @@ import { storableParams } from './pg-text.js';
  * check run on its answer: PostgreSQL skips the rest of a message after an error, so COMMIT
  * sent with the batch never commits a failed one, and the transaction rolls back as it would have.
  */
+/**
+ * How long a connection keeps a prepared statement's generic plan before preparing it again. A
+ * generic plan is made from the table sizes of its time: one made while a table was small may
+ * scan it, and a table that has never been analyzed would keep that plan as it grows. Planned
+ * again every minute, a plan follows the tables (the planner reads the size of a table never
+ * analyzed from its file) at the cost of one planning per statement, connection and minute.
+ */
+const REPLAN_MS = 60_000;
+
 export class WriteBehind {
   private pending: string[] = [];
   private count = 0;
   /** Statements this batch prepares: known to the connection only once the batch has gone through. */
   private preparing: string[] = [];
+  private readonly now = Date.now();
   private generic = false;
 
   constructor(
@@ -30,9 +40,9 @@ export class WriteBehind {
      * Names this connection has prepared (`PREPARE wb_<name>`), shared by its transactions. A
      * named statement goes as `EXECUTE` of its prepared plan: without it PostgreSQL planned every
      * inlined statement again, about a third of its time on a step (docs/PERFORMANCE.md).
-     * Without the set, statements go inlined.
+     * Without it, statements go inlined. Each name maps to when it was prepared.
      */
-    private readonly prepared?: Set<string>,
+    private readonly prepared?: Map<string, number>,
   ) {}
 
   /** Defers a write. */
@@ -64,8 +74,10 @@ export class WriteBehind {
       this.generic = true;
       parts.push('SET LOCAL plan_cache_mode = force_generic_plan');
     }
-    if (!this.prepared.has(name) && !this.preparing.includes(name)) {
+    const preparedAt = this.prepared.get(name);
+    if (!this.preparing.includes(name) && (preparedAt === undefined || this.now - preparedAt > REPLAN_MS)) {
       this.preparing.push(name);
+      if (preparedAt !== undefined) parts.push(`DEALLOCATE ${name}`);
       parts.push(`PREPARE ${name} AS ${sql.text}`);
     }
     const args = storableParams(values).map(literal).join(', ');
@@ -76,7 +88,7 @@ export class WriteBehind {
   /** Sends a batch; the statements it prepared are the connection's once it went through. */
   private async send(text: string): Promise<unknown> {
     const answer: unknown = await this.raw(text);
-    for (const name of this.preparing) this.prepared?.add(name);
+    for (const name of this.preparing) this.prepared?.set(name, this.now);
     this.preparing = [];
     return answer;
   }
