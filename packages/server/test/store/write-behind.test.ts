@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import type { Query } from '../../src/store/postgres/pg-sql.js';
-import { WriteBehind, inline, literal } from '../../src/store/postgres/write-behind.js';
+import { WriteBehind, inline, literal, replanDue } from '../../src/store/postgres/write-behind.js';
 
 void describe('deferred writes as SQL literals', () => {
   void it('quotes strings, numbers, booleans, nulls and arrays the way PostgreSQL reads them', () => {
@@ -28,7 +28,8 @@ void describe('deferred writes as SQL literals', () => {
 });
 
 void describe('deferred writes as prepared statements', () => {
-  const named = { name: 'baton_put', text: 'INSERT INTO t (a, b) VALUES ($1, $2)' };
+  const named = { name: 'baton_insert_tasks', text: 'INSERT INTO t (a, b) VALUES ($1, $2)' };
+  const other = { name: 'baton_remove_messages', text: 'DELETE FROM t WHERE a = ANY($1)' };
   /** A connection that records each message (split into statements) and fails when told to. */
   function connection(fail = false): { q: Query; sent: string[][] } {
     const sent: string[][] = [];
@@ -40,7 +41,7 @@ void describe('deferred writes as prepared statements', () => {
   }
 
   void it('prepares a statement once per connection, then executes its generic plan', async () => {
-    const prepared = new Map<string, number>();
+    const prepared = new Map<string, { first: number; at: number }>();
     const first = connection();
     const a = new WriteBehind(first.q, prepared);
     a.later('BEGIN', []);
@@ -51,13 +52,13 @@ void describe('deferred writes as prepared statements', () => {
       [
         'BEGIN',
         'SET LOCAL plan_cache_mode = force_generic_plan',
-        'PREPARE wb_baton_put AS INSERT INTO t (a, b) VALUES ($1, $2)',
-        "EXECUTE wb_baton_put('it''s', 2)",
-        "EXECUTE wb_baton_put('x', 3)",
+        'PREPARE wb_baton_insert_tasks AS INSERT INTO t (a, b) VALUES ($1, $2)',
+        "EXECUTE wb_baton_insert_tasks('it''s', 2)",
+        "EXECUTE wb_baton_insert_tasks('x', 3)",
         'COMMIT',
       ],
     ]);
-    assert.deepEqual([...prepared.keys()], ['wb_baton_put']);
+    assert.deepEqual([...prepared.keys()], ['wb_baton_insert_tasks']);
     assert.equal(a.uncertain, false);
     const second = connection();
     const b = new WriteBehind(second.q, prepared);
@@ -68,14 +69,14 @@ void describe('deferred writes as prepared statements', () => {
       [
         'BEGIN',
         'SET LOCAL plan_cache_mode = force_generic_plan',
-        "EXECUTE wb_baton_put('y', NULL)",
+        "EXECUTE wb_baton_insert_tasks('y', NULL)",
         'COMMIT',
       ],
     ]);
   });
 
   void it('a failed batch leaves its statements unprepared and the connection in doubt', async () => {
-    const prepared = new Map<string, number>();
+    const prepared = new Map<string, { first: number; at: number }>();
     const c = connection(true);
     const w = new WriteBehind(c.q, prepared);
     w.later(named, ['a', 1]);
@@ -94,24 +95,47 @@ void describe('deferred writes as prepared statements', () => {
     const w = new WriteBehind(q, new Map());
     w.later('BEGIN', []);
     const [x, y] = await w.queryMany([
-      { sql: { name: 'baton_x', text: 'SELECT $1' }, values: [1] },
-      { sql: { name: 'baton_y', text: 'SELECT $1' }, values: [2] },
+      { sql: { name: 'baton_lock_run', text: 'SELECT $1' }, values: [1] },
+      { sql: { name: 'baton_decide_tasks', text: 'SELECT $1' }, values: [2] },
     ]);
-    assert.deepEqual(x?.rows, [{ s: 'EXECUTE wb_baton_x(1)' }]);
-    assert.deepEqual(y?.rows, [{ s: 'EXECUTE wb_baton_y(2)' }]);
+    assert.deepEqual(x?.rows, [{ s: 'EXECUTE wb_baton_lock_run(1)' }]);
+    assert.deepEqual(y?.rows, [{ s: 'EXECUTE wb_baton_decide_tasks(2)' }]);
   });
 
-  void it('prepares a statement again once its plan is a minute old', async () => {
-    const prepared = new Map([['wb_baton_put', Date.now() - 61_000]]);
+  void it('keeps the other statements inlined, planned for their values', async () => {
+    const c = connection();
+    const w = new WriteBehind(c.q, new Map());
+    w.later(other, [['a', 'b']]);
+    await w.flush();
+    assert.deepEqual(c.sent, [[`DELETE FROM t WHERE a = ANY('{"a","b"}')`]]);
+  });
+
+  void it('plans again after as long as the statement has been prepared, from 1 s to a minute', () => {
+    const t = 1_000_000;
+    assert.equal(replanDue({ first: t, at: t }, t + 999), false);
+    assert.equal(replanDue({ first: t, at: t }, t + 1_000), true);
+    assert.equal(replanDue({ first: t, at: t + 1_000 }, t + 1_999), false);
+    assert.equal(replanDue({ first: t, at: t + 4_000 }, t + 8_000), true);
+    assert.equal(replanDue({ first: t, at: t + 4_000 }, t + 7_999), false);
+    assert.equal(replanDue({ first: t, at: t + 3_600_000 }, t + 3_659_999), false);
+    assert.equal(replanDue({ first: t, at: t + 3_600_000 }, t + 3_660_000), true);
+  });
+
+  void it('prepares a statement again once its plan is due', async () => {
+    const prepared = new Map([
+      ['wb_baton_insert_tasks', { first: Date.now() - 600_000, at: Date.now() - 61_000 }],
+    ]);
     const c = connection();
     const w = new WriteBehind(c.q, prepared);
     w.later(named, ['a', 1]);
     await w.flush();
     assert.deepEqual(c.sent[0]?.slice(1), [
-      'DEALLOCATE wb_baton_put',
-      'PREPARE wb_baton_put AS INSERT INTO t (a, b) VALUES ($1, $2)',
-      "EXECUTE wb_baton_put('a', 1)",
+      'DEALLOCATE wb_baton_insert_tasks',
+      'PREPARE wb_baton_insert_tasks AS INSERT INTO t (a, b) VALUES ($1, $2)',
+      "EXECUTE wb_baton_insert_tasks('a', 1)",
     ]);
-    assert.ok((prepared.get('wb_baton_put') ?? 0) > Date.now() - 5_000);
+    const plan = prepared.get('wb_baton_insert_tasks');
+    assert.ok(plan !== undefined && plan.at > Date.now() - 5_000);
+    assert.ok(plan.first < Date.now() - 500_000, 'when it was first prepared is kept');
   });
 });

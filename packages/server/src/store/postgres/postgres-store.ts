@@ -3,7 +3,7 @@ import pg from 'pg';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { PgTx } from './pg-tx.js';
 import { TaskDefCache } from './task-def-cache.js';
-import { WriteBehind } from './write-behind.js';
+import { type PreparedPlan, WriteBehind } from './write-behind.js';
 import { SQL, queryOn } from './pg-sql.js';
 import { CoalescingNotifier } from './notifier.js';
 import { QUEUE_CHANNEL, QueueListener } from './queue-listener.js';
@@ -205,9 +205,9 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
 }
 
 /** The statements each pooled connection has prepared for write-behind batches (write-behind.ts). */
-const PREPARED = new WeakMap<object, Map<string, number>>();
+const PREPARED = new WeakMap<object, Map<string, PreparedPlan>>();
 
-function preparedOn(client: object): Map<string, number> {
+function preparedOn(client: object): Map<string, PreparedPlan> {
   let names = PREPARED.get(client);
   if (names === undefined) {
     names = new Map();

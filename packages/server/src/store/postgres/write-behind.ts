@@ -18,13 +18,41 @@ import { storableParams } from './pg-text.js';
  * sent with the batch never commits a failed one, and the transaction rolls back as it would have.
  */
 /**
- * How long a connection keeps a prepared statement's generic plan before preparing it again. A
- * generic plan is made from the table sizes of its time: one made while a table was small may
- * scan it, and a table that has never been analyzed would keep that plan as it grows. Planned
- * again every minute, a plan follows the tables (the planner reads the size of a table never
- * analyzed from its file) at the cost of one planning per statement, connection and minute.
+ * The statements a batch runs as prepared generic plans: those whose planning cost a step most,
+ * and whose every parameter is a key or an array of keys, so that a generic plan finds their rows
+ * by index. The others go inlined and are planned for their values each time (a generic plan of
+ * a delete by a key array, say, scans a small table).
  */
-const REPLAN_MS = 60_000;
+const PREPARED_STATEMENTS: ReadonlySet<string> = new Set([
+  'baton_get_task',
+  'baton_lock_run',
+  'baton_decide_tasks',
+  'baton_insert_tasks',
+  'baton_update_tasks',
+  'baton_enqueue',
+]);
+
+/**
+ * When a connection prepares a statement again: a generic plan is made from the table sizes of
+ * its moment, and one made while a table was small may scan it as it grows (the planner reads the
+ * size of a table never analyzed from its file). Planned again after as long as the statement has
+ * been prepared on the connection (1 s, 2 s, 4 s, …), at most every minute: a new database's plans
+ * follow its tables within seconds, for a few plannings per statement and connection.
+ */
+const REPLAN_MIN_MS = 1_000;
+const REPLAN_MAX_MS = 60_000;
+
+/** When a connection first and last prepared a statement. */
+export interface PreparedPlan {
+  first: number;
+  at: number;
+}
+
+/** Whether a plan prepared as `plan` is due to be made again at `now`. */
+export function replanDue(plan: PreparedPlan, now: number): boolean {
+  const interval = Math.min(REPLAN_MAX_MS, Math.max(REPLAN_MIN_MS, plan.at - plan.first));
+  return now - plan.at >= interval;
+}
 
 export class WriteBehind {
   private pending: string[] = [];
@@ -40,9 +68,9 @@ export class WriteBehind {
      * Names this connection has prepared (`PREPARE wb_<name>`), shared by its transactions. A
      * named statement goes as `EXECUTE` of its prepared plan: without it PostgreSQL planned every
      * inlined statement again, about a third of its time on a step (docs/PERFORMANCE.md).
-     * Without it, statements go inlined. Each name maps to when it was prepared.
+     * Without it, statements go inlined.
      */
-    private readonly prepared?: Map<string, number>,
+    private readonly prepared?: Map<string, PreparedPlan>,
   ) {}
 
   /** Defers a write. */
@@ -64,7 +92,8 @@ export class WriteBehind {
    * it up, the first time), or the statement inlined. The last one answers.
    */
   private statement(sql: Sql | string, values: readonly unknown[]): string[] {
-    if (typeof sql === 'string' || this.prepared === undefined) return [inline(textOf(sql), values)];
+    if (typeof sql === 'string' || this.prepared === undefined || !PREPARED_STATEMENTS.has(sql.name))
+      return [inline(textOf(sql), values)];
     const name = `wb_${sql.name}`;
     const parts: string[] = [];
     if (!this.generic) {
@@ -74,10 +103,10 @@ export class WriteBehind {
       this.generic = true;
       parts.push('SET LOCAL plan_cache_mode = force_generic_plan');
     }
-    const preparedAt = this.prepared.get(name);
-    if (!this.preparing.includes(name) && (preparedAt === undefined || this.now - preparedAt > REPLAN_MS)) {
+    const plan = this.prepared.get(name);
+    if (!this.preparing.includes(name) && (plan === undefined || replanDue(plan, this.now))) {
       this.preparing.push(name);
-      if (preparedAt !== undefined) parts.push(`DEALLOCATE ${name}`);
+      if (plan !== undefined) parts.push(`DEALLOCATE ${name}`);
       parts.push(`PREPARE ${name} AS ${sql.text}`);
     }
     const args = storableParams(values).map(literal).join(', ');
@@ -88,7 +117,8 @@ export class WriteBehind {
   /** Sends a batch; the statements it prepared are the connection's once it went through. */
   private async send(text: string): Promise<unknown> {
     const answer: unknown = await this.raw(text);
-    for (const name of this.preparing) this.prepared?.set(name, this.now);
+    for (const name of this.preparing)
+      this.prepared?.set(name, { first: this.prepared.get(name)?.first ?? this.now, at: this.now });
     this.preparing = [];
     return answer;
   }
