@@ -38,7 +38,14 @@ async function tableStats(client) {
     `SELECT xact_commit AS commits, tup_returned AS returned, tup_fetched AS fetched,
        pg_current_wal_lsn() AS lsn FROM pg_stat_database WHERE datname = current_database()`,
   );
-  return { tables: new Map(rows.map((r) => [r.relname, r])), db: db[0] };
+  const { rows: idx } = await client.query(
+    `SELECT indexrelname AS name, idx_scan AS scans, idx_tup_read AS read FROM pg_stat_user_indexes`,
+  );
+  return {
+    tables: new Map(rows.map((r) => [r.relname, r])),
+    indexes: new Map(idx.map((r) => [r.name, r])),
+    db: db[0],
+  };
 }
 
 const dump = (pid, n) => dumpStatements(pid, statsFile, n);
@@ -120,6 +127,14 @@ for (const [name, a] of after.tables) {
     `| ${name} | ${per(diff('ins'))} | ${per(diff('upd'))} (${per(diff('hot'))}) | ${per(diff('del'))} | ` +
       `${per(diff('idx'))} | ${per(diff('seq'))} (${per(diff('seqrows'))}) |`,
   );
+}
+// Index entries read per step, by index: where "tuples returned" comes from.
+out.push('', '| index | scans / step | entries read / step |', '| --- | ---: | ---: |');
+for (const [name, a] of after.indexes) {
+  const b = before.indexes.get(name) ?? { scans: 0, read: 0 };
+  const scans = Number(a.scans) - Number(b.scans);
+  if (scans === 0) continue;
+  out.push(`| ${name} | ${per(scans)} | ${per(Number(a.read) - Number(b.read))} |`);
 }
 out.push('', '| statement | per step | bytes / step |', '| --- | ---: | ---: |');
 const statements = Object.entries(sentAfter.byStatement)

@@ -6,6 +6,7 @@ import pg from 'pg';
 
 import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { taskSearchSql } from '../../src/store/postgres/pg-search.js';
+import { SQL } from '../../src/store/postgres/pg-sql.js';
 import type { Store, TaskQuery } from '../../src/store/store.js';
 import { toTaskQuery } from '../../src/search/task-search.js';
 import { createTestDatabase, enabledStores, type TestDatabase } from '../helpers/postgres.js';
@@ -21,7 +22,14 @@ const TASKS = 100_000;
 interface PlanNode {
   'Node Type': string;
   'Relation Name'?: string;
+  'Index Name'?: string;
   Plans?: PlanNode[];
+}
+
+/** Every index a plan reads, by name (`Index Name` of index and bitmap index scans). */
+function indexesRead(node: PlanNode): string[] {
+  const own = node['Index Name'] ? [node['Index Name']] : [];
+  return [...own, ...(node.Plans ?? []).flatMap(indexesRead)];
 }
 
 function seqScansOfTasks(node: PlanNode): string[] {
@@ -100,5 +108,29 @@ if (enabledStores().includes('postgres')) {
         t.diagnostic(`${name}: ${answer.totalHits} hits in ${(performance.now() - started).toFixed(1)} ms`);
       });
     }
+
+    // The write of tasks handed out or put back runs as a prepared statement, and PostgreSQL
+    // switches such a statement to a generic plan. That plan must find the rows by primary key
+    // alone: ANDed with the status index, it read every open entry to update one row. It was
+    // chosen where few tasks are open by the statistics (every step's task ends soon after).
+    it('updateOpenTasks: a generic plan reads tasks by primary key only', async () => {
+      await client.query('BEGIN');
+      try {
+        await client.query(
+          `UPDATE tasks SET status = 'COMPLETED' WHERE status IN ('SCHEDULED', 'IN_PROGRESS') AND task_id <> 't3'`,
+        );
+        await client.query('ANALYZE tasks'); // rolled back with the rest
+        await client.query('SET LOCAL plan_cache_mode = force_generic_plan');
+        await client.query(`PREPARE open_tasks_plan AS ${SQL.updateOpenTasks.text}`);
+        const { rows } = await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
+          `EXPLAIN (FORMAT JSON) EXECUTE open_tasks_plan('[]', '{t3}')`,
+        );
+        const plan = rows[0]?.['QUERY PLAN'][0]?.Plan;
+        assert.ok(plan);
+        assert.deepEqual(indexesRead(plan), ['tasks_pkey'], JSON.stringify(plan, null, 1));
+      } finally {
+        await client.query('ROLLBACK');
+      }
+    });
   });
 }

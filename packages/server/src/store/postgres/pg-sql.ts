@@ -167,7 +167,11 @@ export const SQL = {
   ),
   updateOpenTasks: named(
     'update_open_tasks',
-    `${updateTasksFromJson('ANY($2::text[])')} AND t.status IN ('SCHEDULED', 'IN_PROGRESS')
+    // The open check is a CASE, not `status IN (…)`: a generic plan could otherwise AND the
+    // primary key with the status index and the decide set's partial index, and read every
+    // entry of both (thousands, mostly dead between vacuums) to update one row.
+    `${updateTasksFromJson('ANY($2::text[])')}
+       AND CASE t.status WHEN 'SCHEDULED' THEN true WHEN 'IN_PROGRESS' THEN true ELSE false END
      RETURNING t.task_id`,
   ),
   getTask: named('get_task', 'SELECT record FROM tasks WHERE task_id = $1'),
