@@ -6,6 +6,7 @@ import pg from 'pg';
 
 import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { taskSearchSql } from '../../src/store/postgres/pg-search.js';
+import { DECIDE_TASKS } from '../../src/store/postgres/pg-decide-set.js';
 import { SQL } from '../../src/store/postgres/pg-sql.js';
 import type { Store, TaskQuery } from '../../src/store/store.js';
 import { toTaskQuery } from '../../src/search/task-search.js';
@@ -109,28 +110,51 @@ if (enabledStores().includes('postgres')) {
       });
     }
 
-    // The write of tasks handed out or put back runs as a prepared statement, and PostgreSQL
-    // switches such a statement to a generic plan. That plan must find the rows by primary key
-    // alone: ANDed with the status index, it read every open entry to update one row. It was
-    // chosen where few tasks are open by the statistics (every step's task ends soon after).
-    it('updateOpenTasks: a generic plan reads tasks by primary key only', async () => {
-      await client.query('BEGIN');
-      try {
-        await client.query(
-          `UPDATE tasks SET status = 'COMPLETED' WHERE status IN ('SCHEDULED', 'IN_PROGRESS') AND task_id <> 't3'`,
-        );
-        await client.query('ANALYZE tasks'); // rolled back with the rest
-        await client.query('SET LOCAL plan_cache_mode = force_generic_plan');
-        await client.query(`PREPARE open_tasks_plan AS ${SQL.updateOpenTasks.text}`);
-        const { rows } = await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
-          `EXPLAIN (FORMAT JSON) EXECUTE open_tasks_plan('[]', '{t3}')`,
-        );
-        const plan = rows[0]?.['QUERY PLAN'][0]?.Plan;
-        assert.ok(plan);
-        assert.deepEqual(indexesRead(plan), ['tasks_pkey'], JSON.stringify(plan, null, 1));
-      } finally {
-        await client.query('ROLLBACK');
-      }
-    });
+    // The hot statements run prepared, and PostgreSQL runs such a statement from a generic plan
+    // (the write-behind forces one; a named statement switches to one after five executions).
+    // Each must find its rows by key alone. ANDed with the status index, the open-task write read
+    // every open entry to update one row; that plan was chosen where the statistics saw few open
+    // tasks (every step's task ends soon after it starts), as set up here.
+    const hot: Array<[string, string, string[]]> = [
+      ['getTask', SQL.getTask.text, ['tasks_pkey']],
+      ['getTasks', SQL.getTasks.text, ['tasks_pkey']],
+      ['lockRun', SQL.lockRun.text, ['runs_pkey']],
+      ['decide set', DECIDE_TASKS.text, ['task_latest_pkey', 'tasks_pkey', 'tasks_to_decide']],
+      ['updateTasks', SQL.updateTasks.text, ['tasks_pkey']],
+      ['updateOpenTasks', SQL.updateOpenTasks.text, ['tasks_pkey']],
+    ];
+    for (const [name, text, allowed] of hot) {
+      it(`${name}: a generic plan reads by key only`, async () => {
+        await client.query('BEGIN');
+        try {
+          await client.query(
+            `UPDATE tasks SET status = 'COMPLETED' WHERE status IN ('SCHEDULED', 'IN_PROGRESS') AND task_id <> 't3'`,
+          );
+          await client.query('ANALYZE tasks'); // rolled back with the rest
+          await client.query('SET LOCAL plan_cache_mode = force_generic_plan');
+          await client.query(`PREPARE hot_plan AS ${text}`);
+          const { rows: types } = await client.query<{ n: number }>(
+            `SELECT cardinality(parameter_types) AS n FROM pg_prepared_statements WHERE name = 'hot_plan'`,
+          );
+          const nulls = Array.from({ length: types[0]?.n ?? 0 }, () => 'NULL').join(', ');
+          const { rows } = await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
+            `EXPLAIN (FORMAT JSON) EXECUTE hot_plan(${nulls})`,
+          );
+          const plan = rows[0]?.['QUERY PLAN'][0]?.Plan;
+          assert.ok(plan);
+          const read = [...new Set(indexesRead(plan))].sort();
+          assert.ok(read.length > 0, JSON.stringify(plan, null, 1));
+          assert.deepEqual(
+            read.filter((index) => !allowed.includes(index)),
+            [],
+            JSON.stringify(plan, null, 1),
+          );
+          assert.deepEqual(seqScansOfTasks(plan), [], JSON.stringify(plan, null, 1));
+        } finally {
+          await client.query('ROLLBACK');
+          await client.query('DEALLOCATE ALL');
+        }
+      });
+    }
   });
 }
