@@ -8,7 +8,10 @@
 //     WAL figure is the whole server's: other databases' work counts too);
 // and, with --cpu-prof DIR, the server's V8 CPU profile (open it in Chrome DevTools, or read the
 // summary printed here: self time by function and by package).
-//   node bench/profile-step.mjs --runs 300 [--protocol legacy] [--cpu-prof /tmp/prof]
+// and, with --explain-log FILE (the PostgreSQL server's log, e.g.
+// /var/log/postgresql/postgresql-15-main.log), the backends' executor time by statement, from
+// auto_explain (pg-executor-log.mjs; it slows the backends, so read its CPU figures apart).
+//   node bench/profile-step.mjs --runs 300 [--protocol legacy] [--cpu-prof /tmp/prof] [--explain-log FILE]
 // Run `npx tsc -b` first.
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -22,9 +25,10 @@ import { CpuMeter } from './lib/cpu-meter.mjs';
 import { jsonClient } from './lib/http-json.mjs';
 import { cpuLine, dumpStatements, profileFlags, profileSummary } from './lib/profile-run.mjs';
 import { databaseName, dropDatabase, freshDatabase } from './lib/pg-admin.mjs';
+import { executorSummary, logEveryPlan, logOffset } from './lib/pg-executor-log.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const { options, protocol, profDir, top } = profileFlags('300');
+const { options, protocol, profDir, top, explainLog } = profileFlags('300');
 const DB = 'bench_profile';
 const statsFile = join(tmpdir(), `baton-pg-stats-${process.pid}`);
 
@@ -53,6 +57,7 @@ const dump = (pid, n) => dumpStatements(pid, statsFile, n);
 const databaseUrl = await freshDatabase(DB);
 const admin = new pg.Client({ connectionString: databaseUrl });
 await admin.connect();
+if (explainLog) await logEveryPlan(admin, databaseName(DB));
 const server = await startBaton({
   databaseUrl,
   env: { BATON_PG_STATS_FILE: statsFile },
@@ -68,18 +73,22 @@ let before;
 let after;
 let sentBefore;
 let sentAfter;
+let logFrom;
+let logTo;
 try {
   await register(client, options.steps);
   // Stats are cumulative and updated by backends at transaction end; force the snapshot.
   await admin.query('SELECT pg_stat_clear_snapshot()');
   before = await tableStats(admin);
   sentBefore = await dump(server.pid, 1);
+  if (explainLog) logFrom = logOffset(explainLog);
   const meter = new CpuMeter({
     processes: [{ name: 'Baton server', pid: server.pid }],
     pgDatabase: databaseName(DB),
   });
   result = await drive(client, options, { protocol, meter });
   sentAfter = await dump(server.pid, 2);
+  if (explainLog) logTo = logOffset(explainLog);
   // The statistics collector lags by up to 500 ms (PostgreSQL 15 flushes at most that often).
   await new Promise((r) => setTimeout(r, 1500));
   await admin.query('SELECT pg_stat_clear_snapshot()');
@@ -147,5 +156,6 @@ const statements = Object.entries(sentAfter.byStatement)
 for (const s of statements)
   out.push(`| \`${s.label.replace(/\|/g, '\\|')}\` | ${per(s.n)} | ${(s.bytes / steps).toFixed(0)} |`);
 
+if (explainLog) out.push(...executorSummary(explainLog, logFrom, logTo, databaseName(DB), steps));
 out.push(...profileSummary(profDir, top, sentBefore, sentAfter));
 process.stdout.write(`${out.join('\n')}\n`);

@@ -17,6 +17,8 @@ export function profileFlags(defaultRuns) {
       protocol: { type: 'string', default: 'update-v2' },
       'cpu-prof': { type: 'string' },
       top: { type: 'string', default: '25' },
+      // PostgreSQL only: the server's log file, for auto_explain's executor times.
+      'explain-log': { type: 'string' },
     },
   });
   const protocol = values.protocol;
@@ -33,6 +35,7 @@ export function profileFlags(defaultRuns) {
     protocol,
     profDir,
     top: Number(values.top),
+    explainLog: values['explain-log'],
   };
 }
 
