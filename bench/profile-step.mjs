@@ -7,8 +7,8 @@
 //   - rows inserted, updated (HOT or not) and deleted per table, commits, and WAL bytes (the
 //     WAL figure is the whole server's: other databases' work counts too);
 // and, with --cpu-prof DIR, the server's V8 CPU profile (open it in Chrome DevTools, or read the
-// summary printed here: self time by function and by package).
-// and, with --explain-log FILE (the PostgreSQL server's log, e.g.
+// summary printed here: self time by function and by package);
+// and with --explain-log FILE (the PostgreSQL server's log, e.g.
 // /var/log/postgresql/postgresql-15-main.log), the backends' executor time by statement, from
 // auto_explain (pg-executor-log.mjs; it slows the backends, so read its CPU figures apart).
 //   node bench/profile-step.mjs --runs 300 [--protocol legacy] [--cpu-prof /tmp/prof] [--explain-log FILE]

@@ -28,23 +28,23 @@ interface PlanNode {
   Plans?: PlanNode[];
 }
 
-/** Every index a plan reads, by name (`Index Name` of index and bitmap index scans). */
-function indexesRead(node: PlanNode): string[] {
-  const own = node['Index Name'] ? [node['Index Name']] : [];
-  return [...own, ...(node.Plans ?? []).flatMap(indexesRead)];
+/** A plan's nodes, the root first. */
+function planNodes(node: PlanNode): PlanNode[] {
+  return [node, ...(node.Plans ?? []).flatMap(planNodes)];
 }
+
+/** Every index a plan reads, by name (`Index Name` of index and bitmap index scans). */
+const indexesRead = (plan: PlanNode): string[] =>
+  planNodes(plan).flatMap((n) => (n['Index Name'] ? [n['Index Name']] : []));
 
 /** Index scans with no key condition: the whole index (or a partial index's whole) read. */
-function unkeyedIndexScans(node: PlanNode): string[] {
-  const own = node['Index Name'] && !node['Index Cond'] ? [node['Index Name']] : [];
-  return [...own, ...(node.Plans ?? []).flatMap(unkeyedIndexScans)];
-}
+const unkeyedIndexScans = (plan: PlanNode): string[] =>
+  planNodes(plan).flatMap((n) => (n['Index Name'] && !n['Index Cond'] ? [n['Index Name']] : []));
 
-function seqScansOfTasks(node: PlanNode): string[] {
-  const own =
-    node['Node Type'] === 'Seq Scan' && node['Relation Name'] === 'tasks' ? ['Seq Scan on tasks'] : [];
-  return [...own, ...(node.Plans ?? []).flatMap(seqScansOfTasks)];
-}
+const seqScansOfTasks = (plan: PlanNode): string[] =>
+  planNodes(plan)
+    .filter((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === 'tasks')
+    .map(() => 'Seq Scan on tasks');
 
 if (enabledStores().includes('postgres')) {
   describe('task search plans on PostgreSQL (100,000 tasks)', () => {
@@ -121,8 +121,8 @@ if (enabledStores().includes('postgres')) {
     // (the write-behind forces one; a named statement switches to one after five executions).
     // Each must find its rows by key alone. ANDed with the status index, the open-task write read
     // every open entry to update one row; that plan was chosen where the statistics saw few open
-    // tasks (every step's task ends soon after it starts), as set up here.
-    // The indexes each may read (the statistics decide between a run's indexes), each by its key.
+    // tasks (every step's task ends soon after it starts), as set up here. Each entry lists the
+    // indexes a statement may read (the statistics decide between a run's indexes), each by its key.
     const hot: Array<[string, string, string[]]> = [
       ['getTask', SQL.getTask.text, ['tasks_pkey']],
       ['getTasks', SQL.getTasks.text, ['tasks_pkey']],
