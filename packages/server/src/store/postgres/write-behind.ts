@@ -54,13 +54,41 @@ export function replanDue(plan: PreparedPlan, now: number): boolean {
   return now - plan.at >= interval;
 }
 
+/**
+ * The prepared-statement state of one transaction on one connection: which statements the
+ * connection has prepared (shared by its transactions), which a message in flight prepares, and
+ * whether this transaction has set its plan mode. Shared by the WriteBehinds of a group commit's
+ * members (group-commit.ts), so two of them never prepare one statement twice.
+ */
+export class TxPlans {
+  /** `SET LOCAL plan_cache_mode` sent (or queued) in this transaction. */
+  generic = false;
+  /** Names PREPAREd in a message not answered yet. */
+  readonly preparing = new Set<string>();
+  /** A message that prepared statements failed: PostgreSQL may or may not have them. */
+  inDoubt = false;
+  readonly now = Date.now();
+  constructor(readonly prepared: Map<string, PreparedPlan>) {}
+
+  /** A message that prepared `names` went through. */
+  done(names: readonly string[]): void {
+    for (const name of names) {
+      this.prepared.set(name, { first: this.prepared.get(name)?.first ?? this.now, at: this.now });
+      this.preparing.delete(name);
+    }
+  }
+}
+
+/** Runs several statements as one simple-protocol message; one answer per statement. */
+export type SendMany = (statements: readonly string[]) => Promise<unknown>;
+
 export class WriteBehind {
   private pending: string[] = [];
   private count = 0;
-  /** Statements this batch prepares: known to the connection only once the batch has gone through. */
-  private preparing: string[] = [];
-  private readonly now = Date.now();
-  private generic = false;
+  private readonly plans: TxPlans | undefined;
+  private sentWrite = false;
+  /** Statements the deferred writes prepare, known to the connection once they have gone through. */
+  private laterNames: string[] = [];
 
   constructor(
     private readonly raw: Query,
@@ -68,10 +96,14 @@ export class WriteBehind {
      * Names this connection has prepared (`PREPARE wb_<name>`), shared by its transactions. A
      * named statement goes as `EXECUTE` of its prepared plan: without it PostgreSQL planned every
      * inlined statement again, about a third of its time on a step (docs/PERFORMANCE.md).
-     * Without it, statements go inlined.
+     * Without it, statements go inlined. A `TxPlans` when several WriteBehinds share a transaction.
      */
-    private readonly prepared?: Map<string, PreparedPlan>,
-  ) {}
+    prepared?: Map<string, PreparedPlan> | TxPlans,
+    /** Sends a message of several statements (default: `raw` of the statements joined). */
+    private readonly many?: SendMany,
+  ) {
+    this.plans = prepared instanceof Map ? new TxPlans(prepared) : prepared;
+  }
 
   /** Defers a write. */
   later(sql: Sql | string, values: readonly unknown[]): void {
@@ -84,28 +116,40 @@ export class WriteBehind {
    * failed, so PostgreSQL may or may not have them. Such a connection is not reused.
    */
   get uncertain(): boolean {
-    return this.preparing.length > 0;
+    return this.plans?.inDoubt ?? false;
+  }
+
+  /**
+   * Whether this transaction may have changed something in the database: a deferred write was
+   * sent, or a statement that answers and is not a plain SELECT. A group commit (group-commit.ts)
+   * can drop a failed member that changed nothing without rolling the others back.
+   */
+  get wrote(): boolean {
+    return this.sentWrite;
   }
 
   /**
    * The statements that run `sql` with `values`: EXECUTE of its prepared plan (after what sets
-   * it up, the first time), or the statement inlined. The last one answers.
+   * it up, the first time), or the statement inlined. The last one answers. `names` collects the
+   * statements this prepares.
    */
-  private statement(sql: Sql | string, values: readonly unknown[]): string[] {
-    if (typeof sql === 'string' || this.prepared === undefined || !PREPARED_STATEMENTS.has(sql.name))
+  private statement(sql: Sql | string, values: readonly unknown[], names?: string[]): string[] {
+    const plans = this.plans;
+    if (typeof sql === 'string' || plans === undefined || !PREPARED_STATEMENTS.has(sql.name))
       return [inline(textOf(sql), values)];
     const name = `wb_${sql.name}`;
     const parts: string[] = [];
-    if (!this.generic) {
+    if (!plans.generic) {
       // The generic plan of each: their parameters are keys and arrays of keys, which never change
       // a good plan, while the default would keep planning some of them for every call. Until the
       // transaction ends.
-      this.generic = true;
+      plans.generic = true;
       parts.push('SET LOCAL plan_cache_mode = force_generic_plan');
     }
-    const plan = this.prepared.get(name);
-    if (!this.preparing.includes(name) && (plan === undefined || replanDue(plan, this.now))) {
-      this.preparing.push(name);
+    const plan = plans.prepared.get(name);
+    if (!plans.preparing.has(name) && (plan === undefined || replanDue(plan, plans.now))) {
+      plans.preparing.add(name);
+      (names ?? this.laterNames).push(name);
       if (plan !== undefined) parts.push(`DEALLOCATE ${name}`);
       parts.push(`PREPARE ${name} AS ${sql.text}`);
     }
@@ -115,25 +159,41 @@ export class WriteBehind {
   }
 
   /** Sends a batch; the statements it prepared are the connection's once it went through. */
-  private async send(text: string): Promise<unknown> {
-    const answer: unknown = await this.raw(text);
-    for (const name of this.preparing)
-      this.prepared?.set(name, { first: this.prepared.get(name)?.first ?? this.now, at: this.now });
-    this.preparing = [];
-    return answer;
+  private async send(statements: readonly string[], names: readonly string[]): Promise<unknown> {
+    try {
+      const answer: unknown = this.many
+        ? await this.many(statements)
+        : await this.raw(statements.join(';\n'));
+      this.plans?.done(names);
+      return answer;
+    } catch (err) {
+      if (names.length > 0 && this.plans) this.plans.inDoubt = true;
+      throw err;
+    }
+  }
+
+  /** The deferred writes, taken out of this transaction (a group commit sends them with its COMMIT). */
+  takePending(): { statements: string[]; names: string[] } {
+    const out = { statements: this.pending, names: this.laterNames };
+    if (this.pending.length > 0) this.sentWrite = true;
+    this.pending = [];
+    this.laterNames = [];
+    return out;
   }
 
   /**
    * A query that must answer now. With writes waiting, they and the query go in one message
    * (the query inlined too; its answer is the message's last); otherwise the query goes alone,
-   * as a prepared statement.
+   * as a prepared statement. On a shared connection (`many` given: a group commit's member) every
+   * query goes as text, to travel with the other members' in one message.
    */
   readonly q: Query = async <R extends pg.QueryResultRow>(
     sql: Sql | string,
     values: readonly unknown[] = [],
   ) => {
-    if (this.pending.length === 0) {
+    if (this.pending.length === 0 && this.many === undefined) {
       this.count++;
+      if (!isPlainSelect(sql)) this.sentWrite = true;
       return this.raw<R>(sql, values);
     }
     const [answer] = await this.queryMany([{ sql, values }]);
@@ -149,19 +209,28 @@ export class WriteBehind {
     queries: ReadonlyArray<{ sql: Sql | string; values: readonly unknown[] }>,
   ): Promise<pg.QueryResult[]> {
     this.count += queries.length;
-    const batch = this.pending;
-    this.pending = [];
+    const { statements: batch, names } = this.takeForSend();
     // What sets the queries up (PREPARE, SET) goes first: their answers are the batch's last ones.
     const runs: string[] = [];
     for (const query of queries) {
-      const parts = this.statement(query.sql, query.values);
+      if (!isPlainSelect(query.sql)) this.sentWrite = true;
+      const parts = this.statement(query.sql, query.values, names);
       runs.push(parts.pop() ?? '');
       batch.push(...parts);
     }
     batch.push(...runs);
-    const answer = await this.send(batch.join(';\n'));
+    const answer = await this.send(batch, names);
     const results = (Array.isArray(answer) ? answer : [answer]) as pg.QueryResult[];
     return results.slice(results.length - queries.length);
+  }
+
+  private takeForSend(): { statements: string[]; names: string[] } {
+    // BEGIN alone is not a write.
+    if (this.pending.some((s) => s !== 'BEGIN')) this.sentWrite = true;
+    const out = { statements: this.pending, names: this.laterNames };
+    this.pending = [];
+    this.laterNames = [];
+    return out;
   }
 
   /** How many statements this transaction has sent or queued (a prefetched answer is stale once it moves). */
@@ -171,14 +240,18 @@ export class WriteBehind {
 
   /** Sends the deferred writes, followed by `tail` (e.g. COMMIT) in the same message when given. */
   async flush(tail?: string): Promise<void> {
-    const batch = this.pending;
-    if (batch.length === 0) {
+    if (this.pending.length === 0) {
       if (tail !== undefined) await this.raw(tail);
       return;
     }
-    this.pending = [];
-    await this.send([...batch, ...(tail === undefined ? [] : [tail])].join(';\n'));
+    const { statements, names } = this.takeForSend();
+    await this.send([...statements, ...(tail === undefined ? [] : [tail])], names);
   }
+}
+
+/** A statement that only reads (row locks aside): SELECT, or EXECUTE of a prepared SELECT. */
+function isPlainSelect(sql: Sql | string): boolean {
+  return /^\s*SELECT\b/i.test(textOf(sql));
 }
 
 function textOf(sql: Sql | string): string {
