@@ -23,11 +23,21 @@ import type { EventsTx } from './events-port.js';
  * that hits a serialization failure or deadlock is retried from the start, so `fn` must not
  * have side effects outside the transaction (collect them and act after it resolves).
  */
+export interface TransactionOptions {
+  /**
+   * May share a database transaction with other concurrent transactions of this node that ask
+   * the same (group commit on PostgreSQL: one COMMIT for all; SQLite commits its transactions
+   * together anyway). Each still locks its run alone and fails alone; `fn` may run more than once.
+   * For short transactions that lock at most one run: a worker's result.
+   */
+  group?: boolean;
+}
+
 export interface Store {
   readonly dialect: 'sqlite' | 'postgres';
   /** Applies pending migrations (under an advisory lock on PostgreSQL). Idempotent. */
   migrate(): Promise<void>;
-  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Tx) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /** Reads outside a write transaction (no row locks taken). */
   read<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   /**

@@ -50,6 +50,7 @@ import { type Query, SQL } from './pg-sql.js';
 import { PgQueueTx } from './pg-queue.js';
 import type { TaskDefCache } from './task-def-cache.js';
 import type { WriteBehind } from './write-behind.js';
+import type { MemberLocks } from './group-commit.js';
 import { SqlEventsTx } from '../events-tx.js';
 import { isStorableVersion } from '../../bounds/ranges.js';
 
@@ -93,6 +94,8 @@ export class PgTx extends PgQueueTx implements Tx {
     private readonly notified?: Set<string>,
     writes?: WriteBehind,
     private readonly taskDefCache?: TaskDefCache,
+    /** A group commit's member: what it locks, so that no other member locks it too (group-commit.ts). */
+    private readonly locks?: MemberLocks,
   ) {
     super(q, state, writes);
     this.events = new SqlEventsTx(
@@ -249,6 +252,7 @@ export class PgTx extends PgQueueTx implements Tx {
     this.state.check('lockRun', false);
     // Outside a transaction a row lock would end with the statement: read plainly.
     if (!this.state.writable) return this.getRun(workflowId);
+    this.locks?.claim(`run:${workflowId}`);
     // The decide set goes in the same message, read once the lock is held: a decision asks for
     // it next (executor `handleIn`), and this saves that round trip.
     const [locked, decideSet] = this.writes
@@ -454,6 +458,7 @@ export class PgTx extends PgQueueTx implements Tx {
 
   async lockTaskLimit(taskType: string): Promise<TaskLimitState> {
     this.state.check('lockTaskLimit', true);
+    this.locks?.claim(`limit:${taskType}`);
     return lockTaskLimit(this.q, taskType);
   }
 

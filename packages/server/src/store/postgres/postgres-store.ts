@@ -9,7 +9,8 @@ import { CoalescingNotifier } from './notifier.js';
 import { QUEUE_CHANNEL, QueueListener } from './queue-listener.js';
 import { type RetryOptions, withRetry } from './retry.js';
 import { type Migration, TxState, checkMigrationList, newerSchemaError } from '../sql-common.js';
-import type { Store, Tx } from '../store.js';
+import type { Store, TransactionOptions, Tx } from '../store.js';
+import { GroupCommit } from './group-commit.js';
 
 export interface PostgresStoreOptions {
   /** postgres://user:password@host:port/database */
@@ -22,6 +23,11 @@ export interface PostgresStoreOptions {
   retry?: Omit<RetryOptions, 'retryable'>;
   /** Overrides the migration list (tests only). */
   migrations?: readonly Migration[];
+  /**
+   * Group commit of transactions that ask for it (`transaction(fn, { group: true })`, see
+   * group-commit.ts): members per batch and batches in flight. `false` runs each alone.
+   */
+  groupCommit?: false | { maxBatch?: number; maxInFlight?: number };
 }
 
 /** Key of the session advisory lock migrations run under ("baton" in ASCII). */
@@ -48,6 +54,8 @@ export class PostgresStore implements Store {
   private readonly taskDefCache = new TaskDefCache();
   private readonly migrations: readonly Migration[];
   private closing: Promise<void> | undefined;
+  /** Batches grouped transactions (absent when the options turn it off). */
+  readonly group: GroupCommit | undefined;
 
   constructor(private readonly options: PostgresStoreOptions) {
     this.migrations = options.migrations ?? POSTGRES_MIGRATIONS;
@@ -69,6 +77,18 @@ export class PostgresStore implements Store {
         values: [QUEUE_CHANNEL, payloads],
       });
     }, onError);
+    this.group =
+      options.groupCommit === false
+        ? undefined
+        : new GroupCommit({
+            ...options.groupCommit,
+            connect: () => this.pool.connect(),
+            prepared: preparedOn,
+            tx: (q, state, notified, writes, locks) =>
+              new PgTx(q, state, notified, writes, this.taskDefCache, locks),
+            alone: (fn) => this.transaction(fn),
+            notify: (names) => this.notifier.add(names),
+          });
     this.listener = new QueueListener({
       client: { connectionString: options.url, application_name: 'baton-queue-listener', keepAlive: true },
       onError,
@@ -126,8 +146,9 @@ export class PostgresStore implements Store {
     }
   }
 
-  async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (tx: Tx) => Promise<T>, options?: TransactionOptions): Promise<T> {
     this.assertOpen();
+    if (options?.group && this.group) return this.group.transaction(fn);
     return withRetry(() => this.attempt(fn), this.options.retry);
   }
 

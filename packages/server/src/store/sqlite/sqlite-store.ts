@@ -5,7 +5,7 @@ import { AsyncMutex } from './mutex.js';
 import { SqliteTx } from './sqlite-tx.js';
 import { WalSync } from './wal-sync.js';
 import { type Migration, TxState, checkMigrationList, newerSchemaError } from '../sql-common.js';
-import type { Store, Tx } from '../store.js';
+import type { Store, TransactionOptions, Tx } from '../store.js';
 
 export interface SqliteStoreOptions {
   /** Database file, or ':memory:' (tests). */
@@ -127,7 +127,8 @@ export class SqliteStore implements Store {
     await this.walSync?.durable(this.walSync.lastWritten);
   }
 
-  async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+  /** Options are PostgreSQL's: here every transaction already shares its commit (group commit). */
+  async transaction<T>(fn: (tx: Tx) => Promise<T>, _options?: TransactionOptions): Promise<T> {
     this.assertOpen();
     let batch: CommitBatch | undefined;
     try {

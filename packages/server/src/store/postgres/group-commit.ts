@@ -1,0 +1,301 @@
+import type pg from 'pg';
+
+import { type Query, type Sql } from './pg-sql.js';
+import { sqlState } from './pg-errors.js';
+import { TxPlans, WriteBehind, inline } from './write-behind.js';
+import type { Tx } from '../store.js';
+import { TxState } from '../sql-common.js';
+
+/**
+ * Group commit: concurrent transactions of one node that asked for it (`Store.transaction(fn,
+ * { group: true })`, a worker's result) run together as the members of one PostgreSQL
+ * transaction on one connection. Their statements go to PostgreSQL in shared messages (whatever
+ * the members send in the same turn of the event loop is one message), and one COMMIT ends them
+ * all: one BEGIN, one plan-mode SET, one COMMIT and a fraction of the round trips per member
+ * instead of a transaction each.
+ *
+ * Each member still locks its run by its row (`lockRun`), and two members never hold the same
+ * run, nor the same task type's limit row (`lockTaskLimit`): a member that asks for one that
+ * another member (of any batch in flight on this node) holds leaves the batch and runs alone once
+ * the batch has ended. A member's failure is its own:
+ *   - a member that failed having changed nothing (plain SELECTs, deferred writes never sent) is
+ *     dropped with its deferred writes, and the others commit;
+ *   - otherwise (it sent a write, or PostgreSQL refused a statement of the batch, which aborts
+ *     the whole transaction) the batch rolls back and every member runs again alone, in a
+ *     transaction of its own, exactly as without group commit.
+ * So a member may run more than once before it commits, as a transaction retried after a
+ * serialization failure may: transaction functions have no effect outside the transaction.
+ * A COMMIT that fails without an answer from PostgreSQL (the connection lost) leaves the outcome
+ * unknown, and every member gets that error, as a transaction of its own would.
+ */
+
+export interface GroupCommitOptions {
+  /** A connection of the pool. */
+  connect(): Promise<pg.PoolClient>;
+  /** The prepared statements of a connection (write-behind.ts). */
+  prepared(client: pg.PoolClient): TxPlans['prepared'];
+  /** A `Tx` of a member: its query function, state, NOTIFY set, deferred writes and locks. */
+  tx(q: Query, state: TxState, notified: Set<string>, writes: WriteBehind, locks: MemberLocks): Tx;
+  /** Runs a transaction alone, with the store's retries (the path without group commit). */
+  alone<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Queue names to NOTIFY, once their transaction committed. */
+  notify(names: Set<string>): void;
+  /** Members of one batch at most (default 64). */
+  maxBatch?: number;
+  /** Batches in flight at once, each on a connection of its own (default 2). */
+  maxInFlight?: number;
+}
+
+/**
+ * Told what a member locks to serialise itself against other transactions (`lockRun`: its run;
+ * `lockTaskLimit`: a task type's limit row). Inside one transaction such a row lock serialises
+ * nothing between members, so this throws `HeldInBatch` when another member (of any batch in
+ * flight on this node) holds the same key.
+ */
+export interface MemberLocks {
+  claim(key: string): void;
+}
+
+/** A member asked for a lock that another member of a batch in flight holds. */
+export class HeldInBatch extends Error {
+  constructor(readonly key: string) {
+    super(`${key} is held by another transaction of this group commit`);
+  }
+}
+
+interface Unit {
+  fn: (tx: Tx) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
+/** What the group committer has done, for tests and metrics. */
+export interface GroupCommitStats {
+  batches: number;
+  members: number;
+  /** Batches rolled back, their members run again alone. */
+  fallbacks: number;
+  /** Members that left a batch for a lock another member held. */
+  evicted: number;
+}
+
+export class GroupCommit {
+  private waiting: Unit[] = [];
+  private inFlight = 0;
+  private scheduled = false;
+  /** Locks (runs, limit rows) held by members of batches in flight, and by which. */
+  private readonly held = new Map<string, object>();
+  readonly stats: GroupCommitStats = { batches: 0, members: 0, fallbacks: 0, evicted: 0 };
+  private readonly maxBatch: number;
+  private readonly maxInFlight: number;
+
+  constructor(private readonly options: GroupCommitOptions) {
+    this.maxBatch = Math.max(1, options.maxBatch ?? 64);
+    this.maxInFlight = Math.max(1, options.maxInFlight ?? 2);
+  }
+
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const unit: Unit = { fn, resolve: (value) => resolve(value as T), reject };
+      this.waiting.push(unit);
+      this.schedule();
+    });
+  }
+
+  /** Starts a batch of whatever waits in the next turn, so that arrivals of this turn join it. */
+  private schedule(): void {
+    if (this.scheduled || this.waiting.length === 0 || this.inFlight >= this.maxInFlight) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      if (this.inFlight >= this.maxInFlight) return;
+      const units = this.waiting.splice(0, this.maxBatch);
+      if (units.length === 0) return;
+      this.inFlight++;
+      const done = (): void => {
+        this.inFlight--;
+        this.schedule();
+      };
+      // A lone transaction goes the plain way: nothing to share, no message to wait for.
+      const only = units.length === 1 ? units[0] : undefined;
+      if (only) void this.options.alone(only.fn).then(only.resolve, only.reject).finally(done);
+      else void this.runBatch(units).finally(done);
+      this.schedule();
+    });
+  }
+
+  private async runBatch(units: readonly Unit[]): Promise<void> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.options.connect();
+    } catch (err) {
+      for (const u of units) u.reject(err);
+      return;
+    }
+    this.stats.batches++;
+    this.stats.members += units.length;
+    const channel = new SharedChannel(client);
+    const plans = new TxPlans(this.options.prepared(client));
+    const members = units.map((unit) => {
+      const state = new TxState(true);
+      const writes = new WriteBehind(channel.query, plans, channel.many);
+      const member = { unit, state, writes, notified: new Set<string>(), keys: [] as string[] };
+      const guard: MemberLocks = {
+        claim: (key) => {
+          const holder = this.held.get(key);
+          if (holder === member) return;
+          if (holder !== undefined) throw new HeldInBatch(key);
+          this.held.set(key, member);
+          member.keys.push(key);
+        },
+      };
+      return { ...member, guard, self: member };
+    });
+    const releaseRuns = (): void => {
+      for (const m of members) for (const k of m.keys) if (this.held.get(k) === m.self) this.held.delete(k);
+    };
+    const outcomes = await Promise.allSettled(
+      members.map(async (m) =>
+        m.unit.fn(this.options.tx(m.writes.q, m.state, m.notified, m.writes, m.guard)),
+      ),
+    );
+    for (const m of members) m.state.closed = true;
+
+    let broken = plans.inDoubt;
+    const again: Unit[] = [];
+    const later: Unit[] = [];
+    const dropped: Array<{ unit: Unit; err: unknown }> = [];
+    let rollback = channel.failed !== undefined;
+    outcomes.forEach((o, i) => {
+      const m = members[i];
+      if (!m || o.status === 'fulfilled') return;
+      if (m.writes.wrote) rollback = true;
+      else if (o.reason instanceof HeldInBatch) later.push(m.unit);
+      else dropped.push({ unit: m.unit, err: o.reason });
+    });
+
+    if (!rollback) {
+      const committing = members.filter((_, i) => outcomes[i]?.status === 'fulfilled');
+      const statements: string[] = [];
+      const names: string[] = [];
+      for (const m of committing) {
+        const p = m.writes.takePending();
+        statements.push(...p.statements);
+        names.push(...p.names);
+      }
+      try {
+        await channel.many([...statements, 'COMMIT']);
+        plans.done(names);
+        const notified = new Set<string>();
+        committing.forEach((m) => {
+          for (const n of m.notified) notified.add(n);
+          const o = outcomes[members.indexOf(m)];
+          if (o?.status === 'fulfilled') m.unit.resolve(o.value);
+        });
+        if (notified.size > 0) this.options.notify(notified);
+        for (const d of dropped) d.unit.reject(d.err);
+      } catch (err) {
+        if (names.length > 0) plans.inDoubt = true;
+        broken ||= plans.inDoubt;
+        if (sqlState(err) === undefined) {
+          // No answer: the COMMIT may or may not have happened. As a transaction of its own.
+          broken = true;
+          for (const m of committing) m.unit.reject(err);
+          for (const d of dropped) d.unit.reject(err);
+          for (const u of later) u.reject(err);
+          releaseRuns();
+          client.release(true);
+          return;
+        }
+        // PostgreSQL refused a deferred write: nothing committed; each runs again alone.
+        rollback = true;
+      }
+    }
+    if (rollback) {
+      this.stats.fallbacks++;
+      await client.query('ROLLBACK').catch(() => {
+        broken = true;
+      });
+      again.push(...units);
+      later.length = 0;
+    }
+    this.stats.evicted += later.length;
+    releaseRuns();
+    client.release(broken || plans.inDoubt);
+    for (const u of [...again, ...later]) void this.options.alone(u.fn).then(u.resolve, u.reject);
+  }
+}
+
+interface Pending {
+  statements: string[];
+  /** Answers the message's share of results: one, or one per statement. */
+  resolve: (results: pg.QueryResult[]) => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * The connection of a batch, shared by its members: what they send in one turn of the event loop
+ * goes as one simple-protocol message (BEGIN first, the first time), one message at a time.
+ * After PostgreSQL refuses a statement the transaction is aborted: everything after is refused.
+ */
+class SharedChannel {
+  private queue: Pending[] = [];
+  private busy = false;
+  private began = false;
+  failed: unknown;
+
+  constructor(private readonly client: pg.PoolClient) {}
+
+  readonly query: Query = <R extends pg.QueryResultRow>(
+    sql: Sql | string,
+    values: readonly unknown[] = [],
+  ): Promise<pg.QueryResult<R>> =>
+    new Promise((resolve, reject) => {
+      this.submit({
+        statements: [inline(typeof sql === 'string' ? sql : sql.text, values)],
+        resolve: (results) => resolve(results[0] as pg.QueryResult<R>),
+        reject,
+      });
+    });
+
+  readonly many = (statements: readonly string[]): Promise<pg.QueryResult[]> =>
+    new Promise((resolve, reject) => {
+      this.submit({ statements: [...statements], resolve, reject });
+    });
+
+  private submit(p: Pending): void {
+    if (this.failed !== undefined) {
+      p.reject(this.failed);
+      return;
+    }
+    this.queue.push(p);
+    if (!this.busy) {
+      this.busy = true;
+      setImmediate(() => void this.pump());
+    }
+  }
+
+  private async pump(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue;
+      this.queue = [];
+      const first = !this.began;
+      this.began = true;
+      try {
+        const statements = [...(first ? ['BEGIN'] : []), ...batch.flatMap((p) => p.statements)];
+        const answer: unknown = await this.client.query(statements.join(';\n'));
+        const results = (Array.isArray(answer) ? answer : [answer]) as pg.QueryResult[];
+        let at = first ? 1 : 0;
+        for (const p of batch) {
+          p.resolve(results.slice(at, at + p.statements.length));
+          at += p.statements.length;
+        }
+      } catch (err) {
+        this.failed = err;
+        for (const p of [...batch, ...this.queue]) p.reject(err);
+        this.queue = [];
+      }
+    }
+    this.busy = false;
+  }
+}

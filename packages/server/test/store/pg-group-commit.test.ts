@@ -1,0 +1,186 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+
+import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import type { GroupCommitStats } from '../../src/store/postgres/group-commit.js';
+import type { Tx } from '../../src/store/store.js';
+import { createTestDatabase, enabledStores, type TestDatabase } from '../helpers/postgres.js';
+import { T0, run, task, uid } from './fixtures.js';
+
+const GROUPED = { group: true } as const;
+
+if (enabledStores().includes('postgres')) {
+  describe('group commit on PostgreSQL', () => {
+    let db: TestDatabase;
+    let store: PostgresStore;
+
+    before(async () => {
+      db = await createTestDatabase();
+      store = openPostgresStore({ url: db.url, poolSize: 4 });
+      await store.migrate();
+    });
+    after(async () => {
+      await store?.close();
+      await db?.drop();
+    });
+
+    const stats = (): GroupCommitStats => ({ ...(store.group?.stats ?? assert.fail('group commit is on')) });
+    const delta = (before: GroupCommitStats): GroupCommitStats => {
+      const now = stats();
+      return {
+        batches: now.batches - before.batches,
+        members: now.members - before.members,
+        fallbacks: now.fallbacks - before.fallbacks,
+        evicted: now.evicted - before.evicted,
+      };
+    };
+    /** Runs stored before the test, one per member. */
+    async function runs(n: number) {
+      const out = Array.from({ length: n }, () => run());
+      await store.transaction(async (tx) => {
+        for (const r of out) await tx.insertRun(r);
+      });
+      return out;
+    }
+    /** A member: locks its run, then writes a task of it (deferred until the next answering statement). */
+    const member =
+      (workflowId: string, seq: number, then?: (tx: Tx) => Promise<void>) =>
+      async (tx: Tx): Promise<{ taskId: string }> => {
+        const locked = await tx.lockRun(workflowId);
+        assert.ok(locked, 'the run exists');
+        const t = task(workflowId, seq);
+        await tx.insertTasks([t]);
+        await then?.(tx);
+        return { taskId: t.taskId };
+      };
+    const taskExists = async (taskId: string) => (await store.read((tx) => tx.getTask(taskId))) !== undefined;
+
+    it('concurrent grouped transactions are members of one transaction with one commit', async () => {
+      const rs = await runs(8);
+      const before = stats();
+      const out = await Promise.all(rs.map((r, i) => store.transaction(member(r.workflowId, i), GROUPED)));
+      assert.deepEqual(delta(before), { batches: 1, members: 8, fallbacks: 0, evicted: 0 });
+      for (const o of out) assert.ok(await taskExists(o.taskId), 'every member committed');
+    });
+
+    it('a member that fails having changed nothing is dropped with its deferred writes; the others commit', async () => {
+      const rs = await runs(3);
+      const before = stats();
+      const results = await Promise.allSettled(
+        rs.map((r, i) =>
+          store.transaction(
+            member(r.workflowId, i, () =>
+              i === 1 ? Promise.reject(new Error('no such thing')) : Promise.resolve(),
+            ),
+            GROUPED,
+          ),
+        ),
+      );
+      // The failing member's task id: it is the only one not answered.
+      const answered = results.flatMap((o) => (o.status === 'fulfilled' ? [o.value.taskId] : []));
+      assert.equal(answered.length, 2);
+      const rejected = results[1];
+      assert.equal(rejected?.status, 'rejected');
+      assert.match(String(rejected.reason), /no such thing/);
+      for (const id of answered) assert.ok(await taskExists(id));
+      const tasksOfFailed = await store.read((tx) => tx.getRunTasks(rs[1]?.workflowId ?? ''));
+      assert.deepEqual(tasksOfFailed, [], 'its deferred write never reached the database');
+      assert.deepEqual(delta(before), { batches: 1, members: 3, fallbacks: 0, evicted: 0 });
+    });
+
+    it('a member that fails after its writes went out rolls the batch back; the others run again alone and commit', async () => {
+      const rs = await runs(3);
+      const before = stats();
+      const calls = [0, 0, 0];
+      const results = await Promise.allSettled(
+        rs.map((r, i) =>
+          store.transaction(async (tx) => {
+            calls[i] = (calls[i] ?? 0) + 1;
+            const o = await member(r.workflowId, i)(tx);
+            // A read after the write sends the write first.
+            assert.ok(await tx.getTask(o.taskId));
+            if (i === 1) throw new Error('after writing');
+            return o;
+          }, GROUPED),
+        ),
+      );
+      assert.match(String((results[1] as PromiseRejectedResult).reason), /after writing/);
+      assert.deepEqual(await store.read((tx) => tx.getRunTasks(rs[1]?.workflowId ?? '')), []);
+      for (const i of [0, 2]) {
+        const o = results[i];
+        assert.equal(o?.status, 'fulfilled');
+        if (o?.status === 'fulfilled') assert.ok(await taskExists(o.value.taskId));
+        assert.equal(calls[i], 2, 'ran in the batch, then alone');
+      }
+      assert.deepEqual(delta(before), { batches: 1, members: 3, fallbacks: 1, evicted: 0 });
+    });
+
+    it('a deferred write PostgreSQL refuses at COMMIT fails only its own member', async () => {
+      const rs = await runs(3);
+      const before = stats();
+      const results = await Promise.allSettled(
+        rs.map((r, i) =>
+          store.transaction(
+            member(r.workflowId, i, async (tx) => {
+              if (i === 1) await tx.updateRun(run()); // no such run: refused at COMMIT
+            }),
+            GROUPED,
+          ),
+        ),
+      );
+      assert.match(String((results[1] as PromiseRejectedResult).reason), /updateRun: no run/);
+      assert.deepEqual(await store.read((tx) => tx.getRunTasks(rs[1]?.workflowId ?? '')), []);
+      for (const i of [0, 2]) {
+        const o = results[i];
+        assert.equal(o?.status, 'fulfilled');
+        if (o?.status === 'fulfilled') assert.ok(await taskExists(o.value.taskId));
+      }
+      assert.deepEqual(delta(before), { batches: 1, members: 3, fallbacks: 1, evicted: 0 });
+    });
+
+    it('two members of one run never share a transaction: the second runs once the first committed', async () => {
+      const [r] = await runs(1);
+      assert.ok(r);
+      const before = stats();
+      const bump = (tx: Tx) =>
+        (async () => {
+          const locked = await tx.lockRun(r.workflowId);
+          assert.ok(locked);
+          const n = Number(locked.variables.n ?? 0);
+          await tx.updateRun({ ...locked, variables: { n: n + 1 } });
+          return n;
+        })();
+      const seen = await Promise.all([1, 2, 3].map(() => store.transaction(bump, GROUPED)));
+      assert.deepEqual([...seen].sort(), [0, 1, 2], 'each saw the one before it (no update lost)');
+      assert.equal((await store.read((tx) => tx.getRun(r.workflowId)))?.variables.n, 3);
+      const d = delta(before);
+      assert.equal(d.fallbacks, 0);
+      assert.equal(d.evicted, 2);
+    });
+
+    it('two members never hold one task type limit row together: the second counts after the first', async () => {
+      const type = uid('limited-');
+      const before = stats();
+      const counted = (tx: Tx) =>
+        (async () => {
+          const s = await tx.lockTaskLimit(type);
+          await tx.setTaskRateWindow(type, T0, s.windowCount + 1);
+          return s.windowCount;
+        })();
+      const seen = await Promise.all([1, 2, 3].map(() => store.transaction(counted, GROUPED)));
+      assert.deepEqual([...seen].sort(), [0, 1, 2]);
+      const d = delta(before);
+      assert.equal(d.fallbacks, 0);
+      assert.equal(d.evicted, 2);
+    });
+
+    it('a lone transaction runs as it would without group commit', async () => {
+      const [r] = await runs(1);
+      assert.ok(r);
+      const before = stats();
+      const o = await store.transaction(member(r.workflowId, 0), GROUPED);
+      assert.ok(await taskExists(o.taskId));
+      assert.deepEqual(delta(before), { batches: 0, members: 0, fallbacks: 0, evicted: 0 });
+    });
+  });
+}
