@@ -107,6 +107,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     (await openStore({
       dataDir: options.dataDir,
       poolSize: options.dbPoolSize,
+      groupCommit: options.dbGroupCommit,
       sqliteSynchronous: options.sqliteSynchronous,
       ...(options.databaseUrl !== undefined && { databaseUrl: options.databaseUrl }),
     }));

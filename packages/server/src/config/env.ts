@@ -20,6 +20,12 @@ export const ENV_KEYS = [
   },
   { name: 'BATON_DB_POOL_SIZE', description: 'PostgreSQL connections per node', default: '10' },
   {
+    name: 'BATON_DB_GROUP_COMMIT',
+    description:
+      'PostgreSQL: most concurrent worker results and polls applied in one transaction with one commit (group commit); 1 = each alone',
+    default: '64',
+  },
+  {
     name: 'BATON_SQLITE_SYNCHRONOUS',
     description: 'SQLite durability: FULL (survives power loss) or NORMAL (survives a process crash)',
     default: 'FULL',

@@ -16,6 +16,8 @@ export interface Options {
   readonly dataDir: string;
   readonly databaseUrl: string | undefined;
   readonly dbPoolSize: number;
+  /** Members of one group commit at most (PostgreSQL); 1 turns it off. */
+  readonly dbGroupCommit: number;
   readonly sqliteSynchronous: 'FULL' | 'NORMAL';
   readonly logLevel: LogLevel;
   readonly highPriorityThreshold: number;
@@ -233,6 +235,7 @@ export function compileOptions(raw: RawEnv, cwd = process.cwd()): Options {
     dataDir,
     databaseUrl,
     dbPoolSize: integer(raw, 'BATON_DB_POOL_SIZE', 1, 1000),
+    dbGroupCommit: integer(raw, 'BATON_DB_GROUP_COMMIT', 1, 1000),
     sqliteSynchronous: oneOf(raw, 'BATON_SQLITE_SYNCHRONOUS', ['FULL', 'NORMAL'] as const),
     logLevel: oneOf(raw, 'BATON_LOG_LEVEL', LOG_LEVELS),
     highPriorityThreshold: integer(raw, 'BATON_HIGH_PRIORITY_THRESHOLD', 0, 100),

@@ -26,6 +26,13 @@ import { explainTasks } from './waiting.js';
 import { isActivePoll, queueLiveness, type WorkerLiveness } from './worker-liveness.js';
 import { dropPollTimers, lockLapsingAttempts } from './hand-out-timers.js';
 
+/**
+ * A worker's result or poll: short, at most one run (and what its end touches), arriving
+ * concurrently with many others, so its transaction may share a commit with theirs (Store
+ * TransactionOptions.group).
+ */
+const GROUPED = { group: true } as const;
+
 export interface PollRequest {
   taskType: string;
   workerId: string;
@@ -140,7 +147,7 @@ export class TaskService {
     queues: string[],
   ): Promise<{ tasks: TaskRecord[]; nextVisibleAt?: number | undefined }> {
     const seen = newHandOutSeen(this.clock.now());
-    const out = await this.store.transaction((tx) => this.handOutIn(tx, request, queues, seen));
+    const out = await this.store.transaction((tx) => this.handOutIn(tx, request, queues, seen), GROUPED);
     this.observeHandOut(queues[1] ?? request.taskType, seen, out.tasks);
     return out;
   }
@@ -286,7 +293,7 @@ export class TaskService {
       this.checkRunOf(task, result);
       if (isTerminalTaskStatus(task.status)) return { task, applied: false };
       return this.applyResult(tx, task, result, after, undefined, options.detach === true);
-    });
+    }, GROUPED);
     this.wake.wake([...after.wakeQueues]);
     return out;
   }
@@ -332,7 +339,7 @@ export class TaskService {
       }
       const { tasks } = await this.handOutIn(tx, request, queues, poll.seen);
       return { ...applied, ...(tasks[0] !== undefined && { next: tasks[0] }) };
-    });
+    }, GROUPED);
     this.wake.wake([...after.wakeQueues]);
     if (poll)
       this.observeHandOut(poll.queues[1] ?? poll.request.taskType, poll.seen, out.next ? [out.next] : []);

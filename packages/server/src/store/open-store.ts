@@ -10,6 +10,8 @@ export interface OpenStoreOptions {
   databaseUrl?: string;
   dataDir: string;
   poolSize?: number;
+  /** Members of one PostgreSQL group commit at most; 1 turns it off (default 64). */
+  groupCommit?: number;
   sqliteSynchronous?: 'FULL' | 'NORMAL';
 }
 
@@ -23,6 +25,9 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     return openPostgresStore({
       url: options.databaseUrl,
       ...(options.poolSize !== undefined && { poolSize: options.poolSize }),
+      ...(options.groupCommit !== undefined && {
+        groupCommit: options.groupCommit <= 1 ? false : { maxBatch: options.groupCommit },
+      }),
     });
   }
   mkdirSync(options.dataDir, { recursive: true });
