@@ -1,0 +1,32 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { ConfigError, compileOptions } from '../../src/config/options.js';
+import { openStore } from '../../src/store/open-store.js';
+import type { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+
+void describe('database settings', () => {
+  void it('group commit takes up to 64 members by default; 1 applies each transaction alone', () => {
+    assert.equal(compileOptions({}, '/').dbGroupCommit, 64);
+    assert.equal(compileOptions({ BATON_DB_GROUP_COMMIT: '1' }, '/').dbGroupCommit, 1);
+    for (const bad of ['0', '-3', 'many', '1.5', '1001'])
+      assert.throws(
+        () => compileOptions({ BATON_DB_GROUP_COMMIT: bad }, '/'),
+        (err: unknown) => err instanceof ConfigError && /BATON_DB_GROUP_COMMIT/.test(err.message),
+        bad,
+      );
+  });
+
+  void it('the PostgreSQL store groups only when the setting is above 1', async () => {
+    const url = 'postgres://nobody@127.0.0.1:1/none'; // never connected: the pool connects lazily
+    const grouped = (await openStore({ databaseUrl: url, dataDir: '/tmp', groupCommit: 8 })) as PostgresStore;
+    const alone = (await openStore({ databaseUrl: url, dataDir: '/tmp', groupCommit: 1 })) as PostgresStore;
+    try {
+      assert.ok(grouped.group);
+      assert.equal(alone.group, undefined);
+    } finally {
+      await grouped.close();
+      await alone.close();
+    }
+  });
+});
