@@ -42,7 +42,7 @@ export interface GroupCommitOptions {
   notify(names: Set<string>): void;
   /** Members of one batch at most (default 64). */
   maxBatch?: number;
-  /** Batches in flight at once, each on a connection of its own (default 2). */
+  /** Batches in flight at once, each on a connection of its own (default 4). */
   maxInFlight?: number;
 }
 
@@ -91,7 +91,7 @@ export class GroupCommit {
 
   constructor(private readonly options: GroupCommitOptions) {
     this.maxBatch = Math.max(1, options.maxBatch ?? 64);
-    this.maxInFlight = Math.max(1, options.maxInFlight ?? 2);
+    this.maxInFlight = Math.max(1, options.maxInFlight ?? 4);
   }
 
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
