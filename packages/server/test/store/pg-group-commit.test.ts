@@ -174,6 +174,44 @@ if (enabledStores().includes('postgres')) {
       assert.equal(d.evicted, 2);
     });
 
+    it('on a new connection, a member may send a write another member prepares before that member sends it', async () => {
+      // A fresh store: its connections have prepared nothing. Member 0 defers the first task
+      // insert (and with it the statement's PREPARE); member 1 defers one after it and sends
+      // its writes first, with a read.
+      const fresh = openPostgresStore({ url: db.url, poolSize: 2 });
+      try {
+        const rs = Array.from({ length: 2 }, () => run());
+        await fresh.transaction(async (tx) => {
+          for (const r of rs) await tx.insertRun(r);
+        });
+        const before = fresh.group?.stats.fallbacks ?? -1;
+        let inserted = 0;
+        const bothInserted = new Promise<void>((resolve) => {
+          setImmediate(function wait() {
+            if (inserted === 2) resolve();
+            else setImmediate(wait);
+          });
+        });
+        const out = await Promise.all(
+          rs.map((r, i) =>
+            fresh.transaction(async (tx) => {
+              assert.ok(await tx.lockRun(r.workflowId));
+              const t = task(r.workflowId, 0);
+              await tx.insertTasks([t]);
+              inserted++;
+              await bothInserted;
+              if (i === 1) assert.ok(await tx.getTask(t.taskId), 'its own write, sent with the read');
+              return t.taskId;
+            }, GROUPED),
+          ),
+        );
+        for (const id of out) assert.ok(await taskExists(id));
+        assert.equal(fresh.group?.stats.fallbacks, before, 'the batch committed as one');
+      } finally {
+        await fresh.close();
+      }
+    });
+
     it('a lone transaction runs as it would without group commit', async () => {
       const [r] = await runs(1);
       assert.ok(r);

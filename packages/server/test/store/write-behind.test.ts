@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import type { Query } from '../../src/store/postgres/pg-sql.js';
-import { WriteBehind, inline, literal, replanDue } from '../../src/store/postgres/write-behind.js';
+import { TxPlans, WriteBehind, inline, literal, replanDue } from '../../src/store/postgres/write-behind.js';
 
 void describe('deferred writes as SQL literals', () => {
   void it('quotes strings, numbers, booleans, nulls and arrays the way PostgreSQL reads them', () => {
@@ -73,6 +73,26 @@ void describe('deferred writes as prepared statements', () => {
         'COMMIT',
       ],
     ]);
+  });
+
+  void it('transactions sharing plans send what sets up a write with the first message, whoever sends it', async () => {
+    const plans = new TxPlans(new Map(), true);
+    const c = connection();
+    const a = new WriteBehind(c.q, plans);
+    const b = new WriteBehind(c.q, plans);
+    a.later(named, ['a', 1]);
+    b.later(named, ['b', 2]);
+    await b.flush();
+    await a.flush();
+    assert.deepEqual(c.sent, [
+      [
+        'SET LOCAL plan_cache_mode = force_generic_plan',
+        'PREPARE wb_baton_insert_tasks AS INSERT INTO t (a, b) VALUES ($1, $2)',
+        "EXECUTE wb_baton_insert_tasks('b', 2)",
+      ],
+      ["EXECUTE wb_baton_insert_tasks('a', 1)"],
+    ]);
+    assert.deepEqual([...plans.prepared.keys()], ['wb_baton_insert_tasks']);
   });
 
   void it('a failed batch leaves its statements unprepared and the connection in doubt', async () => {

@@ -135,7 +135,7 @@ export class GroupCommit {
     this.stats.batches++;
     this.stats.members += units.length;
     const channel = new SharedChannel(client);
-    const plans = new TxPlans(this.options.prepared(client));
+    const plans = new TxPlans(this.options.prepared(client), true);
     const members = units.map((unit) => {
       const state = new TxState(true);
       const writes = new WriteBehind(channel.query, plans, channel.many);
@@ -176,8 +176,8 @@ export class GroupCommit {
 
     if (!rollback) {
       const committing = members.filter((_, i) => outcomes[i]?.status === 'fulfilled');
-      const statements: string[] = [];
-      const names: string[] = [];
+      // What sets up the deferred writes first (a dropped member's too: an EXECUTE may need it).
+      const { statements, names } = plans.takeSetup();
       for (const m of committing) {
         const p = m.writes.takePending();
         statements.push(...p.statements);

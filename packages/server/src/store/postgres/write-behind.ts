@@ -68,7 +68,32 @@ export class TxPlans {
   /** A message that prepared statements failed: PostgreSQL may or may not have them. */
   inDoubt = false;
   readonly now = Date.now();
-  constructor(readonly prepared: Map<string, PreparedPlan>) {}
+  /**
+   * Shared by several WriteBehinds (a group commit's members): what sets up a deferred write
+   * (SET LOCAL, DEALLOCATE, PREPARE) then goes with the next message any of them sends, not
+   * with the write, since another member may send an EXECUTE of the same statement first.
+   */
+  private setup: string[] = [];
+  private setupNames: string[] = [];
+
+  constructor(
+    readonly prepared: Map<string, PreparedPlan>,
+    readonly shared = false,
+  ) {}
+
+  /** Queues what sets up a deferred write (shared plans only). */
+  addSetup(statements: readonly string[], names: readonly string[]): void {
+    this.setup.push(...statements);
+    this.setupNames.push(...names);
+  }
+
+  /** What waits to set up deferred writes, taken to go first in the next message. */
+  takeSetup(): { statements: string[]; names: string[] } {
+    const out = { statements: this.setup, names: this.setupNames };
+    this.setup = [];
+    this.setupNames = [];
+    return out;
+  }
 
   /** A message that prepared `names` went through. */
   done(names: readonly string[]): void {
@@ -108,6 +133,14 @@ export class WriteBehind {
   /** Defers a write. */
   later(sql: Sql | string, values: readonly unknown[]): void {
     this.count++;
+    if (this.plans?.shared) {
+      const names: string[] = [];
+      const parts = this.statement(sql, values, names);
+      const run = parts.pop() ?? '';
+      this.plans.addSetup(parts, names);
+      this.pending.push(run);
+      return;
+    }
     this.pending.push(...this.statement(sql, values));
   }
 
@@ -160,6 +193,11 @@ export class WriteBehind {
 
   /** Sends a batch; the statements it prepared are the connection's once it went through. */
   private async send(statements: readonly string[], names: readonly string[]): Promise<unknown> {
+    if (this.plans?.shared) {
+      const setup = this.plans.takeSetup();
+      statements = [...setup.statements, ...statements];
+      names = [...setup.names, ...names];
+    }
     try {
       const answer: unknown = this.many
         ? await this.many(statements)
