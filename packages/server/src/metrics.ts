@@ -18,8 +18,14 @@ export class Metrics {
   private readonly alertOnly: Counter<'task_type' | 'timeout_kind'>;
   private readonly scheduleToStart: Histogram<'task_type'>;
 
-  /** `queueCounts` is called on each scrape for the queue depth gauges. */
-  constructor(queueCounts?: () => Promise<QueueCounts[]>) {
+  /**
+   * `queueCounts` is called on each scrape for the queue depth gauges; `groupCommit` for the
+   * group commit counters (PostgreSQL: batches, members, fallbacks, evicted).
+   */
+  constructor(
+    queueCounts?: () => Promise<QueueCounts[]>,
+    groupCommit?: () => Readonly<Record<string, number>> | undefined,
+  ) {
     const registers = [this.registry];
     this.runsStarted = new Counter({
       name: 'baton_runs_started_total',
@@ -77,6 +83,19 @@ export class Metrics {
       buckets: [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 3600],
       registers,
     });
+    if (groupCommit) {
+      new Counter({
+        name: 'baton_db_group_commit_total',
+        help: 'Group commit on PostgreSQL: batches committed together, their members, batches rolled back to run each member alone (fallbacks), members that left a batch for a lock another member held (evicted)',
+        labelNames: ['count'],
+        registers,
+        collect() {
+          const stats = groupCommit();
+          this.reset();
+          if (stats) for (const [count, value] of Object.entries(stats)) this.inc({ count }, value);
+        },
+      });
+    }
     if (queueCounts) {
       new Gauge({
         name: 'baton_queue_messages',

@@ -27,6 +27,7 @@ import { WorkflowService } from './services/workflow-service.js';
 import { WorkerLiveness } from './services/worker-liveness.js';
 import { createScriptRunner, type SandboxedScripts } from './scripting/script-runner.js';
 import { openStore } from './store/open-store.js';
+import { PostgresStore } from './store/postgres/postgres-store.js';
 import { createEvents } from './events/events-module.js';
 import { lifecycleOutbox } from './events/lifecycle-events.js';
 import { InstructionService } from './instructions/instruction-service.js';
@@ -129,7 +130,10 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     });
     scripts = sandbox;
   }
-  const metrics = new Metrics(() => store.read((tx) => tx.queueCounts(clock.now())));
+  const metrics = new Metrics(
+    () => store.read((tx) => tx.queueCounts(clock.now())),
+    store instanceof PostgresStore ? () => store.group?.stats : undefined,
+  );
   const liveness = new WorkerLiveness(store, clock);
   await liveness.refresh();
   const observer = new LifecycleObserver(metrics, liveness, logger);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
+import { Metrics } from '../../src/metrics.js';
 import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { GroupCommitStats } from '../../src/store/postgres/group-commit.js';
 import type { Tx } from '../../src/store/store.js';
@@ -219,6 +220,15 @@ if (enabledStores().includes('postgres')) {
       const o = await store.transaction(member(r.workflowId, 0), GROUPED);
       assert.ok(await taskExists(o.taskId));
       assert.deepEqual(delta(before), { batches: 0, members: 0, fallbacks: 0, evicted: 0 });
+    });
+
+    it('its counts are Prometheus counters', async () => {
+      const metrics = new Metrics(undefined, () => store.group?.stats);
+      const text = await metrics.registry.metrics();
+      const s = stats();
+      for (const [count, value] of Object.entries(s))
+        assert.match(text, new RegExp(`baton_db_group_commit_total\\{count="${count}"\\} ${value}\\n`));
+      assert.ok(s.batches > 0 && s.members > s.batches && s.fallbacks > 0 && s.evicted > 0);
     });
   });
 }

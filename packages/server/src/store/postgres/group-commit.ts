@@ -70,14 +70,15 @@ interface Unit {
 }
 
 /** What the group committer has done, for tests and metrics. */
-export interface GroupCommitStats {
+// A type, not an interface: it is read as a record of counts (metrics.ts).
+export type GroupCommitStats = {
   batches: number;
   members: number;
   /** Batches rolled back, their members run again alone. */
   fallbacks: number;
   /** Members that left a batch for a lock another member held. */
   evicted: number;
-}
+};
 
 export class GroupCommit {
   private waiting: Unit[] = [];
