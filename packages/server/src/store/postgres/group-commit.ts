@@ -8,7 +8,7 @@ import { TxState } from '../sql-common.js';
 
 /**
  * Group commit: concurrent transactions of one node that asked for it (`Store.transaction(fn,
- * { group: true })`, a worker's result) run together as the members of one PostgreSQL
+ * { group: true })`: a worker's result or poll) run together as the members of one PostgreSQL
  * transaction on one connection. Their statements go to PostgreSQL in shared messages (whatever
  * the members send in the same turn of the event loop is one message), and one COMMIT ends them
  * all: one BEGIN, one plan-mode SET, one COMMIT and a fraction of the round trips per member
@@ -85,7 +85,7 @@ export class GroupCommit {
   private inFlight = 0;
   private scheduled = false;
   /** Locks (runs, limit rows) held by members of batches in flight, and by which. */
-  private readonly held = new Map<string, object>();
+  private readonly held = new Map<string, Member>();
   readonly stats: GroupCommitStats = { batches: 0, members: 0, fallbacks: 0, evicted: 0 };
   private readonly maxBatch: number;
   private readonly maxInFlight: number;
@@ -137,50 +137,38 @@ export class GroupCommit {
     this.stats.members += units.length;
     const channel = new SharedChannel(client);
     const plans = new TxPlans(this.options.prepared(client), true);
-    const members = units.map((unit) => {
-      const state = new TxState(true);
-      const writes = new WriteBehind(channel.query, plans, channel.many);
-      const member = { unit, state, writes, notified: new Set<string>(), keys: [] as string[] };
-      const guard: MemberLocks = {
-        claim: (key) => {
-          const holder = this.held.get(key);
-          if (holder === member) return;
-          if (holder !== undefined) throw new HeldInBatch(key);
-          this.held.set(key, member);
-          member.keys.push(key);
-        },
-      };
-      return { ...member, guard, self: member };
-    });
-    const releaseRuns = (): void => {
-      for (const m of members) for (const k of m.keys) if (this.held.get(k) === m.self) this.held.delete(k);
-    };
+    const members: Member[] = units.map((unit) => ({
+      unit,
+      state: new TxState(true),
+      writes: new WriteBehind(channel.query, plans, channel.many),
+      notified: new Set<string>(),
+      keys: [],
+    }));
     const outcomes = await Promise.allSettled(
       members.map(async (m) =>
-        m.unit.fn(this.options.tx(m.writes.q, m.state, m.notified, m.writes, m.guard)),
+        m.unit.fn(this.options.tx(m.writes.q, m.state, m.notified, m.writes, this.locksOf(m))),
       ),
     );
     for (const m of members) m.state.closed = true;
 
-    let broken = plans.inDoubt;
-    const again: Unit[] = [];
+    const committing: Array<{ member: Member; value: unknown }> = [];
     const later: Unit[] = [];
     const dropped: Array<{ unit: Unit; err: unknown }> = [];
     let rollback = channel.failed !== undefined;
-    outcomes.forEach((o, i) => {
-      const m = members[i];
-      if (!m || o.status === 'fulfilled') return;
-      if (m.writes.wrote) rollback = true;
-      else if (o.reason instanceof HeldInBatch) later.push(m.unit);
-      else dropped.push({ unit: m.unit, err: o.reason });
+    members.forEach((m, i) => {
+      const o = outcomes[i];
+      if (o?.status === 'fulfilled') committing.push({ member: m, value: o.value });
+      else if (m.writes.wrote) rollback = true;
+      else if (o?.reason instanceof HeldInBatch) later.push(m.unit);
+      else dropped.push({ unit: m.unit, err: o?.reason });
     });
 
+    let broken = false;
     if (!rollback) {
-      const committing = members.filter((_, i) => outcomes[i]?.status === 'fulfilled');
       // What sets up the deferred writes first (a dropped member's too: an EXECUTE may need it).
       const { statements, names } = plans.takeSetup();
-      for (const m of committing) {
-        const p = m.writes.takePending();
+      for (const { member } of committing) {
+        const p = member.writes.takePending();
         statements.push(...p.statements);
         names.push(...p.names);
       }
@@ -188,28 +176,24 @@ export class GroupCommit {
         await channel.many([...statements, 'COMMIT']);
         plans.done(names);
         const notified = new Set<string>();
-        committing.forEach((m) => {
-          for (const n of m.notified) notified.add(n);
-          const o = outcomes[members.indexOf(m)];
-          if (o?.status === 'fulfilled') m.unit.resolve(o.value);
-        });
+        for (const { member, value } of committing) {
+          for (const n of member.notified) notified.add(n);
+          member.unit.resolve(value);
+        }
         if (notified.size > 0) this.options.notify(notified);
         for (const d of dropped) d.unit.reject(d.err);
       } catch (err) {
         if (names.length > 0) plans.inDoubt = true;
-        broken ||= plans.inDoubt;
         if (sqlState(err) === undefined) {
           // No answer: the COMMIT may or may not have happened. As a transaction of its own.
           broken = true;
-          for (const m of committing) m.unit.reject(err);
-          for (const d of dropped) d.unit.reject(err);
-          for (const u of later) u.reject(err);
-          releaseRuns();
-          client.release(true);
-          return;
+          for (const u of [...committing.map((c) => c.member.unit), ...dropped.map((d) => d.unit), ...later])
+            u.reject(err);
+          later.length = 0;
+        } else {
+          // PostgreSQL refused a deferred write: nothing committed; each runs again alone.
+          rollback = true;
         }
-        // PostgreSQL refused a deferred write: nothing committed; each runs again alone.
-        rollback = true;
       }
     }
     if (rollback) {
@@ -217,14 +201,36 @@ export class GroupCommit {
       await client.query('ROLLBACK').catch(() => {
         broken = true;
       });
-      again.push(...units);
-      later.length = 0;
     }
-    this.stats.evicted += later.length;
-    releaseRuns();
+    const alone = rollback ? units : later;
+    if (!rollback) this.stats.evicted += later.length;
+    for (const m of members) for (const k of m.keys) if (this.held.get(k) === m) this.held.delete(k);
     client.release(broken || plans.inDoubt);
-    for (const u of [...again, ...later]) void this.options.alone(u.fn).then(u.resolve, u.reject);
+    for (const u of alone) void this.options.alone(u.fn).then(u.resolve, u.reject);
   }
+
+  /** The locks of one member: a key another member holds sends it out of the batch. */
+  private locksOf(member: Member): MemberLocks {
+    return {
+      claim: (key) => {
+        const holder = this.held.get(key);
+        if (holder === member) return;
+        if (holder !== undefined) throw new HeldInBatch(key);
+        this.held.set(key, member);
+        member.keys.push(key);
+      },
+    };
+  }
+}
+
+/** A unit of work inside a batch: its transaction's state, deferred writes, NOTIFYs and locks. */
+interface Member {
+  unit: Unit;
+  state: TxState;
+  writes: WriteBehind;
+  notified: Set<string>;
+  /** Lock keys it holds (`held`), released when the batch ends. */
+  keys: string[];
 }
 
 interface Pending {

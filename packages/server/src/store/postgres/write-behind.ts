@@ -210,15 +210,6 @@ export class WriteBehind {
     }
   }
 
-  /** The deferred writes, taken out of this transaction (a group commit sends them with its COMMIT). */
-  takePending(): { statements: string[]; names: string[] } {
-    const out = { statements: this.pending, names: this.laterNames };
-    if (this.pending.length > 0) this.sentWrite = true;
-    this.pending = [];
-    this.laterNames = [];
-    return out;
-  }
-
   /**
    * A query that must answer now. With writes waiting, they and the query go in one message
    * (the query inlined too; its answer is the message's last); otherwise the query goes alone,
@@ -247,7 +238,7 @@ export class WriteBehind {
     queries: ReadonlyArray<{ sql: Sql | string; values: readonly unknown[] }>,
   ): Promise<pg.QueryResult[]> {
     this.count += queries.length;
-    const { statements: batch, names } = this.takeForSend();
+    const { statements: batch, names } = this.takePending();
     // What sets the queries up (PREPARE, SET) goes first: their answers are the batch's last ones.
     const runs: string[] = [];
     for (const query of queries) {
@@ -262,7 +253,11 @@ export class WriteBehind {
     return results.slice(results.length - queries.length);
   }
 
-  private takeForSend(): { statements: string[]; names: string[] } {
+  /**
+   * The deferred writes, taken out to be sent (with a query, with COMMIT, or by a group commit
+   * with its COMMIT), and the statements they prepare.
+   */
+  takePending(): { statements: string[]; names: string[] } {
     // BEGIN alone is not a write.
     if (this.pending.some((s) => s !== 'BEGIN')) this.sentWrite = true;
     const out = { statements: this.pending, names: this.laterNames };
@@ -282,7 +277,7 @@ export class WriteBehind {
       if (tail !== undefined) await this.raw(tail);
       return;
     }
-    const { statements, names } = this.takeForSend();
+    const { statements, names } = this.takePending();
     await this.send([...statements, ...(tail === undefined ? [] : [tail])], names);
   }
 }
