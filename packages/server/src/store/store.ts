@@ -385,6 +385,14 @@ export interface Tx {
    */
   updateOpenTasks(tasks: readonly TaskRecord[]): Promise<string[]>;
   getTask(taskId: string): Promise<TaskRecord | undefined>;
+  /**
+   * The task, read once run `workflowId` is locked as `lockRun` locks it: a worker's result names
+   * its run, so the lock its decision takes next goes in the same round trip as the task read. A
+   * `lockRun` of that run right after (nothing sent in between) answers without a statement. The
+   * task may belong to another run: the caller checks, as after `getTask`. Where transactions are
+   * serialised (SQLite) it is `getTask`.
+   */
+  getTaskLockingRun(taskId: string, workflowId: string): Promise<TaskRecord | undefined>;
   getTasks(taskIds: readonly string[]): Promise<TaskRecord[]>;
   /** All tasks of a run, ordered by seq. */
   getRunTasks(workflowId: string): Promise<TaskRecord[]>;

@@ -159,6 +159,30 @@ if (enabledStores().includes('postgres')) {
       assert.equal(d.evicted, 2);
     });
 
+    it('a task read that locks its run keeps two members of that run apart, as lockRun does', async () => {
+      const [r] = await runs(1);
+      assert.ok(r);
+      const t = task(r.workflowId, 0);
+      await store.transaction((tx) => tx.insertTasks([t]));
+      const before = stats();
+      const bump = (tx: Tx) =>
+        (async () => {
+          assert.ok(await tx.getTaskLockingRun(t.taskId, r.workflowId));
+          // Answered from the lock the task read took: nothing sent in between.
+          const locked = await tx.lockRun(r.workflowId);
+          assert.ok(locked);
+          const n = Number(locked.variables.n ?? 0);
+          await tx.updateRun({ ...locked, variables: { n: n + 1 } });
+          return n;
+        })();
+      const seen = await Promise.all([1, 2, 3].map(() => store.transaction(bump, GROUPED)));
+      assert.deepEqual([...seen].sort(), [0, 1, 2], 'each saw the one before it (no update lost)');
+      assert.equal((await store.read((tx) => tx.getRun(r.workflowId)))?.variables.n, 3);
+      const d = delta(before);
+      assert.equal(d.fallbacks, 0);
+      assert.equal(d.evicted, 2);
+    });
+
     it('two members never hold one task type limit row together: the second counts after the first', async () => {
       const type = uid('limited-');
       const before = stats();

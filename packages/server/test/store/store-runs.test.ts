@@ -44,6 +44,56 @@ for (const c of storeCases()) {
       assert.equal(await store.read((tx) => tx.lockRun(r.workflowId).then((x) => x?.status)), 'COMPLETED');
     });
 
+    void it('reads a task while locking its run; a lockRun right after answers that run', async () => {
+      const r = run();
+      const t = task(r.workflowId, 0);
+      await store.transaction(async (tx) => {
+        await tx.insertRun(r);
+        await tx.insertTasks([t]);
+      });
+      await store.transaction(async (tx) => {
+        assert.deepEqual(await tx.getTaskLockingRun(t.taskId, r.workflowId), t);
+        assert.deepEqual(await tx.lockRun(r.workflowId), r);
+        assert.deepEqual(
+          (await tx.getDecideTasks(r.workflowId)).map((x) => x.taskId),
+          [t.taskId],
+        );
+      });
+      // A write in between: lockRun reads the run again.
+      const paused: RunRecord = { ...r, status: 'PAUSED', updateTime: T0 + 5 };
+      await store.transaction(async (tx) => {
+        await tx.getTaskLockingRun(t.taskId, r.workflowId);
+        await tx.updateRun(paused);
+        assert.deepEqual(await tx.lockRun(r.workflowId), paused);
+      });
+      // Another run, or none: the task is answered all the same, and the caller checks its run.
+      const missing = uid('missing-');
+      await store.transaction(async (tx) => {
+        assert.equal(await tx.getTaskLockingRun(uid('missing-task-'), r.workflowId), undefined);
+        assert.deepEqual(await tx.getTaskLockingRun(t.taskId, missing), t);
+        assert.equal(await tx.lockRun(missing), undefined);
+        assert.deepEqual(await tx.lockRun(r.workflowId), paused);
+      });
+      assert.deepEqual(await store.read((tx) => tx.getTaskLockingRun(t.taskId, r.workflowId)), t);
+    });
+
+    void it('holds the run lock taken with the task until the transaction ends', async () => {
+      const r = run();
+      const t = task(r.workflowId, 0);
+      await store.transaction(async (tx) => {
+        await tx.insertRun(r);
+        await tx.insertTasks([t]);
+      });
+      let second: Promise<string | undefined> | undefined;
+      await store.transaction(async (tx) => {
+        await tx.getTaskLockingRun(t.taskId, r.workflowId);
+        // Started while the lock is held: its lockRun waits, and then reads what this one wrote.
+        second = store.transaction((tx2) => tx2.lockRun(r.workflowId).then((x) => x?.status));
+        await tx.updateRun({ ...r, status: 'PAUSED', updateTime: T0 + 5 });
+      });
+      assert.equal(await second, 'PAUSED');
+    });
+
     void it('never rewrites the definition snapshot on updateRun', async () => {
       const r = run();
       await store.transaction((tx) => tx.insertRun(r));

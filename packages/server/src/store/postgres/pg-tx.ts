@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import type {
   JsonObject,
   PollData,
@@ -112,6 +113,8 @@ export class PgTx extends PgQueueTx implements Tx {
   /** The task definitions' change counter read with the run lock; unset once this transaction changes one. */
   private defsVersion: number | undefined;
   private changedTaskDefs = false;
+  /** The run locked by getTaskLockingRun, good until another statement is sent or queued. */
+  private locked: { workflowId: string; at: number; run: RunRecord | undefined } | undefined;
   /** The decide set read with the last run lock, good until another statement is sent or queued. */
   private prefetched: { workflowId: string; at: number; tasks: TaskRecord[] } | undefined;
 
@@ -252,16 +255,45 @@ export class PgTx extends PgQueueTx implements Tx {
     this.state.check('lockRun', false);
     // Outside a transaction a row lock would end with the statement: read plainly.
     if (!this.state.writable) return this.getRun(workflowId);
+    // Locked by getTaskLockingRun with nothing sent since: the lock is held, the row unchanged.
+    const locked = this.locked;
+    this.locked = undefined;
+    if (locked?.workflowId === workflowId && locked.at === this.writes?.statements) return locked.run;
     this.locks?.claim(`run:${workflowId}`);
     // The decide set goes in the same message, read once the lock is held: a decision asks for
     // it next (executor `handleIn`), and this saves that round trip.
-    const [locked, decideSet] = this.writes
+    const [lock, decideSet] = this.writes
       ? await this.writes.queryMany([
           { sql: SQL.lockRun, values: [workflowId] },
           { sql: DECIDE_TASKS, values: [workflowId] },
         ])
       : [await this.q(SQL.lockRun, [workflowId])];
-    const row = locked?.rows[0] as (RunRow & { defs_version: number | null }) | undefined;
+    return this.lockedRow(workflowId, lock, decideSet);
+  }
+
+  async getTaskLockingRun(taskId: string, workflowId: string): Promise<TaskRecord | undefined> {
+    this.state.check('getTaskLockingRun', false);
+    if (!this.state.writable || !this.writes) return this.getTask(taskId);
+    this.locks?.claim(`run:${workflowId}`);
+    // The run lock, the decide set and the task in one message; the task is read once the lock
+    // is held, so it is at least as new as the run it is decided against.
+    const [lock, decideSet, found] = await this.writes.queryMany([
+      { sql: SQL.lockRun, values: [workflowId] },
+      { sql: DECIDE_TASKS, values: [workflowId] },
+      { sql: SQL.getTask, values: [taskId] },
+    ]);
+    const locked = this.lockedRow(workflowId, lock, decideSet);
+    this.locked = { workflowId, at: this.writes.statements, run: locked };
+    return (found?.rows[0] as TaskRow | undefined)?.record;
+  }
+
+  /** The run a lock statement answered, remembering the decide set read with it. */
+  private lockedRow(
+    workflowId: string,
+    lock: pg.QueryResult | undefined,
+    decideSet: pg.QueryResult | undefined,
+  ): RunRecord | undefined {
+    const row = lock?.rows[0] as (RunRow & { defs_version: number | null }) | undefined;
     if (row && decideSet && this.writes) {
       this.prefetched = {
         workflowId,

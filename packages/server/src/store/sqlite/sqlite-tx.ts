@@ -409,6 +409,12 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
     return row && task(row);
   }
 
+  /** One writer at a time: there is no run lock to take first. */
+  async getTaskLockingRun(taskId: string, _workflowId: string): Promise<TaskRecord | undefined> {
+    this.state.check('getTaskLockingRun', false);
+    return this.getTask(taskId);
+  }
+
   async getTasks(taskIds: readonly string[]): Promise<TaskRecord[]> {
     this.state.check('getTasks', false);
     if (taskIds.length === 0) return [];
