@@ -195,7 +195,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     { highPriorityThreshold: options.highPriorityThreshold },
     scripts,
   );
-  const syncExecute = new SyncExecuteService(workflows, wake);
+  const syncExecute = new SyncExecuteService(workflows, wake, clock);
   const payloads = new PayloadService(
     blobs,
     new PayloadUrlSigner(loadSigningKey(options.payloadSigningKey, options.dataDir)),

@@ -35,5 +35,6 @@ export function newRunRecord(input: NewRunInput): RunRecord {
   if (input.parentWorkflowId !== undefined) run.parentWorkflowId = input.parentWorkflowId;
   if (input.parentWorkflowTaskId !== undefined) run.parentWorkflowTaskId = input.parentWorkflowTaskId;
   if (input.event !== undefined) run.event = input.event;
+  if (input.syncWaitUntil !== undefined) run.syncWaitUntil = input.syncWaitUntil;
   return run;
 }

@@ -287,5 +287,7 @@ export interface NewRunInput {
   readonly parentWorkflowTaskId?: string;
   /** The event (`amqp:orders`) whose handler started the run (Conductor's `Workflow.event`). */
   readonly event?: string;
+  /** Until when a synchronous execute waits for the run (`RunRecord.syncWaitUntil`). */
+  readonly syncWaitUntil?: number;
   readonly now: number;
 }

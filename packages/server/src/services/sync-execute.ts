@@ -10,6 +10,7 @@ import {
 } from '@baton/protocol';
 
 import { kindNameOf } from '../engine/graph.js';
+import { type Clock, systemClock } from '../clock.js';
 import type { WakeBus } from '../queue/wake-bus.js';
 import { runWakeName } from './run-wake.js';
 import type { WorkflowService } from './workflow-service.js';
@@ -43,12 +44,15 @@ export class SyncExecuteService {
   constructor(
     private readonly workflows: WorkflowService,
     private readonly wake: WakeBus,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   async execute(request: StartWorkflowRequest, options: ExecuteOptions): Promise<ExecuteAnswer> {
-    const workflowId = await this.workflows.start(request);
+    const waitMs = options.waitForSeconds * 1000;
+    // Other nodes announce the run's changes until then (the clock of the nodes that decide).
+    const workflowId = await this.workflows.start(request, { syncWaitUntil: this.clock.now() + waitMs });
     const names = [runWakeName(workflowId)];
-    const deadline = performance.now() + options.waitForSeconds * 1000;
+    const deadline = performance.now() + waitMs;
     for (;;) {
       const seen = this.wake.generation(names);
       const run = await this.workflows.get(workflowId);

@@ -1,12 +1,13 @@
-import type {
-  JsonObject,
-  PollData,
-  RunRecord,
-  SearchResult,
-  StartWorkflowRequest,
-  Workflow,
-  WorkflowStatus,
-  WorkflowSummary,
+import {
+  isTerminalWorkflowStatus,
+  type JsonObject,
+  type PollData,
+  type RunRecord,
+  type SearchResult,
+  type StartWorkflowRequest,
+  type Workflow,
+  type WorkflowStatus,
+  type WorkflowSummary,
 } from '@baton/protocol';
 
 import { type Clock, systemClock } from '../clock.js';
@@ -70,9 +71,14 @@ export class WorkflowService {
     private readonly archive?: ArchiveReader,
   ) {}
 
-  /** Starts a run of the named definition (latest version when none is given); answers its id. */
-  async start(request: StartWorkflowRequest): Promise<string> {
+  /**
+   * Starts a run of the named definition (latest version when none is given); answers its id.
+   * `syncWaitUntil`: a synchronous execute waits for the run until then (`RunRecord.syncWaitUntil`);
+   * a run an idempotency key answers instead of a new one is marked so too.
+   */
+  async start(request: StartWorkflowRequest, options: { syncWaitUntil?: number } = {}): Promise<string> {
     const after = afterCommit();
+    const { syncWaitUntil } = options;
     const run = await this.store.transaction(async (tx) => {
       const definition = await tx.getWorkflowDef(request.name, request.version);
       if (!definition) {
@@ -84,7 +90,7 @@ export class WorkflowService {
       }
       const workflowId = newId();
       const existing = await claimStartKey(tx, definition.name, request, workflowId, this.executor.now());
-      if (existing !== undefined) return { workflowId: existing };
+      if (existing !== undefined) return { workflowId: existing, existing: true };
       const input: Parameters<Executor['startRun']>[1] = {
         workflowId,
         definition,
@@ -98,12 +104,28 @@ export class WorkflowService {
           ...input,
           ...(request.correlationId !== undefined && { correlationId: request.correlationId }),
           ...(request.idempotencyKey !== undefined && { idempotencyKey: request.idempotencyKey }),
+          ...(syncWaitUntil !== undefined && { syncWaitUntil }),
         },
         after,
       );
     });
     this.wake.wake([...after.wakeQueues]);
+    if ('existing' in run && syncWaitUntil !== undefined)
+      await this.markSyncWait(run.workflowId, syncWaitUntil);
     return run.workflowId;
+  }
+
+  /**
+   * Marks an open run as waited for until `until` (`RunRecord.syncWaitUntil`), in a transaction of
+   * its own after the start's: taking the run lock inside the start, under the idempotency key's,
+   * would order the two locks against the decisions that end the run.
+   */
+  private async markSyncWait(workflowId: string, until: number): Promise<void> {
+    await this.store.transaction(async (tx) => {
+      const run = await tx.lockRun(workflowId);
+      if (!run || isTerminalWorkflowStatus(run.status) || (run.syncWaitUntil ?? 0) >= until) return;
+      await tx.updateRun({ ...run, syncWaitUntil: until });
+    });
   }
 
   /** A run with its tasks; an open run also says what it and each open task wait for (computed now). */

@@ -1,9 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
-import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
+import pg from 'pg';
+
+import { runWakeName } from '../../src/services/run-wake.js';
+import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { QUEUE_CHANNEL } from '../../src/store/postgres/queue-listener.js';
 import type { Store } from '../../src/store/store.js';
 import { call, testApp, type TestApp } from '../helpers/app.js';
+import { eventually } from '../helpers/http-target.js';
 import { createTestDatabase, enabledStores, type TestDatabase } from '../helpers/postgres.js';
 import { chainDefinitions, RunDriver } from './run-control-driver.js';
 
@@ -18,6 +23,7 @@ if (enabledStores().includes('postgres')) {
   describe('run control under concurrency on two PostgreSQL nodes', () => {
     let db: TestDatabase;
     let stores: Store[];
+    let pgStores: PostgresStore[];
     let nodes: TestApp[];
     let one: RunDriver;
     let two: RunDriver;
@@ -25,10 +31,11 @@ if (enabledStores().includes('postgres')) {
 
     before(async () => {
       db = await createTestDatabase();
-      stores = [
+      pgStores = [
         openPostgresStore({ url: db.url, poolSize: 5 }),
         openPostgresStore({ url: db.url, poolSize: 5 }),
       ];
+      stores = pgStores;
       nodes = [];
       for (const store of stores) nodes.push(await testApp(store));
       one = new RunDriver(nodes[0]!.app);
@@ -151,6 +158,95 @@ if (enabledStores().includes('postgres')) {
       assert.equal(answer.status, 200, answer.text);
       assert.equal(answer.body.status, 'COMPLETED');
       assert.equal(answer.body.output.final, 'across');
+    });
+
+    it('sync execute of a run an idempotency key answers is woken by the other node too', async () => {
+      // Started plainly first: the run a sync execute then waits for was not started by it.
+      const started = await call(nodes[0]!.app, 'POST', '/api/workflow/rc_conc_wf', {
+        input: { x: 2 },
+        idempotencyKey: 'sync-after-start',
+      });
+      assert.equal(started.status, 200, started.text);
+      const pending = call(nodes[0]!.app, 'POST', '/api/workflow/execute/rc_conc_wf/0?waitForSeconds=60', {
+        input: { x: 2 },
+        idempotencyKey: 'sync-after-start',
+        idempotencyStrategy: 'RETURN_EXISTING',
+      });
+      // The mark is on the run before the waiter reads it; the steps go through the other node.
+      await eventually(
+        async () => ((await one.run(started.text)).syncWaitUntil !== undefined ? true : undefined),
+        'the run marked as waited for',
+      );
+      for (const [type, output] of [
+        ['rc_conc_a', { y: 1 }],
+        ['rc_conc_b', { z: 1 }],
+        ['rc_conc_c', { done: 'marked' }],
+      ] as const) {
+        const res = await call(
+          nodes[1]!.app,
+          'GET',
+          `/api/tasks/poll/batch/${type}?count=1&timeout=5000&workerid=w2`,
+        );
+        assert.equal(res.body.length, 1);
+        await two.result(res.body[0], 'COMPLETED', output);
+      }
+      const answer = await pending;
+      assert.equal(answer.status, 200, answer.text);
+      assert.equal(answer.body.workflowId, started.text);
+      assert.equal(answer.body.status, 'COMPLETED');
+      assert.equal(answer.body.signalTimeout, undefined);
+    });
+
+    it('a run nobody executes synchronously is not announced to the other nodes at each step; one that is, is', async () => {
+      const listener = new pg.Client({ connectionString: db.url });
+      await listener.connect();
+      const heard: string[] = [];
+      listener.on('notification', (n) => heard.push(...(n.payload ?? '').split(',')));
+      await listener.query(`LISTEN ${QUEUE_CHANNEL}`);
+      /** Every name the nodes have notified so far, once they have all been sent and delivered. */
+      const notified = async (): Promise<string[]> => {
+        for (const store of pgStores) await store.notificationsSent();
+        // Delivered to an idle listening session before the answer of its next statement.
+        await listener.query('SELECT 1');
+        return heard;
+      };
+      const completeThroughNodeTwo = async () => {
+        for (const type of ['rc_conc_a', 'rc_conc_b', 'rc_conc_c']) {
+          // A long poll: the sync execute's start may not have committed yet.
+          const res = await call(
+            nodes[1]!.app,
+            'GET',
+            `/api/tasks/poll/batch/${type}?count=1&timeout=5000&workerid=w2`,
+          );
+          assert.equal(res.body.length, 1);
+          await two.result(res.body[0], 'COMPLETED', { y: 1, z: 1, done: 'quiet' });
+        }
+      };
+      try {
+        // What earlier tests' commits sent is not this test's.
+        await notified();
+        heard.length = 0;
+        const quiet = await one.start('rc_conc_wf', { input: { x: 3 } });
+        await completeThroughNodeTwo();
+        assert.equal((await one.run(quiet)).status, 'COMPLETED');
+        assert.ok(
+          !(await notified()).includes(runWakeName(quiet)),
+          'no run wake-up left the node that decided',
+        );
+
+        const pending = call(nodes[0]!.app, 'POST', '/api/workflow/execute/rc_conc_wf/0?waitForSeconds=60', {
+          input: { x: 4 },
+        });
+        await completeThroughNodeTwo();
+        const answer = await pending;
+        assert.equal(answer.body.status, 'COMPLETED', answer.text);
+        assert.ok(
+          (await notified()).includes(runWakeName(answer.body.workflowId)),
+          'its wake-up reached every node',
+        );
+      } finally {
+        await listener.end();
+      }
     });
 
     it('two concurrent starts with one idempotency key make one run', async () => {

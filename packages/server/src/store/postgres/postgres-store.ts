@@ -202,6 +202,11 @@ export class PostgresStore implements Store {
     return this.listener.listening();
   }
 
+  /** Resolves once the notifications of every commit so far have been sent. Tests use it. */
+  notificationsSent(): Promise<void> {
+    return this.notifier.drain();
+  }
+
   async ping(): Promise<void> {
     this.assertOpen();
     await this.pool.query('SELECT 1');
