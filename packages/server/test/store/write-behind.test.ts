@@ -1,8 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
+import pg from 'pg';
+
 import type { Query } from '../../src/store/postgres/pg-sql.js';
-import { TxPlans, WriteBehind, inline, literal, replanDue } from '../../src/store/postgres/write-behind.js';
+import {
+  TxPlans,
+  WriteBehind,
+  escapeLiteral,
+  inline,
+  literal,
+  replanDue,
+} from '../../src/store/postgres/write-behind.js';
 
 void describe('deferred writes as SQL literals', () => {
   void it('quotes strings, numbers, booleans, nulls and arrays the way PostgreSQL reads them', () => {
@@ -18,6 +27,29 @@ void describe('deferred writes as SQL literals', () => {
     assert.equal(literal([]), `'{}'`);
     assert.throws(() => literal(Number.NaN), /NaN/);
     assert.throws(() => literal({ a: 1 }), /object/);
+  });
+
+  void it('writes a string literal exactly as pg escapes it', () => {
+    const record = JSON.stringify({
+      note: 'it\'s \\ "quoted" \n',
+      path: 'C:\\dir',
+      emoji: '\u{1F600}',
+      empty: '',
+    });
+    for (const text of [
+      '',
+      "'",
+      "''",
+      '\\',
+      "\\'",
+      "a'b\\c'd",
+      'plain',
+      'ünï €',
+      '\u{1F600}',
+      record,
+      `${record}'${record}`,
+    ])
+      assert.equal(escapeLiteral(text), pg.escapeLiteral(text), JSON.stringify(text));
   });
 
   void it('replaces each placeholder once, $10 apart from $1, and never inside an inserted value', () => {

@@ -305,9 +305,21 @@ export function literal(value: unknown): string {
     return String(value);
   }
   if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
-  if (typeof value === 'string') return pg.escapeLiteral(value);
-  if (Array.isArray(value)) return pg.escapeLiteral(`{${value.map(arrayElement).join(',')}}`);
+  if (typeof value === 'string') return escapeLiteral(value);
+  if (Array.isArray(value)) return escapeLiteral(`{${value.map(arrayElement).join(',')}}`);
   throw new Error(`cannot write a ${typeof value} parameter as an SQL literal`);
+}
+
+/**
+ * A string as an SQL literal, the text pg's `escapeLiteral` makes: quotes doubled, and with a
+ * backslash, backslashes doubled in an `E'…'` string. pg builds it one character at a time, which
+ * left a string object per character of every task record written (a quarter of what the server
+ * allocated per step).
+ */
+export function escapeLiteral(value: string): string {
+  const quoted = value.includes("'") ? value.replace(/'/g, "''") : value;
+  if (!value.includes('\\')) return `'${quoted}'`;
+  return ` E'${quoted.replace(/\\/g, '\\\\')}'`;
 }
 
 function arrayElement(value: unknown): string {
