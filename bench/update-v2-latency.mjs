@@ -1,29 +1,45 @@
 #!/usr/bin/env node
 // One worker completing steps strictly one after another: the wall time of each update-v2 (the
-// result posted, the next task answered), on a fresh server. What the light-load hand-off is
-// made of, without the bench's other systems around it.
-//   node bench/update-v2-latency.mjs [--sqlite] [--runs 60]
+// result posted, the next task answered), on a fresh server, and the CPU each step cost the
+// server and its PostgreSQL backends. What the light-load hand-off is made of, without the
+// bench's other systems around it. `--warm N`: the first N runs are not measured (the server's
+// code is compiled as it runs; a long-running server has done that long ago).
+//   node bench/update-v2-latency.mjs [--sqlite] [--runs 60] [--warm 0]
 // Run `npx tsc -b` first.
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 
 import { register } from './lib/baton-system.mjs';
 import { startBaton } from './lib/baton-server.mjs';
+import { CpuMeter } from './lib/cpu-meter.mjs';
 import { jsonClient } from './lib/http-json.mjs';
-import { dropDatabase, freshDatabase } from './lib/pg-admin.mjs';
+import { databaseName, dropDatabase, freshDatabase } from './lib/pg-admin.mjs';
 
 const { values } = parseArgs({
-  options: { sqlite: { type: 'boolean', default: false }, runs: { type: 'string', default: '60' } },
+  options: {
+    sqlite: { type: 'boolean', default: false },
+    runs: { type: 'string', default: '60' },
+    warm: { type: 'string', default: '0' },
+  },
 });
+const warm = Number(values.warm);
 const STEPS = 10;
 const DB = 'bench_update_v2_latency';
 const databaseUrl = values.sqlite ? undefined : await freshDatabase(DB);
 const server = await startBaton({ databaseUrl });
 const client = jsonClient(server.url, { sockets: 4 });
 const updates = [];
+let meter;
+let cpu = [];
 try {
   await register(client, STEPS);
-  for (let run = 0; run < Number(values.runs); run++) {
+  for (let run = 0; run < warm + Number(values.runs); run++) {
+    if (run === warm) {
+      meter = await new CpuMeter({
+        processes: [{ name: 'Baton server', pid: server.pid }],
+        ...(databaseUrl && { pgDatabase: databaseName(DB) }),
+      }).start();
+    }
     await client.post('/api/workflow/bench_linear', { input: { run, data: 'x' } });
     const polled = await client.get('/api/tasks/poll/batch/bench_step?count=1&timeout=1000&workerid=w');
     let task = polled.body[0];
@@ -36,10 +52,11 @@ try {
         status: 'COMPLETED',
         outputData: { data: 'y' },
       });
-      updates.push(performance.now() - started);
+      if (meter) updates.push(performance.now() - started);
       task = res.status === 200 ? res.body : undefined;
     }
   }
+  cpu = (await meter?.stop()) ?? [];
 } finally {
   client.close();
   await server.stop();
@@ -47,7 +64,10 @@ try {
 }
 updates.sort((a, b) => a - b);
 const at = (p) => (updates[Math.min(updates.length - 1, Math.floor(updates.length * p))] ?? NaN).toFixed(2);
+// Per step, the run's start and first poll included (one of each per ten steps).
+const perStep = cpu.map(({ name, ms }) => `${name} ${(ms / updates.length).toFixed(3)}`).join(', ');
 console.log(
-  `update-v2 on ${values.sqlite ? 'SQLite' : 'PostgreSQL'}, one worker, ${updates.length} steps: ` +
-    `p50 ${at(0.5)} ms, p90 ${at(0.9)} ms, p99 ${at(0.99)} ms`,
+  `update-v2 on ${values.sqlite ? 'SQLite' : 'PostgreSQL'}, one worker, ${updates.length} steps` +
+    `${warm > 0 ? ` after ${warm} runs unmeasured` : ''}: ` +
+    `p50 ${at(0.5)} ms, p90 ${at(0.9)} ms, p99 ${at(0.99)} ms; CPU ms per step: ${perStep}`,
 );

@@ -127,10 +127,18 @@ export function targets(systems) {
   });
 
   const cpu = ok(pgSystem?.throughput) ? pgSystem.throughput.cpuMsPerStep : null;
+  const lightCpu = ok(pgSystem?.latency) ? pgSystem.latency.cpuMsPerStep : null;
+  const cpuParts = [
+    ...(measured(cpu) ? [`throughput ${formatMs(cpu)} ms`] : []),
+    ...(measured(lightCpu) ? [`light load ${formatMs(lightCpu)} ms`] : []),
+  ];
   list.push({
-    target: `Baton-PG CPU per step (server + PostgreSQL backends + workers) ≤ ${formatMs(TARGETS.cpuMsPerStep)} ms in the throughput pass`,
-    status: measured(cpu) ? verdict(cpu <= TARGETS.cpuMsPerStep) : 'not measured',
-    detail: measured(cpu) ? `${formatMs(cpu)} ms` : '',
+    target: `Baton-PG CPU per step (server + PostgreSQL backends + workers) ≤ ${formatMs(TARGETS.cpuMsPerStep)} ms in the throughput pass and at light load`,
+    // Judged on the passes that ran: a skipped light-load pass leaves the throughput figure alone.
+    status: measured(cpu)
+      ? verdict(cpu <= TARGETS.cpuMsPerStep && (!measured(lightCpu) || lightCpu <= TARGETS.cpuMsPerStep))
+      : 'not measured',
+    detail: cpuParts.join(', '),
   });
 
   const legacy = stepsPerSecond(systems.find((s) => s.id === BATON_PG_LEGACY));
@@ -173,7 +181,7 @@ const SHORT_PART = {
   'Redis server': 'Redis',
 };
 
-/** CPU ms per step in the throughput pass, and what each kind of process spent of it. */
+/** CPU ms per step in a pass, and what each kind of process spent of it. */
 function cpuCell(pass) {
   if (!ok(pass) || !measured(pass.cpuMsPerStep)) return '—';
   const parts = (pass.cpu ?? [])
@@ -186,8 +194,8 @@ function cpuCell(pass) {
 export function renderTable(systems) {
   const comparison = compare(systems);
   const rows = [
-    '| system | steps/s | runs/s | CPU ms / step | hand-off p50 / p99, light load (ms) | hand-off p50 / p99, under load (ms) | peak RSS (MB) | Baton-PG ÷ system (steps/s) |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: |',
+    '| system | steps/s | runs/s | CPU ms / step | CPU ms / step, light load | hand-off p50 / p99, light load (ms) | hand-off p50 / p99, under load (ms) | peak RSS (MB) | Baton-PG ÷ system (steps/s) |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |',
   ];
   for (const system of systems) {
     const through = system.throughput;
@@ -205,6 +213,7 @@ export function renderTable(systems) {
         rate,
         ok(through) && !ceiling ? formatRate(through.runsPerSecond) : '—',
         cpuCell(through),
+        cpuCell(system.latency),
         latencyCell(system.latency),
         latencyCell(through, { showFailure: false }),
         rss || '—',
@@ -215,7 +224,7 @@ export function renderTable(systems) {
   const notes = [];
   if (systems.some((s) => ok(s.throughput) && measured(s.throughput.cpuMsPerStep))) {
     notes.push(
-      'CPU ms / step: user + system CPU of every process of the system over the throughput pass, divided by its steps: the harness (the workers, and the whole engine where it runs in-process), the Baton server, the PostgreSQL backends connected to its database, the Redis server.',
+      'CPU ms / step: user + system CPU of every process of the system over the throughput pass (and, in its own column, over the light-load pass), divided by its steps: the harness (the workers, and the whole engine where it runs in-process), the Baton server, the PostgreSQL backends connected to its database, the Redis server. At light load nothing is shared between steps, so each costs more.',
     );
   }
   if (systems.some((s) => s.kind === 'ceiling')) {
