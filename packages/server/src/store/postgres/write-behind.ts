@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 
 import type { Query, Sql } from './pg-sql.js';
 import { storableParams } from './pg-text.js';
