@@ -58,6 +58,8 @@ export function toSummary(run: RunRecord): WorkflowSummary {
   return summary;
 }
 
+const GROUPED = { group: true } as const;
+
 /** Starting, reading and searching runs. */
 export class WorkflowService {
   constructor(
@@ -108,7 +110,8 @@ export class WorkflowService {
         },
         after,
       );
-    });
+      // Starts arriving together share a commit (group commit on PostgreSQL), as results do.
+    }, GROUPED);
     this.wake.wake([...after.wakeQueues]);
     if ('existing' in run && syncWaitUntil !== undefined)
       await this.markSyncWait(run.workflowId, syncWaitUntil);

@@ -139,13 +139,16 @@ if (enabledStores().includes('postgres')) {
       assert.deepEqual(delta(before), { batches: 1, members: 3, fallbacks: 1, evicted: 0 });
     });
 
-    it('two members of one run never share a transaction: the second runs once the first committed', async () => {
-      const [r] = await runs(1);
-      assert.ok(r);
+    /**
+     * Three grouped members that each lock one run (`lockFirst`, then lockRun) and count in it:
+     * each must see the one before it, the two that found the run held leaving the batch.
+     */
+    async function countThreeTimes(workflowId: string, lockFirst?: (tx: Tx) => Promise<unknown>) {
       const before = stats();
       const bump = (tx: Tx) =>
         (async () => {
-          const locked = await tx.lockRun(r.workflowId);
+          await lockFirst?.(tx);
+          const locked = await tx.lockRun(workflowId);
           assert.ok(locked);
           const n = Number(locked.variables.n ?? 0);
           await tx.updateRun({ ...locked, variables: { n: n + 1 } });
@@ -153,10 +156,16 @@ if (enabledStores().includes('postgres')) {
         })();
       const seen = await Promise.all([1, 2, 3].map(() => store.transaction(bump, GROUPED)));
       assert.deepEqual([...seen].sort(), [0, 1, 2], 'each saw the one before it (no update lost)');
-      assert.equal((await store.read((tx) => tx.getRun(r.workflowId)))?.variables.n, 3);
+      assert.equal((await store.read((tx) => tx.getRun(workflowId)))?.variables.n, 3);
       const d = delta(before);
       assert.equal(d.fallbacks, 0);
       assert.equal(d.evicted, 2);
+    }
+
+    it('two members of one run never share a transaction: the second runs once the first committed', async () => {
+      const [r] = await runs(1);
+      assert.ok(r);
+      await countThreeTimes(r.workflowId);
     });
 
     it('a task read that locks its run keeps two members of that run apart, as lockRun does', async () => {
@@ -164,20 +173,27 @@ if (enabledStores().includes('postgres')) {
       assert.ok(r);
       const t = task(r.workflowId, 0);
       await store.transaction((tx) => tx.insertTasks([t]));
+      // The lockRun after it answers from the lock the task read took: nothing sent in between.
+      await countThreeTimes(r.workflowId, async (tx) =>
+        assert.ok(await tx.getTaskLockingRun(t.taskId, r.workflowId)),
+      );
+    });
+
+    it('two members never claim one idempotency key together: the others find the first one’s run', async () => {
+      const key = uid('key-');
+      const ids = [uid('run-'), uid('run-'), uid('run-')];
       const before = stats();
-      const bump = (tx: Tx) =>
-        (async () => {
-          assert.ok(await tx.getTaskLockingRun(t.taskId, r.workflowId));
-          // Answered from the lock the task read took: nothing sent in between.
-          const locked = await tx.lockRun(r.workflowId);
-          assert.ok(locked);
-          const n = Number(locked.variables.n ?? 0);
-          await tx.updateRun({ ...locked, variables: { n: n + 1 } });
-          return n;
-        })();
-      const seen = await Promise.all([1, 2, 3].map(() => store.transaction(bump, GROUPED)));
-      assert.deepEqual([...seen].sort(), [0, 1, 2], 'each saw the one before it (no update lost)');
-      assert.equal((await store.read((tx) => tx.getRun(r.workflowId)))?.variables.n, 3);
+      const answers = await Promise.all(
+        ids.map((id) =>
+          store.transaction((tx) => tx.claimIdempotencyKey('grouped_wf', key, id, T0), GROUPED),
+        ),
+      );
+      const won = answers.indexOf(undefined);
+      assert.notEqual(won, -1, 'one member claimed the key');
+      assert.deepEqual(
+        answers.filter((_, i) => i !== won),
+        [ids[won], ids[won]],
+      );
       const d = delta(before);
       assert.equal(d.fallbacks, 0);
       assert.equal(d.evicted, 2);

@@ -564,6 +564,8 @@ export class PgTx extends PgQueueTx implements Tx {
     now: number,
   ): Promise<string | undefined> {
     this.state.check('claimIdempotencyKey', true);
+    // In a group commit, one member per key: the key's row lock would not keep two apart.
+    this.locks?.claim(`idempotency:${name}:${key}`);
     // A concurrent claim of the same key waits on the primary key until the first commits (or
     // rolls back), then inserts nothing; the SELECT, a new statement, sees the committed row.
     const { rowCount } = await this.q(
