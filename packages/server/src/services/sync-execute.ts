@@ -33,6 +33,9 @@ export type ExecuteAnswer = Workflow & {
   signalTimeout?: boolean;
 };
 
+/** How far the nodes' clocks may disagree before a waiter misses other nodes' wake-ups. */
+const CLOCK_SKEW_MARGIN_MS = 60_000;
+
 /**
  * Synchronous execution (Conductor's `POST /api/workflow/execute/{name}/{version}`): starts a
  * run and answers it once it ends, blocks on outside input (a WAIT without a timer, a HUMAN
@@ -49,8 +52,10 @@ export class SyncExecuteService {
 
   async execute(request: StartWorkflowRequest, options: ExecuteOptions): Promise<ExecuteAnswer> {
     const waitMs = options.waitForSeconds * 1000;
-    // Other nodes announce the run's changes until then (the clock of the nodes that decide).
-    const workflowId = await this.workflows.start(request, { syncWaitUntil: this.clock.now() + waitMs });
+    // Other nodes announce the run's changes until then, read on their own clocks: a margin
+    // absorbs their skew (a wake-up too many costs nothing; one missed, the rest of the wait).
+    const syncWaitUntil = this.clock.now() + waitMs + CLOCK_SKEW_MARGIN_MS;
+    const workflowId = await this.workflows.start(request, { syncWaitUntil });
     const names = [runWakeName(workflowId)];
     const deadline = performance.now() + waitMs;
     for (;;) {
