@@ -187,8 +187,9 @@ export interface RunRecord {
   reopened?: RunReopening[];
   /**
    * Set for a run started by a synchronous execute (`POST /api/workflow/execute`): until this
-   * time (epoch ms) a caller may be waiting for the run on some node, so every change to it is
-   * announced to all nodes. Other runs' changes wake only the node that made them.
+   * time (epoch ms; the caller's deadline plus a margin for clock skew) a caller may be waiting
+   * for the run on some node, so every change to it is announced to all nodes. Other runs'
+   * changes wake only the node that made them.
    */
   syncWaitUntil?: number;
   /** The definition the run started with; a run never changes version under its feet. */
