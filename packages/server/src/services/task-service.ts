@@ -289,7 +289,7 @@ export class TaskService {
   ): Promise<{ task: TaskRecord; applied: boolean }> {
     const after = afterCommit();
     const out = await this.store.transaction(async (tx) => {
-      const task = await this.requireResultTask(tx, result);
+      const task = await this.requireTask(tx, result.taskId, result.workflowInstanceId);
       this.checkRunOf(task, result);
       if (isTerminalTaskStatus(task.status)) return { task, applied: false };
       return this.applyResult(tx, task, result, after, undefined, options.detach === true);
@@ -314,7 +314,7 @@ export class TaskService {
     type Answer = { task: TaskRecord; applied: boolean; next?: TaskRecord };
     const out = await this.store.transaction(async (tx): Promise<Answer> => {
       poll = undefined;
-      const task = await this.requireResultTask(tx, result);
+      const task = await this.requireTask(tx, result.taskId, result.workflowInstanceId);
       this.checkRunOf(task, result);
       const asking = result.status !== 'IN_PROGRESS';
       const request: PollRequest = {
@@ -441,20 +441,12 @@ export class TaskService {
   }
 
   /**
-   * The task a result is for. A result that names its run (as workers' results do) locks that
-   * run in the same round trip: the lock its decision takes next. A wrong run is refused after
-   * (checkRunOf) and the transaction rolls back.
+   * The task, or 404. `lockingRun`: a result names its run (as workers' results do), so that run
+   * is locked in the same round trip, the lock its decision takes next; a wrong run is refused
+   * after (checkRunOf) and the transaction rolls back.
    */
-  private async requireResultTask(tx: Tx, result: TaskResult): Promise<TaskRecord> {
-    const task = result.workflowInstanceId
-      ? await tx.getTaskLockingRun(result.taskId, result.workflowInstanceId)
-      : await tx.getTask(result.taskId);
-    if (!task) throw notFound(`No such task found by id: ${result.taskId}`);
-    return task;
-  }
-
-  private async requireTask(tx: Tx, taskId: string): Promise<TaskRecord> {
-    const task = await tx.getTask(taskId);
+  private async requireTask(tx: Tx, taskId: string, lockingRun?: string): Promise<TaskRecord> {
+    const task = lockingRun ? await tx.getTaskLockingRun(taskId, lockingRun) : await tx.getTask(taskId);
     if (!task) throw notFound(`No such task found by id: ${taskId}`);
     return task;
   }
