@@ -20,7 +20,7 @@ export class Metrics {
 
   /**
    * `queueCounts` is called on each scrape for the queue depth gauges; `groupCommit` for the
-   * group commit counters (PostgreSQL: batches, members, fallbacks, evicted).
+   * group commit counters (PostgreSQL: batches, members, fallbacks, evicted, merged).
    */
   constructor(
     queueCounts?: () => Promise<QueueCounts[]>,
@@ -86,7 +86,7 @@ export class Metrics {
     if (groupCommit) {
       new Counter({
         name: 'baton_db_group_commit_total',
-        help: 'Group commit on PostgreSQL: batches committed together, their members, batches rolled back to run each member alone (fallbacks), members that left a batch for a lock another member held (evicted)',
+        help: 'Group commit on PostgreSQL: batches committed together, their members, batches rolled back to run each member alone (fallbacks), members that left a batch for a lock another member held (evicted), deferred writes merged into the statement of another member (merged)',
         labelNames: ['count'],
         registers,
         collect() {

@@ -6,7 +6,7 @@ import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/
 import type { GroupCommitStats } from '../../src/store/postgres/group-commit.js';
 import type { Tx } from '../../src/store/store.js';
 import { createTestDatabase, enabledStores, type TestDatabase } from '../helpers/postgres.js';
-import { T0, run, task, uid } from './fixtures.js';
+import { T0, message, run, task, uid } from './fixtures.js';
 
 const GROUPED = { group: true } as const;
 
@@ -33,6 +33,7 @@ if (enabledStores().includes('postgres')) {
         members: now.members - before.members,
         fallbacks: now.fallbacks - before.fallbacks,
         evicted: now.evicted - before.evicted,
+        merged: now.merged - before.merged,
       };
     };
     /** Runs stored before the test, one per member. */
@@ -60,7 +61,7 @@ if (enabledStores().includes('postgres')) {
       const rs = await runs(8);
       const before = stats();
       const out = await Promise.all(rs.map((r, i) => store.transaction(member(r.workflowId, i), GROUPED)));
-      assert.deepEqual(delta(before), { batches: 1, members: 8, fallbacks: 0, evicted: 0 });
+      assert.deepEqual(delta(before), { batches: 1, members: 8, fallbacks: 0, evicted: 0, merged: 7 });
       for (const o of out) assert.ok(await taskExists(o.taskId), 'every member committed');
     });
 
@@ -86,7 +87,7 @@ if (enabledStores().includes('postgres')) {
       for (const id of answered) assert.ok(await taskExists(id));
       const tasksOfFailed = await store.read((tx) => tx.getRunTasks(rs[1]?.workflowId ?? ''));
       assert.deepEqual(tasksOfFailed, [], 'its deferred write never reached the database');
-      assert.deepEqual(delta(before), { batches: 1, members: 3, fallbacks: 0, evicted: 0 });
+      assert.deepEqual(delta(before), { batches: 1, members: 3, fallbacks: 0, evicted: 0, merged: 1 });
     });
 
     it('a member that fails after its writes went out rolls the batch back; the others run again alone and commit', async () => {
@@ -113,7 +114,7 @@ if (enabledStores().includes('postgres')) {
         if (o?.status === 'fulfilled') assert.ok(await taskExists(o.value.taskId));
         assert.equal(calls[i], 2, 'ran in the batch, then alone');
       }
-      assert.deepEqual(delta(before), { batches: 1, members: 3, fallbacks: 1, evicted: 0 });
+      assert.deepEqual(delta(before), { batches: 1, members: 3, fallbacks: 1, evicted: 0, merged: 0 });
     });
 
     it('a deferred write PostgreSQL refuses at COMMIT fails only its own member', async () => {
@@ -136,7 +137,69 @@ if (enabledStores().includes('postgres')) {
         assert.equal(o?.status, 'fulfilled');
         if (o?.status === 'fulfilled') assert.ok(await taskExists(o.value.taskId));
       }
-      assert.deepEqual(delta(before), { batches: 1, members: 3, fallbacks: 1, evicted: 0 });
+      assert.deepEqual(delta(before), { batches: 1, members: 3, fallbacks: 1, evicted: 0, merged: 2 });
+    });
+
+    it('the same write of several members is one statement, and each member keeps its own order', async () => {
+      const rs = await runs(3);
+      const q = uid('q-');
+      // Member 2 has a task of its own already: its update comes before its insert.
+      const earlier = task(rs[2]?.workflowId ?? '', 0, { referenceTaskName: 'earlier' });
+      await store.transaction((tx) => tx.insertTasks([earlier]));
+      const before = stats();
+      const out = await Promise.all(
+        rs.map((r, i) =>
+          store.transaction(async (tx) => {
+            assert.ok(await tx.lockRun(r.workflowId));
+            if (i === 2) await tx.updateTasks([{ ...earlier, status: 'COMPLETED' }]);
+            const t = task(r.workflowId, 1);
+            await tx.insertTasks([t]);
+            // Inserted, then updated, in one transaction: the update must follow the insert.
+            await tx.updateTasks([{ ...t, status: 'IN_PROGRESS' }]);
+            await tx.enqueue([message(q, { taskId: t.taskId, workflowId: r.workflowId })], T0 + i);
+            return t;
+          }, GROUPED),
+        ),
+      );
+      // Three inserts went as one statement, as did three enqueues; the four updates as two, since
+      // member 2's first update comes before its insert.
+      assert.deepEqual(delta(before), { batches: 1, members: 3, fallbacks: 0, evicted: 0, merged: 6 });
+      for (const [i, t] of out.entries()) {
+        assert.equal((await store.read((tx) => tx.getTask(t.taskId)))?.status, 'IN_PROGRESS');
+        assert.equal((await store.read((tx) => tx.getMessage(t.taskId)))?.createdAt, T0 + i, 'its own time');
+        const decide = await store.read((tx) => tx.getDecideTasks(t.workflowInstanceId));
+        assert.ok(decide.some((d) => d.taskId === t.taskId && d.status === 'IN_PROGRESS'));
+      }
+      assert.equal((await store.read((tx) => tx.getTask(earlier.taskId)))?.status, 'COMPLETED');
+    });
+
+    it('a merged write PostgreSQL refuses fails only the member it came from', async () => {
+      const rs = await runs(3);
+      const ts = rs.map((r) => task(r.workflowId, 0));
+      await store.transaction((tx) => tx.insertTasks(ts));
+      const before = stats();
+      const results = await Promise.allSettled(
+        rs.map((r, i) =>
+          store.transaction(async (tx) => {
+            assert.ok(await tx.lockRun(r.workflowId));
+            // Member 1 updates a task that does not exist: the merged update is refused at COMMIT.
+            const t = i === 1 ? task(r.workflowId, 7) : (ts[i] ?? assert.fail());
+            await tx.updateTasks([{ ...t, status: 'COMPLETED' }]);
+            return t.taskId;
+          }, GROUPED),
+        ),
+      );
+      assert.match(
+        String((results[1] as PromiseRejectedResult).reason),
+        /updateTasks: 1 of the tasks do not exist/,
+      );
+      for (const i of [0, 2]) {
+        const o = results[i];
+        assert.equal(o?.status, 'fulfilled');
+        if (o?.status === 'fulfilled')
+          assert.equal((await store.read((tx) => tx.getTask(o.value)))?.status, 'COMPLETED');
+      }
+      assert.deepEqual(delta(before), { batches: 1, members: 3, fallbacks: 1, evicted: 0, merged: 2 });
     });
 
     /**
@@ -259,7 +322,7 @@ if (enabledStores().includes('postgres')) {
       const before = stats();
       const o = await store.transaction(member(r.workflowId, 0), GROUPED);
       assert.ok(await taskExists(o.taskId));
-      assert.deepEqual(delta(before), { batches: 0, members: 0, fallbacks: 0, evicted: 0 });
+      assert.deepEqual(delta(before), { batches: 0, members: 0, fallbacks: 0, evicted: 0, merged: 0 });
     });
 
     it('its counts are Prometheus counters', async () => {

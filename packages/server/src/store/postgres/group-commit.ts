@@ -2,6 +2,7 @@ import type pg from 'pg';
 
 import { type Query, type Sql } from './pg-sql.js';
 import { sqlState } from './pg-errors.js';
+import { mergeWrites } from './merge-writes.js';
 import { TxPlans, WriteBehind, inline } from './write-behind.js';
 import type { Tx } from '../store.js';
 import { TxState } from '../sql-common.js';
@@ -78,6 +79,8 @@ export type GroupCommitStats = {
   fallbacks: number;
   /** Members that left a batch for a lock another member held. */
   evicted: number;
+  /** Deferred writes that went as part of another member's statement (merge-writes.ts). */
+  merged: number;
 };
 
 export class GroupCommit {
@@ -86,7 +89,7 @@ export class GroupCommit {
   private scheduled = false;
   /** Locks (runs, limit rows) held by members of batches in flight, and by which. */
   private readonly held = new Map<string, Member>();
-  readonly stats: GroupCommitStats = { batches: 0, members: 0, fallbacks: 0, evicted: 0 };
+  readonly stats: GroupCommitStats = { batches: 0, members: 0, fallbacks: 0, evicted: 0, merged: 0 };
   private readonly maxBatch: number;
   private readonly maxInFlight: number;
 
@@ -165,13 +168,15 @@ export class GroupCommit {
 
     let broken = false;
     if (!rollback) {
+      // The members' deferred writes, the same statement of several made one (merge-writes.ts).
+      const lists = committing.map(({ member }) => member.writes.takePendingWrites());
+      const writes = mergeWrites(lists);
+      this.stats.merged += lists.reduce((n, list) => n + list.length, 0) - writes.length;
+      const rendered = committing[0]?.member.writes.render(writes) ?? { statements: [], names: [] };
       // What sets up the deferred writes first (a dropped member's too: an EXECUTE may need it).
       const { statements, names } = plans.takeSetup();
-      for (const { member } of committing) {
-        const p = member.writes.takePending();
-        statements.push(...p.statements);
-        names.push(...p.names);
-      }
+      statements.push(...rendered.statements);
+      names.push(...rendered.names);
       try {
         await channel.many([...statements, 'COMMIT']);
         plans.done(names);

@@ -64,7 +64,7 @@ export abstract class PgQueueTx extends SqlTimerTx<Query> {
       ms.map((m) => m.priority),
       ms.map((m) => m.visibleAt),
       ms.map((m) => m.lockMs),
-      now,
+      ms.map(() => now),
       ms.map((m) => m.lock?.lockedUntil ?? null),
       ms.map((m) => m.lock?.lockToken ?? null),
       ms.map((m) => m.lock?.workerId ?? null),

@@ -191,21 +191,23 @@ export const SQL = {
   ),
 
   // Queues and messages in one round trip; a re-sent taskId replaces its message. A message
-  // queued already handed out ($10…$12 not null) is written locked, as a claim leaves it.
+  // queued already handed out ($10…$12 not null) is written locked, as a claim leaves it. Every
+  // parameter has an element per message (its creation time, $9, too), so that a group commit
+  // can make several transactions' enqueues one statement (merge-writes.ts).
   enqueue: named(
     'enqueue',
     `WITH q AS (
        INSERT INTO queues (queue_name, create_time)
-       SELECT DISTINCT n, $9::bigint FROM unnest($2::text[]) AS n ORDER BY 1
+       SELECT n, min(c) FROM unnest($2::text[], $9::bigint[]) AS x(n, c) GROUP BY n ORDER BY 1
        ON CONFLICT (queue_name) DO NOTHING
      )
      INSERT INTO queue_messages (task_id, queue_name, workflow_id, task_ref, attempt, priority, visible_at, lock_ms,
        locked_until, lock_token, worker_id, delivery_count, dead_lettered, created_at)
      SELECT x.t, x.qn, x.w, x.r, x.a, x.p, coalesce(x.lu, x.v), x.l, x.lu, x.lt, x.wk,
-       CASE WHEN x.lu IS NULL THEN 0 ELSE 1 END, FALSE, $9::bigint
+       CASE WHEN x.lu IS NULL THEN 0 ELSE 1 END, FALSE, x.c
      FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::int[], $7::bigint[], $8::bigint[],
-       $10::bigint[], $11::text[], $12::text[])
-       AS x(t, qn, w, r, a, p, v, l, lu, lt, wk)
+       $9::bigint[], $10::bigint[], $11::text[], $12::text[])
+       AS x(t, qn, w, r, a, p, v, l, c, lu, lt, wk)
      ON CONFLICT (task_id) DO UPDATE SET queue_name = EXCLUDED.queue_name, workflow_id = EXCLUDED.workflow_id,
        task_ref = EXCLUDED.task_ref, attempt = EXCLUDED.attempt, priority = EXCLUDED.priority,
        visible_at = EXCLUDED.visible_at, lock_ms = EXCLUDED.lock_ms, locked_until = EXCLUDED.locked_until,

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 
 import type { Query, Sql } from './pg-sql.js';
+import type { PendingWrite } from './merge-writes.js';
 import { storableParams } from './pg-text.js';
 
 /**
@@ -108,12 +109,10 @@ export class TxPlans {
 export type SendMany = (statements: readonly string[]) => Promise<unknown>;
 
 export class WriteBehind {
-  private pending: string[] = [];
+  private pending: PendingWrite[] = [];
   private count = 0;
   private readonly plans: TxPlans | undefined;
   private sentWrite = false;
-  /** Statements the deferred writes prepare, known to the connection once they have gone through. */
-  private laterNames: string[] = [];
 
   constructor(
     private readonly raw: Query,
@@ -130,18 +129,10 @@ export class WriteBehind {
     this.plans = prepared instanceof Map ? new TxPlans(prepared) : prepared;
   }
 
-  /** Defers a write. */
+  /** Defers a write: written as text when it is sent, so that a group commit can merge it first. */
   later(sql: Sql | string, values: readonly unknown[]): void {
     this.count++;
-    if (this.plans?.shared) {
-      const names: string[] = [];
-      const parts = this.statement(sql, values, names);
-      const run = parts.pop() ?? '';
-      this.plans.addSetup(parts, names);
-      this.pending.push(run);
-      return;
-    }
-    this.pending.push(...this.statement(sql, values));
+    this.pending.push({ sql, values });
   }
 
   /**
@@ -166,7 +157,7 @@ export class WriteBehind {
    * it up, the first time), or the statement inlined. The last one answers. `names` collects the
    * statements this prepares.
    */
-  private statement(sql: Sql | string, values: readonly unknown[], names?: string[]): string[] {
+  private statement(sql: Sql | string, values: readonly unknown[], names: string[]): string[] {
     const plans = this.plans;
     if (typeof sql === 'string' || plans === undefined || !PREPARED_STATEMENTS.has(sql.name))
       return [inline(textOf(sql), values)];
@@ -182,7 +173,7 @@ export class WriteBehind {
     const plan = plans.prepared.get(name);
     if (!plans.preparing.has(name) && (plan === undefined || replanDue(plan, plans.now))) {
       plans.preparing.add(name);
-      (names ?? this.laterNames).push(name);
+      names.push(name);
       if (plan !== undefined) parts.push(`DEALLOCATE ${name}`);
       parts.push(`PREPARE ${name} AS ${sql.text}`);
     }
@@ -255,15 +246,37 @@ export class WriteBehind {
 
   /**
    * The deferred writes, taken out to be sent (with a query, with COMMIT, or by a group commit
-   * with its COMMIT), and the statements they prepare.
+   * with its COMMIT) as text, and the statements they prepare.
    */
   takePending(): { statements: string[]; names: string[] } {
+    return this.render(this.takePendingWrites());
+  }
+
+  /** The deferred writes, taken out as they were queued (a group commit merges its members'). */
+  takePendingWrites(): PendingWrite[] {
     // BEGIN alone is not a write.
-    if (this.pending.some((s) => s !== 'BEGIN')) this.sentWrite = true;
-    const out = { statements: this.pending, names: this.laterNames };
+    if (this.pending.some((w) => w.sql !== 'BEGIN')) this.sentWrite = true;
+    const out = this.pending;
     this.pending = [];
-    this.laterNames = [];
     return out;
+  }
+
+  /**
+   * Writes as the statements that run them (after what sets them up: with shared plans, that
+   * goes to the plans, to be taken first by the next message), and the statements they prepare.
+   */
+  render(writes: readonly PendingWrite[]): { statements: string[]; names: string[] } {
+    const statements: string[] = [];
+    const names: string[] = [];
+    for (const w of writes) {
+      if (this.plans?.shared) {
+        const own: string[] = [];
+        const parts = this.statement(w.sql, w.values, own);
+        statements.push(parts.pop() ?? '');
+        this.plans.addSetup(parts, own);
+      } else statements.push(...this.statement(w.sql, w.values, names));
+    }
+    return { statements, names };
   }
 
   /** How many statements this transaction has sent or queued (a prefetched answer is stale once it moves). */
