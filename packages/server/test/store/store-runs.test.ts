@@ -77,6 +77,40 @@ for (const c of storeCases()) {
       assert.deepEqual(await store.read((tx) => tx.getTaskLockingRun(t.taskId, r.workflowId)), t);
     });
 
+    void it('reads a task with its run lock whether or not the decide set holds it, and answers a copy', async () => {
+      const r = run();
+      // An ended attempt and its retry under one name: only the retry is in the decide set.
+      const old = task(r.workflowId, 0, {
+        referenceTaskName: 'x',
+        status: 'FAILED',
+        endTime: T0 + 1,
+        executed: true,
+      });
+      const retry = task(r.workflowId, 1, { referenceTaskName: 'x', retryCount: 1 });
+      await store.transaction(async (tx) => {
+        await tx.insertRun(r);
+        await tx.insertTasks([old, retry]);
+      });
+      await store.transaction(async (tx) => {
+        assert.deepEqual(await tx.getTaskLockingRun(old.taskId, r.workflowId), old);
+        assert.deepEqual(await tx.lockRun(r.workflowId), r, 'still answered from the lock');
+        assert.deepEqual(
+          (await tx.getDecideTasks(r.workflowId)).map((x) => x.taskId),
+          [retry.taskId],
+        );
+      });
+      await store.transaction(async (tx) => {
+        const got = await tx.getTaskLockingRun(retry.taskId, r.workflowId);
+        assert.deepEqual(got, retry);
+        if (got) got.status = 'COMPLETED';
+        assert.equal(
+          (await tx.getDecideTasks(r.workflowId))[0]?.status,
+          'SCHEDULED',
+          'the decide set as read',
+        );
+      });
+    });
+
     void it('holds the run lock taken with the task until the transaction ends', async () => {
       const r = run();
       const t = task(r.workflowId, 0);

@@ -275,16 +275,20 @@ export class PgTx extends PgQueueTx implements Tx {
     this.state.check('getTaskLockingRun', false);
     if (!this.state.writable || !this.writes) return this.getTask(taskId);
     this.locks?.claim(`run:${workflowId}`);
-    // The run lock, the decide set and the task in one message; the task is read once the lock
-    // is held, so it is at least as new as the run it is decided against.
-    const [lock, decideSet, found] = await this.writes.queryMany([
+    // The run lock and the decide set in one message, read once the lock is held. The task is
+    // nearly always in the decide set (it is open, or the latest of its name): then it is read
+    // from there, as new as the run it is decided against, and a task of another run, an older
+    // attempt or a task that does not exist costs one more round trip.
+    const [lock, decideSet] = await this.writes.queryMany([
       { sql: SQL.lockRun, values: [workflowId] },
       { sql: DECIDE_TASKS, values: [workflowId] },
-      { sql: SQL.getTask, values: [taskId] },
     ]);
+    const inSet = (decideSet?.rows as TaskRow[] | undefined)?.find((r) => r.record.taskId === taskId);
+    // A copy: the caller may change its task, and the decide set must stay as read.
+    const task = inSet ? { ...inSet.record } : await this.getTask(taskId);
     const locked = this.lockedRow(workflowId, lock, decideSet);
     this.locked = { workflowId, at: this.writes.statements, run: locked };
-    return (found?.rows[0] as TaskRow | undefined)?.record;
+    return task;
   }
 
   /** The run a lock statement answered, remembering the decide set read with it. */
