@@ -162,12 +162,18 @@ function joinJsonArrays(x: string, y: string): string | undefined {
 
 /** Whether the rows of `x` and `y` share a tuple of the parameters at `positions`. */
 function overlap(x: readonly unknown[], y: readonly unknown[], positions: readonly number[]): boolean {
-  const tuples = (values: readonly unknown[]): string[] => {
-    const columns = positions.map((p) => values[p]);
-    if (!columns.every(Array.isArray)) return [];
-    const first = columns[0] as unknown[];
-    return first.map((_, row) => JSON.stringify(columns.map((c) => (c as unknown[])[row])));
-  };
-  const seen = new Set(tuples(x));
-  return tuples(y).some((t) => seen.has(t));
+  const seen = new Set(tuples(x, positions));
+  return tuples(y, positions).some((t) => seen.has(t));
+}
+
+/** Each row's values at `positions`, as one string (keys hold no NUL). */
+function tuples(values: readonly unknown[], positions: readonly number[]): string[] {
+  const columns: unknown[][] = [];
+  for (const p of positions) {
+    const column = values[p];
+    if (!Array.isArray(column)) return [];
+    columns.push(column as unknown[]);
+  }
+  const first = columns[0] ?? [];
+  return first.map((_, row) => columns.map((c) => String(c[row])).join('\u0000'));
 }
