@@ -6,7 +6,7 @@ import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/
 import type { GroupCommitStats } from '../../src/store/postgres/group-commit.js';
 import type { Tx } from '../../src/store/store.js';
 import { createTestDatabase, enabledStores, type TestDatabase } from '../helpers/postgres.js';
-import { T0, message, run, task, uid } from './fixtures.js';
+import { T0, message, run, signal, task, uid } from './fixtures.js';
 
 const GROUPED = { group: true } as const;
 
@@ -314,6 +314,44 @@ if (enabledStores().includes('postgres')) {
       } finally {
         await fresh.close();
       }
+    });
+
+    it('a batch held up by a lock another transaction holds lets the next batch start beside it', async () => {
+      const [held, ...others] = await runs(3);
+      assert.ok(held);
+      const locked = signal();
+      const release = signal();
+      // Another transaction (not grouped) holds the first run's lock until told.
+      const holder = store.transaction(async (tx) => {
+        await tx.lockRun(held.workflowId);
+        locked.resolve();
+        await release.promise;
+      });
+      await locked.promise;
+      const started = signal();
+      const stuck = store.transaction(async (tx) => {
+        started.resolve();
+        return member(held.workflowId, 0)(tx);
+      }, GROUPED);
+      // In flight (and about to wait for the lock) before the others arrive.
+      await started.promise;
+      // Arriving while that one waits: they must commit while the lock is still held.
+      let out: Array<{ taskId: string }> | undefined;
+      try {
+        const committed = Promise.all(
+          others.map((r, i) => store.transaction(member(r.workflowId, i), GROUPED)),
+        );
+        const bound = new Promise<undefined>((resolve) =>
+          setTimeout(() => resolve(undefined), 30_000).unref(),
+        );
+        out = await Promise.race([committed, bound]);
+      } finally {
+        release.resolve();
+      }
+      assert.ok(out, 'the others committed while the first batch waited for its lock');
+      for (const o of out) assert.ok(await taskExists(o.taskId));
+      await holder;
+      assert.ok(await taskExists((await stuck).taskId));
     });
 
     it('a lone transaction runs as it would without group commit', async () => {

@@ -43,8 +43,13 @@ export interface GroupCommitOptions {
   notify(names: Set<string>): void;
   /** Members of one batch at most (default 64). */
   maxBatch?: number;
-  /** Batches in flight at once, each on a connection of its own (default 4). */
+  /**
+   * Batches in flight at once, each on a connection of its own (default 4). A second starts only
+   * while the first is held up (see `GroupCommit.schedule`).
+   */
   maxInFlight?: number;
+  /** A monotonic clock in ms (default `performance.now`), for how long batches take. */
+  now?: () => number;
 }
 
 /**
@@ -83,19 +88,33 @@ export type GroupCommitStats = {
   merged: number;
 };
 
+/**
+ * A batch in flight that has taken this many times as long as batches typically take (never
+ * less than the floor) counts as held up, most likely waiting for a row lock, and no longer keeps
+ * the next batch waiting.
+ */
+const STALL_FACTOR = 4;
+const STALL_FLOOR_MS = 5;
+
 export class GroupCommit {
   private waiting: Unit[] = [];
-  private inFlight = 0;
   private scheduled = false;
+  /** Batches (and lone transactions) in flight: when each started. */
+  private readonly flying = new Set<{ at: number }>();
+  /** How long a batch typically takes, in ms (a moving average). */
+  private typicalMs = STALL_FLOOR_MS;
+  private stallCheck: NodeJS.Timeout | undefined;
   /** Locks (runs, limit rows) held by members of batches in flight, and by which. */
   private readonly held = new Map<string, Member>();
   readonly stats: GroupCommitStats = { batches: 0, members: 0, fallbacks: 0, evicted: 0, merged: 0 };
   private readonly maxBatch: number;
   private readonly maxInFlight: number;
+  private readonly now: () => number;
 
   constructor(private readonly options: GroupCommitOptions) {
     this.maxBatch = Math.max(1, options.maxBatch ?? 64);
     this.maxInFlight = Math.max(1, options.maxInFlight ?? 4);
+    this.now = options.now ?? (() => performance.now());
   }
 
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -106,18 +125,35 @@ export class GroupCommit {
     });
   }
 
-  /** Starts a batch of whatever waits in the next turn, so that arrivals of this turn join it. */
+  /**
+   * Starts a batch of whatever waits in the next turn, so that arrivals of this turn join it.
+   * One batch at a time while it moves: what arrives meanwhile waits to be the next batch, so a
+   * loaded node commits fewer, larger batches (half the commits and round trips per step of four
+   * batches in flight, and a third less PostgreSQL CPU; docs/PERFORMANCE.md). A batch held up (a
+   * member waiting for a lock another transaction holds) no longer counts after a while, and
+   * more start beside it, up to `maxInFlight`: one run's wait delays the others only briefly.
+   */
   private schedule(): void {
-    if (this.scheduled || this.waiting.length === 0 || this.inFlight >= this.maxInFlight) return;
+    if (this.scheduled || this.waiting.length === 0 || this.flying.size >= this.maxInFlight) return;
+    const now = this.now();
+    const stallAfter = Math.max(STALL_FLOOR_MS, STALL_FACTOR * this.typicalMs);
+    let moving = Infinity;
+    for (const b of this.flying) if (now - b.at < stallAfter) moving = Math.min(moving, b.at + stallAfter);
+    if (moving !== Infinity) {
+      this.checkAgainIn(moving - now);
+      return;
+    }
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      if (this.inFlight >= this.maxInFlight) return;
+      if (this.flying.size >= this.maxInFlight) return;
       const units = this.waiting.splice(0, this.maxBatch);
       if (units.length === 0) return;
-      this.inFlight++;
+      const batch = { at: this.now() };
+      this.flying.add(batch);
       const done = (): void => {
-        this.inFlight--;
+        this.flying.delete(batch);
+        this.typicalMs += (this.now() - batch.at - this.typicalMs) / 10;
         this.schedule();
       };
       // A lone transaction goes the plain way: nothing to share, no message to wait for.
@@ -126,6 +162,20 @@ export class GroupCommit {
       else void this.runBatch(units).finally(done);
       this.schedule();
     });
+  }
+
+  /** Looks again once the batch in flight would count as held up (unless one ends first). */
+  private checkAgainIn(ms: number): void {
+    if (this.stallCheck) return;
+    this.stallCheck = setTimeout(
+      () => {
+        this.stallCheck = undefined;
+        this.schedule();
+      },
+      Math.max(1, Math.ceil(ms)),
+    );
+    // What waits is held by a batch in flight, whose connection keeps the process alive.
+    this.stallCheck.unref();
   }
 
   private async runBatch(units: readonly Unit[]): Promise<void> {
