@@ -49,7 +49,7 @@ if (enabledStores().includes('postgres')) {
       (workflowId: string, seq: number, then?: (tx: Tx) => Promise<void>) =>
       async (tx: Tx): Promise<{ taskId: string }> => {
         const locked = await tx.lockRun(workflowId);
-        assert.ok(locked, 'the run exists');
+        assert.equal(locked?.workflowId, workflowId, 'its own run');
         const t = task(workflowId, seq);
         await tx.insertTasks([t]);
         await then?.(tx);
@@ -171,6 +171,28 @@ if (enabledStores().includes('postgres')) {
         assert.ok(decide.some((d) => d.taskId === t.taskId && d.status === 'IN_PROGRESS'));
       }
       assert.equal((await store.read((tx) => tx.getTask(earlier.taskId)))?.status, 'COMPLETED');
+    });
+
+    it('members of one batch each read their own run lock and decide set', async () => {
+      const rs = await runs(3);
+      // Run i has i tasks to decide.
+      const tasksOf = rs.map((r, i) => Array.from({ length: i }, (_, seq) => task(r.workflowId, seq)));
+      await store.transaction((tx) => tx.insertTasks(tasksOf.flat()));
+      const before = stats();
+      const seen = await Promise.all(
+        rs.map((r) =>
+          store.transaction(async (tx) => {
+            const locked = await tx.lockRun(r.workflowId);
+            const decide = await tx.getDecideTasks(r.workflowId);
+            return { run: locked?.workflowId, decide: decide.map((t) => t.taskId) };
+          }, GROUPED),
+        ),
+      );
+      assert.deepEqual(
+        seen,
+        rs.map((r, i) => ({ run: r.workflowId, decide: (tasksOf[i] ?? []).map((t) => t.taskId) })),
+      );
+      assert.deepEqual(delta(before), { batches: 1, members: 3, fallbacks: 0, evicted: 0, merged: 0 });
     });
 
     it('a merged write PostgreSQL refuses fails only the member it came from', async () => {
