@@ -93,6 +93,19 @@ async function reset(url) {
   await c.end();
 }
 
+/** Runs `fn` in a transaction on a client of `pool` (BEGIN is `fn`'s to send, COMMIT too). */
+async function onClient(pool, fn) {
+  const client = await pool.connect();
+  try {
+    await fn(client);
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
 /** pg as Baton's store sends a step: two messages of several statements, literals inlined. */
 function pgBaton(url) {
   const pool = new pg.Pool({ connectionString: url, max: CONCURRENCY });
@@ -100,10 +113,9 @@ function pgBaton(url) {
   const lit = (v) => (typeof v === 'number' ? String(v) : pg.Client.prototype.escapeLiteral(String(v)));
   const exec = (name, params) => `EXECUTE ${name}(${params.map(lit).join(', ')})`;
   return {
-    async step(run, seq) {
-      const p = step(run, seq);
-      const client = await pool.connect();
-      try {
+    step: (run, seq) =>
+      onClient(pool, async (client) => {
+        const p = step(run, seq);
         if (!prepared.has(client)) {
           await client.query(
             Object.entries(SQL)
@@ -124,13 +136,7 @@ function pgBaton(url) {
             'COMMIT',
           ].join(';\n'),
         );
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => {});
-        throw err;
-      } finally {
-        client.release();
-      }
-    },
+      }),
     end: () => pool.end(),
   };
 }
@@ -140,10 +146,9 @@ function pgEach(url) {
   const pool = new pg.Pool({ connectionString: url, max: CONCURRENCY });
   const q = (client, name, values) => client.query({ name, text: SQL[name], values });
   return {
-    async step(run, seq) {
-      const p = step(run, seq);
-      const client = await pool.connect();
-      try {
+    step: (run, seq) =>
+      onClient(pool, async (client) => {
+        const p = step(run, seq);
         await client.query('BEGIN');
         await q(client, 'lock', [p.wf]);
         const decide = await q(client, 'decide', [p.wf]);
@@ -153,13 +158,7 @@ function pgEach(url) {
         await q(client, 'remove', p.remove);
         await q(client, 'enqueue', p.enqueue);
         await client.query('COMMIT');
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => {});
-        throw err;
-      } finally {
-        client.release();
-      }
-    },
+      }),
     end: () => pool.end(),
   };
 }

@@ -4,27 +4,21 @@ import { describe, it } from 'node:test';
 import { type PendingWrite, combine, mergeWrites } from '../../src/store/postgres/merge-writes.js';
 import { SQL } from '../../src/store/postgres/pg-sql.js';
 
+/** A task write's parameters: the records, then the decide set's latest rows. */
+const rowsOf = (run: string, ids: string[]): unknown[] => [
+  JSON.stringify(ids.map((taskId) => ({ taskId }))),
+  ids.map(() => run),
+  ids.map((id) => `ref_${id}`),
+  ids.map(() => 1),
+  ids,
+];
 const insert = (run: string, ids: string[]): PendingWrite => ({
   sql: SQL.insertTasks,
-  values: [
-    JSON.stringify(ids.map((taskId) => ({ taskId }))),
-    ids.map(() => run),
-    ids.map((id) => `ref_${id}`),
-    ids.map(() => 1),
-    ids,
-  ],
+  values: rowsOf(run, ids),
 });
 const update = (run: string, ids: string[]): PendingWrite => ({
   sql: SQL.updateTasks,
-  values: [
-    JSON.stringify(ids.map((taskId) => ({ taskId }))),
-    ids.map(() => run),
-    ids.map((id) => `ref_${id}`),
-    ids.map(() => 1),
-    ids,
-    ids.length,
-    ids,
-  ],
+  values: [...rowsOf(run, ids), ids.length, ids],
 });
 const remove = (ids: string[]): PendingWrite => ({ sql: SQL.removeMessages, values: [ids] });
 const other = (text: string): PendingWrite => ({ sql: text, values: [] });
