@@ -1,4 +1,4 @@
-import type { Sql } from './pg-sql.js';
+import { SQL, type Sql } from './pg-sql.js';
 
 /** A deferred write: a statement and its parameters, not yet written as text. */
 export interface PendingWrite {
@@ -35,16 +35,11 @@ const LATEST: readonly Part[] = ['rows', 'rows', 'rows', 'rows'];
  * write costs PostgreSQL (docs/PERFORMANCE.md, "What bounds PostgreSQL now").
  */
 const MERGERS: ReadonlyMap<string, Merger> = new Map([
-  ['baton_insert_tasks', { parts: ['json', ...LATEST], unique: [[1, 2]] }],
-  ['baton_update_tasks', { parts: ['json', ...LATEST, 'count', 'rows'], unique: [[1, 2], [6]] }],
-  [
-    'baton_enqueue',
-    {
-      parts: ['rows', 'rows', 'rows', 'rows', 'rows', 'rows', 'rows', 'rows', 'rows', 'rows', 'rows', 'rows'],
-      unique: [[0]],
-    },
-  ],
-  ['baton_remove_messages', { parts: ['keys'], unique: [] }],
+  [SQL.insertTasks.name, { parts: ['json', ...LATEST], unique: [[1, 2]] }],
+  [SQL.updateTasks.name, { parts: ['json', ...LATEST, 'count', 'rows'], unique: [[1, 2], [6]] }],
+  // Twelve arrays of one element per message.
+  [SQL.enqueue.name, { parts: new Array<Part>(12).fill('rows'), unique: [[0]] }],
+  [SQL.removeMessages.name, { parts: ['keys'], unique: [] }],
 ]);
 
 function mergerOf(write: PendingWrite): Merger | undefined {
@@ -64,8 +59,9 @@ export function mergeWrites(lists: ReadonlyArray<readonly PendingWrite[]>): Pend
   return merged;
 }
 
+/** The name of a mergeable statement (writes of one name may merge), or none. */
 function keyOf(write: PendingWrite): string | undefined {
-  return mergerOf(write) && (write.sql as Sql).name;
+  return typeof write.sql !== 'string' && MERGERS.has(write.sql.name) ? write.sql.name : undefined;
 }
 
 function mergeTwo(a: readonly PendingWrite[], b: readonly PendingWrite[]): PendingWrite[] {
