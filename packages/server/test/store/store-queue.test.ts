@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
+import pg from 'pg';
+
 import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { ClaimRequest, Store, StoredQueueMessage } from '../../src/store/store.js';
 import { storeCases } from '../helpers/stores.js';
 import { storeSuite } from '../helpers/store-suite.js';
-import { T0, message, uid } from './fixtures.js';
+import { T0, message, task, uid } from './fixtures.js';
 
 const claimOf = (queueNames: string[], count: number, now: number, workerId = 'w1'): ClaimRequest => ({
   queueNames,
@@ -178,6 +180,64 @@ for (const c of storeCases()) {
       assert.deepEqual(taskIds(await claim(claimOf([high, normal], 3, T0))), ['n2']);
       assert.deepEqual(await claim(claimOf([uid('empty-')], 3, T0)), []);
     });
+
+    void it("answers a hand-out's task read from what its claim took: as stored, a gone task absent, a later write seen", async () => {
+      const q = uid('q-');
+      const runId = uid('run-');
+      const [t1, t2, t3] = [task(runId, 1), task(runId, 2), task(runId, 3)];
+      const gone = uid('gone-');
+      await store.transaction(async (tx) => {
+        await tx.insertTasks([t1, t2, t3]);
+        await tx.enqueue(
+          [t1, t2, t3].map((t, i) =>
+            message(q, { taskId: t.taskId, workflowId: runId, visibleAt: T0 - 10 + i }),
+          ),
+          T0 - 20,
+        );
+        await tx.enqueue([message(q, { taskId: gone, workflowId: runId, visibleAt: T0 - 20 })], T0 - 20);
+      });
+      // Both claim forms: a poll's pair of queues, and a single queue.
+      await store.transaction(async (tx) => {
+        const claimed = await tx.claim(claimOf([`${q}-high`, q], 2, T0));
+        assert.deepEqual(taskIds(claimed), [gone, t1.taskId]);
+        assert.deepEqual(await tx.getTasks([t1.taskId, gone]), [t1]);
+        // Asked again, or for a task it did not claim: read as usual.
+        assert.deepEqual(await tx.getTasks([t2.taskId, t1.taskId]), [t2, t1]);
+      });
+      await store.transaction(async (tx) => {
+        const claimed = await tx.claim(claimOf([q], 5, T0));
+        assert.deepEqual(taskIds(claimed), [t2.taskId, t3.taskId]);
+        const written = { ...t3, status: 'IN_PROGRESS' as const, pollCount: 1, updateTime: T0 };
+        await tx.updateTasks([written]);
+        assert.deepEqual(await tx.getTasks([t3.taskId, t2.taskId]), [written, t2]);
+      });
+    });
+
+    // PostgreSQL only: SQLite has one writer, so no other connection can change a task meanwhile.
+    if (c.name === 'postgres')
+      void it("takes the tasks of a claim in the claim's own read, with no second statement", async () => {
+        assert.ok(h.url !== undefined);
+        const q = uid('q-');
+        const runId = uid('run-');
+        const t1 = task(runId, 1);
+        await store.transaction(async (tx) => {
+          await tx.insertTasks([t1]);
+          await tx.enqueue([message(q, { taskId: t1.taskId, workflowId: runId })], T0 - 1);
+        });
+        const other = new pg.Client({ connectionString: h.url });
+        await other.connect();
+        try {
+          await store.transaction(async (tx) => {
+            assert.deepEqual(taskIds(await tx.claim(claimOf([q], 1, T0))), [t1.taskId]);
+            // Committed by another connection after the claim: a second read would not find it.
+            await other.query('DELETE FROM tasks WHERE task_id = $1', [t1.taskId]);
+            assert.deepEqual(await tx.getTasks([t1.taskId]), [t1]);
+            assert.deepEqual(await tx.getTasks([t1.taskId]), [], 'read again once answered');
+          });
+        } finally {
+          await other.end();
+        }
+      });
 
     void it('never hands out a dead-lettered message', async () => {
       const q = uid('q-');

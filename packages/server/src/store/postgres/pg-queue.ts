@@ -1,4 +1,4 @@
-import type { QueueCounts } from '@baton/protocol';
+import type { QueueCounts, TaskRecord } from '@baton/protocol';
 
 import {
   type QueueCountsRow,
@@ -16,6 +16,13 @@ import { type Query, SQL, type Sql } from './pg-sql.js';
 import * as timers from './pg-timers.js';
 import type { WriteBehind } from './write-behind.js';
 import { storableTime } from '../../bounds/time.js';
+
+/** A claimed message's row, with its task's record and the task definitions' change counter. */
+export interface ClaimedRow extends QueueMessageRow {
+  prev_visible_at: number;
+  task_record: TaskRecord | null;
+  defs_version: number | null;
+}
 
 /**
  * The worker-queue, timer and dead-letter methods of the PostgreSQL `Tx` (`PgTx` extends this;
@@ -75,10 +82,15 @@ export abstract class PgQueueTx extends SqlTimerTx<Query> {
     this.state.check('claim', true);
     const [first, second] = request.queueNames;
     if (request.queueNames.length === 2 && first !== undefined && second !== undefined) {
-      const { rows } = await this.q<QueueMessageRow & { prev_visible_at: number; queue_rank: number }>(
-        SQL.claimPair,
-        [first, second, request.now, request.count, request.lockToken, request.workerId],
-      );
+      const { rows } = await this.q<ClaimedRow & { queue_rank: number }>(SQL.claimPair, [
+        first,
+        second,
+        request.now,
+        request.count,
+        request.lockToken,
+        request.workerId,
+      ]);
+      this.claimedWith(rows);
       // RETURNING has no order: restore the claim order from the values the rows had before.
       return rows
         .map((row) => ({ row, priority: row.priority, visibleAt: row.prev_visible_at, taskId: row.task_id }))
@@ -86,24 +98,33 @@ export abstract class PgQueueTx extends SqlTimerTx<Query> {
         .map((o) => messageFromRow(o.row));
     }
     const claimed: StoredQueueMessage[] = [];
+    const read: ClaimedRow[] = [];
     for (const queueName of request.queueNames) {
       const want = request.count - claimed.length;
       if (want <= 0) break;
-      const { rows } = await this.q<QueueMessageRow & { prev_visible_at: number }>(SQL.claim, [
+      const { rows } = await this.q<ClaimedRow>(SQL.claim, [
         queueName,
         request.now,
         want,
         request.lockToken,
         request.workerId,
       ]);
+      read.push(...rows);
       // RETURNING has no order: restore the claim order from the values the rows had before.
       const ordered = rows
         .map((row) => ({ row, priority: row.priority, visibleAt: row.prev_visible_at, taskId: row.task_id }))
         .sort(compareClaimOrder);
       claimed.push(...ordered.map((o) => messageFromRow(o.row)));
     }
+    this.claimedWith(read);
     return claimed;
   }
+
+  /**
+   * What a claim read besides its messages: each one's task (null: the task is gone) and the task
+   * definitions' change counter. `PgTx` keeps them for the reads a hand-out makes next.
+   */
+  protected claimedWith(_rows: readonly ClaimedRow[]): void {}
 
   async getMessage(taskId: string): Promise<StoredQueueMessage | undefined> {
     this.state.check('getMessage', false);

@@ -27,6 +27,12 @@ export function queryOn(target: pg.Pool | pg.PoolClient | pg.Client): Query {
 const named = (name: string, text: string): Sql => ({ name: `baton_${name}`, text });
 
 const WF_COLUMNS = 'definition, version, create_time, update_time';
+/**
+ * The end of a claim (`u`: the messages it locked): each with its task's record (null when the task
+ * is gone) and the task definitions' change counter, read in the claim's own snapshot.
+ */
+const CLAIMED_WITH = `SELECT u.*, t.record AS task_record, (SELECT version FROM task_defs_version) AS defs_version
+     FROM u LEFT JOIN tasks AS t ON t.task_id = u.task_id`;
 const MESSAGE_COLUMNS = `m.task_id, m.queue_name, m.workflow_id, m.task_ref, m.attempt, m.priority, m.visible_at, m.lock_ms,
   m.locked_until, m.lock_token, m.worker_id, m.delivery_count, m.dead_lettered, m.created_at`;
 
@@ -216,6 +222,8 @@ export const SQL = {
   ),
   // The claim: one statement per queue. SKIP LOCKED lets concurrent claimers pass each other's rows;
   // READ COMMITTED re-checks a row another claimer changed, so a taken message is never taken twice.
+  // Each message comes with its task's record and the task definitions' change counter
+  // (CLAIMED_WITH): what a hand-out reads next, without another round trip.
   claim: named(
     'claim',
     `WITH c AS (
@@ -224,11 +232,13 @@ export const SQL = {
        ORDER BY priority DESC, visible_at, task_id
        LIMIT $3
        FOR UPDATE SKIP LOCKED
+     ), u AS (
+       UPDATE queue_messages AS m SET locked_until = $2::bigint + m.lock_ms, visible_at = $2::bigint + m.lock_ms,
+         lock_token = $4, worker_id = $5, delivery_count = m.delivery_count + 1
+       FROM c WHERE m.task_id = c.task_id
+       RETURNING ${MESSAGE_COLUMNS}, c.prev_visible_at
      )
-     UPDATE queue_messages AS m SET locked_until = $2::bigint + m.lock_ms, visible_at = $2::bigint + m.lock_ms,
-       lock_token = $4, worker_id = $5, delivery_count = m.delivery_count + 1
-     FROM c WHERE m.task_id = c.task_id
-     RETURNING ${MESSAGE_COLUMNS}, c.prev_visible_at`,
+     ${CLAIMED_WITH}`,
   ),
   // A poll's two queues ({type}-high first, then {type}) in one statement: the second is only
   // asked for what the first could not give.
@@ -246,11 +256,13 @@ export const SQL = {
        ORDER BY priority DESC, visible_at, task_id
        LIMIT greatest(0, $4 - (SELECT count(*) FROM h))
        FOR UPDATE SKIP LOCKED
-     ), c AS (SELECT * FROM h UNION ALL SELECT * FROM b)
-     UPDATE queue_messages AS m SET locked_until = $3::bigint + m.lock_ms, visible_at = $3::bigint + m.lock_ms,
-       lock_token = $5, worker_id = $6, delivery_count = m.delivery_count + 1
-     FROM c WHERE m.task_id = c.task_id
-     RETURNING ${MESSAGE_COLUMNS}, c.prev_visible_at, c.queue_rank`,
+     ), c AS (SELECT * FROM h UNION ALL SELECT * FROM b), u AS (
+       UPDATE queue_messages AS m SET locked_until = $3::bigint + m.lock_ms, visible_at = $3::bigint + m.lock_ms,
+         lock_token = $5, worker_id = $6, delivery_count = m.delivery_count + 1
+       FROM c WHERE m.task_id = c.task_id
+       RETURNING ${MESSAGE_COLUMNS}, c.prev_visible_at, c.queue_rank
+     )
+     ${CLAIMED_WITH}`,
   ),
   getMessage: named('get_message', `SELECT ${MESSAGE_COLUMNS} FROM queue_messages AS m WHERE m.task_id = $1`),
   removeMessages: named('remove_messages', 'DELETE FROM queue_messages WHERE task_id = ANY($1::text[])'),

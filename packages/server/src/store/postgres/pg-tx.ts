@@ -48,7 +48,7 @@ import { DECIDE_TASKS, decideTasks, latestByNameParams } from './pg-decide-set.j
 import * as auth from './pg-auth.js';
 import { deferMessages, lockTaskLimit, setTaskRateWindow } from './pg-limits.js';
 import { type Query, SQL } from './pg-sql.js';
-import { PgQueueTx } from './pg-queue.js';
+import { type ClaimedRow, PgQueueTx } from './pg-queue.js';
 import type { TaskDefCache } from './task-def-cache.js';
 import type { WriteBehind } from './write-behind.js';
 import type { MemberLocks } from './group-commit.js';
@@ -117,6 +117,8 @@ export class PgTx extends PgQueueTx implements Tx {
   private locked: { workflowId: string; at: number; run: RunRecord | undefined } | undefined;
   /** The decide set read with the last run lock, good until another statement is sent or queued. */
   private prefetched: { workflowId: string; at: number; tasks: TaskRecord[] } | undefined;
+  /** The tasks of the messages the last claim took (null: gone), good as `prefetched` is. */
+  private claimedTasks: { at: number; tasks: Map<string, TaskRecord | null> } | undefined;
 
   // --- workflow definitions
 
@@ -311,6 +313,17 @@ export class PgTx extends PgQueueTx implements Tx {
     return run(row);
   }
 
+  protected override claimedWith(rows: readonly ClaimedRow[]): void {
+    if (!this.writes) return;
+    this.claimedTasks = {
+      at: this.writes.statements,
+      tasks: new Map(rows.map((r) => [r.task_id, r.task_record])),
+    };
+    // As with a run lock: definitions read next come from the cache while the counter holds.
+    const version = rows[0]?.defs_version;
+    if (version !== undefined && version !== null && !this.changedTaskDefs) this.defsVersion = version;
+  }
+
   async updateRun(r: RunRecord): Promise<void> {
     this.state.check('updateRun', true);
     await this.write(SQL.updateRun, [
@@ -447,6 +460,17 @@ export class PgTx extends PgQueueTx implements Tx {
   async getTasks(taskIds: readonly string[]): Promise<TaskRecord[]> {
     this.state.check('getTasks', false);
     if (taskIds.length === 0) return [];
+    // A hand-out reads the tasks of what it has just claimed: the claim read them already.
+    const claimed = this.claimedTasks;
+    this.claimedTasks = undefined;
+    if (claimed && claimed.at === this.writes?.statements && taskIds.every((id) => claimed.tasks.has(id))) {
+      const out: TaskRecord[] = [];
+      for (const id of new Set(taskIds)) {
+        const task = claimed.tasks.get(id);
+        if (task) out.push(task);
+      }
+      return out;
+    }
     const { rows } = await this.q<TaskRow>(SQL.getTasks, [uniqueSorted(taskIds)]);
     return inRequestedOrder(taskIds, rows, (r) => r.record);
   }
