@@ -7,9 +7,17 @@ import pg from 'pg';
 import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
-import type { Store } from '../../src/store/store.js';
+import type { ClaimRequest, Store, Tx } from '../../src/store/store.js';
 import { type OpenedStore, storeCases } from '../helpers/stores.js';
-import { T0, message, run, signal, sleep, task, uid } from './fixtures.js';
+import { T0, message, run, signal, sleep, task, uid, workflowDef } from './fixtures.js';
+
+const claimOf = (queueNames: string[]): ClaimRequest => ({
+  queueNames,
+  count: 1,
+  now: T0,
+  workerId: 'w',
+  lockToken: uid('lock-'),
+});
 
 for (const c of storeCases()) {
   void describe(`store transactions (${c.name})`, () => {
@@ -94,37 +102,89 @@ for (const c of storeCases()) {
       assert.deepEqual(stored?.outputData, { awkward });
     });
 
-    void it('task definitions read under a run lock follow every change, made here or by another node', async () => {
-      const r = run();
-      const name = uid('def-');
-      await store.transaction((tx) => tx.insertRun(r));
-      const readUnderLock = (s: Store) =>
-        s.transaction(async (tx) => {
-          await tx.lockRun(r.workflowId);
+    // What a transaction reads task definitions after: a run lock (a decision), a workflow
+    // definition (a start), a claim (a hand-out). On PostgreSQL each also reads the definitions'
+    // change counter, which lets the node's cache answer.
+    const readers: Array<[string, (tx: Tx, r: RunRecord, name: string) => Promise<void>]> = [
+      ['under a run lock', async (tx, r) => void (await tx.lockRun(r.workflowId))],
+      ['after a workflow definition', async (tx, r) => void (await tx.getWorkflowDef(r.workflowName))],
+      [
+        'after a claim',
+        async (tx, r, name) => {
+          const m = message(`${name}-q`, { taskId: uid('t-'), workflowId: r.workflowId });
+          await tx.enqueue([m], T0 - 1);
+          assert.equal((await tx.claim(claimOf([m.queueName]))).length, 1);
+        },
+      ],
+    ];
+    for (const [after, readFirst] of readers)
+      void it(`task definitions read ${after} follow every change, made here or by another node`, async () => {
+        const r = run({ workflowName: uid('wf-') });
+        const name = uid('def-');
+        await store.transaction(async (tx) => {
+          await tx.insertRun(r);
+          await tx.insertWorkflowDef(workflowDef(r.workflowName));
+        });
+        const readAfter = (s: Store) =>
+          s.transaction(async (tx) => {
+            await readFirst(tx, r, name);
+            return (await tx.getTaskDefs([name])).get(name)?.retryCount;
+          });
+        assert.equal(await readAfter(store), undefined);
+        assert.equal(await readAfter(store), undefined, 'known to be missing');
+        await other.transaction((tx) =>
+          tx.upsertTaskDef({ name, retryCount: 1, createTime: T0, updateTime: T0 }),
+        );
+        assert.equal(await readAfter(store), 1);
+        await other.transaction((tx) =>
+          tx.upsertTaskDef({ name, retryCount: 2, createTime: T0, updateTime: T0 }),
+        );
+        assert.equal(await readAfter(store), 2);
+        // A transaction that changes a definition reads its own change.
+        const own = await store.transaction(async (tx) => {
+          await readFirst(tx, r, name);
+          await tx.getTaskDefs([name]);
+          await tx.upsertTaskDef({ name, retryCount: 3, createTime: T0, updateTime: T0 });
+          await readFirst(tx, r, name);
           return (await tx.getTaskDefs([name])).get(name)?.retryCount;
         });
-      assert.equal(await readUnderLock(store), undefined);
-      assert.equal(await readUnderLock(store), undefined, 'known to be missing');
-      await other.transaction((tx) =>
-        tx.upsertTaskDef({ name, retryCount: 1, createTime: T0, updateTime: T0 }),
-      );
-      assert.equal(await readUnderLock(store), 1);
-      await other.transaction((tx) =>
-        tx.upsertTaskDef({ name, retryCount: 2, createTime: T0, updateTime: T0 }),
-      );
-      assert.equal(await readUnderLock(store), 2);
-      // A transaction that changes a definition reads its own change.
-      const own = await store.transaction(async (tx) => {
-        await tx.lockRun(r.workflowId);
-        await tx.getTaskDefs([name]);
-        await tx.upsertTaskDef({ name, retryCount: 3, createTime: T0, updateTime: T0 });
-        await tx.lockRun(r.workflowId);
-        return (await tx.getTaskDefs([name])).get(name)?.retryCount;
+        assert.equal(own, 3);
+        await other.transaction((tx) => tx.deleteTaskDef(name));
+        assert.equal(await readAfter(store), undefined);
       });
-      assert.equal(own, 3);
-      await other.transaction((tx) => tx.deleteTaskDef(name));
-      assert.equal(await readUnderLock(store), undefined);
-    });
+
+    // PostgreSQL only: SQLite has one writer, so no other connection changes a definition meanwhile.
+    if (c.name === 'postgres')
+      void it('a start takes its task definitions from the cache at the counter read with its workflow definition', async () => {
+        const r = run({ workflowName: uid('wf-') });
+        const name = uid('def-');
+        await store.transaction(async (tx) => {
+          await tx.insertWorkflowDef(workflowDef(r.workflowName));
+          await tx.upsertTaskDef({ name, retryCount: 1, createTime: T0, updateTime: T0 });
+        });
+        const start = (between: () => Promise<unknown> = async () => {}) =>
+          store.transaction(async (tx) => {
+            await tx.getWorkflowDef(r.workflowName);
+            await between();
+            return (await tx.getTaskDefs([name])).get(name)?.retryCount;
+          });
+        assert.equal(await start(), 1);
+        const raw = new pg.Client({ connectionString: h.url });
+        await raw.connect();
+        try {
+          // Changed by another connection after the workflow definition was read: the cache at the
+          // counter read with it answers, with no read of the definitions.
+          const change = () =>
+            raw.query(
+              `UPDATE task_defs SET definition = jsonb_set(definition, '{retryCount}', '5') WHERE name = $1`,
+              [name],
+            );
+          assert.equal(await start(change), 1);
+          assert.equal(await start(), 5, 'the next start reads the new counter, and the change');
+        } finally {
+          await raw.end();
+        }
+      });
 
     void it('concurrent transactions commit or fail each on its own (SQLite commits them in groups)', async () => {
       const runs = Array.from({ length: 12 }, () => run());

@@ -62,13 +62,16 @@ const UPSERT_LATEST_CTE = `latest AS (
      )`;
 
 export const SQL = {
+  // With the task definitions' change counter: a start reads its tasks' definitions next (task-def-cache.ts).
   getWorkflowDef: named(
     'get_wf_def',
-    `SELECT ${WF_COLUMNS} FROM workflow_defs WHERE name = $1 AND version = $2`,
+    `SELECT ${WF_COLUMNS}, (SELECT version FROM task_defs_version) AS defs_version
+     FROM workflow_defs WHERE name = $1 AND version = $2`,
   ),
   getLatestWorkflowDef: named(
     'get_latest_wf_def',
-    `SELECT ${WF_COLUMNS} FROM workflow_defs WHERE name = $1 ORDER BY version DESC LIMIT 1`,
+    `SELECT ${WF_COLUMNS}, (SELECT version FROM task_defs_version) AS defs_version
+     FROM workflow_defs WHERE name = $1 ORDER BY version DESC LIMIT 1`,
   ),
   listWorkflowDefs: named('list_wf_defs', `SELECT ${WF_COLUMNS} FROM workflow_defs ORDER BY name, version`),
   latestWorkflowVersion: named(

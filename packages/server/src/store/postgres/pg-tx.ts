@@ -61,6 +61,10 @@ interface WorkflowDefRow {
   create_time: number;
   update_time: number;
 }
+/** The task definitions' change counter, read with another row (null: never, the table has its row). */
+interface DefsVersionColumn {
+  defs_version: number | null;
+}
 interface TaskDefRow {
   name: string;
   definition: TaskDef;
@@ -127,8 +131,10 @@ export class PgTx extends PgQueueTx implements Tx {
     if (version !== undefined && !isStorableVersion(version)) return undefined;
     const { rows } =
       version === undefined
-        ? await this.q<WorkflowDefRow>(SQL.getLatestWorkflowDef, [name])
-        : await this.q<WorkflowDefRow>(SQL.getWorkflowDef, [name, version]);
+        ? await this.q<WorkflowDefRow & DefsVersionColumn>(SQL.getLatestWorkflowDef, [name])
+        : await this.q<WorkflowDefRow & DefsVersionColumn>(SQL.getWorkflowDef, [name, version]);
+    // A start reads its tasks' definitions next: from the cache, while the counter holds.
+    if (rows[0]) this.sawDefsVersion(rows[0].defs_version);
     return rows[0] && workflowDef(rows[0]);
   }
 
@@ -299,7 +305,7 @@ export class PgTx extends PgQueueTx implements Tx {
     lock: pg.QueryResult | undefined,
     decideSet: pg.QueryResult | undefined,
   ): RunRecord | undefined {
-    const row = lock?.rows[0] as (RunRow & { defs_version: number | null }) | undefined;
+    const row = lock?.rows[0] as (RunRow & DefsVersionColumn) | undefined;
     if (row && decideSet && this.writes) {
       this.prefetched = {
         workflowId,
@@ -308,8 +314,7 @@ export class PgTx extends PgQueueTx implements Tx {
       };
     }
     if (!row) return undefined;
-    // Kept only while this transaction has not changed a definition itself.
-    if (!this.changedTaskDefs) this.defsVersion = row.defs_version ?? undefined;
+    this.sawDefsVersion(row.defs_version);
     return run(row);
   }
 
@@ -320,8 +325,16 @@ export class PgTx extends PgQueueTx implements Tx {
       tasks: new Map(rows.map((r) => [r.task_id, r.task_record])),
     };
     // As with a run lock: definitions read next come from the cache while the counter holds.
-    const version = rows[0]?.defs_version;
-    if (version !== undefined && version !== null && !this.changedTaskDefs) this.defsVersion = version;
+    if (rows[0]) this.sawDefsVersion(rows[0].defs_version);
+  }
+
+  /**
+   * The task definitions' change counter, read with a statement of this transaction: the
+   * definitions it reads next come from the node's cache at that value. Kept only while this
+   * transaction has not changed a definition itself.
+   */
+  private sawDefsVersion(version: number | null): void {
+    if (!this.changedTaskDefs) this.defsVersion = version ?? undefined;
   }
 
   async updateRun(r: RunRecord): Promise<void> {
