@@ -121,8 +121,8 @@ export class PgTx extends PgQueueTx implements Tx {
   private locked: { workflowId: string; at: number; run: RunRecord | undefined } | undefined;
   /** The decide set read with the last run lock, good until another statement is sent or queued. */
   private prefetched: { workflowId: string; at: number; tasks: TaskRecord[] } | undefined;
-  /** The tasks of the messages the last claim took (null: gone), good as `prefetched` is. */
-  private claimedTasks: { at: number; tasks: Map<string, TaskRecord | null> } | undefined;
+  /** The tasks of the messages the last claim took (`ids`: all of them, `rows`: those that still exist), good as `prefetched` is. */
+  private claimedTasks: { at: number; ids: Set<string>; rows: TaskRow[] } | undefined;
 
   // --- workflow definitions
 
@@ -320,10 +320,9 @@ export class PgTx extends PgQueueTx implements Tx {
 
   protected override claimedWith(rows: readonly ClaimedRow[]): void {
     if (!this.writes) return;
-    this.claimedTasks = {
-      at: this.writes.statements,
-      tasks: new Map(rows.map((r) => [r.task_id, r.task_record])),
-    };
+    const found: TaskRow[] = [];
+    for (const r of rows) if (r.task_record) found.push({ task_id: r.task_id, record: r.task_record });
+    this.claimedTasks = { at: this.writes.statements, ids: new Set(rows.map((r) => r.task_id)), rows: found };
     // As with a run lock: definitions read next come from the cache while the counter holds.
     if (rows[0]) this.sawDefsVersion(rows[0].defs_version);
   }
@@ -476,14 +475,8 @@ export class PgTx extends PgQueueTx implements Tx {
     // A hand-out reads the tasks of what it has just claimed: the claim read them already.
     const claimed = this.claimedTasks;
     this.claimedTasks = undefined;
-    if (claimed && claimed.at === this.writes?.statements && taskIds.every((id) => claimed.tasks.has(id))) {
-      const out: TaskRecord[] = [];
-      for (const id of new Set(taskIds)) {
-        const task = claimed.tasks.get(id);
-        if (task) out.push(task);
-      }
-      return out;
-    }
+    if (claimed && claimed.at === this.writes?.statements && taskIds.every((id) => claimed.ids.has(id)))
+      return inRequestedOrder(taskIds, claimed.rows, (r) => r.record);
     const { rows } = await this.q<TaskRow>(SQL.getTasks, [uniqueSorted(taskIds)]);
     return inRequestedOrder(taskIds, rows, (r) => r.record);
   }
