@@ -3,10 +3,15 @@
 // result posted, the next task answered), on a fresh server, and the CPU each step cost the
 // server and its PostgreSQL backends. What the light-load hand-off is made of, without the
 // bench's other systems around it. `--warm N`: the first N runs are not measured (the server's
-// code is compiled as it runs; a long-running server has done that long ago).
-//   node bench/update-v2-latency.mjs [--sqlite] [--runs 60] [--warm 0]
+// code is compiled as it runs; a long-running server has done that long ago). `--timeline`: where
+// the server's time on an update-v2 goes (lib/update-v2-timeline-hook.mjs), in ms per request.
+//   node bench/update-v2-latency.mjs [--sqlite] [--runs 60] [--warm 0] [--timeline]
 // Run `npx tsc -b` first.
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { register } from './lib/baton-system.mjs';
@@ -20,21 +25,43 @@ const { values } = parseArgs({
     sqlite: { type: 'boolean', default: false },
     runs: { type: 'string', default: '60' },
     warm: { type: 'string', default: '0' },
+    timeline: { type: 'boolean', default: false },
   },
 });
+if (values.timeline && values.sqlite)
+  throw new Error('--timeline times PostgreSQL messages: not with --sqlite');
+const timelineFile = join(tmpdir(), `baton-timeline-${process.pid}`);
+/** The timeline hook's sums so far (SIGUSR2 asks the server for them). */
+async function timeline(pid, n) {
+  process.kill(pid, 'SIGUSR2');
+  const path = `${timelineFile}.${n}`;
+  for (let i = 0; i < 100 && !existsSync(path); i++) await new Promise((r) => setTimeout(r, 50));
+  const sums = JSON.parse(readFileSync(path, 'utf8'));
+  rmSync(path);
+  return sums;
+}
 const warm = Number(values.warm);
 const STEPS = 10;
 const DB = 'bench_update_v2_latency';
 const databaseUrl = values.sqlite ? undefined : await freshDatabase(DB);
-const server = await startBaton({ databaseUrl });
+const server = await startBaton({
+  databaseUrl,
+  ...(values.timeline && {
+    env: { BATON_TIMELINE_FILE: timelineFile },
+    nodeArgs: ['--import', join(dirname(fileURLToPath(import.meta.url)), 'lib/update-v2-timeline-hook.mjs')],
+  }),
+});
 const client = jsonClient(server.url, { sockets: 4 });
 const updates = [];
 let meter;
 let cpu = [];
+let timelineBefore;
+let timelineAfter;
 try {
   await register(client, STEPS);
   for (let run = 0; run < warm + Number(values.runs); run++) {
     if (run === warm) {
+      if (values.timeline) timelineBefore = await timeline(server.pid, 1);
       meter = await new CpuMeter({
         processes: [{ name: 'Baton server', pid: server.pid }],
         ...(databaseUrl && { pgDatabase: databaseName(DB) }),
@@ -57,6 +84,7 @@ try {
     }
   }
   cpu = (await meter?.stop()) ?? [];
+  if (values.timeline) timelineAfter = await timeline(server.pid, 2);
 } finally {
   client.close();
   await server.stop();
@@ -71,3 +99,12 @@ console.log(
     `${warm > 0 ? ` after ${warm} runs unmeasured` : ''}: ` +
     `p50 ${at(0.5)} ms, p90 ${at(0.9)} ms, p99 ${at(0.99)} ms; CPU ms per step: ${perStep}`,
 );
+if (timelineBefore && timelineAfter) {
+  const n = timelineAfter.requests - timelineBefore.requests;
+  const part = (key) => ((timelineAfter[key] - timelineBefore[key]) / n).toFixed(3);
+  console.log(
+    `server ms per update-v2 (${n} requests): total ${part('total')} = before the first message ${part('beforeFirst')}` +
+      ` + waiting for the first ${part('first')}, the second ${part('second')}, the rest ${part('rest')}` +
+      ` + between messages ${part('between')} + after the last ${part('afterLast')}`,
+  );
+}
