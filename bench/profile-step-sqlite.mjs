@@ -17,13 +17,13 @@ import { drive, register } from './lib/baton-system.mjs';
 import { startBaton } from './lib/baton-server.mjs';
 import { CpuMeter } from './lib/cpu-meter.mjs';
 import { jsonClient } from './lib/http-json.mjs';
-import { cpuLine, dumpStatements, profileFlags, profileSummary } from './lib/profile-run.mjs';
+import { cpuLine, dumpCounters, profileFlags, profileSummary } from './lib/profile-run.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const { options, protocol, profDir, top } = profileFlags('400');
 const statsFile = join(tmpdir(), `baton-sqlite-stats-${process.pid}`);
 
-const dump = (pid, n) => dumpStatements(pid, statsFile, n);
+const dump = (pid, n) => dumpCounters(pid, statsFile, n);
 
 const server = await startBaton({
   env: { BATON_SQLITE_STATS_FILE: statsFile },

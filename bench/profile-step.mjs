@@ -23,7 +23,7 @@ import { drive, register } from './lib/baton-system.mjs';
 import { startBaton } from './lib/baton-server.mjs';
 import { CpuMeter } from './lib/cpu-meter.mjs';
 import { jsonClient } from './lib/http-json.mjs';
-import { cpuLine, dumpStatements, profileFlags, profileSummary } from './lib/profile-run.mjs';
+import { cpuLine, dumpCounters, profileFlags, profileSummary } from './lib/profile-run.mjs';
 import { databaseName, dropDatabase, freshDatabase } from './lib/pg-admin.mjs';
 import { executorSummary, logEveryPlan, logOffset } from './lib/pg-executor-log.mjs';
 
@@ -52,7 +52,7 @@ async function tableStats(client) {
   };
 }
 
-const dump = (pid, n) => dumpStatements(pid, statsFile, n);
+const dump = (pid, n) => dumpCounters(pid, statsFile, n);
 
 const databaseUrl = await freshDatabase(DB);
 const admin = new pg.Client({ connectionString: databaseUrl });

@@ -7,7 +7,6 @@
 // the server's time on an update-v2 goes (lib/update-v2-timeline-hook.mjs), in ms per request.
 //   node bench/update-v2-latency.mjs [--sqlite] [--runs 60] [--warm 0] [--timeline]
 // Run `npx tsc -b` first.
-import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -17,6 +16,7 @@ import { parseArgs } from 'node:util';
 import { register } from './lib/baton-system.mjs';
 import { startBaton } from './lib/baton-server.mjs';
 import { CpuMeter } from './lib/cpu-meter.mjs';
+import { dumpCounters } from './lib/profile-run.mjs';
 import { jsonClient } from './lib/http-json.mjs';
 import { databaseName, dropDatabase, freshDatabase } from './lib/pg-admin.mjs';
 
@@ -31,15 +31,6 @@ const { values } = parseArgs({
 if (values.timeline && values.sqlite)
   throw new Error('--timeline times PostgreSQL messages: not with --sqlite');
 const timelineFile = join(tmpdir(), `baton-timeline-${process.pid}`);
-/** The timeline hook's sums so far (SIGUSR2 asks the server for them). */
-async function timeline(pid, n) {
-  process.kill(pid, 'SIGUSR2');
-  const path = `${timelineFile}.${n}`;
-  for (let i = 0; i < 100 && !existsSync(path); i++) await new Promise((r) => setTimeout(r, 50));
-  const sums = JSON.parse(readFileSync(path, 'utf8'));
-  rmSync(path);
-  return sums;
-}
 const warm = Number(values.warm);
 const STEPS = 10;
 const DB = 'bench_update_v2_latency';
@@ -61,7 +52,7 @@ try {
   await register(client, STEPS);
   for (let run = 0; run < warm + Number(values.runs); run++) {
     if (run === warm) {
-      if (values.timeline) timelineBefore = await timeline(server.pid, 1);
+      if (values.timeline) timelineBefore = await dumpCounters(server.pid, timelineFile, 1);
       meter = await new CpuMeter({
         processes: [{ name: 'Baton server', pid: server.pid }],
         ...(databaseUrl && { pgDatabase: databaseName(DB) }),
@@ -84,7 +75,7 @@ try {
     }
   }
   cpu = (await meter?.stop()) ?? [];
-  if (values.timeline) timelineAfter = await timeline(server.pid, 2);
+  if (values.timeline) timelineAfter = await dumpCounters(server.pid, timelineFile, 2);
 } finally {
   client.close();
   await server.stop();

@@ -39,8 +39,11 @@ export function profileFlags(defaultRuns) {
   };
 }
 
-/** Asks the server's statement hook (SIGUSR2) for its counters; `n` names this dump. */
-export async function dumpStatements(pid, statsFile, n) {
+/**
+ * Asks a hook loaded into the server (the statement hooks, the update-v2 timeline) for its
+ * counters: SIGUSR2, answered in `<file>.<n>`; `n` names this dump.
+ */
+export async function dumpCounters(pid, statsFile, n) {
   process.kill(pid, 'SIGUSR2');
   const path = `${statsFile}.${n}`;
   for (let i = 0; i < 100 && !existsSync(path); i++) await new Promise((r) => setTimeout(r, 50));
