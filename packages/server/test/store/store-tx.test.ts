@@ -428,6 +428,65 @@ if (storeCases().some((c) => c.name === 'postgres')) {
     });
   });
 
+  void describe('PostgreSQL only: NOTIFY only when another node listens', () => {
+    void it('a lone node sends none; a node that starts is notified from its hello on, not from the next check', async () => {
+      const { createTestDatabase } = await import('../helpers/postgres.js');
+      const db = await createTestDatabase();
+      // A check's answer holds for a minute: only the hello can make the first node notify.
+      const first = openPostgresStore({ url: db.url, peerCheckMs: 60_000 });
+      let second: PostgresStore | undefined;
+      try {
+        await first.migrate();
+        const unsubscribe = first.onQueueNotification(() => {});
+        await first.listening();
+        await first.transaction((tx) => tx.notifyQueues(['alone']));
+        await first.notificationsSent();
+        assert.deepEqual(first.notifyStats, { sent: 0, skipped: 1 });
+
+        second = openPostgresStore({ url: db.url });
+        const got: string[] = [];
+        second.onQueueNotification((names) => got.push(...names));
+        await second.listening();
+        // The hello travels by itself: commit until a notification arrives, within a bound.
+        const deadline = Date.now() + 5_000;
+        for (let i = 0; !got.includes(`q${i - 1}`); i++) {
+          assert.ok(Date.now() < deadline, 'the first node notified the second within 5 s');
+          await first.transaction((tx) => tx.notifyQueues([`q${i}`]));
+          await first.notificationsSent();
+          await sleep(10);
+        }
+        assert.ok(first.notifyStats.sent >= 1);
+        unsubscribe();
+      } finally {
+        await first.close();
+        await second?.close();
+        await db.drop();
+      }
+    });
+
+    void it('a node finds another one already listening by its check', async () => {
+      const { createTestDatabase } = await import('../helpers/postgres.js');
+      const db = await createTestDatabase();
+      const listening = openPostgresStore({ url: db.url });
+      const sender = openPostgresStore({ url: db.url });
+      try {
+        await listening.migrate();
+        const got: string[] = [];
+        const unsubscribe = listening.onQueueNotification((names) => got.push(...names));
+        await listening.listening();
+        await sender.transaction((tx) => tx.notifyQueues(['heard']));
+        await sender.notificationsSent();
+        assert.deepEqual(sender.notifyStats, { sent: 1, skipped: 0 });
+        await waitFor(() => got.includes('heard'));
+        unsubscribe();
+      } finally {
+        await listening.close();
+        await sender.close();
+        await db.drop();
+      }
+    });
+  });
+
   void describe('PostgreSQL only: migrations', () => {
     void it('two nodes migrating one fresh database at once both succeed and apply the schema once', async () => {
       const { createTestDatabase } = await import('../helpers/postgres.js');

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 
 import { isRetryable, isUniqueViolation, sqlState } from '../../src/store/postgres/pg-errors.js';
 import { payloadsOf } from '../../src/store/postgres/notifier.js';
+import { PeerPresence } from '../../src/store/postgres/peer-presence.js';
 import { MAX_NOTIFY_PAYLOAD, parsePayload } from '../../src/store/postgres/queue-listener.js';
 import { withRetry } from '../../src/store/postgres/retry.js';
 import { runOrderBy } from '../../src/store/sql-common.js';
@@ -98,6 +99,75 @@ void describe('notification payloads', () => {
     assert.ok(payloads.length > 1);
     for (const p of payloads) assert.ok(Buffer.byteLength(p) <= MAX_NOTIFY_PAYLOAD);
     assert.deepEqual(payloads.flatMap(parsePayload), many);
+  });
+});
+
+void describe('peer presence (whether to NOTIFY other nodes)', () => {
+  /** A presence over a scripted check and a clock the test moves. */
+  const scripted = (answers: Array<boolean | Error>) => {
+    let now = 1_000;
+    let checks = 0;
+    const pending: Array<(v: boolean | Error) => void> = [];
+    const presence = new PeerPresence(
+      () => {
+        checks++;
+        const next = answers.shift();
+        if (next === undefined)
+          return new Promise<boolean>((resolve, reject) => {
+            pending.push((v) => (v instanceof Error ? reject(v) : resolve(v)));
+          });
+        return next instanceof Error ? Promise.reject(next) : Promise.resolve(next);
+      },
+      { ttlMs: 5_000, now: () => now },
+    );
+    return {
+      presence,
+      checks: () => checks,
+      advance: (ms: number) => (now += ms),
+      answer: (v: boolean | Error) => pending.shift()?.(v),
+    };
+  };
+
+  void it('checks when it must, and keeps the answer while it is fresh', async () => {
+    const s = scripted([false, true]);
+    assert.equal(await s.presence.othersMayListen(), false);
+    assert.equal(await s.presence.othersMayListen(), false);
+    s.advance(4_999);
+    assert.equal(await s.presence.othersMayListen(), false);
+    assert.equal(s.checks(), 1);
+    s.advance(1);
+    assert.equal(await s.presence.othersMayListen(), true);
+    assert.equal(s.checks(), 2);
+  });
+
+  void it("a node's hello means there is someone to notify at once, whatever the last check said", async () => {
+    const s = scripted([false, false]);
+    assert.equal(await s.presence.othersMayListen(), false);
+    s.presence.heard();
+    assert.equal(await s.presence.othersMayListen(), true);
+    assert.equal(s.checks(), 1);
+    // Until the next check, which finds that the node has gone.
+    s.advance(5_000);
+    assert.equal(await s.presence.othersMayListen(), false);
+  });
+
+  void it('a check under way when a hello arrives does not undo the hello', async () => {
+    const s = scripted([]);
+    const first = s.presence.othersMayListen();
+    // One check at a time: a second caller shares it.
+    const second = s.presence.othersMayListen();
+    s.presence.heard();
+    s.answer(false);
+    assert.deepEqual(await Promise.all([first, second]), [true, true]);
+    assert.equal(s.checks(), 1);
+    assert.equal(await s.presence.othersMayListen(), true);
+  });
+
+  void it('a check that fails counts as "others may listen", and is tried again next time', async () => {
+    const s = scripted([new Error('connection lost'), false]);
+    assert.equal(await s.presence.othersMayListen(), true);
+    assert.equal(await s.presence.othersMayListen(), false);
+    assert.equal(s.checks(), 2);
   });
 });
 

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 
 import { storableParams } from './pg-text.js';
+import { LISTENER_NAME, QUEUE_CHANNEL } from './queue-listener.js';
 
 /**
  * Hot statements are named: pg prepares a named statement once per connection and then only
@@ -306,6 +307,13 @@ export const SQL = {
      ) AS x`,
   ),
   notify: named('notify', 'SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p'),
+  // Another node's listening connection on this database ($1: this node's own): found by its name,
+  // or by its last statement where the URL set another name (visible to the same role).
+  otherListeners: named(
+    'other_listeners',
+    `SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> $1
+       AND (application_name = '${LISTENER_NAME}' OR query LIKE 'LISTEN ${QUEUE_CHANNEL}%')) AS others`,
+  ),
 
   recordPoll: named(
     'record_poll',

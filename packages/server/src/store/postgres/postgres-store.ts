@@ -6,7 +6,8 @@ import { TaskDefCache } from './task-def-cache.js';
 import { type PreparedPlan, WriteBehind } from './write-behind.js';
 import { SQL, queryOn } from './pg-sql.js';
 import { CoalescingNotifier } from './notifier.js';
-import { QUEUE_CHANNEL, QueueListener } from './queue-listener.js';
+import { LISTENER_NAME, QUEUE_CHANNEL, QueueListener } from './queue-listener.js';
+import { PeerPresence } from './peer-presence.js';
 import { type RetryOptions, withRetry } from './retry.js';
 import { type Migration, TxState, checkMigrationList, newerSchemaError } from '../sql-common.js';
 import type { Store, TransactionOptions, Tx } from '../store.js';
@@ -28,6 +29,14 @@ export interface PostgresStoreOptions {
    * group-commit.ts): members per batch and batches in flight. `false` runs each alone.
    */
   groupCommit?: false | { maxBatch?: number; maxInFlight?: number };
+  /** How long an answer to "does another node listen?" holds, in ms (default 5,000; peer-presence.ts). */
+  peerCheckMs?: number;
+}
+
+/** What the node's queue notifications did: sent, or left out for want of another node to hear them. */
+export interface NotifyStats {
+  sent: number;
+  skipped: number;
 }
 
 /** Key of the session advisory lock migrations run under ("baton" in ASCII). */
@@ -51,6 +60,8 @@ export class PostgresStore implements Store {
   private readonly pool: pg.Pool;
   private readonly listener: QueueListener;
   private readonly notifier: CoalescingNotifier;
+  private readonly peers: PeerPresence;
+  readonly notifyStats: NotifyStats = { sent: 0, skipped: 0 };
   private readonly taskDefCache = new TaskDefCache();
   private readonly migrations: readonly Migration[];
   private closing: Promise<void> | undefined;
@@ -70,12 +81,28 @@ export class PostgresStore implements Store {
     });
     // An idle client that loses its connection is dropped by the pool; without a handler Node would crash.
     this.pool.on('error', onError);
+    this.peers = new PeerPresence(
+      async () =>
+        (
+          await this.pool.query<{ others: boolean }>({
+            name: SQL.otherListeners.name,
+            text: SQL.otherListeners.text,
+            values: [this.listener.pid ?? 0],
+          })
+        ).rows[0]?.others ?? true,
+      { ...(options.peerCheckMs !== undefined && { ttlMs: options.peerCheckMs }) },
+    );
     this.notifier = new CoalescingNotifier(async (payloads) => {
+      if (!(await this.peers.othersMayListen())) {
+        this.notifyStats.skipped++;
+        return;
+      }
       await this.pool.query({
         name: SQL.notify.name,
         text: SQL.notify.text,
         values: [QUEUE_CHANNEL, payloads],
       });
+      this.notifyStats.sent++;
     }, onError);
     this.group =
       options.groupCommit === false
@@ -90,8 +117,9 @@ export class PostgresStore implements Store {
             notify: (names) => this.notifier.add(names),
           });
     this.listener = new QueueListener({
-      client: { connectionString: options.url, application_name: 'baton-queue-listener', keepAlive: true },
+      client: { connectionString: options.url, application_name: LISTENER_NAME, keepAlive: true },
       onError,
+      onPeer: () => this.peers.heard(),
     });
   }
 

@@ -2,9 +2,19 @@ import pg from 'pg';
 
 /** The channel every node NOTIFYs and LISTENs on. */
 export const QUEUE_CHANNEL = 'baton_queues';
+/** The listening connection's `application_name`: how other nodes find it (peer-presence.ts). */
+export const LISTENER_NAME = 'baton-queue-listener';
+/** Where a node's listener says hello once it listens, so the others know to notify it (peer-presence.ts). */
+export const NODES_CHANNEL = 'baton_nodes';
 
 /** Payloads are capped by PostgreSQL at 8000 bytes; longer name lists are split (notifier.ts). */
 export const MAX_NOTIFY_PAYLOAD = 7000;
+
+/** The backend process of a connected client (node-postgres keeps it; its types do not say so). */
+function backendPid(client: pg.Client): number | undefined {
+  const pid = (client as pg.Client & { processID?: unknown }).processID;
+  return typeof pid === 'number' ? pid : undefined;
+}
 
 export function parsePayload(payload: string | undefined): string[] {
   if (payload === undefined || payload === '') return [];
@@ -14,6 +24,8 @@ export function parsePayload(payload: string | undefined): string[] {
 export interface QueueListenerOptions {
   client: pg.ClientConfig;
   onError?: (err: Error) => void;
+  /** Another node's listener said hello: it listens from now on. */
+  onPeer?: () => void;
   /** First reconnect delay in ms (doubles, jittered, up to maxBackoffMs). */
   minBackoffMs?: number;
   maxBackoffMs?: number;
@@ -23,6 +35,7 @@ export interface QueueListenerOptions {
  * One dedicated connection per store that LISTENs on `baton_queues`. Started on the first
  * subscription; when the connection drops it reconnects with backoff and then tells every
  * listener `[]` ("notifications may have been missed: re-check every queue"). Closed by `close()`.
+ * Once it listens it says hello on `baton_nodes`, and it tells `onPeer` of other nodes' hellos.
  */
 export class QueueListener {
   private readonly listeners = new Set<(queueNames: string[]) => void>();
@@ -47,6 +60,11 @@ export class QueueListener {
     return () => {
       this.listeners.delete(listener);
     };
+  }
+
+  /** The backend of the listening connection, while it listens (a node's own is not another node's). */
+  get pid(): number | undefined {
+    return this.isListening && this.client ? backendPid(this.client) : undefined;
   }
 
   /** Resolves once the LISTEN is in place (tests; a subscription that never connects never resolves). */
@@ -95,10 +113,11 @@ export class QueueListener {
     client.on('end', () => fail());
     client.on('notification', (msg) => {
       if (msg.channel === QUEUE_CHANNEL) this.emit(parsePayload(msg.payload));
+      else if (msg.channel === NODES_CHANNEL && msg.processId !== backendPid(client)) this.options.onPeer?.();
     });
     client
       .connect()
-      .then(() => client.query(`LISTEN ${QUEUE_CHANNEL}`))
+      .then(() => client.query(`LISTEN ${QUEUE_CHANNEL}; LISTEN ${NODES_CHANNEL}; NOTIFY ${NODES_CHANNEL}`))
       .then(
         () => {
           if (failed || this.closed) return;
