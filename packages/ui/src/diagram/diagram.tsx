@@ -252,6 +252,10 @@ export function Diagram(props: {
           horizontal,
           ...(props.onOpenChild && { onOpenChild: props.onOpenChild }),
         },
+        // The size is known (the layout used it), so a box is drawn at once instead of hidden
+        // until React Flow has measured it: a box whose measurement was missed stayed hidden.
+        initialWidth: box.terminal ? TERMINAL_SIZE : NODE_WIDTH,
+        initialHeight: box.terminal ? TERMINAL_SIZE : NODE_HEIGHT,
         draggable: false,
         connectable: false,
         ariaLabel: `${box.label}: ${stateOf(box).toLowerCase()}`,
