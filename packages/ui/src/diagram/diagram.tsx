@@ -16,7 +16,7 @@ import { memo, useEffect, useMemo, useRef, useState, type RefObject } from 'reac
 
 import { toneOf } from '../components/status';
 import type { DiagramGraph, DiagramNode } from './graph';
-import { layout, NODE_HEIGHT, NODE_WIDTH, TERMINAL_SIZE, type Positions } from './layout';
+import { boxSize, layout, type Positions } from './layout';
 
 /**
  * The diagram of a definition or a run: boxes coloured by their state, the branch a switch took
@@ -126,15 +126,14 @@ function Framer({ frame, focus }: { frame: RefObject<HTMLDivElement | null>; foc
       const nodes = flow.getNodes();
       if (nodes.length === 0 || el.clientWidth === 0) return;
       // Sizes are known from the layout; the measured ones may not be there yet.
-      const size = (n: Node<BoxData>) =>
-        n.data.box.terminal ? { w: TERMINAL_SIZE, h: TERMINAL_SIZE } : { w: NODE_WIDTH, h: NODE_HEIGHT };
+      const size = (n: Node<BoxData>) => boxSize(n.data.box);
       const x0 = Math.min(...nodes.map((n) => n.position.x));
       const y0 = Math.min(...nodes.map((n) => n.position.y));
       const bounds = {
         x: x0,
         y: y0,
-        width: Math.max(...nodes.map((n) => n.position.x + size(n).w)) - x0,
-        height: Math.max(...nodes.map((n) => n.position.y + size(n).h)) - y0,
+        width: Math.max(...nodes.map((n) => n.position.x + size(n).width)) - x0,
+        height: Math.max(...nodes.map((n) => n.position.y + size(n).height)) - y0,
       };
       const fit = Math.min(el.clientWidth / (bounds.width + 80), el.clientHeight / (bounds.height + 80));
       if (fit >= MIN_READABLE_ZOOM) {
@@ -145,8 +144,8 @@ function Framer({ frame, focus }: { frame: RefObject<HTMLDivElement | null>; foc
       const target = nodes.find((n) => n.id === focus);
       // Centre on the box that matters (or the top of the drawing), but never show empty space
       // beyond the drawing's edges when it is bigger than the frame.
-      const cx = target ? target.position.x + size(target).w / 2 : bounds.x + bounds.width / 2;
-      const cy = target ? target.position.y + size(target).h / 2 : bounds.y;
+      const cx = target ? target.position.x + size(target).width / 2 : bounds.x + bounds.width / 2;
+      const cy = target ? target.position.y + size(target).height / 2 : bounds.y;
       const clamp = (want: number, frameSize: number, start: number, extent: number): number => {
         if (extent * zoom + 48 <= frameSize) return frameSize / 2 - (start + extent / 2) * zoom;
         return Math.min(24 - start * zoom, Math.max(frameSize - 24 - (start + extent) * zoom, want));
@@ -254,8 +253,8 @@ export function Diagram(props: {
         },
         // The size is known (the layout used it), so a box is drawn at once instead of hidden
         // until React Flow has measured it: a box whose measurement was missed stayed hidden.
-        initialWidth: box.terminal ? TERMINAL_SIZE : NODE_WIDTH,
-        initialHeight: box.terminal ? TERMINAL_SIZE : NODE_HEIGHT,
+        initialWidth: boxSize(box).width,
+        initialHeight: boxSize(box).height,
         draggable: false,
         connectable: false,
         ariaLabel: `${box.label}: ${stateOf(box).toLowerCase()}`,

@@ -1,7 +1,7 @@
 import ELK, { type ElkNode } from 'elkjs/lib/elk-api.js';
 import elkWorkerUrl from 'elkjs/lib/elk-worker.min.js?url';
 
-import type { DiagramGraph } from './graph';
+import type { DiagramGraph, DiagramNode } from './graph';
 
 /**
  * Places the diagram's boxes with ELK's layered algorithm, top to bottom. ELK runs in a web
@@ -16,6 +16,13 @@ let elk: InstanceType<typeof ELK> | undefined;
 function engine(): InstanceType<typeof ELK> {
   elk ??= new ELK({ workerFactory: () => new Worker(elkWorkerUrl) });
   return elk;
+}
+
+/** A box's size on the page, as the layout places it and the CSS draws it. */
+export function boxSize(node: Pick<DiagramNode, 'terminal'>): { width: number; height: number } {
+  return node.terminal
+    ? { width: TERMINAL_SIZE, height: TERMINAL_SIZE }
+    : { width: NODE_WIDTH, height: NODE_HEIGHT };
 }
 
 export interface Positions {
@@ -34,11 +41,7 @@ export async function layout(graph: DiagramGraph, direction: 'DOWN' | 'RIGHT' = 
       'elk.layered.crossingMinimization.strategy': 'LAYER_SWEEP',
       'elk.edgeRouting': 'SPLINES',
     },
-    children: graph.nodes.map((n) => ({
-      id: n.id,
-      width: n.terminal ? TERMINAL_SIZE : NODE_WIDTH,
-      height: n.terminal ? TERMINAL_SIZE : NODE_HEIGHT,
-    })),
+    children: graph.nodes.map((n) => ({ id: n.id, ...boxSize(n) })),
     // A loop's way back is drawn but not laid out: left in, ELK's cycle breaking may put the
     // loop's body before the loop.
     edges: graph.edges

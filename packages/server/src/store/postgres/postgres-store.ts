@@ -81,15 +81,11 @@ export class PostgresStore implements Store {
     });
     // An idle client that loses its connection is dropped by the pool; without a handler Node would crash.
     this.pool.on('error', onError);
+    const onPool = queryOn(this.pool);
     this.peers = new PeerPresence(
       async () =>
-        (
-          await this.pool.query<{ others: boolean }>({
-            name: SQL.otherListeners.name,
-            text: SQL.otherListeners.text,
-            values: [this.listener.pid ?? 0],
-          })
-        ).rows[0]?.others ?? true,
+        (await onPool<{ others: boolean }>(SQL.otherListeners, [this.listener.pid ?? 0])).rows[0]?.others ??
+        true,
       { ...(options.peerCheckMs !== undefined && { ttlMs: options.peerCheckMs }) },
     );
     this.notifier = new CoalescingNotifier(async (payloads) => {
@@ -97,11 +93,7 @@ export class PostgresStore implements Store {
         this.notifyStats.skipped++;
         return;
       }
-      await this.pool.query({
-        name: SQL.notify.name,
-        text: SQL.notify.text,
-        values: [QUEUE_CHANNEL, payloads],
-      });
+      await onPool(SQL.notify, [QUEUE_CHANNEL, payloads]);
       this.notifyStats.sent++;
     }, onError);
     this.group =
