@@ -5,7 +5,7 @@ import type { Migration } from './sql-common.js';
  * stores read `schema_migrations` and apply what this answers, under their own lock.
  *
  * Rolling upgrades run nodes of two releases on one database at once, so migrations are
- * expand-then-contract (docs/ARCHITECTURE.md, "Schema migrations"): each step declares
+ * expand-then-contract (store/ARCHITECTURE.md, "Schema migrations"): each step declares
  * `compatibleFrom`, the oldest schema version whose code keeps working once the step is applied,
  * and the database records it. A node starts on a schema newer than its own when every step it
  * does not know declares itself compatible with the node's latest step; otherwise it refuses.

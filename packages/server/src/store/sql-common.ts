@@ -16,7 +16,7 @@ export interface Migration {
   name: string;
   sql: string;
   compatibleFrom: number;
-  /** Set on a step that removes or reshapes what older code may read (released per docs/ARCHITECTURE.md). */
+  /** Set on a step that removes or reshapes what older code may read (released as store/ARCHITECTURE.md, "Schema migrations", says). */
   contract?: true;
 }
 
