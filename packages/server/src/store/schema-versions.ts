@@ -11,6 +11,11 @@ import type { Migration } from './sql-common.js';
  * does not know declares itself compatible with the node's latest step; otherwise it refuses.
  */
 
+/** A node cannot run on the database's schema: the message is the whole story (no stack needed). */
+export class SchemaVersionError extends Error {
+  override name = 'SchemaVersionError';
+}
+
 /** A row of `schema_migrations`. `compatibleFrom` is null where the step predates the column. */
 export interface AppliedStep {
   version: number;
@@ -58,13 +63,13 @@ export function pendingMigrations(
   // A step recorded without a declaration claims no compatibility: only a node that knows it runs on it.
   const blocking = unknown.find((s) => (s.compatibleFrom ?? s.version) > ours);
   if (blocking !== undefined)
-    throw new Error(
+    throw new SchemaVersionError(
       `the ${dialect} database has schema version ${theirs}, newer than this Baton's ${ours}, and its step ` +
         `${blocking.version} needs a Baton of schema ${blocking.compatibleFrom ?? blocking.version} or later: ` +
         `upgrade this node to a release that knows schema ${theirs}; refusing to start.`,
     );
   if (pending.length > 0)
-    throw new Error(
+    throw new SchemaVersionError(
       `the ${dialect} database has schema version ${theirs}, newer than this Baton's ${ours}, yet lacks this ` +
         `node's step${pending.length > 1 ? 's' : ''} ${pending.map((m) => m.version).join(', ')}: it was migrated ` +
         'by a release of another line; run a release that knows both; refusing to start.',
