@@ -3,6 +3,7 @@ import { readEnv } from './config/env.js';
 import { compileOptions, ConfigError } from './config/options.js';
 import { coerceError } from './errors.js';
 import { createServer } from './server.js';
+import { SchemaVersionError } from './store/schema-versions.js';
 
 /** Process entry: settings from the environment, start, and stop cleanly on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
@@ -45,6 +46,8 @@ async function main(): Promise<void> {
 
 main().catch((raw: unknown) => {
   const err = coerceError(raw);
-  process.stderr.write(`baton: failed to start: ${err.stack ?? err.message}\n`);
+  // A schema this node cannot run on is an operator's situation, told in one line, not a crash.
+  const detail = err instanceof SchemaVersionError ? err.message : (err.stack ?? err.message);
+  process.stderr.write(`baton: failed to start: ${detail}\n`);
   process.exit(1);
 });

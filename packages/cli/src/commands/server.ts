@@ -1,6 +1,9 @@
 import type { Command } from 'commander';
 
-/** `baton server` and `baton migrate`: the server package's own entry points, same settings as `npm start`. */
+/**
+ * `baton server`, `baton migrate` and `baton backup`: the server package's own entry points, same
+ * settings as `npm start`.
+ */
 export function serverCommands(program: Command): void {
   program
     .command('server')
@@ -22,5 +25,19 @@ export function serverCommands(program: Command): void {
       const { migrateConfiguredStore } = await import('@baton/server/migrate');
       const { store } = await migrateConfiguredStore();
       process.stdout.write(`migrated: ${store}\n`);
+    });
+
+  program
+    .command('backup')
+    .description(
+      'copy the embedded SQLite database (BATON_DATA_DIR) to a new file, consistently, even while a server writes it',
+    )
+    .argument('<path>', 'the file to write (must not exist yet)')
+    .action(async (target: string) => {
+      const { backupConfiguredStore } = await import('@baton/server/backup');
+      const done = await backupConfiguredStore(target);
+      process.stdout.write(
+        `backed up: ${done.source} -> ${done.target} (${done.pages} pages, ${done.bytes} bytes, integrity ok)\n`,
+      );
     });
 }

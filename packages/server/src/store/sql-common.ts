@@ -5,27 +5,19 @@ import { boundedDelayMs, storableTime } from '../bounds/time.js';
 
 /** Pieces shared by the SQLite and PostgreSQL stores: no SQL dialect lives here. */
 
-/** A forward-only schema step. `sql` may hold several statements. */
+/**
+ * A forward-only schema step. `sql` may hold several statements. Steps are expand-then-contract
+ * (schema-versions.ts): `compatibleFrom` is the oldest schema version (a release's latest step)
+ * whose code keeps working once this step is applied; an expand-only step names the schema before
+ * it, a step that removes or reshapes something names the first schema whose code no longer reads it.
+ */
 export interface Migration {
   version: number;
   name: string;
   sql: string;
-}
-
-/** Checks a migration list is numbered 1..n in order (a programming error otherwise). */
-export function checkMigrationList(migrations: readonly Migration[]): number {
-  migrations.forEach((m, i) => {
-    if (m.version !== i + 1)
-      throw new Error(`migration list out of order at ${m.name} (version ${m.version})`);
-  });
-  return migrations.length;
-}
-
-export function newerSchemaError(dialect: string, found: number, known: number): Error {
-  return new Error(
-    `the ${dialect} database has schema version ${found}, but this Baton knows only up to ${known}: ` +
-      'it was migrated by a newer Baton. Upgrade this node (or point it at another database); refusing to start.',
-  );
+  compatibleFrom: number;
+  /** Set on a step that removes or reshapes what older code may read (released as store/ARCHITECTURE.md, "Schema migrations", says). */
+  contract?: true;
 }
 
 /** Sort fields map to columns through this table only: user text never reaches SQL. */

@@ -35,7 +35,11 @@ export interface TransactionOptions {
 
 export interface Store {
   readonly dialect: 'sqlite' | 'postgres';
-  /** Applies pending migrations (under an advisory lock on PostgreSQL). Idempotent. */
+  /**
+   * Applies pending migrations (under an advisory lock on PostgreSQL). Idempotent. Throws
+   * SchemaVersionError when the database's schema is newer than this code and not declared
+   * compatible with it (schema-versions.ts).
+   */
   migrate(): Promise<void>;
   transaction<T>(fn: (tx: Tx) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /** Reads outside a write transaction (no row locks taken). */

@@ -39,6 +39,8 @@ export interface StartBatonOptions {
   name?: string;
   /** Bind this port (e.g. to restart a node where its workers expect it); a free one when not given. */
   port?: number;
+  /** Another build of the server to run, e.g. a previous release (previous-release.ts): its root and entry. */
+  build?: { root: string; serverEntry: string };
 }
 
 export interface ExitInfo {
@@ -128,8 +130,9 @@ class StartError extends Error {
 
 /** Starts a Baton server and resolves once GET /health answers 200. */
 export async function startBaton(opts: StartBatonOptions = {}): Promise<BatonProcess> {
-  if (!existsSync(serverEntry)) {
-    throw new Error(`the server entry ${serverEntry} does not exist: build with \`tsc -b\` (npm test does)`);
+  const entry = opts.build?.serverEntry ?? serverEntry;
+  if (!existsSync(entry)) {
+    throw new Error(`the server entry ${entry} does not exist: build with \`tsc -b\` (npm test does)`);
   }
   const ownsDataDir = opts.dataDir === undefined;
   const dataDir = opts.dataDir ?? mkdtempSync(path.join(tmpdir(), 'baton-e2e-'));
@@ -169,8 +172,8 @@ async function startOnce(
     ...opts.env,
   });
 
-  const child = spawn(process.execPath, [serverEntry], {
-    cwd: repoRoot,
+  const child = spawn(process.execPath, [opts.build?.serverEntry ?? serverEntry], {
+    cwd: opts.build?.root ?? repoRoot,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -138,6 +138,7 @@ for (const c of storeCases()) {
           'DROP TABLE task_latest',
           'DROP INDEX tasks_to_decide',
           'DELETE FROM schema_migrations WHERE version >= 5',
+          'ALTER TABLE schema_migrations DROP COLUMN compatible_from',
           ...(h.url !== undefined
             ? [
                 'DROP FUNCTION baton_expect_rows',

@@ -52,6 +52,8 @@ for (const c of storeCases()) {
         await rawSql(h, [
           'DROP INDEX queue_messages_locked',
           `DELETE FROM schema_migrations WHERE version > ${previous}`,
+          // The compatibility bookkeeping came after it too (migrated again below).
+          'ALTER TABLE schema_migrations DROP COLUMN compatible_from',
           // The put-back attempt as the earlier release left it: unlocked, visible at its window's end.
           `UPDATE queue_messages SET locked_until = NULL, lock_token = NULL WHERE task_id = '${putBack.taskId}'`,
         ]);

@@ -516,10 +516,15 @@ for (const c of storeCases()) {
         const { POSTGRES_MIGRATIONS } = await import('../../src/store/postgres/migrations.js');
         const { openSqliteStore } = await import('../../src/store/sqlite/sqlite-store.js');
         const base = c.name === 'sqlite' ? SQLITE_MIGRATIONS : POSTGRES_MIGRATIONS;
-        const next = [
-          ...base,
-          { version: base.length + 1, name: 'extra', sql: 'CREATE TABLE extra_t (id INTEGER)' },
-        ];
+        const latest = base.at(-1)!.version;
+        // A step that claims no compatibility with earlier code (compatibleFrom = its own version).
+        const extra = {
+          version: latest + 1,
+          name: 'extra',
+          compatibleFrom: latest + 1,
+          sql: 'CREATE TABLE extra_t (id INTEGER)',
+        };
+        const next = [...base, extra];
         const open = (migrations: typeof base): Store =>
           h.url !== undefined
             ? openPostgresStore({ url: h.url, migrations })
@@ -529,14 +534,14 @@ for (const c of storeCases()) {
         await newer.migrate();
         await newer.migrate();
         await newer.close();
-        assert.deepEqual(await schemaVersions(h), [...base.map((m) => m.version), base.length + 1]);
+        assert.deepEqual(await schemaVersions(h), [...base.map((m) => m.version), latest + 1]);
 
         const older = open(base);
         try {
           await assert.rejects(
             older.migrate(),
             new RegExp(
-              `schema version ${base.length + 1}, but this Baton knows only up to ${base.length}.*refusing to start`,
+              `schema version ${latest + 1}, newer than this Baton's ${latest}.*upgrade this node.*refusing to start`,
             ),
           );
         } finally {

@@ -3,11 +3,16 @@ import type { Migration } from '../sql-common.js';
 /**
  * PostgreSQL schema, forward-only. Never edit a released entry: add the next version.
  * Times are epoch milliseconds in BIGINT; JSON is jsonb; ids are UUIDv7 text.
+ * Versions increase but need not be contiguous (numbers are reserved per change), and from
+ * version 12 on every step is expand-only unless marked `contract` (store/ARCHITECTURE.md,
+ * "Schema migrations"; test/store/migration-rules.test.ts checks it). Steps 1-11 predate the
+ * declarations: each claims compatibility only with code that knows it.
  */
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     name: 'init',
+    compatibleFrom: 1,
     sql: `
 CREATE TABLE workflow_defs (
   name        TEXT    NOT NULL,
@@ -129,6 +134,7 @@ CREATE TABLE idempotency_keys (
   {
     version: 2,
     name: 'timers',
+    compatibleFrom: 2,
     sql: `
 -- Cancellation by run and by task (every ended task, every ended run).
 CREATE INDEX timers_run_task ON timers (workflow_id, task_id);
@@ -140,6 +146,7 @@ CREATE INDEX timers_claimed ON timers (claimed_until) WHERE claimed_until IS NOT
   {
     version: 3,
     name: 'run-control',
+    compatibleFrom: 3,
     sql: `
 -- A run's mailbox: appended by messages and signals, taken by PULL_WORKFLOW_MESSAGES in order.
 CREATE TABLE run_messages (
@@ -155,6 +162,7 @@ CREATE INDEX run_messages_workflow ON run_messages (workflow_id, seq);
   {
     version: 4,
     name: 'task_limits',
+    compatibleFrom: 4,
     sql: `
 -- One row per task type with a hand-out limit: hand-outs of that type lock it, so the limit
 -- check and the claim are serialised across nodes; it also keeps the rate-limit window.
@@ -170,6 +178,7 @@ CREATE INDEX tasks_in_progress_type ON tasks (task_type) WHERE status = 'IN_PROG
   {
     version: 5,
     name: 'decide-set',
+    compatibleFrom: 5,
     sql: `
 -- The decide set (ARCHITECTURE.md): what a decision loads instead of every task of the run.
 -- Tasks the interpreter may still act on (open, or ended and not yet acted on). The condition
@@ -198,6 +207,7 @@ INSERT INTO task_latest (workflow_id, name, seq, task_id)
   {
     version: 6,
     name: 'hot-path',
+    compatibleFrom: 6,
     sql: `
 -- Writes that must touch an exact number of rows say so in SQL, so that a batch of deferred
 -- writes sent with COMMIT (write-behind.ts) fails before the COMMIT instead of after it.
@@ -231,6 +241,7 @@ CREATE TRIGGER task_defs_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON
   {
     version: 7,
     name: 'integrations',
+    compatibleFrom: 7,
     sql: `
 -- Secrets: values sealed with AES-256-GCM under BATON_SECRETS_KEY before they reach the store
 -- (the store never sees plain text); key_id says which key sealed a row.
@@ -254,6 +265,7 @@ CREATE TABLE services (
   {
     version: 8,
     name: 'events-schedules-instructions',
+    compatibleFrom: 8,
     sql: `
 -- Event handlers (Conductor's EventHandler), whole JSON in handler; the columns are what lookups use.
 CREATE TABLE event_handlers (
@@ -338,6 +350,7 @@ CREATE TABLE instructions (
   {
     version: 9,
     name: 'search-and-archive',
+    compatibleFrom: 9,
     sql: `
 -- Task search (GET /api/tasks/search) served from indexes: by type, status and run name, each
 -- ordered by update time so the default sort walks the index and stops at the page, and by
@@ -381,6 +394,7 @@ CREATE TABLE archive_claims (
   {
     version: 10,
     name: 'auth',
+    compatibleFrom: 10,
     sql: `
 -- Authentication records (applications, access keys, the token signing key) as JSON documents
 -- keyed by kind and id: few rows, read by id, so one small table serves them all.
@@ -407,6 +421,7 @@ CREATE INDEX run_actions_workflow ON run_actions (workflow_id, seq);
   {
     version: 11,
     name: 'lock-is-response-deadline',
+    compatibleFrom: 11,
     sql: `
 -- A message's lock is its response deadline: the timer loop sweeps lapsed locks (queue_messages_locked)
 -- instead of one RESPONSE_TIMEOUT timer row armed and deleted per hand-out, and the claim never takes a
@@ -426,6 +441,19 @@ CREATE INDEX queue_messages_visible ON queue_messages (queue_name, visible_at)
   WHERE NOT dead_lettered AND locked_until IS NULL;
 CREATE INDEX queue_messages_locked ON queue_messages (locked_until)
   WHERE NOT dead_lettered AND locked_until IS NOT NULL;
+`,
+  },
+  {
+    version: 13,
+    name: 'schema-compatibility',
+    compatibleFrom: 11,
+    sql: `
+-- Rolling upgrades: each step records the oldest schema whose code keeps working with it, so a
+-- node of an earlier release can tell whether it may start on a newer schema (schema-versions.ts).
+-- Expand-only: a nullable column that no earlier release reads or writes.
+ALTER TABLE schema_migrations ADD COLUMN compatible_from INTEGER;
+-- The steps before this one declared nothing: each needs a node that knows it.
+UPDATE schema_migrations SET compatible_from = version;
 `,
   },
 ];

@@ -9,7 +9,8 @@ import { CoalescingNotifier } from './notifier.js';
 import { LISTENER_NAME, QUEUE_CHANNEL, QueueListener } from './queue-listener.js';
 import { PeerPresence } from './peer-presence.js';
 import { type RetryOptions, withRetry } from './retry.js';
-import { type Migration, TxState, checkMigrationList, newerSchemaError } from '../sql-common.js';
+import { type Migration, TxState } from '../sql-common.js';
+import { checkMigrationList, pendingMigrations } from '../schema-versions.js';
 import type { Store, TransactionOptions, Tx } from '../store.js';
 import { GroupCommit } from './group-commit.js';
 
@@ -142,13 +143,12 @@ export class PostgresStore implements Store {
       `CREATE TABLE IF NOT EXISTS schema_migrations (
          version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`,
     );
-    const { rows } = await client.query<{ v: number | null }>(
-      'SELECT max(version) AS v FROM schema_migrations',
+    // SELECT *: compatible_from exists only once the step that adds it has run.
+    const { rows } = await client.query<{ version: number; compatible_from?: number | null }>(
+      'SELECT * FROM schema_migrations',
     );
-    const current = rows[0]?.v ?? 0;
-    const known = this.migrations.length;
-    if (current > known) throw newerSchemaError('PostgreSQL', current, known);
-    for (const m of this.migrations.slice(current)) {
+    const applied = rows.map((r) => ({ version: r.version, compatibleFrom: r.compatible_from ?? null }));
+    for (const m of pendingMigrations('PostgreSQL', this.migrations, applied)) {
       await client.query('BEGIN');
       try {
         await client.query(m.sql);
@@ -157,6 +157,12 @@ export class PostgresStore implements Store {
            VALUES ($1, $2, (extract(epoch FROM clock_timestamp()) * 1000)::bigint)`,
           [m.version, m.name],
         );
+        const { fields } = await client.query('SELECT * FROM schema_migrations LIMIT 0');
+        if (fields.some((f) => f.name === 'compatible_from'))
+          await client.query('UPDATE schema_migrations SET compatible_from = $2 WHERE version = $1', [
+            m.version,
+            m.compatibleFrom,
+          ]);
         await client.query('COMMIT');
       } catch (err) {
         await client.query('ROLLBACK').catch(() => {});

@@ -4,7 +4,8 @@ import { type SqliteConnection, openConnection } from './connection.js';
 import { AsyncMutex } from './mutex.js';
 import { SqliteTx } from './sqlite-tx.js';
 import { WalSync } from './wal-sync.js';
-import { type Migration, TxState, checkMigrationList, newerSchemaError } from '../sql-common.js';
+import { type Migration, TxState } from '../sql-common.js';
+import { checkMigrationList, pendingMigrations } from '../schema-versions.js';
 import type { Store, TransactionOptions, Tx } from '../store.js';
 
 export interface SqliteStoreOptions {
@@ -88,15 +89,21 @@ export class SqliteStore implements Store {
         `CREATE TABLE IF NOT EXISTS schema_migrations (
            version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT`,
       );
-      const known = this.migrations.length;
       for (;;) {
-        // Re-read the version inside each write transaction: another process may have migrated.
+        // Re-read the schema inside each write transaction: another process may have migrated.
         c.db.exec('BEGIN IMMEDIATE');
         try {
-          const current =
-            c.get<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations')?.v ?? 0;
-          if (current > known) throw newerSchemaError('SQLite', current, known);
-          const next = this.migrations[current];
+          // SELECT *: compatible_from exists only once the step that adds it has run.
+          // Prepared afresh (not from the statement cache): the step may change the table's columns.
+          const rows = c.db.prepare('SELECT * FROM schema_migrations').all() as Array<{
+            version: number;
+            compatible_from?: number | null;
+          }>;
+          const applied = rows.map((r) => ({
+            version: r.version,
+            compatibleFrom: r.compatible_from ?? null,
+          }));
+          const next = pendingMigrations('SQLite', this.migrations, applied)[0];
           if (next === undefined) {
             c.db.exec('COMMIT');
             return;
@@ -114,6 +121,13 @@ export class SqliteStore implements Store {
             next.version,
             next.name,
           );
+          const columns = c.db.prepare('SELECT * FROM schema_migrations LIMIT 0').columns();
+          if (columns.some((col) => col.name === 'compatible_from'))
+            c.run(
+              'UPDATE schema_migrations SET compatible_from = ? WHERE version = ?',
+              next.compatibleFrom,
+              next.version,
+            );
           c.db.exec('COMMIT');
           this.walSync?.committed();
         } catch (err) {
