@@ -116,7 +116,9 @@ const Box = memo(function Box({ data }: NodeProps<Node<BoxData>>) {
   );
 });
 
-const MIN_READABLE_ZOOM = 0.55;
+/** Below this, a whole drawing is too small to read: a readable part of it is shown instead. */
+const MIN_FIT_ZOOM = 0.3;
+const READABLE_ZOOM = 0.55;
 const MAX_ZOOM = 1.1;
 const MARGIN = 24;
 
@@ -148,12 +150,12 @@ function Framer({
       let zoom: number;
       let x: number;
       let y: number;
-      if (fit >= MIN_READABLE_ZOOM) {
+      if (fit >= MIN_FIT_ZOOM) {
         zoom = Math.min(fit, MAX_ZOOM);
         x = (width - placed.width * zoom) / 2;
         y = (height - placed.height * zoom) / 2;
       } else {
-        zoom = MIN_READABLE_ZOOM;
+        zoom = READABLE_ZOOM;
         const at = focus ? placed.positions[focus] : undefined;
         const box = focus ? flow.getNode(focus) : undefined;
         const size = box ? boxSize(box.data.box) : { width: 0, height: 0 };
@@ -398,6 +400,7 @@ export function Diagram(props: {
       data-testid="diagram"
       data-laid-out={placed ? 'yes' : 'no'}
       data-direction={placed?.direction}
+      data-extent={placed && `${Math.round(placed.width)}x${Math.round(placed.height)}`}
     >
       {error && <div className="alert alert-error">The diagram could not be laid out: {error}</div>}
       {placed && (

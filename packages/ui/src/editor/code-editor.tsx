@@ -14,7 +14,7 @@ export function CodeEditor(props: JsonCodeEditorProps) {
       fallback={
         <textarea
           className="code editor"
-          aria-label={`${props.label} (loading the editor)`}
+          aria-label="Loading the editor…"
           value={props.value}
           onChange={(e) => props.onChange(e.target.value)}
           style={{ height: props.height ?? 480 }}

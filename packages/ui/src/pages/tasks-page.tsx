@@ -149,9 +149,9 @@ export function TasksPage() {
     navigate(`/tasks${next.toString() ? `?${next.toString()}` : ''}`, { replace: true });
   };
 
-  const onSubmit = (e: FormEvent<HTMLFormElement>) => {
-    e.preventDefault();
-    const form = new FormData(e.currentTarget);
+  /** Searches with what the form holds, `patch` on top (a preset's status and order). */
+  const apply = (el: HTMLFormElement, patch: Record<string, string> = {}) => {
+    const form = new FormData(el);
     const field = (name: string): string => {
       const v = form.get(name);
       return typeof v === 'string' ? v.trim() : '';
@@ -166,7 +166,12 @@ export function TasksPage() {
       to: field('to'),
       idle: field('idle'),
       status: statuses.join(','),
+      ...patch,
     });
+  };
+  const onSubmit = (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    apply(e.currentTarget);
   };
 
   // A worker filter is applied here, to the newest WORKER_SCAN matches of the other filters.
@@ -242,7 +247,7 @@ export function TasksPage() {
             </label>
           ))}
         </fieldset>
-        <div className="filter-actions">
+        <div className="filter-actions wide">
           <button type="submit" className="btn btn-primary">
             Search
           </button>
@@ -250,7 +255,9 @@ export function TasksPage() {
             type="button"
             className="btn"
             title="Scheduled or in progress"
-            onClick={() => setParams({ status: OPEN, sort: 'updateTime:ASC' })}
+            onClick={(e) => {
+              if (e.currentTarget.form) apply(e.currentTarget.form, { status: OPEN, sort: 'updateTime:ASC' });
+            }}
           >
             Open tasks, longest untouched first
           </button>
