@@ -172,7 +172,7 @@ describe('web UI in Chromium', () => {
           (d) =>
             `${d.getAttribute('data-direction')} ${d.getAttribute('data-extent')} ${d.getAttribute('data-fitted')}`,
         );
-      await shot(name || 'frame-run');
+      if (name) await shot(name);
       const boxes = await page.locator('.react-flow__node').evaluateAll((els) =>
         els.map((e) => {
           const r = e.getBoundingClientRect();

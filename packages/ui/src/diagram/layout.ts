@@ -55,11 +55,11 @@ export async function layout(graph: DiagramGraph, direction: 'DOWN' | 'RIGHT' = 
     layoutOptions: {
       'elk.algorithm': 'layered',
       'elk.direction': direction,
-      'elk.layered.spacing.nodeNodeBetweenLayers': '44',
+      'elk.layered.spacing.nodeNodeBetweenLayers': '30',
       'elk.spacing.nodeNode': '28',
       'elk.spacing.edgeNode': '18',
       'elk.spacing.edgeEdge': '14',
-      'elk.layered.spacing.edgeNodeBetweenLayers': '18',
+      'elk.layered.spacing.edgeNodeBetweenLayers': '12',
       'elk.layered.nodePlacement.strategy': 'BRANDES_KOEPF',
       'elk.layered.crossingMinimization.strategy': 'LAYER_SWEEP',
       'elk.layered.cycleBreaking.strategy': 'MODEL_ORDER',

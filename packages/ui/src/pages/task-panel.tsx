@@ -49,9 +49,10 @@ function skeletonOf(schema: unknown, depth = 0): unknown {
     enum?: unknown;
   };
   if (s.default !== undefined) return s.default;
-  if (Array.isArray(s.examples) && s.examples.length > 0) return s.examples[0];
-  if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[0];
-  const type = Array.isArray(s.type) ? s.type[0] : s.type;
+  const first = (list: unknown): unknown => (Array.isArray(list) ? (list as unknown[])[0] : undefined);
+  if (first(s.examples) !== undefined) return first(s.examples);
+  if (first(s.enum) !== undefined) return first(s.enum);
+  const type = Array.isArray(s.type) ? first(s.type) : s.type;
   if (type === 'object' || (type === undefined && typeof s.properties === 'object')) {
     const out: Record<string, unknown> = {};
     if (typeof s.properties === 'object' && s.properties !== null)
