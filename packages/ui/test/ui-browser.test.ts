@@ -292,6 +292,14 @@ describe('web UI in Chromium', () => {
     await shot('tasks');
     await page.getByRole('button', { name: 'Next →' }).click();
     await count.getByText(`26–${open.totalHits} of ${open.totalHits} tasks`).waitFor();
+    // None of them has been untouched for an hour yet; all of them for a moment.
+    await page.getByLabel('Untouched for (min)').fill('60');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await count.getByText('no tasks match').waitFor();
+    assert.equal(await page.getByRole('alert').count(), 0);
+    await page.getByLabel('Untouched for (min)').fill('0.001');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await count.getByText(`1–25 of ${open.totalHits} tasks`).waitFor();
 
     // By worker and free text (the order's input): the one charge task, linked to its run.
     await page.getByRole('button', { name: 'Clear' }).click();

@@ -236,7 +236,15 @@ export function TasksPage() {
         </div>
         <div className="field">
           <label htmlFor="t-idle">Untouched for (min)</label>
-          <input id="t-idle" name="idle" type="number" min={0} defaultValue={p.idle} placeholder="any" />
+          <input
+            id="t-idle"
+            name="idle"
+            type="number"
+            min={0}
+            step="any"
+            defaultValue={p.idle}
+            placeholder="any"
+          />
         </div>
         <fieldset className="statuses">
           <legend>Status</legend>
