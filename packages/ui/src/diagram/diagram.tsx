@@ -279,21 +279,31 @@ function useFrameSize(frame: RefObject<HTMLDivElement | null>): { width: number;
   return size;
 }
 
+type Layouts = { DOWN: Placed; RIGHT: Placed; WRAPPED: Placed };
+
+/** The frame's shape, coarsely: a long drawing is cut into columns again only when it changes much. */
+function aspectOf(frame: { width: number; height: number }): number | undefined {
+  if (frame.width === 0 || frame.height === 0) return undefined;
+  return Math.round((frame.width / frame.height) * 4) / 4;
+}
+
 /**
- * Of the drawing laid out top to bottom and left to right, the one that shows bigger in this
- * frame: a long sequence in a wide frame reads left to right, a branchy one top to bottom, and
- * neither leaves empty bands around a tiny picture.
+ * Of the drawing laid out top to bottom, left to right, and top to bottom cut into columns to
+ * the frame's shape, the one that shows biggest in this frame: a long sequence in a wide frame
+ * reads in columns, a short one top to bottom, and none leaves empty bands around a tiny
+ * picture. Top to bottom, as the definition reads, unless another is clearly bigger.
  */
 function pickLayout(
-  layouts: { DOWN: Placed; RIGHT: Placed } | undefined,
+  layouts: Layouts | undefined,
   frame: { width: number; height: number },
 ): Placed | undefined {
   if (!layouts) return undefined;
   if (frame.width === 0 || frame.height === 0) return layouts.DOWN;
   const scale = (p: Placed) =>
     Math.min(MAX_ZOOM, (frame.width - 2 * MARGIN) / p.width, (frame.height - 2 * MARGIN) / p.height);
-  // Left to right only when it is clearly better: top to bottom is how the definition reads.
-  return scale(layouts.RIGHT) > scale(layouts.DOWN) * 1.1 ? layouts.RIGHT : layouts.DOWN;
+  let best = layouts.DOWN;
+  for (const other of [layouts.WRAPPED, layouts.RIGHT]) if (scale(other) > scale(best) * 1.15) best = other;
+  return best;
 }
 
 const nodeTypes = { box: Box };
@@ -313,7 +323,8 @@ export function Diagram(props: {
   const frame = useRef<HTMLDivElement>(null);
   const frameSize = useFrameSize(frame);
   const focus = useMemo(() => focusOf(graph, props.selectedRef), [graph, props.selectedRef]);
-  const [layouts, setLayouts] = useState<{ DOWN: Placed; RIGHT: Placed }>();
+  const [layouts, setLayouts] = useState<Layouts>();
+  const aspect = aspectOf(frameSize);
   const [error, setError] = useState<string | undefined>();
   // Re-layout only when the shape changes, not when a state colour does.
   const shape = useMemo(
@@ -325,10 +336,11 @@ export function Diagram(props: {
   );
   useEffect(() => {
     let live = true;
-    Promise.all([layout(graph, 'DOWN'), layout(graph, 'RIGHT')]).then(
-      ([DOWN, RIGHT]) => {
+    if (aspect === undefined) return undefined;
+    Promise.all([layout(graph, 'DOWN'), layout(graph, 'RIGHT'), layout(graph, 'DOWN', aspect)]).then(
+      ([DOWN, RIGHT, WRAPPED]) => {
         if (live) {
-          setLayouts({ DOWN, RIGHT });
+          setLayouts({ DOWN, RIGHT, WRAPPED });
           setError(undefined);
         }
       },
@@ -337,8 +349,8 @@ export function Diagram(props: {
     return () => {
       live = false;
     };
-    // Laid out again only when the shape changes (graph is read at that moment).
-  }, [shape]);
+    // Laid out again only when the shape or the frame's shape changes (graph is read then).
+  }, [shape, aspect]);
   const placed = pickLayout(layouts, frameSize);
   const horizontal = placed?.direction === 'RIGHT';
 
@@ -399,14 +411,14 @@ export function Diagram(props: {
       style={{ height: props.height ?? 520 }}
       data-testid="diagram"
       data-laid-out={placed ? 'yes' : 'no'}
-      data-direction={placed?.direction}
+      data-direction={placed && `${placed.direction}${placed.wrapped ? ' wrapped' : ''}`}
       data-extent={placed && `${Math.round(placed.width)}x${Math.round(placed.height)}`}
     >
       {error && <div className="alert alert-error">The diagram could not be laid out: {error}</div>}
       {placed && (
         <ReactFlowProvider>
           <ReactFlow
-            key={`${shape}/${placed.direction}`}
+            key={`${shape}/${placed.direction}/${placed.wrapped ? aspect : ''}`}
             nodes={nodes}
             edges={edges}
             nodeTypes={nodeTypes}

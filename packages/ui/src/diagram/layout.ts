@@ -37,6 +37,8 @@ export interface Positions {
 /** A placed drawing: each box's corner, each arrow's route, and the extent of the whole. */
 export interface Placed {
   direction: 'DOWN' | 'RIGHT';
+  /** Laid out top to bottom in columns side by side, cut to the frame's shape. */
+  wrapped: boolean;
   positions: Positions;
   /** Each edge's route from ELK: start, bends, end. */
   routes: { [edgeId: string]: Point[] };
@@ -49,7 +51,12 @@ export interface Placed {
  * the other arrows; the boxes are ordered as the definition lists them (model order), so the
  * edges that go back in that order, and only those, are the ones reversed to break the cycle.
  */
-export async function layout(graph: DiagramGraph, direction: 'DOWN' | 'RIGHT' = 'DOWN'): Promise<Placed> {
+export async function layout(
+  graph: DiagramGraph,
+  direction: 'DOWN' | 'RIGHT' = 'DOWN',
+  /** Cut a long drawing into columns to suit a frame of this width / height. */
+  wrapToAspect?: number,
+): Promise<Placed> {
   const root: ElkNode = {
     id: '__root',
     layoutOptions: {
@@ -67,6 +74,10 @@ export async function layout(graph: DiagramGraph, direction: 'DOWN' | 'RIGHT' = 
       'elk.layered.feedbackEdges': 'true',
       'elk.edgeRouting': 'ORTHOGONAL',
       'elk.padding': '[top=0,left=0,bottom=0,right=0]',
+      ...(wrapToAspect !== undefined && {
+        'elk.layered.wrapping.strategy': 'MULTI_EDGE',
+        'elk.aspectRatio': wrapToAspect.toFixed(2),
+      }),
     },
     children: graph.nodes.map((n) => ({ id: n.id, ...boxSize(n) })),
     edges: graph.edges.map((e) => ({ id: e.id, sources: [e.source], targets: [e.target] })),
@@ -79,5 +90,12 @@ export async function layout(graph: DiagramGraph, direction: 'DOWN' | 'RIGHT' = 
     const section = edge.sections?.[0];
     if (section) routes[edge.id] = [section.startPoint, ...(section.bendPoints ?? []), section.endPoint];
   }
-  return { direction, positions, routes, width: placed.width ?? 0, height: placed.height ?? 0 };
+  return {
+    direction,
+    wrapped: wrapToAspect !== undefined,
+    positions,
+    routes,
+    width: placed.width ?? 0,
+    height: placed.height ?? 0,
+  };
 }
