@@ -10,14 +10,18 @@ import { RunPage } from './pages/run-page';
 import { RunsPage } from './pages/runs-page';
 import { SchedulesPage } from './pages/schedules-page';
 import { TaskDefsPage } from './pages/task-defs-page';
+import { TasksPage } from './pages/tasks-page';
 import { WorkbenchPage } from './pages/workbench-page';
 import { Link, useRouter } from './router';
+import { TimeZoneSwitch } from './time/zone-switch';
+import { useTimeZoneChoice } from './time/zone';
 
 /** The shell: a header with the sections, and the page the address names. */
 
 /** Each section with the caller group whose role reading it needs (hidden without it). */
 const SECTIONS: ReadonlyArray<readonly [string, string, Group]> = [
   ['/runs', 'Runs', 'workflow'],
+  ['/tasks', 'Tasks', 'task'],
   ['/definitions', 'Definitions', 'metadata'],
   ['/taskdefs', 'Task definitions', 'metadata'],
   ['/workbench', 'Start & test', 'workflow'],
@@ -47,6 +51,8 @@ function Page() {
       if (a === 'new') return <DefinitionEditor key="new" />;
       if (a && b === 'edit') return <DefinitionEditor key={`${a}/edit`} name={decode(a)} />;
       return a ? <DefinitionPage name={decode(a)} /> : <DefinitionsPage />;
+    case 'tasks':
+      return <TasksPage />;
     case 'taskdefs':
       return a ? <TaskDefsPage name={decode(a)} /> : <TaskDefsPage />;
     case 'workbench':
@@ -76,6 +82,8 @@ export function App() {
   const { location } = useRouter();
   const [menuOpen, setMenuOpen] = useState(false);
   const { can } = useAccess();
+  // Every time on the page is formatted in the chosen zone: a change redraws the page.
+  const zone = useTimeZoneChoice();
   const current = '/' + (location.path.split('/')[1] ?? '');
   return (
     <>
@@ -114,9 +122,10 @@ export function App() {
             API
           </a>
         </nav>
+        <TimeZoneSwitch />
         <CallerBadge />
       </header>
-      <main id="main">
+      <main id="main" data-zone={zone}>
         <Page />
       </main>
     </>

@@ -12,6 +12,7 @@ import type {
   StoredTaskDef,
   TaskLog,
   TaskRecord,
+  TaskSummary,
   Workflow,
   WorkflowDef,
   WorkflowSchedule,
@@ -42,6 +43,29 @@ export function useRunSearch(search: RunSearch, live: boolean) {
   return useQuery({
     queryKey: ['runs', search],
     queryFn: () => getJson<SearchResult<WorkflowSummary>>(`/api/workflow/search${qs({ ...search })}`),
+    placeholderData: keepPreviousData,
+    refetchInterval: live ? LIVE_MS : false,
+  });
+}
+
+/** `GET /api/tasks/search`'s parameters, as the tasks page sends them. */
+export interface TaskSearch {
+  taskType?: string;
+  status?: string;
+  workflowType?: string;
+  freeText?: string;
+  from?: string;
+  to?: string;
+  query?: string;
+  sort?: string;
+  start: number;
+  size: number;
+}
+
+export function useTaskSearch(search: TaskSearch, live: boolean) {
+  return useQuery({
+    queryKey: ['task-search', search],
+    queryFn: () => getJson<SearchResult<TaskSummary>>(`/api/tasks/search${qs({ ...search })}`),
     placeholderData: keepPreviousData,
     refetchInterval: live ? LIVE_MS : false,
   });

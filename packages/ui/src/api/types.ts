@@ -9,6 +9,7 @@ export type {
   TaskLog,
   TaskRecord,
   TaskStatus,
+  TaskSummary,
   WaitingFor,
   Workflow,
   WorkflowDef,

@@ -68,6 +68,7 @@ export function JsonEditor(props: {
   onChange: (text: string) => void;
   rows?: number;
   error?: string | undefined;
+  placeholder?: string;
 }) {
   const parsed = parseObject(props.value);
   const error = props.error ?? parsed.error;
@@ -80,6 +81,7 @@ export function JsonEditor(props: {
         rows={props.rows ?? 6}
         spellCheck={false}
         value={props.value}
+        placeholder={props.placeholder}
         onChange={(e) => props.onChange(e.target.value)}
         aria-invalid={error ? true : undefined}
       />

@@ -1,5 +1,6 @@
 import {
   Background,
+  BaseEdge,
   Controls,
   Handle,
   MarkerType,
@@ -8,6 +9,7 @@ import {
   ReactFlowProvider,
   useReactFlow,
   type Edge,
+  type EdgeProps,
   type Node,
   type NodeProps,
 } from '@xyflow/react';
@@ -16,7 +18,7 @@ import { memo, useEffect, useMemo, useRef, useState, type RefObject } from 'reac
 
 import { toneOf } from '../components/status';
 import type { DiagramGraph, DiagramNode } from './graph';
-import { boxSize, layout, type Positions } from './layout';
+import { boxSize, layout, type Placed, type Point } from './layout';
 
 /**
  * The diagram of a definition or a run: boxes coloured by their state, the branch a switch took
@@ -26,6 +28,8 @@ import { boxSize, layout, type Positions } from './layout';
 
 type BoxData = {
   box: DiagramNode;
+  /** A definition's drawing: no run, so no state to show. */
+  definition: boolean;
   selected: boolean;
   horizontal: boolean;
   onOpenChild?: (id: string) => void;
@@ -63,15 +67,19 @@ const Box = memo(function Box({ data }: NodeProps<Node<BoxData>>) {
       </div>
     );
   }
-  const state = stateOf(box);
+  const state = data.definition ? undefined : stateOf(box);
   const run = box.run;
   const child = run?.latest.subWorkflowId;
   return (
     <div
-      className={`box tone-${toneOf(state)}${data.selected ? ' box-selected' : ''}`}
+      className={`box tone-${state ? toneOf(state) : 'definition'}${data.selected ? ' box-selected' : ''}`}
       data-ref={box.ref}
       data-state={state}
-      title={`${box.ref} — ${state.replace(/_/g, ' ').toLowerCase()}`}
+      title={
+        state
+          ? `${box.ref} — ${state.replace(/_/g, ' ').toLowerCase()}`
+          : `${box.ref} (${box.kind.toLowerCase()})`
+      }
     >
       <Handle type="target" position={into} isConnectable={false} />
       <div className="box-top">
@@ -97,80 +105,148 @@ const Box = memo(function Box({ data }: NodeProps<Node<BoxData>>) {
             >
               open child run →
             </button>
-          ) : (
+          ) : state ? (
             state.replace(/_/g, ' ').toLowerCase()
-          ))}
+          ) : box.label !== box.ref ? (
+            box.ref
+          ) : null)}
       </div>
       <Handle type="source" position={out} isConnectable={false} />
-      {/* A loop's way back leaves and enters on the side, clear of the forward arrows. */}
-      <Handle id="loop-out" type="source" position={Position.Right} isConnectable={false} />
-      <Handle id="loop-in" type="target" position={Position.Right} isConnectable={false} />
     </div>
   );
 });
 
-const MIN_READABLE_ZOOM = 0.8;
+/** Below this, a whole drawing is too small to read: a readable part of it is shown instead. */
+const MIN_FIT_ZOOM = 0.3;
+const READABLE_ZOOM = 0.55;
 const MAX_ZOOM = 1.1;
+const MARGIN = 24;
 
 /**
- * Frames the drawing: all of it when it fits at a readable size; otherwise a readable zoom
- * centred on the box that matters (the selected one, else the first that waits or failed), the
- * rest a pan away. Done again when the frame changes size (a rotated phone, a panel opening).
+ * Frames the drawing from its laid-out extent (known exactly, nothing to measure): all of it,
+ * centred, when it fits at a readable size; otherwise a readable zoom centred on the box that
+ * matters (the selected one, else the first that waits or failed), the rest a pan away. Done on
+ * every layout and whenever the frame changes size (a rotated phone, a panel opening). The frame
+ * says `data-fitted` once it is framed, for whoever waits for a steady picture.
  */
-function Framer({ frame, focus }: { frame: RefObject<HTMLDivElement | null>; focus: string | undefined }) {
+function Framer({
+  frame,
+  placed,
+  focus,
+}: {
+  frame: RefObject<HTMLDivElement | null>;
+  placed: Placed;
+  focus: string | undefined;
+}) {
   const flow = useReactFlow<Node<BoxData>>();
   useEffect(() => {
     const el = frame.current;
     if (!el) return undefined;
     const place = () => {
-      const nodes = flow.getNodes();
-      if (nodes.length === 0 || el.clientWidth === 0) return;
-      // Sizes are known from the layout; the measured ones may not be there yet.
-      const size = (n: Node<BoxData>) => boxSize(n.data.box);
-      const x0 = Math.min(...nodes.map((n) => n.position.x));
-      const y0 = Math.min(...nodes.map((n) => n.position.y));
-      const bounds = {
-        x: x0,
-        y: y0,
-        width: Math.max(...nodes.map((n) => n.position.x + size(n).width)) - x0,
-        height: Math.max(...nodes.map((n) => n.position.y + size(n).height)) - y0,
-      };
-      const fit = Math.min(el.clientWidth / (bounds.width + 80), el.clientHeight / (bounds.height + 80));
-      if (fit >= MIN_READABLE_ZOOM) {
-        void flow.fitView({ padding: 0.12, maxZoom: MAX_ZOOM });
-        return;
+      const width = el.clientWidth;
+      const height = el.clientHeight;
+      if (width === 0 || height === 0) return;
+      const fit = Math.min((width - 2 * MARGIN) / placed.width, (height - 2 * MARGIN) / placed.height);
+      let zoom: number;
+      let x: number;
+      let y: number;
+      if (fit >= MIN_FIT_ZOOM) {
+        zoom = Math.min(fit, MAX_ZOOM);
+        x = (width - placed.width * zoom) / 2;
+        y = (height - placed.height * zoom) / 2;
+      } else {
+        zoom = READABLE_ZOOM;
+        const at = focus ? placed.positions[focus] : undefined;
+        const box = focus ? flow.getNode(focus) : undefined;
+        const size = box ? boxSize(box.data.box) : { width: 0, height: 0 };
+        // Centre on the box that matters (or the start of the drawing), never past its edges.
+        const cx = at ? at.x + size.width / 2 : placed.direction === 'RIGHT' ? 0 : placed.width / 2;
+        const cy = at ? at.y + size.height / 2 : placed.direction === 'RIGHT' ? placed.height / 2 : 0;
+        const clamp = (want: number, frameSize: number, extent: number): number =>
+          extent * zoom + 2 * MARGIN <= frameSize
+            ? (frameSize - extent * zoom) / 2
+            : Math.min(MARGIN, Math.max(frameSize - MARGIN - extent * zoom, want));
+        x = clamp(width / 2 - cx * zoom, width, placed.width);
+        y = clamp(height / 2 - cy * zoom, height, placed.height);
       }
-      const zoom = MIN_READABLE_ZOOM;
-      const target = nodes.find((n) => n.id === focus);
-      // Centre on the box that matters (or the top of the drawing), but never show empty space
-      // beyond the drawing's edges when it is bigger than the frame.
-      const cx = target ? target.position.x + size(target).width / 2 : bounds.x + bounds.width / 2;
-      const cy = target ? target.position.y + size(target).height / 2 : bounds.y;
-      const clamp = (want: number, frameSize: number, start: number, extent: number): number => {
-        if (extent * zoom + 48 <= frameSize) return frameSize / 2 - (start + extent / 2) * zoom;
-        return Math.min(24 - start * zoom, Math.max(frameSize - 24 - (start + extent) * zoom, want));
-      };
-      const x = clamp(el.clientWidth / 2 - cx * zoom, el.clientWidth, bounds.x, bounds.width);
-      const y = clamp(el.clientHeight / 2 - cy * zoom, el.clientHeight, bounds.y, bounds.height);
       void flow.setViewport({ x, y, zoom });
+      el.dataset.fitted = `${Math.round(x)},${Math.round(y)},${zoom.toFixed(3)}`;
     };
-    const first = window.setTimeout(place, 60);
-    let timer: number | undefined;
-    const observer =
-      typeof ResizeObserver === 'undefined'
-        ? undefined
-        : new ResizeObserver(() => {
-            window.clearTimeout(timer);
-            timer = window.setTimeout(place, 60);
-          });
-    observer?.observe(el);
-    return () => {
-      observer?.disconnect();
-      window.clearTimeout(first);
-      window.clearTimeout(timer);
-    };
-  }, [flow, frame, focus]);
+    place();
+    if (typeof ResizeObserver === 'undefined') return undefined;
+    const observer = new ResizeObserver(() => place());
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [flow, frame, placed, focus]);
   return null;
+}
+
+/** An arrow along the route ELK gave it, its corners rounded; the label on its middle leg. */
+function RouteEdge(props: EdgeProps<Edge<{ route: Point[] }>>) {
+  const route = props.data?.route;
+  const points: Point[] =
+    route && route.length >= 2
+      ? route
+      : [
+          { x: props.sourceX, y: props.sourceY },
+          { x: props.targetX, y: props.targetY },
+        ];
+  const path = roundedPath(points, 8);
+  const mid = labelPoint(points);
+  return (
+    <BaseEdge
+      id={props.id}
+      path={path}
+      {...(props.markerEnd !== undefined && { markerEnd: props.markerEnd })}
+      {...(props.style !== undefined && { style: props.style })}
+      label={props.label}
+      labelX={mid.x}
+      labelY={mid.y}
+      labelBgPadding={[4, 2]}
+      labelBgBorderRadius={4}
+    />
+  );
+}
+
+function roundedPath(points: readonly Point[], radius: number): string {
+  const first = points[0];
+  if (!first) return '';
+  let d = `M ${first.x} ${first.y}`;
+  for (let i = 1; i < points.length - 1; i++) {
+    const prev = points[i - 1]!;
+    const at = points[i]!;
+    const next = points[i + 1]!;
+    const inLen = Math.hypot(at.x - prev.x, at.y - prev.y);
+    const outLen = Math.hypot(next.x - at.x, next.y - at.y);
+    const r = Math.min(radius, inLen / 2, outLen / 2);
+    const a = {
+      x: at.x - ((at.x - prev.x) / (inLen || 1)) * r,
+      y: at.y - ((at.y - prev.y) / (inLen || 1)) * r,
+    };
+    const b = {
+      x: at.x + ((next.x - at.x) / (outLen || 1)) * r,
+      y: at.y + ((next.y - at.y) / (outLen || 1)) * r,
+    };
+    d += ` L ${a.x} ${a.y} Q ${at.x} ${at.y} ${b.x} ${b.y}`;
+  }
+  const last = points[points.length - 1]!;
+  return `${d} L ${last.x} ${last.y}`;
+}
+
+/** The middle of the route's longest leg: where a label has room. */
+function labelPoint(points: readonly Point[]): Point {
+  let best = { x: points[0]?.x ?? 0, y: points[0]?.y ?? 0 };
+  let bestLen = -1;
+  for (let i = 1; i < points.length; i++) {
+    const a = points[i - 1]!;
+    const b = points[i]!;
+    const len = Math.hypot(b.x - a.x, b.y - a.y);
+    if (len > bestLen) {
+      bestLen = len;
+      best = { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
+    }
+  }
+  return best;
 }
 
 /** The box to frame in a big drawing: the selected one, else the first that waits or failed. */
@@ -182,37 +258,73 @@ function focusOf(graph: DiagramGraph, selectedRef: string | undefined): string |
   return (failed ?? open)?.id;
 }
 
-/** Wide frames read left to right; narrow ones (a phone) top to bottom. */
-function useDirection(frame: RefObject<HTMLDivElement | null>): 'RIGHT' | 'DOWN' {
-  const [direction, setDirection] = useState<'RIGHT' | 'DOWN'>('RIGHT');
+/** The frame's size, followed as it changes. */
+function useFrameSize(frame: RefObject<HTMLDivElement | null>): { width: number; height: number } {
+  const [size, setSize] = useState({ width: 0, height: 0 });
   useEffect(() => {
     const el = frame.current;
     if (!el) return undefined;
-    const pick = () => setDirection(el.clientWidth >= 1100 ? 'RIGHT' : 'DOWN');
-    pick();
+    const read = () =>
+      setSize((s) =>
+        s.width === el.clientWidth && s.height === el.clientHeight
+          ? s
+          : { width: el.clientWidth, height: el.clientHeight },
+      );
+    read();
     if (typeof ResizeObserver === 'undefined') return undefined;
-    const observer = new ResizeObserver(pick);
+    const observer = new ResizeObserver(read);
     observer.observe(el);
     return () => observer.disconnect();
   }, [frame]);
-  return direction;
+  return size;
+}
+
+type Layouts = { DOWN: Placed; RIGHT: Placed; WRAPPED: Placed };
+
+/** The frame's shape, coarsely: a long drawing is cut into columns again only when it changes much. */
+function aspectOf(frame: { width: number; height: number }): number | undefined {
+  if (frame.width === 0 || frame.height === 0) return undefined;
+  return Math.round((frame.width / frame.height) * 4) / 4;
+}
+
+/**
+ * Of the drawing laid out top to bottom, left to right, and top to bottom cut into columns to
+ * the frame's shape, the one that shows biggest in this frame: a long sequence in a wide frame
+ * reads in columns, a short one top to bottom, and none leaves empty bands around a tiny
+ * picture. Top to bottom, as the definition reads, unless another is clearly bigger.
+ */
+function pickLayout(
+  layouts: Layouts | undefined,
+  frame: { width: number; height: number },
+): Placed | undefined {
+  if (!layouts) return undefined;
+  if (frame.width === 0 || frame.height === 0) return layouts.DOWN;
+  const scale = (p: Placed) =>
+    Math.min(MAX_ZOOM, (frame.width - 2 * MARGIN) / p.width, (frame.height - 2 * MARGIN) / p.height);
+  let best = layouts.DOWN;
+  for (const other of [layouts.WRAPPED, layouts.RIGHT]) if (scale(other) > scale(best) * 1.15) best = other;
+  return best;
 }
 
 const nodeTypes = { box: Box };
+const edgeTypes = { route: RouteEdge };
 
 export function Diagram(props: {
   graph: DiagramGraph;
+  /** A definition, not a run: the boxes show no state. */
+  definition?: boolean;
   selectedRef?: string | undefined;
   onSelect?: (box: DiagramNode) => void;
   onOpenChild?: (id: string) => void;
   height?: number | string;
 }) {
   const { graph } = props;
+  const definition = props.definition ?? false;
   const frame = useRef<HTMLDivElement>(null);
-  const direction = useDirection(frame);
-  const horizontal = direction === 'RIGHT';
+  const frameSize = useFrameSize(frame);
   const focus = useMemo(() => focusOf(graph, props.selectedRef), [graph, props.selectedRef]);
-  const [positions, setPositions] = useState<Positions | undefined>();
+  const [layouts, setLayouts] = useState<Layouts>();
+  const aspect = aspectOf(frameSize);
   const [error, setError] = useState<string | undefined>();
   // Re-layout only when the shape changes, not when a state colour does.
   const shape = useMemo(
@@ -224,10 +336,11 @@ export function Diagram(props: {
   );
   useEffect(() => {
     let live = true;
-    layout(graph, direction).then(
-      (p) => {
+    if (aspect === undefined) return undefined;
+    Promise.all([layout(graph, 'DOWN'), layout(graph, 'RIGHT'), layout(graph, 'DOWN', aspect)]).then(
+      ([DOWN, RIGHT, WRAPPED]) => {
         if (live) {
-          setPositions(p);
+          setLayouts({ DOWN, RIGHT, WRAPPED });
           setError(undefined);
         }
       },
@@ -236,17 +349,20 @@ export function Diagram(props: {
     return () => {
       live = false;
     };
-    // Laid out again only when the shape or the direction changes (graph is read at that moment).
-  }, [shape, direction]);
+    // Laid out again only when the shape or the frame's shape changes (graph is read then).
+  }, [shape, aspect]);
+  const placed = pickLayout(layouts, frameSize);
+  const horizontal = placed?.direction === 'RIGHT';
 
   const nodes: Node<BoxData>[] = useMemo(
     () =>
       graph.nodes.map((box) => ({
         id: box.id,
         type: 'box',
-        position: positions?.[box.id] ?? { x: 0, y: 0 },
+        position: placed?.positions[box.id] ?? { x: 0, y: 0 },
         data: {
           box,
+          definition,
           selected: props.selectedRef !== undefined && props.selectedRef === box.ref,
           horizontal,
           ...(props.onOpenChild && { onOpenChild: props.onOpenChild }),
@@ -257,9 +373,9 @@ export function Diagram(props: {
         initialHeight: boxSize(box).height,
         draggable: false,
         connectable: false,
-        ariaLabel: `${box.label}: ${stateOf(box).toLowerCase()}`,
+        ariaLabel: definition ? box.label : `${box.label}: ${stateOf(box).toLowerCase()}`,
       })),
-    [graph, positions, horizontal, props.selectedRef, props.onOpenChild],
+    [graph, placed, horizontal, definition, props.selectedRef, props.onOpenChild],
   );
   const edges: Edge[] = useMemo(
     () =>
@@ -268,18 +384,14 @@ export function Diagram(props: {
         source: e.source,
         target: e.target,
         ...(e.label !== undefined && { label: e.label }),
-        type: e.back ? 'smoothstep' : 'default',
-        ...(e.back && {
-          sourceHandle: 'loop-out',
-          targetHandle: 'loop-in',
-          pathOptions: { offset: 28, borderRadius: 10 },
-        }),
+        type: 'route',
+        data: { route: placed?.routes[e.id] ?? [] },
         animated: false,
         className: e.taken ? 'edge-taken' : e.back ? 'edge-back' : undefined,
         markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16 },
         focusable: false,
       })),
-    [graph],
+    [graph, placed],
   );
 
   return (
@@ -298,16 +410,19 @@ export function Diagram(props: {
       className="diagram"
       style={{ height: props.height ?? 520 }}
       data-testid="diagram"
-      data-laid-out={positions ? 'yes' : 'no'}
+      data-laid-out={placed ? 'yes' : 'no'}
+      data-direction={placed && `${placed.direction}${placed.wrapped ? ' wrapped' : ''}`}
+      data-extent={placed && `${Math.round(placed.width)}x${Math.round(placed.height)}`}
     >
       {error && <div className="alert alert-error">The diagram could not be laid out: {error}</div>}
-      {positions && (
+      {placed && (
         <ReactFlowProvider>
           <ReactFlow
-            key={`${shape}/${direction}`}
+            key={`${shape}/${placed.direction}/${placed.wrapped ? aspect : ''}`}
             nodes={nodes}
             edges={edges}
             nodeTypes={nodeTypes}
+            edgeTypes={edgeTypes}
             minZoom={0.05}
             maxZoom={2}
             onlyRenderVisibleElements={graph.nodes.length > 150}
@@ -318,11 +433,11 @@ export function Diagram(props: {
           >
             <Background gap={20} size={1} color="#e5e7eb" />
             <Controls showInteractive={false} />
-            <Framer frame={frame} focus={focus} />
+            <Framer frame={frame} placed={placed} focus={focus} />
           </ReactFlow>
         </ReactFlowProvider>
       )}
-      {!positions && !error && <div className="diagram-wait">laying out…</div>}
+      {!placed && !error && <div className="diagram-wait">laying out…</div>}
     </div>
   );
 }

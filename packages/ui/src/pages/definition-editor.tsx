@@ -7,7 +7,7 @@ import type { WorkflowDef } from '../api/types';
 import { Diagram } from '../diagram/diagram';
 import { buildGraph, type DiagramGraph } from '../diagram/graph';
 import { Link, useRouter } from '../router';
-import { Problems, useValidation } from './use-validation';
+import { useValidation, ValidatedJsonEditor } from './use-validation';
 
 /**
  * Edit or create a workflow definition as JSON. Every problem the server's validator finds is
@@ -100,7 +100,11 @@ export function DefinitionEditor({ name }: { name?: string }) {
         <div className="action-buttons">
           {name && (
             <button type="button" className="btn" disabled={!canSave} onClick={() => void save(true)}>
-              Save over v{v.parsed?.version ?? '?'}
+              {v.parseError
+                ? 'JSON does not parse'
+                : typeof v.parsed?.version === 'number'
+                  ? `Save over v${v.parsed.version}`
+                  : 'Save over (no version given)'}
             </button>
           )}
           <button
@@ -109,31 +113,21 @@ export function DefinitionEditor({ name }: { name?: string }) {
             disabled={!canSave}
             onClick={() => void save(false)}
           >
-            {name ? 'Save as new version' : 'Create'}
+            {v.parseError ? 'JSON does not parse' : name ? 'Save as new version' : 'Create'}
           </button>
         </div>
       </div>
       {saveError && <div className="alert alert-error">{saveError}</div>}
       <div className="split">
         <section className="card editor-card">
-          <label htmlFor="def-json" className="label">
+          <div className="label" aria-hidden="true">
             Definition (JSON)
-          </label>
-          <textarea
-            id="def-json"
-            className={`code editor${v.parseError || v.problems.length > 0 ? ' invalid' : ''}`}
-            spellCheck={false}
-            value={text}
-            onChange={(e) => setText(e.target.value)}
-            aria-describedby="def-problems"
-          />
-          <div id="def-problems">
-            <Problems v={v} />
           </div>
+          <ValidatedJsonEditor id="def-json" label="Definition (JSON)" text={text} onChange={setText} v={v} />
         </section>
         <section className="card">
           {graph ? (
-            <Diagram graph={graph} height={600} />
+            <Diagram graph={graph} height={600} definition />
           ) : (
             <div className="muted">The diagram appears once the JSON parses.</div>
           )}

@@ -153,7 +153,7 @@ export function DefinitionPage({ name }: { name: string }) {
       </div>
       <div className="split">
         <section className="card">
-          <Diagram graph={graph} height={560} />
+          <Diagram graph={graph} height={560} definition />
         </section>
         <section className="card">
           <JsonView label="Definition" value={def.data} maxHeight={540} />

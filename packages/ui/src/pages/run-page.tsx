@@ -7,7 +7,7 @@ import { JsonView } from '../components/json';
 import { StatusBadge, toneOf } from '../components/status';
 import { Diagram } from '../diagram/diagram';
 import { buildGraph } from '../diagram/graph';
-import { formatDuration, formatTime, relative } from '../format';
+import { formatDuration, formatTime, waitText } from '../format';
 import { Link, useRouter } from '../router';
 import { RunActions } from './run-actions';
 import { TaskPanel } from './task-panel';
@@ -43,8 +43,7 @@ function WaitingSummary({ run, onSelect }: { run: Workflow; onSelect: (ref: stri
                   {w.referenceTaskName}
                 </button>
               ) : null}{' '}
-              {w.message.replace(/^waiting: /, '')}
-              {w.until !== undefined && <span className="muted"> ({relative(w.until)})</span>}
+              {waitText(w.message.replace(/^waiting: /, ''), w.until)}
               {w.queueName && (
                 <>
                   {' '}

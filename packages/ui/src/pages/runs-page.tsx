@@ -5,7 +5,7 @@ import { ApiError, enc, qs, sendJson } from '../api/client';
 import { useDefinitions, useRunSearch, type RunSearch } from '../api/hooks';
 import { BULK_OPERATIONS, type BulkOperation, type BulkResponse, type WorkflowStatus } from '../api/types';
 import { StatusBadge } from '../components/status';
-import { formatDuration, formatTime } from '../format';
+import { formatDuration, formatTime, fromInputTime, zoneLabel } from '../format';
 import { Link, useRouter } from '../router';
 
 /**
@@ -25,10 +25,10 @@ const SORTS = [
 ] as const;
 const PAGE_SIZES = [25, 50, 100, 250];
 
+/** A time input's value, read in the zone times are shown in. */
 function toIso(local: string): string | undefined {
-  if (!local) return undefined;
-  const d = new Date(local);
-  return Number.isNaN(d.getTime()) ? undefined : d.toISOString();
+  const ms = fromInputTime(local);
+  return ms === undefined ? undefined : new Date(ms).toISOString();
 }
 
 function searchFrom(params: URLSearchParams): RunSearch & { fromLocal: string; toLocal: string } {
@@ -173,11 +173,11 @@ export function RunsPage() {
           />
         </div>
         <div className="field">
-          <label htmlFor="f-from">Started after</label>
+          <label htmlFor="f-from">Started after ({zoneLabel()})</label>
           <input id="f-from" name="from" type="datetime-local" defaultValue={search.fromLocal} />
         </div>
         <div className="field">
-          <label htmlFor="f-to">Started before</label>
+          <label htmlFor="f-to">Started before ({zoneLabel()})</label>
           <input id="f-to" name="to" type="datetime-local" defaultValue={search.toLocal} />
         </div>
         <fieldset className="statuses">
@@ -240,9 +240,21 @@ export function RunsPage() {
           role="status"
           data-testid="bulk-result"
         >
-          <strong>{bulk.op}</strong>:{' '}
-          {bulk.error ??
-            `${bulk.result?.bulkSuccessfulResults.length ?? 0} done, ${Object.keys(bulk.result?.bulkErrorResults ?? {}).length} refused`}
+          <div className="bulk-summary">
+            <span>
+              <strong>{bulk.op}</strong>:{' '}
+              {bulk.error ??
+                `${bulk.result?.bulkSuccessfulResults.length ?? 0} done, ${Object.keys(bulk.result?.bulkErrorResults ?? {}).length} refused`}
+            </span>{' '}
+            <button
+              type="button"
+              className="btn btn-small"
+              aria-label="Dismiss this result"
+              onClick={() => setBulk(undefined)}
+            >
+              Dismiss
+            </button>
+          </div>
           {bulk.result && Object.keys(bulk.result.bulkErrorResults).length > 0 && (
             <ul className="bulk-errors">
               {Object.entries(bulk.result.bulkErrorResults).map(([id, message]) => (
@@ -252,9 +264,6 @@ export function RunsPage() {
               ))}
             </ul>
           )}
-          <button type="button" className="btn-link" onClick={() => setBulk(undefined)}>
-            dismiss
-          </button>
         </div>
       )}
       {runs.error && <div className="alert alert-error">{runs.error.message}</div>}

@@ -5,7 +5,7 @@ import { enc, sendJson } from '../api/client';
 import { useTaskDefs } from '../api/hooks';
 import type { TaskDef } from '../api/types';
 import { Link, useRouter } from '../router';
-import { Problems, useValidation } from './use-validation';
+import { useValidation, ValidatedJsonEditor } from './use-validation';
 
 /** Task definitions: the list, and an editor that validates as you type. */
 
@@ -55,17 +55,17 @@ function TaskDefEditor({ name, existing }: { name: string | undefined; existing:
         </button>
       </div>
       {error && <div className="alert alert-error">{error}</div>}
-      <label htmlFor="taskdef-json" className="label">
+      <div className="label" aria-hidden="true">
         Task definition (JSON)
-      </label>
-      <textarea
+      </div>
+      <ValidatedJsonEditor
         id="taskdef-json"
-        className={`code editor${v.parseError || v.problems.length > 0 ? ' invalid' : ''}`}
-        spellCheck={false}
-        value={text}
-        onChange={(e) => setText(e.target.value)}
+        label="Task definition (JSON)"
+        text={text}
+        onChange={setText}
+        v={v}
+        height={360}
       />
-      <Problems v={v} />
     </section>
   );
 }

@@ -1,13 +1,13 @@
-import { useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
 
-import { enc, sendForText, sendJson } from '../api/client';
+import { enc, getJson, sendForText, sendJson } from '../api/client';
 import { Needs } from '../auth';
 import { usePollData, useTaskLogs } from '../api/hooks';
-import type { TaskRecord, Workflow } from '../api/types';
+import type { StoredTaskDef, TaskRecord, Workflow } from '../api/types';
 import { JsonEditor, JsonView, parseObject } from '../components/json';
 import { StatusBadge } from '../components/status';
-import { formatDuration, formatTime, relative } from '../format';
+import { formatDuration, formatTime, relative, waitText } from '../format';
 import { Link } from '../router';
 
 /**
@@ -38,9 +38,66 @@ function instructionOf(task: TaskRecord): string | undefined {
   return typeof description === 'string' && description.trim() !== '' ? description : undefined;
 }
 
+/** A JSON value of a schema's shape: each property with an empty value of its type. */
+function skeletonOf(schema: unknown, depth = 0): unknown {
+  if (typeof schema !== 'object' || schema === null || depth > 4) return null;
+  const s = schema as {
+    type?: unknown;
+    properties?: unknown;
+    default?: unknown;
+    examples?: unknown;
+    enum?: unknown;
+  };
+  if (s.default !== undefined) return s.default;
+  const first = (list: unknown): unknown => (Array.isArray(list) ? (list as unknown[])[0] : undefined);
+  if (first(s.examples) !== undefined) return first(s.examples);
+  if (first(s.enum) !== undefined) return first(s.enum);
+  const type = Array.isArray(s.type) ? first(s.type) : s.type;
+  if (type === 'object' || (type === undefined && typeof s.properties === 'object')) {
+    const out: Record<string, unknown> = {};
+    if (typeof s.properties === 'object' && s.properties !== null)
+      for (const [k, v] of Object.entries(s.properties)) out[k] = skeletonOf(v, depth + 1);
+    return out;
+  }
+  if (type === 'string') return '';
+  if (type === 'number' || type === 'integer') return 0;
+  if (type === 'boolean') return false;
+  if (type === 'array') return [];
+  return null;
+}
+
+/**
+ * The output a task is expected to give, when its definition says: the task definition's
+ * outputSchema (embedded in the workflow or registered), else its outputKeys.
+ */
+function useExpectedOutput(task: TaskRecord): { shape: string; source: string } | undefined {
+  const embedded = task.workflowTask.taskDefinition;
+  const registered = useQuery({
+    queryKey: ['taskdef', task.taskDefName],
+    queryFn: () => getJson<StoredTaskDef>(`/api/metadata/taskdefs/${enc(task.taskDefName)}`),
+    enabled: embedded === undefined && task.taskDefName !== '',
+    retry: false,
+  });
+  const def = embedded ?? registered.data;
+  if (!def) return undefined;
+  if (def.outputSchema && typeof def.outputSchema === 'object') {
+    return {
+      shape: JSON.stringify(skeletonOf(def.outputSchema), null, 2),
+      source: `the outputSchema of task definition ${def.name}`,
+    };
+  }
+  if (Array.isArray(def.outputKeys) && def.outputKeys.length > 0) {
+    const shape = Object.fromEntries(def.outputKeys.map((k) => [k, null]));
+    return { shape: JSON.stringify(shape, null, 2), source: `the outputKeys of task definition ${def.name}` };
+  }
+  return undefined;
+}
+
 function CompleteForm({ run, task }: { run: Workflow; task: TaskRecord }) {
   const queryClient = useQueryClient();
-  const [output, setOutput] = useState('{\n  "approved": true\n}');
+  // Starts empty: what a person submits is what they typed, never a guess made for them.
+  const [output, setOutput] = useState('');
+  const expected = useExpectedOutput(task);
   const [status, setStatus] = useState<'COMPLETED' | 'FAILED'>('COMPLETED');
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<{ ok: boolean; text: string }>();
@@ -72,12 +129,22 @@ function CompleteForm({ run, task }: { run: Workflow; task: TaskRecord }) {
       <h3>Complete this {task.taskType === 'HUMAN' ? 'human task' : 'wait'}</h3>
       {instruction && <p className="instruction">{instruction}</p>}
       {task.waitingFor?.assignee && <p className="muted">Assigned to {task.waitingFor.assignee}</p>}
+      {expected && (
+        <div className="expected" data-testid="expected-output">
+          <div className="small muted">Expected output, from {expected.source}:</div>
+          <pre className="json">{expected.shape}</pre>
+          <button type="button" className="btn btn-small" onClick={() => setOutput(expected.shape)}>
+            Start from this shape
+          </button>
+        </div>
+      )}
       <JsonEditor
         id="complete-output"
-        label="Output (JSON, merged into the task's output)"
+        label="Output (JSON, merged into the task's output; empty for none)"
         value={output}
         onChange={setOutput}
         rows={5}
+        placeholder={expected?.shape ?? '{ "field": "value" }'}
       />
       <div className="row">
         <select
@@ -185,12 +252,7 @@ export function TaskPanel({ run, defRef, onClose }: { run: Workflow; defRef: str
           </div>
           {task.waitingFor && (
             <div className="alert alert-wait" data-testid="task-waiting">
-              {task.waitingFor.message}
-              {task.waitingFor.until !== undefined && (
-                <div className="small">
-                  until {formatTime(task.waitingFor.until)} ({relative(task.waitingFor.until)})
-                </div>
-              )}
+              {waitText(task.waitingFor.message, task.waitingFor.until)}
             </div>
           )}
           {task.reasonForIncompletion && (

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 
 import { ApiError, sendJson, type ValidationProblem } from '../api/client';
+import { CodeEditor, type EditorProblem } from '../editor/code-editor';
 
 /**
  * Checks a document against the server's validator as the user types: the JSON is parsed at
@@ -51,35 +52,33 @@ export function useValidation<T>(text: string, url: string, delayMs = 350): Vali
   return state;
 }
 
-export function Problems({ v }: { v: Validation<unknown> }) {
-  if (v.parseError) {
-    return (
-      <div className="problems" role="status" data-testid="problems">
-        <div className="problem">JSON: {v.parseError}</div>
-      </div>
-    );
-  }
-  if (v.checking)
-    return (
-      <div className="problems muted small" role="status">
-        checking…
-      </div>
-    );
-  if (v.valid) {
-    return (
-      <div className="problems ok" role="status" data-testid="problems">
-        ✓ valid
-      </div>
-    );
-  }
+/** The problems of a validation as the code editor marks them. */
+export function editorProblems(v: Validation<unknown>): EditorProblem[] {
+  if (v.parseError) return [{ message: v.parseError, parseError: true }];
+  if (v.checking || v.valid) return [];
+  if (v.problems.length === 0) return v.message ? [{ message: v.message }] : [];
+  return v.problems.map((p) => ({ message: p.message, ...(p.path && { path: p.path }) }));
+}
+
+/** A JSON document edited in the code editor, its validation problems marked on their lines. */
+export function ValidatedJsonEditor(props: {
+  id: string;
+  label: string;
+  text: string;
+  onChange: (text: string) => void;
+  v: Validation<unknown>;
+  height?: number;
+}) {
+  const { v } = props;
   return (
-    <div className="problems" role="status" data-testid="problems">
-      {v.problems.length === 0 && v.message && <div className="problem">{v.message}</div>}
-      {v.problems.map((p, i) => (
-        <div className="problem" key={i}>
-          <span className="mono">{p.path}</span>: {p.message}
-        </div>
-      ))}
-    </div>
+    <CodeEditor
+      id={props.id}
+      label={props.label}
+      value={props.text}
+      onChange={props.onChange}
+      problems={editorProblems(v)}
+      status={v.parseError ? undefined : v.checking ? 'checking' : v.valid ? 'valid' : undefined}
+      {...(props.height !== undefined && { height: props.height })}
+    />
   );
 }

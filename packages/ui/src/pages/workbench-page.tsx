@@ -27,7 +27,8 @@ export function WorkbenchPage() {
   const def = useDefinition(name || undefined, version ? Number(version) : undefined);
   const [input, setInput] = useState('{}');
   const [correlationId, setCorrelationId] = useState('');
-  const [priority, setPriority] = useState(0);
+  // Sent as typed: a priority out of range is refused by the server, whose message is shown.
+  const [priority, setPriority] = useState('0');
   const [mocks, setMocks] = useState(MOCK_HINT);
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
@@ -52,7 +53,7 @@ export function WorkbenchPage() {
   const request = () => ({
     input: inputParsed.value ?? {},
     ...(correlationId.trim() && { correlationId: correlationId.trim() }),
-    priority,
+    ...(priority.trim() !== '' && { priority: Number(priority) }),
   });
 
   const start = async () => {
@@ -146,7 +147,7 @@ export function WorkbenchPage() {
                 min={0}
                 max={99}
                 value={priority}
-                onChange={(e) => setPriority(Math.max(0, Math.min(99, Number(e.target.value) || 0)))}
+                onChange={(e) => setPriority(e.target.value)}
               />
             </div>
           </div>
@@ -180,7 +181,7 @@ export function WorkbenchPage() {
             Run test
           </button>
           {error && (
-            <div className="alert alert-error" role="alert">
+            <div className="alert alert-error" role="alert" data-testid="form-error">
               {error}
             </div>
           )}
@@ -199,7 +200,11 @@ export function WorkbenchPage() {
               ))}
             </div>
           )}
-          {graph ? <Diagram graph={graph} height={520} /> : <div className="muted">Choose a workflow.</div>}
+          {graph ? (
+            <Diagram graph={graph} height={520} definition={!test} />
+          ) : (
+            <div className="muted">Choose a workflow.</div>
+          )}
           {test && <JsonView label="Test run output" value={test.output} />}
         </section>
       </div>

@@ -36,7 +36,8 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-export async function launchBrowser(): Promise<Browser> {
+/** `timezoneId` sets the browser's own zone (what "local time" is on the page). */
+export async function launchBrowser(opts: { timezoneId?: string } = {}): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`${CHROMIUM} is missing: install Debian's Chromium with \`apt-get install -y chromium\``);
   }
@@ -47,6 +48,7 @@ export async function launchBrowser(): Promise<Browser> {
     headless: true,
     args: CHROMIUM_ARGS,
     viewport: { width: 1280, height: 800 },
+    ...(opts.timezoneId !== undefined && { timezoneId: opts.timezoneId }),
     timeout: 60_000,
   });
   context.setDefaultTimeout(20_000);
