@@ -85,7 +85,9 @@ export function retryRejection(run: RunRecord): Rejection | undefined {
   if (run.status === 'FAILED' || run.status === 'TIMED_OUT' || run.status === 'TERMINATED') {
     const by = run.links.retried_by ?? [];
     if (by.length === 0) return undefined;
-    return conflict(`Workflow ${run.workflowId} has already been retried by ${by.join(', ')}`);
+    return conflict(
+      `Workflow ${run.workflowId} has already been retried by ${by.join(', ')}: Baton retries into a new linked run (retry_of) where Conductor continues the run in place, so follow that run`,
+    );
   }
   return conflict(
     `Workflow ${run.workflowId} is ${run.status}: only a FAILED, TIMED_OUT or TERMINATED workflow can be retried`,

@@ -42,13 +42,25 @@ export interface EventRouteDeps {
 /** `/api/event`: Conductor's EventResource, and what each handler did with each message. */
 export function eventRoutes(app: FastifyInstance, { eventHandlers }: EventRouteDeps): void {
   const tags = ['event'];
-  app.post<{ Body: EventHandler }>(
+  app.post<{ Body: EventHandler | EventHandler[] }>(
     '/api/event',
     {
-      schema: { tags, summary: 'Add an event handler (409 when the name exists)', body: eventHandlerSchema },
+      schema: {
+        tags,
+        summary:
+          'Add an event handler, or a list of them (all or nothing); 409 when a name exists, and then none is added',
+        body: {
+          anyOf: [
+            eventHandlerSchema,
+            { type: 'array', minItems: 1, maxItems: 100, items: eventHandlerSchema },
+          ],
+        },
+      },
     },
     async (req, reply) => {
-      await eventHandlers.create(req.body, actorOf(req));
+      const actor = actorOf(req);
+      if (Array.isArray(req.body)) await eventHandlers.createAll(req.body, actor);
+      else await eventHandlers.create(req.body, actor);
       return reply.code(200).send();
     },
   );

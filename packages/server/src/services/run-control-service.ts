@@ -436,12 +436,28 @@ export class RunControlService {
   private async lockOpenRun(tx: Tx, workflowId: string, what: string): Promise<RunRecord> {
     const run = await this.requireRun(tx, workflowId);
     if (isTerminalWorkflowStatus(run.status))
-      throw conflict(`Workflow ${workflowId} has ended (${run.status}): it takes no more ${what}`);
+      throw conflict(
+        `Workflow ${workflowId} has ended (${run.status}): it takes no more ${what}${successorNote(run)}`,
+      );
     return run;
   }
 }
 
 const LINK_OF = { retry: 'retry_of', restart: 'restart_of', rerun: 'rerun_of' } as const;
+
+/**
+ * For a Conductor user acting on a run that was retried, restarted or rerun: Baton made a new
+ * linked run for that, where Conductor would have continued this one in place.
+ */
+function successorNote(run: RunRecord): string {
+  const next = [
+    ...(run.links.retried_by ?? []),
+    ...(run.links.restarted_by ?? []),
+    ...(run.links.rerun_by ?? []),
+  ];
+  if (next.length === 0) return '';
+  return `; its retry, restart or rerun is the new linked run ${next.join(', ')} (Baton does not continue a run in place as Conductor does)`;
+}
 const LINK_BY = { retry: 'retried_by', restart: 'restarted_by', rerun: 'rerun_by' } as const;
 
 function throwIf(rejection: Rejection | undefined): void {

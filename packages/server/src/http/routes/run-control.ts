@@ -19,6 +19,7 @@ import {
   requiredName,
   stringMap,
   text,
+  version,
   versionOrLatest,
 } from '../bounds.js';
 import { startRequestSchema, workflowDefSchema } from '../schemas.js';
@@ -29,6 +30,23 @@ const reasonQuery = { type: 'object', properties: { reason: text } } as const;
 const SIGNAL_STATUSES = ['COMPLETED', 'FAILED', 'FAILED_WITH_TERMINAL_ERROR'] as const;
 /** Longest a synchronous execution may wait for its run. */
 const MAX_EXECUTE_WAIT_SECONDS = 300;
+
+/**
+ * The answer of retry, restart and rerun: the new run's id, as the contract says, with a header
+ * telling a Conductor user why it is not the run they acted on.
+ */
+function sendNewRun(
+  reply: FastifyReply,
+  operation: 'retry' | 'restart' | 'rerun',
+  original: string,
+  successor: string,
+): FastifyReply {
+  reply.header(
+    'X-Baton-Linked-Run',
+    `${successor} is a new run (${operation}_of ${original}): Baton does not continue a run in place as Conductor does`,
+  );
+  return sendText(reply, successor);
+}
 
 function sendText(reply: FastifyReply, text: string): FastifyReply {
   return reply.code(200).type('text/plain; charset=utf-8').send(text);
@@ -101,7 +119,8 @@ export function runControlRoutes(app: FastifyInstance, { runControl, testRuns, s
         params: idParam,
       },
     },
-    async (req, reply) => sendText(reply, await runControl.retry(req.params.workflowId)),
+    async (req, reply) =>
+      sendNewRun(reply, 'retry', req.params.workflowId, await runControl.retry(req.params.workflowId)),
   );
 
   app.post<{ Params: { workflowId: string }; Querystring: { useLatestDefinitions?: boolean } }>(
@@ -118,8 +137,10 @@ export function runControlRoutes(app: FastifyInstance, { runControl, testRuns, s
       },
     },
     async (req, reply) =>
-      sendText(
+      sendNewRun(
         reply,
+        'restart',
+        req.params.workflowId,
         await runControl.restart(req.params.workflowId, req.query.useLatestDefinitions ?? false),
       ),
   );
@@ -143,7 +164,13 @@ export function runControlRoutes(app: FastifyInstance, { runControl, testRuns, s
         },
       },
     },
-    async (req, reply) => sendText(reply, await runControl.rerun(req.params.workflowId, req.body ?? {})),
+    async (req, reply) =>
+      sendNewRun(
+        reply,
+        'rerun',
+        req.params.workflowId,
+        await runControl.rerun(req.params.workflowId, req.body ?? {}),
+      ),
   );
 
   app.put<{ Params: { workflowId: string; ref: string }; Body: SkipRequest | undefined }>(
@@ -221,13 +248,14 @@ export function runControlRoutes(app: FastifyInstance, { runControl, testRuns, s
       schema: {
         tags,
         summary:
-          'Test run: the interpreter on a throwaway store and a virtual clock, with mocked task results; answers the run with its tasks',
+          'Test run: the interpreter on a throwaway store and a virtual clock, with mocked task results; answers the run with its tasks. Runs workflowDef, or when it is absent the registered definition named by name (and version), as Conductor does',
         body: {
           type: 'object',
-          required: ['workflowDef'],
           additionalProperties: true,
           properties: {
             workflowDef: workflowDefSchema,
+            name: requiredName,
+            version,
             input: jsonObject,
             correlationId: text,
             priority,
