@@ -66,9 +66,7 @@ export function startRequestFromBody(
   const raw: JsonObject = body ?? {};
   const keys = Object.keys(raw);
   const bare = !keys.some((key) => known.has(key));
-  const request: StartWorkflowRequest = bare
-    ? { name, input: raw }
-    : ({ ...startFields(raw, name), name } as StartWorkflowRequest);
+  const request: StartWorkflowRequest = bare ? { name, input: raw } : { ...startFields(raw, name), name };
   for (const field of QUERY_FIELDS) {
     const fromQuery = query[field];
     if (fromQuery === undefined) continue;

@@ -17,6 +17,7 @@ import {
   resumeRejection,
   retryRejection,
   skipRejection,
+  successorNote,
   terminateRejection,
   type Rejection,
 } from '../engine/run-control.js';
@@ -445,19 +446,6 @@ export class RunControlService {
 
 const LINK_OF = { retry: 'retry_of', restart: 'restart_of', rerun: 'rerun_of' } as const;
 
-/**
- * For a Conductor user acting on a run that was retried, restarted or rerun: Baton made a new
- * linked run for that, where Conductor would have continued this one in place.
- */
-function successorNote(run: RunRecord): string {
-  const next = [
-    ...(run.links.retried_by ?? []),
-    ...(run.links.restarted_by ?? []),
-    ...(run.links.rerun_by ?? []),
-  ];
-  if (next.length === 0) return '';
-  return `; its retry, restart or rerun is the new linked run ${next.join(', ')} (Baton does not continue a run in place as Conductor does)`;
-}
 const LINK_BY = { retry: 'retried_by', restart: 'restarted_by', rerun: 'rerun_by' } as const;
 
 function throwIf(rejection: Rejection | undefined): void {

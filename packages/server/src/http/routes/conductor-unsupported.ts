@@ -72,6 +72,21 @@ const UNSUPPORTED: ReadonlyArray<{ methods: HTTPMethods[]; url: string; feature:
     url: '/api/workflow/search-by-tasks-v2',
     feature: 'searching runs by their tasks is not supported: GET /api/tasks/search',
   },
+  {
+    methods: ['GET'],
+    url: '/api/scheduler/schedules/tags',
+    feature: 'tags on schedules are not supported: GET /api/scheduler/schedules lists every schedule',
+  },
+  {
+    methods: ['GET'],
+    url: '/api/secrets/clearLocalCache',
+    feature: 'there is no secret cache to clear: a secret is read from the store when a call uses it',
+  },
+  {
+    methods: ['GET'],
+    url: '/api/secrets/clearRedisCache',
+    feature: 'there is no secret cache to clear: a secret is read from the store when a call uses it',
+  },
 ];
 
 /** The hidden 404 routes of Conductor endpoints Baton lacks, where another route would answer. */
