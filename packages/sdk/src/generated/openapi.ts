@@ -5180,7 +5180,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** The same operation over up to 1000 runs; answers {bulkSuccessfulResults, bulkErrorResults} */
+        /** The same operation over up to 1000 runs; answers {bulkSuccessfulResults, bulkErrorResults}, and for retry and restart linkedRuns {id: new run id} (new linked runs, where Conductor continues each run in place) */
         put: {
             parameters: {
                 query?: {
@@ -5208,7 +5208,7 @@ export interface paths {
                 };
             };
         };
-        /** The same operation over up to 1000 runs; answers {bulkSuccessfulResults, bulkErrorResults} */
+        /** The same operation over up to 1000 runs; answers {bulkSuccessfulResults, bulkErrorResults}, and for retry and restart linkedRuns {id: new run id} (new linked runs, where Conductor continues each run in place) */
         post: {
             parameters: {
                 query?: {

@@ -221,8 +221,15 @@ export class RunControlService {
     operation: BulkOperation,
     workflowIds: readonly string[],
     options: { reason?: string; useLatestDefinitions?: boolean } = {},
-  ): Promise<BulkResponse> {
-    const result: BulkResponse = { bulkSuccessfulResults: [], bulkErrorResults: {} };
+  ): Promise<BulkResponse & { linkedRuns?: Record<string, string> }> {
+    const result: BulkResponse & { linkedRuns?: Record<string, string> } = {
+      bulkSuccessfulResults: [],
+      bulkErrorResults: {},
+    };
+    // Retry and restart make new runs (Conductor continues each in place): say which.
+    const linked = (id: string, successor: string): void => {
+      result.linkedRuns = { ...result.linkedRuns, [id]: successor };
+    };
     for (const id of new Set(workflowIds)) {
       try {
         switch (operation) {
@@ -236,10 +243,10 @@ export class RunControlService {
             await this.terminate(id, options.reason);
             break;
           case 'retry':
-            await this.retry(id);
+            linked(id, await this.retry(id));
             break;
           case 'restart':
-            await this.restart(id, options.useLatestDefinitions ?? false);
+            linked(id, await this.restart(id, options.useLatestDefinitions ?? false));
             break;
         }
         result.bulkSuccessfulResults.push(id);

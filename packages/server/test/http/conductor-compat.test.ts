@@ -221,6 +221,12 @@ for (const c of storeCases()) {
       const paused = await call(t.app, 'PUT', `/api/workflow/${id}/pause`);
       assert.equal(paused.status, 409, paused.text);
       assert.match(paused.body.message, new RegExp(`new linked run ${retried.text}`));
+      const bulk = await call(t.app, 'POST', '/api/workflow/bulk/restart', [id]);
+      assert.equal(bulk.status, 200, bulk.text);
+      assert.deepEqual(bulk.body.bulkSuccessfulResults, [id]);
+      const restartedAs = bulk.body.linkedRuns[id] as string;
+      assert.notEqual(restartedAs, id);
+      assert.equal((await runOf(t.app, restartedAs)).workflowId, restartedAs);
       const removeVersion = await call(t.app, 'DELETE', `/api/metadata/workflow/${FAIL_FLOW}/1`);
       assert.equal(removeVersion.status, 409, removeVersion.text);
       assert.match(removeVersion.body.message, /Conductor would remove it\): remove those runs first/);

@@ -294,7 +294,7 @@ export function runControlRoutes(app: FastifyInstance, { runControl, testRuns, s
       url: '/api/workflow/bulk/:operation',
       schema: {
         tags,
-        summary: `The same operation over up to ${MAX_BULK_IDS} runs; answers {bulkSuccessfulResults, bulkErrorResults}`,
+        summary: `The same operation over up to ${MAX_BULK_IDS} runs; answers {bulkSuccessfulResults, bulkErrorResults}, and for retry and restart linkedRuns {id: new run id} (new linked runs, where Conductor continues each run in place)`,
         params: {
           type: 'object',
           required: ['operation'],
