@@ -97,6 +97,22 @@ export function eventRoutes(app: FastifyInstance, { eventHandlers }: EventRouteD
     eventHandlers.executions(req.query.handler, req.query.start, req.query.size),
   );
 
+  app.get<{ Params: { name: string } }>(
+    '/api/event/handler/:name',
+    {
+      schema: {
+        tags,
+        summary: "One event handler by name (Orkes's getEventHandlerByName); 404 when there is none",
+        params: {
+          type: 'object',
+          required: ['name'],
+          properties: { name: { type: 'string', minLength: 1, maxLength: 255 } },
+        },
+      },
+    },
+    (req) => eventHandlers.get(req.params.name),
+  );
+
   app.get<{ Params: { event: string }; Querystring: { activeOnly: boolean } }>(
     '/api/event/:event',
     {

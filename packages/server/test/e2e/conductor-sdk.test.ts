@@ -470,6 +470,7 @@ void describe('e2e: the Conductor JavaScript SDK against Baton', () => {
         await events.addEventHandlers([sdkHandler('sdk_two'), sdkHandler('sdk_three')]);
         const names = (await events.getAllEventHandlers()).map((h) => h.name).sort();
         assert.deepEqual(names, ['sdk_one', 'sdk_three', 'sdk_two']);
+        assert.equal((await events.getEventHandlerByName('sdk_two')).event, 'baton:sdk_two');
         await assert.rejects(events.addEventHandlers([sdkHandler('sdk_four'), sdkHandler('sdk_one')]));
         assert.equal((await events.getAllEventHandlers()).length, 3, 'a refused list adds nothing');
 

@@ -168,6 +168,10 @@ for (const c of storeCases()) {
       assert.equal(repeated.status, 400, repeated.text);
       assert.equal((await call(t.app, 'POST', '/api/event', [])).status, 400);
       assert.deepEqual(await names(), ['compat_a', 'compat_b'], 'nothing added by the refused lists');
+      const byName = await call(t.app, 'GET', '/api/event/handler/compat_a');
+      assert.equal(byName.status, 200, byName.text);
+      assert.equal(byName.body.name, 'compat_a');
+      assert.equal((await call(t.app, 'GET', '/api/event/handler/compat_none')).status, 404);
       // One handler, as before.
       assert.equal((await call(t.app, 'POST', '/api/event', handler('compat_g'))).status, 200);
     });
