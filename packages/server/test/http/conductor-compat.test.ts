@@ -110,6 +110,12 @@ for (const c of storeCases()) {
       const typoByBody = await call(t.app, 'POST', '/api/workflow', { name: FLOW, corelationId: 'x' });
       assert.equal(typoByBody.status, 400, typoByBody.text);
       assert.equal(typoByBody.body.validationErrors[0].path, 'body.corelationId');
+      const typoExecute = await call(t.app, 'POST', `/api/workflow/execute/${FLOW}/1`, {
+        input: {},
+        inptu: {},
+      });
+      assert.equal(typoExecute.status, 400, typoExecute.text);
+      assert.equal(typoExecute.body.validationErrors[0].path, 'body.inptu');
       const after = (await call(t.app, 'GET', `/api/workflow/search?name=${FLOW}&size=1`)).body.totalHits;
       assert.equal(after, before, 'no run was started');
     });

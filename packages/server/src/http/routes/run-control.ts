@@ -23,6 +23,7 @@ import {
   versionOrLatest,
 } from '../bounds.js';
 import { startRequestSchema, workflowDefSchema } from '../schemas.js';
+import { refuseUnknownStartFields } from '../start-request-form.js';
 
 const tags = ['workflow'];
 const idParam = nameParams('workflowId');
@@ -345,6 +346,7 @@ export function runControlRoutes(app: FastifyInstance, { runControl, testRuns, s
       },
     },
     (req) => {
+      refuseUnknownStartFields(req.body ?? {});
       const request: StartWorkflowRequest = { ...(req.body ?? {}), name: req.params.name };
       if (req.params.version > 0) request.version = req.params.version;
       else delete request.version;
