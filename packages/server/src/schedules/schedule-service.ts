@@ -46,6 +46,7 @@ export const MISFIRE_GRACE_MS = 5000;
 
 /** How soon a node whose scheduler is paused puts a due schedule timer back. */
 export const PAUSED_NODE_RECHECK_MS = 1000;
+
 /** Most slots one firing works off (a long downtime with catch-up is worked off in rounds). */
 const MAX_SLOTS_PER_FIRE = 500;
 
@@ -180,10 +181,6 @@ export class ScheduleService {
    */
   pauseThisNode(paused: boolean): void {
     this.pausedOnThisNode = paused;
-  }
-
-  get isPausedOnThisNode(): boolean {
-    return this.pausedOnThisNode;
   }
 
   /** The timer loop's handler for SCHEDULE timers (inside the firing transaction, timer already deleted). */
