@@ -770,7 +770,7 @@ export interface paths {
                 };
             };
         };
-        /** Add an event handler (409 when the name exists) */
+        /** Add an event handler, or a list of them (all or nothing); 409 when a name exists, and then none is added */
         post: {
             parameters: {
                 query?: never;
@@ -807,7 +807,34 @@ export interface paths {
                         evaluatorType?: string;
                         event: string;
                         name: string;
-                    };
+                    } | {
+                        actions: {
+                            /** @enum {string} */
+                            action: "start_workflow" | "complete_task" | "fail_task" | "terminate_workflow" | "update_workflow_variables";
+                            complete_task?: {
+                                [key: string]: unknown;
+                            };
+                            expandInlineJSON?: boolean;
+                            fail_task?: {
+                                [key: string]: unknown;
+                            };
+                            start_workflow?: {
+                                [key: string]: unknown;
+                            };
+                            terminate_workflow?: {
+                                [key: string]: unknown;
+                            };
+                            update_workflow_variables?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        active?: boolean;
+                        condition?: string;
+                        description?: string;
+                        evaluatorType?: string;
+                        event: string;
+                        name: string;
+                    }[];
                 };
             };
             responses: {
@@ -955,6 +982,42 @@ export interface paths {
                 };
                 header?: never;
                 path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/event/handler/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One event handler by name (Orkes's getEventHandlerByName); 404 when there is none */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
                 cookie?: never;
             };
             requestBody?: never;
@@ -2680,6 +2743,108 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/scheduler/admin/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Stop firing schedules on this node (for debugging; other nodes keep firing them, each schedule keeps its own paused flag); answers {status: "done"} */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scheduler/admin/requeue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Conductor's requeue of pending execution records, in its shape ({"recordIds.size", sampleIds}): always none, because Baton writes a slot's execution record in the transaction that starts its run */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scheduler/admin/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Fire schedules on this node again; answers {status: "done"} */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/scheduler/bulk/pause": {
         parameters: {
             query?: never;
@@ -3662,6 +3827,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/tasks/{workflowId}/{ref}/{status}/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Conductor's updateTaskSync: as the update by reference name, answering the run (with its tasks) after the update; 404 when no task of that reference is open */
+        post: {
+            parameters: {
+                query?: {
+                    count?: number;
+                    domain?: string;
+                    inlinePayloads?: boolean;
+                    timeout?: number;
+                    workerid?: string;
+                    workerId?: string;
+                };
+                header?: never;
+                path: {
+                    ref: string;
+                    status: "IN_PROGRESS" | "COMPLETED" | "FAILED" | "FAILED_WITH_TERMINAL_ERROR";
+                    workflowId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/tasks/{workflowId}/{status}/signal": {
         parameters: {
             query?: never;
@@ -4023,10 +4239,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Waiting, scheduled, in-flight and dead-lettered counts per queue, with worker liveness */
+        /** Without taskType: waiting, scheduled, in-flight and dead-lettered counts per queue, with worker liveness. With taskType (repeated, or comma-separated): Conductor's {type: waiting} for each named type */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    taskType?: string | string[];
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -4256,7 +4474,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start a run (Conductor's StartWorkflowRequest, with name); answers the run id as text */
+        /** Start a run (Conductor's StartWorkflowRequest, with name; other top-level keys are refused naming them); answers the run id as text */
         post: {
             parameters: {
                 query?: never;
@@ -4311,7 +4529,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start a run of the named definition; answers the run id as text */
+        /**
+         * Start a run of the named definition; answers the run id as text
+         * @description The body is the start request ({version, input, correlationId, priority, taskToDomain, idempotencyKey, idempotencyStrategy}) or, as in Conductor, the bare input map: a body with none of the start request's fields. A start request with any other top-level key is refused naming it. The query parameters version, correlationId and priority apply to both forms (refused when the body gives a different value).
+         */
         post: {
             parameters: {
                 query?: {
@@ -4995,7 +5216,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** The same operation over up to 1000 runs; answers {bulkSuccessfulResults, bulkErrorResults} */
+        /** The same operation over up to 1000 runs; answers {bulkSuccessfulResults, bulkErrorResults}, and for retry and restart linkedRuns {id: new run id} (new linked runs, where Conductor continues each run in place) */
         put: {
             parameters: {
                 query?: {
@@ -5023,7 +5244,7 @@ export interface paths {
                 };
             };
         };
-        /** The same operation over up to 1000 runs; answers {bulkSuccessfulResults, bulkErrorResults} */
+        /** The same operation over up to 1000 runs; answers {bulkSuccessfulResults, bulkErrorResults}, and for retry and restart linkedRuns {id: new run id} (new linked runs, where Conductor continues each run in place) */
         post: {
             parameters: {
                 query?: {
@@ -5372,7 +5593,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Test run: the interpreter on a throwaway store and a virtual clock, with mocked task results; answers the run with its tasks */
+        /** Test run: the interpreter on a throwaway store and a virtual clock, with mocked task results; answers the run with its tasks. Runs workflowDef, or when it is absent the registered definition named by name (and version), as Conductor does */
         post: {
             parameters: {
                 query?: never;
@@ -5387,6 +5608,7 @@ export interface paths {
                         input?: {
                             [key: string]: unknown;
                         };
+                        name?: string;
                         priority?: number;
                         taskRefToMockOutput?: {
                             [key: string]: ({
@@ -5405,7 +5627,8 @@ export interface paths {
                         taskToDomain?: {
                             [key: string]: string;
                         };
-                        workflowDef: {
+                        version?: number;
+                        workflowDef?: {
                             description?: string;
                             failureWorkflow?: string;
                             inputParameters?: string[];

@@ -31,6 +31,8 @@ export const ROUTE_GROUP_PREFIXES: ReadonlyArray<readonly [prefix: string, group
   ['/api/event', 'event'],
   ['/api/schedule', 'event'],
   ['/api/scheduler', 'event'],
+  // Conductor's scheduler admin (pause or resume a node's firing, requeue) is an operator's tool.
+  ['/api/scheduler/admin', 'admin'],
   ['/api/admin', 'admin'],
   ['/api/secrets', 'admin'],
   ['/api/secrets-v2', 'admin'],

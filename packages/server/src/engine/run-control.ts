@@ -63,20 +63,38 @@ export interface Rejection {
 
 const conflict = (message: string): Rejection => ({ kind: 'conflict', message });
 
+/**
+ * For a Conductor user acting on a run that was retried, restarted or rerun: Baton made a new
+ * linked run for that, where Conductor would have continued this one in place.
+ */
+export function successorNote(run: RunRecord): string {
+  const next = [
+    ...(run.links.retried_by ?? []),
+    ...(run.links.restarted_by ?? []),
+    ...(run.links.rerun_by ?? []),
+  ];
+  if (next.length === 0) return '';
+  return `; its retry, restart or rerun is the new linked run ${next.join(', ')} (Baton does not continue a run in place as Conductor does)`;
+}
+
 export function pauseRejection(run: RunRecord): Rejection | undefined {
   if (run.status === 'RUNNING') return undefined;
-  return conflict(`Workflow ${run.workflowId} is ${run.status}: only a RUNNING workflow can be paused`);
+  return conflict(
+    `Workflow ${run.workflowId} is ${run.status}: only a RUNNING workflow can be paused${successorNote(run)}`,
+  );
 }
 
 export function resumeRejection(run: RunRecord): Rejection | undefined {
   if (run.status === 'PAUSED') return undefined;
-  return conflict(`Workflow ${run.workflowId} is ${run.status}: only a PAUSED workflow can be resumed`);
+  return conflict(
+    `Workflow ${run.workflowId} is ${run.status}: only a PAUSED workflow can be resumed${successorNote(run)}`,
+  );
 }
 
 export function terminateRejection(run: RunRecord): Rejection | undefined {
   if (!isTerminalWorkflowStatus(run.status)) return undefined;
   return conflict(
-    `Workflow ${run.workflowId} is ${run.status}: only a RUNNING or PAUSED workflow can be terminated`,
+    `Workflow ${run.workflowId} is ${run.status}: only a RUNNING or PAUSED workflow can be terminated${successorNote(run)}`,
   );
 }
 
@@ -85,7 +103,9 @@ export function retryRejection(run: RunRecord): Rejection | undefined {
   if (run.status === 'FAILED' || run.status === 'TIMED_OUT' || run.status === 'TERMINATED') {
     const by = run.links.retried_by ?? [];
     if (by.length === 0) return undefined;
-    return conflict(`Workflow ${run.workflowId} has already been retried by ${by.join(', ')}`);
+    return conflict(
+      `Workflow ${run.workflowId} has already been retried by ${by.join(', ')}: Baton retries into a new linked run (retry_of) where Conductor continues the run in place, so follow that run`,
+    );
   }
   return conflict(
     `Workflow ${run.workflowId} is ${run.status}: only a FAILED, TIMED_OUT or TERMINATED workflow can be retried`,

@@ -30,6 +30,43 @@ export class EventHandlerService {
     await this.changed();
   }
 
+  /**
+   * Adds a list of handlers (the form Orkes's SDKs send), all or nothing: every handler is
+   * checked first, and one whose name exists (or repeats in the list) adds none of them.
+   */
+  async createAll(handlers: readonly EventHandler[], actor?: string): Promise<void> {
+    const errors = handlers.flatMap((handler, i) =>
+      checkEventHandler(handler, this.scripts).map((e) => ({
+        ...e,
+        path: e.path.startsWith('body') ? `body[${i}]${e.path.slice('body'.length)}` : `body[${i}].${e.path}`,
+        message: `handler ${i} (${handler.name}): ${e.message}`,
+      })),
+    );
+    const seen = new Set<string>();
+    handlers.forEach((handler, i) => {
+      if (seen.has(handler.name)) {
+        const message = `handler ${i}: the name ${handler.name} appears more than once in the list`;
+        errors.push({ path: `body[${i}].name`, message, invalidValue: handler.name });
+      }
+      seen.add(handler.name);
+    });
+    if (errors.length > 0) throw badRequest(errors.map((e) => e.message).join('; '), errors);
+    const now = this.clock.now();
+    await this.store.transaction(async (tx) => {
+      for (const handler of handlers) {
+        const inserted = await tx.events.insertEventHandler(
+          this.row(stampAuthorship(handler, actor), now, now),
+        );
+        // Throwing rolls back the handlers of the list already inserted.
+        if (!inserted)
+          throw conflict(
+            `EventHandler with name ${handler.name} already exists! (none of the list was added)`,
+          );
+      }
+    });
+    await this.changed();
+  }
+
   async update(handler: EventHandler, actor?: string): Promise<void> {
     this.check(handler);
     const now = this.clock.now();

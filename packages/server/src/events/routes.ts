@@ -42,13 +42,25 @@ export interface EventRouteDeps {
 /** `/api/event`: Conductor's EventResource, and what each handler did with each message. */
 export function eventRoutes(app: FastifyInstance, { eventHandlers }: EventRouteDeps): void {
   const tags = ['event'];
-  app.post<{ Body: EventHandler }>(
+  app.post<{ Body: EventHandler | EventHandler[] }>(
     '/api/event',
     {
-      schema: { tags, summary: 'Add an event handler (409 when the name exists)', body: eventHandlerSchema },
+      schema: {
+        tags,
+        summary:
+          'Add an event handler, or a list of them (all or nothing); 409 when a name exists, and then none is added',
+        body: {
+          anyOf: [
+            eventHandlerSchema,
+            { type: 'array', minItems: 1, maxItems: 100, items: eventHandlerSchema },
+          ],
+        },
+      },
     },
     async (req, reply) => {
-      await eventHandlers.create(req.body, actorOf(req));
+      const actor = actorOf(req);
+      if (Array.isArray(req.body)) await eventHandlers.createAll(req.body, actor);
+      else await eventHandlers.create(req.body, actor);
       return reply.code(200).send();
     },
   );
@@ -83,6 +95,22 @@ export function eventRoutes(app: FastifyInstance, { eventHandlers }: EventRouteD
   );
   app.get<ExecQuery>('/api/event/execution', executions, (req) =>
     eventHandlers.executions(req.query.handler, req.query.start, req.query.size),
+  );
+
+  app.get<{ Params: { name: string } }>(
+    '/api/event/handler/:name',
+    {
+      schema: {
+        tags,
+        summary: "One event handler by name (Orkes's getEventHandlerByName); 404 when there is none",
+        params: {
+          type: 'object',
+          required: ['name'],
+          properties: { name: { type: 'string', minLength: 1, maxLength: 255 } },
+        },
+      },
+    },
+    (req) => eventHandlers.get(req.params.name),
   );
 
   app.get<{ Params: { event: string }; Querystring: { activeOnly: boolean } }>(

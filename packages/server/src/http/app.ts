@@ -37,6 +37,7 @@ import { runRemovalRoutes } from './routes/run-removal.js';
 import { runStateRoutes } from './routes/run-state.js';
 import { runControlRoutes } from './routes/run-control.js';
 import { taskRoutes } from './routes/tasks.js';
+import { conductorUnsupportedRoutes } from './routes/conductor-unsupported.js';
 import { workflowRoutes } from './routes/workflow.js';
 import { serveWebUi } from './web-ui.js';
 import type { EventHandlerService } from '../events/handler-service.js';
@@ -155,5 +156,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   taskSearchRoutes(app, deps);
   runRemovalRoutes(app, deps);
   runStateRoutes(app, deps);
+  conductorUnsupportedRoutes(app);
   return app;
 }

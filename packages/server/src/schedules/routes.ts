@@ -245,6 +245,37 @@ export function scheduleRoutes(app: FastifyInstance, { schedules }: ScheduleRout
     );
   }
 
+  // Conductor's scheduler admin: pause or resume firing on this node (for debugging), and requeue.
+  for (const action of ['pause', 'resume'] as const) {
+    app.get(
+      `/api/scheduler/admin/${action}`,
+      {
+        schema: {
+          tags,
+          summary:
+            action === 'pause'
+              ? 'Stop firing schedules on this node (for debugging; other nodes keep firing them, each schedule keeps its own paused flag); answers {status: "done"}'
+              : 'Fire schedules on this node again; answers {status: "done"}',
+        },
+      },
+      () => {
+        schedules.pauseThisNode(action === 'pause');
+        return { status: 'done' };
+      },
+    );
+  }
+  app.get(
+    '/api/scheduler/admin/requeue',
+    {
+      schema: {
+        tags,
+        summary:
+          'Conductor\'s requeue of pending execution records, in its shape ({"recordIds.size", sampleIds}): always none, because Baton writes a slot\'s execution record in the transaction that starts its run',
+      },
+    },
+    () => ({ 'recordIds.size': 0, sampleIds: [] }),
+  );
+
   for (const action of ['pause', 'resume'] as const) {
     app.put<{ Body: string[] }>(
       `/api/scheduler/bulk/${action}`,

@@ -43,6 +43,10 @@ export const SCHEDULE_TIMER_KIND = 'SCHEDULE';
  * skipped. Firing a little late (a busy node) is not missing the slot.
  */
 export const MISFIRE_GRACE_MS = 5000;
+
+/** How soon a node whose scheduler is paused puts a due schedule timer back. */
+export const PAUSED_NODE_RECHECK_MS = 1000;
+
 /** Most slots one firing works off (a long downtime with catch-up is worked off in rounds). */
 const MAX_SLOTS_PER_FIRE = 500;
 
@@ -57,6 +61,9 @@ const timerIdOf = (name: string): string => `schedule:${name}`;
  * (`runCatchupScheduleInstances`) or recorded SKIPPED.
  */
 export class ScheduleService {
+  /** Conductor's scheduler admin pause: this node leaves every schedule's timer to other nodes. */
+  private pausedOnThisNode = false;
+
   constructor(
     private readonly store: Store,
     private readonly executor: Executor,
@@ -167,6 +174,15 @@ export class ScheduleService {
     }
   }
 
+  /**
+   * Conductor's `/api/scheduler/admin/pause` and `/resume`: stops (or restarts) firing schedules
+   * on this node only, for debugging, as Conductor does per server instance. Schedules and
+   * their own paused flags are unchanged; other nodes keep firing them.
+   */
+  pauseThisNode(paused: boolean): void {
+    this.pausedOnThisNode = paused;
+  }
+
   /** The timer loop's handler for SCHEDULE timers (inside the firing transaction, timer already deleted). */
   async fire(tx: Tx, timer: StoredTimer, after: AfterCommit): Promise<void> {
     const name = typeof timer.payload.schedule === 'string' ? timer.payload.schedule : undefined;
@@ -175,6 +191,12 @@ export class ScheduleService {
     if (!stored || stored.paused) return;
     const schedule = stored.record as unknown as WorkflowSchedule;
     const now = this.clock.now();
+    if (this.pausedOnThisNode) {
+      // The timer goes back as it was, due again shortly: another node (or this one, resumed)
+      // fires it with the same floor, so the slots due meanwhile are handled as misfires.
+      await this.rearm(tx, schedule.name, now + PAUSED_NODE_RECHECK_MS, timer.payload);
+      return;
+    }
     const zone = schedule.zoneId ?? 'UTC';
     const floorFromTimer = typeof timer.payload.floor === 'number' ? timer.payload.floor : now;
     const last = await tx.events.lastScheduledTime(name);
@@ -282,6 +304,16 @@ export class ScheduleService {
       return now;
     const last = (await tx.events.lastScheduledTime(record.name)) ?? existing.updateTime;
     return Math.min(now, Math.max(last, existing.updateTime, now - MISFIRE_GRACE_MS));
+  }
+
+  private async rearm(tx: Tx, name: string, dueAt: number, payload: StoredTimer['payload']): Promise<void> {
+    const timerId = timerIdOf(name);
+    await tx.cancelTimers({ workflowId: timerId });
+    await tx.armTimers(
+      [{ timerId, workflowId: timerId, kind: SCHEDULE_TIMER_KIND, dueAt, payload }],
+      this.clock.now(),
+    );
+    this.executor.timerArmed(dueAt);
   }
 
   /** Arms (or replaces) the schedule's timer at its first slot after `after`; none when it has no more. */

@@ -168,7 +168,7 @@ export class MetadataService {
       const runs = await tx.countRunsOfVersion(name, version);
       if (runs > 0) {
         throw conflict(
-          `Workflow ${name} version ${version} has ${runs} run(s); a version cannot be removed while runs exist`,
+          `Workflow ${name} version ${version} has ${runs} run(s); a version cannot be removed while runs exist (Conductor would remove it): remove those runs first (DELETE /api/workflow/{id}/remove), or register a new version`,
         );
       }
       await tx.deleteWorkflowDef(name, version);

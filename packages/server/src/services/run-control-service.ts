@@ -17,6 +17,7 @@ import {
   resumeRejection,
   retryRejection,
   skipRejection,
+  successorNote,
   terminateRejection,
   type Rejection,
 } from '../engine/run-control.js';
@@ -220,8 +221,15 @@ export class RunControlService {
     operation: BulkOperation,
     workflowIds: readonly string[],
     options: { reason?: string; useLatestDefinitions?: boolean } = {},
-  ): Promise<BulkResponse> {
-    const result: BulkResponse = { bulkSuccessfulResults: [], bulkErrorResults: {} };
+  ): Promise<BulkResponse & { linkedRuns?: Record<string, string> }> {
+    const result: BulkResponse & { linkedRuns?: Record<string, string> } = {
+      bulkSuccessfulResults: [],
+      bulkErrorResults: {},
+    };
+    // Retry and restart make new runs (Conductor continues each in place): say which.
+    const linked = (id: string, successor: string): void => {
+      result.linkedRuns = { ...result.linkedRuns, [id]: successor };
+    };
     for (const id of new Set(workflowIds)) {
       try {
         switch (operation) {
@@ -235,10 +243,10 @@ export class RunControlService {
             await this.terminate(id, options.reason);
             break;
           case 'retry':
-            await this.retry(id);
+            linked(id, await this.retry(id));
             break;
           case 'restart':
-            await this.restart(id, options.useLatestDefinitions ?? false);
+            linked(id, await this.restart(id, options.useLatestDefinitions ?? false));
             break;
         }
         result.bulkSuccessfulResults.push(id);
@@ -436,12 +444,15 @@ export class RunControlService {
   private async lockOpenRun(tx: Tx, workflowId: string, what: string): Promise<RunRecord> {
     const run = await this.requireRun(tx, workflowId);
     if (isTerminalWorkflowStatus(run.status))
-      throw conflict(`Workflow ${workflowId} has ended (${run.status}): it takes no more ${what}`);
+      throw conflict(
+        `Workflow ${workflowId} has ended (${run.status}): it takes no more ${what}${successorNote(run)}`,
+      );
     return run;
   }
 }
 
 const LINK_OF = { retry: 'retry_of', restart: 'restart_of', rerun: 'rerun_of' } as const;
+
 const LINK_BY = { retry: 'retried_by', restart: 'restarted_by', rerun: 'rerun_by' } as const;
 
 function throwIf(rejection: Rejection | undefined): void {

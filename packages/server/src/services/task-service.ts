@@ -475,6 +475,20 @@ export class TaskService {
     return counts.map((q) => ({ ...q, ...queueLiveness(q.queueName, polls, now) }));
   }
 
+  /**
+   * Conductor's queue sizes: for each named type, the tasks waiting in the queue its workers of
+   * the default domain poll (`{type}`, and its `{type}-high`); 0 for a type with no queue.
+   */
+  async waitingByType(taskTypes: readonly string[]): Promise<Record<string, number>> {
+    const now = this.clock.now();
+    const waiting = new Map(
+      (await this.store.read((tx) => tx.queueCounts(now))).map((q) => [q.queueName, q.waiting]),
+    );
+    const out: Record<string, number> = {};
+    for (const type of taskTypes) out[type] = (waiting.get(type) ?? 0) + (waiting.get(`${type}-high`) ?? 0);
+    return out;
+  }
+
   /** Last poll per worker, each marked active when it polled in the last 10 s. */
   async pollData(taskType?: string): Promise<PollData[]> {
     const now = this.clock.now();

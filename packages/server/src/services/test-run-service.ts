@@ -9,6 +9,7 @@ import {
 } from '@baton/protocol';
 
 import { ManualClock, type Clock } from '../clock.js';
+import { badRequest } from '../errors.js';
 import { isWorkerTask, kindNameOf, workerTaskNames } from '../engine/graph.js';
 import { systemCallKindOf } from '../engine/kinds/system-call-names.js';
 import type { ScriptRunner } from '../engine/scripts.js';
@@ -32,7 +33,10 @@ export interface TaskMock {
 }
 
 export interface TestRunRequest {
-  workflowDef: WorkflowDef;
+  /** The definition to run; when absent, the registered one named by `name` (and `version`), as in Conductor. */
+  workflowDef?: WorkflowDef;
+  name?: string;
+  version?: number;
   input?: JsonObject;
   correlationId?: string;
   priority?: number;
@@ -68,9 +72,27 @@ export class TestRunService {
     private readonly timers: VirtualTimers = fireNextVirtualTimers,
   ) {}
 
+  /** The inline definition (checked as a registration would be), or the registered one by name. */
+  private async definitionOf(request: TestRunRequest): Promise<WorkflowDef> {
+    if (request.workflowDef !== undefined) {
+      const definition: WorkflowDef = { ...request.workflowDef, version: request.workflowDef.version ?? 1 };
+      await this.metadata.validateWorkflow(definition);
+      return definition;
+    }
+    if (request.name === undefined) {
+      const message = 'a test run needs workflowDef, or the name (and version) of a registered definition';
+      throw badRequest(message, [{ path: 'body.workflowDef', message }]);
+    }
+    const {
+      createTime: _created,
+      updateTime: _updated,
+      ...definition
+    } = await this.metadata.getWorkflow(request.name, request.version);
+    return definition;
+  }
+
   async run(request: TestRunRequest): Promise<Workflow> {
-    const definition: WorkflowDef = { ...request.workflowDef, version: request.workflowDef.version ?? 1 };
-    await this.metadata.validateWorkflow(definition);
+    const definition = await this.definitionOf(request);
     // The run's retry settings come from the registered task definitions, as in a real run.
     const taskDefs = await this.store.read((tx) => tx.getTaskDefs(workerTaskNames(definition)));
 

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import {
+  EventClient,
   orkesConductorClient,
+  SchedulerClient,
   TaskClient,
   TaskManager,
   TaskResultStatusEnum,
@@ -386,6 +388,112 @@ void describe('e2e: the Conductor JavaScript SDK against Baton', () => {
           .join('\n')}`;
         base.message += `\n--- Baton output ---\n${baton?.logs() || '(none)'}`;
         throw base;
+      }
+    },
+  );
+  void it(
+    `the SDK's Conductor forms: start by name, updateTaskSync, test by name, handler lists, queue sizes, scheduler admin (${store})`,
+    { timeout: 120_000 },
+    async () => {
+      for (const key of Object.keys(process.env)) if (key.startsWith('CONDUCTOR_')) delete process.env[key];
+      const db: TestDatabase | undefined =
+        store === 'postgres' ? await createTestDatabase('baton_e2e_sdk_forms') : undefined;
+      let baton: BatonProcess | undefined;
+      const exchanges: Exchange[] = [];
+      try {
+        baton = await startBaton({ name: `sdk-forms-${store}`, ...(db ? { databaseUrl: db.url } : {}) });
+        const base = baton.url;
+        await httpOk('POST', `${base}/api/metadata/taskdefs`, taskDefs);
+        await httpOk('POST', `${base}/api/metadata/workflow`, definition);
+        const client = await orkesConductorClient({ serverUrl: base }, recordingFetch(exchanges));
+        const executor = new WorkflowExecutor(client);
+        const tasks = new TaskClient(client);
+
+        // startWorkflowByName: Conductor's bare input map, version/correlationId/priority as query.
+        const byName = await executor.startWorkflowByName(
+          WORKFLOW,
+          { name: 'ada', input1: 'value1' },
+          1,
+          'by-name',
+          5,
+        );
+        const started = await getJson<Workflow>(`${base}/api/workflow/${byName}`);
+        assert.deepEqual(started.input, { name: 'ada', input1: 'value1' });
+        assert.equal(started.correlationId, 'by-name');
+        assert.equal(started.priority, 5);
+
+        // Queue sizes in Conductor's shape for the named types.
+        const sizes = await tasks.getQueueSizeForTask(['e2e_sdk_greet', 'e2e_sdk_unknown']);
+        assert.deepEqual(sizes, { e2e_sdk_greet: 1, e2e_sdk_unknown: 0 });
+
+        // updateTaskSync (both SDK forms) answers the run after the update.
+        const afterGreet = await tasks.updateTaskSync(byName, 'greet', 'COMPLETED', {
+          greeting: 'hello ada',
+        });
+        assert.equal(afterGreet.workflowId, byName);
+        assert.equal(afterGreet.tasks?.find((t) => t.referenceTaskName === 'greet')?.status, 'COMPLETED');
+        const afterMeasure = await executor.updateTaskSync(
+          'measure',
+          byName,
+          TaskResultStatusEnum.COMPLETED,
+          {
+            length: 9,
+            upper: 'HELLO ADA',
+          },
+        );
+        assert.equal(afterMeasure.tasks?.find((t) => t.referenceTaskName === 'measure')?.status, 'COMPLETED');
+        await assert.rejects(tasks.updateTaskSync('no-such-run', 'greet', 'COMPLETED', {}));
+
+        // testWorkflow by name: the registered definition runs with mocks.
+        const tested = await executor.testWorkflow({
+          name: WORKFLOW,
+          version: 1,
+          input: { name: 'mock' },
+          taskRefToMockOutput: {
+            greet: [{ status: 'COMPLETED', output: { greeting: 'hi' } }],
+            measure: [{ status: 'COMPLETED', output: { length: 2, upper: 'HI' } }],
+            report: [{ status: 'COMPLETED', output: { summary: 'mocked' } }],
+          },
+        });
+        assert.equal(tested.status, 'COMPLETED');
+        assert.deepEqual(tested.output, { summary: 'mocked', length: 2 });
+
+        // addEventHandler(s) send a list (Orkes's form).
+        const events = new EventClient(client);
+        const sdkHandler = (name: string) => ({
+          name,
+          event: `baton:${name}`,
+          active: false,
+          actions: [{ action: 'start_workflow' as const, start_workflow: { name: WORKFLOW } }],
+        });
+        await events.addEventHandler(sdkHandler('sdk_one'));
+        await events.addEventHandlers([sdkHandler('sdk_two'), sdkHandler('sdk_three')]);
+        const names = (await events.getAllEventHandlers()).map((h) => h.name).sort();
+        assert.deepEqual(names, ['sdk_one', 'sdk_three', 'sdk_two']);
+        assert.equal((await events.getEventHandlerByName('sdk_two')).event, 'baton:sdk_two');
+        await assert.rejects(events.addEventHandlers([sdkHandler('sdk_four'), sdkHandler('sdk_one')]));
+        assert.equal((await events.getAllEventHandlers()).length, 3, 'a refused list adds nothing');
+
+        // Scheduler admin.
+        const scheduler = new SchedulerClient(client);
+        await scheduler.pauseAllSchedules();
+        await scheduler.resumeAllSchedules();
+        await scheduler.requeueAllExecutionRecords();
+
+        const refused = exchanges.filter((e) => e.status >= 400 && e.path !== '/api/token');
+        assert.deepEqual(
+          refused.map((e) => `${e.method} ${e.path} ${e.status}`),
+          ['POST /api/tasks/no-such-run/greet/COMPLETED/sync 404', 'POST /api/event 409'],
+          'requests Baton refused',
+        );
+      } catch (err) {
+        const failure = err instanceof Error ? err : new Error(String(err));
+        failure.message += `\n--- SDK requests ---\n${exchanges.map((e) => `${e.method} ${e.path} -> ${e.status}`).join('\n')}`;
+        failure.message += `\n--- Baton output ---\n${baton?.logs() || '(none)'}`;
+        throw failure;
+      } finally {
+        await baton?.stop();
+        await db?.drop();
       }
     },
   );

@@ -19,9 +19,11 @@ import {
   requiredName,
   stringMap,
   text,
+  version,
   versionOrLatest,
 } from '../bounds.js';
 import { startRequestSchema, workflowDefSchema } from '../schemas.js';
+import { refuseUnknownStartFields } from '../start-request-form.js';
 
 const tags = ['workflow'];
 const idParam = nameParams('workflowId');
@@ -29,6 +31,23 @@ const reasonQuery = { type: 'object', properties: { reason: text } } as const;
 const SIGNAL_STATUSES = ['COMPLETED', 'FAILED', 'FAILED_WITH_TERMINAL_ERROR'] as const;
 /** Longest a synchronous execution may wait for its run. */
 const MAX_EXECUTE_WAIT_SECONDS = 300;
+
+/**
+ * The answer of retry, restart and rerun: the new run's id, as the contract says, with a header
+ * telling a Conductor user why it is not the run they acted on.
+ */
+function sendNewRun(
+  reply: FastifyReply,
+  operation: 'retry' | 'restart' | 'rerun',
+  original: string,
+  successor: string,
+): FastifyReply {
+  reply.header(
+    'X-Baton-Linked-Run',
+    `${successor} is a new run (${operation}_of ${original}): Baton does not continue a run in place as Conductor does`,
+  );
+  return sendText(reply, successor);
+}
 
 function sendText(reply: FastifyReply, text: string): FastifyReply {
   return reply.code(200).type('text/plain; charset=utf-8').send(text);
@@ -101,7 +120,8 @@ export function runControlRoutes(app: FastifyInstance, { runControl, testRuns, s
         params: idParam,
       },
     },
-    async (req, reply) => sendText(reply, await runControl.retry(req.params.workflowId)),
+    async (req, reply) =>
+      sendNewRun(reply, 'retry', req.params.workflowId, await runControl.retry(req.params.workflowId)),
   );
 
   app.post<{ Params: { workflowId: string }; Querystring: { useLatestDefinitions?: boolean } }>(
@@ -118,8 +138,10 @@ export function runControlRoutes(app: FastifyInstance, { runControl, testRuns, s
       },
     },
     async (req, reply) =>
-      sendText(
+      sendNewRun(
         reply,
+        'restart',
+        req.params.workflowId,
         await runControl.restart(req.params.workflowId, req.query.useLatestDefinitions ?? false),
       ),
   );
@@ -143,7 +165,13 @@ export function runControlRoutes(app: FastifyInstance, { runControl, testRuns, s
         },
       },
     },
-    async (req, reply) => sendText(reply, await runControl.rerun(req.params.workflowId, req.body ?? {})),
+    async (req, reply) =>
+      sendNewRun(
+        reply,
+        'rerun',
+        req.params.workflowId,
+        await runControl.rerun(req.params.workflowId, req.body ?? {}),
+      ),
   );
 
   app.put<{ Params: { workflowId: string; ref: string }; Body: SkipRequest | undefined }>(
@@ -221,13 +249,14 @@ export function runControlRoutes(app: FastifyInstance, { runControl, testRuns, s
       schema: {
         tags,
         summary:
-          'Test run: the interpreter on a throwaway store and a virtual clock, with mocked task results; answers the run with its tasks',
+          'Test run: the interpreter on a throwaway store and a virtual clock, with mocked task results; answers the run with its tasks. Runs workflowDef, or when it is absent the registered definition named by name (and version), as Conductor does',
         body: {
           type: 'object',
-          required: ['workflowDef'],
           additionalProperties: true,
           properties: {
             workflowDef: workflowDefSchema,
+            name: requiredName,
+            version,
             input: jsonObject,
             correlationId: text,
             priority,
@@ -266,7 +295,7 @@ export function runControlRoutes(app: FastifyInstance, { runControl, testRuns, s
       url: '/api/workflow/bulk/:operation',
       schema: {
         tags,
-        summary: `The same operation over up to ${MAX_BULK_IDS} runs; answers {bulkSuccessfulResults, bulkErrorResults}`,
+        summary: `The same operation over up to ${MAX_BULK_IDS} runs; answers {bulkSuccessfulResults, bulkErrorResults}, and for retry and restart linkedRuns {id: new run id} (new linked runs, where Conductor continues each run in place)`,
         params: {
           type: 'object',
           required: ['operation'],
@@ -317,6 +346,7 @@ export function runControlRoutes(app: FastifyInstance, { runControl, testRuns, s
       },
     },
     (req) => {
+      refuseUnknownStartFields(req.body ?? {});
       const request: StartWorkflowRequest = { ...(req.body ?? {}), name: req.params.name };
       if (req.params.version > 0) request.version = req.params.version;
       else delete request.version;

@@ -2,8 +2,9 @@ import type { JsonObject, QueueCounts, TaskResult } from '@baton/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 import { SYSTEM_QUEUE_PREFIX } from '../../engine/kinds/system-call-names.js';
-import { badRequest } from '../../errors.js';
+import { badRequest, notFound } from '../../errors.js';
 import type { AppDeps } from '../app.js';
+import { MAX_NAME_LENGTH } from '../../bounds/ranges.js';
 import { jsonObject, millis32, name, nameParams, requiredName } from '../bounds.js';
 import { externalStatusSchema, taskResultSchema } from '../schemas.js';
 
@@ -84,8 +85,29 @@ function noContent(reply: FastifyReply): FastifyReply {
   return reply.code(204).send();
 }
 
+/**
+ * The task types of Conductor's `?taskType=a&taskType=b` (Spring also splits `a,b`); undefined
+ * when none is named, which asks for the per-queue counts instead.
+ */
+function taskTypesOf(raw: string | string[] | undefined): string[] | undefined {
+  if (raw === undefined) return undefined;
+  const types = (Array.isArray(raw) ? raw : [raw])
+    .flatMap((value) => value.split(','))
+    .map((value) => value.trim())
+    .filter((value) => value !== '');
+  if (types.length === 0) return undefined;
+  const tooLong = types.find((type) => type.length > MAX_NAME_LENGTH);
+  if (tooLong !== undefined) {
+    const message = `must be at most ${MAX_NAME_LENGTH} characters`;
+    throw badRequest(`querystring.taskType ${message}`, [
+      { path: 'querystring.taskType', message, invalidValue: tooLong },
+    ]);
+  }
+  return types;
+}
+
 /** `/api/tasks`: polling, results, logs and queue views for workers. */
-export function taskRoutes(app: FastifyInstance, { tasks, payloads }: AppDeps): void {
+export function taskRoutes(app: FastifyInstance, { tasks, payloads, workflows }: AppDeps): void {
   app.get<{ Params: { taskType: string }; Querystring: PollQuery }>(
     '/api/tasks/poll/batch/:taskType',
     {
@@ -173,15 +195,29 @@ export function taskRoutes(app: FastifyInstance, { tasks, payloads }: AppDeps): 
     },
   );
 
-  app.get(
+  app.get<{ Querystring: { taskType?: string | string[] } }>(
     '/api/tasks/queue/sizes',
     {
       schema: {
         tags,
-        summary: 'Waiting, scheduled, in-flight and dead-lettered counts per queue, with worker liveness',
+        summary:
+          "Without taskType: waiting, scheduled, in-flight and dead-lettered counts per queue, with worker liveness. With taskType (repeated, or comma-separated): Conductor's {type: waiting} for each named type",
+        querystring: {
+          type: 'object',
+          properties: {
+            taskType: {
+              anyOf: [
+                { type: 'string', minLength: 1, maxLength: 64 * 1024 },
+                { type: 'array', maxItems: 1000, items: requiredName },
+              ],
+            },
+          },
+        },
       },
     },
-    async () => {
+    async (req) => {
+      const named = taskTypesOf(req.query.taskType);
+      if (named !== undefined) return tasks.waitingByType(named);
       const out: Record<string, Omit<QueueCounts, 'queueName'>> = {};
       for (const q of await tasks.queueCounts()) {
         out[q.queueName] = {
@@ -260,6 +296,40 @@ export function taskRoutes(app: FastifyInstance, { tasks, payloads }: AppDeps): 
         .code(200)
         .type('text/plain; charset=utf-8')
         .send(taskId ?? '');
+    },
+  );
+
+  app.post<{
+    Params: { workflowId: string; ref: string; status: TaskResult['status'] };
+    Querystring: PollQuery;
+    Body: JsonObject | undefined;
+  }>(
+    '/api/tasks/:workflowId/:ref/:status/sync',
+    {
+      schema: {
+        tags,
+        summary:
+          "Conductor's updateTaskSync: as the update by reference name, answering the run (with its tasks) after the update; 404 when no task of that reference is open",
+        params: {
+          type: 'object',
+          required: ['workflowId', 'ref', 'status'],
+          properties: {
+            workflowId: requiredName,
+            ref: requiredName,
+            status: externalStatusSchema,
+          },
+        },
+        querystring: pollQuerySchema,
+        body: jsonObject,
+      },
+    },
+    async (req) => {
+      const { workflowId, ref, status } = req.params;
+      const worker = req.query.workerid ?? req.query.workerId;
+      const taskId = await tasks.updateByRef(workflowId, ref, status, req.body ?? {}, worker);
+      if (taskId === undefined)
+        throw notFound(`Found no open task ${ref} of workflow ${workflowId} to update`);
+      return workflows.get(workflowId, true);
     },
   );
 

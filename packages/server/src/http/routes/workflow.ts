@@ -1,4 +1,9 @@
-import { WORKFLOW_STATUSES, type StartWorkflowRequest, type WorkflowStatus } from '@baton/protocol';
+import {
+  WORKFLOW_STATUSES,
+  type JsonObject,
+  type StartWorkflowRequest,
+  type WorkflowStatus,
+} from '@baton/protocol';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
 import { badRequest } from '../../errors.js';
@@ -7,6 +12,7 @@ import { RUN_SORT_FIELDS, type RunQuery } from '../../store/store.js';
 import type { AppDeps } from '../app.js';
 import { name, nameParams, pageSize, pageStart, priority, requiredName, text, version } from '../bounds.js';
 import { correlatedQuery, startRequestSchema } from '../schemas.js';
+import { refuseUnknownStartFields, startRequestFromBody, type StartQuery } from '../start-request-form.js';
 import { filterFromQuery } from '../../search/query-filter.js';
 import { MAX_QUERY_LENGTH } from '../../search/query-parser.js';
 import { RUN_FIELDS } from '../../search/search-fields.js';
@@ -76,40 +82,37 @@ export function workflowRoutes(app: FastifyInstance, { workflows, payloads }: Ap
     {
       schema: {
         tags,
-        summary: "Start a run (Conductor's StartWorkflowRequest, with name); answers the run id as text",
+        summary:
+          "Start a run (Conductor's StartWorkflowRequest, with name; other top-level keys are refused naming them); answers the run id as text",
         body: { ...startRequestSchema, required: ['name'] },
       },
     },
-    async (req, reply) => sendText(reply, await workflows.start(await payloads.inlineStart(req.body))),
+    async (req, reply) => {
+      refuseUnknownStartFields(req.body);
+      return sendText(reply, await workflows.start(await payloads.inlineStart(req.body)));
+    },
   );
 
   app.post<{
     Params: { name: string };
-    Body: Omit<StartWorkflowRequest, 'name'> | undefined;
-    Querystring: { version?: number; correlationId?: string; priority?: number };
+    Body: JsonObject | undefined;
+    Querystring: StartQuery;
   }>(
     '/api/workflow/:name',
     {
       schema: {
         tags,
         summary: 'Start a run of the named definition; answers the run id as text',
+        description:
+          "The body is the start request ({version, input, correlationId, priority, taskToDomain, idempotencyKey, idempotencyStrategy}) or, as in Conductor, the bare input map: a body with none of the start request's fields. A start request with any other top-level key is refused naming it. The query parameters version, correlationId and priority apply to both forms (refused when the body gives a different value).",
         params: nameParams('name'),
         querystring: { type: 'object', properties: { version, correlationId: text, priority } },
         body: startRequestSchema,
       },
     },
     async (req, reply) => {
-      const body = await payloads.inlineStart(req.body ?? {});
-      // The body is the start request; Conductor's query parameters fill what it leaves out.
-      const request: StartWorkflowRequest = { ...body, name: req.params.name };
-      if (request.version === undefined && req.query.version !== undefined)
-        request.version = req.query.version;
-      if (request.correlationId === undefined && req.query.correlationId !== undefined) {
-        request.correlationId = req.query.correlationId;
-      }
-      if (request.priority === undefined && req.query.priority !== undefined)
-        request.priority = req.query.priority;
-      return sendText(reply, await workflows.start(request));
+      const request = startRequestFromBody(req.params.name, req.body, req.query);
+      return sendText(reply, await workflows.start(await payloads.inlineStart(request)));
     },
   );
 
