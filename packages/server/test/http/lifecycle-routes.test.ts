@@ -109,8 +109,19 @@ for (const storeCase of storeCases()) {
       assert.notEqual(second.taskId, first.taskId);
       assert.equal(second.retryCount, 1);
       assert.equal(second.retriedTaskId, first.taskId);
-      // The dead worker's late answer is acknowledged and ignored.
-      await result(first, 'COMPLETED', { outputData: { late: true } });
+      // The dead worker's late answer is refused, naming the attempt's status.
+      const late = await call(t.app, 'POST', '/api/tasks', {
+        taskId: first.taskId,
+        workflowInstanceId: first.workflowInstanceId,
+        workerId: 'dead-worker',
+        status: 'COMPLETED',
+        outputData: { late: true },
+      });
+      assert.equal(late.status, 409, late.text);
+      assert.match(
+        late.body.message,
+        /is TIMED_OUT: this attempt has ended.*a later attempt of the task was made/,
+      );
       const r = await run(id);
       assert.deepEqual(
         r.tasks.map((x: any) => [x.taskId, x.status]),
