@@ -4,6 +4,7 @@ import {
   type QueueMessageRow,
   dedupeMessages,
   freeTextNeedle,
+  freeTextWords,
   messageFromRow,
   runFromColumns,
   runOrderBy,
@@ -56,13 +57,18 @@ export function searchRuns(
   const where = runConditions(query, params);
   const text = freeTextNeedle(query.freeText);
   if (text !== undefined) {
-    where.push(
-      `(workflow_id = @text OR correlation_id = @text OR instr(baton_lower(workflow_name), @needle) > 0
-        OR instr(baton_lower(json_extract(record, '$.input')), @needle) > 0
-        OR instr(baton_lower(json_extract(record, '$.output')), @needle) > 0)`,
-    );
+    // Every arm from an index: the id by prefix (a range of the primary key), the correlation id
+    // whole, and every word of the needle as a word prefix in the FTS5 index of the run's search
+    // text (correlation id, name, reason, input and output).
+    const arms = ['(workflow_id >= @text AND workflow_id < @textEnd)', 'correlation_id = @text'];
     params.text = text;
-    params.needle = text.toLowerCase();
+    params.textEnd = `${text}\u{10FFFF}`;
+    const words = freeTextWords(text);
+    if (words.length > 0) {
+      arms.push('search_rowid IN (SELECT rowid FROM run_search WHERE run_search MATCH @words)');
+      params.words = words.map((w) => `"${w}"*`).join(' ');
+    }
+    where.push(`(${arms.join(' OR ')})`);
   }
   const whereSql = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
   const total = c.get<{ n: number }>(`SELECT count(*) AS n FROM runs ${whereSql}`, params)?.n ?? 0;

@@ -19,6 +19,8 @@ import {
   inRequestedOrder,
   pollFromRow,
   runRecordColumn,
+  runSearchText,
+  searchTextOnUpdate,
   taskDefFromColumns,
   workflowDefFromColumns,
 } from '../sql-common.js';
@@ -245,17 +247,19 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
 
   async insertRun(r: RunRecord): Promise<void> {
     this.state.check('insertRun', true);
+    const search = this.c.run('INSERT INTO run_search (body) VALUES (?)', runSearchText(r));
     this.c.run(
       `INSERT INTO runs (workflow_id, workflow_name, workflow_version, status, correlation_id, priority,
-         parent_workflow_id, idempotency_key, create_time, update_time, end_time, record, definition)
+         parent_workflow_id, idempotency_key, create_time, update_time, end_time, record, definition, search_rowid)
        VALUES (@workflowId, @workflowName, @workflowVersion, @status, @correlationId, @priority,
-         @parentWorkflowId, @idempotencyKey, @createTime, @updateTime, @endTime, @record, @definition)`,
+         @parentWorkflowId, @idempotencyKey, @createTime, @updateTime, @endTime, @record, @definition, @searchRowid)`,
       {
         ...runColumns(r),
         workflowName: r.workflowName,
         workflowVersion: r.workflowVersion,
         createTime: r.createTime,
         definition: JSON.stringify(r.workflowDefinition),
+        searchRowid: search.lastInsertRowid,
       },
     );
   }
@@ -282,6 +286,14 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
       runColumns(r),
     );
     if (result.changes !== 1) throw new Error(`updateRun: no run ${r.workflowId}`);
+    // The word index follows the run's end only (sql-common.ts runSearchText).
+    const search = searchTextOnUpdate(r);
+    if (search !== undefined)
+      this.c.run(
+        'UPDATE run_search SET body = ? WHERE rowid = (SELECT search_rowid FROM runs WHERE workflow_id = ?)',
+        search,
+        r.workflowId,
+      );
   }
 
   async countRunsOfVersion(name: string, version: number): Promise<number> {
