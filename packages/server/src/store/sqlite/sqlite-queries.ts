@@ -65,7 +65,9 @@ export function searchRuns(
     params.textEnd = `${text}\u{10FFFF}`;
     const words = freeTextWords(text);
     if (words.length > 0) {
-      arms.push('search_rowid IN (SELECT rowid FROM run_search WHERE run_search MATCH @words)');
+      arms.push(
+        'workflow_id IN (SELECT run_search.workflow_id FROM run_search WHERE run_search MATCH @words)',
+      );
       params.words = words.map((w) => `"${w}"*`).join(' ');
     }
     where.push(`(${arms.join(' OR ')})`);

@@ -247,7 +247,11 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
 
   async insertRun(r: RunRecord): Promise<void> {
     this.state.check('insertRun', true);
-    const search = this.c.run('INSERT INTO run_search (body) VALUES (?)', runSearchText(r));
+    const search = this.c.run(
+      'INSERT INTO run_search (workflow_id, body) VALUES (?, ?)',
+      r.workflowId,
+      runSearchText(r),
+    );
     this.c.run(
       `INSERT INTO runs (workflow_id, workflow_name, workflow_version, status, correlation_id, priority,
          parent_workflow_id, idempotency_key, create_time, update_time, end_time, record, definition, search_rowid)
