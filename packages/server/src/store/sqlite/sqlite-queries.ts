@@ -8,6 +8,8 @@ import {
   messageFromRow,
   runFromColumns,
   runOrderBy,
+  runSearchText,
+  searchTextOnUpdate,
   uniqueSorted,
   queueCountsFromRow,
   type QueueCountsRow,
@@ -47,6 +49,23 @@ export function ensureQueues(c: SqliteConnection, queueNames: readonly string[],
       now,
     );
   }
+}
+
+/** Writes a new run's row of the word index (`run_search`); answers its rowid for `runs.search_rowid`. */
+export function insertRunSearch(c: SqliteConnection, r: RunRecord): number | bigint {
+  return c.run('INSERT INTO run_search (workflow_id, body) VALUES (?, ?)', r.workflowId, runSearchText(r))
+    .lastInsertRowid;
+}
+
+/** The word index follows a run's end only (`sql-common.ts` runSearchText): a step writes nothing. */
+export function updateRunSearch(c: SqliteConnection, r: RunRecord): void {
+  const search = searchTextOnUpdate(r);
+  if (search === undefined) return;
+  c.run(
+    'UPDATE run_search SET body = ? WHERE rowid = (SELECT search_rowid FROM runs WHERE workflow_id = ?)',
+    search,
+    r.workflowId,
+  );
 }
 
 export function searchRuns(

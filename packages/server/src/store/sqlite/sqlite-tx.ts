@@ -19,8 +19,6 @@ import {
   inRequestedOrder,
   pollFromRow,
   runRecordColumn,
-  runSearchText,
-  searchTextOnUpdate,
   taskDefFromColumns,
   workflowDefFromColumns,
 } from '../sql-common.js';
@@ -48,7 +46,17 @@ import { decideTasks, recordLatestByName } from './sqlite-decide-set.js';
 import { SqliteQueueTx } from './sqlite-queue.js';
 import * as archive from './sqlite-archive.js';
 import { searchTasks } from './sqlite-search.js';
-import { RUN_COLUMNS, type RunRow, ensureQueues, list, parse, run, searchRuns } from './sqlite-queries.js';
+import {
+  RUN_COLUMNS,
+  type RunRow,
+  ensureQueues,
+  insertRunSearch,
+  list,
+  parse,
+  run,
+  searchRuns,
+  updateRunSearch,
+} from './sqlite-queries.js';
 import { isStorableVersion } from '../../bounds/ranges.js';
 
 interface WorkflowDefRow {
@@ -247,11 +255,7 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
 
   async insertRun(r: RunRecord): Promise<void> {
     this.state.check('insertRun', true);
-    const search = this.c.run(
-      'INSERT INTO run_search (workflow_id, body) VALUES (?, ?)',
-      r.workflowId,
-      runSearchText(r),
-    );
+    const searchRowid = insertRunSearch(this.c, r);
     this.c.run(
       `INSERT INTO runs (workflow_id, workflow_name, workflow_version, status, correlation_id, priority,
          parent_workflow_id, idempotency_key, create_time, update_time, end_time, record, definition, search_rowid)
@@ -263,7 +267,7 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
         workflowVersion: r.workflowVersion,
         createTime: r.createTime,
         definition: JSON.stringify(r.workflowDefinition),
-        searchRowid: search.lastInsertRowid,
+        searchRowid,
       },
     );
   }
@@ -290,14 +294,7 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
       runColumns(r),
     );
     if (result.changes !== 1) throw new Error(`updateRun: no run ${r.workflowId}`);
-    // The word index follows the run's end only (sql-common.ts runSearchText).
-    const search = searchTextOnUpdate(r);
-    if (search !== undefined)
-      this.c.run(
-        'UPDATE run_search SET body = ? WHERE rowid = (SELECT search_rowid FROM runs WHERE workflow_id = ?)',
-        search,
-        r.workflowId,
-      );
+    updateRunSearch(this.c, r);
   }
 
   async countRunsOfVersion(name: string, version: number): Promise<number> {
