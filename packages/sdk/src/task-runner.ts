@@ -28,7 +28,7 @@ interface Running {
   controller: AbortController;
   logs: Array<{ log: string; createdTime: number }>;
   done: Promise<void>;
-  /** Set once the task was handed back: a late result is not posted. */
+  /** Set once the task was handed back, or found no longer this worker's: no result is posted. */
   handedBack: boolean;
 }
 
@@ -200,7 +200,8 @@ export class TaskRunner {
    * Posts a result. A result the server could not take (down, restarting) is tried again with
    * the same back-off as polls, until it is taken or the task's lock would have lapsed anyway.
    * A result the server refuses (4xx: too large, not JSON it accepts) will never be taken, so
-   * the task is failed with the server's reason instead of being left to time out.
+   * the task is failed with the server's reason instead of being left to time out; a 409 (the
+   * attempt has ended, or another worker holds the task) ends the post: nothing is sent again.
    */
   private async post(result: TaskResult): Promise<void> {
     const task = this.running.get(result.taskId)?.task;
@@ -220,6 +221,9 @@ export class TaskRunner {
       } catch (raw) {
         const error = coerceError(raw);
         this.emit({ type: 'error', taskType: this.taskType, error, during: 'result' });
+        // 409: the attempt has ended or another worker holds the task; no post will change
+        // that (an exact repeat of a recorded result is answered 2xx, so this is not one).
+        if (error instanceof BatonApiError && error.status === 409) return;
         if (error instanceof BatonApiError && error.status >= 400 && error.status < 500) {
           if (current !== result) return; // the failure report itself was refused
           const reason = `the server refused the worker's result (HTTP ${error.status}): ${error.message}`;
@@ -246,9 +250,16 @@ export class TaskRunner {
       if (running.handedBack) return;
       this.client
         .updateTask({ ...this.resultOf(running.task, 'IN_PROGRESS', {}), extendLease: true })
-        .catch((raw: unknown) =>
-          this.emit({ type: 'error', taskType: this.taskType, error: coerceError(raw), during: 'lease' }),
-        );
+        .catch((raw: unknown) => {
+          this.emit({ type: 'error', taskType: this.taskType, error: coerceError(raw), during: 'lease' });
+          // 409: the task is no longer this worker's (timed out, canceled, held by another):
+          // stop the handler and post nothing for it.
+          if (raw instanceof BatonApiError && raw.status === 409) {
+            clearInterval(timer);
+            running.handedBack = true;
+            running.controller.abort();
+          }
+        });
     }, every);
     timer.unref();
     return timer;

@@ -5,7 +5,8 @@ import type { TaskLog } from '@baton/protocol';
 
 import { BatonClient } from '../src/client.js';
 import { simpleTask, taskDef, workflow } from '../src/definitions.js';
-import { TerminalError } from '../src/errors.js';
+import { BatonApiError, TerminalError } from '../src/errors.js';
+import type { RunnerEvent } from '../src/task-runner.js';
 import { WorkerPool } from '../src/worker-pool.js';
 import { defineWorker, inProgress, type Worker } from '../src/worker.js';
 import { startBaton, type BatonProcess } from './helpers/baton.js';
@@ -144,21 +145,43 @@ describe('worker results (real server)', () => {
     assert.equal(done.tasks[0]!.pollCount, 1);
   });
 
-  it('a lease lapses without extension (the control case)', async () => {
+  it('a lease lapses without extension (the control case); the late result gets 409 and is not posted again', async () => {
     await oneTaskFlow('long-unleased', { responseTimeoutSeconds: 1 });
-    run(
-      defineWorker({
-        taskType: 'long-unleased',
-        leaseExtension: false,
-        handler: async () => {
-          await new Promise((r) => setTimeout(r, 3500));
-          return {};
-        },
-      }),
-    );
+    const events: RunnerEvent[] = [];
+    let finished!: () => void;
+    const handlerDone = new Promise<void>((resolve) => (finished = resolve));
+    const pool = new WorkerPool({
+      client,
+      workerId: 'late-worker',
+      onEvent: (event) => events.push(event),
+      workers: [
+        defineWorker({
+          taskType: 'long-unleased',
+          leaseExtension: false,
+          handler: async () => {
+            await new Promise((r) => setTimeout(r, 3500));
+            finished();
+            return {};
+          },
+        }),
+      ],
+    }).start();
+    pools.push(pool);
     const done = await waitForEnd(client, await client.startWorkflow('long-unleased-flow'));
-    assert.equal(done.status, 'FAILED');
+    assert.equal(done.status, 'TIMED_OUT');
+    assert.equal(done.tasks[0]!.status, 'TIMED_OUT');
     assert.match(done.tasks[0]!.reasonForIncompletion ?? '', /responseTimeoutSeconds/);
+    await handlerDone;
+    // Stopping waits for the handler's post (and anything the runner would send after it).
+    await pool.stop({ graceMs: 10_000 });
+    // One post, answered 409 naming the status; no failure report, no retry.
+    const posts = events.filter((e) => e.type === 'error' && e.during === 'result');
+    assert.equal(posts.length, 1, 'the refused result is not posted again');
+    const error = posts[0]?.type === 'error' ? posts[0].error : undefined;
+    assert.ok(error instanceof BatonApiError);
+    assert.equal(error.status, 409);
+    assert.match(error.message, /is TIMED_OUT: this attempt has ended/);
+    assert.ok(!events.some((e) => e.type === 'task-done'));
   });
 
   it('polls its domain: a run routed to domain blue is taken only by the blue worker', async () => {

@@ -16,6 +16,7 @@ export class Metrics {
   private readonly tasksDeferred: Counter<'task_type' | 'reason'>;
   private readonly noWorker: Counter<'task_type'>;
   private readonly alertOnly: Counter<'task_type' | 'timeout_kind'>;
+  private readonly refusedResults: Counter<'task_type' | 'reason'>;
   private readonly scheduleToStart: Histogram<'task_type'>;
 
   /**
@@ -74,6 +75,12 @@ export class Metrics {
       name: 'baton_alert_only_timeouts_total',
       help: 'Timeouts of tasks whose timeoutPolicy is ALERT_ONLY (the task keeps waiting)',
       labelNames: ['task_type', 'timeout_kind'],
+      registers,
+    });
+    this.refusedResults = new Counter({
+      name: 'baton_task_results_refused_total',
+      help: 'Task results answered 409: the attempt had ended (reason ended) or another worker held the task (held)',
+      labelNames: ['task_type', 'reason'],
       registers,
     });
     this.scheduleToStart = new Histogram({
@@ -146,6 +153,11 @@ export class Metrics {
   /** A poll, task or total timeout under ALERT_ONLY fired for a task of this type. */
   alertOnlyTimeout(taskType: string, timeoutKind: string): void {
     this.alertOnly.inc({ task_type: taskType, timeout_kind: timeoutKind });
+  }
+
+  /** A result refused because its attempt had ended or another worker held the task. */
+  resultRefused(taskType: string, reason: 'ended' | 'held'): void {
+    this.refusedResults.inc({ task_type: taskType, reason });
   }
 
   get contentType(): string {

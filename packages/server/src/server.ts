@@ -185,7 +185,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     batch: options.archiveBatch,
     ...(input.archiveFaults !== undefined && { faults: input.archiveFaults }),
   });
-  const tasks = new TaskService(store, executor, wake, clock, { metrics, liveness, polls });
+  const tasks = new TaskService(store, executor, wake, clock, { metrics, liveness, polls, logger });
   const workflows = new WorkflowService(store, executor, wake, clock, tasks.withPending, archive);
   const runControl = new RunControlService(store, executor, wake, archive);
   const testRuns = new TestRunService(

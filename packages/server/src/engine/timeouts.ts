@@ -8,8 +8,8 @@ import type { FiredTimer, TimerKind } from './types.js';
 /**
  * The lifecycle timeouts (DESIGN §6), applied when their durable timer fires:
  *  - RESPONSE_TIMEOUT (lock expiry): the attempt is recorded TIMED_OUT and the next one is
- *    queued at once while retries remain, whatever the timeoutPolicy; with none left the task
- *    is FAILED (and dead-lettered by the evaluation).
+ *    queued at once while retries remain, whatever the timeoutPolicy; with none left it stays
+ *    TIMED_OUT, is dead-lettered and times the run out (Conductor's `timeoutTask` + `retry`).
  *  - POLL_TIMEOUT, TASK_TIMEOUT, TOTAL_TIMEOUT: `timeoutPolicy` decides. RETRY: the attempt is
  *    TIMED_OUT and the evaluation retries it while attempts remain (a total timeout leaves none);
  *    TIME_OUT_WF: the run is TIMED_OUT; ALERT_ONLY: an alert on the task and a metric, and the
@@ -55,14 +55,12 @@ function responseTimeout(state: RunState, task: TaskRecord, timer: FiredTimer): 
   const worker =
     typeof timer.payload?.workerId === 'string' ? timer.payload.workerId : (task.workerId ?? 'unknown');
   const reason = `no result within responseTimeoutSeconds (${seconds(timer, task)}s) from worker ${worker}`;
-  if (canRetry(state, { ...task, status: 'TIMED_OUT' }, 0)) {
-    const timedOut = endAttempt(state, task, 'TIMED_OUT', reason);
-    // A paused run schedules nothing: the evaluation retries it when the run resumes.
-    if (state.run.status === 'RUNNING') retryTask(state, timedOut, 0);
-    return 'changed';
-  }
-  // None left: FAILED; the evaluation dead-letters it and fails the run (unless optional).
-  endAttempt(state, task, 'FAILED', reason);
+  const timedOut = endAttempt(state, task, 'TIMED_OUT', reason);
+  // The next attempt at once, not after the retry delay: the work only changes hands. A paused
+  // run schedules nothing: the evaluation retries it when the run resumes. With none left the
+  // evaluation dead-letters it and times the run out (unless optional), as Conductor's
+  // `DeciderService.retry` does for a TIMED_OUT task.
+  if (canRetry(state, timedOut, 0) && state.run.status === 'RUNNING') retryTask(state, timedOut, 0);
   return 'changed';
 }
 

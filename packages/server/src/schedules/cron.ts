@@ -1,9 +1,12 @@
 import { Cron } from 'croner';
 
+import { toCroner } from './spring-cron.js';
+
 /**
- * Cron expressions through croner: Spring's 6-field form (`second minute hour day month weekday`,
- * with `?`), the 5-field form, and macros (`@yearly`, `@monthly`, `@weekly`, `@daily`,
- * `@hourly`), in an IANA time zone. Across DST, croner follows the zone's wall clock: a time in
+ * Cron expressions through croner: every form of Spring's 6-field `CronExpression` (`second
+ * minute hour day month weekday`; `spring-cron.ts` rewrites what croner reads differently), the
+ * 5-field form, and macros (`@yearly`, `@monthly`, `@weekly`, `@daily`, `@hourly`), in an IANA
+ * time zone. Across DST, croner follows the zone's wall clock: a time in
  * the spring-forward gap fires at the first instant after the gap, a time in the fall-back
  * overlap fires once.
  */
@@ -13,12 +16,17 @@ export function cronProblem(expression: string, zoneId: string): string | undefi
   const zone = zoneProblem(zoneId);
   if (zone) return zone;
   try {
-    const next = new Cron(expression, { timezone: zoneId, paused: true }).nextRun();
+    const next = cronOf(expression, zoneId).nextRun();
     return next === null ? `cron expression '${expression}' never fires` : undefined;
   } catch (raw) {
     const message = raw instanceof Error ? raw.message : String(raw);
     return `invalid cron expression '${expression}': ${message.replace(/^CronPattern: /, '')}`;
   }
+}
+
+function cronOf(expression: string, zoneId: string): Cron {
+  const { pattern, options } = toCroner(expression);
+  return new Cron(pattern, { timezone: zoneId, paused: true, ...options });
 }
 
 export function zoneProblem(zoneId: string): string | undefined {
@@ -38,7 +46,7 @@ export function nextSlots(
   limit: number,
   until?: number,
 ): number[] {
-  const cron = new Cron(expression, { timezone: zoneId, paused: true });
+  const cron = cronOf(expression, zoneId);
   const out: number[] = [];
   let previous = new Date(after);
   while (out.length < limit) {

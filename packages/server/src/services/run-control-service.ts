@@ -282,7 +282,7 @@ export class RunControlService {
   /**
    * Restart and rerun of an archived run: the new run is made from the archived document (its
    * definition snapshot, input and tasks) and the link is recorded in the archive's index row.
-   * Retry is refused: it continues a failed run in place and retries its failed child runs,
+   * Retry is refused: besides making the new run it retries the original's failed child runs,
    * which an archived run no longer has in the hot tables; rerun from the failed task does the same.
    */
   private async successorOfArchived(

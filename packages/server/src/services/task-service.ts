@@ -1,5 +1,7 @@
 import { performance } from 'node:perf_hooks';
 
+import type { Logger } from 'pino';
+
 import {
   isTerminalTaskStatus,
   type JsonObject,
@@ -13,7 +15,8 @@ import {
 import type { Clock } from '../clock.js';
 import { documentRefOf } from '../engine/expressions.js';
 import { taskKindOf } from '../engine/kinds/registry.js';
-import { badRequest, notFound } from '../errors.js';
+import { judgeResult, type ResultVerdict } from '../engine/result-acceptance.js';
+import { badRequest, conflict, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { WakeBus } from '../queue/wake-bus.js';
 import type { Store, Tx } from '../store/store.js';
@@ -50,9 +53,15 @@ export interface PollRequest {
  * only the interpreter ends (JOIN, DO_WHILE, …) are never meant.
  */
 export function openTaskByRef(tasks: readonly TaskRecord[], ref: string): TaskRecord | undefined {
-  const candidates = tasks.filter(
-    (t) => !isTerminalTaskStatus(t.status) && taskKindOf(t.workflowTask)?.engineOnly !== true,
+  return latestTaskByRef(
+    tasks.filter((t) => !isTerminalTaskStatus(t.status)),
+    ref,
   );
+}
+
+/** The latest task with this ref (or plain ref of a loop), of those an outside result may mean. */
+function latestTaskByRef(tasks: readonly TaskRecord[], ref: string): TaskRecord | undefined {
+  const candidates = tasks.filter((t) => taskKindOf(t.workflowTask)?.engineOnly !== true);
   const exact = candidates.filter((t) => t.referenceTaskName === ref);
   const pool = exact.length > 0 ? exact : candidates.filter((t) => documentRefOf(t) === ref);
   return pool.reduce<TaskRecord | undefined>(
@@ -80,12 +89,21 @@ function newHandOutSeen(polledAt: number): HandOutSeen {
   return { polledAt, firstStarts: new Map(), deferredBy: [] };
 }
 
-/** Optional observers of hand-outs: metrics, the in-memory worker liveness view, poll data. */
+/** Optional observers of hand-outs and results: metrics, a logger, the worker liveness view, poll data. */
 export interface HandOutObservers {
   metrics?: Metrics;
+  /** Where refused results are logged. */
+  logger?: Pick<Logger, 'warn'>;
   liveness?: WorkerLiveness;
   /** Buffers poll data; without it each poll is written inside its hand-out. */
   polls?: PollRecorder;
+}
+
+/** A result judged in its transaction: applied, or not, and why (a refusal is thrown after it). */
+interface Judged {
+  task: TaskRecord;
+  applied: boolean;
+  verdict?: ResultVerdict;
 }
 
 /** Hand-out, results and queue views for worker tasks. */
@@ -279,8 +297,9 @@ export class TaskService {
   }
 
   /**
-   * Applies a worker's result. A result for a task that has already ended is acknowledged and
-   * ignored: it never reopens the task.
+   * Applies a worker's result. A result for an attempt that has ended, or from a worker that
+   * does not hold the task, is refused with 409 and changes nothing; an exact repeat of the
+   * recorded result is acknowledged again (`engine/result-acceptance.ts`).
    */
   async update(
     result: TaskResult,
@@ -288,12 +307,14 @@ export class TaskService {
     options: { detach?: boolean } = {},
   ): Promise<{ task: TaskRecord; applied: boolean }> {
     const after = afterCommit();
-    const out = await this.store.transaction(async (tx) => {
+    const out = await this.store.transaction(async (tx): Promise<Judged> => {
       const task = await this.requireTask(tx, result.taskId, result.workflowInstanceId);
       this.checkRunOf(task, result);
-      if (isTerminalTaskStatus(task.status)) return { task, applied: false };
+      const verdict = judgeResult(task, result);
+      if (verdict.kind !== 'apply') return { task, applied: false, verdict };
       return this.applyResult(tx, task, result, after, undefined, options.detach === true);
     }, GROUPED);
+    this.refuseIfStale(out, result.workerId);
     this.wake.wake([...after.wakeQueues]);
     return out;
   }
@@ -311,7 +332,7 @@ export class TaskService {
   ): Promise<{ task: TaskRecord; applied: boolean; next?: TaskRecord }> {
     const after = afterCommit();
     let poll: { request: PollRequest; queues: string[]; seen: HandOutSeen } | undefined;
-    type Answer = { task: TaskRecord; applied: boolean; next?: TaskRecord };
+    type Answer = Judged & { next?: TaskRecord };
     const out = await this.store.transaction(async (tx): Promise<Answer> => {
       poll = undefined;
       const task = await this.requireTask(tx, result.taskId, result.workflowInstanceId);
@@ -326,9 +347,12 @@ export class TaskService {
       };
       const queues = pollQueues(request.taskType, request.domain);
       const wish: HandOffWish = { queueNames: queues, workerId: request.workerId };
-      const applied = isTerminalTaskStatus(task.status)
-        ? { task, applied: false }
-        : await this.applyResult(tx, task, result, after, asking ? wish : undefined);
+      const verdict = judgeResult(task, result);
+      if (verdict.kind === 'refuse') return { task, applied: false, verdict };
+      const applied =
+        verdict.kind === 'repeat'
+          ? { task, applied: false }
+          : await this.applyResult(tx, task, result, after, asking ? wish : undefined);
       if (!asking) return applied;
       poll = { request, queues, seen: newHandOutSeen(this.clock.now()) };
       if (wish.handed) {
@@ -340,6 +364,7 @@ export class TaskService {
       const { tasks } = await this.handOutIn(tx, request, queues, poll.seen);
       return { ...applied, ...(tasks[0] !== undefined && { next: tasks[0] }) };
     }, GROUPED);
+    this.refuseIfStale(out, result.workerId);
     this.wake.wake([...after.wakeQueues]);
     if (poll)
       this.observeHandOut(poll.queues[1] ?? poll.request.taskType, poll.seen, out.next ? [out.next] : []);
@@ -349,6 +374,31 @@ export class TaskService {
       return rest;
     }
     return out;
+  }
+
+  /**
+   * A refused result (judged in the transaction, which changed nothing): counted, logged and
+   * answered 409 naming the task's status (and its holder). Thrown after the transaction so a
+   * transaction run again is not counted twice.
+   */
+  private refuseIfStale(judged: Judged, workerId: string | undefined): void {
+    const verdict = judged.verdict;
+    if (verdict?.kind !== 'refuse') return;
+    const task = judged.task;
+    this.observers.metrics?.resultRefused(task.taskDefName, verdict.reason);
+    this.observers.logger?.warn(
+      {
+        taskId: task.taskId,
+        workflowId: task.workflowInstanceId,
+        taskType: task.taskDefName,
+        status: task.status,
+        holder: task.workerId,
+        workerId,
+        reason: verdict.reason,
+      },
+      `task result refused: ${verdict.message}`,
+    );
+    throw conflict(verdict.message);
   }
 
   private checkRunOf(task: TaskRecord, result: TaskResult): void {
@@ -410,13 +460,28 @@ export class TaskService {
     workerId?: string,
   ): Promise<string | undefined> {
     const after = afterCommit();
+    let refused: Judged | undefined;
     const taskId = await this.store.transaction(async (tx) => {
+      refused = undefined;
       const run = await tx.lockRun(workflowId);
       if (!run) throw notFound(`No such workflow found by id: ${workflowId}`);
       // Every open task is in the decide set: no need to read the run's whole history.
       const tasks = await tx.getDecideTasks(workflowId);
       const open = openTaskByRef(tasks, ref);
-      if (!open) return undefined;
+      const posted = { status, outputData: output, ...(workerId !== undefined && { workerId }) };
+      if (!open) {
+        // The step by that name has ended: refused unless this repeats its recorded result.
+        const ended = latestTaskByRef(await tx.getRunTasks(workflowId), ref);
+        if (!ended) return undefined;
+        const verdict = judgeResult(ended, posted, true);
+        if (verdict.kind === 'refuse') refused = { task: ended, applied: false, verdict };
+        return ended.taskId;
+      }
+      const verdict = judgeResult(open, posted, true);
+      if (verdict.kind === 'refuse') {
+        refused = { task: open, applied: false, verdict };
+        return open.taskId;
+      }
       const result: TaskResult = {
         taskId: open.taskId,
         workflowInstanceId: workflowId,
@@ -427,6 +492,7 @@ export class TaskService {
       await this.applyResult(tx, open, result, after);
       return open.taskId;
     });
+    if (refused) this.refuseIfStale(refused, workerId);
     this.wake.wake([...after.wakeQueues]);
     return taskId;
   }

@@ -1,4 +1,12 @@
-import type { PollData, QueueCounts, RunRecord, StoredTaskDef, TaskDef, WorkflowDef } from '@baton/protocol';
+import {
+  isTerminalWorkflowStatus,
+  type PollData,
+  type QueueCounts,
+  type RunRecord,
+  type StoredTaskDef,
+  type TaskDef,
+  type WorkflowDef,
+} from '@baton/protocol';
 
 import type { QueueMessage, RunQuery, RunSortField, StoredQueueMessage, StoredWorkflowDef } from './store.js';
 import { boundedDelayMs, storableTime } from '../bounds/time.js';
@@ -18,6 +26,11 @@ export interface Migration {
   compatibleFrom: number;
   /** Set on a step that removes or reshapes what older code may read (released as store/ARCHITECTURE.md, "Schema migrations", says). */
   contract?: true;
+  /**
+   * Set on an expand step whose SQL the expand-only check flags but which leaves older code's reads
+   * and writes working: says which statement and why (checked by the migration-rules test).
+   */
+  reviewedStatements?: string;
 }
 
 /** Sort fields map to columns through this table only: user text never reaches SQL. */
@@ -62,6 +75,46 @@ export function runOrderBy(sort: RunQuery['sort'], textCollation?: string): stri
 export function freeTextNeedle(freeText: string | undefined): string | undefined {
   const text = freeText?.trim() ?? '';
   return text === '' || text === '*' ? undefined : text;
+}
+
+/** Most characters of a run's searchable text: a large input is searched by its beginning. */
+const SEARCH_TEXT_MAX = 16_384;
+
+/**
+ * The text free-text search finds a run by, as words (each store keeps a word index of it):
+ * its correlation id, name, reason and the JSON of its input and output. Written when the run
+ * is made and when it ends (`searchTextOnUpdate`), never on a step in between, so a step pays
+ * no index write. The id is matched by prefix on its own index.
+ */
+export function runSearchText(run: RunRecord): string {
+  const parts = [
+    run.correlationId ?? '',
+    run.workflowName,
+    run.reasonForIncompletion ?? '',
+    JSON.stringify(run.input),
+    JSON.stringify(run.output),
+  ];
+  return parts.join(' ').slice(0, SEARCH_TEXT_MAX);
+}
+
+/** The searchable text to write with an update: only when the run has ended (else kept as it is). */
+export function searchTextOnUpdate(run: RunRecord): string | undefined {
+  return isTerminalWorkflowStatus(run.status) ? runSearchText(run) : undefined;
+}
+
+/**
+ * The words of a free-text needle (letters and digits, lower case, at most 16), each matched as
+ * a word prefix; none when the needle has no word (then only the id prefix and correlation id
+ * can match).
+ */
+export function freeTextWords(needle: string): string[] {
+  const words = needle.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return [...new Set(words)].slice(0, 16);
+}
+
+/** A LIKE pattern matching values that start with `prefix` (`\` escapes the wildcards). */
+export function likePrefix(prefix: string): string {
+  return `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 /** A run is stored as its record without the definition snapshot (a column of its own). */

@@ -158,15 +158,16 @@ async function scenario({ runs: RUNS, workers: WORKERS, kills: KILLS, start }: S
     // No attempt was ever handed out twice: one attempt never ran on two workers.
     const received = workers.flatMap((w) => w.received.map((r) => r.taskId));
     assert.equal(new Set(received).size, received.length, 'an attempt was handed out twice');
-    // An acknowledged result is never lost: its attempt is COMPLETED, or it came after the
-    // attempt's lock expired (acknowledged and ignored) and a successor took over.
+    // An acknowledged result is never lost: its attempt is COMPLETED. A result that came after
+    // the attempt's lock expired is refused (409) and a successor took over.
     for (const taskId of workers.flatMap((w) => w.completed)) {
       const t = allTasks.get(taskId);
       assert.ok(t, `acknowledged task ${taskId} exists`);
-      assert.ok(
-        t.status === 'COMPLETED' || (t.status === 'TIMED_OUT' && t.retried),
-        `acknowledged task ${taskId} is ${t.status}`,
-      );
+      assert.equal(t.status, 'COMPLETED', `acknowledged task ${taskId} is ${t.status}`);
+    }
+    for (const taskId of workers.flatMap((w) => w.refused)) {
+      const t = allTasks.get(taskId);
+      assert.ok(t?.status === 'TIMED_OUT' && t.retried, `refused task ${taskId} is ${t?.status}`);
     }
     const superseded = [...allTasks.values()].filter((t) => t.retried).length;
     return `${RUNS} runs, ${KILLS} kills: ${allTasks.size} attempts, ${superseded} superseded after a kill`;

@@ -201,6 +201,21 @@ void describe('decide: poll, task and total timeouts under each timeoutPolicy', 
       }
     });
 
+    void it(`${k.kind} under RETRY with no retries left: the task stays TIMED_OUT, dead-lettered, and the run is TIMED_OUT`, () => {
+      const engine = engineWith({ ...k.extra, timeoutPolicy: 'RETRY', retryCount: 0 });
+      const timer = only(armed(engine.start(), k.kind), k.kind);
+      if (k.handOut) handOut(engine, 't1');
+      const decision = fire(engine, timer);
+      assert.equal(engine.task('a').status, 'TIMED_OUT');
+      assert.deepEqual(decision.newTasks, []);
+      assert.equal(decision.run.status, 'TIMED_OUT');
+      assert.equal(
+        decision.run.reasonForIncompletion,
+        `Task a failed with status: TIMED_OUT and reason: '${k.reason}'`,
+      );
+      assert.ok(commandTypes(decision).includes('DEAD_LETTER'));
+    });
+
     void it(`${k.kind} under TIME_OUT_WF: the run is TIMED_OUT, saying which timeout`, () => {
       const { engine, timer } = setup('TIME_OUT_WF');
       const decision = fire(engine, timer);
@@ -299,19 +314,20 @@ void describe('decide: lock expiry (RESPONSE_TIMEOUT)', () => {
     });
   }
 
-  void it('with no retries left the task is FAILED, its message dead-lettered and the run FAILED', () => {
+  void it('with no retries left the task stays TIMED_OUT, its message is dead-lettered and the run is TIMED_OUT (Conductor)', () => {
     const engine = engineWith({ retryCount: 0 });
     engine.start();
     handOut(engine, 't1', 'w9');
     const decision = fire(engine, responseTimer(engine, 't1', T0 + 30_000));
     const task = engine.task('a');
-    assert.equal(task.status, 'FAILED');
+    assert.equal(task.status, 'TIMED_OUT');
     assert.equal(task.reasonForIncompletion, 'no result within responseTimeoutSeconds (30s) from worker w9');
     assert.deepEqual(decision.newTasks, []);
-    assert.equal(decision.run.status, 'FAILED');
+    assert.equal(decision.run.status, 'TIMED_OUT');
+    assert.deepEqual(decision.run.failedReferenceTaskNames, ['a']);
     assert.equal(
       decision.run.reasonForIncompletion,
-      "Task a failed with status: FAILED and reason: 'no result within responseTimeoutSeconds (30s) from worker w9'",
+      "Task a failed with status: TIMED_OUT and reason: 'no result within responseTimeoutSeconds (30s) from worker w9'",
     );
     assert.deepEqual(
       decision.commands.filter((c) => c.type === 'DEQUEUE' || c.type === 'DEAD_LETTER'),
@@ -328,6 +344,33 @@ void describe('decide: lock expiry (RESPONSE_TIMEOUT)', () => {
         },
       ],
     );
+  });
+
+  void it('the last attempt of an optional task times out: COMPLETED_WITH_ERRORS, dead-lettered, and the run goes on', () => {
+    const engine = engineWith({ retryCount: 0 }, true);
+    engine.start();
+    handOut(engine, 't1', 'w9');
+    const decision = fire(engine, responseTimer(engine, 't1', T0 + 30_000));
+    assert.equal(engine.task('a').status, 'COMPLETED_WITH_ERRORS');
+    assert.equal(decision.run.status, 'RUNNING');
+    assert.ok(commandTypes(decision).includes('DEAD_LETTER'));
+    assert.equal(only(decision.newTasks, 'next step').referenceTaskName, 'b');
+  });
+
+  void it('every attempt times out: each is TIMED_OUT, the last one times the run out', () => {
+    const engine = engineWith({ retryCount: 2 });
+    engine.start();
+    const statuses: string[] = [];
+    let decision: Decision | undefined;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const open = engine.tasks.find((t) => t.status === 'SCHEDULED')!;
+      handOut(engine, open.taskId, 'w1');
+      decision = fire(engine, responseTimer(engine, open.taskId, engine.now + 30_000));
+      statuses.push(engine.tasks.find((t) => t.taskId === open.taskId)!.status);
+    }
+    assert.deepEqual(statuses, ['TIMED_OUT', 'TIMED_OUT', 'TIMED_OUT']);
+    assert.equal(decision?.run.status, 'TIMED_OUT');
+    assert.equal(engine.tasks.length, 3);
   });
 
   void it('in a paused run the attempt times out, and the next one is made when the run resumes', () => {

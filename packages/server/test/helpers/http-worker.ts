@@ -65,6 +65,8 @@ export class HttpWorker {
   readonly completed: string[] = [];
   /** Every problem met: failed polls, rejected results, handler errors, malformed answers. */
   readonly errors: string[] = [];
+  /** Results answered 409 (the attempt had ended: its lock lapsed and a successor took over). */
+  readonly refused: string[] = [];
   /** Number of poll requests sent. */
   polls = 0;
 
@@ -229,6 +231,11 @@ export class HttpWorker {
         const text = await res.text();
         if (res.status === 200) {
           this.completed.push(task.taskId);
+          this.notify();
+          return;
+        }
+        if (res.status === 409) {
+          this.refused.push(task.taskId);
           this.notify();
           return;
         }

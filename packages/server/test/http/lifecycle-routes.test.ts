@@ -109,8 +109,19 @@ for (const storeCase of storeCases()) {
       assert.notEqual(second.taskId, first.taskId);
       assert.equal(second.retryCount, 1);
       assert.equal(second.retriedTaskId, first.taskId);
-      // The dead worker's late answer is acknowledged and ignored.
-      await result(first, 'COMPLETED', { outputData: { late: true } });
+      // The dead worker's late answer is refused, naming the attempt's status.
+      const late = await call(t.app, 'POST', '/api/tasks', {
+        taskId: first.taskId,
+        workflowInstanceId: first.workflowInstanceId,
+        workerId: 'dead-worker',
+        status: 'COMPLETED',
+        outputData: { late: true },
+      });
+      assert.equal(late.status, 409, late.text);
+      assert.match(
+        late.body.message,
+        /is TIMED_OUT: this attempt has ended.*a later attempt of the task was made/,
+      );
       const r = await run(id);
       assert.deepEqual(
         r.tasks.map((x: any) => [x.taskId, x.status]),
@@ -286,14 +297,14 @@ for (const storeCase of storeCases()) {
       assert.deepEqual(again.body, { taskType: 'lc_dead', requeued: [], skipped: [] });
     });
 
-    it('lock expiry with no retries left fails the task and dead-letters it', async () => {
+    it('lock expiry with no retries left times the task and the run out (Conductor) and dead-letters it', async () => {
       const id = await setup('lc_lockdead', {});
       await poll('lc_lockdead', 'gone');
       clock.advance(10_000);
       assert.ok((await fire()) >= 1);
       const r = await run(id);
-      assert.equal(r.status, 'FAILED');
-      assert.equal(r.tasks[0].status, 'FAILED');
+      assert.equal(r.status, 'TIMED_OUT');
+      assert.equal(r.tasks[0].status, 'TIMED_OUT');
       const sizes = (await call(t.app, 'GET', '/api/tasks/queue/sizes')).body;
       assert.equal(sizes.lc_lockdead.deadLettered, 1);
       assert.equal(sizes.lc_lockdead.inFlight, 0);

@@ -77,8 +77,13 @@ for (const storeCase of storeCases()) {
       assert.equal(run.reasonForIncompletion, 'operator said stop');
       assert.deepEqual(await d.taskStates(id), [['a', 'CANCELED']]);
       assert.equal(await d.queueSize('rc_term_a'), 0);
-      // The worker's late result is acknowledged and changes nothing.
-      await d.result(a, 'COMPLETED', { y: 1 });
+      // The worker's late result is refused, naming the task's status, and changes nothing.
+      await d.conflict('POST', '/api/tasks', 'is CANCELED: this attempt has ended', {
+        taskId: a.taskId,
+        workflowInstanceId: id,
+        status: 'COMPLETED',
+        outputData: { y: 1 },
+      });
       assert.deepEqual(await d.taskStates(id), [['a', 'CANCELED']]);
       assert.deepEqual(await d.poll('rc_term_b'), []);
 

@@ -96,14 +96,26 @@ for (const storeCase of storeCases()) {
         output: { final: true, fromA: 'why' },
       });
 
-      // A late or duplicate result for an ended task is acknowledged and changes nothing.
+      // A late result for an ended task is refused (409 naming its status) and changes nothing;
+      // an exact repeat of the recorded one is acknowledged again.
       const late = await call(t.app, 'POST', '/api/tasks', {
         taskId: a.taskId,
         workflowInstanceId: id,
         status: 'FAILED',
         reasonForIncompletion: 'too late',
       });
-      assert.equal(late.status, 200);
+      assert.equal(late.status, 409, late.text);
+      assert.match(
+        late.body.message,
+        /is COMPLETED: this attempt has ended, so the FAILED result was not applied/,
+      );
+      const repeat = await call(t.app, 'POST', '/api/tasks', {
+        taskId: a.taskId,
+        workflowInstanceId: id,
+        status: 'COMPLETED',
+        outputData: { y: 'why' },
+      });
+      assert.equal(repeat.status, 200, repeat.text);
       const again = await call(t.app, 'GET', `/api/tasks/${a.taskId}`);
       assert.equal(again.body.status, 'COMPLETED');
       assert.deepEqual(again.body.outputData, { y: 'why' });

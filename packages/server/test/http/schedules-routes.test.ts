@@ -230,6 +230,46 @@ for (const c of storeCases()) {
       assert.equal((await slots('pausable')).length, 1, 'a deleted schedule fires no more');
     });
 
+    void it("takes Spring's forms (0/5, ?, L-3, 5L, LW, #) and fires a 0/5 schedule every five seconds", async () => {
+      await register(t.app, [
+        { name: 'spring_wf', tasks: [{ name: 'n', taskReferenceName: 'n', type: 'NOOP' }] },
+      ]);
+      const saved = await call(t.app, 'POST', '/api/scheduler/schedules', {
+        name: 'every_five',
+        cronExpression: '0/5 * * ? * *',
+        startWorkflowRequest: { name: 'spring_wf' },
+      });
+      assert.equal(saved.status, 200, saved.text);
+      const from = Math.ceil(clock.now() / 5_000) * 5_000;
+      assert.equal(saved.body.nextRunTime, from === clock.now() ? from + 5_000 : from);
+      await fire(saved.body.nextRunTime - clock.now());
+      await fire(5_000);
+      const fired = await slots('every_five');
+      assert.deepEqual(
+        fired.map((s) => [s.scheduledTime, s.state]),
+        [
+          [saved.body.nextRunTime, 'EXECUTED'],
+          [saved.body.nextRunTime + 5_000, 'EXECUTED'],
+        ],
+      );
+      assert.equal((await call(t.app, 'DELETE', '/api/scheduler/schedules/every_five')).status, 200);
+
+      const start = Date.UTC(2026, 0, 1);
+      const few = async (cron: string): Promise<string[]> => {
+        const res = await call(
+          t.app,
+          'GET',
+          `/api/scheduler/nextFewSchedules?cronExpression=${encodeURIComponent(cron)}&scheduleStartTime=${start}&limit=2`,
+        );
+        assert.equal(res.status, 200, `${cron}: ${res.text}`);
+        return (res.body as number[]).map((ms) => new Date(ms).toISOString().slice(0, 10));
+      };
+      assert.deepEqual(await few('0 0 0 L-3 * *'), ['2026-01-28', '2026-02-25']);
+      assert.deepEqual(await few('0 0 0 * * 5L'), ['2026-01-30', '2026-02-27']);
+      assert.deepEqual(await few('0 0 0 LW * *'), ['2026-01-30', '2026-02-27']);
+      assert.deepEqual(await few('0 0 0 ? * MON#1'), ['2026-01-05', '2026-02-02']);
+    });
+
     void it('answers the next slots in a zone across DST, in Spring 6-field, 5-field and macro forms', async () => {
       const next = async (q: string): Promise<number[]> =>
         (await call(t.app, 'GET', `/api/scheduler/nextFewSchedules?${q}`)).body as number[];

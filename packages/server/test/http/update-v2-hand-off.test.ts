@@ -59,7 +59,7 @@ for (const storeCase of storeCases()) {
 
     it('answers the run’s next step already handed out: locked until its response deadline, no timer armed', async () => {
       const id = await startRun(t.app, 'ho_chain', { input: { x: 1 } });
-      const first = await pollOneTask(t.app, 'ho_step', 'w1');
+      const first = await pollOneTask(t.app, 'ho_step', 'w9');
       const res = await updateV2(first, 10);
       assert.equal(res.status, 200, res.text);
       const next = res.body;
@@ -109,7 +109,7 @@ for (const storeCase of storeCases()) {
     it('takes the run it advanced first and leaves queued work to the next poll', async () => {
       const a = await startRun(t.app, 'ho_chain', { input: { x: 1 } });
       const b = await startRun(t.app, 'ho_chain', { input: { x: 2 } });
-      const first = await pollOneTask(t.app, 'ho_step', 'w1');
+      const first = await pollOneTask(t.app, 'ho_step', 'w9');
       assert.equal(first.workflowInstanceId, a);
       const res = await updateV2(first, 1);
       assert.equal(res.body.workflowInstanceId, a);
@@ -121,7 +121,7 @@ for (const storeCase of storeCases()) {
 
     it('hands out a type with limits through the claim, which keeps to them', async () => {
       const id = await startRun(t.app, 'ho_limited_chain', { input: { x: 1 } });
-      const first = await pollOneTask(t.app, 'ho_limited', 'w1');
+      const first = await pollOneTask(t.app, 'ho_limited', 'w9');
       const res = await updateV2(first, 5);
       assert.equal(res.status, 200, res.text);
       assert.equal(res.body.workflowInstanceId, id);

@@ -50,6 +50,18 @@ for (const c of storeCases()) {
         await h.store.close();
         const previous = h.url !== undefined ? 10 : 9;
         await rawSql(h, [
+          // As that release made it: without the later free-text index either (migrated again below).
+          ...(h.url !== undefined
+            ? [
+                'DROP INDEX runs_search_words',
+                'DROP INDEX runs_id_prefix',
+                'ALTER TABLE runs DROP COLUMN search_text',
+              ]
+            : [
+                'DROP TRIGGER runs_search_delete',
+                'DROP TABLE run_search',
+                'ALTER TABLE runs DROP COLUMN search_rowid',
+              ]),
           'DROP INDEX queue_messages_locked',
           `DELETE FROM schema_migrations WHERE version > ${previous}`,
           // The compatibility bookkeeping came after it too (migrated again below).
@@ -70,6 +82,14 @@ for (const c of storeCases()) {
           assert.equal(kept?.lockToken, 'tok');
           assert.equal((await store.read((tx) => tx.getMessage(waiting.taskId)))?.lockedUntil, null);
           assert.equal(await store.read((tx) => tx.nextLockLapseAt()), T0 + 20_000);
+          // The run made before the free-text index is found by a word of its name once migrated.
+          const found = await store.read((tx) =>
+            tx.searchRuns({ start: 0, size: 10, sort: [], freeText: r.workflowName }),
+          );
+          assert.deepEqual(
+            found.results.map((x) => x.workflowId),
+            [r.workflowId],
+          );
           // Only the waiting attempt is handed out; the put-back one lapses to the sweep.
           const claimed = await store.transaction((tx) =>
             tx.claim({ queueNames: ['mq'], count: 10, now: T0 + 60_000, workerId: 'w', lockToken: 'c' }),

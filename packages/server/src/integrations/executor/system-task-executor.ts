@@ -4,6 +4,7 @@ import { isTerminalTaskStatus, type JsonObject, type TaskRecord, type TaskResult
 import type { Logger } from 'pino';
 
 import type { Clock } from '../../clock.js';
+import { BatonError } from '../../errors.js';
 import {
   SYSTEM_CALL_ENDED_WAKE,
   systemQueueName,
@@ -298,6 +299,8 @@ export class SystemTaskExecutor {
         await this.options.tasks.update(result, { detach });
         return;
       } catch (error) {
+        // 409: the task ended meanwhile (canceled, timed out); there is nothing left to record.
+        if (isConflict(error)) return;
         if (attempt >= POST_ATTEMPTS || this.stopController.signal.aborted) {
           // The lease lapses and the response timeout makes the call again: at-least-once.
           this.options.logger.error(
@@ -324,6 +327,11 @@ export class SystemTaskExecutor {
       });
       if (!applied && isTerminalTaskStatus(task.status)) this.abort(entry, 'ended');
     } catch (error) {
+      // 409: the attempt has ended (or is no longer this node's): stop the call.
+      if (isConflict(error)) {
+        this.abort(entry, 'ended');
+        return;
+      }
       this.options.logger.warn(
         { err: error, taskId: entry.task.taskId },
         'could not extend the lease of a system call',
@@ -390,4 +398,8 @@ function resultLabel(outcome: CallOutcome): CallResultLabel {
     case 'IN_PROGRESS':
       return 'in_progress';
   }
+}
+
+function isConflict(error: unknown): boolean {
+  return error instanceof BatonError && error.code === 'CONFLICT';
 }

@@ -444,6 +444,21 @@ CREATE INDEX queue_messages_locked ON queue_messages (locked_until)
 `,
   },
   {
+    version: 12,
+    name: 'run-free-text-index',
+    compatibleFrom: 11,
+    sql: `
+-- Free-text run search by words (correlation id, name, reason, input and output JSON) and by id
+-- prefix, from indexes. search_text is written when a run is made and when it ends, never on a
+-- step in between (its value then stays, so a step's update keeps the row's index entries).
+ALTER TABLE runs ADD COLUMN search_text TEXT;
+UPDATE runs SET search_text = left(concat_ws(' ', correlation_id, workflow_name, record->>'reasonForIncompletion',
+  (record->'input')::text, (record->'output')::text), 16384);
+CREATE INDEX runs_search_words ON runs USING gin (to_tsvector('simple', search_text)) WHERE search_text IS NOT NULL;
+CREATE INDEX runs_id_prefix ON runs (workflow_id text_pattern_ops);
+`,
+  },
+  {
     version: 13,
     name: 'schema-compatibility',
     compatibleFrom: 11,

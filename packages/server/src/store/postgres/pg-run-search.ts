@@ -1,7 +1,7 @@
 import type { RunRecord, WorkflowDef } from '@baton/protocol';
 
 import { ARCHIVED_COLUMNS, type ArchivedRunRow, archivedFromRow } from '../archive-rows.js';
-import { freeTextNeedle, runOrderBy } from '../sql-common.js';
+import { freeTextNeedle, freeTextWords, likePrefix, runOrderBy } from '../sql-common.js';
 import { RUN_FILTER_COLUMNS, compileFilter } from '../sql-filter.js';
 import type { ArchivedRun, RunQuery } from '../store.js';
 import type { Query } from './pg-sql.js';
@@ -45,19 +45,28 @@ export function runConditions(query: RunQuery, p: Placeholder): string[] {
   return where;
 }
 
+/**
+ * Free text on hot runs, every arm from an index: the id by prefix (runs_id_prefix), the
+ * correlation id whole (runs_correlation), and every word of the needle as a word prefix of the
+ * run's search text (runs_search_words: correlation id, name, reason, input and output).
+ */
+function freeTextCondition(text: string, p: Placeholder): string {
+  const arms = [`workflow_id LIKE ${p(likePrefix(text))}`, `correlation_id = ${p(text)}`];
+  const words = freeTextWords(text);
+  if (words.length > 0) {
+    const tsquery = words.map((w) => `'${w}':*`).join(' & ');
+    arms.push(
+      `(search_text IS NOT NULL AND to_tsvector('simple', search_text) @@ to_tsquery('simple', ${p(tsquery)}))`,
+    );
+  }
+  return `(${arms.join(' OR ')})`;
+}
+
 export async function searchRuns(q: Query, query: RunQuery): Promise<{ totalHits: number; rows: RunRow[] }> {
   const { params, p } = placeholders();
   const where = runConditions(query, p);
   const text = freeTextNeedle(query.freeText);
-  if (text !== undefined) {
-    const t = p(text);
-    const needle = p(text.toLowerCase());
-    where.push(
-      `(workflow_id = ${t} OR correlation_id = ${t} OR strpos(lower(workflow_name), ${needle}) > 0
-        OR strpos(lower((record->'input')::text), ${needle}) > 0
-        OR strpos(lower((record->'output')::text), ${needle}) > 0)`,
-    );
-  }
+  if (text !== undefined) where.push(freeTextCondition(text, p));
   const whereSql = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
   const filterParams = [...params];
   const limit = p(Math.max(0, query.size));

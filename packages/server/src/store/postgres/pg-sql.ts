@@ -121,8 +121,8 @@ export const SQL = {
   insertRun: named(
     'insert_run',
     `INSERT INTO runs (workflow_id, workflow_name, workflow_version, status, correlation_id, priority,
-       parent_workflow_id, idempotency_key, create_time, update_time, end_time, record, definition)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13::jsonb)`,
+       parent_workflow_id, idempotency_key, create_time, update_time, end_time, record, definition, search_text)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13::jsonb, $14)`,
   ),
   getRun: named('get_run', 'SELECT record, definition FROM runs WHERE workflow_id = $1'),
   // With the task definitions' change counter (task-def-cache.ts).
@@ -135,7 +135,7 @@ export const SQL = {
     'update_run',
     `WITH u AS (
        UPDATE runs SET status = $2, correlation_id = $3, priority = $4, parent_workflow_id = $5, idempotency_key = $6,
-         update_time = $7, end_time = $8, record = $9::jsonb
+         update_time = $7, end_time = $8, record = $9::jsonb, search_text = COALESCE($10, search_text)
        WHERE workflow_id = $1
        RETURNING 1
      )

@@ -22,6 +22,8 @@ import {
   runFromColumns,
   runRecordColumn,
   taskDefFromColumns,
+  runSearchText,
+  searchTextOnUpdate,
   uniqueSorted,
   workflowDefFromColumns,
 } from '../sql-common.js';
@@ -249,6 +251,7 @@ export class PgTx extends PgQueueTx implements Tx {
       r.endTime,
       JSON.stringify(runRecordColumn(r)),
       JSON.stringify(r.workflowDefinition),
+      runSearchText(r),
     ]);
   }
 
@@ -348,6 +351,7 @@ export class PgTx extends PgQueueTx implements Tx {
       r.updateTime,
       r.endTime,
       JSON.stringify(runRecordColumn(r)),
+      searchTextOnUpdate(r) ?? null,
     ]);
   }
 

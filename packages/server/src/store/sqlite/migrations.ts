@@ -417,6 +417,30 @@ CREATE INDEX queue_messages_locked ON queue_messages (locked_until)
 `,
   },
   {
+    version: 11,
+    name: 'run-free-text-index',
+    compatibleFrom: 10,
+    // The delete trigger only keeps the new index in step when any node removes a run: older code
+    // neither reads nor writes run_search, and its deletes of runs succeed as before.
+    reviewedStatements: 'an AFTER DELETE trigger that deletes from run_search only',
+    sql: `
+-- Free-text run search by words (correlation id, name, reason, input and output JSON) from an FTS5
+-- index, and by id prefix from the primary key. The index row is written when a run is made and
+-- when it ends, never on a step in between; runs.search_rowid names it (FTS5 rowids are stable), and it
+-- names its run, so a match reaches the run through the primary key.
+CREATE VIRTUAL TABLE run_search USING fts5(workflow_id UNINDEXED, body, tokenize = 'unicode61');
+ALTER TABLE runs ADD COLUMN search_rowid INTEGER;
+INSERT INTO run_search (rowid, workflow_id, body)
+  SELECT rowid, workflow_id, substr(concat_ws(' ', correlation_id, workflow_name, json_extract(record, '$.reasonForIncompletion'),
+    json_extract(record, '$.input'), json_extract(record, '$.output')), 1, 16384) FROM runs;
+UPDATE runs SET search_rowid = rowid;
+CREATE TRIGGER runs_search_delete AFTER DELETE ON runs WHEN old.search_rowid IS NOT NULL
+BEGIN
+  DELETE FROM run_search WHERE rowid = old.search_rowid;
+END;
+`,
+  },
+  {
     version: 12,
     name: 'schema-compatibility',
     compatibleFrom: 10,

@@ -4,9 +4,12 @@ import {
   type QueueMessageRow,
   dedupeMessages,
   freeTextNeedle,
+  freeTextWords,
   messageFromRow,
   runFromColumns,
   runOrderBy,
+  runSearchText,
+  searchTextOnUpdate,
   uniqueSorted,
   queueCountsFromRow,
   type QueueCountsRow,
@@ -48,6 +51,23 @@ export function ensureQueues(c: SqliteConnection, queueNames: readonly string[],
   }
 }
 
+/** Writes a new run's row of the word index (`run_search`); answers its rowid for `runs.search_rowid`. */
+export function insertRunSearch(c: SqliteConnection, r: RunRecord): number | bigint {
+  return c.run('INSERT INTO run_search (workflow_id, body) VALUES (?, ?)', r.workflowId, runSearchText(r))
+    .lastInsertRowid;
+}
+
+/** The word index follows a run's end only (`sql-common.ts` runSearchText): a step writes nothing. */
+export function updateRunSearch(c: SqliteConnection, r: RunRecord): void {
+  const search = searchTextOnUpdate(r);
+  if (search === undefined) return;
+  c.run(
+    'UPDATE run_search SET body = ? WHERE rowid = (SELECT search_rowid FROM runs WHERE workflow_id = ?)',
+    search,
+    r.workflowId,
+  );
+}
+
 export function searchRuns(
   c: SqliteConnection,
   query: RunQuery,
@@ -56,13 +76,20 @@ export function searchRuns(
   const where = runConditions(query, params);
   const text = freeTextNeedle(query.freeText);
   if (text !== undefined) {
-    where.push(
-      `(workflow_id = @text OR correlation_id = @text OR instr(baton_lower(workflow_name), @needle) > 0
-        OR instr(baton_lower(json_extract(record, '$.input')), @needle) > 0
-        OR instr(baton_lower(json_extract(record, '$.output')), @needle) > 0)`,
-    );
+    // Every arm from an index: the id by prefix (a range of the primary key), the correlation id
+    // whole, and every word of the needle as a word prefix in the FTS5 index of the run's search
+    // text (correlation id, name, reason, input and output).
+    const arms = ['(workflow_id >= @text AND workflow_id < @textEnd)', 'correlation_id = @text'];
     params.text = text;
-    params.needle = text.toLowerCase();
+    params.textEnd = `${text}\u{10FFFF}`;
+    const words = freeTextWords(text);
+    if (words.length > 0) {
+      arms.push(
+        'workflow_id IN (SELECT run_search.workflow_id FROM run_search WHERE run_search MATCH @words)',
+      );
+      params.words = words.map((w) => `"${w}"*`).join(' ');
+    }
+    where.push(`(${arms.join(' OR ')})`);
   }
   const whereSql = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
   const total = c.get<{ n: number }>(`SELECT count(*) AS n FROM runs ${whereSql}`, params)?.n ?? 0;

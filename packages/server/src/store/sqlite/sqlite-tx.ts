@@ -46,7 +46,17 @@ import { decideTasks, recordLatestByName } from './sqlite-decide-set.js';
 import { SqliteQueueTx } from './sqlite-queue.js';
 import * as archive from './sqlite-archive.js';
 import { searchTasks } from './sqlite-search.js';
-import { RUN_COLUMNS, type RunRow, ensureQueues, list, parse, run, searchRuns } from './sqlite-queries.js';
+import {
+  RUN_COLUMNS,
+  type RunRow,
+  ensureQueues,
+  insertRunSearch,
+  list,
+  parse,
+  run,
+  searchRuns,
+  updateRunSearch,
+} from './sqlite-queries.js';
 import { isStorableVersion } from '../../bounds/ranges.js';
 
 interface WorkflowDefRow {
@@ -245,17 +255,19 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
 
   async insertRun(r: RunRecord): Promise<void> {
     this.state.check('insertRun', true);
+    const searchRowid = insertRunSearch(this.c, r);
     this.c.run(
       `INSERT INTO runs (workflow_id, workflow_name, workflow_version, status, correlation_id, priority,
-         parent_workflow_id, idempotency_key, create_time, update_time, end_time, record, definition)
+         parent_workflow_id, idempotency_key, create_time, update_time, end_time, record, definition, search_rowid)
        VALUES (@workflowId, @workflowName, @workflowVersion, @status, @correlationId, @priority,
-         @parentWorkflowId, @idempotencyKey, @createTime, @updateTime, @endTime, @record, @definition)`,
+         @parentWorkflowId, @idempotencyKey, @createTime, @updateTime, @endTime, @record, @definition, @searchRowid)`,
       {
         ...runColumns(r),
         workflowName: r.workflowName,
         workflowVersion: r.workflowVersion,
         createTime: r.createTime,
         definition: JSON.stringify(r.workflowDefinition),
+        searchRowid,
       },
     );
   }
@@ -282,6 +294,7 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
       runColumns(r),
     );
     if (result.changes !== 1) throw new Error(`updateRun: no run ${r.workflowId}`);
+    updateRunSearch(this.c, r);
   }
 
   async countRunsOfVersion(name: string, version: number): Promise<number> {
