@@ -82,7 +82,7 @@ export const ENV_KEYS = [
     name: 'BATON_HTTP_DENY',
     description:
       'Comma list of host names and CIDRs HTTP tasks may not reach (checked after DNS, on every redirect)',
-    default: '169.254.0.0/16,fe80::/10',
+    default: '169.254.0.0/16,fe80::/10,64:ff9b::a9fe:0/112,::ffff:a9fe:0/112,::a9fe:0/112',
   },
   {
     name: 'BATON_HTTP_ALLOW',
