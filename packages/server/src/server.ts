@@ -270,7 +270,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
           logger,
           metrics,
           secrets: {
-            resolve: integrations.secrets.resolveValue,
+            values: (names) => integrations.secrets.values(names),
             mask: integrations.secrets.mask,
             maskJson: integrations.secrets.maskJson,
           },
