@@ -60,7 +60,7 @@ export async function installAuth(app: FastifyInstance, room: AuthRoom): Promise
   });
   // Helmet's hook first, so a refused request carries the security headers too.
   await installHttpGuards(app, room.options);
-  installAuthHooks(app, room.options, room.authenticator, room.store);
+  installAuthHooks(app, room.options, room.authenticator);
   installOperatorActions(app, room.store, room.clock);
 }
 

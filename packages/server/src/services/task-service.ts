@@ -18,6 +18,7 @@ import { newId } from '../ids.js';
 import type { WakeBus } from '../queue/wake-bus.js';
 import type { Store, Tx } from '../store/store.js';
 import type { Metrics } from '../metrics.js';
+import { ANY_TASK, type TaskAccess } from './task-access.js';
 import { afterCommit, type AfterCommit, type Executor } from './executor.js';
 import { holdBackOverLimit } from './hand-out-limits.js';
 import { handedOut, type HandOffWish } from './direct-hand-off.js';
@@ -284,12 +285,18 @@ export class TaskService {
    */
   async update(
     result: TaskResult,
-    /** `detach`: an IN_PROGRESS result takes the task off its queue to be completed from outside (asyncComplete). */
-    options: { detach?: boolean } = {},
+    options: {
+      /** `detach`: an IN_PROGRESS result takes the task off its queue to be completed from outside (asyncComplete). */
+      detach?: boolean;
+      /** Checked on the task found, before anything changes. */
+      access?: TaskAccess;
+    } = {},
   ): Promise<{ task: TaskRecord; applied: boolean }> {
     const after = afterCommit();
+    const access = options.access ?? ANY_TASK;
     const out = await this.store.transaction(async (tx) => {
       const task = await this.requireTask(tx, result.taskId, result.workflowInstanceId);
+      access.check(task);
       this.checkRunOf(task, result);
       if (isTerminalTaskStatus(task.status)) return { task, applied: false };
       return this.applyResult(tx, task, result, after, undefined, options.detach === true);
@@ -308,6 +315,7 @@ export class TaskService {
     /** The poller's id when the result names none and the task has none (the caller's address). */
     fallbackWorkerId: string,
     signal?: AbortSignal,
+    access: TaskAccess = ANY_TASK,
   ): Promise<{ task: TaskRecord; applied: boolean; next?: TaskRecord }> {
     const after = afterCommit();
     let poll: { request: PollRequest; queues: string[]; seen: HandOutSeen } | undefined;
@@ -315,6 +323,7 @@ export class TaskService {
     const out = await this.store.transaction(async (tx): Promise<Answer> => {
       poll = undefined;
       const task = await this.requireTask(tx, result.taskId, result.workflowInstanceId);
+      access.check(task);
       this.checkRunOf(task, result);
       const asking = result.status !== 'IN_PROGRESS';
       const request: PollRequest = {
@@ -408,6 +417,7 @@ export class TaskService {
     status: TaskResult['status'],
     output: JsonObject,
     workerId?: string,
+    access: TaskAccess = ANY_TASK,
   ): Promise<string | undefined> {
     const after = afterCommit();
     const taskId = await this.store.transaction(async (tx) => {
@@ -417,6 +427,7 @@ export class TaskService {
       const tasks = await tx.getDecideTasks(workflowId);
       const open = openTaskByRef(tasks, ref);
       if (!open) return undefined;
+      access.check(open);
       const result: TaskResult = {
         taskId: open.taskId,
         workflowInstanceId: workflowId,
@@ -432,9 +443,10 @@ export class TaskService {
   }
 
   /** A task, with why it waits when it is open (computed now, not stored). */
-  async getTask(taskId: string): Promise<TaskRecord> {
+  async getTask(taskId: string, access: TaskAccess = ANY_TASK): Promise<TaskRecord> {
     return this.store.read(async (tx) => {
       const task = await this.requireTask(tx, taskId);
+      access.check(task);
       const why = (await explainTasks(tx, [task], this.clock.now(), this.withPending)).get(taskId);
       return why ? { ...task, waitingFor: why } : task;
     });
@@ -451,16 +463,16 @@ export class TaskService {
     return task;
   }
 
-  async appendLog(taskId: string, log: string): Promise<void> {
+  async appendLog(taskId: string, log: string, access: TaskAccess = ANY_TASK): Promise<void> {
     await this.store.transaction(async (tx) => {
-      await this.requireTask(tx, taskId);
+      access.check(await this.requireTask(tx, taskId));
       await tx.appendTaskLogs([{ taskId, log, createdTime: this.clock.now() }]);
     });
   }
 
-  async logs(taskId: string): Promise<TaskLog[]> {
+  async logs(taskId: string, access: TaskAccess = ANY_TASK): Promise<TaskLog[]> {
     return this.store.read(async (tx) => {
-      await this.requireTask(tx, taskId);
+      access.check(await this.requireTask(tx, taskId));
       return tx.getTaskLogs(taskId);
     });
   }

@@ -146,7 +146,9 @@ export function taskRoutes(app: FastifyInstance, { tasks, payloads }: AppDeps): 
     '/api/tasks',
     { schema: { tags, summary: 'Post a task result; answers the task id as text', body: taskResultSchema } },
     async (req, reply) => {
-      const { task } = await tasks.update(await payloads.inlineResult(toResult(req.body)));
+      const { task } = await tasks.update(await payloads.inlineResult(toResult(req.body)), {
+        ...(req.taskAccess && { access: req.taskAccess }),
+      });
       return reply.code(200).type('text/plain; charset=utf-8').send(task.taskId);
     },
   );
@@ -166,7 +168,7 @@ export function taskRoutes(app: FastifyInstance, { tasks, payloads }: AppDeps): 
     },
     async (req, reply) => {
       const result = await payloads.inlineResult(toResult(req.body));
-      const { next } = await tasks.updateAndPoll(result, req.ip, abortOnHangUp(reply));
+      const { next } = await tasks.updateAndPoll(result, req.ip, abortOnHangUp(reply), req.taskAccess);
       if (!next) return noContent(reply);
       const [sent] = await payloads.forWorker([next], req.query.inlinePayloads === true);
       return reply.send(sent);
@@ -255,6 +257,7 @@ export function taskRoutes(app: FastifyInstance, { tasks, payloads }: AppDeps): 
         req.params.status,
         req.body ?? {},
         worker,
+        req.taskAccess,
       );
       return reply
         .code(200)
@@ -266,7 +269,7 @@ export function taskRoutes(app: FastifyInstance, { tasks, payloads }: AppDeps): 
   app.get<{ Params: { taskId: string } }>(
     '/api/tasks/:taskId',
     { schema: { tags, summary: 'Read a task', params: taskIdParam } },
-    (req) => tasks.getTask(req.params.taskId),
+    (req) => tasks.getTask(req.params.taskId, req.taskAccess),
   );
 
   app.post<{ Params: { taskId: string }; Body: unknown }>(
@@ -279,7 +282,7 @@ export function taskRoutes(app: FastifyInstance, { tasks, payloads }: AppDeps): 
       if (line === '') {
         throw badRequest('A log line is required', [{ path: 'body', message: 'must be a non-empty string' }]);
       }
-      await tasks.appendLog(req.params.taskId, line);
+      await tasks.appendLog(req.params.taskId, line, req.taskAccess);
       return reply.code(200).send();
     },
   );
@@ -288,7 +291,7 @@ export function taskRoutes(app: FastifyInstance, { tasks, payloads }: AppDeps): 
     '/api/tasks/:taskId/log',
     { schema: { tags, summary: "A task's log lines", params: taskIdParam } },
     async (req, reply) => {
-      const logs = await tasks.logs(req.params.taskId);
+      const logs = await tasks.logs(req.params.taskId, req.taskAccess);
       return logs.length > 0 ? reply.send(logs) : noContent(reply);
     },
   );
