@@ -207,7 +207,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     clock,
   );
   const lifecycle = new LifecycleService(store, executor, wake, clock);
-  const auth = createAuth(options.auth, store, clock);
+  const auth = createAuth(options.auth, store, clock, options.secretsKey);
   await prepareAuth(auth);
   const timerLoop = new TimerLoop(store, executor, wake, clock, logger, { idleMs: options.timerIdleMs });
   hooks.onTimerArmed = (dueAt) => timerLoop.armed(dueAt);

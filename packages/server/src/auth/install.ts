@@ -25,9 +25,15 @@ export interface AuthRoom {
 }
 
 /** Builds the authentication parts from the settings (no I/O: keys and discovery load on first use). */
-export function createAuth(options: AuthOptions, store: Store, clock: Clock): AuthRoom {
+export function createAuth(
+  options: AuthOptions,
+  store: Store,
+  clock: Clock,
+  /** BATON_SECRETS_KEY: seals the token-signing key in the database. */
+  secretsKey?: Buffer,
+): AuthRoom {
   const applications = new Applications(store, clock);
-  const tokens = new BatonTokens(store, clock, options.tokenTtlSeconds);
+  const tokens = new BatonTokens(store, clock, options.tokenTtlSeconds, secretsKey);
   const oidc =
     options.issuer !== undefined && options.audience !== undefined
       ? new OidcVerifier({

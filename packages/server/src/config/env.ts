@@ -201,6 +201,12 @@ export const ENV_KEYS = [
     description: 'Lifetime of the tokens POST /api/token answers for application keys',
     default: '3600',
   },
+  {
+    name: 'BATON_AUTH_MAX_TOKEN_LIFETIME_SECONDS',
+    description:
+      "Longest lifetime (exp - iat) of a token Baton accepts, its own and the identity provider's; a longer one is refused",
+    default: '86400',
+  },
   { name: 'BATON_AUTH_ROLE_METADATA', description: 'Role name of the metadata group', default: 'metadata' },
   { name: 'BATON_AUTH_ROLE_WORKFLOW', description: 'Role name of the workflow group', default: 'workflow' },
   { name: 'BATON_AUTH_ROLE_TASK', description: 'Role name of the task group', default: 'task' },
