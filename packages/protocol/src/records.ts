@@ -211,6 +211,12 @@ export interface RunRecord {
   syncWaitUntil?: number;
   /** The definition the run started with; a run never changes version under its feet. */
   workflowDefinition: WorkflowDef;
+  /**
+   * The definition came from data (a START_WORKFLOW request's `workflowDef`, a SUB_WORKFLOW
+   * definition given by an expression, or an inline one inside such a run): no secret reference
+   * written in it is honoured, since whoever supplied the data wrote it.
+   */
+  definitionFromData?: true;
 }
 
 /** A run with its tasks: the answer of `GET /api/workflow/{id}`. */

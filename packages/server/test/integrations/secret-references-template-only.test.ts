@@ -68,6 +68,48 @@ for (const storeCase of storeCases()) {
             [{ name: 'wt', taskReferenceName: 'wt', type: 'WAIT', inputParameters: {} }],
             { uri: '${workflow.input.base}/signal', method: 'POST', body: '${wt.output}' },
           ),
+          {
+            name: 'starts_from_data',
+            ownerEmail: 'test@example.com',
+            tasks: [
+              {
+                name: 'start',
+                taskReferenceName: 'start',
+                type: 'START_WORKFLOW',
+                inputParameters: { startWorkflow: { workflowDef: '${workflow.input.def}', input: {} } },
+              },
+            ],
+          },
+          {
+            name: 'child_from_data',
+            ownerEmail: 'test@example.com',
+            tasks: [
+              {
+                name: 'child',
+                taskReferenceName: 'child',
+                type: 'SUB_WORKFLOW',
+                subWorkflowParam: { name: 'inline', workflowDefinition: '${workflow.input.def}' },
+              },
+            ],
+          },
+          {
+            name: 'fork_from_data',
+            ownerEmail: 'test@example.com',
+            tasks: [
+              {
+                name: 'fork',
+                taskReferenceName: 'fork',
+                type: 'FORK_JOIN_DYNAMIC',
+                dynamicForkTasksParam: 'dynamicTasks',
+                dynamicForkTasksInputParamName: 'dynamicTasksInput',
+                inputParameters: {
+                  dynamicTasks: '${workflow.input.tasks}',
+                  dynamicTasksInput: '${workflow.input.inputs}',
+                },
+              },
+              { name: 'join', taskReferenceName: 'join', type: 'JOIN' },
+            ],
+          },
           httpFlow('template_written', [], {
             uri: '${workflow.input.base}/template',
             method: 'POST',
@@ -222,6 +264,63 @@ for (const storeCase of storeCases()) {
       assert.equal(res.status, 200, res.text);
       assert.ok(!res.text.includes(ADMIN));
       assert.equal(target.requests.length, before);
+    });
+
+    /** A definition as data would carry it: one HTTP task naming the admin secret in its own template. */
+    const dataDefinition = (name: string, path: string) => ({
+      name,
+      version: 1,
+      ownerEmail: 'test@example.com',
+      tasks: [
+        {
+          name: `${name}_call`,
+          taskReferenceName: 'stolen',
+          type: 'HTTP',
+          inputParameters: {
+            http_request: {
+              uri: `${target.url}${path}`,
+              method: 'GET',
+              headers: { Authorization: `Bearer ${ADMIN_REF}` },
+            },
+          },
+        },
+      ],
+    });
+
+    void it('a definition given as data (START_WORKFLOW, SUB_WORKFLOW by expression) honours no reference in it', async () => {
+      const started = await startRun(t.app, 'starts_from_data', {
+        input: { def: dataDefinition('from_start', '/from-start') },
+      });
+      await ended(started);
+      const child = await startRun(t.app, 'child_from_data', {
+        input: { def: dataDefinition('from_child', '/from-child') },
+      });
+      await ended(child);
+      for (const path of ['/from-start', '/from-child']) {
+        const req = await eventually(async () => seen(path)[0], `a call to ${path}`, 30_000);
+        assert.equal(req.headers.authorization, `Bearer ${ADMIN_REF}`, path);
+      }
+      assert.ok(!received().includes(ADMIN));
+    });
+
+    void it('a task a dynamic fork made from data honours no reference in it', async () => {
+      const http = {
+        http_request: {
+          uri: `${target.url}/from-fork`,
+          method: 'GET',
+          headers: { Authorization: `Bearer ${ADMIN_REF}` },
+        },
+      };
+      const id = await startRun(t.app, 'fork_from_data', {
+        input: {
+          tasks: [{ name: 'forked_http', taskReferenceName: 'dyn', type: 'HTTP', inputParameters: http }],
+          inputs: { dyn: http },
+        },
+      });
+      const run = await ended(id);
+      assert.equal(run.status, 'COMPLETED', JSON.stringify(run.tasks));
+      assert.equal(seen('/from-fork')[0]?.headers.authorization, `Bearer ${ADMIN_REF}`);
+      assert.ok(!received().includes(ADMIN));
     });
 
     void it('no secret value reached any record of the store', async () => {

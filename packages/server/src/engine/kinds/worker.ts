@@ -121,8 +121,14 @@ export function scheduleWorkerTask(
   if (run.correlationId !== undefined) task.correlationId = run.correlationId;
   if (domain !== undefined) task.domain = domain;
   // Only a call honours secret references, and only those its registered definition wrote: a
-  // node made at run time from data (a dynamic fork's, a DYNAMIC task's chosen type) has none.
-  if (target && secretRefs.length > 0 && isDefinitionNode(run.workflowDefinition, workflowTask))
+  // node made at run time from data (a dynamic fork's, a DYNAMIC task's chosen type), or any
+  // node of a run whose definition came from data, has none.
+  if (
+    target &&
+    secretRefs.length > 0 &&
+    run.definitionFromData !== true &&
+    isDefinitionNode(run.workflowDefinition, workflowTask)
+  )
     task.templateSecrets = secretRefs;
 
   // A bad input fails the task before it is ever queued. FAILED_WITH_TERMINAL_ERROR: a new
