@@ -126,6 +126,20 @@ const PATHS: TaskPath[] = [
     request: (run) => ({ method: 'POST', url: `/api/tasks/${run}/COMPLETED/signal`, body: { by: 'x' } }),
   },
   {
+    name: 'signal the run and answer its state (task group, sync)',
+    workerRoute: false,
+    group: 'task',
+    changes: true,
+    request: (run) => ({ method: 'POST', url: `/api/tasks/${run}/COMPLETED/signal/sync`, body: { by: 'x' } }),
+  },
+  {
+    name: 'signal the run (workflow group)',
+    workerRoute: false,
+    group: 'workflow',
+    changes: true,
+    request: (run) => ({ method: 'POST', url: `/api/workflow/${run}/signal`, body: { by: 'x' } }),
+  },
+  {
     name: 'skip the task',
     workerRoute: false,
     group: 'workflow',
