@@ -61,7 +61,11 @@ for (const storeCase of storeCases()) {
 
     before(async () => {
       opened = await storeCase.open();
-      t = await testApp(opened.store, { env: { BATON_SECRETS_KEY: KEY } });
+      // `*.invalid` denied: a call to a host named by a secret fails before DNS, with the host
+      // (lower-cased by the URL parser) in its reason, as a resolver's ENOTFOUND would have it.
+      t = await testApp(opened.store, {
+        env: { BATON_SECRETS_KEY: KEY, BATON_HTTP_DENY: '169.254.0.0/16,fe80::/10,*.invalid' },
+      });
       target = await startHttpTarget((req, res) => {
         const token = String(req.headers['x-token'] ?? '');
         // Fails with a body that echoes the secret in every form: the reason holds it all.
@@ -77,6 +81,20 @@ for (const storeCase of storeCases()) {
       await register(
         t.app,
         [
+          {
+            name: 'masked_host',
+            ownerEmail: 'test@example.com',
+            tasks: [
+              {
+                name: 'masked_host_call',
+                taskReferenceName: 'call',
+                type: 'HTTP',
+                inputParameters: {
+                  http_request: { uri: 'http://${workflow.secrets.HOSTSEC}.invalid/x', method: 'GET' },
+                },
+              },
+            ],
+          },
           {
             name: 'masked_echo',
             ownerEmail: 'test@example.com',
@@ -97,7 +115,10 @@ for (const storeCase of storeCases()) {
             ],
           },
         ],
-        [{ name: 'masked_echo_call', ownerEmail: 'test@example.com', retryCount: 0 }],
+        [
+          { name: 'masked_echo_call', ownerEmail: 'test@example.com', retryCount: 0 },
+          { name: 'masked_host_call', ownerEmail: 'test@example.com', retryCount: 0 },
+        ],
       );
     });
 
@@ -138,7 +159,22 @@ for (const storeCase of storeCases()) {
       assert.ok(!rows.includes('U3AzYy'), 'nor its base64');
     });
 
-    void it('a DNS error naming the secret lower-cased (getaddrinfo ENOTFOUND) is masked', async () => {
+    void it('a host named by a secret, lower-cased in the failure reason, is masked', async () => {
+      const id = await startRun(t.app, 'masked_host', {});
+      const run = await eventually(
+        async () => {
+          const r = await runOf(t.app, id);
+          return r.status === 'FAILED' ? r : undefined;
+        },
+        'the run to fail',
+        30_000,
+      );
+      const reason: string = run.tasks.at(-1).reasonForIncompletion;
+      assert.match(reason, /egress to \*\*\*\.invalid denied/);
+      assert.ok(!JSON.stringify(run).toLowerCase().includes(HOST_SECRET.toLowerCase()));
+      const search = await call(t.app, 'GET', `/api/tasks/search?freeText=zq7-secret`);
+      assert.equal(search.body.totalHits, 0);
+      // The resolver's own message has the same shape.
       const masker = new SecretMasker([HOST_SECRET]);
       const message = `Failed to invoke HTTP task due to: getaddrinfo ENOTFOUND ${HOST_SECRET.toLowerCase()}.invalid`;
       assert.equal(
