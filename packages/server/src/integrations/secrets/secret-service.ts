@@ -147,16 +147,20 @@ export class SecretService {
   }
 
   private remember(values: Iterable<string>): void {
+    let changed = false;
     for (const value of values) {
-      this.opened.delete(value);
+      if (!this.opened.delete(value)) changed = true;
       this.opened.set(value, true);
     }
     while (this.opened.size > MAX_REMEMBERED) {
       const oldest = this.opened.keys().next().value;
       if (oldest === undefined) break;
       this.opened.delete(oldest);
+      changed = true;
     }
-    this.masker = undefined;
+    // The masker (a pattern of every encoding of every value) is rebuilt only when the set of
+    // values changed, not on every call that opens the same secrets again.
+    if (changed) this.masker = undefined;
   }
 
   /** Replaces every secret value this node opened for a call with `***` (the executor's mask). */
