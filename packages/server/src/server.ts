@@ -298,6 +298,11 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
           'Baton is reachable from other machines with authentication off (BATON_AUTH=none); a gateway in front must check every caller',
         );
       }
+      if (options.auth.mode === 'on' && options.secretsKey === undefined) {
+        logger.warn(
+          'BATON_SECRETS_KEY is not set: the token-signing key is stored in clear in the database, so a copy of it can sign tokens; set BATON_SECRETS_KEY to seal it',
+        );
+      }
       return address;
     },
     stop: () => {
