@@ -179,6 +179,28 @@ for (const storeCase of storeCases()) {
       assert.ok(!received().includes(ADMIN));
     });
 
+    void it('a start input uploaded as an external payload holding a reference is sent as text', async () => {
+      const where = await call(
+        t.app,
+        'GET',
+        '/api/tasks/external-storage-location?operation=WRITE&payloadType=WORKFLOW_INPUT',
+      );
+      assert.equal(where.status, 200, where.text);
+      const uri = new URL(where.body.uri as string);
+      const put = await t.app.inject({
+        method: 'PUT',
+        url: `${uri.pathname}${uri.search}`,
+        payload: JSON.stringify({ callbackUrl: `${target.url}/external?k=${ADMIN_REF}` }),
+        headers: { 'content-type': 'application/json' },
+      });
+      assert.equal(put.statusCode, 200, put.body);
+      const id = await startRun(t.app, 'wfWebhook', { externalInputPayloadStoragePath: where.body.path });
+      const run = await ended(id);
+      assert.equal(run.status, 'COMPLETED', JSON.stringify(run.tasks));
+      assert.equal(decodeURIComponent(seen('/external')[0]?.url ?? ''), `/external?k=${ADMIN_REF}`);
+      assert.ok(!received().includes(ADMIN));
+    });
+
     void it('variables holding a reference are sent as text', async () => {
       const id = await startRun(t.app, 'from_variables', { input: { base: target.url, v: ADMIN_REF } });
       const run = await ended(id);
