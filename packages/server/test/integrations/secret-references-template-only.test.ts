@@ -201,6 +201,46 @@ for (const storeCase of storeCases()) {
       assert.ok(!received().includes(ADMIN));
     });
 
+    void it("an event's payload holding a reference, started into a run, is sent as text", async () => {
+      const sink = 'baton:secret-refs-events';
+      await register(t.app, [
+        {
+          name: 'event_sender',
+          ownerEmail: 'test@example.com',
+          tasks: [
+            {
+              name: 'send',
+              taskReferenceName: 'send',
+              type: 'EVENT',
+              sink,
+              inputParameters: { v: '${workflow.input.v}' },
+            },
+          ],
+        },
+      ]);
+      const handler = {
+        name: 'secret-refs-start',
+        event: sink,
+        active: true,
+        actions: [
+          { action: 'start_workflow', start_workflow: { name: 'wfWebhook', input: { callbackUrl: '${v}' } } },
+        ],
+      };
+      assert.equal((await call(t.app, 'POST', '/api/event', handler)).status, 200);
+      // Sent again until a node's handlers include the new one (they refresh on their own).
+      const req = await eventually(
+        async () => {
+          await startRun(t.app, 'event_sender', { input: { v: `${target.url}/event?k=${ADMIN_REF}` } });
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          return seen('/event')[0];
+        },
+        'the event to start a call',
+        30_000,
+      );
+      assert.equal(decodeURIComponent(req.url ?? ''), `/event?k=${ADMIN_REF}`);
+      assert.ok(!received().includes(ADMIN));
+    });
+
     void it('variables holding a reference are sent as text', async () => {
       const id = await startRun(t.app, 'from_variables', { input: { base: target.url, v: ADMIN_REF } });
       const run = await ended(id);
