@@ -359,7 +359,7 @@ for (const storeCase of storeCases()) {
       });
       await ended(child);
       for (const path of ['/from-start', '/from-child']) {
-        const req = await eventually(async () => seen(path)[0], `a call to ${path}`, 30_000);
+        const req = await eventually(() => Promise.resolve(seen(path)[0]), `a call to ${path}`, 30_000);
         assert.equal(req.headers.authorization, `Bearer ${ADMIN_REF}`, path);
       }
       assert.ok(!received().includes(ADMIN));
