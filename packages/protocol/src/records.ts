@@ -60,6 +60,23 @@ export interface TaskRecord {
   externalOutputPayloadStoragePath?: string;
   /** Set on a hand-out whose input was too large to send inline (`inputData` is then `{}`). */
   externalInputPayloadStoragePath?: string;
+  /**
+   * Where the definition's author wrote `${workflow.secrets.NAME}` in this task's input: the
+   * only places a call honours as secret references (a system call's task only). Positions,
+   * never values; dropped when the input is changed after it was made.
+   */
+  templateSecrets?: TemplateSecretRef[];
+}
+
+/**
+ * One secret reference the definition wrote: the text `inputData` holds at `path`, from
+ * `start` to `end` (UTF-16 offsets), is `${workflow.secrets.NAME}` put there by the template,
+ * not by data.
+ */
+export interface TemplateSecretRef {
+  path: Array<string | number>;
+  start: number;
+  end: number;
 }
 
 /** A timeout that only alerted (timeoutPolicy ALERT_ONLY): what fired, when, and why. */
@@ -194,6 +211,12 @@ export interface RunRecord {
   syncWaitUntil?: number;
   /** The definition the run started with; a run never changes version under its feet. */
   workflowDefinition: WorkflowDef;
+  /**
+   * The definition came from data (a START_WORKFLOW request's `workflowDef`, a SUB_WORKFLOW
+   * definition given by an expression, or an inline one inside such a run): no secret reference
+   * written in it is honoured, since whoever supplied the data wrote it.
+   */
+  definitionFromData?: true;
 }
 
 /** A run with its tasks: the answer of `GET /api/workflow/{id}`. */

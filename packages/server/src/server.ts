@@ -207,7 +207,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     clock,
   );
   const lifecycle = new LifecycleService(store, executor, wake, clock);
-  const auth = createAuth(options.auth, store, clock);
+  const auth = createAuth(options.auth, store, clock, options.secretsKey);
   await prepareAuth(auth);
   const timerLoop = new TimerLoop(store, executor, wake, clock, logger, { idleMs: options.timerIdleMs });
   hooks.onTimerArmed = (dueAt) => timerLoop.armed(dueAt);
@@ -270,7 +270,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
           logger,
           metrics,
           secrets: {
-            resolve: integrations.secrets.resolveValue,
+            values: (names) => integrations.secrets.values(names),
             mask: integrations.secrets.mask,
             maskJson: integrations.secrets.maskJson,
           },
@@ -296,6 +296,11 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
         logger.warn(
           { host: options.host },
           'Baton is reachable from other machines with authentication off (BATON_AUTH=none); a gateway in front must check every caller',
+        );
+      }
+      if (options.auth.mode === 'on' && options.secretsKey === undefined) {
+        logger.warn(
+          'BATON_SECRETS_KEY is not set: the token-signing key is stored in clear in the database, so a copy of it can sign tokens; set BATON_SECRETS_KEY to seal it',
         );
       }
       return address;

@@ -2,13 +2,12 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 import type { AuthOptions } from '../config/auth-options.js';
 import { BatonError } from '../errors.js';
-import type { Store } from '../store/store.js';
 import { decide } from './access.js';
 import type { Authenticator } from './authenticator.js';
 import { ANONYMOUS } from './identity.js';
 import { groupOfRoute, type RouteGroup } from './route-groups.js';
 import { TokenRejected } from './token-errors.js';
-import { mayWorkOn, taskTypeOf, workerRouteOf } from './worker-scope.js';
+import { mayWorkOn, workerRouteOf, workerTaskAccess } from './worker-scope.js';
 
 /** Requests whose worker role must be checked against the task they name, once the body is read. */
 const workerOnly = new WeakSet<FastifyRequest>();
@@ -32,7 +31,6 @@ export function installAuthHooks(
   app: FastifyInstance,
   options: AuthOptions,
   authenticator: Authenticator,
-  store: Store,
 ): void {
   app.addHook('onRequest', async (req, reply) => {
     req.identity = ANONYMOUS;
@@ -60,17 +58,24 @@ export function installAuthHooks(
     if (verdict.workerOnly) workerOnly.add(req);
   });
 
-  app.addHook('preHandler', async (req) => {
-    if (!workerOnly.has(req)) return;
+  app.addHook('preHandler', (req, _reply, done) => {
+    if (!workerOnly.has(req)) return done();
     const locator = workerRouteOf(req.method, req.routeOptions.url);
     const identity = req.identity ?? ANONYMOUS;
-    if (locator === undefined) return;
-    const type = await taskTypeOf(store, locator, req.params, req.body);
-    if (type !== undefined && !mayWorkOn(identity, type)) {
-      throw new BatonError(
-        'FORBIDDEN',
-        `Forbidden: task type '${type}' needs the role 'worker:${type}' (or '${options.roles.task}')`,
+    if (locator === undefined) return done();
+    // A route that names a task checks the worker's types on the record its service resolves.
+    req.taskAccess = workerTaskAccess(identity, options.roles.task);
+    if (locator !== 'typeParam') return done();
+    const params = (req.params ?? {}) as Record<string, unknown>;
+    const type = typeof params.taskType === 'string' ? params.taskType : '';
+    if (!mayWorkOn(identity, type)) {
+      return done(
+        new BatonError(
+          'FORBIDDEN',
+          `Forbidden: task type '${type}' needs the role 'worker:${type}' (or '${options.roles.task}')`,
+        ),
       );
     }
+    done();
   });
 }

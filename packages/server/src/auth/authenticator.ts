@@ -94,9 +94,11 @@ export class Authenticator {
   private async check(token: string, now: number): Promise<Verified> {
     let issuer: unknown;
     let exp: number;
+    let iat: unknown;
     try {
       const claims = decodeJwt(token);
       issuer = claims.iss;
+      iat = claims.iat;
       exp = typeof claims.exp === 'number' ? claims.exp * 1000 : now;
     } catch {
       throw new TokenRejected('malformed token', 'invalid_token');
@@ -105,12 +107,16 @@ export class Authenticator {
     const until = Math.min(exp + this.options.clockSkewSeconds * 1000, now + VERIFIED_TTL_MS);
     if (issuer === BATON_ISSUER) {
       const { subject, keyId } = await this.baton.verify(token, this.options.clockSkewSeconds);
+      // Baton always writes iat: a token without one was not made by POST /api/token.
+      if (typeof iat !== 'number') throw new TokenRejected('token has no iat', 'invalid_token');
+      this.checkLifetime(iat * 1000, exp);
       return this.remember(token, { until, subject: `app:${subject}`, via: 'application', keyId });
     }
     if (this.oidc === undefined || issuer !== this.oidc.issuer) {
       throw new TokenRejected('wrong issuer', 'invalid_token');
     }
     const claims = await this.oidc.verify(token);
+    this.checkLifetime(typeof iat === 'number' ? iat * 1000 : now, exp);
     const subject =
       typeof claims.sub === 'string'
         ? claims.sub
@@ -123,5 +129,19 @@ export class Authenticator {
       via: 'oidc',
       roles: rolesAt(claims, this.options.rolesClaim),
     });
+  }
+
+  /**
+   * A signed token is still refused when it was made to live longer than the setting allows:
+   * whoever holds a signing key (a leaked one included) cannot mint a token good for a year.
+   */
+  private checkLifetime(issuedAtMs: number, expiresAtMs: number): void {
+    const max = this.options.maxTokenLifetimeSeconds;
+    if (expiresAtMs - issuedAtMs > max * 1000) {
+      throw new TokenRejected(
+        `token lifetime exceeds ${max} seconds (BATON_AUTH_MAX_TOKEN_LIFETIME_SECONDS)`,
+        'invalid_token',
+      );
+    }
   }
 }

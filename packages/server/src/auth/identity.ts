@@ -1,3 +1,5 @@
+import type { TaskAccess } from '../services/task-access.js';
+
 /** Who is calling, as established by a verified token (or anonymous when auth is off). */
 export interface Identity {
   /** `sub` of an identity-provider token, `app:<id>` for an application key; `anonymous` when off. */
@@ -56,5 +58,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the authentication hook before the body is read; ANONYMOUS when auth is off. */
     identity?: Identity;
+    /**
+     * Set for a caller limited to some tasks (a worker role): what the services check on the
+     * task a route names. Unset: every task (the task role, or auth off).
+     */
+    taskAccess?: TaskAccess;
   }
 }

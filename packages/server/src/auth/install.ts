@@ -25,9 +25,15 @@ export interface AuthRoom {
 }
 
 /** Builds the authentication parts from the settings (no I/O: keys and discovery load on first use). */
-export function createAuth(options: AuthOptions, store: Store, clock: Clock): AuthRoom {
+export function createAuth(
+  options: AuthOptions,
+  store: Store,
+  clock: Clock,
+  /** BATON_SECRETS_KEY: seals the token-signing key in the database. */
+  secretsKey?: Buffer,
+): AuthRoom {
   const applications = new Applications(store, clock);
-  const tokens = new BatonTokens(store, clock, options.tokenTtlSeconds);
+  const tokens = new BatonTokens(store, clock, options.tokenTtlSeconds, secretsKey);
   const oidc =
     options.issuer !== undefined && options.audience !== undefined
       ? new OidcVerifier({
@@ -60,7 +66,7 @@ export async function installAuth(app: FastifyInstance, room: AuthRoom): Promise
   });
   // Helmet's hook first, so a refused request carries the security headers too.
   await installHttpGuards(app, room.options);
-  installAuthHooks(app, room.options, room.authenticator, room.store);
+  installAuthHooks(app, room.options, room.authenticator);
   installOperatorActions(app, room.store, room.clock);
 }
 

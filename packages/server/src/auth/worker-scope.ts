@@ -1,13 +1,14 @@
-import type { TaskRecord } from '@baton/protocol';
-
-import type { Store } from '../store/store.js';
+import { BatonError } from '../errors.js';
+import type { TaskAccess } from '../services/task-access.js';
 import type { Identity } from './identity.js';
 
 /**
- * The task routes a worker (a `worker:<type>` role) may call, and where each finds the task it
+ * The task routes a worker (a `worker:<type>` role) may call, and how each names the task it
  * acts on. Every route through which a worker takes, completes, logs or extends a task is here,
  * including those that name a task by id or by run and reference name, so a worker can only
  * ever touch tasks of its own types. Routes of the task group not listed need the task role.
+ * A poll names the type in its path (checked before the route runs); every other route passes
+ * the caller's `TaskAccess` to the service, which checks the task it resolved.
  */
 export type TaskLocator = 'typeParam' | 'taskIdParam' | 'taskIdBody' | 'workflowRefParams';
 
@@ -17,7 +18,6 @@ export const WORKER_ROUTES: Readonly<Record<string, TaskLocator>> = {
   'POST /api/tasks': 'taskIdBody',
   'POST /api/tasks/update-v2': 'taskIdBody',
   'POST /api/tasks/:workflowId/:ref/:status': 'workflowRefParams',
-  'POST /api/tasks/:workflowId/:ref/:status/sync': 'workflowRefParams',
   'GET /api/tasks/:taskId': 'taskIdParam',
   'GET /api/tasks/:taskId/log': 'taskIdParam',
   'POST /api/tasks/:taskId/log': 'taskIdParam',
@@ -31,51 +31,19 @@ export function mayWorkOn(identity: Identity, taskType: string): boolean {
   return identity.allWorkerTypes || identity.workerTypes.has(taskType);
 }
 
-function str(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
-/** The run's task with this reference name (a loop's plain ref means its iterations), open ones first. */
-function byRef(tasks: readonly TaskRecord[], ref: string): TaskRecord | undefined {
-  const named = tasks.filter(
-    (t) => t.referenceTaskName === ref || new RegExp(`^${escape(ref)}(__\\d+)+$`).test(t.referenceTaskName),
-  );
-  return named.find((t) => t.status === 'SCHEDULED' || t.status === 'IN_PROGRESS') ?? named.at(-1);
-}
-
-function escape(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 /**
- * The task type a worker route acts on, read after the body is validated. Undefined when the
- * task cannot be found: the route itself then answers (404, or nothing to update), and a
- * request that finds nothing changes nothing.
+ * What a worker may act on: tasks of its own types. Checked by the service on the very record
+ * it resolved and is about to read or change (`TaskAccess`), so a route naming a task by run
+ * and reference name cannot check one task and change another.
  */
-export async function taskTypeOf(
-  store: Store,
-  locator: TaskLocator,
-  params: unknown,
-  body: unknown,
-): Promise<string | undefined> {
-  const p = (params ?? {}) as Record<string, unknown>;
-  switch (locator) {
-    case 'typeParam':
-      return str(p.taskType);
-    case 'taskIdParam': {
-      const id = str(p.taskId);
-      return id === undefined ? undefined : (await store.read((tx) => tx.getTask(id)))?.taskType;
-    }
-    case 'taskIdBody': {
-      const id =
-        body !== null && typeof body === 'object' ? str((body as Record<string, unknown>).taskId) : undefined;
-      return id === undefined ? undefined : (await store.read((tx) => tx.getTask(id)))?.taskType;
-    }
-    case 'workflowRefParams': {
-      const workflowId = str(p.workflowId);
-      const ref = str(p.ref);
-      if (workflowId === undefined || ref === undefined) return undefined;
-      return byRef(await store.read((tx) => tx.getRunTasks(workflowId)), ref)?.taskType;
-    }
-  }
+export function workerTaskAccess(identity: Identity, taskRole: string): TaskAccess {
+  return {
+    check(task) {
+      if (mayWorkOn(identity, task.taskType)) return;
+      throw new BatonError(
+        'FORBIDDEN',
+        `Forbidden: task type '${task.taskType}' needs the role 'worker:${task.taskType}' (or '${taskRole}')`,
+      );
+    },
+  };
 }

@@ -23,6 +23,8 @@ export interface AuthOptions {
   readonly rolesClaim: string;
   readonly clockSkewSeconds: number;
   readonly tokenTtlSeconds: number;
+  /** Longest `exp - iat` of an accepted token (Baton's and the identity provider's). */
+  readonly maxTokenLifetimeSeconds: number;
   readonly roles: RoleNames;
   readonly bootstrap: { readonly keyId: string; readonly keySecret: string } | undefined;
   /** `/metrics` without a token (else it needs the admin role when auth is on). */
@@ -191,6 +193,13 @@ export function compileAuthOptions(raw: RawEnv, host: string): AuthOptions {
       `BATON_AUTH_ROLES_CLAIM must be a claim name or dotted path, got '${rolesClaim}'`,
     );
   }
+  const tokenTtlSeconds = int(raw, 'BATON_AUTH_TOKEN_TTL_SECONDS', 60, 86_400);
+  const maxTokenLifetimeSeconds = int(raw, 'BATON_AUTH_MAX_TOKEN_LIFETIME_SECONDS', 60, 31_536_000);
+  if (tokenTtlSeconds > maxTokenLifetimeSeconds) {
+    throw new AuthConfigError(
+      `BATON_AUTH_TOKEN_TTL_SECONDS (${tokenTtlSeconds}) must not exceed BATON_AUTH_MAX_TOKEN_LIFETIME_SECONDS (${maxTokenLifetimeSeconds})`,
+    );
+  }
   return Object.freeze({
     mode,
     reason,
@@ -200,7 +209,8 @@ export function compileAuthOptions(raw: RawEnv, host: string): AuthOptions {
     ui: uiClientId !== undefined ? Object.freeze({ clientId: uiClientId, scope: uiScope }) : undefined,
     rolesClaim,
     clockSkewSeconds: int(raw, 'BATON_AUTH_CLOCK_SKEW_SECONDS', 0, 300),
-    tokenTtlSeconds: int(raw, 'BATON_AUTH_TOKEN_TTL_SECONDS', 60, 86_400),
+    tokenTtlSeconds,
+    maxTokenLifetimeSeconds,
     roles: Object.freeze(roles),
     bootstrap:
       keyId !== undefined && keySecret !== undefined ? Object.freeze({ keyId, keySecret }) : undefined,

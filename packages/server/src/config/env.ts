@@ -82,7 +82,7 @@ export const ENV_KEYS = [
     name: 'BATON_HTTP_DENY',
     description:
       'Comma list of host names and CIDRs HTTP tasks may not reach (checked after DNS, on every redirect)',
-    default: '169.254.0.0/16,fe80::/10',
+    default: '169.254.0.0/16,fe80::/10,64:ff9b::a9fe:0/112,::ffff:a9fe:0/112,::a9fe:0/112',
   },
   {
     name: 'BATON_HTTP_ALLOW',
@@ -200,6 +200,12 @@ export const ENV_KEYS = [
     name: 'BATON_AUTH_TOKEN_TTL_SECONDS',
     description: 'Lifetime of the tokens POST /api/token answers for application keys',
     default: '3600',
+  },
+  {
+    name: 'BATON_AUTH_MAX_TOKEN_LIFETIME_SECONDS',
+    description:
+      "Longest lifetime (exp - iat) of a token Baton accepts, its own and the identity provider's; a longer one is refused",
+    default: '86400',
   },
   { name: 'BATON_AUTH_ROLE_METADATA', description: 'Role name of the metadata group', default: 'metadata' },
   { name: 'BATON_AUTH_ROLE_WORKFLOW', description: 'Role name of the workflow group', default: 'workflow' },

@@ -1,5 +1,5 @@
 import { JSONPath } from 'jsonpath-plus';
-import type { JsonObject, JsonValue, RunRecord, TaskRecord } from '@baton/protocol';
+import type { JsonObject, JsonValue, RunRecord, TaskRecord, TemplateSecretRef } from '@baton/protocol';
 
 /**
  * Conductor's `${…}` parameter expressions (reference/conductor.md §2.4), without the part
@@ -15,11 +15,19 @@ export interface ResolveOptions {
   readonly taskId?: string;
 }
 
+/** Where resolution is in the value: the path of the string, and the refs found so far. */
+interface SecretMarks {
+  readonly path: Array<string | number>;
+  readonly refs: TemplateSecretRef[];
+}
+
 const TASK_ID_NAME = 'CPEWF_TASK_ID';
 /**
  * `${workflow.secrets.NAME}` is never resolved here: it stays literal text in every stored
  * input and is replaced only in the copy a call is made with (integrations/secrets), so no
- * record ever holds a secret's value.
+ * record ever holds a secret's value. `resolveTemplate` also says where the template itself
+ * wrote one: a value read from the document (run input, outputs, variables) is data, and the
+ * same text arriving that way is never marked, so it is never honoured.
  */
 const SECRET_PATH = /^(?:\$\.)?workflow\.secrets\./;
 /**
@@ -94,9 +102,7 @@ export function resolveParameters(
   doc: ExpressionDocument,
   opts: ResolveOptions = {},
 ): JsonObject {
-  const out: JsonObject = {};
-  for (const [key, value] of Object.entries(params)) out[key] = resolveValue(value, doc, opts);
-  return out;
+  return resolveObject(params, doc, opts, undefined);
 }
 
 /** Resolves every expression in one JSON value (recursively). */
@@ -105,9 +111,47 @@ export function resolveValue(
   doc: ExpressionDocument,
   opts: ResolveOptions = {},
 ): JsonValue {
-  if (typeof value === 'string') return resolveString(value, doc, opts);
-  if (Array.isArray(value)) return value.map((item) => resolveValue(item, doc, opts));
-  if (value !== null && typeof value === 'object') return resolveParameters(value, doc, opts);
+  return resolveAt(value, doc, opts, undefined);
+}
+
+/**
+ * `resolveParameters`, and where the template wrote a secret reference in the result: the
+ * span of each `${workflow.secrets.NAME}` the template's own text produced (those a value read
+ * from the document carries are not listed).
+ */
+export function resolveTemplate(
+  params: JsonObject,
+  doc: ExpressionDocument,
+  opts: ResolveOptions = {},
+): { input: JsonObject; secretRefs: TemplateSecretRef[] } {
+  const marks: SecretMarks = { path: [], refs: [] };
+  return { input: resolveObject(params, doc, opts, marks), secretRefs: marks.refs };
+}
+
+function resolveObject(
+  params: JsonObject,
+  doc: ExpressionDocument,
+  opts: ResolveOptions,
+  marks: SecretMarks | undefined,
+): JsonObject {
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(params))
+    out[key] = resolveAt(value, doc, opts, marks && { path: [...marks.path, key], refs: marks.refs });
+  return out;
+}
+
+function resolveAt(
+  value: JsonValue,
+  doc: ExpressionDocument,
+  opts: ResolveOptions,
+  marks: SecretMarks | undefined,
+): JsonValue {
+  if (typeof value === 'string') return resolveString(value, doc, opts, 0, marks);
+  if (Array.isArray(value))
+    return value.map((item, index) =>
+      resolveAt(item, doc, opts, marks && { path: [...marks.path, index], refs: marks.refs }),
+    );
+  if (value !== null && typeof value === 'object') return resolveObject(value, doc, opts, marks);
   return value;
 }
 
@@ -164,22 +208,43 @@ function unescape(text: string): string {
   return text.includes('$${') ? text.replaceAll('$${', '${') : text;
 }
 
-function resolveString(text: string, doc: ExpressionDocument, opts: ResolveOptions, depth = 0): JsonValue {
+function resolveString(
+  text: string,
+  doc: ExpressionDocument,
+  opts: ResolveOptions,
+  depth = 0,
+  marks?: SecretMarks,
+): JsonValue {
   if (!text.includes('${')) return text;
   const segments = scan(text);
   if (segments.length === 0) return unescape(text);
   const values = segments.map((seg) => evaluateSegment(seg.inner, doc, opts, depth));
   const only = segments[0];
+  const onlyValue = values[0];
   if (depth === 0 && segments.length === 1 && only && only.start === 0 && only.end === text.length) {
-    return values[0] ?? null;
+    if (marks && onlyValue?.secret === true && typeof onlyValue.value === 'string')
+      marks.refs.push({ path: marks.path, start: 0, end: onlyValue.value.length });
+    return onlyValue?.value ?? null;
   }
   let out = '';
   let last = 0;
   segments.forEach((seg, index) => {
-    out += unescape(text.slice(last, seg.start)) + stringify(values[index] ?? null);
+    out += unescape(text.slice(last, seg.start));
+    const result = values[index];
+    const piece = stringify(result?.value ?? null);
+    // Only a reference written in the template's own text is marked (never a nested one).
+    if (marks && depth === 0 && result?.secret === true)
+      marks.refs.push({ path: marks.path, start: out.length, end: out.length + piece.length });
+    out += piece;
     last = seg.end;
   });
   return out + unescape(text.slice(last));
+}
+
+/** A segment's value; `secret` when it is a `${workflow.secrets.…}` reference kept as text. */
+interface SegmentValue {
+  readonly value: JsonValue;
+  readonly secret?: true;
 }
 
 function evaluateSegment(
@@ -187,14 +252,17 @@ function evaluateSegment(
   doc: ExpressionDocument,
   opts: ResolveOptions,
   depth: number,
-): JsonValue {
+): SegmentValue {
   // Nested expressions are resolved first, always as text: `${workflow.input.${workflow.input.key}}`.
   const resolved = inner.includes('${') ? resolveString(inner, doc, opts, depth + 1) : inner;
+  const nested = resolved !== inner;
   const path = (typeof resolved === 'string' ? resolved : stringify(resolved)).trim();
-  if (path === '') return '';
-  if (path === TASK_ID_NAME) return opts.taskId ?? null;
-  if (SECRET_PATH.test(path)) return `\${${path}}`;
-  return readPath(doc, path);
+  if (path === '') return { value: '' };
+  if (path === TASK_ID_NAME) return { value: opts.taskId ?? null };
+  // A reference whose name was computed from the document is data, kept as text unmarked.
+  if (SECRET_PATH.test(path))
+    return nested ? { value: `\${${path}}` } : { value: `\${${path}}`, secret: true };
+  return { value: readPath(doc, path) };
 }
 
 function stringify(value: JsonValue): string {

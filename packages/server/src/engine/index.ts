@@ -11,6 +11,7 @@ export {
   buildExpressionDocument,
   referencedTaskRefs,
   resolveParameters,
+  resolveTemplate,
   resolveValue,
   type ExpressionDocument,
 } from './expressions.js';

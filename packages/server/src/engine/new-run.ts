@@ -36,5 +36,6 @@ export function newRunRecord(input: NewRunInput): RunRecord {
   if (input.parentWorkflowTaskId !== undefined) run.parentWorkflowTaskId = input.parentWorkflowTaskId;
   if (input.event !== undefined) run.event = input.event;
   if (input.syncWaitUntil !== undefined) run.syncWaitUntil = input.syncWaitUntil;
+  if (input.definitionFromData === true) run.definitionFromData = true;
   return run;
 }

@@ -119,6 +119,8 @@ export class RunState {
       throw new Error(`task ${task.taskId} is not part of run ${this.run.workflowId}`);
     const current = this.records[position] ?? task;
     const next: TaskRecord = { ...current, ...patch };
+    if (patch.inputData !== undefined && patch.templateSecrets === undefined)
+      keepTemplateSecrets(current, next);
     this.records[position] = next;
     if (!this.created.has(task.taskId)) this.changed.add(task.taskId);
     this.index(next);
@@ -211,4 +213,29 @@ export class RunState {
       if (this.doc) this.doc[docRef] = taskView(task);
     }
   }
+}
+
+/**
+ * Marks of where the template wrote secret references hold for the text they were made on
+ * only: an input changed afterwards (a rerun's or a skip's body) is data, so a mark survives
+ * only where the string it points into is the very same text as before.
+ */
+function keepTemplateSecrets(before: TaskRecord, after: TaskRecord): void {
+  const refs = before.templateSecrets;
+  if (refs === undefined) return;
+  const kept = refs.filter((ref) => {
+    const was = valueAt(before.inputData, ref.path);
+    return typeof was === 'string' && was === valueAt(after.inputData, ref.path);
+  });
+  if (kept.length > 0) after.templateSecrets = kept;
+  else delete after.templateSecrets;
+}
+
+function valueAt(root: unknown, path: ReadonlyArray<string | number>): unknown {
+  let node = root;
+  for (const step of path) {
+    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, step)) return undefined;
+    node = (node as Record<string | number, unknown>)[step];
+  }
+  return node;
 }

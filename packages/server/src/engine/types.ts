@@ -203,6 +203,8 @@ export type Command =
       readonly name: string;
       readonly version?: number;
       readonly definition?: WorkflowDef;
+      /** `definition` came from data: the run started gets `definitionFromData`. */
+      readonly definitionFromData?: true;
       readonly input: JsonObject;
       readonly taskToDomain: Record<string, string>;
       readonly priority: number;
@@ -218,6 +220,8 @@ export type Command =
       readonly name: string;
       readonly version?: number;
       readonly definition?: WorkflowDef;
+      /** `definition` came from data: the run started gets `definitionFromData`. */
+      readonly definitionFromData?: true;
       readonly input: JsonObject;
       readonly correlationId?: string;
       readonly taskToDomain: Record<string, string>;
@@ -290,4 +294,6 @@ export interface NewRunInput {
   /** Until when a synchronous execute waits for the run (`RunRecord.syncWaitUntil`). */
   readonly syncWaitUntil?: number;
   readonly now: number;
+  /** The definition came from data (`RunRecord.definitionFromData`). */
+  readonly definitionFromData?: true;
 }

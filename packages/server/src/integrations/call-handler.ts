@@ -24,8 +24,10 @@ export interface SystemCall {
   /** The definition node the task was made from (e.g. its `asyncComplete`). */
   readonly workflowTask: WorkflowTask;
   /**
-   * The task's resolved input. `${workflow.secrets.NAME}` placeholders are still in it: pass
-   * what goes out through `ctx.resolveSecrets` right before the call, never store the result.
+   * The task's resolved input. The secret references its definition wrote are in it as tokens
+   * of this call (`secrets/template-secrets.ts`): pass what goes out through
+   * `ctx.resolveSecrets` right before the call, never store the result. Placeholder text that
+   * came from data is plain text and stays so.
    */
   readonly input: JsonObject;
   /** 1 for the first attempt (the task's retryCount + 1). */
@@ -80,10 +82,14 @@ export interface CallContext {
   /** The same dispatcher, for clients that take one (e.g. an MCP transport's fetch). */
   readonly dispatcher: Dispatcher;
   /**
-   * Replaces `${workflow.secrets.NAME}` placeholders in `value` with the secrets' values, for
-   * the request about to go out only. Identity until a secret store is configured.
+   * Puts the secrets' values in for the references the task's definition wrote (the tokens in
+   * `call.input`), in a copy of `value` for the request about to go out only. Nothing else in
+   * `value` is touched: `${workflow.secrets.NAME}` text that came from data goes out as text.
+   * `used` is told the values put in (for a handler that masks what it answers itself).
    */
-  resolveSecrets<T extends JsonObject>(value: T): Promise<T>;
+  resolveSecrets<T extends JsonObject>(value: T, used?: (values: Iterable<string>) => void): Promise<T>;
+  /** The values of secrets named by a registered service's credentials (never by task input). */
+  secretValues(names: readonly string[]): Promise<Map<string, string>>;
   /** A line for the task's log (masked of secret values before it is stored). */
   log(line: string): void;
   /** Epoch ms (the server's clock). */
@@ -96,8 +102,8 @@ export interface CallContext {
  * (reasons, log lines) is masked.
  */
 export interface SecretResolver {
-  /** Replaces secret placeholders in a value about to be sent. */
-  resolve<T extends JsonObject>(value: T): Promise<T>;
+  /** The values of these secrets (throws, naming what is missing, never a value). */
+  values(names: readonly string[]): Promise<Map<string, string>>;
   /** Masks every secret value found in a text as `***`. */
   mask(text: string): string;
   /** The same for a JSON value (a call's output, e.g. an HTTP body echoing a header). */

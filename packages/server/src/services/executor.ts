@@ -364,6 +364,8 @@ export class Executor {
         taskToDomain: command.taskToDomain,
         ...(correlationId !== undefined && { correlationId }),
         ...(isChild && { parentWorkflowId: parent.workflowId, parentWorkflowTaskId: command.taskId }),
+        ...(command.definition !== undefined &&
+          command.definitionFromData === true && { definitionFromData: true }),
       },
       after,
     );

@@ -347,6 +347,9 @@ export class RunControlService {
     });
     // Retry and rerun continue the original: its variables as they stood.
     if (operation !== 'restart') run.variables = structuredClone(original.variables);
+    // The same definition keeps where it came from; the registry's latest is the registry's.
+    if (original.definitionFromData === true && definition === original.workflowDefinition)
+      run.definitionFromData = true;
     run.links = { [LINK_OF[operation]]: workflowId };
 
     const resumed =

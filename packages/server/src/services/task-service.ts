@@ -21,6 +21,7 @@ import { newId } from '../ids.js';
 import type { WakeBus } from '../queue/wake-bus.js';
 import type { Store, Tx } from '../store/store.js';
 import type { Metrics } from '../metrics.js';
+import { ANY_TASK, type TaskAccess } from './task-access.js';
 import { afterCommit, type AfterCommit, type Executor } from './executor.js';
 import { holdBackOverLimit } from './hand-out-limits.js';
 import { handedOut, type HandOffWish } from './direct-hand-off.js';
@@ -303,12 +304,18 @@ export class TaskService {
    */
   async update(
     result: TaskResult,
-    /** `detach`: an IN_PROGRESS result takes the task off its queue to be completed from outside (asyncComplete). */
-    options: { detach?: boolean } = {},
+    options: {
+      /** `detach`: an IN_PROGRESS result takes the task off its queue to be completed from outside (asyncComplete). */
+      detach?: boolean;
+      /** Checked on the task found, before anything changes. */
+      access?: TaskAccess;
+    } = {},
   ): Promise<{ task: TaskRecord; applied: boolean }> {
     const after = afterCommit();
+    const access = options.access ?? ANY_TASK;
     const out = await this.store.transaction(async (tx): Promise<Judged> => {
       const task = await this.requireTask(tx, result.taskId, result.workflowInstanceId);
+      access.check(task);
       this.checkRunOf(task, result);
       const verdict = judgeResult(task, result);
       if (verdict.kind !== 'apply') return { task, applied: false, verdict };
@@ -329,6 +336,7 @@ export class TaskService {
     /** The poller's id when the result names none and the task has none (the caller's address). */
     fallbackWorkerId: string,
     signal?: AbortSignal,
+    access: TaskAccess = ANY_TASK,
   ): Promise<{ task: TaskRecord; applied: boolean; next?: TaskRecord }> {
     const after = afterCommit();
     let poll: { request: PollRequest; queues: string[]; seen: HandOutSeen } | undefined;
@@ -336,6 +344,7 @@ export class TaskService {
     const out = await this.store.transaction(async (tx): Promise<Answer> => {
       poll = undefined;
       const task = await this.requireTask(tx, result.taskId, result.workflowInstanceId);
+      access.check(task);
       this.checkRunOf(task, result);
       const asking = result.status !== 'IN_PROGRESS';
       const request: PollRequest = {
@@ -458,6 +467,7 @@ export class TaskService {
     status: TaskResult['status'],
     output: JsonObject,
     workerId?: string,
+    access: TaskAccess = ANY_TASK,
   ): Promise<string | undefined> {
     const after = afterCommit();
     let refused: Judged | undefined;
@@ -473,10 +483,12 @@ export class TaskService {
         // The step by that name has ended: refused unless this repeats its recorded result.
         const ended = latestTaskByRef(await tx.getRunTasks(workflowId), ref);
         if (!ended) return undefined;
+        access.check(ended);
         const verdict = judgeResult(ended, posted, true);
         if (verdict.kind === 'refuse') refused = { task: ended, applied: false, verdict };
         return ended.taskId;
       }
+      access.check(open);
       const verdict = judgeResult(open, posted, true);
       if (verdict.kind === 'refuse') {
         refused = { task: open, applied: false, verdict };
@@ -498,9 +510,10 @@ export class TaskService {
   }
 
   /** A task, with why it waits when it is open (computed now, not stored). */
-  async getTask(taskId: string): Promise<TaskRecord> {
+  async getTask(taskId: string, access: TaskAccess = ANY_TASK): Promise<TaskRecord> {
     return this.store.read(async (tx) => {
       const task = await this.requireTask(tx, taskId);
+      access.check(task);
       const why = (await explainTasks(tx, [task], this.clock.now(), this.withPending)).get(taskId);
       return why ? { ...task, waitingFor: why } : task;
     });
@@ -517,16 +530,16 @@ export class TaskService {
     return task;
   }
 
-  async appendLog(taskId: string, log: string): Promise<void> {
+  async appendLog(taskId: string, log: string, access: TaskAccess = ANY_TASK): Promise<void> {
     await this.store.transaction(async (tx) => {
-      await this.requireTask(tx, taskId);
+      access.check(await this.requireTask(tx, taskId));
       await tx.appendTaskLogs([{ taskId, log, createdTime: this.clock.now() }]);
     });
   }
 
-  async logs(taskId: string): Promise<TaskLog[]> {
+  async logs(taskId: string, access: TaskAccess = ANY_TASK): Promise<TaskLog[]> {
     return this.store.read(async (tx) => {
-      await this.requireTask(tx, taskId);
+      access.check(await this.requireTask(tx, taskId));
       return tx.getTaskLogs(taskId);
     });
   }

@@ -27,6 +27,8 @@ export const CLIENTS: TestClient[] = [
   { id: 'c-worker-all', secret: 'secret-worker-all', claims: { roles: ['worker:*'] } },
   { id: 'c-keycloak', secret: 'secret-keycloak', claims: { realm_access: { roles: ['metadata'] } } },
   { id: 'c-short', secret: 'secret-short', claims: { roles: ['admin'] }, ttlSeconds: 1 },
+  // Made to live 25 hours: over the default BATON_AUTH_MAX_TOKEN_LIFETIME_SECONDS.
+  { id: 'c-long', secret: 'secret-long', claims: { roles: ['admin'] }, ttlSeconds: 90_000 },
 ];
 
 export interface Answer {

@@ -11,6 +11,7 @@ import { DocumentAnalysisHandler } from '../../src/integrations/document-intelli
 import { McpSessions } from '../../src/integrations/mcp/mcp-sessions.js';
 import { discoverTools, McpToolHandler } from '../../src/integrations/mcp/mcp-tool-handler.js';
 import { RegistryService } from '../../src/integrations/registry/registry-service.js';
+import { secretNamesIn, substituteSecrets } from '../../src/integrations/secrets/secret-refs.js';
 import { SecretService } from '../../src/integrations/secrets/secret-service.js';
 import type { SystemCallKind } from '../../src/engine/kinds/system-call-names.js';
 import {
@@ -67,7 +68,13 @@ function context(
     fetch: (input: Parameters<typeof undiciFetch>[0], init?: Parameters<typeof undiciFetch>[1]) =>
       undiciFetch(input, { ...init, dispatcher: agent }),
     dispatcher: agent,
-    resolveSecrets: secrets.resolveValue,
+    // The handlers here are given inputs as a definition wrote them: every reference in them is the template's.
+    resolveSecrets: async (value, used) => {
+      const values = await secrets.values(secretNamesIn(value));
+      used?.(values.values());
+      return substituteSecrets(value, values) as typeof value;
+    },
+    secretValues: (names) => secrets.values(names),
     log: (line) => logs.push(line),
     now: () => Date.now(),
     logs,

@@ -61,6 +61,7 @@ function context(clock: ManualClock): CallContext {
       undiciFetch(input, { ...init, dispatcher: agent }),
     dispatcher: agent,
     resolveSecrets: (value) => Promise.resolve(value),
+    secretValues: () => Promise.resolve(new Map()),
     log: () => {},
     now: () => clock.now(),
   };

@@ -38,7 +38,8 @@ export const startWorkflowKind: TaskKind = {
       workflowId,
       name,
       ...(typeof req.version === 'number' && req.version > 0 && { version: req.version }),
-      ...(definition !== undefined && { definition }),
+      // Taken from the task's resolved input, so data may have written any of it.
+      ...(definition !== undefined && { definition, definitionFromData: true as const }),
       input: (req.input as JsonObject | undefined) ?? {},
       ...(correlationId !== undefined && { correlationId }),
       taskToDomain: (req.taskToDomain as Record<string, string> | undefined) ?? { ...run.taskToDomain },

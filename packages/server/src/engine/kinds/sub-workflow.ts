@@ -52,6 +52,12 @@ export const subWorkflowKind: TaskKind = {
       name,
       ...(params.version !== undefined && params.version > 0 && { version: params.version }),
       ...(params.definition !== undefined && { definition: params.definition }),
+      // A definition an expression gave, or any inline one in a run whose own came from data.
+      ...(params.definition !== undefined &&
+        (typeof workflowTask.subWorkflowParam?.workflowDefinition === 'string' ||
+          run.definitionFromData === true) && {
+          definitionFromData: true as const,
+        }),
       input: structuredClone(workflowInput),
       taskToDomain: params.taskToDomain ?? { ...run.taskToDomain },
       priority: params.priority ?? run.priority,

@@ -1,5 +1,13 @@
-import type { JsonObject, TaskRecord, ValidationError, WorkflowTask } from '@baton/protocol';
-import { resolveParameters, type ExpressionDocument } from '../expressions.js';
+import type {
+  JsonObject,
+  TaskRecord,
+  TemplateSecretRef,
+  ValidationError,
+  WorkflowDef,
+  WorkflowTask,
+} from '@baton/protocol';
+import { resolveTemplate, type ExpressionDocument } from '../expressions.js';
+import { findTask } from '../graph.js';
 import { attemptTimers } from '../lifecycle-timers.js';
 import { effectiveTaskDef, taskDefinitionOf, type EffectiveTaskDef } from '../task-config.js';
 import type { Command } from '../types.js';
@@ -80,6 +88,7 @@ export function scheduleWorkerTask(
   const previous = request.retryOf;
   const delayMs = previous ? Math.max(0, request.delayMs ?? 0) : startDelay * 1000;
   const retryCount = previous ? previous.retryCount + 1 : 0;
+  const { input, secretRefs } = workerInput(workflowTask, config, sctx.expressionDocument(), taskId);
 
   const task: TaskRecord = {
     taskId,
@@ -91,7 +100,7 @@ export function scheduleWorkerTask(
     status: 'SCHEDULED',
     seq: sctx.nextSeq,
     retryCount,
-    inputData: workerInput(workflowTask, config, sctx.expressionDocument(), taskId),
+    inputData: input,
     outputData: {},
     pollCount: 0,
     scheduledTime: ctx.now,
@@ -111,6 +120,16 @@ export function scheduleWorkerTask(
   if (previous) task.retriedTaskId = previous.taskId;
   if (run.correlationId !== undefined) task.correlationId = run.correlationId;
   if (domain !== undefined) task.domain = domain;
+  // Only a call honours secret references, and only those its registered definition wrote: a
+  // node made at run time from data (a dynamic fork's, a DYNAMIC task's chosen type), or any
+  // node of a run whose definition came from data, has none.
+  if (
+    target &&
+    secretRefs.length > 0 &&
+    run.definitionFromData !== true &&
+    isDefinitionNode(run.workflowDefinition, workflowTask)
+  )
+    task.templateSecrets = secretRefs;
 
   // A bad input fails the task before it is ever queued. FAILED_WITH_TERMINAL_ERROR: a new
   // attempt would resolve the same input from the same run and fail the same way.
@@ -149,17 +168,27 @@ function workerInput(
   config: EffectiveTaskDef,
   doc: ExpressionDocument,
   taskId: string,
-): JsonObject {
+): { input: JsonObject; secretRefs: TemplateSecretRef[] } {
   const params: JsonObject = { ...(workflowTask.inputParameters ?? {}) };
   const template = config.inputTemplate;
   for (const [key, value] of Object.entries(template)) {
     if (!Object.hasOwn(params, key)) params[key] = value;
   }
-  const input = resolveParameters(params, doc, { taskId });
+  const { input, secretRefs } = resolveTemplate(params, doc, { taskId });
+  const replaced = new Set<string>();
   for (const [key, value] of Object.entries(template)) {
-    if (input[key] === null) input[key] = structuredClone(value);
+    if (input[key] === null) {
+      input[key] = structuredClone(value);
+      replaced.add(key);
+    }
   }
-  return input;
+  return { input, secretRefs: secretRefs.filter((ref) => !replaced.has(String(ref.path[0]))) };
+}
+
+/** The node is the one the run's definition holds under its ref (not one made from data). */
+function isDefinitionNode(definition: WorkflowDef, node: WorkflowTask): boolean {
+  const written = findTask(definition, node.taskReferenceName);
+  return written !== undefined && (written === node || JSON.stringify(written) === JSON.stringify(node));
 }
 
 /**

@@ -168,7 +168,9 @@ export function taskRoutes(app: FastifyInstance, { tasks, payloads, workflows }:
     '/api/tasks',
     { schema: { tags, summary: 'Post a task result; answers the task id as text', body: taskResultSchema } },
     async (req, reply) => {
-      const { task } = await tasks.update(await payloads.inlineResult(toResult(req.body)));
+      const { task } = await tasks.update(await payloads.inlineResult(toResult(req.body)), {
+        ...(req.taskAccess && { access: req.taskAccess }),
+      });
       return reply.code(200).type('text/plain; charset=utf-8').send(task.taskId);
     },
   );
@@ -188,7 +190,7 @@ export function taskRoutes(app: FastifyInstance, { tasks, payloads, workflows }:
     },
     async (req, reply) => {
       const result = await payloads.inlineResult(toResult(req.body));
-      const { next } = await tasks.updateAndPoll(result, req.ip, abortOnHangUp(reply));
+      const { next } = await tasks.updateAndPoll(result, req.ip, abortOnHangUp(reply), req.taskAccess);
       if (!next) return noContent(reply);
       const [sent] = await payloads.forWorker([next], req.query.inlinePayloads === true);
       return reply.send(sent);
@@ -291,6 +293,7 @@ export function taskRoutes(app: FastifyInstance, { tasks, payloads, workflows }:
         req.params.status,
         req.body ?? {},
         worker,
+        req.taskAccess,
       );
       return reply
         .code(200)
@@ -326,7 +329,9 @@ export function taskRoutes(app: FastifyInstance, { tasks, payloads, workflows }:
     async (req) => {
       const { workflowId, ref, status } = req.params;
       const worker = req.query.workerid ?? req.query.workerId;
-      const taskId = await tasks.updateByRef(workflowId, ref, status, req.body ?? {}, worker);
+      // Not a worker route (it answers the whole run, which a worker role may not read), so a
+      // worker-only token is refused before this; the access check stays for any later change.
+      const taskId = await tasks.updateByRef(workflowId, ref, status, req.body ?? {}, worker, req.taskAccess);
       if (taskId === undefined)
         throw notFound(`Found no open task ${ref} of workflow ${workflowId} to update`);
       return workflows.get(workflowId, true);
@@ -336,7 +341,7 @@ export function taskRoutes(app: FastifyInstance, { tasks, payloads, workflows }:
   app.get<{ Params: { taskId: string } }>(
     '/api/tasks/:taskId',
     { schema: { tags, summary: 'Read a task', params: taskIdParam } },
-    (req) => tasks.getTask(req.params.taskId),
+    (req) => tasks.getTask(req.params.taskId, req.taskAccess),
   );
 
   app.post<{ Params: { taskId: string }; Body: unknown }>(
@@ -349,7 +354,7 @@ export function taskRoutes(app: FastifyInstance, { tasks, payloads, workflows }:
       if (line === '') {
         throw badRequest('A log line is required', [{ path: 'body', message: 'must be a non-empty string' }]);
       }
-      await tasks.appendLog(req.params.taskId, line);
+      await tasks.appendLog(req.params.taskId, line, req.taskAccess);
       return reply.code(200).send();
     },
   );
@@ -358,7 +363,7 @@ export function taskRoutes(app: FastifyInstance, { tasks, payloads, workflows }:
     '/api/tasks/:taskId/log',
     { schema: { tags, summary: "A task's log lines", params: taskIdParam } },
     async (req, reply) => {
-      const logs = await tasks.logs(req.params.taskId);
+      const logs = await tasks.logs(req.params.taskId, req.taskAccess);
       return logs.length > 0 ? reply.send(logs) : noContent(reply);
     },
   );

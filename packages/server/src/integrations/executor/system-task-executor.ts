@@ -21,6 +21,7 @@ import type {
   SystemCall,
 } from '../call-handler.js';
 import { describeCall } from '../call-description.js';
+import { TemplateSecrets } from '../secrets/template-secrets.js';
 import type { EgressAgents } from '../http/egress-agent.js';
 import type { CallMetrics, CallResultLabel } from './call-metrics.js';
 import { Slots } from './slots.js';
@@ -40,7 +41,7 @@ import { Slots } from './slots.js';
  */
 
 const NO_SECRETS: SecretResolver = {
-  resolve: (value) => Promise.resolve(value),
+  values: () => Promise.resolve(new Map()),
   mask: (text) => text,
 };
 
@@ -188,9 +189,10 @@ export class SystemTaskExecutor {
     const logs: string[] = [];
     const leaseMs = Math.max(1000, task.responseTimeoutSeconds * 1000);
     const heartbeat = setInterval(() => void this.extendLease(entry), Math.max(250, Math.floor(leaseMs / 3)));
+    const templateSecrets = new TemplateSecrets();
     let outcome: CallOutcome;
     try {
-      outcome = await this.callHandler(kind, task, entry.controller.signal, logs);
+      outcome = await this.callHandler(kind, task, entry.controller.signal, logs, templateSecrets);
     } finally {
       clearInterval(heartbeat);
       this.inFlight.delete(task.taskId);
@@ -212,7 +214,7 @@ export class SystemTaskExecutor {
       return;
     }
     this.options.metrics.ended(kind, resultLabel(outcome), seconds);
-    await this.post(task, outcome, logs);
+    await this.post(task, outcome, logs, templateSecrets);
   }
 
   private async callHandler(
@@ -220,6 +222,7 @@ export class SystemTaskExecutor {
     task: TaskRecord,
     signal: AbortSignal,
     logs: string[],
+    templateSecrets: TemplateSecrets,
   ): Promise<CallOutcome> {
     const handler = this.options.handlers.get(kind);
     if (!handler) return { status: 'FAILED', reason: `no handler for ${kind} on this server` };
@@ -230,7 +233,7 @@ export class SystemTaskExecutor {
       declaredType: task.taskType,
       referenceTaskName: task.referenceTaskName,
       workflowTask: task.workflowTask,
-      input: task.inputData,
+      input: templateSecrets.input(task),
       attempt: task.retryCount + 1,
       previousOutput: task.outputData,
     };
@@ -239,7 +242,14 @@ export class SystemTaskExecutor {
       signal,
       fetch: agents.fetch,
       dispatcher: agents.dispatcher,
-      resolveSecrets: (value) => this.secrets.resolve(value),
+      resolveSecrets: async (value, used) => {
+        const names = templateSecrets.names(value);
+        if (names.length === 0) return value;
+        const values = await this.secrets.values(names);
+        used?.(values.values());
+        return templateSecrets.resolve(value, values);
+      },
+      secretValues: (names) => this.secrets.values(names),
       log: (line) => void logs.push(line),
       now: () => this.options.clock.now(),
     };
@@ -252,9 +262,17 @@ export class SystemTaskExecutor {
   }
 
   /** The outcome as a worker result (asyncComplete: the task stays IN_PROGRESS off its queue). */
-  private async post(task: TaskRecord, outcome: CallOutcome, logs: readonly string[]): Promise<void> {
-    const mask = (text: string): string => this.secrets.mask(text);
-    const maskOutput = (output: JsonObject): JsonObject => this.secrets.maskJson?.(output) ?? output;
+  private async post(
+    task: TaskRecord,
+    outcome: CallOutcome,
+    logs: readonly string[],
+    templateSecrets: TemplateSecrets,
+  ): Promise<void> {
+    const mask = (text: string): string => this.secrets.mask(templateSecrets.restore(text));
+    const maskOutput = (output: JsonObject): JsonObject => {
+      const restored = templateSecrets.restoreJson(output);
+      return this.secrets.maskJson?.(restored) ?? restored;
+    };
     const lines = [...logs, ...(outcome.logs ?? [])];
     const base = {
       taskId: task.taskId,

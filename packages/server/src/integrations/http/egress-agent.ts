@@ -69,7 +69,25 @@ export class EgressAgents {
         callback(new EgressDeniedError(host, verdict.rule ?? 'the egress policy'), null);
         return;
       }
-      base(options, callback);
+      // The address actually dialled is judged too (whatever resolved or wrote it): a socket
+      // that reached a denied address is closed before a byte is sent.
+      base(options, (err, socket) => {
+        if (err || !socket) {
+          callback(err ?? new Error('connection failed'), null);
+          return;
+        }
+        const remote = socket.remoteAddress;
+        const after = remote === undefined ? verdict : policy.checkAddress(host, remote);
+        if (!after.allowed) {
+          socket.destroy();
+          callback(
+            new EgressDeniedError(`${host} (${remote ?? '?'})`, after.rule ?? 'the egress policy'),
+            null,
+          );
+          return;
+        }
+        callback(null, socket);
+      });
     };
   }
 }

@@ -1,5 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 
+import { addressForms, canonicalHost } from './address-forms.js';
+
 /**
  * Where calls made by the engine may go (`BATON_HTTP_ALLOW`, `BATON_HTTP_DENY`). Rules are
  * host names (`api.example.com`, `*.example.com`), addresses or CIDRs. A destination is checked
@@ -8,6 +10,11 @@ import { BlockList, isIP } from 'node:net';
  *
  * Order: a destination matching an allow rule is allowed; else one matching a deny rule is
  * denied; else, when allow rules are set, it is denied for matching none of them.
+ *
+ * Every spelling of an address is judged as its canonical form (`address-forms.ts`): `0`,
+ * `0.0.0.0.`, `0x7f.1` and `[::ffff:7f00:1]` are what a rule for `0.0.0.0` or `127.0.0.0/8`
+ * names. A list that denies loopback also denies the unspecified addresses (`0.0.0.0/8`,
+ * `::/128`), since connecting to them reaches this machine's own services.
  */
 
 export interface EgressVerdict {
@@ -45,26 +52,31 @@ function parseRule(text: string): Rule {
     list.addSubnet(address, bits, type);
     return {
       text,
-      matchAddress: (candidate) => {
-        const plain = unmapped(candidate);
-        const kind = isIP(plain);
-        if (kind === 0) return false;
-        return list.check(plain, kind === 4 ? 'ipv4' : 'ipv6');
-      },
+      matchAddress: (candidate) =>
+        addressForms(candidate).some((form) => {
+          const kind = isIP(form);
+          return kind !== 0 && list.check(form, kind === 4 ? 'ipv4' : 'ipv6');
+        }),
     };
   }
-  if (text.startsWith('*.')) {
-    const suffix = text.slice(1);
+  const name = canonicalHost(text);
+  if (name.startsWith('*.')) {
+    const suffix = name.slice(1);
     return { text, matchName: (host) => host.endsWith(suffix) };
   }
-  return { text, matchName: (host) => host === text };
+  return { text, matchName: (host) => host === name };
 }
 
-/** `::ffff:10.0.0.1` is 10.0.0.1 (an IPv4 peer reached over an IPv6 socket). */
-function unmapped(address: string): string {
-  const plain = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(plain);
-  return mapped?.[1] ?? plain.toLowerCase();
+/** Denied with loopback: what `0.0.0.0` and `[::]` reach is this machine too. */
+const UNSPECIFIED = ['0.0.0.0/8', '::/128'];
+
+function deniesLoopback(rules: readonly Rule[]): boolean {
+  return rules.some(
+    (r) =>
+      r.matchName?.('localhost') === true ||
+      r.matchAddress?.('127.0.0.1') === true ||
+      r.matchAddress?.('::1') === true,
+  );
 }
 
 export class EgressPolicy {
@@ -72,13 +84,22 @@ export class EgressPolicy {
   private readonly deny: readonly Rule[];
 
   constructor(rules: { deny: readonly string[]; allow?: readonly string[] | undefined }) {
-    this.deny = rules.deny.map(parseRule);
+    const deny = rules.deny.map(parseRule);
+    this.deny = deniesLoopback(deny)
+      ? [
+          ...deny,
+          ...UNSPECIFIED.map((cidr) => ({
+            ...parseRule(cidr),
+            text: `${cidr} (unspecified, denied with loopback)`,
+          })),
+        ]
+      : deny;
     this.allow = rules.allow?.map(parseRule);
   }
 
   /** Before DNS: the name as written in the URL (an address literal is checked as an address). */
   checkHost(host: string): EgressVerdict {
-    const name = unmapped(host).replace(/\.$/, '');
+    const name = canonicalHost(host);
     if (isIP(name) !== 0) return this.checkAddress(name, name);
     if (this.allow?.some((r) => r.matchName?.(name))) return { allowed: true };
     const denied = this.deny.find((r) => r.matchName?.(name));
@@ -89,7 +110,7 @@ export class EgressPolicy {
 
   /** After DNS: one address `host` resolved to (the host itself for a literal). */
   checkAddress(host: string, address: string): EgressVerdict {
-    const name = unmapped(host).replace(/\.$/, '');
+    const name = canonicalHost(host);
     const allowRules = this.allow;
     if (allowRules?.some((r) => r.matchName?.(name) || r.matchAddress?.(address))) return { allowed: true };
     const denied = this.deny.find((r) => r.matchAddress?.(address));

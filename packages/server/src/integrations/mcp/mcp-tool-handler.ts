@@ -225,9 +225,15 @@ export async function discoverTools(
   record: ServiceRecord,
   sessions: McpSessions,
   fetch: FetchLike,
-  secrets: Pick<SecretService, 'resolveValue'>,
+  secrets: Pick<SecretService, 'values'>,
 ): Promise<ServiceMethod[]> {
-  const headers = await serviceHeaders(record, new CallSecrets({ resolveSecrets: secrets.resolveValue }));
+  const headers = await serviceHeaders(
+    record,
+    new CallSecrets({
+      resolveSecrets: (value) => Promise.resolve(value),
+      secretValues: (names) => secrets.values(names),
+    }),
+  );
   const signal = AbortSignal.timeout(DISCOVERY_TIMEOUT_MS);
   const result = await sessions.use({ url: record.url, headers }, fetch, signal, (client) =>
     client.listTools(undefined, { signal, timeout: DISCOVERY_TIMEOUT_MS }),

@@ -2,30 +2,28 @@ import type { JsonObject } from '@baton/protocol';
 
 import type { CallContext, CallOutcome } from '../call-handler.js';
 import { SecretMasker } from './secret-masker.js';
-import { secretNamesIn, substituteSecrets } from './secret-refs.js';
 import { SecretUnavailableError } from './secret-service.js';
 
 /**
- * The secrets of one call, as a handler uses them: placeholders are replaced through the
- * executor's `ctx.resolveSecrets` (in the copy that goes out only), and every value put in, and
- * every value derived from one (a `Basic …` header), is remembered so the outcome is masked
- * before the executor stores it: output, reason, logs and waitingFor.
+ * The secrets of one call, as a handler uses them: the references the definition wrote are
+ * replaced through the executor's `ctx.resolveSecrets` (in the copy that goes out only), a
+ * registered service's credentials are read by name, and every value read, and every value
+ * derived from one (a `Basic …` header), is remembered so the outcome is masked before the
+ * executor stores it: output, reason, logs and waitingFor.
  */
 export class CallSecrets {
   private masker = new SecretMasker();
 
-  constructor(private readonly ctx: Pick<CallContext, 'resolveSecrets'>) {}
+  constructor(private readonly ctx: Pick<CallContext, 'resolveSecrets' | 'secretValues'>) {}
 
   /** The values of these secrets (names without the `${workflow.secrets.}` wrapping). */
   async values(names: readonly string[]): Promise<Map<string, string>> {
     const out = new Map<string, string>();
     if (names.length === 0) return out;
-    const probe: JsonObject = {};
-    for (const name of names) probe[name] = `\${workflow.secrets.${name}}`;
-    const resolved = await this.ctx.resolveSecrets(probe);
+    const found = await this.ctx.secretValues(names);
     for (const name of names) {
-      const value = resolved[name];
-      if (typeof value !== 'string' || value === probe[name]) {
+      const value = found.get(name);
+      if (value === undefined) {
         throw new SecretUnavailableError(
           `Secret '${name}' could not be resolved (is BATON_SECRETS_KEY set and the secret stored?)`,
         );
@@ -36,11 +34,9 @@ export class CallSecrets {
     return out;
   }
 
-  /** A copy of `value` with its secret placeholders replaced. */
-  async resolve<T extends JsonObject>(value: T): Promise<T> {
-    const names = secretNamesIn(value);
-    if (names.length === 0) return value;
-    return substituteSecrets(value, await this.values(names)) as T;
+  /** A copy of `value` with the definition's secret references replaced; the values put in are masked in the outcome. */
+  resolve<T extends JsonObject>(value: T): Promise<T> {
+    return this.ctx.resolveSecrets(value, (values) => this.hide(...values));
   }
 
   /** Values derived from secrets (an encoded header) that must be masked too. */

@@ -1,17 +1,23 @@
 import type { JsonObject, JsonValue } from '@baton/protocol';
 
+import { encodingsOf } from './secret-encodings.js';
+
 export const MASK = '***';
 
 /**
  * Replaces every secret value a call used (and every value derived from one, such as a
  * `Basic …` header) with `***`, wherever it occurs in text: in a task's output, its reason,
- * its logs, an error message. Longer values first, so a value containing another is masked whole.
+ * its logs, an error message, in every encoding Baton itself writes it in (`secret-encodings.ts`),
+ * case-insensitively. Longer texts first, so a value containing another is masked whole.
  */
 export class SecretMasker {
   private readonly values: string[];
+  private readonly pattern: RegExp | undefined;
 
   constructor(values: Iterable<string> = []) {
     this.values = [...new Set([...values].filter((v) => v.length > 0))].sort((a, b) => b.length - a.length);
+    const forms = [...new Set(this.values.flatMap(encodingsOf))].sort((a, b) => b.length - a.length);
+    this.pattern = forms.length === 0 ? undefined : new RegExp(forms.map(escapeRegExp).join('|'), 'giu');
   }
 
   /** A masker that also hides these values. */
@@ -24,9 +30,7 @@ export class SecretMasker {
   }
 
   text(text: string): string {
-    let out = text;
-    for (const value of this.values) if (out.includes(value)) out = out.split(value).join(MASK);
-    return out;
+    return this.pattern === undefined ? text : text.replace(this.pattern, MASK);
   }
 
   /** A masked copy of a JSON value (keys and string values; numbers and booleans are not secrets' text). */
@@ -45,4 +49,8 @@ export class SecretMasker {
     }
     return value;
   }
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

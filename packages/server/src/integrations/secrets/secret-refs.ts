@@ -2,8 +2,10 @@ import type { JsonObject, JsonValue } from '@baton/protocol';
 
 /**
  * `${workflow.secrets.NAME}` references. The engine keeps them as literal text in every stored
- * input (engine/expressions.ts); they are replaced by values only in the copy of the input a
- * call is made with (secret-resolver.ts), never in a record.
+ * input (engine/expressions.ts) and marks those its definition wrote; only those are replaced
+ * by values, in the copy of the input a call is made with (template-secrets.ts), never in a
+ * record. The helpers here read and replace every reference in a value, whatever its origin:
+ * for names and checks, never for what a call sends.
  */
 
 /** A secret name: letters, digits, `_` and `-` (no dots, so `workflow.secrets.a.b` is never ambiguous). */

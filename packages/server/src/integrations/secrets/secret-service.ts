@@ -5,19 +5,13 @@ import { BatonError, badRequest, notFound } from '../../errors.js';
 import type { Store } from '../../store/store.js';
 import { SecretCipher } from './secret-cipher.js';
 import { SecretMasker } from './secret-masker.js';
-import { isSecretName, secretNamesIn, substituteSecrets } from './secret-refs.js';
+import { isSecretName } from './secret-refs.js';
 
 /** What the API shows of a secret: never its value. */
 export interface SecretInfo {
   name: string;
   createTime: number;
   updateTime: number;
-}
-
-/** A value with its secret references replaced, and the masker that hides what was put in. */
-export interface ResolvedSecrets<T extends JsonValue = JsonValue> {
-  value: T;
-  masker: SecretMasker;
 }
 
 export const SECRETS_NOT_CONFIGURED =
@@ -152,28 +146,21 @@ export class SecretService {
     return out;
   }
 
-  /**
-   * Replaces `${workflow.secrets.NAME}` in a copy of `value` (a call's input) and answers the
-   * masker that hides every value put in. The value given is not changed.
-   */
-  async resolve<T extends JsonValue>(value: T): Promise<ResolvedSecrets<T>> {
-    const names = secretNamesIn(value);
-    if (names.length === 0) return { value, masker: new SecretMasker() };
-    const values = await this.values(names);
-    return { value: substituteSecrets(value, values) as T, masker: new SecretMasker(values.values()) };
-  }
-
   private remember(values: Iterable<string>): void {
+    let changed = false;
     for (const value of values) {
-      this.opened.delete(value);
+      if (!this.opened.delete(value)) changed = true;
       this.opened.set(value, true);
     }
     while (this.opened.size > MAX_REMEMBERED) {
       const oldest = this.opened.keys().next().value;
       if (oldest === undefined) break;
       this.opened.delete(oldest);
+      changed = true;
     }
-    this.masker = undefined;
+    // The masker (a pattern of every encoding of every value) is rebuilt only when the set of
+    // values changed, not on every call that opens the same secrets again.
+    if (changed) this.masker = undefined;
   }
 
   /** Replaces every secret value this node opened for a call with `***` (the executor's mask). */
@@ -189,8 +176,4 @@ export class SecretService {
     this.masker ??= new SecretMasker(this.opened.keys());
     return this.masker.json(value);
   };
-
-  /** The resolver of the executor's `CallContext.resolveSecrets`: the replaced copy only. */
-  readonly resolveValue = async <T extends JsonValue>(value: T): Promise<T> =>
-    (await this.resolve(value)).value;
 }
