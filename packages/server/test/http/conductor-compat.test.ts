@@ -131,9 +131,21 @@ for (const c of storeCases()) {
       assert.deepEqual(res.body.output, { said: 'hi' });
       assert.equal(res.body.tasks[0].status, 'COMPLETED');
       assert.equal(res.body.tasks[0].workerId, 'w-sync');
-      const again = await call(t.app, 'POST', `/api/tasks/${id}/step/COMPLETED/sync`, {});
-      assert.equal(again.status, 404, again.text);
-      assert.match(again.body.message, /no open task step/);
+      // The task has ended: a repeat of its recorded result is acknowledged (a worker whose answer
+      // was lost), another result is refused naming the status.
+      const again = await call(t.app, 'POST', `/api/tasks/${id}/step/COMPLETED/sync?workerid=w-sync`, {
+        said: 'hi',
+      });
+      assert.equal(again.status, 200, again.text);
+      assert.equal(again.body.status, 'COMPLETED');
+      const other = await call(t.app, 'POST', `/api/tasks/${id}/step/COMPLETED/sync?workerid=w-sync`, {
+        said: 'bye',
+      });
+      assert.equal(other.status, 409, other.text);
+      assert.match(other.body.message, /COMPLETED/);
+      const never = await call(t.app, 'POST', `/api/tasks/${id}/no_such_step/COMPLETED/sync`, {});
+      assert.equal(never.status, 404, never.text);
+      assert.match(never.body.message, /no open task no_such_step/);
       const unknown = await call(t.app, 'POST', '/api/tasks/no-such-run/step/COMPLETED/sync', {});
       assert.equal(unknown.status, 404, unknown.text);
     });
