@@ -106,7 +106,7 @@ export function runCommands(program: Command): void {
     .option('--name <name>', 'only runs of this definition')
     .option('--since <when>', 'only runs started since: 30m, 2h, 7d or an ISO date')
     .option('--correlation-id <id>', 'only runs with this correlation id')
-    .option('--limit <n>', 'at most this many (default 50)', integer('--limit', 1, 1000), 50)
+    .option('--limit <n>', 'at most this many', integer('--limit', 1, 1000), 50)
     .action(
       async (
         opts: {
