@@ -76,14 +76,16 @@ for (const c of storeCases()) {
       await opened.cleanup();
     });
 
-    it('a retry with retryDelaySeconds 1 reaches the poll that was already open at its due time', async () => {
+    it('a retry with retryDelaySeconds 1 reaches the poll that was already open at its due time', async (t) => {
       const late = await retryLateness(node, node, 'dw_retry');
+      t.diagnostic(`handed out ${late} ms after its due time`);
       assert.ok(late > -100, `handed out ${-late} ms before it was due`);
       assert.ok(late < LATE_BOUND_MS, `handed out ${late} ms after it was due`);
     });
 
-    it('callbackAfterSeconds 1 reaches the poll that was already open at its due time', async () => {
+    it('callbackAfterSeconds 1 reaches the poll that was already open at its due time', async (t) => {
       const late = await retryLateness(node, node, 'dw_callback', true);
+      t.diagnostic(`handed out ${late} ms after its due time`);
       assert.ok(late > -100, `handed out ${-late} ms before it was due`);
       assert.ok(late < LATE_BOUND_MS, `handed out ${late} ms after it was due`);
     });
@@ -106,8 +108,9 @@ if (enabledStores().includes('postgres')) {
       await db.drop();
     });
 
-    it('a retry failed on one node reaches the poll open on the other at its due time', async () => {
+    it('a retry failed on one node reaches the poll open on the other at its due time', async (t) => {
       const late = await retryLateness(nodes[0]!, nodes[1]!, 'dw2_retry');
+      t.diagnostic(`handed out ${late} ms after its due time`);
       assert.ok(late > -100, `handed out ${-late} ms before it was due`);
       assert.ok(late < LATE_BOUND_MS, `handed out ${late} ms after it was due`);
     });
