@@ -15,7 +15,7 @@ function recording(): { urls: string[]; fetch: typeof fetch } {
       }),
     );
   };
-  return { urls, fetch: fake as typeof fetch };
+  return { urls, fetch: fake };
 }
 
 describe('the base URL a client is given', () => {
