@@ -3,6 +3,7 @@ import path from 'node:path';
 
 import { parse as parseYaml } from 'yaml';
 
+import { jsonErrorPlace } from './locate.js';
 import { UsageError } from './settings.js';
 
 const DEFINITION_FILE = /\.(json|ya?ml)$/i;
@@ -17,12 +18,22 @@ export function readDocument(file: string): unknown {
   } catch (err) {
     throw new UsageError(`cannot read ${file}: ${(err as Error).message}`);
   }
+  if (/\.ya?ml$/i.test(file)) {
+    try {
+      return parseYaml(text) as unknown;
+    } catch (err) {
+      // The yaml parser's message already says the line and column.
+      throw new UsageError(`${file} is not valid YAML: ${(err as Error).message}`);
+    }
+  }
   try {
-    return /\.ya?ml$/i.test(file) ? (parseYaml(text) as unknown) : (JSON.parse(text) as unknown);
+    return JSON.parse(text) as unknown;
   } catch (err) {
-    throw new UsageError(
-      `${file} is not valid ${/\.ya?ml$/i.test(file) ? 'YAML' : 'JSON'}: ${(err as Error).message}`,
-    );
+    const message = (err as Error).message;
+    const place = jsonErrorPlace(text, message);
+    const at = place ? `:${place.line}:${place.column}` : '';
+    const where = place ? ` (line ${place.line}, column ${place.column})` : '';
+    throw new UsageError(`${file}${at} is not valid JSON${where}: ${message}`);
   }
 }
 

@@ -1,3 +1,4 @@
+import { formatDuration } from '@baton/protocol';
 import type { WorkflowStatus } from '@baton/sdk';
 
 /**
@@ -46,14 +47,9 @@ export function statusColour(status: string): Colour {
   return 'cyan';
 }
 
-/** 850 ms, 12.3 s, 4 m 05 s, 2 h 03 m. */
+/** 850 ms, 12 s, 4 min 4 s, 2 h 3 min: the web UI's format (one implementation, in the protocol package). */
 export function duration(ms: number): string {
-  if (!Number.isFinite(ms) || ms < 0) return '-';
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
-  const s = Math.floor(ms / 1000);
-  if (s < 3600) return `${Math.floor(s / 60)} m ${String(s % 60).padStart(2, '0')} s`;
-  return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} m`;
+  return formatDuration(ms);
 }
 
 /** Plain text width (without colour codes). */

@@ -17,24 +17,47 @@ function version(): string {
   return pkg.version ?? 'unknown';
 }
 
+/** The options every command takes, wherever they are written. */
+function addSharedOptions(command: Command): void {
+  command
+    .option('-s, --server <url>', `server URL (default BATON_URL, else ${DEFAULT_URL})`)
+    .option('--json', 'machine-readable JSON output; errors as JSON on stderr');
+}
+
+/** Whether the command line asks for JSON (before any `--`), also when parsing it failed. */
+export function jsonWanted(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
+}
+
 /** The `baton` command line: every subcommand with its options and help. */
 export function buildProgram(): Command {
   const program = new Command('baton')
     .description(
       'Baton workflow engine: run the server, apply definitions, start and follow runs, look at queues',
     )
-    .version(version(), '-V, --version')
-    .option('-s, --server <url>', `server URL (default BATON_URL or ${DEFAULT_URL})`)
-    .option('--json', 'machine-readable JSON output')
-    .showHelpAfterError()
+    .version(version(), '-V, --version', "print baton's own version")
+    // Options before a command name are baton's; after it, the command's. So `start --version 1`
+    // is the definition's version, not baton's (which `baton --version` prints).
+    .enablePositionalOptions()
+    // A usage mistake shows the help, except to a script that asked for JSON.
+    .showHelpAfterError(!jsonWanted(process.argv))
     // Set before the subcommands are added, so they inherit it: usage errors come back to main.
     .exitOverride()
-    .configureOutput({ outputError: (text, write) => write(text) });
+    .configureOutput({
+      // With --json the error goes out as JSON (main); commander's own text would be a second copy.
+      outputError: (text, write) => {
+        if (!jsonWanted(process.argv)) write(text);
+      },
+    });
+  addSharedOptions(program);
   serverCommands(program);
   applyCommand(program);
   runCommands(program);
   queuesCommand(program);
   checkCommands(program);
+  // --server and --json work before or after the command name: every command takes them too.
+  for (const command of program.commands) addSharedOptions(command);
   program.addHelpText(
     'after',
     `

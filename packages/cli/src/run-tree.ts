@@ -124,7 +124,7 @@ export function renderTree(tree: TreeNode[], now: number, colour: boolean): stri
       } else {
         const status = paint(last.status, statusColour(last.status), colour);
         const icon = paint(ICONS[last.status] ?? '•', statusColour(last.status), colour);
-        const tries = node.attempts.length > 1 ? ` ×${node.attempts.length}` : '';
+        const tries = countsOf(node, last);
         const started = last.startTime > 0 ? last.startTime : last.scheduledTime;
         const took = started > 0 ? duration((last.endTime > 0 ? last.endTime : now) - started) : '';
         const why = detailOf(last);
@@ -141,6 +141,19 @@ export function renderTree(tree: TreeNode[], now: number, colour: boolean): stri
   };
   walk(tree, '');
   return lines;
+}
+
+/**
+ * What the `×n` after a step counts, said: ` ×3 iterations` (a loop body), ` ×2 attempts` (tries
+ * of its latest iteration, or of a step outside a loop), both when both are more than one.
+ */
+export function countsOf(node: TreeNode, last: TaskRecord): string {
+  const iterations = new Set(node.attempts.map((t) => t.referenceTaskName)).size;
+  const attempts = node.attempts.filter((t) => t.referenceTaskName === last.referenceTaskName).length;
+  const parts: string[] = [];
+  if (iterations > 1) parts.push(`×${iterations} iterations`);
+  if (attempts > 1) parts.push(`×${attempts} attempts`);
+  return parts.length > 0 ? ` ${parts.join(', ')}` : '';
 }
 
 /** A text progress bar: [██████░░░░] 3/5. */

@@ -281,20 +281,20 @@ for (const store of enabledStores()) {
       const tree = r.stdout
         .split('\n')
         .filter((l) => /^\s*[✔✖●◌○⊘┊]/.test(l))
-        .map((l) => l.replace(/ (\d+(\.\d)? (ms|s)|\d+ m \d+ s)$/, ''));
+        .map((l) => l.replace(/ (\d+(\.\d)? (ms|s)|\d+ min \d+ s|\d+ h \d+ min)$/, ''));
       assert.deepEqual(tree, [
         '✔ fork FORK_JOIN COMPLETED',
         '  ┊ branch 1',
         '    ✔ a SIMPLE COMPLETED',
         '  ┊ branch 2',
         '    ✔ b SIMPLE COMPLETED',
-        '    ✔ b2 SIMPLE COMPLETED ×2',
+        '    ✔ b2 SIMPLE COMPLETED ×2 attempts',
         '✔ join JOIN COMPLETED',
         '✔ sw SWITCH COMPLETED',
         '  ┊ case x',
         '    ✔ c SIMPLE COMPLETED',
         '✔ loop DO_WHILE COMPLETED',
-        '  ✔ e (iteration 2) SIMPLE COMPLETED ×2',
+        '  ✔ e (iteration 2) SIMPLE COMPLETED ×2 iterations',
       ]);
     });
 

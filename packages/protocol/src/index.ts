@@ -5,3 +5,4 @@ export * from './definitions.js';
 export * from './records.js';
 export * from './errors.js';
 export * from './messages.js';
+export * from './durations.js';

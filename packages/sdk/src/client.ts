@@ -19,7 +19,7 @@ import { BatonApiError, BatonConnectionError } from './errors.js';
 import type { paths } from './generated/openapi.js';
 
 export interface BatonClientOptions {
-  /** Base URL of the server, e.g. http://127.0.0.1:8080 (no /api). */
+  /** Base URL of the server, e.g. http://127.0.0.1:8080 (a trailing /api, as Conductor clients take it, is dropped). */
   baseUrl: string;
   /** Bearer token or application key, when the server has authentication on. */
   credentials?: Credentials;
@@ -121,7 +121,9 @@ export class BatonClient {
   private readonly tokens: TokenSource;
 
   constructor(options: BatonClientOptions) {
-    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    // Conductor's clients take the API root (`http://host:8080/api`); every path here starts
+    // with /api already, so a trailing /api is dropped rather than doubled.
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '').replace(/\/api$/, '');
     const fetchImpl = options.fetch ?? globalThis.fetch;
     this.tokens = tokenSource(this.baseUrl, options.credentials, fetchImpl, options.now);
     const auth: Middleware = {

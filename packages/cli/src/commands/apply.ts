@@ -1,7 +1,15 @@
-import type { BatonClient, EventHandler, TaskDef, WorkflowDef, WorkflowSchedule } from '@baton/sdk';
+import {
+  BatonApiError,
+  type BatonClient,
+  type EventHandler,
+  type TaskDef,
+  type WorkflowDef,
+  type WorkflowSchedule,
+} from '@baton/sdk';
 import type { Command } from 'commander';
 
 import { definitionFiles, readDocument } from '../files.js';
+import { locateInFile } from '../locate.js';
 import { paint, print, printJson } from '../output.js';
 import { clientFrom, UsageError, type GlobalOptions } from '../settings.js';
 
@@ -21,11 +29,48 @@ interface Applied {
   file: string;
 }
 
+/** Where a definition came from: `file` as shown (`x.yaml[1]` for an item of a list), `path` and `index` to find it. */
+interface Source {
+  file: string;
+  path: string;
+  index?: number;
+}
+
 interface Found {
-  taskDefs: Array<{ def: TaskDef; file: string }>;
-  workflows: Array<{ def: WorkflowDef; file: string }>;
-  schedules: Array<{ def: WorkflowSchedule; file: string }>;
-  handlers: Array<{ def: EventHandler; file: string }>;
+  taskDefs: Array<{ def: TaskDef } & Source>;
+  workflows: Array<{ def: WorkflowDef } & Source>;
+  schedules: Array<{ def: WorkflowSchedule } & Source>;
+  handlers: Array<{ def: EventHandler } & Source>;
+}
+
+/**
+ * A refusal of definitions sent together (`[1].tasks[1].name`: the request's second item) or
+ * alone (`tasks[1].name`), said against the files: each validation error's path becomes the
+ * file, the line and column, and the path inside that document.
+ */
+async function inFiles<T>(sources: readonly Source[], many: boolean, send: () => Promise<T>): Promise<T> {
+  try {
+    return await send();
+  } catch (err) {
+    if (!(err instanceof BatonApiError) || typeof err.body !== 'object') throw err;
+    const firstPath = err.body.validationErrors?.[0]?.path;
+    // The headline quotes the first error by its place in the request: the list below says it better.
+    if (firstPath !== undefined) {
+      const cut = err.message.indexOf(`: ${firstPath}`);
+      if (cut > 0) err.message = err.message.slice(0, cut);
+    }
+    for (const v of err.body.validationErrors ?? []) {
+      const match = many ? /^(?:body)?\[(\d+)\]\.?(.*)$/.exec(v.path) : /^(?:body\.?)?(.*)$/.exec(v.path);
+      if (!match) continue;
+      const source = many ? sources[Number(match[1])] : sources[0];
+      const inner = (many ? match[2] : match[1]) ?? '';
+      if (!source) continue;
+      const place = locateInFile(source.path, inner, source.index);
+      const at = place ? `:${place.line}:${place.column}` : '';
+      (v as { path: string }).path = `${source.file}${at} ${inner || '(the whole definition)'}`;
+    }
+    throw err;
+  }
 }
 
 /**
@@ -60,12 +105,13 @@ export function collect(files: string[]): Found {
       }
       const obj = item as Record<string, unknown>;
       const kind = kindOf(obj);
-      if (kind === 'workflow') found.workflows.push({ def: obj as unknown as WorkflowDef, file: where });
+      const source: Source = { file: where, path: file, ...(Array.isArray(doc) && { index: i }) };
+      if (kind === 'workflow') found.workflows.push({ def: obj as unknown as WorkflowDef, ...source });
       else if (kind === 'schedule')
-        found.schedules.push({ def: obj as unknown as WorkflowSchedule, file: where });
+        found.schedules.push({ def: obj as unknown as WorkflowSchedule, ...source });
       else if (kind === 'eventHandler')
-        found.handlers.push({ def: obj as unknown as EventHandler, file: where });
-      else found.taskDefs.push({ def: obj as unknown as TaskDef, file: where });
+        found.handlers.push({ def: obj as unknown as EventHandler, ...source });
+      else found.taskDefs.push({ def: obj as unknown as TaskDef, ...source });
     }
   }
   refuseDuplicates(found.taskDefs.map((t) => ({ key: `task definition ${t.def.name}`, file: t.file })));
@@ -181,20 +227,28 @@ async function apply(client: BatonClient, found: Found, dryRun: boolean): Promis
   );
   if (dryRun) return applied;
   // Task definitions first: a workflow's worker tasks must name registered types.
-  const created = found.taskDefs.filter((_, i) => taskPlans[i] === 'created').map((t) => t.def);
-  if (created.length > 0) await client.registerTaskDefs(created);
-  for (const [i, { def }] of found.taskDefs.entries())
-    if (taskPlans[i] === 'updated') await client.updateTaskDef(def);
+  const created = found.taskDefs.filter((_, i) => taskPlans[i] === 'created');
+  if (created.length > 0)
+    await inFiles(created, true, () => client.registerTaskDefs(created.map((t) => t.def)));
+  for (const [i, t] of found.taskDefs.entries())
+    if (taskPlans[i] === 'updated') await inFiles([t], false, () => client.updateTaskDef(t.def));
   const flows = found.workflows
-    .map(({ def }, i) => ({ def, plan: flowPlans[i]! }))
-    .filter(({ plan }) => plan.change !== 'unchanged')
-    .map(({ def, plan }) => ({ ...def, version: plan.version }));
-  if (flows.length > 0) await client.putWorkflowDefs(flows);
+    .map((source, i) => ({ source, plan: flowPlans[i]! }))
+    .filter(({ plan }) => plan.change !== 'unchanged');
+  if (flows.length > 0)
+    await inFiles(
+      flows.map((f) => f.source),
+      true,
+      () =>
+        client.putWorkflowDefs(flows.map(({ source, plan }) => ({ ...source.def, version: plan.version }))),
+    );
   // Schedules and handlers last: they name workflows, which now exist.
-  for (const plan of schedulePlans) if (plan.change !== 'unchanged') await client.saveSchedule(plan.send);
-  for (const [i, { def }] of found.handlers.entries()) {
-    if (handlerPlans[i] === 'created') await client.addEventHandler(def);
-    else if (handlerPlans[i] === 'updated') await client.updateEventHandler(def);
+  for (const [i, plan] of schedulePlans.entries())
+    if (plan.change !== 'unchanged')
+      await inFiles([found.schedules[i]!], false, () => client.saveSchedule(plan.send));
+  for (const [i, h] of found.handlers.entries()) {
+    if (handlerPlans[i] === 'created') await inFiles([h], false, () => client.addEventHandler(h.def));
+    else if (handlerPlans[i] === 'updated') await inFiles([h], false, () => client.updateEventHandler(h.def));
   }
   return applied;
 }

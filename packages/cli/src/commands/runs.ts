@@ -3,7 +3,17 @@ import { Option, type Command } from 'commander';
 
 import { parseSince, readInput } from '../files.js';
 import { watchRun } from '../live-view.js';
-import { duration, exitCodeFor, paint, print, printJson, statusColour, table, useColour } from '../output.js';
+import {
+  duration,
+  EXIT,
+  exitCodeFor,
+  paint,
+  print,
+  printJson,
+  statusColour,
+  table,
+  useColour,
+} from '../output.js';
 import { describeRun } from '../run-view.js';
 import { clientFrom, UsageError, type GlobalOptions } from '../settings.js';
 
@@ -35,7 +45,7 @@ export function runCommands(program: Command): void {
     .option('-w, --wait', 'follow the run until it ends; the exit code reflects its status')
     .option(
       '--timeout <seconds>',
-      'with --wait: stop waiting after this long (exit 6)',
+      'with --wait: stop waiting after this long; the run goes on, and the exit code is 6',
       integer('--timeout', 1, 31_536_000),
     )
     .action(
@@ -78,14 +88,22 @@ export function runCommands(program: Command): void {
           ...(opts.timeout !== undefined && { timeoutMs: opts.timeout * 1000 }),
           ...(globals.json && { out: process.stderr }),
         });
+        // Still open when --timeout ran out: the wait stopped, not the run.
+        const stoppedWaiting = run.status === 'RUNNING' || run.status === 'PAUSED';
         if (globals.json)
           printJson({
             workflowId: id,
             status: run.status,
             output: run.output,
             reasonForIncompletion: run.reasonForIncompletion,
+            ...(stoppedWaiting && { stoppedWaiting: true }),
           });
-        else {
+        else if (stoppedWaiting) {
+          const waited = opts.timeout !== undefined ? ` after ${opts.timeout} s` : '';
+          print(
+            `${paint('stopped waiting', 'yellow')}${waited}: the run is still ${paint(run.status, statusColour(run.status))} (baton show ${id}); exit code ${EXIT.open}`,
+          );
+        } else {
           if (run.reasonForIncompletion)
             print(
               paint(
@@ -106,7 +124,7 @@ export function runCommands(program: Command): void {
     .option('--name <name>', 'only runs of this definition')
     .option('--since <when>', 'only runs started since: 30m, 2h, 7d or an ISO date')
     .option('--correlation-id <id>', 'only runs with this correlation id')
-    .option('--limit <n>', 'at most this many (default 50)', integer('--limit', 1, 1000), 50)
+    .option('--limit <n>', 'at most this many', integer('--limit', 1, 1000), 50)
     .action(
       async (
         opts: {

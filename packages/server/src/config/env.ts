@@ -257,3 +257,66 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): RawEnv {
   }
   return raw;
 }
+
+/**
+ * BATON_* variables that are not server settings but are read by others: the `baton` command
+ * line's own (where the server is, who is calling), and the test, screenshot and benchmark
+ * tooling's. A server started from the same shell sees them; they are not mistakes.
+ */
+const OTHER_READERS = new Set([
+  'BATON_URL',
+  'BATON_TOKEN',
+  'BATON_KEY_ID',
+  'BATON_KEY_SECRET',
+  'BATON_UPDATE_SCREENSHOTS',
+  'BATON_PG_STATS_FILE',
+  'BATON_SQLITE_STATS_FILE',
+  'BATON_TIMELINE_FILE',
+  'BATON_PG_LEGACY',
+]);
+/** Prefixes of tooling variables (`BATON_TEST_DATABASE_URL`, `BATON_TEST_STORES`, …). */
+const OTHER_PREFIXES = ['BATON_TEST_', 'BATON_BENCH_'];
+
+/** Edit distance of two names (insertions, deletions, substitutions). */
+function distance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
+
+/** The known setting `name` most likely meant, when one is close enough to be a typo. */
+export function nearestSetting(name: string): string | undefined {
+  const squash = (n: string) => n.replace(/_/g, '').toUpperCase();
+  let best: { name: string; d: number } | undefined;
+  for (const key of ENV_KEYS) {
+    // BATON_LOGLEVEL, baton_log_level: the same letters are the same setting.
+    const d = squash(key.name) === squash(name) ? 0 : distance(key.name, name.toUpperCase());
+    if (best === undefined || d < best.d) best = { name: key.name, d };
+  }
+  return best !== undefined && best.d <= Math.max(2, Math.floor(name.length / 6)) ? best.name : undefined;
+}
+
+/**
+ * BATON_* variables in the environment that no part of Baton reads (a typo, a retired name), each
+ * with the nearest known setting when there is one. Their values are never looked at.
+ */
+export function unknownSettings(
+  env: NodeJS.ProcessEnv = process.env,
+): Array<{ name: string; suggestion?: string }> {
+  const known = new Set<string>(ENV_KEYS.map((k) => k.name));
+  const out: Array<{ name: string; suggestion?: string }> = [];
+  for (const name of Object.keys(env).sort()) {
+    if (!/^BATON_/i.test(name) || known.has(name) || OTHER_READERS.has(name)) continue;
+    if (OTHER_PREFIXES.some((p) => name.startsWith(p))) continue;
+    const suggestion = nearestSetting(name);
+    out.push({ name, ...(suggestion !== undefined && { suggestion }) });
+  }
+  return out;
+}

@@ -66,12 +66,13 @@ export function retryTask(state: RunState, task: TaskRecord, delayMs: number): v
 
 /**
  * A worker task that ended unsuccessfully and gets no other attempt: its message goes to the
- * dead-letter queue (an operator may requeue it: `POST /api/admin/requeue/{type}`).
+ * dead-letter queue (an operator may requeue it: `POST /api/admin/requeue/{type}`). Not a task
+ * that failed with a terminal error: it said another attempt would fail too, so requeueing it
+ * would only repeat the failure; its message is dropped with the task.
  */
 export function deadLetter(state: RunState, task: TaskRecord): void {
   if (task.queueName === undefined) return;
-  if (task.status !== 'FAILED' && task.status !== 'TIMED_OUT' && task.status !== 'FAILED_WITH_TERMINAL_ERROR')
-    return;
+  if (task.status !== 'FAILED' && task.status !== 'TIMED_OUT') return;
   state.command({
     type: 'DEAD_LETTER',
     taskId: task.taskId,

@@ -8,14 +8,14 @@ import type { RunState } from './run-state.js';
  * task is reopened as a NEW attempt in the same run (history is never rewritten), queued now.
  * A run that had failed (or timed out) because of this task returns to RUNNING, and that is
  * recorded in the run's `reopened` list with the status and reason it had. Ignored when the
- * attempt is not the latest of its step, has not failed, or nothing waits on it any more (the
+ * attempt is not the latest of its step, has not failed (or failed with a terminal error), or nothing waits on it any more (the
  * run completed, was terminated, or continued past it as optional).
  */
 export function applyRequeue(state: RunState, taskId: string): 'ignored' | 'changed' {
   const task = state.task(taskId);
   if (!task || task.retried) return 'ignored';
-  if (task.status !== 'FAILED' && task.status !== 'TIMED_OUT' && task.status !== 'FAILED_WITH_TERMINAL_ERROR')
-    return 'ignored';
+  // A terminal error is never dead-lettered (attempts.ts deadLetter): nothing to requeue.
+  if (task.status !== 'FAILED' && task.status !== 'TIMED_OUT') return 'ignored';
   if (state.latestByRef(task.referenceTaskName)?.taskId !== task.taskId) return 'ignored';
   const kind = taskKindOf(task.workflowTask);
   if (!kind) return 'ignored';

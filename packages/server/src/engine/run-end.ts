@@ -14,15 +14,24 @@ export function runStatusForFailedTask(task: Pick<TaskRecord, 'status'>): Workfl
 
 /**
  * The reason of a run ended by a task, in Conductor's words (`DeciderService.retry`):
- * `Task %s failed with status: %s and reason: '%s'` with the run's new status and the task's
- * reason (`null` when it has none, as Java prints it). Conductor puts the task *id* first;
- * Baton puts the reference name, which says which step failed.
+ * `Task %s failed with status: %s and reason: '%s'` with the task's reason (`null` when it has
+ * none, as Java prints it). The status is the run's new one, as Conductor's, except for a task
+ * that failed with a terminal error: that status says why no retry was made, so it is named
+ * (FAILED would read as if retries ran out). A reason already in quotes is quoted once.
+ * Conductor puts the task *id* first; Baton puts the reference name, which says which step failed.
  */
 export function taskFailureReason(
-  task: Pick<TaskRecord, 'referenceTaskName' | 'reasonForIncompletion'>,
+  task: Pick<TaskRecord, 'referenceTaskName' | 'reasonForIncompletion' | 'status'>,
   runStatus: WorkflowStatus,
 ): string {
-  return `Task ${task.referenceTaskName} failed with status: ${runStatus} and reason: '${task.reasonForIncompletion ?? 'null'}'`;
+  const status = task.status === 'FAILED_WITH_TERMINAL_ERROR' ? task.status : runStatus;
+  const reason = unquoted(task.reasonForIncompletion ?? 'null');
+  return `Task ${task.referenceTaskName} failed with status: ${status} and reason: '${reason}'`;
+}
+
+/** `'text'` → `text`: a reason that arrives quoted is not quoted twice. */
+function unquoted(reason: string): string {
+  return reason.length >= 2 && reason.startsWith("'") && reason.endsWith("'") ? reason.slice(1, -1) : reason;
 }
 
 /** Ends the run: status, reason, failed task names, output, and every open task canceled. */

@@ -489,8 +489,10 @@ export class Executor {
             lockMs: command.lockMs,
             ...(handed?.task.taskId === command.taskId && { lock: handed.lock }),
           });
-          // A message queued already handed out wakes nobody.
-          if (command.visibleAt <= now && handed?.task.taskId !== command.taskId) wake.add(command.queueName);
+          // A message queued already handed out wakes nobody. A delayed one (a retry's delay)
+          // wakes the polls waiting on its queue too: each re-reads the queue's next due time
+          // and sleeps until then, instead of until its own timeout (task-service.ts poll).
+          if (handed?.task.taskId !== command.taskId) wake.add(command.queueName);
           break;
         case 'DEQUEUE':
           dequeue.push(command.taskId);
@@ -499,7 +501,8 @@ export class Executor {
           const message = await tx.getMessage(command.taskId);
           if (message) {
             await tx.requeueMessage(command.taskId, command.visibleAt);
-            if (command.visibleAt <= now) wake.add(message.queueName);
+            // Due now or later (callbackAfterSeconds): either way waiting polls must know.
+            wake.add(message.queueName);
           }
           break;
         }

@@ -84,10 +84,12 @@ interface HandOutSeen {
   firstStarts: Map<string, number>;
   /** Tasks held back by a limit. */
   deferredBy: Array<{ type: string; reason: string }>;
+  /** The queues those went back on, delayed: other polls waiting there learn the new due time. */
+  deferredQueues: Set<string>;
 }
 
 function newHandOutSeen(polledAt: number): HandOutSeen {
-  return { polledAt, firstStarts: new Map(), deferredBy: [] };
+  return { polledAt, firstStarts: new Map(), deferredBy: [], deferredQueues: new Set() };
 }
 
 /** Optional observers of hand-outs and results: metrics, a logger, the worker liveness view, poll data. */
@@ -168,6 +170,7 @@ export class TaskService {
     const seen = newHandOutSeen(this.clock.now());
     const out = await this.store.transaction((tx) => this.handOutIn(tx, request, queues, seen), GROUPED);
     this.observeHandOut(queues[1] ?? request.taskType, seen, out.tasks);
+    if (seen.deferredQueues.size > 0) this.wake.wake([...seen.deferredQueues]);
     return out;
   }
 
@@ -179,9 +182,10 @@ export class TaskService {
     seen: HandOutSeen,
   ): Promise<{ tasks: TaskRecord[]; nextVisibleAt?: number | undefined }> {
     {
-      const { firstStarts, deferredBy } = seen;
+      const { firstStarts, deferredBy, deferredQueues } = seen;
       firstStarts.clear();
       deferredBy.length = 0;
+      deferredQueues.clear();
       const now = this.clock.now();
       await this.recordPoll(tx, request, queues, now);
       if (request.count <= 0) return { tasks: [] };
@@ -227,7 +231,11 @@ export class TaskService {
           1,
         );
         deferredBy.push({ type: byId.get(id)?.taskDefName ?? request.taskType, reason });
+        const queueName = byId.get(id)?.queueName;
+        if (queueName !== undefined) deferredQueues.add(queueName);
       }
+      // Delayed, not gone: polls waiting on these queues re-read when the next message is due.
+      if (deferredQueues.size > 0) await tx.notifyQueues([...deferredQueues]);
       // Compare-and-set: a task that a concurrent decide has just ended is not reopened; its
       // message is dropped instead (that decide removes it too, whichever commits first).
       const written = new Set(await tx.updateOpenTasks(handed));

@@ -54,7 +54,10 @@ const MAX_STEPS = 20_000;
  * the next one as its result; time jumps over retry delays and to the next due timer (a WAIT's
  * duration, a workflow timeout) when nothing else can move the run, so a run takes no wall time. Nothing
  * outside is called: no worker sees the tasks (they live in the throwaway store) and no system
- * task executor runs there. A task without a mock leaves the run as it stands (RUNNING).
+ * task executor runs there. A task without a mock leaves the run as it stands (RUNNING), and
+ * its `waitingFor` says it has no mock. A task whose ref had mocks, all used by earlier attempts
+ * or loop iterations, fails with a terminal error naming it: the mocks ran out, and a run left
+ * RUNNING there would not say so.
  */
 /**
  * Moves a test run's virtual clock to its next due timer (a WAIT's `duration`, a retry) and
@@ -121,7 +124,7 @@ export class TestRunService {
           const current = await tx.lockRun(run.workflowId);
           if (!current || isTerminalWorkflowStatus(current.status)) return 'stop';
           const tasks = await tx.getRunTasks(run.workflowId);
-          const next = nextMocked(tasks, mocks);
+          const next = nextMocked(tasks, mocks) ?? ranOut(tasks, mocks);
           // A task left waiting for an answer that no mock gives leaves the run as it stands
           // (its timeouts are not run out); otherwise only timers can move the run on.
           if (!next) return (await waitsForAnswerIn(tx, tasks, 0)) ? 'stop' : 'timers';
@@ -149,7 +152,11 @@ export class TestRunService {
       }
       return await sandbox.read(async (tx) => {
         const final = (await tx.getRun(run.workflowId)) ?? run;
-        return { ...final, tasks: await tx.getRunTasks(run.workflowId), startTime: final.createTime };
+        return withoutMockWaits({
+          ...final,
+          tasks: await tx.getRunTasks(run.workflowId),
+          startTime: final.createTime,
+        });
       });
     } finally {
       await sandbox.close();
@@ -175,6 +182,60 @@ class MockQueue {
   take(key: string): void {
     this.used.set(key, (this.used.get(key) ?? 0) + 1);
   }
+
+  /** The ref whose mocks `ref` would use and how many it had, when it had any (all used now). */
+  given(ref: string): { key: string; count: number } | undefined {
+    for (const key of [ref, ref.replace(/__\d+$/, '')]) {
+      const list = Object.hasOwn(this.mocks, key) ? this.mocks[key] : undefined;
+      if (list && list.length > 0) return { key, count: list.length };
+    }
+    return undefined;
+  }
+}
+
+/**
+ * An open task waiting for an answer whose ref's mocks are all used (a loop body given fewer
+ * mocks than iterations): a terminal failure that names it, so the test run ends and says why.
+ */
+function ranOut(
+  tasks: readonly TaskRecord[],
+  mocks: MockQueue,
+): { task: TaskRecord; mock: TaskMock } | undefined {
+  for (const task of tasks) {
+    if (!waitsForAnswer(task)) continue;
+    const given = mocks.given(task.referenceTaskName);
+    if (!given) continue;
+    const mocksOf = given.count === 1 ? `the 1 mock` : `the ${given.count} mocks`;
+    return {
+      task,
+      mock: {
+        status: 'FAILED_WITH_TERMINAL_ERROR',
+        reasonForIncompletion: `no mock left for ${task.referenceTaskName}: ${mocksOf} given for ${given.key} were used by earlier attempts or iterations; add one per attempt`,
+      },
+    };
+  }
+  return undefined;
+}
+
+/** A test run left RUNNING: each task that waits for an answer says that no mock gives one. */
+function withoutMockWaits(run: Workflow): Workflow {
+  if (run.status !== 'RUNNING') return run;
+  const waiting: NonNullable<Workflow['waitingFor']> = [];
+  const tasks = run.tasks.map((task) => {
+    if (!waitsForAnswer(task)) return task;
+    const waitingFor = {
+      reason: 'external' as const,
+      message: `waiting: no mock for ${task.referenceTaskName} (a test run calls no worker; give one in taskRefToMockOutput)`,
+    };
+    waiting.push({
+      ...waitingFor,
+      taskId: task.taskId,
+      referenceTaskName: task.referenceTaskName,
+      taskType: task.taskType,
+    });
+    return { ...task, waitingFor };
+  });
+  return waiting.length > 0 ? { ...run, tasks, waitingFor: waiting } : run;
 }
 
 function nextMocked(

@@ -101,14 +101,29 @@ void describe('decide: retry logic, exact delays', () => {
     });
   }
 
-  void it('FAILED_WITH_TERMINAL_ERROR is never retried: dead letter, run FAILED', () => {
+  void it('FAILED_WITH_TERMINAL_ERROR is never retried and is no dead letter: run FAILED, message dropped', () => {
     const engine = engineWith({ retryCount: 5 });
     engine.start();
     const decision = engine.result('t1', 'FAILED_WITH_TERMINAL_ERROR', { reasonForIncompletion: 'bad card' });
     assert.deepEqual(decision.newTasks, []);
     assert.equal(decision.run.status, 'FAILED');
-    assert.match(decision.run.reasonForIncompletion ?? '', /bad card/);
-    assert.ok(commandTypes(decision).includes('DEAD_LETTER'));
+    assert.equal(
+      decision.run.reasonForIncompletion,
+      "Task a failed with status: FAILED_WITH_TERMINAL_ERROR and reason: 'bad card'",
+    );
+    // Requeueing it would only repeat the failure the worker called terminal.
+    assert.ok(!commandTypes(decision).includes('DEAD_LETTER'));
+    assert.ok(commandTypes(decision).includes('DEQUEUE'));
+  });
+
+  void it('a reason that arrives in quotes is quoted once', () => {
+    const engine = engineWith({ retryCount: 0 });
+    engine.start();
+    const decision = engine.result('t1', 'FAILED', { reasonForIncompletion: "'card declined'" });
+    assert.equal(
+      decision.run.reasonForIncompletion,
+      "Task a failed with status: FAILED and reason: 'card declined'",
+    );
   });
 
   void it('optional: exhausted ends COMPLETED_WITH_ERRORS, the message is dead-lettered and the run goes on', () => {

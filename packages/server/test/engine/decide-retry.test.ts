@@ -125,7 +125,7 @@ void describe('decide: failures and retries', () => {
     assert.equal(decision.run.status, 'FAILED');
     assert.equal(
       decision.run.reasonForIncompletion,
-      "Task a failed with status: FAILED and reason: 'bad input'",
+      "Task a failed with status: FAILED_WITH_TERMINAL_ERROR and reason: 'bad input'",
     );
     assert.equal(decision.run.endTime, T0 + 3000);
   });

@@ -203,9 +203,11 @@ for (const storeCase of storeCases()) {
         const wf = await s.run(id);
         assert.equal(wf.status, 'FAILED');
         // Conductor names the task by its id; Baton by its reference name (engine/ARCHITECTURE.md).
+        // Conductor prints the run's status (FAILED) here; Baton names the terminal error, which
+        // says why no retry was made (engine/run-end.ts).
         assert.equal(
           wf.reasonForIncompletion,
-          `Task first failed with status: FAILED and reason: '${reason}'`,
+          `Task first failed with status: FAILED_WITH_TERMINAL_ERROR and reason: '${reason}'`,
         );
         assert.equal(wf.output.o1, 'p1 value');
         // Not retried although cs_task_1 has retryCount 1.

@@ -41,7 +41,7 @@ for (const storeCase of storeCases()) {
       d = new RunDriver(t.app);
       await d.register(
         [],
-        [...workerTaskDefs(['vt_a', 'vt_b']), ...workerTaskDefs(['vt_slow'], SLOW_POLICY)],
+        [...workerTaskDefs(['vt_a', 'vt_b', 'vt_body']), ...workerTaskDefs(['vt_slow'], SLOW_POLICY)],
       );
     });
 
@@ -81,20 +81,63 @@ for (const storeCase of storeCases()) {
       );
     });
 
-    it('a task whose mocks run out stays open: its timeouts are not run out and the test run ends', async () => {
+    it('a task whose mocks run out fails for good, named, and the test run ends; its timeouts are not run out', async () => {
       const def = workflowDef('vt_slow_wf', [{ name: 'vt_slow', taskReferenceName: 's', type: 'SIMPLE' }]);
       const res = await d.ok('POST', '/api/workflow/test', {
         workflowDef: def,
         taskRefToMockOutput: { s: [{ status: 'FAILED', reasonForIncompletion: 'once' }] },
       });
-      assert.equal(res.body.status, 'RUNNING');
+      assert.equal(res.body.status, 'FAILED');
       assert.deepEqual(
         res.body.tasks.map((x: any) => [x.referenceTaskName, x.status, x.retryCount]),
         [
           ['s', 'FAILED', 0],
-          ['s', 'SCHEDULED', 1],
+          ['s', 'FAILED_WITH_TERMINAL_ERROR', 1],
         ],
       );
+      assert.match(
+        res.body.tasks[1].reasonForIncompletion,
+        /^no mock left for s: the 1 mock given for s were used/,
+      );
+      assert.match(
+        res.body.reasonForIncompletion,
+        /^Task s failed with status: FAILED_WITH_TERMINAL_ERROR and reason: 'no mock left for s/,
+      );
+    });
+
+    it('a loop body given fewer mocks than iterations ends the test run, naming the iteration without a mock', async () => {
+      const def = workflowDef('vt_loop_wf', [
+        {
+          name: 'loop',
+          taskReferenceName: 'loop',
+          type: 'DO_WHILE',
+          loopCondition: '$.loop.iteration < 3',
+          loopOver: [{ name: 'vt_body', taskReferenceName: 'body', type: 'SIMPLE' }],
+        },
+      ]);
+      const res = await d.ok('POST', '/api/workflow/test', {
+        workflowDef: def,
+        taskRefToMockOutput: { body: [{ output: { n: 1 } }, { output: { n: 2 } }] },
+      });
+      assert.equal(res.body.status, 'FAILED');
+      const last = res.body.tasks.find((x: any) => x.status === 'FAILED_WITH_TERMINAL_ERROR');
+      assert.ok(last, 'the iteration without a mock failed');
+      assert.equal(last.referenceTaskName, 'body__3');
+      assert.match(last.reasonForIncompletion, /^no mock left for body__3: the 2 mocks given for body/);
+      assert.match(
+        res.body.reasonForIncompletion,
+        /Task body__3 failed with status: FAILED_WITH_TERMINAL_ERROR/,
+      );
+    });
+
+    it('a task never given a mock leaves the run RUNNING and says so in waitingFor', async () => {
+      const def = workflowDef('vt_nomock_wf', [{ name: 'vt_slow', taskReferenceName: 'n', type: 'SIMPLE' }]);
+      const res = await d.ok('POST', '/api/workflow/test', { workflowDef: def });
+      assert.equal(res.body.status, 'RUNNING');
+      assert.equal(res.body.waitingFor.length, 1);
+      assert.equal(res.body.waitingFor[0].referenceTaskName, 'n');
+      assert.match(res.body.waitingFor[0].message, /^waiting: no mock for n/);
+      assert.match(res.body.tasks[0].waitingFor.message, /^waiting: no mock for n/);
     });
 
     it("a child run's unanswered task stops the test run too: its timeouts are not run out", async () => {
