@@ -10,7 +10,7 @@ import {
 } from 'quickjs-emscripten-core';
 
 import type { ScriptResult } from '../engine/scripts.js';
-import type { ScriptLimits } from './limits.js';
+import { outputTooLarge, type ScriptLimits } from './limits.js';
 
 /**
  * JavaScript in a QuickJS WebAssembly sandbox. Each evaluation gets a fresh runtime and
@@ -25,8 +25,9 @@ import type { ScriptLimits } from './limits.js';
  * clear reason (the same script on the same input must give the same answer on every node and
  * on replay); dates built from explicit values still work.
  *
- * The WebAssembly module is loaded once, asynchronously (`load`); evaluations are synchronous,
- * as the interpreter's `decide` is.
+ * The WebAssembly module is loaded once, asynchronously (`load`); evaluations are synchronous.
+ * This class runs inside a script thread (`script-worker.ts`): the interrupt handler is the
+ * polite stop, the server ending the thread at the deadline (`script-pool.ts`) the hard one.
  */
 export class JavaScriptSandbox {
   /** A second module, loaded ahead, that replaces one left unclean by a failed script. */
@@ -84,11 +85,27 @@ export class JavaScriptSandbox {
       if (outcome.error) return this.failure(vm, outcome.error);
       vm.setProp(vm.global, '__result', outcome.value);
       outcome.value.dispose();
+      // Scripts are synchronous: no job queue runs here, so a promise (or any thenable) would
+      // never settle and its JSON would be a meaningless `{}`.
+      const thenable = this.evalIn(vm, IS_THENABLE);
+      if (!thenable.ok) return thenable;
+      if (thenable.value === true) {
+        return {
+          ok: false,
+          error:
+            "the script's value is a promise (or has a then method): scripts run synchronously and must answer a value",
+        };
+      }
       const json = this.evalIn(
         vm,
         'JSON.stringify(globalThis.__result === undefined ? null : globalThis.__result)',
       );
       if (!json.ok) return json;
+      if (typeof json.value === 'string') {
+        const bytes = Buffer.byteLength(json.value);
+        if (bytes > this.limits.outputMaxBytes)
+          return { ok: false, error: outputTooLarge(this.limits, bytes) };
+      }
       // JSON.stringify answers undefined for functions and symbols: those become null too.
       return {
         ok: true,
@@ -139,7 +156,9 @@ export class JavaScriptSandbox {
       const hardened = this.evalIn(vm, DETERMINISM_PRELUDE);
       if (!hardened.ok) return hardened;
       const result = body(vm);
-      if (!result.ok && interrupted) return { ok: false, error: this.timeoutReason() };
+      // Once interrupted, whatever the script made of it (a promise executor turns the interrupt
+      // into a rejection, a catch block swallows it) the evaluation ran out of time.
+      if (interrupted) return { ok: false, error: this.timeoutReason() };
       return result;
     } catch (error) {
       // The runtime itself gave up (out of memory in QuickJS's own bookkeeping, the host stack):
@@ -187,6 +206,12 @@ export class JavaScriptSandbox {
     return `script exceeded its time limit of ${this.limits.timeoutMs} ms`;
   }
 }
+
+/** Whether the script's value (`__result`) is a promise or another thenable. */
+const IS_THENABLE = `(() => {
+  const r = globalThis.__result;
+  return r !== null && (typeof r === 'object' || typeof r === 'function') && typeof r.then === 'function';
+})()`;
 
 /**
  * Replaces the built-ins that would make a script's answer differ from one evaluation to the

@@ -1,4 +1,7 @@
-/** The caps every script evaluation runs under (settings `BATON_SCRIPT_MEMORY_MB`, `BATON_SCRIPT_TIMEOUT_MS`). */
+/**
+ * The caps every script evaluation runs under (settings `BATON_SCRIPT_MEMORY_MB`,
+ * `BATON_SCRIPT_TIMEOUT_MS`, and `BATON_PAYLOAD_INLINE_MAX_BYTES` for what a script answers).
+ */
 export interface ScriptLimits {
   readonly memoryMb: number;
   /** `memoryMb` in bytes. */
@@ -6,13 +9,28 @@ export interface ScriptLimits {
   /** The JavaScript stack cap (deep recursion fails with a clear reason, not a crash). */
   readonly stackBytes: number;
   readonly timeoutMs: number;
+  /** The largest value (as JSON text, in bytes) a script or jq filter may answer: the inline limit. */
+  readonly outputMaxBytes: number;
 }
 
-export function scriptLimits(memoryMb: number, timeoutMs: number): ScriptLimits {
+/** The inline limit's default (`BATON_PAYLOAD_INLINE_MAX_BYTES`), for callers without settings. */
+export const DEFAULT_OUTPUT_MAX_BYTES = 3 * 1024 * 1024;
+
+export function scriptLimits(
+  memoryMb: number,
+  timeoutMs: number,
+  outputMaxBytes: number = DEFAULT_OUTPUT_MAX_BYTES,
+): ScriptLimits {
   return {
     memoryMb,
     memoryBytes: memoryMb * 1024 * 1024,
     stackBytes: 256 * 1024,
     timeoutMs,
+    outputMaxBytes,
   };
+}
+
+/** Why a value over `outputMaxBytes` is refused (the same words for JavaScript and jq). */
+export function outputTooLarge(limits: ScriptLimits, bytes: number): string {
+  return `the script's value is ${bytes} bytes as JSON, over the inline limit of ${limits.outputMaxBytes} bytes (BATON_PAYLOAD_INLINE_MAX_BYTES)`;
 }

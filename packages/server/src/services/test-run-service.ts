@@ -11,7 +11,7 @@ import {
 import { ManualClock, type Clock } from '../clock.js';
 import { isWorkerTask, kindNameOf, workerTaskNames } from '../engine/graph.js';
 import { systemCallKindOf } from '../engine/kinds/system-call-names.js';
-import type { ScriptRunner } from '../engine/scripts.js';
+import type { AsyncScriptRunner } from '../scripting/async-scripts.js';
 import type { EngineSettings } from '../engine/types.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { Store, Tx } from '../store/store.js';
@@ -64,7 +64,7 @@ export class TestRunService {
     private readonly metadata: MetadataService,
     private readonly clock: Clock,
     private readonly settings: EngineSettings,
-    private readonly scripts: ScriptRunner,
+    private readonly scripts: AsyncScriptRunner,
     private readonly timers: VirtualTimers = fireNextVirtualTimers,
   ) {}
 

@@ -1,0 +1,87 @@
+import { createRequire } from 'node:module';
+
+import type { JsonValue } from '@baton/protocol';
+
+import type { ScriptResult } from '../engine/scripts.js';
+import { outputTooLarge, type ScriptLimits } from './limits.js';
+
+interface JqModule {
+  raw(json: string, filter: string, flags: string[]): string | undefined;
+}
+
+/**
+ * Real jq (the `jq-web` WebAssembly build), called synchronously in the thread that loaded it.
+ * jq has no interrupt and its WebAssembly memory grows as the filter asks: it runs only inside
+ * a script thread (`script-worker.ts`), which the server ends at the time cap.
+ */
+export class JqEngine {
+  /** Set when a trap left jq's memory unusable: the thread must be replaced. */
+  broken = false;
+
+  private constructor(
+    private readonly jq: JqModule,
+    private readonly limits: ScriptLimits,
+  ) {}
+
+  static async load(limits: ScriptLimits): Promise<JqEngine> {
+    // jq's `$ENV._` shows the program name: give it nothing of the host's.
+    process.argv[1] = 'jq';
+    const require = createRequire(import.meta.url);
+    const jq = await (require('jq-web') as Promise<JqModule>);
+    return new JqEngine(jq, limits);
+  }
+
+  /** Every value the filter produces for `input`, in order. */
+  run(filter: string, input: JsonValue): ScriptResult<JsonValue[]> {
+    const out = this.call(filter, JSON.stringify(input));
+    if (!out.ok) return out;
+    const bytes = Buffer.byteLength(out.value);
+    if (bytes > this.limits.outputMaxBytes) return { ok: false, error: outputTooLarge(this.limits, bytes) };
+    // With -c every value is one line (strings keep their newlines escaped).
+    const lines = out.value.split('\n').filter((line) => line !== '');
+    return { ok: true, value: lines.map((line) => JSON.parse(line) as JsonValue) };
+  }
+
+  /**
+   * Registration check: why the filter does not compile, or undefined. `empty | (filter)`
+   * compiles the filter without ever running it, so a filter that would not end is no trouble.
+   */
+  check(filter: string): string | undefined {
+    const wrapped = this.call(`empty | (${filter}\n)`, 'null');
+    if (wrapped.ok || !/compile error|syntax error|is not defined/.test(wrapped.error)) return undefined;
+    // The filter's own words (line numbers of the filter as written): compiling it alone fails
+    // the same way, so it does not run either.
+    const direct = this.call(`empty | ${filter}`, 'null');
+    return direct.ok ? wrapped.error : direct.error;
+  }
+
+  private call(filter: string, input: string): ScriptResult<string> {
+    try {
+      return { ok: true, value: this.jq.raw(input, filter, ['-c']) ?? '' };
+    } catch (error) {
+      // WebAssembly.RuntimeError: a trap, not an error jq reported.
+      if (error instanceof Error && error.name === 'RuntimeError') this.broken = true;
+      return { ok: false, error: jqReason(error) };
+    }
+  }
+}
+
+function jqReason(error: unknown): string {
+  const stderr = (error as { stderr?: unknown }).stderr;
+  const text =
+    typeof stderr === 'string' && stderr !== ''
+      ? stderr
+      : error instanceof Error
+        ? error.message
+        : String(error);
+  return (
+    text
+      .replace(/^Non-zero exit code: \d+\n/, '')
+      .replace(/ \(at inputString:\d+\)/g, '')
+      .replace(/\s+/g, ' ')
+      .trim()
+      // Conductor's reason for a failing filter is jq's message alone ('Cannot index string with
+      // string "array"'), without the command-line tool's `jq: error: ` prefix.
+      .replace(/^jq: error: /, '')
+  );
+}
