@@ -33,8 +33,11 @@ export class JqEngine {
 
   /** Every value the filter produces for `input`, in order. */
   run(filter: string, input: JsonValue): ScriptResult<JsonValue[]> {
-    const out = this.call(filter, JSON.stringify(input));
-    if (!out.ok) return out;
+    const out = this.call(guarded(filter, this.limits.outputMaxBytes), JSON.stringify(input));
+    if (!out.ok) {
+      const over = OVER_CAP.exec(out.error);
+      return over ? { ok: false, error: outputTooLarge(this.limits, Number(over[1])) } : out;
+    }
     const bytes = Buffer.byteLength(out.value);
     if (bytes > this.limits.outputMaxBytes) return { ok: false, error: outputTooLarge(this.limits, bytes) };
     // With -c every value is one line (strings keep their newlines escaped).
@@ -59,12 +62,48 @@ export class JqEngine {
     try {
       return { ok: true, value: this.jq.raw(input, filter, ['-c']) ?? '' };
     } catch (error) {
-      // WebAssembly.RuntimeError: a trap, not an error jq reported.
-      if (error instanceof Error && error.name === 'RuntimeError') this.broken = true;
-      return { ok: false, error: jqReason(error) };
+      const reason = jqReason(error);
+      // WebAssembly.RuntimeError: a trap (an abort), not an error jq reported; the module's state
+      // is lost. Out of memory: the memory stays grown. Either way the thread is replaced.
+      const outOfMemory = /cannot allocate memory|out of memory/i.test(reason);
+      if (outOfMemory || (error instanceof Error && error.name === 'RuntimeError')) this.broken = true;
+      if (outOfMemory) {
+        return {
+          ok: false,
+          error: `jq filter exceeded its memory limit of ${this.limits.wasmMemoryBytes / 2 ** 20} MB`,
+        };
+      }
+      return { ok: false, error: reason };
     }
   }
 }
+
+/**
+ * jq-web gathers everything jq writes, stdout and stderr, in JavaScript arrays of bytes: a filter
+ * that writes without end would grow the thread's JavaScript heap past its cap, and Node ends a
+ * whole process (not just the thread) when one large allocation overshoots a thread's cap. So
+ * the filter is run inside a wrapper that bounds, in jq itself, everything that can be written:
+ * its values (counted as `-c` writes them; over the inline limit the filter fails before writing
+ * more), its error message (cut to 4 KiB), and the builtins that write to stderr (`debug`,
+ * `stderr`, `halt_error`), which become harmless. Everything is on the filter's first line, so
+ * jq's line numbers in its messages stay those of the filter as written.
+ */
+function guarded(filter: string, outputMaxBytes: number): string {
+  const quiet =
+    'def debug: .; def debug($m): .; def stderr: .; ' +
+    'def halt_error: error("halt_error is not available to filters"); def halt_error($c): halt_error; ';
+  const counted =
+    `foreach ((${filter}\n) | [., (tojson | utf8bytelength)]) as $__batonValue ` +
+    `(0; . + $__batonValue[1] + 1; if . > ${outputMaxBytes} then error({__batonOutputBytes: .}) else $__batonValue[0] end)`;
+  const reported =
+    'if type == "string" then error(.[0:4096]) ' +
+    'elif (tojson | utf8bytelength) > 4096 then error("the filter\'s error value is too large to report") ' +
+    'else error end';
+  return `${quiet}try (${counted}) catch (${reported})`;
+}
+
+/** The wrapper's error when the values outgrow the inline limit (the bytes counted so far). */
+const OVER_CAP = /\{"__batonOutputBytes":(\d+)\}/;
 
 function jqReason(error: unknown): string {
   const stderr = (error as { stderr?: unknown }).stderr;

@@ -9,6 +9,11 @@ export interface ScriptLimits {
   /** The JavaScript stack cap (deep recursion fails with a clear reason, not a crash). */
   readonly stackBytes: number;
   readonly timeoutMs: number;
+  /**
+   * The cap on each WebAssembly memory of a script thread (jq's above all, which has no cap of
+   * its own): 8 × `memoryMb`, at least 256 MB.
+   */
+  readonly wasmMemoryBytes: number;
   /** The largest value (as JSON text, in bytes) a script or jq filter may answer: the inline limit. */
   readonly outputMaxBytes: number;
 }
@@ -26,11 +31,12 @@ export function scriptLimits(
     memoryBytes: memoryMb * 1024 * 1024,
     stackBytes: 256 * 1024,
     timeoutMs,
+    wasmMemoryBytes: Math.max(256, 8 * memoryMb) * 1024 * 1024,
     outputMaxBytes,
   };
 }
 
 /** Why a value over `outputMaxBytes` is refused (the same words for JavaScript and jq). */
 export function outputTooLarge(limits: ScriptLimits, bytes: number): string {
-  return `the script's value is ${bytes} bytes as JSON, over the inline limit of ${limits.outputMaxBytes} bytes (BATON_PAYLOAD_INLINE_MAX_BYTES)`;
+  return `the script's value is at least ${bytes} bytes as JSON, over the inline limit of ${limits.outputMaxBytes} bytes (BATON_PAYLOAD_INLINE_MAX_BYTES)`;
 }

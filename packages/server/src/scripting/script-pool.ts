@@ -128,9 +128,13 @@ export class ScriptPool implements AsyncScriptRunner {
         maxYoungGenerationSizeMb: 16,
         stackSizeMb: 4,
       },
-      stdout: false,
-      stderr: false,
+      // What a thread writes (a runtime's abort notice, say) may carry a script's data: dropped.
+      stdout: true,
+      stderr: true,
+      env: {},
     });
+    worker.stdout.resume();
+    worker.stderr.resume();
     const slot: Slot = { worker, ready: false, gone: false };
     this.slots.add(slot);
     // Loading is bounded on its own: a thread that never becomes ready is made again.

@@ -1,3 +1,4 @@
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 
 import type { JsonValue } from '@baton/protocol';
@@ -35,7 +36,16 @@ export type ScriptAnswer =
 
 const port = parentPort;
 if (!port) throw new Error('script-worker.ts runs only as a worker thread');
-const scripts = await loadInThreadScripts(workerData as ScriptLimits);
+const limits = workerData as ScriptLimits;
+// The event loop comes first: on Linux this lowers this thread's priority only (the process
+// and its other threads keep theirs), so a busy script thread cannot starve the server's answers.
+try {
+  setPriority(19);
+} catch {
+  // Not permitted here: the thread keeps the process's priority.
+}
+capWebAssemblyMemory(limits.wasmMemoryBytes);
+const scripts = await loadInThreadScripts(limits);
 
 port.on('message', (request: ScriptRequest) => {
   port.postMessage({
@@ -45,6 +55,29 @@ port.on('message', (request: ScriptRequest) => {
   } satisfies ScriptAnswer);
 });
 port.postMessage({ ready: true } satisfies ScriptAnswer);
+
+/**
+ * jq's WebAssembly memory grows as a filter asks, up to 2 GB, and is not part of the thread's
+ * heap caps. Emscripten grows it through `WebAssembly.Memory.prototype.grow` and takes a refusal
+ * as an allocation failure (jq then fails, or traps and its thread is replaced): refusing growth
+ * past the cap here bounds every WebAssembly memory of this thread, and only of this thread.
+ */
+function capWebAssemblyMemory(maxBytes: number): void {
+  // The compiler's libraries here have no WebAssembly types: the part used, described.
+  interface Memory {
+    readonly buffer: ArrayBuffer;
+    grow(delta: number): number;
+  }
+  const prototype = (globalThis as unknown as { WebAssembly: { Memory: { prototype: Memory } } }).WebAssembly
+    .Memory.prototype;
+  const grow = prototype.grow;
+  prototype.grow = function capped(this: Memory, delta: number): number {
+    if (this.buffer.byteLength + delta * 65_536 > maxBytes) {
+      throw new RangeError(`WebAssembly memory over its cap of ${maxBytes} bytes`);
+    }
+    return grow.call(this, delta);
+  };
+}
 
 function evaluate(request: ScriptRequest): ScriptOutcome {
   switch (request.op) {
