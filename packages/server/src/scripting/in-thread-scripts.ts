@@ -9,7 +9,7 @@ import type { ScriptLimits } from './limits.js';
 
 /** QuickJS and jq in the calling thread, synchronously: what a script thread runs. */
 export interface InThreadScripts extends ScriptRunner {
-  /** A jq trap left jq unusable in this thread: the thread is to be replaced. */
+  /** QuickJS or jq was left unusable (a trap, memory not freed): the thread is to be replaced. */
   readonly broken: boolean;
 }
 
@@ -26,7 +26,7 @@ export async function loadInThreadScripts(limits: ScriptLimits): Promise<InThrea
     checkJavascript: (script) => javascript.check(script),
     checkJq: (filter) => jq.check(filter),
     get broken() {
-      return jq.broken;
+      return javascript.broken || jq.broken;
     },
   };
 }

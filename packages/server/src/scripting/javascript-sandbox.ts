@@ -16,7 +16,8 @@ import { outputTooLarge, type ScriptLimits } from './limits.js';
  * JavaScript in a QuickJS WebAssembly sandbox. Each evaluation gets a fresh runtime and
  * context (its own heap, capped by `setMemoryLimit`, and its own stack cap), disposed
  * afterwards whatever happened, so nothing leaks from one evaluation to the next and a script
- * that broke its runtime (out of memory) cannot harm the next one. An interrupt handler stops
+ * that broke its runtime (out of memory) cannot harm the next one (a runtime that could not be
+ * freed marks the module `broken`, and its thread is replaced). An interrupt handler stops
  * the script at its deadline.
  *
  * No host function is exposed: the context has only the ECMAScript built-ins, so `process`,
@@ -30,42 +31,21 @@ import { outputTooLarge, type ScriptLimits } from './limits.js';
  * polite stop, the server ending the thread at the deadline (`script-pool.ts`) the hard one.
  */
 export class JavaScriptSandbox {
-  /** A second module, loaded ahead, that replaces one left unclean by a failed script. */
-  private spare: QuickJSWASMModule | undefined;
+  /**
+   * QuickJS could not free a failed script's runtime cleanly (some out-of-memory paths leave
+   * objects behind): its memory would stay taken for good, so the module is not to be used
+   * again. The script thread is replaced (`script-pool.ts`), which frees all of it.
+   */
+  broken = false;
 
   private constructor(
-    private quickjs: QuickJSWASMModule,
+    private readonly quickjs: QuickJSWASMModule,
     private readonly limits: ScriptLimits,
     private readonly clock: () => number,
-  ) {
-    this.loadSpare();
-  }
+  ) {}
 
   static async load(limits: ScriptLimits, clock: () => number = Date.now): Promise<JavaScriptSandbox> {
     return new JavaScriptSandbox(await loadModule(), limits, clock);
-  }
-
-  private loadSpare(): void {
-    loadModule().then(
-      (module) => {
-        this.spare = module;
-      },
-      () => {
-        // Without a spare the current module stays in use; the next replacement tries again.
-      },
-    );
-  }
-
-  /**
-   * QuickJS could not free a failed script's runtime cleanly (some out-of-memory paths leave
-   * objects behind): its memory would stay taken for good, so the whole module is replaced by
-   * the spare and a new spare is loaded in the background.
-   */
-  private replaceModule(): void {
-    if (!this.spare) return;
-    this.quickjs = this.spare;
-    this.spare = undefined;
-    this.loadSpare();
   }
 
   /**
@@ -163,7 +143,7 @@ export class JavaScriptSandbox {
     } catch (error) {
       // The runtime itself gave up (out of memory in QuickJS's own bookkeeping, the host stack):
       // the module may be left unclean, so it is not used again.
-      this.replaceModule();
+      this.broken = true;
       if (interrupted) return { ok: false, error: this.timeoutReason() };
       return { ok: false, error: `script failed: ${error instanceof Error ? error.message : String(error)}` };
     } finally {
@@ -171,7 +151,7 @@ export class JavaScriptSandbox {
         vm?.dispose();
         runtime?.dispose();
       } catch {
-        this.replaceModule();
+        this.broken = true;
       }
     }
   }

@@ -161,7 +161,7 @@ export class ScriptPool implements AsyncScriptRunner {
     clearTimeout(slot.timer);
     slot.job = undefined;
     job.resolve(message.result);
-    if (message.broken) this.replace(slot, 'jq trapped');
+    if (message.broken) this.replace(slot, 'the script thread was left unusable');
     else this.pump();
   }
 

@@ -30,7 +30,7 @@ export type ScriptAnswer =
   | {
       readonly id: number;
       readonly result: ScriptOutcome;
-      /** jq trapped: this thread is of no further use and is replaced. */
+      /** QuickJS or jq was left unusable: this thread is of no further use and is replaced. */
       readonly broken: boolean;
     };
 
