@@ -70,12 +70,13 @@ function capWebAssemblyMemory(maxBytes: number): void {
   }
   const prototype = (globalThis as unknown as { WebAssembly: { Memory: { prototype: Memory } } }).WebAssembly
     .Memory.prototype;
-  const grow = prototype.grow;
+  const grow: unknown = Reflect.get(prototype, 'grow');
+  if (typeof grow !== 'function') return;
   prototype.grow = function capped(this: Memory, delta: number): number {
     if (this.buffer.byteLength + delta * 65_536 > maxBytes) {
       throw new RangeError(`WebAssembly memory over its cap of ${maxBytes} bytes`);
     }
-    return grow.call(this, delta);
+    return Reflect.apply(grow, this, [delta]) as number;
   };
 }
 
