@@ -36,7 +36,10 @@ export class JqEngine {
     const out = this.call(guarded(filter, this.limits.outputMaxBytes), JSON.stringify(input));
     if (!out.ok) {
       const over = OVER_CAP.exec(out.error);
-      return over ? { ok: false, error: outputTooLarge(this.limits, Number(over[1])) } : out;
+      if (over) return { ok: false, error: outputTooLarge(this.limits, Number(over[1])) };
+      // jq quotes the program's line in a compile error: the filter's own, not the wrapper's.
+      if (COMPILE_ERROR.test(out.error)) return { ok: false, error: this.check(filter) ?? out.error };
+      return out;
     }
     const bytes = Buffer.byteLength(out.value);
     if (bytes > this.limits.outputMaxBytes) return { ok: false, error: outputTooLarge(this.limits, bytes) };
@@ -51,7 +54,7 @@ export class JqEngine {
    */
   check(filter: string): string | undefined {
     const wrapped = this.call(`empty | (${filter}\n)`, 'null');
-    if (wrapped.ok || !/compile error|syntax error|is not defined/.test(wrapped.error)) return undefined;
+    if (wrapped.ok || !COMPILE_ERROR.test(wrapped.error)) return undefined;
     // The filter's own words (line numbers of the filter as written): compiling it alone fails
     // the same way, so it does not run either.
     const direct = this.call(`empty | ${filter}`, 'null');
@@ -101,6 +104,8 @@ function guarded(filter: string, outputMaxBytes: number): string {
     'else error end';
   return `${quiet}try (${counted}) catch (${reported})`;
 }
+
+const COMPILE_ERROR = /compile error|syntax error|is not defined/;
 
 /** The wrapper's error when the values outgrow the inline limit (the bytes counted so far). */
 const OVER_CAP = /\{"__batonOutputBytes":(\d+)\}/;
