@@ -40,6 +40,8 @@ export class ScriptPool implements AsyncScriptRunner {
   private readonly queue: Job[] = [];
   private nextId = 1;
   private closed = false;
+  /** Called once, when the first thread has loaded. */
+  private readonly onReady: (() => void)[] = [];
 
   private constructor(
     private readonly limits: ScriptLimits,
@@ -48,26 +50,23 @@ export class ScriptPool implements AsyncScriptRunner {
     for (let i = 0; i < size; i++) this.spawn();
   }
 
-  /** Starts `size` threads (default: one per core, at least 2) and waits until one has loaded. */
+  /** Starts `size` threads (default: one per core, at least 2) and waits until one has loaded both modules. */
   static async start(
     limits: ScriptLimits,
     size = Math.max(2, Math.min(8, availableParallelism())),
   ): Promise<ScriptPool> {
     const pool = new ScriptPool(limits, size);
     let timer: NodeJS.Timeout | undefined;
-    const probe = await Promise.race([
-      pool.javascript('1', null),
-      new Promise<ScriptResult<JsonValue>>((resolve) => {
-        timer = setTimeout(
-          () => resolve({ ok: false, error: `no thread loaded within ${START_TIMEOUT_MS} ms` }),
-          START_TIMEOUT_MS,
-        );
+    const loaded = await Promise.race([
+      new Promise<boolean>((resolve) => pool.onReady.push(() => resolve(true))),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), START_TIMEOUT_MS);
       }),
     ]);
     clearTimeout(timer);
-    if (!probe.ok) {
+    if (!loaded) {
       await pool.close();
-      throw new Error(`the script threads could not start: ${probe.error}`);
+      throw new Error(`the script threads could not start: none loaded within ${START_TIMEOUT_MS} ms`);
     }
     return pool;
   }
@@ -153,6 +152,7 @@ export class ScriptPool implements AsyncScriptRunner {
     if ('ready' in message) {
       clearTimeout(slot.timer);
       slot.ready = true;
+      for (const ready of this.onReady.splice(0)) ready();
       this.pump();
       return;
     }

@@ -39,20 +39,24 @@ if (!port) throw new Error('script-worker.ts runs only as a worker thread');
 const limits = workerData as ScriptLimits;
 // The event loop comes first: on Linux this lowers this thread's priority only (the process
 // and its other threads keep theirs), so a busy script thread cannot starve the server's answers.
+// Moderately: at the lowest priority a script on a machine busy with other work could wait for
+// a core longer than its whole time cap.
 try {
-  setPriority(19);
+  setPriority(10);
 } catch {
   // Not permitted here: the thread keeps the process's priority.
 }
+/** The largest any WebAssembly memory of this thread has grown to. */
+let largestMemoryBytes = 0;
 capWebAssemblyMemory(limits.wasmMemoryBytes);
 const scripts = await loadInThreadScripts(limits);
 
 port.on('message', (request: ScriptRequest) => {
-  port.postMessage({
-    id: request.id,
-    result: evaluate(request),
-    broken: scripts.broken,
-  } satisfies ScriptAnswer);
+  const result = evaluate(request);
+  // WebAssembly memory never shrinks: a thread whose memory an evaluation grew past a quarter of
+  // the cap is replaced, so the next evaluation gets the whole cap (memory is counted per task).
+  const grown = largestMemoryBytes > limits.wasmMemoryBytes / 4;
+  port.postMessage({ id: request.id, result, broken: scripts.broken || grown } satisfies ScriptAnswer);
 });
 port.postMessage({ ready: true } satisfies ScriptAnswer);
 
@@ -76,7 +80,9 @@ function capWebAssemblyMemory(maxBytes: number): void {
     if (this.buffer.byteLength + delta * 65_536 > maxBytes) {
       throw new RangeError(`WebAssembly memory over its cap of ${maxBytes} bytes`);
     }
-    return Reflect.apply(grow, this, [delta]) as number;
+    const pages = Reflect.apply(grow, this, [delta]) as number;
+    largestMemoryBytes = Math.max(largestMemoryBytes, this.buffer.byteLength);
+    return pages;
   };
 }
 
