@@ -10,7 +10,7 @@ import {
 } from 'quickjs-emscripten-core';
 
 import type { ScriptResult } from '../engine/scripts.js';
-import { outputTooLarge, type ScriptLimits } from './limits.js';
+import { outputBudget, outputTooLarge, type ScriptLimits } from './limits.js';
 
 /**
  * JavaScript in a QuickJS WebAssembly sandbox. Each evaluation gets a fresh runtime and
@@ -83,7 +83,7 @@ export class JavaScriptSandbox {
       if (!json.ok) return json;
       if (typeof json.value === 'string') {
         const bytes = Buffer.byteLength(json.value);
-        if (bytes > this.limits.outputMaxBytes)
+        if (bytes > outputBudget(this.limits))
           return { ok: false, error: outputTooLarge(this.limits, bytes) };
       }
       // JSON.stringify answers undefined for functions and symbols: those become null too.

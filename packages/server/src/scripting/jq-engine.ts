@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import type { JsonValue } from '@baton/protocol';
 
 import type { ScriptResult } from '../engine/scripts.js';
-import { outputTooLarge, type ScriptLimits } from './limits.js';
+import { outputBudget, outputTooLarge, type ScriptLimits } from './limits.js';
 
 interface JqModule {
   raw(json: string, filter: string, flags: string[]): string | undefined;
@@ -33,7 +33,7 @@ export class JqEngine {
 
   /** Every value the filter produces for `input`, in order. */
   run(filter: string, input: JsonValue): ScriptResult<JsonValue[]> {
-    const out = this.call(guarded(filter, this.limits.outputMaxBytes), JSON.stringify(input));
+    const out = this.call(guarded(filter, outputBudget(this.limits)), JSON.stringify(input));
     if (!out.ok) {
       const over = OVER_CAP.exec(out.error);
       if (over) return { ok: false, error: outputTooLarge(this.limits, Number(over[1])) };
@@ -42,7 +42,7 @@ export class JqEngine {
       return out;
     }
     const bytes = Buffer.byteLength(out.value);
-    if (bytes > this.limits.outputMaxBytes) return { ok: false, error: outputTooLarge(this.limits, bytes) };
+    if (bytes > outputBudget(this.limits)) return { ok: false, error: outputTooLarge(this.limits, bytes) };
     // With -c every value is one line (strings keep their newlines escaped).
     const lines = out.value.split('\n').filter((line) => line !== '');
     return { ok: true, value: lines.map((line) => JSON.parse(line) as JsonValue) };
@@ -97,7 +97,9 @@ function guarded(filter: string, outputMaxBytes: number): string {
     'def halt_error: error("halt_error is not available to filters"); def halt_error($c): halt_error; ';
   const counted =
     `foreach ((${filter}\n) | [., (tojson | utf8bytelength)]) as $__batonValue ` +
-    `(0; . + $__batonValue[1] + 1; if . > ${outputMaxBytes} then error({__batonOutputBytes: .}) else $__batonValue[0] end)`;
+    // The first value is stored twice (`result` and in `resultList`): it counts twice.
+    `(0; . + $__batonValue[1] + 1 + (if . == 0 then $__batonValue[1] else 0 end); ` +
+    `if . > ${outputMaxBytes} then error({__batonOutputBytes: .}) else $__batonValue[0] end)`;
   const reported =
     'if type == "string" then error(.[0:4096]) ' +
     'elif (tojson | utf8bytelength) > 4096 then error("the filter\'s error value is too large to report") ' +

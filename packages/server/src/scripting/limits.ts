@@ -36,6 +36,18 @@ export function scriptLimits(
   };
 }
 
+/**
+ * The room a task's output needs around a script's value (`{"result": …}`, jq's
+ * `{"result": …, "resultList": […]}` besides the values themselves), so the stored output stays
+ * within the inline limit too.
+ */
+export const OUTPUT_ENVELOPE_BYTES = 64;
+
+/** The most a script's value (for jq: its values, the first one counted twice) may take as JSON. */
+export function outputBudget(limits: ScriptLimits): number {
+  return Math.max(0, limits.outputMaxBytes - OUTPUT_ENVELOPE_BYTES);
+}
+
 /** Why a value over `outputMaxBytes` is refused (the same words for JavaScript and jq). */
 export function outputTooLarge(limits: ScriptLimits, bytes: number): string {
   return `the script's value is at least ${bytes} bytes as JSON, over the inline limit of ${limits.outputMaxBytes} bytes (BATON_PAYLOAD_INLINE_MAX_BYTES)`;

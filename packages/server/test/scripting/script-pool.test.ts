@@ -84,9 +84,13 @@ describe('script threads', () => {
     // Many small values count together; an endless stream stops at the limit.
     assert.match(reason(await scripts.jq('range(100000)', null)), over);
     assert.match(reason(await scripts.jq('repeat(1)', null)), over);
-    // Just under the limit is fine.
-    const ok = await scripts.jq('"x" * 60000 | length', null);
-    assert.deepEqual(ok, { ok: true, value: [60000] });
+    // Under the limit is fine.
+    assert.deepEqual(await scripts.jq('"x" * 60000 | length', null), { ok: true, value: [60000] });
+    const js = await scripts.javascript('"x".repeat(40 * 1024)', {});
+    assert.ok(js.ok && typeof js.value === 'string' && js.value.length === 40 * 1024);
+    // jq's first value is stored twice in the task's output (`result` and `resultList`).
+    assert.match(reason(await scripts.jq('"x" * (40 * 1024)', null)), over);
+    assert.deepEqual(await scripts.jq('"x" * (20 * 1024) | length', null), { ok: true, value: [20480] });
   });
 
   it('jq builtins that write to stderr write nothing, and an error message is cut short', async () => {
