@@ -21,6 +21,13 @@ export interface ScriptLimits {
 /** The inline limit's default (`BATON_PAYLOAD_INLINE_MAX_BYTES`), for callers without settings. */
 export const DEFAULT_OUTPUT_MAX_BYTES = 3 * 1024 * 1024;
 
+/**
+ * A script's value is never larger than this, whatever the inline limit: what crosses from
+ * WebAssembly into a thread's JavaScript heap (jq-web gathers jq's output byte by byte in an
+ * array, 8 bytes a byte) must fit the heap cap it is given, with room to spare.
+ */
+export const OUTPUT_CEILING_BYTES = 16 * 1024 * 1024;
+
 export function scriptLimits(
   memoryMb: number,
   timeoutMs: number,
@@ -32,7 +39,7 @@ export function scriptLimits(
     stackBytes: 256 * 1024,
     timeoutMs,
     wasmMemoryBytes: Math.max(256, 8 * memoryMb) * 1024 * 1024,
-    outputMaxBytes,
+    outputMaxBytes: Math.min(outputMaxBytes, OUTPUT_CEILING_BYTES),
   };
 }
 
@@ -50,5 +57,5 @@ export function outputBudget(limits: ScriptLimits): number {
 
 /** Why a value over `outputMaxBytes` is refused (the same words for JavaScript and jq). */
 export function outputTooLarge(limits: ScriptLimits, bytes: number): string {
-  return `the script's value is at least ${bytes} bytes as JSON, over the inline limit of ${limits.outputMaxBytes} bytes (BATON_PAYLOAD_INLINE_MAX_BYTES)`;
+  return `the script's value is at least ${bytes} bytes as JSON, over the limit of ${limits.outputMaxBytes} bytes for a script's value (the inline limit BATON_PAYLOAD_INLINE_MAX_BYTES, at most 16 MB)`;
 }

@@ -122,8 +122,9 @@ export class ScriptPool implements AsyncScriptRunner {
         // The thread's own JavaScript heap: QuickJS's heap and jq's memory live in WebAssembly
         // memory beside it; what crosses into JavaScript (a script's value as text, its parse)
         // is bounded by the script memory cap and the inline limit.
+        // jq's output is gathered 8 bytes a byte, in an array that grows by copying: 24 × the cap.
         maxOldGenerationSizeMb:
-          64 + 2 * this.limits.memoryMb + Math.ceil((4 * this.limits.outputMaxBytes) / 2 ** 20),
+          64 + 2 * this.limits.memoryMb + Math.ceil((24 * this.limits.outputMaxBytes) / 2 ** 20),
         maxYoungGenerationSizeMb: 16,
         stackSizeMb: 4,
       },

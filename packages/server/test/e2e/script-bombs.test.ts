@@ -28,7 +28,7 @@ type Bomb = readonly [kind: 'js' | 'jq', source: string, reason: RegExp];
 const TIME = /exceeded its time limit of 1000 ms/;
 const TIME_OR_MEMORY = /exceeded its (time limit of 1000 ms|memory limit of \d+ MB)/;
 const PROMISE = /the script's value is a promise/;
-const TOO_BIG = /over the inline limit of \d+ bytes|exceeded its (time|memory) limit/;
+const TOO_BIG = /over the limit of \d+ bytes for a script's value|exceeded its (time|memory) limit/;
 
 const BOMBS: readonly Bomb[] = [
   ['js', 'while (true) {}', TIME],

@@ -78,7 +78,8 @@ describe('script threads', () => {
   });
 
   it('a value over the inline limit is refused, from a script and from jq', async () => {
-    const over = /the script's value is at least \d+ bytes as JSON, over the inline limit of 65536 bytes/;
+    const over =
+      /the script's value is at least \d+ bytes as JSON, over the limit of 65536 bytes for a script's value/;
     assert.match(reason(await scripts.javascript('"x".repeat(100 * 1024)', {})), over);
     assert.match(reason(await scripts.jq('"x" * 100000', null)), over);
     // Many small values count together; an endless stream stops at the limit.
