@@ -5,7 +5,8 @@
 // which stays small however long the loop runs, so that pass does not grow in a server.
 import { decide } from '../packages/server/dist/src/engine/decide.js';
 import { Engine, simple, workflow } from '../packages/server/dist/test/engine/helpers.js';
-import { createScriptRunner } from '../packages/server/dist/src/scripting/script-runner.js';
+import { loadInThreadScripts } from '../packages/server/dist/src/scripting/in-thread-scripts.js';
+import { scriptLimits } from '../packages/server/dist/src/scripting/limits.js';
 
 const engine = new Engine(
   workflow([
@@ -19,7 +20,9 @@ const engine = new Engine(
     },
   ]),
 );
-const scripts = await createScriptRunner({ scriptMemoryMb: 32, scriptTimeoutMs: 1000 });
+// The interpreter alone: the sandbox in this thread, as decide sees it (the server runs scripts
+// on script threads and decides again once they answered).
+const scripts = await loadInThreadScripts(scriptLimits(32, 1000));
 engine.scripts = scripts;
 engine.verifyInputs = false;
 engine.start();
@@ -39,4 +42,3 @@ for (let n = 1; n <= 5000; n++) {
     total = 0;
   }
 }
-await scripts.close();

@@ -25,6 +25,7 @@ import { TaskService } from './services/task-service.js';
 import { TimerLoop } from './services/timer-loop.js';
 import { WorkflowService } from './services/workflow-service.js';
 import { WorkerLiveness } from './services/worker-liveness.js';
+import { asyncScripts, type AsyncScriptRunner } from './scripting/async-scripts.js';
 import { createScriptRunner, type SandboxedScripts } from './scripting/script-runner.js';
 import { openStore } from './store/open-store.js';
 import { PostgresStore } from './store/postgres/postgres-store.js';
@@ -119,14 +120,15 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     if (names.length === 0) wake.wakeAll();
     else wake.wake(names);
   });
-  // The sandbox's WebAssembly modules load once, here, before the server takes requests.
+  // The script threads load their WebAssembly modules here, before the server takes requests.
   let sandbox: SandboxedScripts | undefined;
-  let scripts: ScriptRunner;
-  if (input.scripts) scripts = input.scripts;
+  let scripts: AsyncScriptRunner;
+  if (input.scripts) scripts = asyncScripts(input.scripts);
   else {
     sandbox = await createScriptRunner({
       scriptMemoryMb: options.scriptMemoryMb,
       scriptTimeoutMs: options.scriptTimeoutMs,
+      outputMaxBytes: options.payloadInlineMaxBytes,
     });
     scripts = sandbox;
   }

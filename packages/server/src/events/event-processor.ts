@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 
 import type { Clock } from '../clock.js';
 import { resolveParameters } from '../engine/expressions.js';
-import type { ScriptRunner } from '../engine/scripts.js';
+import type { AsyncScriptRunner } from '../scripting/async-scripts.js';
 import { BatonError, coerceError } from '../errors.js';
 import type { WakeBus } from '../queue/wake-bus.js';
 import { afterCommit, type AfterCommit, type Executor } from '../services/executor.js';
@@ -35,7 +35,7 @@ export class EventProcessor {
     private readonly store: Store,
     private readonly executor: Executor,
     private readonly actions: RunActions,
-    private readonly scripts: ScriptRunner,
+    private readonly scripts: AsyncScriptRunner,
     private readonly wake: WakeBus,
     private readonly clock: Clock,
     private readonly logger: Logger,
@@ -45,7 +45,7 @@ export class EventProcessor {
 
   async process(event: string, handlers: readonly EventHandler[], delivery: Delivery): Promise<Outcome> {
     const payload = parsePayload(delivery.body);
-    const conditions = handlers.map((h) => this.condition(h, payload));
+    const conditions = await Promise.all(handlers.map((h) => this.condition(h, payload)));
     const after = afterCommit();
     let outcome: Outcome;
     try {
@@ -163,10 +163,10 @@ export class EventProcessor {
     };
   }
 
-  private condition(
+  private async condition(
     handler: EventHandler,
     payload: JsonObject,
-  ): { ok: true } | { ok: false; output: JsonObject } {
+  ): Promise<{ ok: true } | { ok: false; output: JsonObject }> {
     const condition = handler.condition;
     if (typeof condition !== 'string' || condition.trim() === '') return { ok: true };
     if (handler.evaluatorType === 'value-param') {
@@ -175,7 +175,7 @@ export class EventProcessor {
         ? { ok: true }
         : { ok: false, output: { msg: 'Event condition evaluated to false', condition } };
     }
-    const result = this.scripts.javascript(condition, payload);
+    const result = await this.scripts.javascript(condition, payload);
     if (result.ok && truthy(result.value)) return { ok: true };
     const why = result.ok ? 'Event condition evaluated to false' : `Event condition failed: ${result.error}`;
     return { ok: false, output: { msg: why, condition } };

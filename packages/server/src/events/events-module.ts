@@ -3,7 +3,7 @@ import { Counter, type Registry } from 'prom-client';
 
 import type { Clock } from '../clock.js';
 import type { Options } from '../config/options.js';
-import type { ScriptRunner } from '../engine/scripts.js';
+import type { AsyncScriptRunner } from '../scripting/async-scripts.js';
 import { coerceError } from '../errors.js';
 import type { WakeBus } from '../queue/wake-bus.js';
 import type { Executor } from '../services/executor.js';
@@ -34,7 +34,7 @@ export function createEvents(input: {
   options: Options;
   store: Store;
   executor: Executor;
-  scripts: ScriptRunner;
+  scripts: AsyncScriptRunner;
   wake: WakeBus;
   clock: Clock;
   logger: Logger;

@@ -2,7 +2,7 @@ import type { JsonObject } from '@baton/protocol';
 
 import { type Authorship, stampAuthorship } from '../auth/authorship.js';
 import type { Clock } from '../clock.js';
-import type { ScriptRunner } from '../engine/scripts.js';
+import { settleScripts, type AsyncScriptRunner } from '../scripting/async-scripts.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import type { Page, Store } from '../store/store.js';
 import { type EventHandler, checkEventHandler } from './handler-model.js';
@@ -11,7 +11,7 @@ import { type EventHandler, checkEventHandler } from './handler-model.js';
 export class EventHandlerService {
   constructor(
     private readonly store: Store,
-    private readonly scripts: ScriptRunner,
+    private readonly scripts: AsyncScriptRunner,
     private readonly clock: Clock,
     /**
      * Called after a change commits and awaited, so when the request is answered this node
@@ -21,7 +21,7 @@ export class EventHandlerService {
   ) {}
 
   async create(handler: EventHandler, actor?: string): Promise<void> {
-    this.check(handler);
+    await this.check(handler);
     const now = this.clock.now();
     const inserted = await this.store.transaction((tx) =>
       tx.events.insertEventHandler(this.row(stampAuthorship(handler, actor), now, now)),
@@ -68,7 +68,7 @@ export class EventHandlerService {
   }
 
   async update(handler: EventHandler, actor?: string): Promise<void> {
-    this.check(handler);
+    await this.check(handler);
     const now = this.clock.now();
     const updated = await this.store.transaction(async (tx) => {
       const existing = await tx.events.getEventHandler(handler.name);
@@ -108,8 +108,8 @@ export class EventHandlerService {
     return { totalHits: page.totalHits, results: page.results.map((r) => r.record) };
   }
 
-  private check(handler: EventHandler): void {
-    const errors = checkEventHandler(handler, this.scripts);
+  private async check(handler: EventHandler): Promise<void> {
+    const errors = await settleScripts(this.scripts, (scripts) => checkEventHandler(handler, scripts));
     if (errors.length > 0) throw badRequest(errors.map((e) => e.message).join('; '), errors);
   }
 

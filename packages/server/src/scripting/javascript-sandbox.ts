@@ -10,13 +10,14 @@ import {
 } from 'quickjs-emscripten-core';
 
 import type { ScriptResult } from '../engine/scripts.js';
-import type { ScriptLimits } from './limits.js';
+import { outputBudget, outputTooLarge, type ScriptLimits } from './limits.js';
 
 /**
  * JavaScript in a QuickJS WebAssembly sandbox. Each evaluation gets a fresh runtime and
  * context (its own heap, capped by `setMemoryLimit`, and its own stack cap), disposed
  * afterwards whatever happened, so nothing leaks from one evaluation to the next and a script
- * that broke its runtime (out of memory) cannot harm the next one. An interrupt handler stops
+ * that broke its runtime (out of memory) cannot harm the next one (a runtime that could not be
+ * freed marks the module `broken`, and its thread is replaced). An interrupt handler stops
  * the script at its deadline.
  *
  * No host function is exposed: the context has only the ECMAScript built-ins, so `process`,
@@ -25,46 +26,26 @@ import type { ScriptLimits } from './limits.js';
  * clear reason (the same script on the same input must give the same answer on every node and
  * on replay); dates built from explicit values still work.
  *
- * The WebAssembly module is loaded once, asynchronously (`load`); evaluations are synchronous,
- * as the interpreter's `decide` is.
+ * The WebAssembly module is loaded once, asynchronously (`load`); evaluations are synchronous.
+ * This class runs inside a script thread (`script-worker.ts`): the interrupt handler is the
+ * polite stop, the server ending the thread at the deadline (`script-pool.ts`) the hard one.
  */
 export class JavaScriptSandbox {
-  /** A second module, loaded ahead, that replaces one left unclean by a failed script. */
-  private spare: QuickJSWASMModule | undefined;
+  /**
+   * QuickJS could not free a failed script's runtime cleanly (some out-of-memory paths leave
+   * objects behind): its memory would stay taken for good, so the module is not to be used
+   * again. The script thread is replaced (`script-pool.ts`), which frees all of it.
+   */
+  broken = false;
 
   private constructor(
-    private quickjs: QuickJSWASMModule,
+    private readonly quickjs: QuickJSWASMModule,
     private readonly limits: ScriptLimits,
     private readonly clock: () => number,
-  ) {
-    this.loadSpare();
-  }
+  ) {}
 
   static async load(limits: ScriptLimits, clock: () => number = Date.now): Promise<JavaScriptSandbox> {
     return new JavaScriptSandbox(await loadModule(), limits, clock);
-  }
-
-  private loadSpare(): void {
-    loadModule().then(
-      (module) => {
-        this.spare = module;
-      },
-      () => {
-        // Without a spare the current module stays in use; the next replacement tries again.
-      },
-    );
-  }
-
-  /**
-   * QuickJS could not free a failed script's runtime cleanly (some out-of-memory paths leave
-   * objects behind): its memory would stay taken for good, so the whole module is replaced by
-   * the spare and a new spare is loaded in the background.
-   */
-  private replaceModule(): void {
-    if (!this.spare) return;
-    this.quickjs = this.spare;
-    this.spare = undefined;
-    this.loadSpare();
   }
 
   /**
@@ -84,11 +65,27 @@ export class JavaScriptSandbox {
       if (outcome.error) return this.failure(vm, outcome.error);
       vm.setProp(vm.global, '__result', outcome.value);
       outcome.value.dispose();
+      // Scripts are synchronous: no job queue runs here, so a promise (or any thenable) would
+      // never settle and its JSON would be a meaningless `{}`.
+      const thenable = this.evalIn(vm, IS_THENABLE);
+      if (!thenable.ok) return thenable;
+      if (thenable.value === true) {
+        return {
+          ok: false,
+          error:
+            "the script's value is a promise (or has a then method): scripts run synchronously and must answer a value",
+        };
+      }
       const json = this.evalIn(
         vm,
         'JSON.stringify(globalThis.__result === undefined ? null : globalThis.__result)',
       );
       if (!json.ok) return json;
+      if (typeof json.value === 'string') {
+        const bytes = Buffer.byteLength(json.value);
+        if (bytes > outputBudget(this.limits))
+          return { ok: false, error: outputTooLarge(this.limits, bytes) };
+      }
       // JSON.stringify answers undefined for functions and symbols: those become null too.
       return {
         ok: true,
@@ -139,12 +136,14 @@ export class JavaScriptSandbox {
       const hardened = this.evalIn(vm, DETERMINISM_PRELUDE);
       if (!hardened.ok) return hardened;
       const result = body(vm);
-      if (!result.ok && interrupted) return { ok: false, error: this.timeoutReason() };
+      // Once interrupted, whatever the script made of it (a promise executor turns the interrupt
+      // into a rejection, a catch block swallows it) the evaluation ran out of time.
+      if (interrupted) return { ok: false, error: this.timeoutReason() };
       return result;
     } catch (error) {
       // The runtime itself gave up (out of memory in QuickJS's own bookkeeping, the host stack):
       // the module may be left unclean, so it is not used again.
-      this.replaceModule();
+      this.broken = true;
       if (interrupted) return { ok: false, error: this.timeoutReason() };
       return { ok: false, error: `script failed: ${error instanceof Error ? error.message : String(error)}` };
     } finally {
@@ -152,7 +151,7 @@ export class JavaScriptSandbox {
         vm?.dispose();
         runtime?.dispose();
       } catch {
-        this.replaceModule();
+        this.broken = true;
       }
     }
   }
@@ -187,6 +186,12 @@ export class JavaScriptSandbox {
     return `script exceeded its time limit of ${this.limits.timeoutMs} ms`;
   }
 }
+
+/** Whether the script's value (`__result`) is a promise or another thenable. */
+const IS_THENABLE = `(() => {
+  const r = globalThis.__result;
+  return r !== null && (typeof r === 'object' || typeof r === 'function') && typeof r.then === 'function';
+})()`;
 
 /**
  * Replaces the built-ins that would make a script's answer differ from one evaluation to the

@@ -1,43 +1,26 @@
-import type { JsonValue } from '@baton/protocol';
-
-import { withinDepth } from '../bounds/json-shape.js';
-import { MAX_JSON_DEPTH } from '../bounds/ranges.js';
-import type { ScriptResult, ScriptRunner } from '../engine/scripts.js';
-import { JavaScriptSandbox } from './javascript-sandbox.js';
-import { JqRunner } from './jq-runner.js';
+import type { AsyncScriptRunner } from './async-scripts.js';
 import { scriptLimits } from './limits.js';
+import { ScriptPool } from './script-pool.js';
 
-/** The server's ScriptRunner: QuickJS for JavaScript, real jq for jq, both under the same caps. */
-export interface SandboxedScripts extends ScriptRunner {
+/**
+ * The server's scripts: QuickJS for JavaScript, real jq for jq, both under the same caps, on
+ * script threads (`script-pool.ts`) so that no script runs on the event loop.
+ */
+export interface SandboxedScripts extends AsyncScriptRunner {
   close(): Promise<void>;
 }
 
 export interface ScriptSettings {
   readonly scriptMemoryMb: number;
   readonly scriptTimeoutMs: number;
+  /** The inline limit: a script's value larger than this as JSON fails its evaluation. */
+  readonly outputMaxBytes?: number;
+  /** How many script threads (default: one per core, at least 2). */
+  readonly threads?: number;
 }
 
-/** Loads both WebAssembly modules (once, asynchronously); calls on the answer are synchronous. */
+/** Starts the script threads; resolves once one of them has loaded both WebAssembly modules. */
 export async function createScriptRunner(settings: ScriptSettings): Promise<SandboxedScripts> {
-  const limits = scriptLimits(settings.scriptMemoryMb, settings.scriptTimeoutMs);
-  const [javascript, jq] = await Promise.all([JavaScriptSandbox.load(limits), JqRunner.start(limits)]);
-  return {
-    javascript: (script, input) => bounded(javascript.run(script, input)),
-    jq: (filter, input) => bounded(jq.run(filter, input)),
-    checkJavascript: (script) => javascript.check(script),
-    checkJq: (filter) => jq.check(filter),
-    close: () => jq.close(),
-  };
-}
-
-/**
- * A script's value enters runs like any input: no deeper than the bounds policy allows, so every
- * later walk of it (expressions, copies, schema checks) stays within a known depth.
- */
-function bounded<T extends JsonValue>(result: ScriptResult<T>): ScriptResult<T> {
-  if (!result.ok || withinDepth(result.value, MAX_JSON_DEPTH + 1)) return result;
-  return {
-    ok: false,
-    error: `the script's value is nested deeper than ${MAX_JSON_DEPTH} levels (the limit)`,
-  };
+  const limits = scriptLimits(settings.scriptMemoryMb, settings.scriptTimeoutMs, settings.outputMaxBytes);
+  return ScriptPool.start(limits, settings.threads);
 }

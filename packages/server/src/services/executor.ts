@@ -10,7 +10,7 @@ import type {
 import type { Clock } from '../clock.js';
 import { decide } from '../engine/decide.js';
 import { newRunRecord } from '../engine/new-run.js';
-import type { ScriptRunner } from '../engine/scripts.js';
+import { replaying, settleScripts, type AsyncScriptRunner } from '../scripting/async-scripts.js';
 import type {
   Command,
   Decision,
@@ -99,7 +99,7 @@ export class Executor {
   constructor(
     private readonly clock: Clock,
     private readonly settings: EngineSettings,
-    private readonly scripts: ScriptRunner,
+    private readonly scripts: AsyncScriptRunner,
     private readonly random: () => number = Math.random,
     private readonly observer?: ExecutionObserver,
     /** Liveness snapshot for `taskToDomain` comma lists (`DecideContext.isQueuePolled`). */
@@ -412,24 +412,32 @@ export class Executor {
     let used: ReadonlyMap<string, StoredTaskDef> = loaded.defs;
     const decision = await withTaskDefsOf(tx, loaded, (taskDefs) => {
       used = taskDefs;
-      return decide(
-        {
-          run,
-          tasks,
-          taskDefs,
-          now,
-          newId,
-          random: this.random,
-          settings: this.settings,
-          scripts: this.scripts,
-          ...(this.isQueuePolled && {
-            isQueuePolled: (queueName: string) => this.isQueuePolled?.(queueName, now) === true,
-          }),
-          ...(mailbox !== undefined && { mailbox }),
-          ...(instructions !== undefined && { instructions }),
-        },
-        event,
-      );
+      // Scripts run on script threads while decide stays pure and synchronous: decide runs again
+      // once each script it asked for has answered, with the same ids and random numbers.
+      const ids = replaying(newId);
+      const random = replaying(this.random);
+      return settleScripts(this.scripts, (scripts) => {
+        ids.rewind();
+        random.rewind();
+        return decide(
+          {
+            run,
+            tasks,
+            taskDefs,
+            now,
+            newId: ids.next,
+            random: random.next,
+            settings: this.settings,
+            scripts,
+            ...(this.isQueuePolled && {
+              isQueuePolled: (queueName: string) => this.isQueuePolled?.(queueName, now) === true,
+            }),
+            ...(mailbox !== undefined && { mailbox }),
+            ...(instructions !== undefined && { instructions }),
+          },
+          event,
+        );
+      });
     });
     return { decision, taskDefs: used };
   }

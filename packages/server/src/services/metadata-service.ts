@@ -1,7 +1,7 @@
 import type { StoredTaskDef, TaskDef, ValidationError, WorkflowDef } from '@baton/protocol';
 
 import type { CheckContext, SystemCallChecks } from '../engine/kinds/kind.js';
-import type { ScriptRunner } from '../engine/scripts.js';
+import { settleScripts, type AsyncScriptRunner } from '../scripting/async-scripts.js';
 import { stampAuthorship } from '../auth/authorship.js';
 import type { Clock } from '../clock.js';
 import { checkTaskDef } from '../engine/validation/check-task-def.js';
@@ -25,7 +25,7 @@ export class MetadataService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
-    private readonly scripts: ScriptRunner,
+    private readonly scripts: AsyncScriptRunner,
     /** The server's call handlers: system-call kinds without one are refused. */
     private readonly systemCalls?: SystemCallChecks,
     /** Checks that need the store beyond definitions (services, tools, connectors, operations named). */
@@ -36,16 +36,23 @@ export class MetadataService {
     return this.referenceChecks ? this.referenceChecks(tx, def) : [];
   }
 
-  private checkContext(
+  /**
+   * The definition's problems. Its scripts are parsed and its jq filters compiled on script
+   * threads (`settleScripts`), under the same caps as runs, so no check can hold the server.
+   */
+  private checkDef(
+    def: WorkflowDef,
     taskDefNames: Set<string>,
     workflowExists: CheckContext['workflowExists'],
-  ): CheckContext {
-    return {
-      taskDefNames,
-      scripts: this.scripts,
-      ...(workflowExists && { workflowExists }),
-      ...(this.systemCalls && { systemCalls: this.systemCalls }),
-    };
+  ): Promise<ValidationError[]> {
+    return settleScripts(this.scripts, (scripts) =>
+      checkWorkflowDef(def, {
+        taskDefNames,
+        scripts,
+        ...(workflowExists && { workflowExists }),
+        ...(this.systemCalls && { systemCalls: this.systemCalls }),
+      }),
+    );
   }
 
   private async taskDefNames(tx: Tx): Promise<Set<string>> {
@@ -68,10 +75,7 @@ export class MetadataService {
     return this.store.transaction(async (tx) => {
       MetadataService.failIfInvalid(
         [
-          ...checkWorkflowDef(
-            def,
-            this.checkContext(await this.taskDefNames(tx), await knownWorkflows(tx, [def])),
-          ),
+          ...(await this.checkDef(def, await this.taskDefNames(tx), await knownWorkflows(tx, [def]))),
           ...(await this.referenceErrors(tx, def)),
         ],
         'Workflow definition',
@@ -105,15 +109,11 @@ export class MetadataService {
       for (const [i, def] of defs.entries()) {
         references.push(...prefixed(await this.referenceErrors(tx, def), `[${i}]`));
       }
-      MetadataService.failIfInvalid(
-        [
-          ...defs.flatMap((def, i) =>
-            prefixed(checkWorkflowDef(def, this.checkContext(names, workflowExists)), `[${i}]`),
-          ),
-          ...references,
-        ],
-        'Workflow definitions',
-      );
+      const problems: ValidationError[] = [];
+      for (const [i, def] of defs.entries()) {
+        problems.push(...prefixed(await this.checkDef(def, names, workflowExists), `[${i}]`));
+      }
+      MetadataService.failIfInvalid([...problems, ...references], 'Workflow definitions');
       const now = this.clock.now();
       const result: BulkResponse = { bulkSuccessfulResults: [], bulkErrorResults: {} };
       for (const def of defs) {
@@ -138,7 +138,7 @@ export class MetadataService {
         ] as const,
     );
     MetadataService.failIfInvalid(
-      [...checkWorkflowDef(def, this.checkContext(names, workflowExists)), ...references],
+      [...(await this.checkDef(def, names, workflowExists)), ...references],
       'Workflow definition',
     );
   }

@@ -35,9 +35,9 @@ export interface LoadedTaskDefs {
 export async function withTaskDefsOf(
   tx: Tx,
   loaded: LoadedTaskDefs,
-  decideWith: (taskDefs: Map<string, StoredTaskDef>) => Decision,
+  decideWith: (taskDefs: Map<string, StoredTaskDef>) => Promise<Decision>,
 ): Promise<Decision> {
-  const first = decideWith(loaded.defs);
+  const first = await decideWith(loaded.defs);
   const missing = new Set<string>();
   for (const task of [...first.newTasks, ...first.updatedTasks]) {
     if (task.queueName !== undefined && !loaded.asked.has(task.taskDefName)) missing.add(task.taskDefName);

@@ -12,7 +12,7 @@ import { ManualClock, type Clock } from '../clock.js';
 import { badRequest } from '../errors.js';
 import { isWorkerTask, kindNameOf, workerTaskNames } from '../engine/graph.js';
 import { systemCallKindOf } from '../engine/kinds/system-call-names.js';
-import type { ScriptRunner } from '../engine/scripts.js';
+import type { AsyncScriptRunner } from '../scripting/async-scripts.js';
 import type { EngineSettings } from '../engine/types.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { Store, Tx } from '../store/store.js';
@@ -71,7 +71,7 @@ export class TestRunService {
     private readonly metadata: MetadataService,
     private readonly clock: Clock,
     private readonly settings: EngineSettings,
-    private readonly scripts: ScriptRunner,
+    private readonly scripts: AsyncScriptRunner,
     private readonly timers: VirtualTimers = fireNextVirtualTimers,
   ) {}
 

@@ -1,18 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 
 import type { WorkflowTask } from '@baton/protocol';
 import { checkWorkflowDef } from '../../src/engine/validation/check-workflow-def.js';
-import { createScriptRunner, type SandboxedScripts } from '../../src/scripting/script-runner.js';
 import { Engine, simple, workflow } from './helpers.js';
+import { sandboxScripts } from './sandbox-scripts.js';
 
-let scripts: SandboxedScripts;
-before(async () => {
-  scripts = await createScriptRunner({ scriptMemoryMb: 16, scriptTimeoutMs: 1000 });
-});
-after(async () => {
-  await scripts.close();
-});
+const scripts = sandboxScripts();
 
 function runOne(task: WorkflowTask, input = {}): Engine {
   const engine = new Engine(workflow([task, simple('after')]), { input });

@@ -1,22 +1,20 @@
-import { after, before } from 'node:test';
+import { before } from 'node:test';
 
 import type { ScriptRunner } from '../../src/engine/scripts.js';
-import { createScriptRunner, type SandboxedScripts } from '../../src/scripting/script-runner.js';
+import { loadInThreadScripts } from '../../src/scripting/in-thread-scripts.js';
+import { scriptLimits } from '../../src/scripting/limits.js';
 
 /**
- * The server's sandboxed script runner (QuickJS and jq) for the interpreter tests: one per test
- * file, made in the file's `before` and closed in its `after`. Call it at the top level of the
+ * The server's sandbox (QuickJS and jq) in the test's own thread, synchronously, as the
+ * interpreter sees it through `settleScripts`, for the interpreter tests: one per test file, made in the file's `before`. Call it at the top level of the
  * file; the answer delegates to the runner, so it may be kept in constants built at load time.
  */
 export function sandboxScripts(): ScriptRunner {
-  let runner: SandboxedScripts | undefined;
+  let runner: ScriptRunner | undefined;
   before(async () => {
-    runner = await createScriptRunner({ scriptMemoryMb: 16, scriptTimeoutMs: 1000 });
+    runner = await loadInThreadScripts(scriptLimits(16, 1000));
   });
-  after(async () => {
-    await runner?.close();
-  });
-  const get = (): SandboxedScripts => {
+  const get = (): ScriptRunner => {
     if (!runner) throw new Error('the script runner is made in the test file’s before()');
     return runner;
   };

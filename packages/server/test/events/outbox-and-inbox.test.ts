@@ -6,6 +6,7 @@ import { pino } from 'pino';
 
 import { systemClock } from '../../src/clock.js';
 import { noScripts } from '../../src/engine/scripts.js';
+import { asyncScripts } from '../../src/scripting/async-scripts.js';
 import type { Delivery } from '../../src/events/broker.js';
 import { EventProcessor, MAX_ATTEMPTS } from '../../src/events/event-processor.js';
 import type { EventHandler } from '../../src/events/handler-model.js';
@@ -28,7 +29,7 @@ for (const c of storeCases()) {
     const executor = new Executor(
       systemClock,
       { highPriorityThreshold: 50 },
-      noScripts,
+      asyncScripts(noScripts),
       Math.random,
       undefined,
       undefined,
@@ -93,7 +94,7 @@ for (const c of storeCases()) {
         store,
         executor,
         new RunActions(executor),
-        noScripts,
+        asyncScripts(noScripts),
         new WakeBus(),
         systemClock,
         pino({ level: 'silent' }),
@@ -144,7 +145,7 @@ for (const c of storeCases()) {
         store,
         executor,
         broken,
-        noScripts,
+        asyncScripts(noScripts),
         new WakeBus(),
         systemClock,
         pino({ level: 'silent' }),

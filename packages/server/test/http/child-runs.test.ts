@@ -3,6 +3,7 @@ import { before, describe, it } from 'node:test';
 
 import { systemClock } from '../../src/clock.js';
 import { noScripts } from '../../src/engine/scripts.js';
+import { asyncScripts } from '../../src/scripting/async-scripts.js';
 import { afterCommit, Executor } from '../../src/services/executor.js';
 import { call } from '../helpers/app.js';
 import { appSuite, register } from '../helpers/app-suite.js';
@@ -146,7 +147,7 @@ for (const storeCase of storeCases()) {
 
       // The top run ends while its children are open (as an operator's terminate will):
       // every run below it is terminated in the same transaction, and its task canceled.
-      const executor = new Executor(systemClock, { highPriorityThreshold: 50 }, noScripts);
+      const executor = new Executor(systemClock, { highPriorityThreshold: 50 }, asyncScripts(noScripts));
       await t.store.transaction((tx) =>
         executor.handle(tx, top, { type: 'PARENT_ENDED', reason: 'stopped by operator' }, afterCommit()),
       );

@@ -17,7 +17,7 @@ after(async () => {
   await scripts.close();
 });
 
-function value(result: ReturnType<SandboxedScripts['javascript']>): unknown {
+function value(result: Awaited<ReturnType<SandboxedScripts['javascript']>>): unknown {
   assert.ok(result.ok, `expected success, got ${JSON.stringify(result)}`);
   return result.value;
 }
@@ -43,24 +43,24 @@ describe('javascript sandbox', () => {
     ['explicit dates work', 'new Date("2020-01-02T00:00:00Z").toISOString()', {}, '2020-01-02T00:00:00.000Z'],
   ];
   for (const [name, script, input, expected] of cases) {
-    it(name, () => assert.deepEqual(value(scripts.javascript(script, input as never)), expected));
+    it(name, async () => assert.deepEqual(value(await scripts.javascript(script, input as never)), expected));
   }
 
-  it('does not change the caller’s input', () => {
+  it('does not change the caller’s input', async () => {
     const input = { list: [1] };
-    value(scripts.javascript('$.list.push(2); 0', input));
+    value(await scripts.javascript('$.list.push(2); 0', input));
     assert.deepEqual(input, { list: [1] });
   });
 
-  it('reports thrown errors and runtime errors with their message', () => {
-    assert.equal(reason(scripts.javascript('throw new Error("boom")', {})), 'Error: boom');
-    assert.match(reason(scripts.javascript('$.a.b.c', {})), /^TypeError: .*b/);
-    assert.match(reason(scripts.javascript('1 +', {})), /^SyntaxError/);
+  it('reports thrown errors and runtime errors with their message', async () => {
+    assert.equal(reason(await scripts.javascript('throw new Error("boom")', {})), 'Error: boom');
+    assert.match(reason(await scripts.javascript('$.a.b.c', {})), /^TypeError: .*b/);
+    assert.match(reason(await scripts.javascript('1 +', {})), /^SyntaxError/);
   });
 
-  it('stops an endless loop at the time cap', () => {
+  it('stops an endless loop at the time cap', async () => {
     assert.equal(
-      reason(scripts.javascript('while (true) {}', {})),
+      reason(await scripts.javascript('while (true) {}', {})),
       'script exceeded its time limit of 1000 ms',
     );
   });
@@ -75,57 +75,60 @@ describe('javascript sandbox', () => {
     );
   });
 
-  it('stops deep recursion with a clear reason', () => {
-    assert.match(reason(scripts.javascript('function r() { return r() } r()', {})), /stack/);
+  it('stops deep recursion with a clear reason', async () => {
+    assert.match(reason(await scripts.javascript('function r() { return r() } r()', {})), /stack/);
   });
 
-  it('keeps answering after scripts that broke their caps (no state leaks between evaluations)', () => {
-    scripts.javascript('globalThis.leak = 1; while (true) {}', {});
-    scripts.javascript('new Array(1e9).fill(1)', {});
-    assert.equal(value(scripts.javascript('typeof leak', {})), 'undefined');
-    assert.equal(value(scripts.javascript('$.x', { x: 5 })), 5);
+  it('keeps answering after scripts that broke their caps (no state leaks between evaluations)', async () => {
+    await scripts.javascript('globalThis.leak = 1; while (true) {}', {});
+    await scripts.javascript('new Array(1e9).fill(1)', {});
+    assert.equal(value(await scripts.javascript('typeof leak', {})), 'undefined');
+    assert.equal(value(await scripts.javascript('$.x', { x: 5 })), 5);
   });
 
-  it('exposes nothing of the host', () => {
+  it('exposes nothing of the host', async () => {
     assert.equal(
       value(
-        scripts.javascript(
+        await scripts.javascript(
           '[typeof process, typeof require, typeof fetch, typeof std, typeof os].join()',
           {},
         ),
       ),
       'undefined,undefined,undefined,undefined,undefined',
     );
-    assert.match(reason(scripts.javascript('process.env', {})), /ReferenceError/);
-    assert.match(reason(scripts.javascript('require("fs")', {})), /ReferenceError/);
-    assert.match(reason(scripts.javascript('fetch("http://127.0.0.1/")', {})), /ReferenceError/);
+    assert.match(reason(await scripts.javascript('process.env', {})), /ReferenceError/);
+    assert.match(reason(await scripts.javascript('require("fs")', {})), /ReferenceError/);
+    assert.match(reason(await scripts.javascript('fetch("http://127.0.0.1/")', {})), /ReferenceError/);
     // import() has no module loader behind it (and a script's promises are never run): no module.
     assert.deepEqual(
-      value(scripts.javascript('let r = "none"; import("fs").then(() => { r = "loaded" }); r', {})),
+      value(await scripts.javascript('let r = "none"; import("fs").then(() => { r = "loaded" }); r', {})),
       'none',
     );
   });
 
-  it('has no clock and no randomness (same answer on every evaluation)', () => {
-    assert.match(reason(scripts.javascript('Date.now()', {})), /current time is not available/);
-    assert.match(reason(scripts.javascript('new Date().getTime()', {})), /current time is not available/);
-    assert.match(reason(scripts.javascript('Math.random()', {})), /Math.random is not available/);
+  it('has no clock and no randomness (same answer on every evaluation)', async () => {
+    assert.match(reason(await scripts.javascript('Date.now()', {})), /current time is not available/);
+    assert.match(
+      reason(await scripts.javascript('new Date().getTime()', {})),
+      /current time is not available/,
+    );
+    assert.match(reason(await scripts.javascript('Math.random()', {})), /Math.random is not available/);
   });
 
-  it('checks syntax at registration, accepting both script forms', () => {
-    assert.equal(scripts.checkJavascript('$.x > 1'), undefined);
-    assert.equal(scripts.checkJavascript('return $.x > 1'), undefined);
-    assert.match(scripts.checkJavascript('$.x >') ?? '', /^SyntaxError/);
+  it('checks syntax at registration, accepting both script forms', async () => {
+    assert.equal(await scripts.checkJavascript('$.x > 1'), undefined);
+    assert.equal(await scripts.checkJavascript('return $.x > 1'), undefined);
+    assert.match((await scripts.checkJavascript('$.x >')) ?? '', /^SyntaxError/);
     // Compiling never runs the script.
-    assert.equal(scripts.checkJavascript('while (true) {}'), undefined);
+    assert.equal(await scripts.checkJavascript('while (true) {}'), undefined);
   });
 
   it('answers another evaluation after one hits its time cap', async () => {
     // Two evaluations queued together, as two runs decided at the same time: the first hits
     // the time cap, the second is answered right after it.
     const results = await Promise.all([
-      Promise.resolve().then(() => scripts.javascript('while (true) {}', {})),
-      Promise.resolve().then(() => scripts.javascript('$.x * 2', { x: 21 })),
+      scripts.javascript('while (true) {}', {}),
+      scripts.javascript('$.x * 2', { x: 21 }),
     ]);
     assert.equal(results[0].ok, false);
     assert.deepEqual(results[1], { ok: true, value: 42 });
@@ -133,39 +136,48 @@ describe('javascript sandbox', () => {
 });
 
 describe('jq', () => {
-  it('answers every output of a filter', () => {
-    assert.deepEqual(scripts.jq('.a[]', { a: [1, 'two\nlines', { b: null }] }), {
+  it('answers every output of a filter', async () => {
+    assert.deepEqual(await scripts.jq('.a[]', { a: [1, 'two\nlines', { b: null }] }), {
       ok: true,
       value: [1, 'two\nlines', { b: null }],
     });
-    assert.deepEqual(scripts.jq('empty', {}), { ok: true, value: [] });
-    assert.deepEqual(scripts.jq('{sum: (.a | add), keys: keys}', { a: [1, 2] }), {
+    assert.deepEqual(await scripts.jq('empty', {}), { ok: true, value: [] });
+    assert.deepEqual(await scripts.jq('{sum: (.a | add), keys: keys}', { a: [1, 2] }), {
       ok: true,
       value: [{ sum: 3, keys: ['a'] }],
     });
   });
 
-  it('is real jq (paths, reduce, string functions, @formats)', () => {
-    assert.deepEqual(scripts.jq('[paths]', { a: { b: 1 } }), { ok: true, value: [[['a'], ['a', 'b']]] });
-    assert.deepEqual(scripts.jq('reduce .[] as $x (0; . + $x)', [1, 2, 3]), { ok: true, value: [6] });
-    assert.deepEqual(scripts.jq('@base64', 'hi'), { ok: true, value: ['aGk='] });
+  it('is real jq (paths, reduce, string functions, @formats)', async () => {
+    assert.deepEqual(await scripts.jq('[paths]', { a: { b: 1 } }), {
+      ok: true,
+      value: [[['a'], ['a', 'b']]],
+    });
+    assert.deepEqual(await scripts.jq('reduce .[] as $x (0; . + $x)', [1, 2, 3]), { ok: true, value: [6] });
+    assert.deepEqual(await scripts.jq('@base64', 'hi'), { ok: true, value: ['aGk='] });
   });
 
-  it('reports runtime and compile errors clearly', () => {
-    assert.equal(reason(scripts.jq('error("boom")', {})), 'boom');
+  it('reports runtime and compile errors clearly', async () => {
+    assert.equal(reason(await scripts.jq('error("boom")', {})), 'boom');
     // Conductor's JsonJQTransformSpec: the reason is jq's message alone.
-    assert.equal(reason(scripts.jq('.in1.array', { in1: 'a' })), 'Cannot index string with string "array"');
-    assert.match(reason(scripts.jq('.a |', {})), /syntax error/);
-    assert.match(reason(scripts.jq('{} + 1', {})), /cannot be added/);
+    assert.equal(
+      reason(await scripts.jq('.in1.array', { in1: 'a' })),
+      'Cannot index string with string "array"',
+    );
+    assert.match(reason(await scripts.jq('.a |', {})), /syntax error/);
+    assert.match(reason(await scripts.jq('{} + 1', {})), /cannot be added/);
   });
 
-  it('stops a runaway filter at the time cap and keeps answering', () => {
-    assert.equal(reason(scripts.jq('last(repeat(1))', null)), 'jq filter exceeded its time limit of 1000 ms');
-    assert.deepEqual(scripts.jq('.x', { x: 1 }), { ok: true, value: [1] });
+  it('stops a runaway filter at the time cap and keeps answering', async () => {
+    assert.equal(
+      reason(await scripts.jq('last(repeat(1))', null)),
+      'jq filter exceeded its time limit of 1000 ms',
+    );
+    assert.deepEqual(await scripts.jq('.x', { x: 1 }), { ok: true, value: [1] });
   });
 
-  it('shows nothing of the host environment', () => {
-    const env = scripts.jq('$ENV', null);
+  it('shows nothing of the host environment', async () => {
+    const env = await scripts.jq('$ENV', null);
     assert.ok(env.ok);
     const text = JSON.stringify(env.value);
     for (const [key, val] of Object.entries(process.env)) {
@@ -173,15 +185,15 @@ describe('jq', () => {
     }
   });
 
-  it('compiles filters at registration', () => {
-    assert.equal(scripts.checkJq('.a | map(. + 1)'), undefined);
-    assert.equal(scripts.checkJq('def f: . + 1; f'), undefined);
+  it('compiles filters at registration', async () => {
+    assert.equal(await scripts.checkJq('.a | map(. + 1)'), undefined);
+    assert.equal(await scripts.checkJq('def f: . + 1; f'), undefined);
     assert.equal(
-      scripts.checkJq('.a.b'),
+      await scripts.checkJq('.a.b'),
       undefined,
       'fails on null input only at run time: not a compile error',
     );
-    assert.match(scripts.checkJq('.a |') ?? '', /syntax error/);
-    assert.match(scripts.checkJq('nosuchfn(1)') ?? '', /not defined/);
+    assert.match((await scripts.checkJq('.a |')) ?? '', /syntax error/);
+    assert.match((await scripts.checkJq('nosuchfn(1)')) ?? '', /not defined/);
   });
 });

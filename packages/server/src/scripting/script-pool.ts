@@ -1,0 +1,217 @@
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+
+import type { JsonValue } from '@baton/protocol';
+
+import type { ScriptResult } from '../engine/scripts.js';
+import type { AsyncScriptRunner } from './async-scripts.js';
+import type { ScriptLimits } from './limits.js';
+import type { ScriptAnswer, ScriptOperation, ScriptOutcome, ScriptRequest } from './script-worker.js';
+
+/** How long a new script thread may take to load QuickJS and jq before it is given up and made again. */
+const START_TIMEOUT_MS = 30_000;
+
+interface Job {
+  readonly request: ScriptRequest;
+  readonly resolve: (outcome: ScriptOutcome) => void;
+}
+
+interface Slot {
+  readonly worker: Worker;
+  ready: boolean;
+  job?: Job;
+  timer?: NodeJS.Timeout;
+  /** Set once the slot is being replaced: late messages and exits of its thread are ignored. */
+  gone: boolean;
+}
+
+/**
+ * Scripts and jq filters on a pool of worker threads, one evaluation per thread at a time, so no
+ * script runs on the event loop. Each thread has hard heap caps (`resourceLimits`): a script that
+ * outgrows them ends its thread, not the process. The time cap is kept here, on the main
+ * thread: at an evaluation's deadline its thread is terminated whatever the script does, and
+ * the evaluation fails. A thread that ended (time, memory, a jq trap) is replaced by a new one
+ * that takes work only once it has loaded, so its first evaluation has exactly the same time
+ * cap as any other. Evaluations wait in order for a free thread; the wait is not counted
+ * against their cap.
+ */
+export class ScriptPool implements AsyncScriptRunner {
+  private readonly slots = new Set<Slot>();
+  private readonly queue: Job[] = [];
+  private nextId = 1;
+  private closed = false;
+  /** Called once, when the first thread has loaded. */
+  private readonly onReady: (() => void)[] = [];
+
+  private constructor(
+    private readonly limits: ScriptLimits,
+    size: number,
+  ) {
+    for (let i = 0; i < size; i++) this.spawn();
+  }
+
+  /** Starts `size` threads (default: one per core, at least 2) and waits until one has loaded both modules. */
+  static async start(
+    limits: ScriptLimits,
+    size = Math.max(2, Math.min(8, availableParallelism())),
+  ): Promise<ScriptPool> {
+    const pool = new ScriptPool(limits, size);
+    let timer: NodeJS.Timeout | undefined;
+    const loaded = await Promise.race([
+      new Promise<boolean>((resolve) => pool.onReady.push(() => resolve(true))),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), START_TIMEOUT_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (!loaded) {
+      await pool.close();
+      throw new Error(`the script threads could not start: none loaded within ${START_TIMEOUT_MS} ms`);
+    }
+    return pool;
+  }
+
+  javascript(script: string, input: JsonValue): Promise<ScriptResult<JsonValue>> {
+    return this.submit('javascript', script, input) as Promise<ScriptResult<JsonValue>>;
+  }
+
+  jq(filter: string, input: JsonValue): Promise<ScriptResult<JsonValue[]>> {
+    return this.submit('jq', filter, input) as Promise<ScriptResult<JsonValue[]>>;
+  }
+
+  async checkJavascript(script: string): Promise<string | undefined> {
+    return problemOf(await this.submit('checkJavascript', script, null));
+  }
+
+  async checkJq(filter: string): Promise<string | undefined> {
+    return problemOf(await this.submit('checkJq', filter, null));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.queue.splice(0)) job.resolve({ ok: false, error: 'the server is stopping' });
+    const ending = [...this.slots].map((slot) => this.retire(slot, 'the server is stopping'));
+    await Promise.all(ending);
+  }
+
+  private submit(op: ScriptOperation, source: string, input: JsonValue): Promise<ScriptOutcome> {
+    if (this.closed) return Promise.resolve({ ok: false, error: 'the server is stopping' });
+    return new Promise((resolve) => {
+      this.queue.push({ request: { id: this.nextId++, op, source, input }, resolve });
+      this.pump();
+    });
+  }
+
+  /** Hands waiting evaluations to loaded, idle threads. */
+  private pump(): void {
+    for (const slot of this.slots) {
+      if (this.queue.length === 0) return;
+      if (!slot.ready || slot.job || slot.gone) continue;
+      const job = this.queue.shift() as Job;
+      slot.job = job;
+      slot.timer = setTimeout(() => this.expire(slot), this.limits.timeoutMs);
+      slot.worker.postMessage(job.request);
+    }
+  }
+
+  private spawn(): void {
+    if (this.closed) return;
+    const worker = new Worker(new URL('./script-worker.js', import.meta.url), {
+      workerData: this.limits,
+      resourceLimits: {
+        // The thread's own JavaScript heap: QuickJS's heap and jq's memory live in WebAssembly
+        // memory beside it; what crosses into JavaScript (a script's value as text, its parse)
+        // is bounded by the script memory cap and the inline limit.
+        // jq's output is gathered 8 bytes a byte, in an array that grows by copying: 24 × the cap.
+        maxOldGenerationSizeMb:
+          64 + 2 * this.limits.memoryMb + Math.ceil((24 * this.limits.outputMaxBytes) / 2 ** 20),
+        maxYoungGenerationSizeMb: 16,
+        stackSizeMb: 4,
+      },
+      // What a thread writes (a runtime's abort notice, say) may carry a script's data: dropped.
+      stdout: true,
+      stderr: true,
+      env: {},
+    });
+    worker.stdout.resume();
+    worker.stderr.resume();
+    const slot: Slot = { worker, ready: false, gone: false };
+    this.slots.add(slot);
+    // Loading is bounded on its own: a thread that never becomes ready is made again.
+    slot.timer = setTimeout(() => {
+      if (!slot.ready) this.replace(slot, 'the script thread did not start');
+    }, START_TIMEOUT_MS);
+    slot.timer.unref();
+    worker.unref();
+    worker.on('message', (message: ScriptAnswer) => this.answered(slot, message));
+    worker.on('error', (error: Error) => this.replace(slot, threadFailure(error, this.limits)));
+    worker.on('exit', () => this.replace(slot, 'the script thread ended'));
+  }
+
+  private answered(slot: Slot, message: ScriptAnswer): void {
+    if (slot.gone) return;
+    if ('ready' in message) {
+      clearTimeout(slot.timer);
+      slot.ready = true;
+      for (const ready of this.onReady.splice(0)) ready();
+      this.pump();
+      return;
+    }
+    const job = slot.job;
+    if (!job || job.request.id !== message.id) return;
+    clearTimeout(slot.timer);
+    slot.job = undefined;
+    job.resolve(message.result);
+    if (message.broken) this.replace(slot, 'the script thread was left unusable');
+    else this.pump();
+  }
+
+  /** The deadline passed: the evaluation fails, and its thread is ended whatever it is doing. */
+  private expire(slot: Slot): void {
+    const job = slot.job;
+    if (!job || slot.gone) return;
+    const what = job.request.op === 'jq' || job.request.op === 'checkJq' ? 'jq filter' : 'script';
+    slot.job = undefined;
+    job.resolve({ ok: false, error: `${what} exceeded its time limit of ${this.limits.timeoutMs} ms` });
+    this.replace(slot, 'time limit');
+  }
+
+  /** Ends a slot's thread (failing its evaluation with `reason`) and starts a new thread in its place. */
+  private replace(slot: Slot, reason: string): void {
+    if (slot.gone) return;
+    void this.retire(slot, reason);
+    if (slot.ready) {
+      this.spawn();
+      return;
+    }
+    // A thread that failed while loading would likely fail again at once: wait before the next.
+    setTimeout(() => this.spawn(), 1000).unref();
+  }
+
+  private async retire(slot: Slot, reason: string): Promise<void> {
+    slot.gone = true;
+    this.slots.delete(slot);
+    clearTimeout(slot.timer);
+    const job = slot.job;
+    slot.job = undefined;
+    job?.resolve({ ok: false, error: reason });
+    try {
+      await slot.worker.terminate();
+    } catch {
+      // Already ended.
+    }
+  }
+}
+
+function problemOf(outcome: ScriptOutcome): string | undefined {
+  if ('problem' in outcome) return outcome.problem;
+  // The check itself did not finish (time or memory cap): the definition is refused for it.
+  return outcome.ok ? undefined : `could not be checked: ${outcome.error}`;
+}
+
+function threadFailure(error: Error, limits: ScriptLimits): string {
+  if ((error as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY') {
+    return `script exceeded its memory limit of ${limits.memoryMb} MB`;
+  }
+  return `the script thread failed: ${error.message}`;
+}
