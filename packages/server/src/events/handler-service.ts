@@ -35,13 +35,18 @@ export class EventHandlerService {
    * checked first, and one whose name exists (or repeats in the list) adds none of them.
    */
   async createAll(handlers: readonly EventHandler[], actor?: string): Promise<void> {
-    const errors = handlers.flatMap((handler, i) =>
-      checkEventHandler(handler, this.scripts).map((e) => ({
-        ...e,
-        path: e.path.startsWith('body') ? `body[${i}]${e.path.slice('body'.length)}` : `body[${i}].${e.path}`,
-        message: `handler ${i} (${handler.name}): ${e.message}`,
-      })),
-    );
+    // Each handler's scripts are checked off the event loop, one handler after another.
+    const errors: Awaited<ReturnType<EventHandlerService['checkOne']>> = [];
+    for (const [i, handler] of handlers.entries()) {
+      for (const e of await this.checkOne(handler))
+        errors.push({
+          ...e,
+          path: e.path.startsWith('body')
+            ? `body[${i}]${e.path.slice('body'.length)}`
+            : `body[${i}].${e.path}`,
+          message: `handler ${i} (${handler.name}): ${e.message}`,
+        });
+    }
     const seen = new Set<string>();
     handlers.forEach((handler, i) => {
       if (seen.has(handler.name)) {
@@ -109,8 +114,12 @@ export class EventHandlerService {
   }
 
   private async check(handler: EventHandler): Promise<void> {
-    const errors = await settleScripts(this.scripts, (scripts) => checkEventHandler(handler, scripts));
+    const errors = await this.checkOne(handler);
     if (errors.length > 0) throw badRequest(errors.map((e) => e.message).join('; '), errors);
+  }
+
+  private checkOne(handler: EventHandler) {
+    return settleScripts(this.scripts, (scripts) => checkEventHandler(handler, scripts));
   }
 
   private row(handler: EventHandler, createTime: number, updateTime: number) {
