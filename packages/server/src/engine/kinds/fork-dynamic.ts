@@ -52,8 +52,19 @@ function fromTaskList(node: WorkflowTask, input: JsonObject): Forked {
       return { ok: false, reason: `A dynamically forked task is not an object: ${display(item)}` };
     const task = { ...item } as WorkflowTask;
     const ref = task.taskReferenceName;
-    if (typeof ref === 'string' && isPlainObject(inputs[ref]))
-      task.inputParameters = inputs[ref] as JsonObject;
+    const own: unknown = typeof ref === 'string' ? inputs[ref] : undefined;
+    // Conductor adds the task's entry to its own inputParameters; an entry that is not a map
+    // fails the run (its mapper's cast fails: "Tasks could not be dynamically forked …").
+    if (own !== undefined && own !== null && !isPlainObject(own))
+      return {
+        ok: false,
+        reason: `Tasks could not be dynamically forked due to invalid input: the input of ${String(ref)} is not a map but ${display(own)}`,
+      };
+    if (isPlainObject(own))
+      task.inputParameters = {
+        ...(isPlainObject(task.inputParameters) ? task.inputParameters : {}),
+        ...(own as JsonObject),
+      };
     tasks.push(task);
   }
   return { ok: true, tasks };
