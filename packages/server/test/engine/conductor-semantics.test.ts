@@ -290,3 +290,33 @@ void describe('failed task names of a run (WorkflowAndTaskConfigurationSpec)', (
     assert.deepEqual(engine.run.failedTaskNames, ['a_type']);
   });
 });
+
+void describe('task order in a run (ForkJoinSpec, DoWhileSpec): scheduling order, as Conductor lists tasks', () => {
+  void it('a DO_WHILE heading a fork branch starts its first iteration before the next branch and the JOIN', () => {
+    const loop: WorkflowTask = {
+      name: 'loop',
+      taskReferenceName: 'loop',
+      type: 'DO_WHILE',
+      loopCondition: 'false',
+      loopOver: [simple('step')],
+    };
+    const engine = new Engine(workflow([fork('f', [[loop], [simple('b')]]), join('j', ['loop', 'b'])]));
+    engine.start();
+    assert.deepEqual(
+      engine.tasks.map((t) => t.referenceTaskName),
+      ['f', 'loop', 'step__1', 'b', 'j'],
+    );
+  });
+
+  void it('a fork nested in a branch lists its branch heads and JOIN before the outer JOIN', () => {
+    const inner = fork('f2', [[simple('x')], [simple('y')]]);
+    const engine = new Engine(
+      workflow([fork('f1', [[simple('a')], [inner, join('j2', ['x', 'y'])]]), join('j1', ['a', 'j2'])]),
+    );
+    engine.start();
+    assert.deepEqual(
+      engine.tasks.map((t) => t.referenceTaskName),
+      ['f1', 'a', 'f2', 'x', 'y', 'j2', 'j1'],
+    );
+  });
+});
