@@ -68,6 +68,19 @@ const definitions = [
     ]),
     join('fanouttask_join', ['st1', 't2']),
   ]),
+  // SubWorkflowRetrySpec: a grandparent and a parent each running one child; the leaf child
+  // runs one worker task. HierarchicalForkJoinSubworkflow…Spec: the parent forks the child
+  // beside a worker task.
+  workflowDef('cs_leaf', [worker('cs_child_task', 'leaf_task')]),
+  workflowDef('cs_mid', [task('SUB_WORKFLOW', 'to_leaf', { subWorkflowParam: { name: 'cs_leaf' } })]),
+  workflowDef('cs_top', [task('SUB_WORKFLOW', 'to_mid', { subWorkflowParam: { name: 'cs_mid' } })]),
+  workflowDef('cs_mid_fork', [
+    fork('fanouttask', [
+      [task('SUB_WORKFLOW', 'to_leaf', { subWorkflowParam: { name: 'cs_leaf' } })],
+      [worker('cs_task_rt_2', 'beside')],
+    ]),
+    join('fanouttask_join', ['to_leaf', 'beside']),
+  ]),
   // WorkflowAndTaskConfigurationSpec: a permissive task (retryCount 1), then a worker.
   workflowDef('cs_permissive_task', [
     permissive('cs_retry_once', 'task_permissive'),
@@ -249,6 +262,83 @@ for (const storeCase of storeCases()) {
         wf = await s.until(id, ['COMPLETED']);
         assert.equal(wf.status, 'COMPLETED');
         assert.deepEqual(shape(wf)[3], ['JOIN', 'COMPLETED']);
+      });
+    });
+
+    describe('SubWorkflowRetrySpec, HierarchicalForkJoinSubworkflowRetrySpec', () => {
+      it('retrying the failed leaf child resumes its parent and grandparent, which complete with it', async () => {
+        const top = await s.start('cs_top', {});
+        const mid = (await eventually(s, top, (w) => w.tasks[0]?.subWorkflowId !== undefined)).tasks[0]
+          .subWorkflowId;
+        s.track(mid);
+        const leaf = (await eventually(s, mid, (w) => w.tasks[0]?.subWorkflowId !== undefined)).tasks[0]
+          .subWorkflowId;
+        s.track(leaf);
+        await s.fail('cs_child_task', 'Failed....');
+        assert.equal((await s.until(top, ['FAILED'])).status, 'FAILED');
+        assert.equal((await s.run(mid)).status, 'FAILED');
+
+        // Baton's retry makes a new leaf run; the parent's task follows it, and the ancestors
+        // return to RUNNING (Conductor's retry of a child resumes its parents).
+        const retried = await call(s.t().app, 'POST', `/api/workflow/${leaf}/retry`);
+        assert.equal(retried.status, 200, retried.text);
+        const leaf2 = retried.text;
+        s.track(leaf2);
+        const newLeaf = await s.run(leaf2);
+        assert.equal(newLeaf.parentWorkflowId, mid);
+        assert.equal(newLeaf.links.retry_of, leaf);
+        let midRun = await s.run(mid);
+        assert.equal(midRun.status, 'RUNNING');
+        assert.deepEqual(shape(midRun), [['SUB_WORKFLOW', 'IN_PROGRESS']]);
+        assert.equal(midRun.tasks[0].subWorkflowId, leaf2);
+        assert.equal(midRun.reasonForIncompletion, undefined);
+        assert.ok(midRun.lastRetriedTime > 0);
+        const why = midRun.waitingFor.find((w: any) => w.childWorkflowId === leaf2);
+        assert.ok(why, JSON.stringify(midRun.waitingFor));
+        assert.match(why.message, new RegExp(`the retry of child run ${leaf}`));
+        let topRun = await s.run(top);
+        assert.equal(topRun.status, 'RUNNING');
+        assert.deepEqual(shape(topRun), [['SUB_WORKFLOW', 'IN_PROGRESS']]);
+        assert.equal(topRun.tasks[0].subWorkflowId, mid);
+
+        await s.complete('cs_child_task');
+        topRun = await s.until(top, ['COMPLETED']);
+        assert.equal(topRun.status, 'COMPLETED');
+        midRun = await s.run(mid);
+        assert.equal(midRun.status, 'COMPLETED');
+        assert.equal((await s.run(leaf2)).status, 'COMPLETED');
+      });
+
+      it('a parent that forked the child beside a worker: the JOIN and the canceled worker task come back', async () => {
+        const mid = await s.start('cs_mid_fork', {});
+        const leaf = (await eventually(s, mid, (w) => w.tasks[1]?.subWorkflowId !== undefined)).tasks[1]
+          .subWorkflowId;
+        s.track(leaf);
+        await s.fail('cs_child_task', 'Failed....');
+        let midRun = await s.until(mid, ['FAILED']);
+        assert.deepEqual(shape(midRun), [
+          ['FORK', 'COMPLETED'],
+          ['SUB_WORKFLOW', 'FAILED'],
+          ['cs_task_rt_2', 'CANCELED'],
+          ['JOIN', 'CANCELED'],
+        ]);
+        const retried = await call(s.t().app, 'POST', `/api/workflow/${leaf}/retry`);
+        assert.equal(retried.status, 200, retried.text);
+        s.track(retried.text);
+        midRun = await s.run(mid);
+        assert.equal(midRun.status, 'RUNNING');
+        assert.deepEqual(shape(midRun), [
+          ['FORK', 'COMPLETED'],
+          ['SUB_WORKFLOW', 'IN_PROGRESS'],
+          ['cs_task_rt_2', 'CANCELED'],
+          ['JOIN', 'IN_PROGRESS'],
+          ['cs_task_rt_2', 'SCHEDULED'],
+        ]);
+        await s.complete('cs_task_rt_2');
+        await s.complete('cs_child_task');
+        midRun = await s.until(mid, ['COMPLETED']);
+        assert.equal(midRun.status, 'COMPLETED');
+        assert.deepEqual(shape(midRun)[3], ['JOIN', 'COMPLETED']);
       });
     });
 
