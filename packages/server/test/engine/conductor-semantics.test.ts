@@ -320,3 +320,77 @@ void describe('task order in a run (ForkJoinSpec, DoWhileSpec): scheduling order
     );
   });
 });
+
+void describe('a retried child resumes its parent (SubWorkflowRetrySpec): CHILD_RETRIED', () => {
+  const def = () =>
+    workflow([
+      { name: 'child', taskReferenceName: 'child', type: 'SUB_WORKFLOW', subWorkflowParam: { name: 'leaf' } },
+      simple('after'),
+    ]);
+  const failed = () => {
+    const engine = new Engine(def());
+    engine.start();
+    const task = engine.task('child');
+    engine.send({
+      type: 'CHILD_ENDED',
+      taskId: task.taskId,
+      childWorkflowId: task.subWorkflowId ?? '',
+      status: 'FAILED',
+      output: {},
+      reason: 'no',
+      child: 'leaf.1/x',
+    });
+    assert.equal(engine.run.status, 'FAILED');
+    return { engine, task };
+  };
+
+  void it('the run returns to RUNNING, the task follows the new child, and the run goes on when it completes', () => {
+    const { engine, task } = failed();
+    const decision = engine.send({
+      type: 'CHILD_RETRIED',
+      taskId: task.taskId,
+      previousChildId: task.subWorkflowId ?? '',
+      childWorkflowId: 'c2',
+    });
+    assert.equal(engine.run.status, 'RUNNING');
+    assert.equal(engine.run.reasonForIncompletion, undefined);
+    assert.deepEqual(engine.run.failedReferenceTaskNames, []);
+    assert.equal(engine.run.reopened?.length, 1);
+    const reopened = engine.task('child');
+    assert.equal(reopened.taskId, task.taskId);
+    assert.equal(reopened.status, 'IN_PROGRESS');
+    assert.equal(reopened.subWorkflowId, 'c2');
+    assert.ok(!decision.commands.some((c) => c.type === 'START_CHILD'), 'the new child exists already');
+    engine.send({
+      type: 'CHILD_ENDED',
+      taskId: task.taskId,
+      childWorkflowId: 'c2',
+      status: 'COMPLETED',
+      output: {},
+      child: 'leaf.1/c2',
+    });
+    engine.complete(engine.task('after').taskId);
+    assert.equal(engine.run.status, 'COMPLETED');
+  });
+
+  void it('ignored for another child, or a run that is not ended', () => {
+    const { engine, task } = failed();
+    const other = engine.send({
+      type: 'CHILD_RETRIED',
+      taskId: task.taskId,
+      previousChildId: 'x',
+      childWorkflowId: 'c2',
+    });
+    assert.equal(other.ignored, true);
+    const running = new Engine(def());
+    running.start();
+    const open = running.task('child');
+    const ignored = running.send({
+      type: 'CHILD_RETRIED',
+      taskId: open.taskId,
+      previousChildId: open.subWorkflowId ?? '',
+      childWorkflowId: 'c2',
+    });
+    assert.equal(ignored.ignored, true);
+  });
+});
