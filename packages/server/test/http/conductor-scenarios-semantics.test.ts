@@ -81,6 +81,14 @@ const definitions = [
     ]),
     join('fanouttask_join', ['to_leaf', 'beside']),
   ]),
+  // ForkJoinSpec (fork_join_with_permissive_sub_workflow_forks_integration_test.json).
+  workflowDef('cs_fork_permissive_sw', [
+    fork('fanouttask', [
+      [task('SUB_WORKFLOW', 'st1', { subWorkflowParam: { name: 'cs_sw_child' }, permissive: true })],
+      [task('SUB_WORKFLOW', 'st2', { subWorkflowParam: { name: 'cs_sw_child' }, permissive: true })],
+    ]),
+    join('fanouttask_join', ['st1', 'st2']),
+  ]),
   // WorkflowAndTaskConfigurationSpec: a permissive task (retryCount 1), then a worker.
   workflowDef('cs_permissive_task', [
     permissive('cs_retry_once', 'task_permissive'),
@@ -218,6 +226,37 @@ for (const storeCase of storeCases()) {
         wf = await s.run(newId);
         assert.equal(wf.status, 'COMPLETED', wf.reasonForIncompletion);
         assert.deepEqual(shape(wf).at(-1), ['cs_p_task_4', 'COMPLETED']);
+      });
+
+      it('"fork join with permissive sub workflow forks terminated by the user": the run is TERMINATED, the JOIN CANCELED', async () => {
+        const id = await s.start('cs_fork_permissive_sw', { param1: 'p1 value', param2: 'p2 value' });
+        let wf = await s.run(id);
+        assert.deepEqual(shape(wf), [
+          ['FORK', 'COMPLETED'],
+          ['SUB_WORKFLOW', 'IN_PROGRESS'],
+          ['SUB_WORKFLOW', 'IN_PROGRESS'],
+          ['JOIN', 'IN_PROGRESS'],
+        ]);
+        const children = [wf.tasks[1].subWorkflowId, wf.tasks[2].subWorkflowId];
+        for (const child of children) {
+          s.track(child);
+          assert.equal((await s.run(child)).status, 'RUNNING');
+          const res = await call(
+            s.t().app,
+            'DELETE',
+            `/api/workflow/${child}?reason=terminated%20by%20the%20user`,
+          );
+          assert.equal(res.status, 200, res.text);
+          assert.equal((await s.run(child)).status, 'TERMINATED');
+        }
+        wf = await s.until(id, ['TERMINATED']);
+        assert.equal(wf.status, 'TERMINATED');
+        assert.deepEqual(shape(wf), [
+          ['FORK', 'COMPLETED'],
+          ['SUB_WORKFLOW', 'CANCELED'],
+          ['SUB_WORKFLOW', 'CANCELED'],
+          ['JOIN', 'CANCELED'],
+        ]);
       });
 
       it('"fork join with sub workflow task using task definition": a failed child is retried under its retryCount', async () => {
