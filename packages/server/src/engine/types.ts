@@ -82,8 +82,9 @@ export type EngineEvent =
       readonly child: string;
     }
   /**
-   * The child run `previousChildId` of this run's SUB_WORKFLOW task `taskId` was retried (the
-   * new child is `childWorkflowId`) or reopened (the same id): a run that task ended resumes.
+   * The child run `previousChildId` of this run's SUB_WORKFLOW task `taskId` was retried,
+   * restarted or rerun (the new child is `childWorkflowId`) or reopened (the same id): a run
+   * that task ended resumes.
    */
   | {
       readonly type: 'CHILD_RETRIED';

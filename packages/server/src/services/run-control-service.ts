@@ -336,9 +336,9 @@ export class RunControlService {
         parentWorkflowId: parent.workflowId,
         parentWorkflowTaskId: parent.taskId,
       }),
-      // A child retried on its own stays its parent's child: the parent's task follows it.
+      // A child retried, restarted or rerun on its own stays its parent's child: the parent's
+      // task follows it.
       ...(parent === undefined &&
-        operation === 'retry' &&
         original.parentWorkflowId !== undefined &&
         original.parentWorkflowTaskId !== undefined && {
           parentWorkflowId: original.parentWorkflowId,
@@ -371,8 +371,7 @@ export class RunControlService {
           }
         : { type: 'START' };
     await this.executor.startPrepared(tx, run, copies, event, after);
-    if (parent === undefined && operation === 'retry')
-      await this.resumeParent(tx, after, original, successorId);
+    if (parent === undefined) await this.resumeParent(tx, after, original, successorId);
 
     const byKey = LINK_BY[operation];
     const links: RunLinks = { ...original.links, [byKey]: [...(original.links[byKey] ?? []), successorId] };
@@ -382,9 +381,10 @@ export class RunControlService {
   }
 
   /**
-   * A child run retried on its own: its parent's SUB_WORKFLOW task follows the new child and a
-   * parent that task ended resumes (`CHILD_RETRIED`, decided under the parent's lock; each
-   * ancestor it reopens tells its own parent the same way), as Conductor's retry of a child does.
+   * A child run retried, restarted or rerun on its own: its parent's SUB_WORKFLOW task follows
+   * the new child and a parent that task ended resumes (`CHILD_RETRIED`, decided under the
+   * parent's lock; each ancestor it reopens tells its own parent the same way), as Conductor's
+   * `updateAndPushParents` does after a retry, restart or rerun of a child.
    */
   private async resumeParent(
     tx: Tx,

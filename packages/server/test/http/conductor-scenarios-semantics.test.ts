@@ -348,6 +348,36 @@ for (const storeCase of storeCases()) {
         assert.equal((await s.run(leaf2)).status, 'COMPLETED');
       });
 
+      it('HierarchicalForkJoinSubworkflowRestartSpec "restart on the mid-level": the root follows the new mid-level run and completes with it', async () => {
+        const top = await s.start('cs_top', {});
+        const mid = (await eventually(s, top, (w) => w.tasks[0]?.subWorkflowId !== undefined)).tasks[0]
+          .subWorkflowId;
+        s.track(mid);
+        await eventually(s, mid, (w) => w.tasks[0]?.subWorkflowId !== undefined);
+        await s.fail('cs_child_task', 'Failed....');
+        assert.equal((await s.until(top, ['FAILED'])).status, 'FAILED');
+
+        const restarted = await call(s.t().app, 'POST', `/api/workflow/${mid}/restart`);
+        assert.equal(restarted.status, 200, restarted.text);
+        const mid2 = restarted.text;
+        s.track(mid2);
+        const newMid = await s.run(mid2);
+        assert.equal(newMid.links.restart_of, mid);
+        assert.equal(newMid.parentWorkflowId, top);
+        let topRun = await s.run(top);
+        assert.equal(topRun.status, 'RUNNING');
+        assert.deepEqual(shape(topRun), [['SUB_WORKFLOW', 'IN_PROGRESS']]);
+        assert.equal(topRun.tasks[0].subWorkflowId, mid2);
+        const leaf2 = (await eventually(s, mid2, (w) => w.tasks[0]?.subWorkflowId !== undefined)).tasks[0]
+          .subWorkflowId;
+        s.track(leaf2);
+        await s.complete('cs_child_task');
+        topRun = await s.until(top, ['COMPLETED']);
+        assert.equal(topRun.status, 'COMPLETED');
+        assert.equal((await s.run(mid2)).status, 'COMPLETED');
+        assert.equal((await s.run(mid)).status, 'FAILED', 'the restarted run stays as it ended');
+      });
+
       it('a parent that forked the child beside a worker: the JOIN and the canceled worker task come back', async () => {
         const mid = await s.start('cs_mid_fork', {});
         const leaf = (await eventually(s, mid, (w) => w.tasks[1]?.subWorkflowId !== undefined)).tasks[1]
