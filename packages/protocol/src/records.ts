@@ -223,6 +223,8 @@ export interface RunRecord {
 export interface Workflow extends RunRecord {
   tasks: TaskRecord[];
   startTime: number;
+  /** When the run was retried (Conductor's field): a run made by retry, its creation; a reopened run, its last reopening. */
+  lastRetriedTime?: number;
   /** What the open run waits for: one entry per open task (and one when paused); computed on read. */
   waitingFor?: RunWaitingFor[];
   /** True when the run was read from the archive (blob storage), not the hot tables. */

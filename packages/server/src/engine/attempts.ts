@@ -32,8 +32,10 @@ export function firstAttempt(state: RunState, task: TaskRecord): TaskRecord {
  */
 export function canRetry(state: RunState, task: TaskRecord, delayMs: number): boolean {
   if (task.status !== 'FAILED' && task.status !== 'TIMED_OUT') return false;
-  if (taskKindOf(task.workflowTask)?.retryable !== true) return false;
+  const kind = taskKindOf(task.workflowTask);
+  if (kind?.retryable !== true) return false;
   const config = effectiveTaskDef(task.workflowTask, state.ctx.taskDefs);
+  if (kind.retriesNeedTaskDefinition === true && config.definition === undefined) return false;
   if (task.retryCount >= config.retryCount) return false;
   if (config.totalTimeoutSeconds > 0) {
     const deadline = firstAttempt(state, task).scheduledTime + config.totalTimeoutSeconds * 1000;

@@ -1,4 +1,5 @@
 import { applyChildEnded, applyChildNotStarted } from './child-runs.js';
+import { applyChildRetried } from './child-retried.js';
 import { evaluate } from './evaluate.js';
 import { workflowTimeoutTimer } from './lifecycle-timers.js';
 import { applyRequeue } from './requeue.js';
@@ -44,6 +45,11 @@ export function decide(ctx: DecideContext, event: EngineEvent): Decision {
     }
     case 'CHILD_ENDED': {
       if (applyChildEnded(state, event) === 'ignored') return state.decision(true);
+      evaluate(state);
+      return state.decision();
+    }
+    case 'CHILD_RETRIED': {
+      if (applyChildRetried(state, event) === 'ignored') return state.decision(true);
       evaluate(state);
       return state.decision();
     }

@@ -11,7 +11,7 @@ import { firstTask, kindNameOf, nextAfter } from './graph.js';
 import { taskKindOf, unsupportedKindMessage } from './kinds/registry.js';
 import { canRetry, deadLetter, retryTask } from './attempts.js';
 import { retryDelayMs } from './retry.js';
-import { failRun, runOutput, runStatusForFailedTask, taskFailureReason } from './run-end.js';
+import { failRun, failedTaskNames, runOutput, runStatusForFailedTask, taskFailureReason } from './run-end.js';
 import type { RunState } from './run-state.js';
 import { enclosingSuffix, iterationOf, placeCommand, placeTask, suffixOf } from './scope.js';
 import { effectiveTaskDef } from './task-config.js';
@@ -49,7 +49,19 @@ export function evaluate(state: RunState): void {
     if (state.run.status === 'RUNNING') flow.recheckWaitersOn(pending.referenceTaskName);
   }
   if (state.run.status === 'RUNNING' && isRunComplete(state)) {
-    state.updateRun({ status: 'COMPLETED', endTime: state.now, output: runOutput(state) });
+    const permissive = permissiveFailures(state);
+    const first = permissive[0];
+    if (first) {
+      const reason = permissive.map((t) => taskFailureReason(t, runStatusForFailedTask(t))).join('. ');
+      failRun(state, 'FAILED', reason, first);
+      return;
+    }
+    state.updateRun({
+      status: 'COMPLETED',
+      endTime: state.now,
+      output: runOutput(state),
+      ...failedTaskNames(state),
+    });
   }
 }
 
@@ -77,6 +89,13 @@ function actOnEndedTask(flow: Interpreter, ended: TaskRecord): void {
     // An optional container that failed is passed over whole: nothing inside it runs.
     const continued = state.updateTask(task, { status: 'COMPLETED_WITH_ERRORS' });
     flow.continueAfter(continued);
+    return;
+  }
+  if (workflowTask.permissive === true) {
+    // Conductor's permissive task: its failure stays on record and what follows it runs; a
+    // JOIN on it fails once all its branches have ended, else the run fails when it would
+    // complete (`permissiveFailure`).
+    flow.continueAfter(task);
     return;
   }
   const status = runStatusForFailedTask(task);
@@ -219,6 +238,33 @@ function isRunComplete(state: RunState): boolean {
   if (state.hasOpenTasks() || state.nextPending()) return false;
   return state.run.workflowDefinition.tasks.every((workflowTask) => {
     const latest = state.latestByRef(workflowTask.taskReferenceName);
-    return latest !== undefined && isSuccessfulTaskStatus(latest.status);
+    return latest !== undefined && (isSuccessfulTaskStatus(latest.status) || isPermissiveFailure(latest));
   });
+}
+
+/** A permissive (not optional) task that ended unsuccessfully with no attempt left. */
+function isPermissiveFailure(task: TaskRecord): boolean {
+  return (
+    task.workflowTask.permissive === true &&
+    task.workflowTask.optional !== true &&
+    isTerminalTaskStatus(task.status) &&
+    !isSuccessfulTaskStatus(task.status) &&
+    !task.retried
+  );
+}
+
+/**
+ * The permissive tasks whose last attempt failed (Conductor's check when a run would complete:
+ * such a run fails instead, naming each of them).
+ */
+function permissiveFailures(state: RunState): TaskRecord[] {
+  const seen = new Set<string>();
+  const failures: TaskRecord[] = [];
+  for (const task of state.tasks) {
+    if (task.workflowTask.permissive !== true || seen.has(task.referenceTaskName)) continue;
+    seen.add(task.referenceTaskName);
+    const latest = state.latestByRef(task.referenceTaskName);
+    if (latest && isPermissiveFailure(latest)) failures.push(latest);
+  }
+  return failures;
 }

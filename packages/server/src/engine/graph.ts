@@ -162,7 +162,9 @@ export function workerTaskNames(def: WorkflowDef): string[] {
   for (const task of allTasks(def)) {
     // System calls (HTTP, …) are queued like worker tasks and take a task definition of their name too.
     const queued = isWorkerTask(task) || systemCallKindOf(task.type) !== undefined;
-    if (typeof task.name === 'string' && task.name !== '' && queued) names.add(task.name);
+    // A SUB_WORKFLOW's task definition of its name gives it retries (Conductor's `retry`).
+    const withDef = queued || kindNameOf(task) === 'SUB_WORKFLOW';
+    if (typeof task.name === 'string' && task.name !== '' && withDef) names.add(task.name);
     const chosen = runTimeWorkerName(task);
     if (chosen !== undefined) names.add(chosen);
   }

@@ -1,4 +1,10 @@
-import { isTerminalTaskStatus, type JsonObject, type TaskRecord, type WorkflowStatus } from '@baton/protocol';
+import {
+  isTerminalTaskStatus,
+  type JsonObject,
+  type RunRecord,
+  type TaskRecord,
+  type WorkflowStatus,
+} from '@baton/protocol';
 import { resolveParameters } from './expressions.js';
 import { taskKindOf } from './kinds/registry.js';
 import type { RunState } from './run-state.js';
@@ -43,21 +49,39 @@ export function failRun(
 ): void {
   const now = state.now;
   cancelOpenTasks(state, reason);
-  const run = state.run;
-  const failedRefs = [...run.failedReferenceTaskNames];
-  const failedNames = [...run.failedTaskNames];
-  if (failedTask) {
-    if (!failedRefs.includes(failedTask.referenceTaskName)) failedRefs.push(failedTask.referenceTaskName);
-    if (!failedNames.includes(failedTask.taskDefName)) failedNames.push(failedTask.taskDefName);
-  }
   state.updateRun({
     status,
     endTime: now,
     reasonForIncompletion: reason,
-    failedReferenceTaskNames: failedRefs,
-    failedTaskNames: failedNames,
+    ...failedTaskNames(state, failedTask),
     output: runOutput(state, failedTask),
   });
+}
+
+/**
+ * The run's failed task names when it ends (Conductor's `completeWorkflow`/`terminateWorkflow`):
+ * every task that ended FAILED or FAILED_WITH_TERMINAL_ERROR, even one a later attempt made
+ * good, in seq order, each once; the task that ended the run last.
+ */
+export function failedTaskNames(
+  state: RunState,
+  failedTask?: TaskRecord,
+): Pick<RunRecord, 'failedReferenceTaskNames' | 'failedTaskNames'> {
+  const refs = new Set(state.run.failedReferenceTaskNames);
+  const names = new Set(state.run.failedTaskNames);
+  for (const task of state.tasks) {
+    if (task.status !== 'FAILED' && task.status !== 'FAILED_WITH_TERMINAL_ERROR') continue;
+    refs.add(task.referenceTaskName);
+    names.add(task.taskDefName);
+  }
+  if (failedTask) {
+    // Last: the failure workflow's `failureTaskId` names the last one.
+    refs.delete(failedTask.referenceTaskName);
+    refs.add(failedTask.referenceTaskName);
+    names.delete(failedTask.taskDefName);
+    names.add(failedTask.taskDefName);
+  }
+  return { failedReferenceTaskNames: [...refs], failedTaskNames: [...names] };
 }
 
 /**

@@ -81,6 +81,17 @@ export type EngineEvent =
       /** `name.version/id` of the child, for the task's reason (Conductor's `toShortString`). */
       readonly child: string;
     }
+  /**
+   * The child run `previousChildId` of this run's SUB_WORKFLOW task `taskId` was retried,
+   * restarted or rerun (the new child is `childWorkflowId`) or reopened (the same id): a run
+   * that task ended resumes.
+   */
+  | {
+      readonly type: 'CHILD_RETRIED';
+      readonly taskId: string;
+      readonly previousChildId: string;
+      readonly childWorkflowId: string;
+    }
   /** The child asked by this run's SUB_WORKFLOW task `taskId` could not be started (no such definition, …). */
   | { readonly type: 'CHILD_NOT_STARTED'; readonly taskId: string; readonly reason: string }
   /** This run's parent ended while this run was open: the run is TERMINATED with `reason`. */

@@ -57,6 +57,7 @@ function eventTaskId(event: EngineEvent): string | undefined | null {
     case 'START':
       return undefined;
     case 'PARENT_ENDED':
+    case 'CHILD_RETRIED':
     case 'PAUSE':
     case 'RESUME':
     case 'TERMINATE':

@@ -24,7 +24,9 @@ import type { QueueMessage, TimerRecord, Tx } from '../store/store.js';
 import { deadLetterMessage, syncTimers } from './lifecycle-commands.js';
 import {
   childEndedEvent,
+  childReopenedEvent,
   endedBy,
+  reopenedBy,
   failureWorkflowInput,
   failureWorkflowName,
   type FollowUp,
@@ -217,6 +219,12 @@ export class Executor {
     const settled = await this.settleEnd(tx, session, run.status, tasks, decided, () =>
       tx.getRunTasks(workflowId),
     );
+    // A run that ended and runs again tells its parent, which resumes in its own decision (and
+    // tells its own parent in turn): the chain of ancestors follows, one run locked at a time.
+    const reopened = reopenedBy(run.status, settled) ? childReopenedEvent(settled.run) : undefined;
+    if (reopened && settled.run.parentWorkflowId !== undefined) {
+      session.followUps.push({ kind: 'event', workflowId: settled.run.parentWorkflowId, event: reopened });
+    }
     const { decision, handed } = wish
       ? handOffDirectly(settled, wish, taskDefs, now, newId)
       : { decision: settled, handed: undefined };

@@ -61,6 +61,27 @@ export function startsFailureWorkflow(status: WorkflowStatus): boolean {
   return status === 'FAILED' || status === 'TIMED_OUT' || status === 'TERMINATED';
 }
 
+/** Whether this decision reopened the run (it had ended: a child's retry, a dead-letter requeue). */
+export function reopenedBy(before: WorkflowStatus, decision: Decision): boolean {
+  return (
+    !decision.ignored && isTerminalWorkflowStatus(before) && !isTerminalWorkflowStatus(decision.run.status)
+  );
+}
+
+/**
+ * The event that tells a parent its child, which had ended, runs again (same id): the parent
+ * resumes as when the child is retried (Conductor's `updateAndPushParents`), and so on up.
+ */
+export function childReopenedEvent(child: RunRecord): EngineEvent | undefined {
+  if (child.parentWorkflowId === undefined || child.parentWorkflowTaskId === undefined) return undefined;
+  return {
+    type: 'CHILD_RETRIED',
+    taskId: child.parentWorkflowTaskId,
+    previousChildId: child.workflowId,
+    childWorkflowId: child.workflowId,
+  };
+}
+
 /** The event that tells a parent its child ended. */
 export function childEndedEvent(child: RunRecord): EngineEvent | undefined {
   if (child.parentWorkflowId === undefined || child.parentWorkflowTaskId === undefined) return undefined;

@@ -87,6 +87,8 @@ export class MetadataService {
       const existing = actor === undefined ? undefined : await tx.getWorkflowDef(def.name, version);
       const stored: StoredWorkflowDef = {
         ...stampAuthorship(def, actor, existing),
+        // Conductor's default: a definition registered without one is schema version 2.
+        schemaVersion: def.schemaVersion ?? 2,
         version,
         createTime: now,
         updateTime: now,
@@ -120,7 +122,8 @@ export class MetadataService {
         const version = def.version ?? (await tx.latestWorkflowVersion(def.name)) ?? 1;
         const existing = actor === undefined ? undefined : await tx.getWorkflowDef(def.name, version);
         const stamped = stampAuthorship(def, actor, existing);
-        await tx.upsertWorkflowDef({ ...stamped, version, createTime: now, updateTime: now });
+        const schemaVersion = def.schemaVersion ?? 2;
+        await tx.upsertWorkflowDef({ ...stamped, schemaVersion, version, createTime: now, updateTime: now });
         result.bulkSuccessfulResults.push(`${def.name}.${version}`);
       }
       return result;

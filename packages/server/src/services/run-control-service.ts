@@ -344,6 +344,14 @@ export class RunControlService {
         parentWorkflowId: parent.workflowId,
         parentWorkflowTaskId: parent.taskId,
       }),
+      // A child retried, restarted or rerun on its own stays its parent's child: the parent's
+      // task follows it.
+      ...(parent === undefined &&
+        original.parentWorkflowId !== undefined &&
+        original.parentWorkflowTaskId !== undefined && {
+          parentWorkflowId: original.parentWorkflowId,
+          parentWorkflowTaskId: original.parentWorkflowTaskId,
+        }),
     });
     // Retry and rerun continue the original: its variables as they stood.
     if (operation !== 'restart') run.variables = structuredClone(original.variables);
@@ -374,12 +382,39 @@ export class RunControlService {
           }
         : { type: 'START' };
     await this.executor.startPrepared(tx, run, copies, event, after);
+    if (parent === undefined) await this.resumeParent(tx, after, original, successorId);
 
     const byKey = LINK_BY[operation];
     const links: RunLinks = { ...original.links, [byKey]: [...(original.links[byKey] ?? []), successorId] };
     if (archivedTasks) await tx.updateArchivedRunLinks(workflowId, links);
     else await tx.updateRun({ ...original, links, updateTime: now });
     return successorId;
+  }
+
+  /**
+   * A child run retried, restarted or rerun on its own: its parent's SUB_WORKFLOW task follows
+   * the new child and a parent that task ended resumes (`CHILD_RETRIED`, decided under the
+   * parent's lock; each ancestor it reopens tells its own parent the same way), as Conductor's
+   * `updateAndPushParents` does after a retry, restart or rerun of a child.
+   */
+  private async resumeParent(
+    tx: Tx,
+    after: AfterCommit,
+    child: RunRecord,
+    successorId: string,
+  ): Promise<void> {
+    if (child.parentWorkflowId === undefined || child.parentWorkflowTaskId === undefined) return;
+    await this.executor.handle(
+      tx,
+      child.parentWorkflowId,
+      {
+        type: 'CHILD_RETRIED',
+        taskId: child.parentWorkflowTaskId,
+        previousChildId: child.workflowId,
+        childWorkflowId: successorId,
+      },
+      after,
+    );
   }
 
   /** Retries the retryable child runs of failed SUB_WORKFLOW tasks; answers how each task resumes. */

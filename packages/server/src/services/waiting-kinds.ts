@@ -79,9 +79,12 @@ export function explainSystemTask(task: TaskRecord, facts: TaskFacts, now: numbe
         return { reason: 'child-run', message: 'waiting: its child run is being started' };
       const status = facts.child?.status;
       const name = facts.child ? ` (${facts.child.workflowName})` : '';
+      // A child retried on its own: the task follows the new run (its parent resumed with it).
+      const retryOf = facts.child?.links.retry_of;
+      const retried = retryOf !== undefined ? `, the retry of child run ${retryOf}` : '';
       return {
         reason: 'child-run',
-        message: `waiting: for child run ${childId}${name} to end; it is ${status ?? 'not found'}`,
+        message: `waiting: for child run ${childId}${name}${retried} to end; it is ${status ?? 'not found'}`,
         childWorkflowId: childId,
         ...(status !== undefined && { childStatus: status }),
       };

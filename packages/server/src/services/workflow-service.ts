@@ -155,7 +155,7 @@ export class WorkflowService {
           return w ? { ...t, waitingFor: w } : t;
         })
       : [];
-    const workflow: Workflow = { ...run, tasks: shown, startTime: run.createTime };
+    const workflow: Workflow = { ...run, tasks: shown, startTime: run.createTime, ...retriedTime(run) };
     if (run.status === 'RUNNING' || run.status === 'PAUSED')
       workflow.waitingFor = runWaiting(run, tasks, why);
     return workflow;
@@ -220,6 +220,7 @@ export class WorkflowService {
           ...run,
           tasks: includeTasks ? await tx.getRunTasks(run.workflowId) : [],
           startTime: run.createTime,
+          ...retriedTime(run),
         });
       }
       // Archived runs have all ended: they count as closed.
@@ -290,4 +291,15 @@ export function parseTime(value: string | undefined, field: string): number | un
     ]);
   }
   return ms;
+}
+
+/**
+ * Conductor's `lastRetriedTime`, computed on read: a run made by retry was retried when it was
+ * made (Baton's retry makes a new linked run); a run reopened by a dead-letter requeue, at its
+ * last reopening. Absent otherwise.
+ */
+function retriedTime(run: RunRecord): { lastRetriedTime?: number } {
+  const reopened = run.reopened?.[run.reopened.length - 1]?.time;
+  if (reopened !== undefined) return { lastRetriedTime: reopened };
+  return run.links.retry_of !== undefined ? { lastRetriedTime: run.createTime } : {};
 }

@@ -134,11 +134,11 @@ void describe("Conductor's definitions", () => {
     );
   });
 
-  void it('a fork nested in a fork branch, joined by the outer JOIN through the inner one', () => {
+  void it('a fork nested in a fork branch, joined by the outer JOIN through the inner one (tasks in scheduling order, as ForkJoinSpec "nested fork join workflow success flow")', () => {
     const engine = engineFor('nested_fork_join.json', {});
     assert.deepEqual(
       engine.tasks.map((t) => t.referenceTaskName),
-      ['fork1', 't11', 'fork2', 'join1', 't12', 't13', 'join2'],
+      ['fork1', 't11', 'fork2', 't12', 't13', 'join2', 'join1'],
     );
     assert.deepEqual(work(engine), ['t11', 't12', 't13', 't14', 't15']);
     assert.equal(engine.task('join2').status, 'COMPLETED');

@@ -2,6 +2,7 @@ import type { JsonObject, JsonValue, TaskRecord, ValidationError, WorkflowTask }
 import { childTaskLists, kindNameOf } from '../graph.js';
 import { suffixOf } from '../scope.js';
 import { joinAfter } from './fork.js';
+import type { Flow } from './flow.js';
 import type { TaskKind } from './kind.js';
 import {
   fieldProblem,
@@ -52,8 +53,19 @@ function fromTaskList(node: WorkflowTask, input: JsonObject): Forked {
       return { ok: false, reason: `A dynamically forked task is not an object: ${display(item)}` };
     const task = { ...item } as WorkflowTask;
     const ref = task.taskReferenceName;
-    if (typeof ref === 'string' && isPlainObject(inputs[ref]))
-      task.inputParameters = inputs[ref] as JsonObject;
+    const own: unknown = typeof ref === 'string' ? inputs[ref] : undefined;
+    // Conductor adds the task's entry to its own inputParameters; an entry that is not a map
+    // fails the run (its mapper's cast fails: "Tasks could not be dynamically forked …").
+    if (own !== undefined && own !== null && !isPlainObject(own))
+      return {
+        ok: false,
+        reason: `Tasks could not be dynamically forked due to invalid input: the input of ${String(ref)} is not a map but ${display(own)}`,
+      };
+    if (isPlainObject(own))
+      task.inputParameters = {
+        ...(isPlainObject(task.inputParameters) ? task.inputParameters : {}),
+        ...(own as JsonObject),
+      };
     tasks.push(task);
   }
   return { ok: true, tasks };
@@ -154,6 +166,21 @@ function display(value: unknown): string {
   return javaMapString(value as JsonValue);
 }
 
+/** The forked tasks, then the JOIN that follows, waiting on all of them. */
+function forkDynamicBranches(flow: Flow, fork: TaskRecord): void {
+  const join = joinAfter(flow, fork);
+  if (!join) {
+    flow.fail(DYNAMIC_FORK_NOT_FOLLOWED_BY_JOIN);
+    return;
+  }
+  const suffix = suffixOf(fork);
+  const nodes = Array.isArray(fork.inputData.forkedTaskDefs)
+    ? (fork.inputData.forkedTaskDefs as unknown as WorkflowTask[])
+    : [];
+  for (const node of nodes) flow.schedule(node, suffix);
+  flow.schedule(join, suffix, { joinOn: nodes.map((node) => node.taskReferenceName + suffix) });
+}
+
 export const forkJoinDynamicKind: TaskKind = {
   kind: 'FORK_JOIN_DYNAMIC',
   retryable: false,
@@ -176,19 +203,9 @@ export const forkJoinDynamicKind: TaskKind = {
     });
     return { ok: true, tasks: [task], commands: [] };
   },
-  onSuccess(flow, fork: TaskRecord) {
-    const join = joinAfter(flow, fork);
-    if (!join) {
-      flow.fail(DYNAMIC_FORK_NOT_FOLLOWED_BY_JOIN);
-      return;
-    }
-    const suffix = suffixOf(fork);
-    const nodes = Array.isArray(fork.inputData.forkedTaskDefs)
-      ? (fork.inputData.forkedTaskDefs as unknown as WorkflowTask[])
-      : [];
-    for (const node of nodes) flow.schedule(node, suffix);
-    flow.schedule(join, suffix, { joinOn: nodes.map((node) => node.taskReferenceName + suffix) });
-  },
+  // As FORK_JOIN: made right after the FORK (Conductor's scheduling order), again when acted on.
+  onScheduled: forkDynamicBranches,
+  onSuccess: forkDynamicBranches,
   check(node, path) {
     const errors: ValidationError[] = [];
     const params = isPlainObject(node.inputParameters) ? node.inputParameters : {};

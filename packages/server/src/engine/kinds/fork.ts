@@ -26,23 +26,30 @@ function branchesOf(node: WorkflowTask): WorkflowTask[][] {
   return forkTasks.filter((branch): branch is WorkflowTask[] => Array.isArray(branch));
 }
 
+/** The first task of every branch, then the JOIN that must follow the fork. */
+function forkBranches(flow: Flow, fork: TaskRecord): void {
+  const join = joinAfter(flow, fork);
+  if (!join) {
+    flow.fail(FORK_NOT_FOLLOWED_BY_JOIN);
+    return;
+  }
+  const suffix = suffixOf(fork);
+  for (const branch of branchesOf(fork.workflowTask)) {
+    const first = branch[0];
+    if (first) flow.schedule(first, suffix);
+  }
+  flow.schedule(join, suffix);
+}
+
 export const forkJoinKind: TaskKind = {
   kind: 'FORK_JOIN',
   retryable: false,
   schedule: (sctx, node, request) => scheduleCompleted(sctx, node, request, 'FORK'),
-  onSuccess(flow, fork) {
-    const join = joinAfter(flow, fork);
-    if (!join) {
-      flow.fail(FORK_NOT_FOLLOWED_BY_JOIN);
-      return;
-    }
-    const suffix = suffixOf(fork);
-    for (const branch of branchesOf(fork.workflowTask)) {
-      const first = branch[0];
-      if (first) flow.schedule(first, suffix);
-    }
-    flow.schedule(join, suffix);
-  },
+  // Made right after the FORK, as Conductor's mapper does (so the tasks list in its scheduling
+  // order, a nested fork's tasks before the outer JOIN); again when acted on, for a run
+  // re-walked from copied tasks (a ref that has a task is not scheduled twice).
+  onScheduled: forkBranches,
+  onSuccess: forkBranches,
   check(node, path) {
     const forkTasks: unknown = node.forkTasks;
     if (!Array.isArray(forkTasks) || forkTasks.length === 0) return [requiredField(path, 'forkTasks', node)];

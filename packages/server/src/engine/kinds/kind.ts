@@ -22,6 +22,11 @@ export interface TaskKind {
   readonly kind: string;
   /** Whether a failed task of this kind gets new attempts (Conductor never retries its built-ins). */
   readonly retryable: boolean;
+  /**
+   * With `retryable`: only a task that has a task definition (inline or registered under its
+   * name) gets new attempts; Conductor gives a SUB_WORKFLOW without one none.
+   */
+  readonly retriesNeedTaskDefinition?: boolean;
   /** Makes the task(s) for a definition node reached by the run (or a new attempt of one). */
   schedule(sctx: ScheduleContext, workflowTask: WorkflowTask, request: ScheduleRequest): ScheduleOutcome;
   /**

@@ -18,8 +18,10 @@ import { boundedPriority } from '../../bounds/ranges.js';
  */
 export const subWorkflowKind: TaskKind = {
   kind: 'SUB_WORKFLOW',
-  // Conductor gives system tasks without a task definition no retries; a failed child is final.
-  retryable: false,
+  // Conductor retries a failed child under the task definition of the task's name (inline or
+  // registered): each attempt starts a new child run. Without a definition a failed child is final.
+  retryable: true,
+  retriesNeedTaskDefinition: true,
   schedule(sctx, workflowTask, request) {
     const { ctx, run } = sctx;
     const task = startedSystemTask(sctx, workflowTask, 'SUB_WORKFLOW', request);

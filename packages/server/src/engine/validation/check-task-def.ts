@@ -28,8 +28,13 @@ export function checkTaskDef(def: unknown): ValidationError[] {
   return checkTaskDefAt(def, '');
 }
 
-/** As `checkTaskDef`, with `prefix` before every path (`tasks[0].taskDefinition` for an inline definition). */
-export function checkTaskDefAt(def: unknown, prefix: string): ValidationError[] {
+/**
+ * As `checkTaskDef`, with `prefix` before every path (`tasks[0].taskDefinition` for an inline
+ * definition). `inline`: a task definition inside a workflow definition, where Conductor does
+ * not apply `TaskTimeoutConstraint`'s response-timeout rule (it is a warning there:
+ * `taskDefWarnings`).
+ */
+export function checkTaskDefAt(def: unknown, prefix: string, inline = false): ValidationError[] {
   if (!isRecord(def)) return [problem(prefix, 'TaskDef must be a JSON object', def)];
   const errors: ValidationError[] = [];
   const name = def.name;
@@ -94,7 +99,7 @@ export function checkTaskDefAt(def: unknown, prefix: string): ValidationError[] 
   checkObject(def, 'inputTemplate', prefix, errors);
   checkBoolean(def, 'enforceSchema', prefix, errors);
 
-  checkTimeouts(def, prefix, errors);
+  checkTimeouts(def, prefix, errors, inline);
   checkRateLimit(def, prefix, errors);
   for (const field of ['inputSchema', 'outputSchema']) {
     const schema = def[field];
@@ -106,20 +111,15 @@ export function checkTaskDefAt(def: unknown, prefix: string): ValidationError[] 
 }
 
 /** Conductor's `TaskTimeoutConstraint`, on the values the task would run with (defaults included). */
-function checkTimeouts(def: JsonRecord, prefix: string, errors: ValidationError[]): void {
+function checkTimeouts(def: JsonRecord, prefix: string, errors: ValidationError[], inline: boolean): void {
   const name = typeof def.name === 'string' ? def.name : 'null';
   const timeout = valueOr(def.timeoutSeconds, TASK_DEFAULTS.timeoutSeconds);
-  const response = valueOr(def.responseTimeoutSeconds, TASK_DEFAULTS.responseTimeoutSeconds);
   const total = valueOr(def.totalTimeoutSeconds, TASK_DEFAULTS.totalTimeoutSeconds);
-  if (timeout === undefined || response === undefined || total === undefined) return; // reported above
-  if (timeout > 0 && response > timeout) {
-    errors.push(
-      problem(
-        join(prefix, 'responseTimeoutSeconds'),
-        `TaskDef: ${name} responseTimeoutSeconds: ${response} must be less than timeoutSeconds: ${timeout}`,
-        response,
-      ),
-    );
+  if (timeout === undefined || total === undefined) return; // reported above
+  const responseProblem = responseTimeoutProblem(def);
+  if (responseProblem !== undefined && !inline) {
+    const { message, response } = responseProblem;
+    errors.push(problem(join(prefix, 'responseTimeoutSeconds'), message, response));
   }
   if (total > 0 && timeout > total) {
     errors.push(
@@ -130,6 +130,27 @@ function checkTimeouts(def: JsonRecord, prefix: string, errors: ValidationError[
       ),
     );
   }
+}
+
+/** Conductor's rule that a response timeout fits in the task's timeout, broken: its message and the value. */
+function responseTimeoutProblem(def: JsonRecord): { message: string; response: number } | undefined {
+  const name = typeof def.name === 'string' ? def.name : 'null';
+  const timeout = valueOr(def.timeoutSeconds, TASK_DEFAULTS.timeoutSeconds);
+  const response = valueOr(def.responseTimeoutSeconds, TASK_DEFAULTS.responseTimeoutSeconds);
+  if (timeout === undefined || response === undefined || timeout <= 0 || response <= timeout)
+    return undefined;
+  const message = `TaskDef: ${name} responseTimeoutSeconds: ${response} must be less than timeoutSeconds: ${timeout}`;
+  return { message, response };
+}
+
+/**
+ * What registration accepts in an inline task definition but a registered one would be refused
+ * for (the response timeout longer than the timeout: the task times out first), as warnings.
+ */
+export function taskDefWarnings(def: unknown): string[] {
+  if (!isRecord(def)) return [];
+  const message = responseTimeoutProblem(def);
+  return message === undefined ? [] : [message.message];
 }
 
 /** The value when it is a usable integer, the default when absent, undefined when invalid. */

@@ -2,15 +2,16 @@ import {
   isTaskKind,
   WORKFLOW_TIMEOUT_POLICIES,
   type ValidationError,
+  type WorkflowDef,
   type WorkflowTask,
 } from '@baton/protocol';
 import { MAX_RETRY_COUNT } from '../../bounds/ranges.js';
 import { referencedTaskRefs } from '../expressions.js';
-import { kindNameOf, propertyPath, walkTasks } from '../graph.js';
+import { allTasks, kindNameOf, propertyPath, walkTasks } from '../graph.js';
 import type { CheckContext } from '../kinds/kind.js';
 import { isImplementedKind, taskKindOf, unsupportedKindMessage } from '../kinds/registry.js';
 import { checkControlFlow } from './check-control-flow.js';
-import { checkTaskDefAt } from './check-task-def.js';
+import { checkTaskDefAt, taskDefWarnings } from './check-task-def.js';
 import {
   checkBoolean,
   checkEnum,
@@ -151,11 +152,12 @@ function checkTask(
   checkInteger(task, 'retryCount', 0, (v) => `retryCount: ${v} must be >= 0`, path, errors, MAX_RETRY_COUNT);
   checkInteger(task, 'startDelay', 0, (v) => `startDelay: ${v} must be >= 0`, path, errors);
   checkBoolean(task, 'optional', path, errors);
+  checkBoolean(task, 'permissive', path, errors);
   checkBoolean(task, 'asyncComplete', path, errors);
   checkString(task, 'description', path, errors);
   checkObject(task, 'inputParameters', path, errors);
   if (task.taskDefinition !== undefined && task.taskDefinition !== null) {
-    errors.push(...checkTaskDefAt(task.taskDefinition, `${path}.taskDefinition`));
+    errors.push(...checkTaskDefAt(task.taskDefinition, `${path}.taskDefinition`, true));
   }
   if (isRecord(task.inputParameters)) {
     errors.push(...checkExpressions(task.inputParameters, `${path}.inputParameters`, refs));
@@ -194,4 +196,16 @@ function checkExpressions(value: unknown, path: string, refs: ReadonlySet<string
     }
   }
   return errors;
+}
+
+/**
+ * What registration of a valid definition accepts but would refuse in a registered task
+ * definition (Conductor accepts it inside a workflow definition), one line each, naming the task.
+ */
+export function workflowDefWarnings(def: WorkflowDef): string[] {
+  return allTasks(def).flatMap((task) =>
+    taskDefWarnings(task.taskDefinition).map(
+      (message) => `task ${task.taskReferenceName}: inline taskDefinition accepted, but ${message}`,
+    ),
+  );
 }

@@ -1,10 +1,11 @@
 import type { TaskDef, WorkflowDef } from '@baton/protocol';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 
 import { actorOf } from '../../auth/authorship.js';
 import type { AppDeps } from '../app.js';
 import { MAX_LIST_ITEMS, nameParams, requiredName, version } from '../bounds.js';
 import { taskDefSchema, workflowDefSchema } from '../schemas.js';
+import { workflowDefWarnings } from '../../engine/validation/check-workflow-def.js';
 
 const tags = ['metadata'];
 const nameParam = nameParams('name');
@@ -21,7 +22,11 @@ export function metadataRoutes(app: FastifyInstance, { metadata }: AppDeps): voi
         querystring: { type: 'object', properties: { overwrite: { type: 'boolean', default: false } } },
       },
     },
-    (req) => metadata.registerWorkflow(req.body, req.query.overwrite ?? false, actorOf(req)),
+    async (req, reply) => {
+      const stored = await metadata.registerWorkflow(req.body, req.query.overwrite ?? false, actorOf(req));
+      warn(reply, workflowDefWarnings(req.body));
+      return stored;
+    },
   );
 
   app.post<{ Body: WorkflowDef }>(
@@ -42,7 +47,14 @@ export function metadataRoutes(app: FastifyInstance, { metadata }: AppDeps): voi
         body: { type: 'array', items: workflowDefSchema, minItems: 1, maxItems: MAX_LIST_ITEMS },
       },
     },
-    (req) => metadata.upsertWorkflows(req.body, actorOf(req)),
+    async (req, reply) => {
+      const result = await metadata.upsertWorkflows(req.body, actorOf(req));
+      warn(
+        reply,
+        req.body.flatMap((def) => workflowDefWarnings(def).map((w) => `${def.name}: ${w}`)),
+      );
+      return result;
+    },
   );
 
   app.get(
@@ -135,4 +147,14 @@ export function metadataRoutes(app: FastifyInstance, { metadata }: AppDeps): voi
       return reply.code(200).send();
     },
   );
+}
+
+/**
+ * What a registration accepted but would be refused elsewhere, as HTTP `Warning` headers
+ * (`199 - "text"`): the answer's body stays the one the contract gives.
+ */
+function warn(reply: FastifyReply, warnings: readonly string[]): void {
+  if (warnings.length === 0) return;
+  const quoted = warnings.map((w) => `199 - "${w.replace(/[^\x20-\x7e]/g, '?').replace(/["\\]/g, "'")}"`);
+  void reply.header('warning', quoted.join(', '));
 }
