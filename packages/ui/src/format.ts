@@ -1,3 +1,5 @@
+import { formatDuration } from '@baton/protocol';
+
 import { offsetLabel, timeZoneChoice } from './time/zone';
 
 /** How times, durations and values read on screen. */
@@ -85,17 +87,8 @@ export function waitText(message: string, until: number | undefined): string {
   return until !== undefined && text === message ? `${text}, due ${dueText(until)}` : text;
 }
 
-export function formatDuration(ms: number): string {
-  if (!Number.isFinite(ms) || ms < 0) return '—';
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  const s = ms / 1000;
-  if (s < 60) return `${s.toFixed(s < 10 ? 1 : 0)} s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m} min ${Math.round(s % 60)} s`;
-  const h = Math.floor(m / 60);
-  if (h < 48) return `${h} h ${m % 60} min`;
-  return `${Math.floor(h / 24)} d ${h % 24} h`;
-}
+/** One format for durations with the CLI (`4 min 4 s`), from the protocol package. */
+export { formatDuration };
 
 /** "12 s ago", "in 3 min". */
 export function relative(ms: number | undefined, now = Date.now()): string {
