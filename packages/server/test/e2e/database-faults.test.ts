@@ -145,7 +145,7 @@ void describe('e2e: two nodes outlive faults of their PostgreSQL', () => {
         };
         for (const [i, proxy] of proxies.entries())
           nodes.push(await startBaton({ databaseUrl: proxy.urlFor(dbUrl), env, name: `fault-${i}` }));
-        const [nodeA, nodeB] = nodes as [BatonProcess, BatonProcess];
+        const [nodeA] = nodes as [BatonProcess, BatonProcess];
         const [proxyA, proxyB] = proxies as [FaultProxy, FaultProxy];
         const alive = nodes.map(() => true);
         nodes.forEach((node, i) => void node.exited.then(() => (alive[i] = false)));
