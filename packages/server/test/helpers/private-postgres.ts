@@ -19,8 +19,15 @@ export interface PrivateCluster {
   crash(): Promise<void>;
   /** Starts it again (crash recovery runs); resolves once it accepts connections. */
   start(): Promise<void>;
+  /** A standby only: promotes it to a primary (a failover); resolves once it takes writes. */
+  promote(): Promise<void>;
   /** Stops it and removes its directory. */
   destroy(): Promise<void>;
+}
+
+export interface PrivateClusterOptions {
+  /** Makes a streaming standby of this primary (`pg_basebackup -R`) instead of a new cluster. */
+  standbyOf?: PrivateCluster;
 }
 
 const run = promisify(execFile);
@@ -53,7 +60,7 @@ async function postgresIds(): Promise<{ uid: number; gid: number } | undefined> 
   return { uid: Number(stdout.trim()), gid: Number(group.trim()) };
 }
 
-export async function startPrivateCluster(): Promise<PrivateCluster> {
+export async function startPrivateCluster(opts: PrivateClusterOptions = {}): Promise<PrivateCluster> {
   const bin = binDir();
   const ids = await postgresIds();
   const base = mkdtempSync(path.join(tmpdir(), 'baton-fault-pg-'));
@@ -66,7 +73,23 @@ export async function startPrivateCluster(): Promise<PrivateCluster> {
     else await run(command, args, { cwd: base });
   };
   const port = await freePort();
-  await exec('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync']);
+  if (opts.standbyOf)
+    await exec('pg_basebackup', [
+      '-D',
+      data,
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(opts.standbyOf.port),
+      '-U',
+      'postgres',
+      '-R',
+      '-c',
+      'fast',
+      '-X',
+      'stream',
+    ]);
+  else await exec('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync']);
   const options = [
     `-p ${port}`,
     '-c listen_addresses=127.0.0.1',
@@ -82,6 +105,7 @@ export async function startPrivateCluster(): Promise<PrivateCluster> {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     crash: () => exec('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']),
     start,
+    promote: () => exec('pg_ctl', ['-D', data, '-w', 'promote']),
     destroy: async () => {
       await exec('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']).catch(() => {});
       rmSync(base, { recursive: true, force: true });

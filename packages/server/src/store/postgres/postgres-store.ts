@@ -171,22 +171,7 @@ export class PostgresStore implements Store {
 
   async migrate(): Promise<void> {
     this.assertOpen();
-    // A connection of its own, without the statement bounds: a migration (and the wait for the
-    // lock another node's migration holds) may take long.
-    const client = new this.Client({
-      ...this.clientConfig,
-      statement_timeout: 0,
-      query_timeout: 0,
-      idle_in_transaction_session_timeout: 0,
-    });
-    try {
-      await client.connect();
-      await this.targets.check(client, targetOf(client) ?? this.targets.current);
-    } catch (err) {
-      this.connectFailed(err, client);
-      await client.end().catch(() => {});
-      throw err;
-    }
+    const client = await this.migrationClient();
     try {
       // A session lock: every node starting at once queues here, the first applies, the rest find nothing to do.
       await client.query('SELECT pg_advisory_lock($1::bigint)', [MIGRATION_LOCK_KEY]);
@@ -198,6 +183,30 @@ export class PostgresStore implements Store {
       }
     } finally {
       await client.end().catch(() => {});
+    }
+  }
+
+  /**
+   * A connection of its own for migrations, without the statement bounds: a migration (and the
+   * wait for the lock another node's migration holds) may take long. Each host in turn, as `acquire`.
+   */
+  private async migrationClient(): Promise<pg.Client> {
+    for (let tried = 1; ; tried++) {
+      const client = new this.Client({
+        ...this.clientConfig,
+        statement_timeout: 0,
+        query_timeout: 0,
+        idle_in_transaction_session_timeout: 0,
+      });
+      try {
+        await client.connect();
+        await this.targets.check(client, targetOf(client) ?? this.targets.current);
+        return client;
+      } catch (err) {
+        this.connectFailed(err, client);
+        await client.end().catch(() => {});
+        if (tried >= this.targets.count || storeFault(err) === undefined) throw err;
+      }
     }
   }
 
