@@ -235,6 +235,16 @@ void describe('e2e: two nodes outlive faults of their PostgreSQL', () => {
             intervalMs: 50,
             what: `node ${i} /health 503 while PostgreSQL is down`,
           });
+        // A request that needs the database says so, with when to try again, instead of hanging.
+        for (const node of nodes) {
+          const res = await fetch(`${node.url}/api/workflow/${ids[0]!}`, {
+            signal: AbortSignal.timeout(20_000),
+          });
+          const text = await res.text();
+          assert.equal(res.status, 503, text);
+          assert.ok(res.headers.get('retry-after') !== null, 'Retry-After on a 503');
+          assert.match(text, /database is unavailable/);
+        }
         await delay(Math.max(0, 3_000 - (performance.now() - down)));
         await cluster.start();
         await healthy('after PostgreSQL restarted');
