@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, rmSync, rmdirSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  rmSync,
+  rmdirSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -11,10 +20,11 @@ import { workerTaskDefs, workflowDef } from '../helpers/definitions.js';
 import { enabledStores } from '../helpers/postgres.js';
 
 /**
- * Embedded SQLite on a disk that fills up under it: a small tmpfs of the test's own, filled with
- * a file by the test while Baton runs. Writes must answer 503 with Retry-After and the reason
- * (SQLITE_FULL), the process must live, and once space is free again writes succeed, and
- * everything acknowledged before, during and after is there, also after a restart.
+ * Embedded SQLite on a disk that fails under it, for real: a small tmpfs of the test's own that
+ * the test fills with a file while Baton runs, and an ext4 file system of its own that turns
+ * read-only under it. Writes must answer 503 with Retry-After and the reason (SQLITE_FULL, the
+ * I/O error), the process must live, and everything acknowledged is there afterwards, also after
+ * a restart.
  */
 
 const run = promisify(execFile);
@@ -41,7 +51,7 @@ function fill(dir: string): string {
   return file;
 }
 
-void describe('e2e: SQLite on a full disk', () => {
+void describe('e2e: SQLite on a full or read-only disk', () => {
   if (!enabledStores().includes('sqlite')) return;
 
   void it(
@@ -128,6 +138,77 @@ void describe('e2e: SQLite on a full disk', () => {
         await node?.stop();
         await run('umount', [mountPoint]).catch(() => run('umount', ['-l', mountPoint]));
         rmdirSync(mountPoint);
+      }
+    },
+  );
+  void it(
+    'answers 503 naming the I/O error once its file system turns read-only, and loses nothing acknowledged',
+    { timeout: 120_000 },
+    async () => {
+      const work = mkdtempSync(path.join(tmpdir(), 'baton-ro-'));
+      const image = path.join(work, 'fs.img');
+      const mountPoint = path.join(work, 'mnt');
+      const dataDir = path.join(mountPoint, 'data');
+      mkdirSync(mountPoint);
+      // An ext4 file system of our own that, like a real one after a disk error, turns itself
+      // read-only (errors=remount-ro) under the running node: the kernel's trigger_fs_error.
+      await run('truncate', ['-s', '32M', image]);
+      await run('mkfs.ext4', ['-q', image]);
+      const mount = (): Promise<unknown> => run('mount', ['-o', 'loop,errors=remount-ro', image, mountPoint]);
+      await mount();
+      let mounted = true;
+      let node: BatonProcess | undefined;
+      try {
+        const { stdout } = await run('findmnt', ['-n', '-o', 'SOURCE', mountPoint]);
+        const device = path.basename(stdout.trim());
+        const start = (port?: number): Promise<BatonProcess> =>
+          startBaton({
+            name: 'sqlite-ro',
+            dataDir,
+            env: { BATON_LOG_LEVEL: 'error' },
+            ...(port !== undefined && { port }),
+          });
+        node = await start();
+        await httpOk('POST', `${node.url}/api/metadata/taskdefs`, workerTaskDefs(['ro_a']));
+        await httpOk(
+          'POST',
+          `${node.url}/api/metadata/workflow`,
+          workflowDef('ro_flow', [{ name: 'ro_a', taskReferenceName: 'a', type: 'SIMPLE' }]),
+        );
+        const acknowledged: string[] = [];
+        for (let n = 0; n < 5; n++)
+          acknowledged.push(
+            (await httpOk('POST', `${node.url}/api/workflow/ro_flow`, { input: { n } })).text,
+          );
+
+        writeFileSync(`/sys/fs/ext4/${device}/trigger_fs_error`, 'baton test');
+        const refused = await http('POST', `${node.url}/api/workflow/ro_flow`, { input: { n: 5 } });
+        if (refused.status === 200) acknowledged.push(refused.text);
+        assert.equal(refused.status, 503, refused.text);
+        assert.match(refused.text, /SQLITE_IOERR|SQLITE_READONLY/);
+        assert.equal((refused.body as { code: string }).code, 'NOT_READY');
+        assert.equal((await http('GET', `${node.url}/health/live`)).status, 200);
+
+        // The operator repairs the file system and starts the node again: nothing acknowledged is lost.
+        const port = node.port;
+        await node.stop();
+        await run('umount', [mountPoint]);
+        mounted = false;
+        await run('e2fsck', ['-fy', image]).catch(() => undefined); // exit 1 = errors corrected
+        await mount();
+        mounted = true;
+        node = await start(port);
+        for (const id of acknowledged)
+          assert.equal(
+            (await http('GET', `${node.url}/api/workflow/${id}`)).status,
+            200,
+            `acknowledged run ${id} is there`,
+          );
+        await httpOk('POST', `${node.url}/api/workflow/ro_flow`, { input: { n: 6 } });
+      } finally {
+        await node?.stop();
+        if (mounted) await run('umount', [mountPoint]).catch(() => run('umount', ['-l', mountPoint]));
+        rmSync(work, { recursive: true, force: true });
       }
     },
   );
