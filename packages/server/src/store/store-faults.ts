@@ -30,7 +30,7 @@ const SOCKET_CODES: ReadonlySet<string> = new Set([
 
 /** What node-postgres says when a connection breaks or a timeout fires (it sets no code). */
 const DRIVER_MESSAGES =
-  /Connection terminated|Query read timeout|timeout exceeded when trying to connect|not queryable|Connection terminated due to connection timeout|connection error|Client was closed/i;
+  /^(Connection terminated|Query read timeout|timeout exceeded when trying to connect|Client has encountered a connection error and is not queryable)/;
 
 /** better-sqlite3's codes for a database that cannot take writes now. */
 const SQLITE_CODES = /^SQLITE_(FULL|READONLY|IOERR|CANTOPEN|NOTADB|CORRUPT)/;
