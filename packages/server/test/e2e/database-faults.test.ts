@@ -34,6 +34,8 @@ import { type PrivateCluster, startPrivateCluster } from '../helpers/private-pos
  */
 
 const TYPES = ['fault_a', 'fault_b'] as const;
+/** A task type no run uses: its long polls only ever wait. */
+const IDLE = 'fault_idle';
 // Short locks, so attempts whose hand-out died with a connection come back soon.
 const taskDefs = workerTaskDefs(TYPES, { responseTimeoutSeconds: 2, retryCount: 20, retryDelaySeconds: 0 });
 const definition = workflowDef(
@@ -151,7 +153,7 @@ void describe('e2e: two nodes outlive faults of their PostgreSQL', () => {
         nodes.forEach((node, i) => void node.exited.then(() => (alive[i] = false)));
         for (const node of nodes) watches.push(new HealthWatch(node));
 
-        await httpOk('POST', `${nodeA.url}/api/metadata/taskdefs`, taskDefs);
+        await httpOk('POST', `${nodeA.url}/api/metadata/taskdefs`, [...taskDefs, ...workerTaskDefs([IDLE])]);
         await httpOk('POST', `${nodeA.url}/api/metadata/workflow`, definition);
         // Half the runs now, half later: the second half's timers are due while step 5 waits for one.
         const start = (from: number, to: number): Promise<string[]> =>
@@ -227,8 +229,37 @@ void describe('e2e: two nodes outlive faults of their PostgreSQL', () => {
         await progress(step, 'after pg_terminate_backend');
 
         // 4. PostgreSQL crashes, stays down 3 s, starts again.
+        // A long poll on each node, waiting (its first look found nothing) when PostgreSQL goes.
+        const idlePolls = nodes.map((node, i) =>
+          http(
+            'GET',
+            `${node.url}/api/tasks/poll/batch/${IDLE}?count=1&timeout=5000&workerid=idle-${i}`,
+            undefined,
+            {
+              timeoutMs: 30_000,
+            },
+          ),
+        );
+        for (const [i, node] of nodes.entries())
+          await waitFor(
+            async () =>
+              ((
+                await getJson<Record<string, { activeWorkers: number }>>(`${node.url}/api/tasks/queue/sizes`)
+              )[IDLE]?.activeWorkers ?? 0) > 0
+                ? true
+                : undefined,
+            { timeoutMs: 10_000, intervalMs: 20, what: `the idle long poll on node ${i} to be waiting` },
+          );
+        // The poll is recorded inside its first look's transaction, a few ms before that commits:
+        // a margin for the commit, which no request can observe.
+        await delay(300);
         await cluster.crash();
         const down = performance.now();
+        // Open long polls end with an empty answer, not an error.
+        for (const answer of await Promise.all(idlePolls)) {
+          assert.equal(answer.status, 200, answer.text);
+          assert.deepEqual(answer.body, []);
+        }
         for (const [i, watch] of watches.entries())
           await waitFor(() => (watch.saw(503, down) ? true : undefined), {
             timeoutMs: 15_000,
