@@ -42,6 +42,8 @@ export interface GroupCommitOptions {
   alone<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   /** Queue names to NOTIFY, once their transaction committed. */
   notify(names: Set<string>): void;
+  /** Told of the error that lost a batch's connection (a demoted primary moves the node on). */
+  lost?(err: unknown, client: pg.PoolClient): void;
   /** Members of one batch at most (default 64). */
   maxBatch?: number;
   /**
@@ -243,6 +245,7 @@ export class GroupCommit {
         if (sqlState(err) === undefined || storeFault(err) !== undefined) {
           // No answer: the COMMIT may or may not have happened. As a transaction of its own.
           broken = true;
+          this.options.lost?.(err, client);
           for (const u of [...committing.map((c) => c.member.unit), ...dropped.map((d) => d.unit), ...later])
             u.reject(err);
           later.length = 0;
@@ -258,6 +261,7 @@ export class GroupCommit {
       // member fails with that error, as a transaction of its own would, instead of running again.
       broken = true;
       rollback = false;
+      this.options.lost?.(channel.failed, client);
       for (const u of units) u.reject(channel.failed);
       later.length = 0;
     }

@@ -156,6 +156,7 @@ export class PostgresStore implements Store {
               new PgTx(q, state, notified, writes, this.taskDefCache, locks),
             alone: (fn) => this.transaction(fn),
             notify: (names) => this.notifier.add(names),
+            lost: (err, client) => void this.lostConnection(err, client),
           });
     this.listener = new QueueListener({
       client: () => new Client({ ...this.clientConfig, application_name: LISTENER_NAME }),
