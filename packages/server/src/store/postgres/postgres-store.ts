@@ -161,10 +161,8 @@ export class PostgresStore implements Store {
     this.listener = new QueueListener({
       client: () => new Client({ ...this.clientConfig, application_name: LISTENER_NAME }),
       ready: async (client) => this.targets.check(client, targetOf(client) ?? this.targets.current),
-      onError: (err) => {
-        this.connectFailed(err);
-        onError(err);
-      },
+      // It follows the pool's choice of host: a new connection goes to the current target.
+      onError,
       onPeer: () => this.peers.heard(),
       ...(options.listenerHeartbeatMs !== undefined && { heartbeatMs: options.listenerHeartbeatMs }),
     });
