@@ -73,5 +73,18 @@ function faultOf(err: object): string | undefined {
   return undefined;
 }
 
+/**
+ * Whether `err` says the connection broke (reset, ended, the server ended the session) rather than
+ * timed out or refused: a read may then run once more on another connection at once.
+ */
+export function brokenConnection(err: unknown): boolean {
+  const state = sqlState(err);
+  if (state !== undefined) return state.startsWith('08') || state === '57P01' || state === '57P02';
+  const code = (err as { code?: unknown } | undefined)?.code;
+  if (code === 'ECONNRESET' || code === 'EPIPE') return true;
+  const message = err instanceof Error ? err.message : '';
+  return message.startsWith('Connection terminated unexpectedly');
+}
+
 /** Seconds a client should wait before trying again after a 503 for an absent database. */
 export const RETRY_AFTER_SECONDS = 1;

@@ -238,21 +238,24 @@ void describe('e2e: two nodes outlive faults of their PostgreSQL', () => {
             {
               timeoutMs: 30_000,
             },
-          ),
+          ).catch((err: unknown) => {
+            const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
+            return { status: -1, text: `${String(err)}${cause}`, body: undefined, contentType: '' };
+          }),
         );
         for (const [i, node] of nodes.entries())
           await waitFor(
-            async () =>
-              ((
-                await getJson<Record<string, { activeWorkers: number }>>(`${node.url}/api/tasks/queue/sizes`)
-              )[IDLE]?.activeWorkers ?? 0) > 0
-                ? true
-                : undefined,
+            async () => {
+              // A 503 is a fair answer too: a connection killed in step 3 may be found only now.
+              const sizes = await http('GET', `${node.url}/api/tasks/queue/sizes`);
+              const counts = sizes.body as Record<string, { activeWorkers?: number }> | undefined;
+              return sizes.status === 200 && (counts?.[IDLE]?.activeWorkers ?? 0) > 0 ? true : undefined;
+            },
             { timeoutMs: 10_000, intervalMs: 20, what: `the idle long poll on node ${i} to be waiting` },
           );
-        // The poll is recorded inside its first look's transaction, a few ms before that commits:
-        // a margin for the commit, which no request can observe.
-        await delay(300);
+        // The poll is recorded inside its first look's transaction, shortly before that commits:
+        // a margin for the commit (which no request can observe), generous for a loaded machine.
+        await delay(1_000);
         await cluster.crash();
         const down = performance.now();
         // Open long polls end with an empty answer, not an error.
@@ -362,6 +365,10 @@ void describe('e2e: two nodes outlive faults of their PostgreSQL', () => {
         );
       } catch (err) {
         for (const proxy of proxies) t.diagnostic(`proxy ${JSON.stringify([...proxy.counts])}`);
+        for (const node of nodes)
+          t.diagnostic(
+            `node ${node.url}: ${JSON.stringify(await Promise.race([node.exited, delay(10, 'alive')]))}`,
+          );
         for (const node of nodes) t.diagnostic(`--- ${node.url} logs ---\n${node.logs().slice(-4000)}`);
         throw err;
       } finally {

@@ -14,7 +14,7 @@ import type { Store, TransactionOptions, Tx } from '../store.js';
 import { GroupCommit } from './group-commit.js';
 import { PgTargets, targetOf } from './pg-targets.js';
 import { SQLSTATE, sqlState } from './pg-errors.js';
-import { storeFault } from '../store-faults.js';
+import { brokenConnection, storeFault } from '../store-faults.js';
 
 export interface PostgresStoreOptions {
   /** postgres://user:password@host:port/database */
@@ -317,6 +317,17 @@ export class PostgresStore implements Store {
   }
 
   async read<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    try {
+      return await this.readOnce(fn);
+    } catch (err) {
+      // A pooled connection the server ended while idle is found only when used: a read (which
+      // changes nothing) runs once more on another connection instead of failing the request.
+      if (!brokenConnection(err)) throw err;
+      return this.readOnce(fn);
+    }
+  }
+
+  private async readOnce<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     this.assertOpen();
     const state = new TxState(false);
     try {
