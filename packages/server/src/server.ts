@@ -109,6 +109,10 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     (await openStore({
       dataDir: options.dataDir,
       poolSize: options.dbPoolSize,
+      connectTimeoutMs: options.dbConnectTimeoutMs,
+      statementTimeoutMs: options.dbStatementTimeoutMs,
+      onError: (err) =>
+        logger.warn({ err: { message: err.message } }, 'database connection lost; reconnecting'),
       groupCommit: options.dbGroupCommit,
       sqliteSynchronous: options.sqliteSynchronous,
       ...(options.databaseUrl !== undefined && { databaseUrl: options.databaseUrl }),

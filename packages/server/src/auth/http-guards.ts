@@ -49,7 +49,7 @@ export async function installHttpGuards(app: FastifyInstance, options: AuthOptio
     keyGenerator: (req: FastifyRequest) =>
       req.identity && req.identity.via !== 'anonymous' ? `id:${req.identity.subject}` : `ip:${req.ip}`,
     // Health probes are not callers.
-    allowList: (req: FastifyRequest) => req.routeOptions.url === '/health',
+    allowList: (req: FastifyRequest) => HEALTH_PROBES.has(req.routeOptions.url ?? ''),
     errorResponseBuilder: (_req, context) =>
       new BatonError(
         'RATE_LIMITED',
@@ -59,6 +59,8 @@ export async function installHttpGuards(app: FastifyInstance, options: AuthOptio
       ),
   });
 }
+
+const HEALTH_PROBES = new Set(['/health', '/health/live', '/health/ready']);
 
 /** Token exchanges per caller address per minute (route config of `POST /api/token`). */
 export const TOKEN_EXCHANGE_LIMIT = { max: 120, timeWindow: 60_000 };

@@ -12,6 +12,8 @@ export type RouteGroup = 'open' | keyof RoleNames;
 export const ROUTE_GROUP_PREFIXES: ReadonlyArray<readonly [prefix: string, group: RouteGroup]> = [
   // No token needed: liveness, the token exchange itself, and the API's own description.
   ['/health', 'open'],
+  ['/health/live', 'open'],
+  ['/health/ready', 'open'],
   ['/api/health', 'open'],
   ['/api/token', 'open'],
   // Whether auth is on and who the sent token is (it checks the token itself).

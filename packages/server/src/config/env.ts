@@ -20,6 +20,18 @@ export const ENV_KEYS = [
   },
   { name: 'BATON_DB_POOL_SIZE', description: 'PostgreSQL connections per node', default: '10' },
   {
+    name: 'BATON_DB_CONNECT_TIMEOUT_MS',
+    description:
+      'PostgreSQL: longest wait for a connection (new or from the pool); past it a request answers 503 with Retry-After',
+    default: '5000',
+  },
+  {
+    name: 'BATON_DB_STATEMENT_TIMEOUT_MS',
+    description:
+      'PostgreSQL: longest statement (statement_timeout; the node stops waiting for an answer 1 s later); 0 = no limit',
+    default: '30000',
+  },
+  {
     name: 'BATON_DB_GROUP_COMMIT',
     description:
       'PostgreSQL: most concurrent worker results and polls applied in one transaction with one commit (group commit); 1 = each alone',

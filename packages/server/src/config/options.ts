@@ -16,6 +16,8 @@ export interface Options {
   readonly dataDir: string;
   readonly databaseUrl: string | undefined;
   readonly dbPoolSize: number;
+  readonly dbConnectTimeoutMs: number;
+  readonly dbStatementTimeoutMs: number;
   /** Members of one group commit at most (PostgreSQL); 1 turns it off. */
   readonly dbGroupCommit: number;
   readonly sqliteSynchronous: 'FULL' | 'NORMAL';
@@ -235,6 +237,8 @@ export function compileOptions(raw: RawEnv, cwd = process.cwd()): Options {
     dataDir,
     databaseUrl,
     dbPoolSize: integer(raw, 'BATON_DB_POOL_SIZE', 1, 1000),
+    dbConnectTimeoutMs: integer(raw, 'BATON_DB_CONNECT_TIMEOUT_MS', 100, 600_000),
+    dbStatementTimeoutMs: integer(raw, 'BATON_DB_STATEMENT_TIMEOUT_MS', 0, 86_400_000),
     dbGroupCommit: integer(raw, 'BATON_DB_GROUP_COMMIT', 1, 1000),
     sqliteSynchronous: oneOf(raw, 'BATON_SQLITE_SYNCHRONOUS', ['FULL', 'NORMAL'] as const),
     logLevel: oneOf(raw, 'BATON_LOG_LEVEL', LOG_LEVELS),

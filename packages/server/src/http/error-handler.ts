@@ -3,6 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 
 import { BatonError } from '../errors.js';
 import { externalStorageAdvice } from '../payloads/payload-service.js';
+import { RETRY_AFTER_SECONDS, storeFault } from '../store/store-faults.js';
 
 /** Fastify's own error codes that are the caller's fault, mapped to Baton's codes. */
 const FASTIFY_CLIENT_ERRORS: Record<string, { code: ErrorBody['code']; status: number }> = {
@@ -68,6 +69,18 @@ export function installErrorHandling(app: FastifyInstance): void {
       };
       if (error.validationErrors) body.validationErrors = error.validationErrors;
       return send(reply, body);
+    }
+    const fault = storeFault(error);
+    if (fault !== undefined) {
+      // Nothing was acknowledged (a COMMIT without an answer included): the caller tries again.
+      request.log.warn({ reason: fault }, 'database unavailable');
+      void reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+      return send(reply, {
+        status: 503,
+        code: 'NOT_READY',
+        message: `The database is unavailable; try again later (${fault})`,
+        retryable: true,
+      });
     }
     if (error.validation) {
       const validationErrors: ValidationError[] = error.validation.map((v) => {

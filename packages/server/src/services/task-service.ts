@@ -20,6 +20,7 @@ import { badRequest, conflict, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { WakeBus } from '../queue/wake-bus.js';
 import type { Store, Tx } from '../store/store.js';
+import { storeFault } from '../store/store-faults.js';
 import type { Metrics } from '../metrics.js';
 import { ANY_TASK, type TaskAccess } from './task-access.js';
 import { afterCommit, type AfterCommit, type Executor } from './executor.js';
@@ -130,9 +131,18 @@ export class TaskService {
   async poll(request: PollRequest): Promise<TaskRecord[]> {
     const queues = pollQueues(request.taskType, request.domain);
     const deadline = performance.now() + request.timeoutMs;
-    for (;;) {
+    for (let waited = false; ; waited = true) {
       const seen = this.wake.generation(queues);
-      const { tasks, nextVisibleAt: next } = await this.handOut(request, queues);
+      let handed: Awaited<ReturnType<TaskService['handOut']>>;
+      try {
+        handed = await this.handOut(request, queues);
+      } catch (err) {
+        // A poll that has waited and then finds the database away ends early with nothing (the
+        // worker polls again); one that meets it at once answers 503 (http/error-handler.ts).
+        if (waited && storeFault(err) !== undefined) return [];
+        throw err;
+      }
+      const { tasks, nextVisibleAt: next } = handed;
       if (request.signal?.aborted) {
         // The caller left while we claimed: give the work straight back rather than leaving
         // it locked for a whole response timeout.

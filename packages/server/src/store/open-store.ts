@@ -10,6 +10,11 @@ export interface OpenStoreOptions {
   databaseUrl?: string;
   dataDir: string;
   poolSize?: number;
+  /** PostgreSQL connection and statement bounds (postgres-store.ts). */
+  connectTimeoutMs?: number;
+  statementTimeoutMs?: number;
+  /** Told of connection errors the store recovers from by itself (a log line). */
+  onError?: (err: Error) => void;
   /** Members of one PostgreSQL group commit at most; 1 turns it off (default 64). */
   groupCommit?: number;
   sqliteSynchronous?: 'FULL' | 'NORMAL';
@@ -25,6 +30,9 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     return openPostgresStore({
       url: options.databaseUrl,
       ...(options.poolSize !== undefined && { poolSize: options.poolSize }),
+      ...(options.connectTimeoutMs !== undefined && { connectTimeoutMs: options.connectTimeoutMs }),
+      ...(options.statementTimeoutMs !== undefined && { statementTimeoutMs: options.statementTimeoutMs }),
+      ...(options.onError !== undefined && { onError: options.onError }),
       ...(options.groupCommit !== undefined && {
         groupCommit: options.groupCommit <= 1 ? false : { maxBatch: options.groupCommit },
       }),

@@ -17,6 +17,25 @@ void describe('database settings', () => {
       );
   });
 
+  void it('connection and statement bounds: 5 s and 30 s by default, 0 turns the statement bound off', () => {
+    const defaults = compileOptions({}, '/');
+    assert.equal(defaults.dbConnectTimeoutMs, 5_000);
+    assert.equal(defaults.dbStatementTimeoutMs, 30_000);
+    assert.equal(compileOptions({ BATON_DB_STATEMENT_TIMEOUT_MS: '0' }, '/').dbStatementTimeoutMs, 0);
+    assert.equal(compileOptions({ BATON_DB_CONNECT_TIMEOUT_MS: '250' }, '/').dbConnectTimeoutMs, 250);
+    for (const [name, bad] of [
+      ['BATON_DB_CONNECT_TIMEOUT_MS', '0'],
+      ['BATON_DB_CONNECT_TIMEOUT_MS', 'soon'],
+      ['BATON_DB_STATEMENT_TIMEOUT_MS', '-1'],
+      ['BATON_DB_STATEMENT_TIMEOUT_MS', '2.5'],
+    ] as const)
+      assert.throws(
+        () => compileOptions({ [name]: bad }, '/'),
+        (err: unknown) => err instanceof ConfigError && err.message.includes(name),
+        `${name}=${bad}`,
+      );
+  });
+
   void it('the PostgreSQL store groups only when the setting is above 1', async () => {
     const url = 'postgres://nobody@127.0.0.1:1/none'; // never connected: the pool connects lazily
     const grouped = (await openStore({ databaseUrl: url, dataDir: '/tmp', groupCommit: 8 })) as PostgresStore;

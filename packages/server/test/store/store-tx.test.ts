@@ -421,7 +421,10 @@ if (storeCases().some((c) => c.name === 'postgres')) {
       } finally {
         await admin.end();
       }
+      // [] at once on the loss (long polls look again), and again once it listens anew.
       await waitFor(() => got.some((names) => names.length === 0));
+      await a.listening();
+      await waitFor(() => got.filter((names) => names.length === 0).length >= 2);
       await b.transaction((tx) => tx.notifyQueues(['after-reconnect']));
       await waitFor(() => got.some((names) => names.includes('after-reconnect')));
       unsubscribe();

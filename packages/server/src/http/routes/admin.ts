@@ -34,6 +34,27 @@ export function adminRoutes(app: FastifyInstance, deps: AppDeps): void {
       },
     );
   }
+  // Liveness: the process answers. A database outage is no reason to restart it (it reconnects
+  // by itself), so this stays 200 while readiness says 503; a wedged process does not answer.
+  app.get(
+    '/health/live',
+    { schema: { tags: ['admin'], summary: 'Liveness: 200 while the process serves requests' } },
+    async (_req, reply) => reply.code(200).send({ status: 'UP' }),
+  );
+  // Readiness: whether to send traffic here: 503 while the database (or another required part) is down.
+  app.get(
+    '/health/ready',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Readiness: 200 when the database and every required part answer, else 503',
+      },
+    },
+    async (_req, reply) => {
+      const { status, body } = await health();
+      return reply.code(status).send(body);
+    },
+  );
 
   app.get('/api/admin/config', { schema: { tags: ['admin'], summary: 'Non-secret settings' } }, () =>
     publicSettings(deps.options, deps.rawEnv),

@@ -6,6 +6,7 @@ import { mergeWrites } from './merge-writes.js';
 import { TxPlans, WriteBehind, inline } from './write-behind.js';
 import type { Tx } from '../store.js';
 import { TxState } from '../sql-common.js';
+import { storeFault } from '../store-faults.js';
 
 /**
  * Group commit: concurrent transactions of one node that asked for it (`Store.transaction(fn,
@@ -41,6 +42,8 @@ export interface GroupCommitOptions {
   alone<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   /** Queue names to NOTIFY, once their transaction committed. */
   notify(names: Set<string>): void;
+  /** Told of the error that lost a batch's connection (a demoted primary moves the node on). */
+  lost?(err: unknown, client: pg.PoolClient): void;
   /** Members of one batch at most (default 64). */
   maxBatch?: number;
   /**
@@ -239,9 +242,10 @@ export class GroupCommit {
         for (const d of dropped) d.unit.reject(d.err);
       } catch (err) {
         if (names.length > 0) plans.inDoubt = true;
-        if (sqlState(err) === undefined) {
+        if (sqlState(err) === undefined || storeFault(err) !== undefined) {
           // No answer: the COMMIT may or may not have happened. As a transaction of its own.
           broken = true;
+          this.options.lost?.(err, client);
           for (const u of [...committing.map((c) => c.member.unit), ...dropped.map((d) => d.unit), ...later])
             u.reject(err);
           later.length = 0;
@@ -250,6 +254,16 @@ export class GroupCommit {
           rollback = true;
         }
       }
+    }
+    const lost = channel.failed !== undefined && storeFault(channel.failed) !== undefined;
+    if (rollback && lost) {
+      // The connection is gone (or silent): nothing committed, no ROLLBACK to wait for. Every
+      // member fails with that error, as a transaction of its own would, instead of running again.
+      broken = true;
+      rollback = false;
+      this.options.lost?.(channel.failed, client);
+      for (const u of units) u.reject(channel.failed);
+      later.length = 0;
     }
     if (rollback) {
       this.stats.fallbacks++;

@@ -13,6 +13,7 @@ export const SQLSTATE = {
   queryCanceled: '57014',
   adminShutdown: '57P01',
   undefinedTable: '42P01',
+  readOnlyTransaction: '25006',
 } as const;
 
 /**

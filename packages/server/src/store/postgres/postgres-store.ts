@@ -13,6 +13,9 @@ import { type Migration, TxState } from '../sql-common.js';
 import { checkMigrationList, pendingMigrations } from '../schema-versions.js';
 import type { Store, TransactionOptions, Tx } from '../store.js';
 import { GroupCommit } from './group-commit.js';
+import { PgTargets, targetOf } from './pg-targets.js';
+import { SQLSTATE, sqlState } from './pg-errors.js';
+import { brokenConnection, storeFault } from '../store-faults.js';
 
 export interface PostgresStoreOptions {
   /** postgres://user:password@host:port/database */
@@ -32,7 +35,27 @@ export interface PostgresStoreOptions {
   groupCommit?: false | { maxBatch?: number; maxInFlight?: number };
   /** How long an answer to "does another node listen?" holds, in ms (default 5,000; peer-presence.ts). */
   peerCheckMs?: number;
+  /**
+   * How long to wait for a connection, new or from the pool, in ms (default 5,000): a request
+   * that needs the database while it is away fails after this long instead of hanging.
+   */
+  connectTimeoutMs?: number;
+  /**
+   * Longest statement, in ms (default 30,000): PostgreSQL cancels it (`statement_timeout`), and
+   * the node gives up on an answer shortly after (a connection whose packets are dropped). A
+   * session idle inside a transaction for twice this long is ended by PostgreSQL, so a node cut
+   * off mid-transaction does not hold its row locks for long. 0 = no limit.
+   */
+  statementTimeoutMs?: number;
+  /** How often the notification connection checks that it still talks to PostgreSQL, in ms (default 5,000). */
+  listenerHeartbeatMs?: number;
 }
+
+/** Defaults of the connection bounds (BATON_DB_CONNECT_TIMEOUT_MS, BATON_DB_STATEMENT_TIMEOUT_MS). */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
+/** How long after PostgreSQL's statement_timeout the node itself stops waiting for an answer. */
+const ANSWER_GRACE_MS = 1_000;
 
 /** What the node's queue notifications did: sent, or left out for want of another node to hear them. */
 export interface NotifyStats {
@@ -59,6 +82,10 @@ function batonTypes(): pg.CustomTypesConfig {
 export class PostgresStore implements Store {
   readonly dialect = 'postgres' as const;
   private readonly pool: pg.Pool;
+  private readonly targets: PgTargets;
+  private readonly clientConfig: pg.ClientConfig;
+  private readonly Client: typeof pg.Client;
+  private readonly connectTimeoutMs: number;
   private readonly listener: QueueListener;
   private readonly notifier: CoalescingNotifier;
   private readonly peers: PeerPresence;
@@ -73,13 +100,35 @@ export class PostgresStore implements Store {
     this.migrations = options.migrations ?? POSTGRES_MIGRATIONS;
     checkMigrationList(this.migrations);
     const onError = options.onError ?? (() => {});
-    this.pool = new pg.Pool({
-      connectionString: options.url,
-      max: options.poolSize ?? 10,
+    this.targets = new PgTargets(options.url);
+    this.Client = this.targets.clientClass(onError);
+    this.connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    const statementMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
+    this.clientConfig = {
       types: batonTypes(),
       application_name: 'baton',
       keepAlive: true,
-    });
+      // Probes an idle connection whose peer went silent, so the pool finds out before using it.
+      keepAliveInitialDelayMillis: 10_000,
+      connectionTimeoutMillis: this.connectTimeoutMs,
+      ...(statementMs > 0 && {
+        statement_timeout: statementMs,
+        // PostgreSQL's own cancel needs a live path; this bounds the wait when packets are dropped.
+        query_timeout: statementMs + ANSWER_GRACE_MS,
+        idle_in_transaction_session_timeout: 2 * statementMs,
+      }),
+    };
+    const Client = this.Client;
+    // pg-pool awaits `onConnect` (its types say void): a refused connection is never handed out.
+    const poolConfig: Omit<pg.PoolConfig, 'onConnect'> & { onConnect: (c: pg.ClientBase) => Promise<void> } =
+      {
+        ...this.clientConfig,
+        // The pool's connections, each to the current target host (pg-targets.ts).
+        Client,
+        max: options.poolSize ?? 10,
+        onConnect: (client) => this.targets.check(client, targetOf(client) ?? this.targets.current),
+      };
+    this.pool = new pg.Pool(poolConfig);
     // An idle client that loses its connection is dropped by the pool; without a handler Node would crash.
     this.pool.on('error', onError);
     const onPool = queryOn(this.pool);
@@ -102,43 +151,66 @@ export class PostgresStore implements Store {
         ? undefined
         : new GroupCommit({
             ...options.groupCommit,
-            connect: () => this.pool.connect(),
+            connect: () => this.acquire(),
             prepared: preparedOn,
             tx: (q, state, notified, writes, locks) =>
               new PgTx(q, state, notified, writes, this.taskDefCache, locks),
             alone: (fn) => this.transaction(fn),
             notify: (names) => this.notifier.add(names),
+            lost: (err, client) => void this.lostConnection(err, client),
           });
     this.listener = new QueueListener({
-      client: { connectionString: options.url, application_name: LISTENER_NAME, keepAlive: true },
+      client: () => new Client({ ...this.clientConfig, application_name: LISTENER_NAME }),
+      ready: async (client) => this.targets.check(client, targetOf(client) ?? this.targets.current),
+      // It follows the pool's choice of host: a new connection goes to the current target.
       onError,
       onPeer: () => this.peers.heard(),
+      ...(options.listenerHeartbeatMs !== undefined && { heartbeatMs: options.listenerHeartbeatMs }),
     });
   }
 
   async migrate(): Promise<void> {
     this.assertOpen();
-    const client = await this.pool.connect();
-    let broken = false;
+    const client = await this.migrationClient();
     try {
       // A session lock: every node starting at once queues here, the first applies, the rest find nothing to do.
       await client.query('SELECT pg_advisory_lock($1::bigint)', [MIGRATION_LOCK_KEY]);
       try {
         await this.applyMigrations(client);
       } finally {
-        await client.query('SELECT pg_advisory_unlock($1::bigint)', [MIGRATION_LOCK_KEY]).catch(() => {
-          broken = true; // dropping the connection releases the lock
-        });
+        // Failing that, ending the connection (below) releases the lock.
+        await client.query('SELECT pg_advisory_unlock($1::bigint)', [MIGRATION_LOCK_KEY]).catch(() => {});
       }
-    } catch (err) {
-      broken = true;
-      throw err;
     } finally {
-      client.release(broken);
+      await client.end().catch(() => {});
     }
   }
 
-  private async applyMigrations(client: pg.PoolClient): Promise<void> {
+  /**
+   * A connection of its own for migrations, without the statement bounds: a migration (and the
+   * wait for the lock another node's migration holds) may take long. Each host in turn, as `acquire`.
+   */
+  private async migrationClient(): Promise<pg.Client> {
+    for (let tried = 1; ; tried++) {
+      const client = new this.Client({
+        ...this.clientConfig,
+        statement_timeout: 0,
+        query_timeout: 0,
+        idle_in_transaction_session_timeout: 0,
+      });
+      try {
+        await client.connect();
+        await this.targets.check(client, targetOf(client) ?? this.targets.current);
+        return client;
+      } catch (err) {
+        this.connectFailed(err, client);
+        await client.end().catch(() => {});
+        if (tried >= this.targets.count || storeFault(err) === undefined) throw err;
+      }
+    }
+  }
+
+  private async applyMigrations(client: pg.Client): Promise<void> {
     await client.query(
       `CREATE TABLE IF NOT EXISTS schema_migrations (
          version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`,
@@ -178,8 +250,44 @@ export class PostgresStore implements Store {
     return withRetry(() => this.attempt(fn), this.options.retry);
   }
 
+  /**
+   * A connection of the pool. With several hosts, one that cannot be reached (or is no primary)
+   * moves the choice on (pg-targets.ts) and the next is tried at once: nothing has started yet.
+   */
+  private async acquire(): Promise<pg.PoolClient> {
+    for (let tried = 1; ; tried++) {
+      const target = this.targets.current;
+      try {
+        return await this.pool.connect();
+      } catch (err) {
+        this.connectFailed(err, { target });
+        if (tried >= this.targets.count || storeFault(err) === undefined) throw err;
+      }
+    }
+  }
+
+  /** A connection that could not be made (or lost on connecting) moves the choice of host on. */
+  private connectFailed(err: unknown, client?: object): void {
+    if (storeFault(err) === undefined) return;
+    const target = client === undefined ? undefined : targetOf(client);
+    this.targets.failed(target ?? this.targets.current);
+  }
+
+  /**
+   * After an error on a connection: whether the connection is lost (or its state unknown), so it
+   * must not go back to the pool; a server answering "read-only" is no longer the primary.
+   */
+  private lostConnection(err: unknown, client: object): boolean {
+    if (sqlState(err) === SQLSTATE.readOnlyTransaction) {
+      const target = targetOf(client);
+      if (target !== undefined) this.targets.failed(target);
+      return true;
+    }
+    return storeFault(err) !== undefined;
+  }
+
   private async attempt<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    const client = await this.acquire();
     const state = new TxState(true);
     const notified = new Set<string>();
     let broken = false;
@@ -196,6 +304,12 @@ export class PostgresStore implements Store {
       return result;
     } catch (err) {
       state.closed = true;
+      if (this.lostConnection(err, client)) {
+        // Lost (or no answer in time): no ROLLBACK to wait for, and the connection is not reused.
+        // A COMMIT without an answer may or may not have happened: the error says so, as a 503.
+        broken = true;
+        throw err;
+      }
       // After a failed COMMIT the transaction is already gone; ROLLBACK then only warns.
       await client.query('ROLLBACK').catch(() => {
         broken = true;
@@ -209,6 +323,17 @@ export class PostgresStore implements Store {
   }
 
   async read<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    try {
+      return await this.readOnce(fn);
+    } catch (err) {
+      // A pooled connection the server ended while idle is found only when used: a read (which
+      // changes nothing) runs once more on another connection instead of failing the request.
+      if (!brokenConnection(err)) throw err;
+      return this.readOnce(fn);
+    }
+  }
+
+  private async readOnce<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     this.assertOpen();
     const state = new TxState(false);
     try {
@@ -233,9 +358,10 @@ export class PostgresStore implements Store {
     return this.notifier.drain();
   }
 
+  /** Answers within the connect timeout (twice, at most: a connection and then the answer). */
   async ping(): Promise<void> {
     this.assertOpen();
-    await this.pool.query('SELECT 1');
+    await this.pool.query({ text: 'SELECT 1', query_timeout: this.connectTimeoutMs } as pg.QueryConfig);
   }
 
   close(): Promise<void> {

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 
 /** The channel every node NOTIFYs and LISTENs on. */
 export const QUEUE_CHANNEL = 'baton_queues';
@@ -22,7 +22,15 @@ export function parsePayload(payload: string | undefined): string[] {
 }
 
 export interface QueueListenerOptions {
-  client: pg.ClientConfig;
+  /** A new, unconnected connection (one with an `error` handler of its own). */
+  client: () => pg.Client;
+  /** Run on the connection once connected, before LISTEN (e.g. that it is the primary). */
+  ready?: (client: pg.Client) => Promise<void>;
+  /**
+   * How often the idle connection checks that PostgreSQL still answers, in ms (default 5,000): a
+   * path that drops packets without a reset is otherwise noticed only by TCP, many minutes on.
+   */
+  heartbeatMs?: number;
   onError?: (err: Error) => void;
   /** Another node's listener said hello: it listens from now on. */
   onPeer?: () => void;
@@ -36,6 +44,8 @@ export interface QueueListenerOptions {
  * subscription; when the connection drops it reconnects with backoff and then tells every
  * listener `[]` ("notifications may have been missed: re-check every queue"). Closed by `close()`.
  * Once it listens it says hello on `baton_nodes`, and it tells `onPeer` of other nodes' hellos.
+ * When the connection is lost it also tells every listener `[]` at once: long polls waiting for
+ * a notification that may never come look again (and answer empty while the database is away).
  */
 export class QueueListener {
   private readonly listeners = new Set<(queueNames: string[]) => void>();
@@ -45,6 +55,7 @@ export class QueueListener {
   private failures = 0;
   private missedSome = false;
   private timer: NodeJS.Timeout | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
   private readonly connected = new Set<() => void>();
   private isListening = false;
 
@@ -77,6 +88,7 @@ export class QueueListener {
     this.closed = true;
     this.isListening = false;
     if (this.timer !== undefined) clearTimeout(this.timer);
+    if (this.heartbeat !== undefined) clearInterval(this.heartbeat);
     const client = this.client;
     this.client = undefined;
     if (client !== undefined) await client.end().catch(() => {});
@@ -94,19 +106,23 @@ export class QueueListener {
 
   private connect(): void {
     if (this.closed) return;
-    const client = new pg.Client(this.options.client);
+    const client = this.options.client();
     this.client = client;
     let failed = false;
     const fail = (err?: Error): void => {
       if (failed) return;
       failed = true;
+      const wasListening = this.isListening;
       this.isListening = false;
+      if (this.heartbeat !== undefined) clearInterval(this.heartbeat);
+      this.heartbeat = undefined;
       if (err !== undefined && !this.closed) this.options.onError?.(err);
       if (this.client === client) this.client = undefined;
       client.removeAllListeners('notification');
       client.end().catch(() => {});
       if (this.closed) return;
       this.missedSome = true;
+      if (wasListening) this.emit([]);
       this.scheduleReconnect();
     };
     client.on('error', fail);
@@ -117,12 +133,14 @@ export class QueueListener {
     });
     client
       .connect()
+      .then(() => this.options.ready?.(client))
       .then(() => client.query(`LISTEN ${QUEUE_CHANNEL}; LISTEN ${NODES_CHANNEL}; NOTIFY ${NODES_CHANNEL}`))
       .then(
         () => {
           if (failed || this.closed) return;
           this.failures = 0;
           this.isListening = true;
+          this.startHeartbeat(client, fail);
           for (const resolve of this.connected) resolve();
           this.connected.clear();
           if (this.missedSome) {
@@ -132,6 +150,23 @@ export class QueueListener {
         },
         (err: unknown) => fail(err instanceof Error ? err : new Error(String(err))),
       );
+  }
+
+  private startHeartbeat(client: pg.Client, fail: (err?: Error) => void): void {
+    const every = this.options.heartbeatMs ?? 5_000;
+    let inFlight = false;
+    this.heartbeat = setInterval(() => {
+      if (inFlight) return;
+      inFlight = true;
+      // No answer within a period = the path is lost.
+      client.query({ text: 'SELECT 1', query_timeout: every } as pg.QueryConfig).then(
+        () => {
+          inFlight = false;
+        },
+        (err: unknown) => fail(err instanceof Error ? err : new Error(String(err))),
+      );
+    }, every);
+    this.heartbeat.unref();
   }
 
   private scheduleReconnect(): void {
