@@ -13,7 +13,9 @@ import type { AddressInfo } from 'node:net';
  * - model `limited`: answers 429 with `Retry-After: 1` to the first request of each
  *   Idempotency-Key, then normally;
  * - model `slow`: never answers; counts the requests the client gave up (connection closed);
- * - model `refuse`: answers 400.
+ * - model `refuse`: answers 400;
+ * - model `stall-once`: the first request that carries a tool result never answers (its caller
+ *   is killed); every other request is answered as above.
  *
  * Usage is 10 prompt + 5 completion tokens per chat, 3 per embedding input.
  */
@@ -72,6 +74,7 @@ export async function startLlmServer(): Promise<LlmTestServer> {
     close: async () => {},
   };
   const limited = new Set<string>();
+  let stalled = false;
   let ids = 0;
 
   const server = createServer((req, res) => {
@@ -103,6 +106,10 @@ export async function startLlmServer(): Promise<LlmTestServer> {
             { 'retry-after': '1' },
           );
         }
+      }
+      if (model === 'stall-once' && !stalled && /"tool_call_id"|"tool_result"/.test(raw)) {
+        stalled = true;
+        return;
       }
       const id = `call_${++ids}`;
       if (path.endsWith('/embeddings')) {
