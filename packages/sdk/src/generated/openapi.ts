@@ -1090,7 +1090,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         category?: string;
-                        /** @description api_key as ${workflow.secrets.NAME} (never a key value), endpoint (the base URL), other provider settings */
+                        /** @description api_key: ${workflow.secrets.NAME}, or a key value (sealed into the secret store as LLM_<name>_API_KEY, never kept in the record); endpoint: the base URL; other provider settings */
                         configuration?: {
                             api_key?: string;
                             endpoint?: string;

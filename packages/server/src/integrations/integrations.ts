@@ -59,7 +59,7 @@ export function createIntegrations(input: {
   const fetch = input.fetch as unknown as FetchLike | undefined;
   const listTools = fetch && ((record: ServiceRecord) => discoverTools(record, sessions, fetch, secrets));
   const registry = new RegistryService(input.store, input.clock, listTools);
-  const llmProviders = new LlmProviderService(input.store, input.clock);
+  const llmProviders = new LlmProviderService(input.store, input.clock, secrets);
   return {
     secrets,
     registry,

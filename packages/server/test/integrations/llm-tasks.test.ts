@@ -24,7 +24,8 @@ const KEY = Buffer.alloc(32, 7).toString('base64');
 const OPENAI_KEY = 'sk-openai-5e1f0c-never-stored';
 const ANTHROPIC_KEY = 'sk-ant-9d33ab-never-stored';
 const PROMPT_SECRET = 'prompt-secret-8a1b2c-never-stored';
-const SECRET_VALUES = [OPENAI_KEY, ANTHROPIC_KEY, PROMPT_SECRET];
+const RAW_KEY = 'sk-raw-4c4d11-sealed-never-stored';
+const SECRET_VALUES = [OPENAI_KEY, ANTHROPIC_KEY, PROMPT_SECRET, RAW_KEY];
 
 type Task = {
   referenceTaskName: string;
@@ -151,14 +152,21 @@ for (const storeCase of storeCases()) {
         );
     });
 
-    it('configures providers as integrations: a key value is refused, the key shown as its secret name', async () => {
+    it('configures providers as integrations: a key value is sealed as a secret, the key shown as its secret name', async () => {
       const raw = await api('POST', '/api/integrations/provider/leaky', {
         type: 'openai',
-        configuration: { api_key: 'sk-plain-value-123' },
+        configuration: { api_key: RAW_KEY, endpoint: `${llm.url}/v1` },
       });
-      assert.equal(raw.status, 400, raw.text);
-      assert.ok(!raw.text.includes('sk-plain-value-123'));
-      assert.match(raw.text, /workflow\.secrets/);
+      assert.equal(raw.status, 200, raw.text);
+      const leaky = await api('GET', '/api/integrations/provider/leaky');
+      assert.equal(leaky.body.configuration.api_key, '${workflow.secrets.LLM_leaky_API_KEY}');
+      assert.equal((await api('GET', '/api/secrets/LLM_leaky_API_KEY/exists')).body, true);
+      const bad = await api('POST', '/api/integrations/provider/leaky', {
+        configuration: { api_key: 'x ${workflow.secrets.A} y' },
+      });
+      assert.equal(bad.status, 400, bad.text);
+      assert.equal(bad.body.validationErrors[0].path, 'configuration.api_key');
+      assert.equal((await api('DELETE', '/api/integrations/provider/leaky')).status, 200);
       const one = await api('GET', '/api/integrations/provider/gpt');
       assert.equal(one.status, 200);
       assert.equal(one.body.configuration.api_key, '${workflow.secrets.OPENAI_KEY}');

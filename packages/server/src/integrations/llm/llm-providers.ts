@@ -10,7 +10,10 @@ import { SECRET_NAME_PATTERN } from '../secrets/secret-refs.js';
  * `POST /api/integrations/provider/{name}` with `{category: 'AI_MODEL', type, configuration:
  * {api_key, endpoint}, description, enabled}`, and the provider's models as
  * `POST /api/integrations/provider/{name}/integration/{model}`. The API key is a Baton secret
- * (`${workflow.secrets.NAME}`): the record keeps its name only, and a key value is refused.
+ * (`${workflow.secrets.NAME}`, or a name in `api_key_secret`): the record keeps its name only. A
+ * key value sent as Conductor's clients send it is sealed into the secret store at once (as
+ * `LLM_<provider>_API_KEY`) and the record names that secret; without BATON_SECRETS_KEY it is
+ * refused (409), never stored.
  *
  * `type` picks the protocol: `anthropic` speaks Anthropic's Messages API; every other type
  * (`openai`, `azure_openai`, `ollama`, `vllm`, `litellm`, `mistral`, …) speaks the OpenAI
@@ -74,31 +77,42 @@ export function checkName(name: string, field: string): void {
     ]);
 }
 
-/** The secret name of an `api_key` as configured: `${workflow.secrets.NAME}`, or a name in `api_key_secret`. */
-function apiKeySecretOf(configuration: JsonObject): string | undefined {
+/**
+ * The API key as configured: a secret's name (`${workflow.secrets.NAME}`, or a name in
+ * `api_key_secret`), or a key value to seal.
+ */
+function apiKeyOf(configuration: JsonObject): { secret: string } | { value: string } | undefined {
   for (const field of KEY_SECRET_FIELDS) {
     const value = configuration[field];
     if (value === undefined || value === null || value === '') continue;
     if (typeof value !== 'string' || !SECRET_NAME.test(value))
       fail([{ path: `configuration.${field}`, message: 'the name of a Baton secret', invalidValue: null }]);
-    return value;
+    return { secret: value };
   }
   for (const field of KEY_FIELDS) {
     const value = configuration[field];
     if (value === undefined || value === null || value === '') continue;
-    const match = typeof value === 'string' ? SECRET_REF.exec(value) : null;
-    const name = match?.[1];
-    if (name === undefined || !SECRET_NAME.test(name))
-      // The value is never echoed: it may be a key.
+    // The value is never echoed in an error: it may be a key.
+    if (typeof value !== 'string')
+      fail([{ path: `configuration.${field}`, message: 'a string', invalidValue: null }]);
+    const name = SECRET_REF.exec(value)?.[1];
+    if (name !== undefined && !SECRET_NAME.test(name))
       fail([
         {
           path: `configuration.${field}`,
-          message:
-            'the API key must name a Baton secret as ${workflow.secrets.NAME} (store it with PUT /api/secrets/NAME); a key value is never stored',
+          message: 'a secret placeholder names a secret of 1 to 128 letters, digits, _ or -',
           invalidValue: null,
         },
       ]);
-    return name;
+    if (value.includes('${') && name === undefined)
+      fail([
+        {
+          path: `configuration.${field}`,
+          message: 'the API key is a key value or exactly ${workflow.secrets.NAME}',
+          invalidValue: null,
+        },
+      ]);
+    return name !== undefined ? { secret: name } : { value };
   }
   return undefined;
 }
@@ -166,10 +180,21 @@ function recordOf(row: StoredService): LlmProviderRecord {
   return row.record as unknown as LlmProviderRecord;
 }
 
+/** Where a key value sent with a provider is sealed (the secret store). */
+export interface KeySealer {
+  put(name: string, value: string): Promise<unknown>;
+}
+
+/** The secret a provider's key value is sealed as. */
+export function keySecretName(provider: string): string {
+  return `LLM_${provider.replace(/[^A-Za-z0-9_-]/g, '_')}_API_KEY`.slice(0, 128);
+}
+
 export class LlmProviderService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    private readonly sealer?: KeySealer,
   ) {}
 
   /** The provider a task names, or undefined; read at call time, so a change applies to the next call. */
@@ -215,8 +240,22 @@ export class LlmProviderService {
           invalidValue: category,
         },
       ]);
-    const apiKeySecret = apiKeySecretOf(configuration);
+    const apiKey = apiKeyOf(configuration);
     const endpoint = endpointOf(configuration);
+    let apiKeySecret: string | undefined;
+    if (apiKey !== undefined && 'value' in apiKey) {
+      if (!this.sealer)
+        fail([
+          {
+            path: 'configuration.api_key',
+            message: 'name a secret: ${workflow.secrets.NAME}',
+            invalidValue: null,
+          },
+        ]);
+      apiKeySecret = keySecretName(name);
+      // Sealed first: a record never names a secret that was not stored (409 without BATON_SECRETS_KEY).
+      await this.sealer.put(apiKeySecret, apiKey.value);
+    } else apiKeySecret = apiKey?.secret;
     const rest: JsonObject = {};
     for (const [k, v] of Object.entries(configuration)) {
       if (

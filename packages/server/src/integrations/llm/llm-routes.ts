@@ -28,9 +28,9 @@ const providerBody = {
     configuration: {
       type: 'object',
       description:
-        'api_key as ${workflow.secrets.NAME} (never a key value), endpoint (the base URL), other provider settings',
+        'api_key: ${workflow.secrets.NAME}, or a key value (sealed into the secret store as LLM_<name>_API_KEY, never kept in the record); endpoint: the base URL; other provider settings',
       properties: {
-        api_key: { type: 'string', maxLength: 256 },
+        api_key: { type: 'string', maxLength: 4096 },
         endpoint: { type: 'string', maxLength: 2048 },
       },
     },
