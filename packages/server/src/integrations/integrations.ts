@@ -71,6 +71,7 @@ export function createIntegrations(input: {
         llmProviders,
         new StoredRunTokens(input.store),
         { runTokenBudget: input.llmRunTokenBudget ?? 0 },
+        (name) => registry.find(name),
         input.metricsRegistry && new LlmMetrics(input.metricsRegistry),
       ),
     ],

@@ -55,6 +55,55 @@ for (const storeCase of storeCases()) {
       await opened.cleanup();
     });
 
+    it('tools may name a registered MCP service: its tools are offered with their schemas, calls name the service', async () => {
+      assert.equal(
+        (await call(t.app, 'POST', '/api/registry/service', { name: 'tools', kind: 'mcp', url: mcp.url }))
+          .status,
+        200,
+      );
+      const discovered = await call(t.app, 'GET', '/api/registry/service/tools/discover?create=true');
+      assert.equal(discovered.status, 200, discovered.text);
+      const def = {
+        name: 'registry_tools',
+        ownerEmail: 'a@b.c',
+        tasks: [
+          {
+            name: 'chat',
+            taskReferenceName: 'chat',
+            type: 'LLM_CHAT_COMPLETE',
+            inputParameters: {
+              llmProvider: 'gpt',
+              model: 'gpt-test',
+              messages: [{ role: 'user', message: 'echo' }],
+              tools: [{ service: 'tools', name: 'echo' }],
+            },
+          },
+        ],
+      };
+      assert.equal((await call(t.app, 'POST', '/api/metadata/workflow', def)).status, 200);
+      const id = await startRun(t.app, 'registry_tools');
+      let run = await runOf(t.app, id);
+      const deadline = Date.now() + 30_000;
+      while (run.status === 'RUNNING' && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 25));
+        run = await runOf(t.app, id);
+      }
+      assert.equal(run.status, 'COMPLETED', JSON.stringify(run.tasks[0]));
+      const asked = run.tasks[0].outputData.toolCalls[0];
+      assert.equal(asked.name, 'echo');
+      assert.equal(asked.type, 'CALL_MCP_TOOL');
+      assert.equal(asked.service, 'tools');
+      const seen = llm.requests.find((r) => r.headers['idempotency-key'] === run.tasks[0].taskId);
+      const offered = seen?.body.tools.map((x: any) => x.function);
+      assert.equal(offered.length, 1);
+      assert.equal(offered[0].name, 'echo');
+      assert.deepEqual(
+        Object.keys(offered[0].parameters.properties),
+        ['text'],
+        'the schema from the registry',
+      );
+    });
+
     for (const [provider, model] of [
       ['gpt', 'gpt-test'],
       ['claude', 'claude-test'],

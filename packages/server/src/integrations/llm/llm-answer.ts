@@ -91,6 +91,8 @@ export function toolCallOf(
     name,
     type: spec?.type ?? 'SIMPLE',
     inputParameters: { ...args, method: name },
+    // The registered service that has the tool, for the task that calls it.
+    ...(spec?.service !== undefined && { service: spec.service }),
   };
 }
 

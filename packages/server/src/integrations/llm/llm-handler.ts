@@ -15,6 +15,7 @@ import {
   type LlmTaskKind,
   providerOf,
 } from './llm-request.js';
+import { type FindService, resolveRegistryTools } from './registry-tools.js';
 import type { RunTokens } from './run-tokens.js';
 
 /**
@@ -64,6 +65,8 @@ export class LlmCallHandler implements CallHandler {
     private readonly providers: LlmProviderService,
     private readonly runTokens: RunTokens,
     private readonly options: LlmHandlerOptions,
+    /** The service registry, for `tools` entries that name a service. */
+    private readonly findService: FindService,
     private readonly metrics?: LlmMetrics,
   ) {}
 
@@ -108,7 +111,8 @@ export class LlmCallHandler implements CallHandler {
           completionTokens: 0,
         };
       } else {
-        const request = chatRequestOf(kind, input);
+        const tools = await resolveRegistryTools(input.tools, this.findService);
+        const request = chatRequestOf(kind, tools === undefined ? input : { ...input, tools });
         const answer = await client.chat(request, callOptions);
         promptTokens = answer.promptTokens;
         completionTokens = answer.completionTokens;

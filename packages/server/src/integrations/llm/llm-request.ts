@@ -23,6 +23,7 @@ export interface LlmToolCall extends JsonObject {
   name: string;
   type: string;
   inputParameters: JsonObject;
+  // Also `service`: the registered service that has the tool, when the task's `tools` named one.
 }
 
 export interface ChatTurn {
@@ -39,6 +40,8 @@ export interface LlmTool {
   type: string;
   description?: string;
   inputSchema: JsonObject;
+  /** The registered service that has it (an entry that named one; `registry-tools.ts`). */
+  service?: string;
 }
 
 export interface LlmSampling {
@@ -228,6 +231,8 @@ function toolsOf(input: JsonObject): LlmTool[] {
       inputSchema: isObject(t.inputSchema) ? t.inputSchema : { type: 'object', properties: {} },
     };
     if (typeof t.description === 'string') tool.description = t.description;
+    const params = t.configParams;
+    if (isObject(params) && typeof params.service === 'string') tool.service = params.service;
     return tool;
   });
 }
