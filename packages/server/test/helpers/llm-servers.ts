@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 /**
  * A server on 127.0.0.1 speaking the OpenAI Chat Completions and Embeddings protocol
  * (`/v1/chat/completions`, `/v1/embeddings`) and Anthropic's Messages protocol (`/v1/messages`),
- * non-streaming and streaming (SSE when the request asks `stream: true`). Its answers are
+ * non-streaming and streaming (server-sent events, as each protocol sends them, when the request
+ * asks `stream: true`). Its answers are
  * scripted by the model name, so one server serves every case:
  *
  * - a chat with tools and no tool result yet asks for the first tool with `{text: 'hello'}`
@@ -155,7 +156,10 @@ export async function startLlmServer(): Promise<LlmTestServer> {
           if (answer.text !== undefined)
             for (const word of answer.text.split(/(?= )/)) chunk({ content: word }, null);
           else chunk({ tool_calls: message.tool_calls?.map((c, index) => ({ index, ...c })) }, null);
-          chunk({}, finish, { usage });
+          chunk({}, finish);
+          res.write(
+            `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 0, model, choices: [], usage })}\n\n`,
+          );
           res.end('data: [DONE]\n\n');
           return;
         }
@@ -179,13 +183,55 @@ export async function startLlmServer(): Promise<LlmTestServer> {
         const content = answer.tool
           ? [{ type: 'tool_use', id: `toolu_${ids}`, name: answer.tool.name, input: answer.tool.args }]
           : [{ type: 'text', text: answer.text }];
+        const stopReason = answer.tool ? 'tool_use' : 'end_turn';
+        if (body.stream === true) {
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          const event = (type: string, data: Record<string, unknown>) =>
+            res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+          event('message_start', {
+            message: {
+              id: `msg_${ids}`,
+              type: 'message',
+              role: 'assistant',
+              model,
+              content: [],
+              stop_reason: null,
+              stop_sequence: null,
+              usage: { input_tokens: PROMPT_TOKENS, output_tokens: 0 },
+            },
+          });
+          if (answer.tool) {
+            event('content_block_start', {
+              index: 0,
+              content_block: { type: 'tool_use', id: `toolu_${ids}`, name: answer.tool.name, input: {} },
+            });
+            const json = JSON.stringify(answer.tool.args);
+            for (const part of [json.slice(0, 5), json.slice(5)])
+              event('content_block_delta', {
+                index: 0,
+                delta: { type: 'input_json_delta', partial_json: part },
+              });
+          } else {
+            event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
+            for (const word of (answer.text ?? '').split(/(?= )/))
+              event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: word } });
+          }
+          event('content_block_stop', { index: 0 });
+          event('message_delta', {
+            delta: { stop_reason: stopReason, stop_sequence: null },
+            usage: { output_tokens: COMPLETION_TOKENS },
+          });
+          event('message_stop', {});
+          res.end();
+          return;
+        }
         return send(res, 200, {
           id: `msg_${ids}`,
           type: 'message',
           role: 'assistant',
           model,
           content,
-          stop_reason: answer.tool ? 'tool_use' : 'end_turn',
+          stop_reason: stopReason,
           stop_sequence: null,
           usage: { input_tokens: PROMPT_TOKENS, output_tokens: COMPLETION_TOKENS },
         });

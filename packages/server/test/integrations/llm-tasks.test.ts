@@ -302,6 +302,40 @@ for (const storeCase of storeCases()) {
       assert.equal(second.tasks[0].outputData.finishReason, 'STOP');
     });
 
+    it('streamed answers (stream: true) give the same outputs on both protocols, tool calls included', async () => {
+      const tools = [{ name: 'echo', type: 'CALL_MCP_TOOL', inputSchema: { type: 'object' } }];
+      for (const [provider, model] of [
+        ['gpt', 'gpt-test'],
+        ['claude', 'claude-test'],
+      ] as const) {
+        await register(chatDef(`llm_stream_${provider}`, provider, model, { stream: true }));
+        const plain = await finished(
+          await startRun(t.app, `llm_stream_${provider}`, { input: { question: 'a b c' } }),
+        );
+        assert.equal(plain.status, 'COMPLETED', describeTasks(plain));
+        assert.deepEqual(plain.tasks[0].outputData, {
+          result: 'you said: a b c',
+          finishReason: 'STOP',
+          tokenUsed: PROMPT_TOKENS + COMPLETION_TOKENS,
+          promptTokens: PROMPT_TOKENS,
+          completionTokens: COMPLETION_TOKENS,
+          toolCalls: [],
+        });
+        const seen = llm.requests.find((r) => r.headers['idempotency-key'] === plain.tasks[0].taskId);
+        assert.equal(seen?.body.stream, true, 'the provider was asked to stream');
+        await register(chatDef(`llm_stream_tools_${provider}`, provider, model, { stream: true, tools }));
+        const asked = await finished(
+          await startRun(t.app, `llm_stream_tools_${provider}`, { input: { question: 'x' } }),
+        );
+        assert.equal(asked.status, 'COMPLETED', describeTasks(asked));
+        assert.equal(asked.tasks[0].outputData.finishReason, 'TOOL_CALLS');
+        assert.deepEqual(asked.tasks[0].outputData.toolCalls[0].inputParameters, {
+          text: 'hello',
+          method: 'echo',
+        });
+      }
+    });
+
     it('a 429 with Retry-After is waited out on a durable timer and the call made again', async () => {
       await register(chatDef('llm_limited', 'gpt', 'limited'));
       const id = await startRun(t.app, 'llm_limited', { input: { question: 'again' } });

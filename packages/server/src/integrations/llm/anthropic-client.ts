@@ -103,10 +103,11 @@ export class AnthropicClient implements LlmClient {
     };
     let message: Anthropic.Message;
     try {
-      message = await this.client.messages.create(body, {
-        signal: call.signal,
-        headers: { 'Idempotency-Key': call.idempotencyKey },
-      });
+      const options = { signal: call.signal, headers: { 'Idempotency-Key': call.idempotencyKey } };
+      // Streamed, the SDK gathers the events into the same message.
+      message = request.stream
+        ? await this.client.messages.stream(body, options).finalMessage()
+        : await this.client.messages.create(body, options);
     } catch (err) {
       if (err instanceof Anthropic.APIError && typeof err.status === 'number') {
         throw new ProviderStatusError(

@@ -59,6 +59,8 @@ export interface ChatRequest extends LlmSampling {
   turns: ChatTurn[];
   tools: LlmTool[];
   jsonOutput: boolean;
+  /** Ask the provider to stream the answer (server-sent events); the task's output is still the whole answer. */
+  stream: boolean;
 }
 
 export interface EmbeddingsRequest {
@@ -247,6 +249,7 @@ export function chatRequestOf(kind: LlmTaskKind, input: JsonObject): ChatRequest
       turns: [{ role: 'user', message: prompt }],
       tools: [],
       jsonOutput: input.jsonOutput === true,
+      stream: input.stream === true,
       ...sampling(input),
     };
   }
@@ -255,6 +258,7 @@ export function chatRequestOf(kind: LlmTaskKind, input: JsonObject): ChatRequest
     turns: turnsOf(input),
     tools: toolsOf(input),
     jsonOutput: input.jsonOutput === true,
+    stream: input.stream === true,
     ...sampling(input),
   };
 }

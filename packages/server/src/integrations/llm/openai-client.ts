@@ -90,11 +90,14 @@ export class OpenAiClient implements LlmClient {
         })),
       }),
     };
-    const completion = await this.send(() =>
-      this.client.chat.completions.create(body, {
-        signal: call.signal,
-        headers: { 'Idempotency-Key': call.idempotencyKey },
-      }),
+    const options = { signal: call.signal, headers: { 'Idempotency-Key': call.idempotencyKey } };
+    // Streamed, the SDK gathers the chunks into the same completion (usage from the last chunk).
+    const completion = await this.send<OpenAI.Chat.ChatCompletion>(() =>
+      request.stream
+        ? this.client.chat.completions
+            .stream({ ...body, stream: true, stream_options: { include_usage: true } }, options)
+            .finalChatCompletion()
+        : this.client.chat.completions.create(body, options),
     );
     const choice = completion.choices[0];
     const toolCalls = (choice?.message.tool_calls ?? []).flatMap((c) =>
