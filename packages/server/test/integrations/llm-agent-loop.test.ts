@@ -104,6 +104,82 @@ for (const storeCase of storeCases()) {
       );
     });
 
+    it("runs a Conductor-style chain (chat → CALL_MCP_TOOL → chat, the tool's output in the tool message's toolCalls)", async () => {
+      const def = {
+        name: 'conductor_agent_chain',
+        ownerEmail: 'a@b.c',
+        tasks: [
+          {
+            name: 'plan',
+            taskReferenceName: 'plan',
+            type: 'LLM_CHAT_COMPLETE',
+            inputParameters: {
+              llmProvider: '${workflow.input.provider}',
+              model: '${workflow.input.model}',
+              messages: [{ role: 'user', message: 'echo hello' }],
+              tools: [{ name: 'echo', type: 'CALL_MCP_TOOL', inputSchema: { type: 'object' } }],
+            },
+          },
+          {
+            name: 'execute',
+            taskReferenceName: 'execute',
+            type: 'CALL_MCP_TOOL',
+            inputParameters: {
+              mcpServer: '${workflow.input.mcpServer}',
+              method: '${plan.output.toolCalls[0].name}',
+              arguments: '${plan.output.toolCalls[0].inputParameters}',
+            },
+          },
+          {
+            name: 'summarize',
+            taskReferenceName: 'summarize',
+            type: 'LLM_CHAT_COMPLETE',
+            inputParameters: {
+              llmProvider: '${workflow.input.provider}',
+              model: '${workflow.input.model}',
+              messages: [
+                { role: 'user', message: 'echo hello' },
+                { role: 'tool_call', toolCalls: '${plan.output.toolCalls}' },
+                {
+                  role: 'tool',
+                  toolCalls: [
+                    {
+                      taskReferenceName: '${plan.output.toolCalls[0].taskReferenceName}',
+                      name: 'echo',
+                      output: '${execute.output}',
+                    },
+                  ],
+                },
+              ],
+            },
+          },
+        ],
+        outputParameters: { answer: '${summarize.output.result}' },
+      };
+      assert.equal((await call(t.app, 'POST', '/api/metadata/workflow', def)).status, 200);
+      for (const [provider, model] of [
+        ['gpt', 'gpt-test'],
+        ['claude', 'claude-test'],
+      ]) {
+        const id = await startRun(t.app, def.name, { input: { provider, model, mcpServer: mcp.url } });
+        let run = await runOf(t.app, id);
+        const deadline = Date.now() + 30_000;
+        while (run.status === 'RUNNING' && Date.now() < deadline) {
+          await new Promise((r) => setTimeout(r, 25));
+          run = await runOf(t.app, id);
+        }
+        const shown = JSON.stringify(
+          run.tasks.map((x: any) => [x.referenceTaskName, x.status, x.reasonForIncompletion]),
+        );
+        assert.equal(run.status, 'COMPLETED', shown);
+        assert.match(
+          run.output.answer,
+          /^tool said: \{.*"text":"hello"/,
+          `${provider}: ${run.output.answer}`,
+        );
+      }
+    });
+
     for (const [provider, model] of [
       ['gpt', 'gpt-test'],
       ['claude', 'claude-test'],

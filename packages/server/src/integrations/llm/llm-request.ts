@@ -205,7 +205,26 @@ function turnsOf(input: JsonObject): ChatTurn[] {
     const role = m.role;
     if (typeof role !== 'string' || !isRole(role))
       throw new CallInputError(`messages[${i}].role must be one of ${CHAT_ROLES.join(', ')}`);
-    const turn: ChatTurn = { role, message: text(m.message ?? m.content ?? null) };
+    const message = text(m.message ?? m.content ?? null);
+    if (
+      role === 'tool' &&
+      Array.isArray(m.toolCalls) &&
+      m.toolCalls.length > 0 &&
+      (message === '' || m.toolCalls.length > 1)
+    ) {
+      // Conductor's form: one tool message whose toolCalls carry each call's `output`.
+      for (const raw of m.toolCalls) {
+        const call = toolCallOf(raw);
+        const output = isObject(raw) ? raw.output : undefined;
+        turns.push({
+          role,
+          message: output === undefined || output === null ? message : text(output),
+          toolCallId: call.taskReferenceName,
+        });
+      }
+      continue;
+    }
+    const turn: ChatTurn = { role, message };
     if (Array.isArray(m.toolCalls)) turn.toolCalls = m.toolCalls.map(toolCallOf);
     const answers = m.toolCallId ?? m.taskReferenceName;
     if (typeof answers === 'string') turn.toolCallId = answers;
