@@ -172,7 +172,13 @@ for (const storeCase of storeCases()) {
       assert.equal(one.body.configuration.api_key, '${workflow.secrets.OPENAI_KEY}');
       assert.equal(one.body.category, 'AI_MODEL');
       const list = await api('GET', '/api/integrations/provider?category=AI_MODEL&activeOnly=true');
-      assert.deepEqual(list.body.map((p: { name: string }) => p.name).sort(), ['claude', 'gpt']);
+      assert.deepEqual(
+        list.body
+          .map((p: { name: string }) => p.name)
+          .filter((n: string) => n !== 'azure')
+          .sort(),
+        ['claude', 'gpt'],
+      );
       const services = await api('GET', '/api/registry/service');
       assert.equal(services.body.length, 0, 'providers are not registry services');
       assert.equal((await api('GET', '/api/integrations/provider/nope')).status, 404);
@@ -214,6 +220,25 @@ for (const storeCase of storeCases()) {
       assert.equal(seen.body.temperature, 0.2);
       assert.equal(seen.body.max_tokens, 100);
       assert.deepEqual(seen.body.messages[0], { role: 'system', content: 'You are terse.' });
+    });
+
+    it('an azure_openai provider is called the Azure way: deployment path, api-version, api-key header', async () => {
+      const res = await api('POST', '/api/integrations/provider/azure', {
+        type: 'azure_openai',
+        configuration: {
+          api_key: '${workflow.secrets.OPENAI_KEY}',
+          endpoint: llm.url,
+          api_version: '2024-06-01',
+        },
+      });
+      assert.equal(res.status, 200, res.text);
+      await register(chatDef('llm_azure', 'azure', 'my-deployment'));
+      const run = await finished(await startRun(t.app, 'llm_azure', { input: { question: 'hi azure' } }));
+      assert.equal(run.status, 'COMPLETED', describeTasks(run));
+      assert.equal(run.tasks[0].outputData.result, 'you said: hi azure');
+      const seen = llm.requests.find((r) => r.headers['idempotency-key'] === run.tasks[0].taskId);
+      assert.equal(seen?.path, '/openai/deployments/my-deployment/chat/completions');
+      assert.equal(seen?.headers['api-key'], OPENAI_KEY);
     });
 
     it('LLM_TEXT_COMPLETE and LLM_GENERATE_EMBEDDINGS complete', async () => {

@@ -40,6 +40,8 @@ export const LLM_TASK_KINDS: readonly string[] = KINDS;
 export const MAX_RATE_LIMIT_WAITS = 10;
 const MIN_WAIT_SECONDS = 1;
 const MAX_WAIT_SECONDS = 300;
+/** The Azure OpenAI API version when a provider's configuration names none (`api_version`). */
+const AZURE_API_VERSION = '2024-10-21';
 /** Public endpoints, when a provider configures none. */
 const DEFAULT_BASE_URL: Record<string, string> = { openai: 'https://api.openai.com/v1' };
 
@@ -163,6 +165,15 @@ export class LlmCallHandler implements CallHandler {
       throw new CallInputError(
         `LLM provider '${record.name}' (type ${record.type}) has no endpoint configured`,
       );
+    if (protocolOf(record.type) === 'azure') {
+      const version = record.configuration.api_version ?? record.configuration.apiVersion;
+      return new OpenAiClient({
+        baseURL,
+        apiKey,
+        fetch: ctx.fetch,
+        azureApiVersion: typeof version === 'string' && version !== '' ? version : AZURE_API_VERSION,
+      });
+    }
     return new OpenAiClient({ baseURL, apiKey, fetch: ctx.fetch });
   }
 

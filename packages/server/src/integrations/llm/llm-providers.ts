@@ -16,8 +16,9 @@ import { SECRET_NAME_PATTERN } from '../secrets/secret-refs.js';
  * refused (409), never stored.
  *
  * `type` picks the protocol: `anthropic` speaks Anthropic's Messages API; every other type
- * (`openai`, `azure_openai`, `ollama`, `vllm`, `litellm`, `mistral`, …) speaks the OpenAI
- * Chat Completions and Embeddings API at its `endpoint`.
+ * (`openai`, `ollama`, `vllm`, `litellm`, `mistral`, …) speaks the OpenAI Chat Completions and
+ * Embeddings API at its `endpoint`; `azure_openai` the same API the Azure way (deployment paths
+ * named by the model, `api_version` from the configuration).
  *
  * Records live in the service registry's table under a name no registry service can take
  * (`llm-provider:` + name; registry names allow no colon), so they need no schema of their own;
@@ -27,7 +28,7 @@ import { SECRET_NAME_PATTERN } from '../secrets/secret-refs.js';
 export const LLM_PROVIDER_ROW_PREFIX = 'llm-provider:';
 export const isLlmProviderRow = (name: string): boolean => name.startsWith(LLM_PROVIDER_ROW_PREFIX);
 
-export type LlmProtocol = 'openai' | 'anthropic';
+export type LlmProtocol = 'openai' | 'azure' | 'anthropic';
 
 export interface LlmModelRecord {
   api: string;
@@ -54,7 +55,11 @@ export interface LlmProviderRecord {
 }
 
 export function protocolOf(type: string): LlmProtocol {
-  return type.toLowerCase() === 'anthropic' ? 'anthropic' : 'openai';
+  const t = type.toLowerCase();
+  if (t === 'anthropic') return 'anthropic';
+  // Azure OpenAI: the same protocol under deployment paths, an api-version and an api-key header.
+  if (t === 'azure_openai' || t === 'azure_open_ai' || t === 'azureopenai') return 'azure';
+  return 'openai';
 }
 
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/;

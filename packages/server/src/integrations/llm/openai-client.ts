@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import OpenAI, { AzureOpenAI } from 'openai';
 
 import type { CallFetch } from '../call-handler.js';
 import {
@@ -33,15 +33,24 @@ const FINISH: Record<string, string> = {
 export class OpenAiClient implements LlmClient {
   private readonly client: OpenAI;
 
-  constructor(options: { baseURL: string; apiKey: string | undefined; fetch: CallFetch }) {
-    this.client = new OpenAI({
-      baseURL: options.baseURL,
+  constructor(options: {
+    baseURL: string;
+    apiKey: string | undefined;
+    fetch: CallFetch;
+    /** Azure OpenAI: `{endpoint}/openai/deployments/{model}/…?api-version=…` with an `api-key` header. */
+    azureApiVersion?: string;
+  }) {
+    const common = {
       // Local servers (Ollama, vLLM) take no key; the client insists on one.
       apiKey: options.apiKey ?? 'none',
       fetch: options.fetch as unknown as typeof globalThis.fetch,
       maxRetries: 0,
       timeout: 10 * 60 * 1000,
-    });
+    };
+    this.client =
+      options.azureApiVersion === undefined
+        ? new OpenAI({ ...common, baseURL: options.baseURL })
+        : new AzureOpenAI({ ...common, endpoint: options.baseURL, apiVersion: options.azureApiVersion });
   }
 
   async chat(request: ChatRequest, call: ClientCall): Promise<ChatAnswer> {
