@@ -413,6 +413,28 @@ for (const storeCase of storeCases()) {
       assert.equal(run.tasks[0].status, 'CANCELED');
     });
 
+    it("a task's timeout aborts the provider request in flight", async () => {
+      const taskdef = await api('POST', '/api/metadata/taskdefs', [
+        {
+          name: 'slow_chat',
+          retryCount: 0,
+          timeoutSeconds: 2,
+          responseTimeoutSeconds: 2,
+          timeoutPolicy: 'TIME_OUT_WF',
+        },
+      ]);
+      assert.equal(taskdef.status, 200, taskdef.text);
+      const def = chatDef('llm_slow_timeout', 'gpt', 'slow');
+      await register({ ...def, tasks: [{ ...def.tasks[0], name: 'slow_chat' }] });
+      const cancelled = llm.slowCancelled;
+      const run = await finished(await startRun(t.app, 'llm_slow_timeout', { input: { question: 'x' } }));
+      assert.equal(run.tasks[0].status, 'TIMED_OUT', describeTasks(run));
+      const deadline = Date.now() + 15_000;
+      while (llm.slowCancelled === cancelled && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20));
+      assert.equal(llm.slowCancelled, cancelled + 1, 'the request was aborted');
+    });
+
     it('a per-run token budget fails the task that goes past it, with a clear reason', async () => {
       const ask = (ref: string) => ({
         name: ref,
