@@ -33,6 +33,10 @@ export const TASK_KINDS = [
   'LIST_MCP_TOOLS',
   'CONNECTOR',
   'DOCUMENT_INTELLIGENCE',
+  // Conductor's AI module: model calls on a configured LLM provider.
+  'LLM_CHAT_COMPLETE',
+  'LLM_TEXT_COMPLETE',
+  'LLM_GENERATE_EMBEDDINGS',
   'KAFKA_PUBLISH',
   'USER_DEFINED',
 ] as const;

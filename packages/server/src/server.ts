@@ -169,6 +169,8 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     secretsKey: options.secretsKey,
     fetch: callHandlers.agents.fetch,
     documents: { blobs, maxBytes: options.payloadMaxBytes },
+    metricsRegistry: metrics.registry,
+    llmRunTokenBudget: options.llmRunTokenBudget,
   });
   if (!input.callHandlers) {
     for (const handler of integrations.handlers) callHandlers.registry.register(handler);

@@ -39,6 +39,7 @@ export const ROUTE_GROUP_PREFIXES: ReadonlyArray<readonly [prefix: string, group
   ['/api/secrets', 'admin'],
   ['/api/secrets-v2', 'admin'],
   ['/api/registry', 'admin'],
+  ['/api/integrations', 'admin'],
   ['/api/applications', 'admin'],
   ['/api/environment', 'admin'],
   ['/metrics', 'admin'],

@@ -91,6 +91,12 @@ export const ENV_KEYS = [
     default: '1048576',
   },
   {
+    name: 'BATON_LLM_RUN_TOKEN_BUDGET',
+    description:
+      'Tokens the LLM tasks of one run may use in all; a call past it fails its task (0 = no budget; a task input runTokenBudget overrides it)',
+    default: '0',
+  },
+  {
     name: 'BATON_HTTP_DENY',
     description:
       'Comma list of host names and CIDRs HTTP tasks may not reach (checked after DNS, on every redirect)',

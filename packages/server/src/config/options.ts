@@ -34,6 +34,8 @@ export interface Options {
   /** System calls (HTTP, CALL_TOOL, …) in flight at once on this node. */
   readonly systemTaskConcurrency: number;
   readonly httpMaxResponseBytes: number;
+  /** Tokens the LLM tasks of one run may use in all (0: no budget); a task's `runTokenBudget` overrides it. */
+  readonly llmRunTokenBudget: number;
   /** Egress rules of HTTP tasks (host names and CIDRs), parsed by `integrations/http/egress-policy.ts`. */
   readonly httpDeny: readonly string[];
   /** undefined: any destination not denied. */
@@ -252,6 +254,7 @@ export function compileOptions(raw: RawEnv, cwd = process.cwd()): Options {
     secretsKey: secretsKey(raw),
     systemTaskConcurrency: integer(raw, 'BATON_SYSTEM_TASK_CONCURRENCY', 1, 10_000),
     httpMaxResponseBytes: integer(raw, 'BATON_HTTP_MAX_RESPONSE_BYTES', 1, 1024 * 1024 * 1024),
+    llmRunTokenBudget: integer(raw, 'BATON_LLM_RUN_TOKEN_BUDGET', 0, Number.MAX_SAFE_INTEGER),
     httpDeny: Object.freeze(egressList(raw, 'BATON_HTTP_DENY') ?? []),
     httpAllow: egressList(raw, 'BATON_HTTP_ALLOW'),
     uiDir: raw.BATON_UI_DIR === undefined ? defaultUiDir() : path.resolve(cwd, raw.BATON_UI_DIR),

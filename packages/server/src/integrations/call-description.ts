@@ -30,6 +30,12 @@ export function describeCall(task: Pick<TaskRecord, 'inputData' | 'workflowTask'
       return `${text(input.connector) ?? 'connector'} operation ${text(input.operation) ?? '(none)'}`;
     case 'DOCUMENT_INTELLIGENCE':
       return 'document analysis';
+    case 'LLM_CHAT_COMPLETE':
+    case 'LLM_TEXT_COMPLETE':
+    case 'LLM_GENERATE_EMBEDDINGS': {
+      const what = task.workflowTask.type === 'LLM_GENERATE_EMBEDDINGS' ? 'embeddings' : 'completion';
+      return `${what} of ${text(input.model) ?? '(no model)'} on ${text(input.llmProvider) ?? text(input.integrationName) ?? '(no provider)'}`;
+    }
     case undefined:
       return task.taskType;
   }

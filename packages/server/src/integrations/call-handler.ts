@@ -6,7 +6,7 @@ import { SYSTEM_CALL_KINDS, type SystemCallKind } from '../engine/kinds/system-c
 
 /**
  * The port every call the engine makes itself implements (HTTP, CALL_TOOL, LIST_TOOLS,
- * CONNECTOR, DOCUMENT_INTELLIGENCE). The executor (`executor/`) claims a queued task, hands
+ * CONNECTOR, DOCUMENT_INTELLIGENCE, the LLM_* kinds). The executor (`executor/`) claims a queued task, hands
  * it to the handler of its kind with a `CallContext`, and posts the `CallOutcome` through the
  * worker result path. A handler does one call (or one check of a long operation) and answers;
  * it never touches the store, the clock of the engine or another run.

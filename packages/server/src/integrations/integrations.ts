@@ -1,6 +1,7 @@
 import type { ValidationError } from '@baton/protocol';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { FastifyInstance } from 'fastify';
+import type { Registry } from 'prom-client';
 
 import type { Clock } from '../clock.js';
 import type { Store, Tx } from '../store/store.js';
@@ -10,6 +11,11 @@ import {
   type DocumentBlobs,
   DocumentAnalysisHandler,
 } from './document-intelligence/document-analysis-handler.js';
+import { LlmCallHandler } from './llm/llm-handler.js';
+import { LlmMetrics } from './llm/llm-metrics.js';
+import { LlmProviderService } from './llm/llm-providers.js';
+import { llmProviderRoutes } from './llm/llm-routes.js';
+import { StoredRunTokens } from './llm/run-tokens.js';
 import { McpSessions } from './mcp/mcp-sessions.js';
 import { discoverTools, McpToolHandler } from './mcp/mcp-tool-handler.js';
 import { checkServiceReferences } from './registry/check-references.js';
@@ -20,9 +26,9 @@ import { secretRoutes } from './secrets/secret-routes.js';
 import { SecretService } from './secrets/secret-service.js';
 
 /**
- * The integrations room, assembled: the secret store, the service registry, and the call
- * handlers of CALL_TOOL/LIST_TOOLS (MCP), CONNECTOR and DOCUMENT_INTELLIGENCE that the executor
- * runs. The composition root registers the handlers and routes and closes it on stop.
+ * The integrations room, assembled: the secret store, the service registry, the LLM providers,
+ * and the call handlers of CALL_TOOL/LIST_TOOLS (MCP), CONNECTOR, DOCUMENT_INTELLIGENCE and the
+ * LLM_* kinds that the executor runs. The composition root registers the handlers and routes and closes it on stop.
  */
 export interface Integrations {
   readonly secrets: SecretService;
@@ -42,6 +48,10 @@ export function createIntegrations(input: {
   fetch?: CallFetch;
   /** The server's blob storage, where DOCUMENT_INTELLIGENCE reads a `blobPath` document. */
   documents?: DocumentBlobs;
+  /** The server's metrics registry, for the LLM tasks' token usage. */
+  metricsRegistry?: Registry;
+  /** BATON_LLM_RUN_TOKEN_BUDGET (0: none). */
+  llmRunTokenBudget?: number;
 }): Integrations {
   const secrets = new SecretService(input.store, input.clock, input.secretsKey);
   const sessions = new McpSessions();
@@ -49,6 +59,7 @@ export function createIntegrations(input: {
   const fetch = input.fetch as unknown as FetchLike | undefined;
   const listTools = fetch && ((record: ServiceRecord) => discoverTools(record, sessions, fetch, secrets));
   const registry = new RegistryService(input.store, input.clock, listTools);
+  const llmProviders = new LlmProviderService(input.store, input.clock, secrets);
   return {
     secrets,
     registry,
@@ -56,11 +67,19 @@ export function createIntegrations(input: {
       new McpToolHandler(registry, sessions),
       new ConnectorHandler(registry),
       new DocumentAnalysisHandler(registry, input.documents),
+      new LlmCallHandler(
+        llmProviders,
+        new StoredRunTokens(input.store),
+        { runTokenBudget: input.llmRunTokenBudget ?? 0 },
+        (name) => registry.find(name),
+        input.metricsRegistry && new LlmMetrics(input.metricsRegistry),
+      ),
     ],
     referenceChecks: checkServiceReferences,
     routes: (app) => {
       secretRoutes(app, secrets);
       registryRoutes(app, registry);
+      llmProviderRoutes(app, llmProviders);
     },
     close: () => sessions.close(),
   };

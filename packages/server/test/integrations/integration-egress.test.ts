@@ -12,10 +12,11 @@ import {
   startConnectorServer,
   startMcpServer,
 } from '../helpers/integration-servers.js';
+import { startLlmServer } from '../helpers/llm-servers.js';
 import { runOf, startRun } from '../helpers/runs.js';
 import { storeCases } from '../helpers/stores.js';
 
-/** The egress policy holds for tool, connector and document-analysis calls: a denied target fails the task, naming the rule, and sees no request. */
+/** The egress policy holds for tool, connector, document-analysis and LLM calls: a denied target fails the task, naming the rule, and sees no request. */
 
 for (const storeCase of storeCases()) {
   describe(`egress policy on integration calls on ${storeCase.name}`, () => {
@@ -74,6 +75,47 @@ for (const storeCase of storeCases()) {
         assert.match(run.tasks[0].reasonForIncompletion, /denied by BATON_HTTP_DENY rule 127\.0\.0\.1/);
       }
       assert.equal(mcp.requests + pets.requests + analyze.requests, 0, 'no request reached a denied target');
+    });
+
+    it('an LLM task whose provider is denied fails for good with the rule named, and no request reaches it', async () => {
+      const llm = await startLlmServer();
+      try {
+        const provider = await call(t.app, 'POST', '/api/integrations/provider/local', {
+          type: 'ollama',
+          configuration: { endpoint: `${llm.url}/v1` },
+        });
+        assert.equal(provider.status, 200, provider.text);
+        const def = {
+          name: 'denied_llm',
+          ownerEmail: 'a@b.c',
+          tasks: [
+            {
+              name: 'x',
+              taskReferenceName: 'x',
+              type: 'LLM_CHAT_COMPLETE',
+              inputParameters: {
+                llmProvider: 'local',
+                model: 'm',
+                messages: [{ role: 'user', message: 'hi' }],
+              },
+            },
+          ],
+        };
+        assert.equal((await call(t.app, 'POST', '/api/metadata/workflow', def)).status, 200);
+        const id = await startRun(t.app, def.name);
+        let run = await runOf(t.app, id);
+        const deadline = Date.now() + 30_000;
+        while (run.status === 'RUNNING' && Date.now() < deadline) {
+          await new Promise((r) => setTimeout(r, 50));
+          run = await runOf(t.app, id);
+        }
+        assert.equal(run.status, 'FAILED', JSON.stringify(run.tasks));
+        assert.equal(run.tasks[0].status, 'FAILED_WITH_TERMINAL_ERROR');
+        assert.match(run.tasks[0].reasonForIncompletion, /denied by BATON_HTTP_DENY rule 127\.0\.0\.1/);
+        assert.equal(llm.requests.length, 0, 'no request reached the provider');
+      } finally {
+        await llm.close();
+      }
     });
   });
 }

@@ -6,7 +6,7 @@ import { appSuite } from '../helpers/app-suite.js';
 import { PET_API } from '../helpers/integration-servers.js';
 import { storeCases } from '../helpers/stores.js';
 
-/** Malformed input to every secrets and registry route answers 4xx with the error body, never 5xx. */
+/** Malformed input to every secrets, registry and LLM-provider route answers 4xx with the error body, never 5xx. */
 
 const KEY = Buffer.alloc(32, 4).toString('hex');
 const deep = (n: number): unknown => (n === 0 ? {} : { a: deep(n - 1) });
@@ -63,7 +63,21 @@ for (const storeCase of storeCases()) {
         sends.push(['POST', '/api/registry/service', body]);
         sends.push(['PUT', '/api/secrets/S1', body]);
         sends.push(['POST', '/api/registry/service/nope/methods', body]);
+        sends.push(['POST', '/api/integrations/provider/p1', body]);
+        sends.push(['POST', '/api/integrations/provider/nope/integration/m1', body]);
       }
+      for (const configuration of [
+        5,
+        { api_key: 'a-plain-key' },
+        { api_key: '${workflow.secrets.bad name}' },
+        { api_key_secret: 5 },
+        { endpoint: 'ftp://x' },
+        { endpoint: 'not a url' },
+      ]) {
+        sends.push(['POST', '/api/integrations/provider/p1', { type: 'openai', configuration }]);
+      }
+      sends.push(['POST', '/api/integrations/provider/p1', { category: 'VECTOR_DB' }]);
+      sends.push(['GET', '/api/integrations/provider?activeOnly=maybe']);
       for (const name of ['%00', 'a%2Fb', 'x'.repeat(300), '..', '%F0%9F%92%A9']) {
         sends.push(['GET', `/api/secrets/${name}`]);
         sends.push(['PUT', `/api/secrets/${name}`, { value: 'v' }]);
@@ -76,6 +90,13 @@ for (const storeCase of storeCases()) {
         sends.push(['GET', `/api/registry/service/${name}/circuit-breaker/status`]);
         sends.push(['DELETE', `/api/registry/service/${name}/methods?method=`]);
         sends.push(['DELETE', `/api/registry/service/${name}/methods`]);
+        sends.push(['GET', `/api/integrations/provider/${name}`]);
+        sends.push(['POST', `/api/integrations/provider/${name}`, { type: 'openai' }]);
+        sends.push(['DELETE', `/api/integrations/provider/${name}`]);
+        sends.push(['GET', `/api/integrations/provider/${name}/integration`]);
+        sends.push(['GET', `/api/integrations/provider/${name}/integration/${name}`]);
+        sends.push(['POST', `/api/integrations/provider/${name}/integration/${name}`, {}]);
+        sends.push(['DELETE', `/api/integrations/provider/${name}/integration/${name}`]);
       }
       for (const [method, url, body] of sends) {
         const res = await call(t.app, method, url, body);
@@ -95,6 +116,13 @@ for (const storeCase of storeCases()) {
         ),
         [],
       );
+      const providers = (await call(t.app, 'GET', '/api/integrations/provider')).body;
+      assert.deepEqual(
+        // `{}` is a valid body (an OpenAI-compatible provider with no key): only p1 may exist.
+        providers.map((p: { name: string }) => p.name).filter((n: string) => n !== 'p1'),
+        [],
+        'no malformed provider was stored',
+      );
     });
 
     it('lists the routes in the OpenAPI document', async () => {
@@ -107,6 +135,10 @@ for (const storeCase of storeCases()) {
         '/api/registry/service/{name}',
         '/api/registry/service/{registryName}/methods',
         '/api/registry/service/{name}/circuit-breaker/status',
+        '/api/integrations/provider',
+        '/api/integrations/provider/{name}',
+        '/api/integrations/provider/{name}/integration',
+        '/api/integrations/provider/{name}/integration/{integration_name}',
       ]) {
         assert.ok(doc.body.paths[path], `${path} is in the OpenAPI document`);
       }

@@ -9,6 +9,7 @@ import { JsonEditor, JsonView, parseObject } from '../components/json';
 import { StatusBadge } from '../components/status';
 import { formatDuration, formatTime, relative, waitText } from '../format';
 import { Link } from '../router';
+import { isLlmTask, LlmConversation } from './llm-conversation';
 
 /**
  * One task of a run, in a side panel: why it waits, its input and output, logs, every attempt,
@@ -305,6 +306,7 @@ export function TaskPanel({ run, defRef, onClose }: { run: Workflow; defRef: str
             <dt>Polls</dt>
             <dd>{task.pollCount}</dd>
           </dl>
+          {isLlmTask(task) && <LlmConversation task={task} />}
           <JsonView label="Input" value={task.inputData} />
           <JsonView label="Output" value={task.outputData} />
           <section>

@@ -4,7 +4,7 @@ import { scheduleWorkerTask } from './worker.js';
 
 /**
  * System calls: tasks the engine runs itself by calling something outside (HTTP, a tool over
- * MCP, a connector operation, a document analysis). Reaching one only queues it, in the
+ * MCP, a connector operation, a document analysis, a model call). Reaching one only queues it, in the
  * decision's transaction, on an internal queue (`_system-HTTP`, …); the integrations executor
  * on any node claims it with the same claim and lease as a worker task and posts the outcome
  * through the worker result path. So a decision never waits on a call, and a call survives

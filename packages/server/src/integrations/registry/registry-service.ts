@@ -10,6 +10,7 @@ import {
   type CircuitState,
   effectiveState,
 } from './circuit-breaker.js';
+import { isLlmProviderRow } from '../llm/llm-providers.js';
 import { checkOpenApiDocument, methodsOf, OpenApiValidators } from '../connector/openapi-document.js';
 import {
   answerOf,
@@ -113,7 +114,8 @@ export class RegistryService {
 
   async list(): Promise<JsonObject[]> {
     const rows = await this.store.read((tx) => tx.listServices());
-    return rows.map((row) => answerOf(recordFrom(row), row));
+    // LLM providers share the table under names no service can take; they are not services.
+    return rows.filter((row) => !isLlmProviderRow(row.name)).map((row) => answerOf(recordFrom(row), row));
   }
 
   async delete(name: string): Promise<void> {
