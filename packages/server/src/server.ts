@@ -136,205 +136,214 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     });
     scripts = sandbox;
   }
-  const metrics = new Metrics(
-    () => store.read((tx) => tx.queueCounts(clock.now())),
-    store instanceof PostgresStore ? () => store.group?.stats : undefined,
-  );
-  const liveness = new WorkerLiveness(store, clock);
-  await liveness.refresh();
-  const observer = new LifecycleObserver(metrics, liveness, logger);
-  const hooks: ExecutorHooks = {
-    onAlert: (alert) => {
-      metrics.alertOnlyTimeout(alert.taskType ?? alert.workflowName, alert.kind);
-      logger.warn({ alert }, `timeout alert: ${alert.message}`);
-    },
-  };
-  const executor = new Executor(
-    clock,
-    { highPriorityThreshold: options.highPriorityThreshold },
-    scripts,
-    Math.random,
-    observer,
-    (queueName, now) => liveness.isPolled(queueName, now),
-    hooks,
-  );
-  // Handlers of the calls the engine makes itself (HTTP, CALL_TOOL, …); a kind without one is refused.
-  const callHandlers = createCallHandlers(options, input.callHandlers);
-  const blobs = input.blobs ?? (await openBlobStore(options.blobs));
-  // Secrets, the service registry and the MCP, connector and document-analysis handlers (not
-  // registered when the caller brings its own handlers).
-  const integrations = createIntegrations({
-    store,
-    clock,
-    secretsKey: options.secretsKey,
-    fetch: callHandlers.agents.fetch,
-    documents: { blobs, maxBytes: options.payloadMaxBytes },
-    metricsRegistry: metrics.registry,
-    llmRunTokenBudget: options.llmRunTokenBudget,
-  });
-  if (!input.callHandlers) {
-    for (const handler of integrations.handlers) callHandlers.registry.register(handler);
-  }
-  const metadata = new MetadataService(
-    store,
-    clock,
-    scripts,
-    callHandlers.registry,
-    // The registry's checks belong to its handlers: a server given other handlers skips them.
-    input.callHandlers ? undefined : integrations.referenceChecks,
-  );
-  const polls = new PollRecorder(store, options.pollDataFlushMs, (err) =>
-    logger.warn({ err }, 'could not write poll data; keeping it for the next flush'),
-  );
-  const archive = new ArchiveReader(store, blobs);
-  const archiver = new Archiver(store, blobs, clock, logger, {
-    afterMs: options.archiveAfterMs ?? 0,
-    intervalMs: options.archiveIntervalMs,
-    batch: options.archiveBatch,
-    ...(input.archiveFaults !== undefined && { faults: input.archiveFaults }),
-  });
-  const tasks = new TaskService(store, executor, wake, clock, { metrics, liveness, polls, logger });
-  const workflows = new WorkflowService(store, executor, wake, clock, tasks.withPending, archive);
-  const runControl = new RunControlService(store, executor, wake, archive);
-  const testRuns = new TestRunService(
-    store,
-    metadata,
-    clock,
-    { highPriorityThreshold: options.highPriorityThreshold },
-    scripts,
-  );
-  const syncExecute = new SyncExecuteService(workflows, wake, clock);
-  const payloads = new PayloadService(
-    blobs,
-    new PayloadUrlSigner(loadSigningKey(options.payloadSigningKey, options.dataDir)),
-    {
-      inlineMaxBytes: options.payloadInlineMaxBytes,
-      urlTtlSeconds: options.payloadUrlTtlSeconds,
-      publicUrl: options.publicUrl,
-    },
-    clock,
-  );
-  const lifecycle = new LifecycleService(store, executor, wake, clock);
-  const auth = createAuth(options.auth, store, clock, options.secretsKey);
-  await prepareAuth(auth);
-  const timerLoop = new TimerLoop(store, executor, wake, clock, logger, { idleMs: options.timerIdleMs });
-  hooks.onTimerArmed = (dueAt) => timerLoop.armed(dueAt);
-  // Events, schedules and instruction texts (src/events, src/schedules, src/instructions).
-  hooks.onDecided = lifecycleOutbox(() => clock.now());
-  const events = createEvents({
-    options,
-    store,
-    executor,
-    scripts,
-    wake,
-    clock,
-    logger,
-    registry: metrics.registry,
-  });
-  const schedules = new ScheduleService(store, executor, wake, clock);
-  timerLoop.handleKind(SCHEDULE_TIMER_KIND, (tx, timer, after) => schedules.fire(tx, timer, after));
-  const instructions = new InstructionService(store, clock);
-  const app = await buildApp({
-    options,
-    rawEnv: input.rawEnv ?? {},
-    store,
-    metadata,
-    workflows,
-    tasks,
-    runControl,
-    testRuns,
-    syncExecute,
-    logger,
-    metrics,
-    lifecycle,
-    healthChecks: {
-      timers: () => timerLoop.healthCheck(),
-      blobs: blobHealthCheck(blobs),
-      ...events.healthChecks,
-    },
-    integrationRoutes: integrations.routes,
-    eventHandlers: events.handlers,
-    schedules,
-    instructions,
-    payloads,
-    taskSearch: new TaskSearch(store),
-    removal: new RunRemoval(store, blobs, archiver),
-    signals: new SignalResponder(workflows),
-    auth,
-  });
-  if (input.timerLoop !== false) timerLoop.start();
-  if (options.archiveAfterMs !== undefined && input.archiveLoop !== false) archiver.start();
-  await events.start();
-  const systemTasks =
-    input.systemTaskExecutor === false
-      ? undefined
-      : startSystemTaskExecutor({
-          options,
-          handlers: callHandlers,
-          tasks,
-          store,
-          wake,
-          clock,
-          logger,
-          metrics,
-          secrets: {
-            values: (names) => integrations.secrets.values(names),
-            mask: integrations.secrets.mask,
-            maskJson: integrations.secrets.maskJson,
-          },
-        });
+  // A start that fails after the script threads exist must end them, or they keep the process alive.
+  try {
+    const metrics = new Metrics(
+      () => store.read((tx) => tx.queueCounts(clock.now())),
+      store instanceof PostgresStore ? () => store.group?.stats : undefined,
+    );
+    const liveness = new WorkerLiveness(store, clock);
+    await liveness.refresh();
+    const observer = new LifecycleObserver(metrics, liveness, logger);
+    const hooks: ExecutorHooks = {
+      onAlert: (alert) => {
+        metrics.alertOnlyTimeout(alert.taskType ?? alert.workflowName, alert.kind);
+        logger.warn({ alert }, `timeout alert: ${alert.message}`);
+      },
+    };
+    const executor = new Executor(
+      clock,
+      { highPriorityThreshold: options.highPriorityThreshold },
+      scripts,
+      Math.random,
+      observer,
+      (queueName, now) => liveness.isPolled(queueName, now),
+      hooks,
+    );
+    // Handlers of the calls the engine makes itself (HTTP, CALL_TOOL, …); a kind without one is refused.
+    const callHandlers = createCallHandlers(options, input.callHandlers);
+    const blobs = input.blobs ?? (await openBlobStore(options.blobs));
+    // Secrets, the service registry and the MCP, connector and document-analysis handlers (not
+    // registered when the caller brings its own handlers).
+    const integrations = createIntegrations({
+      store,
+      clock,
+      secretsKey: options.secretsKey,
+      fetch: callHandlers.agents.fetch,
+      documents: { blobs, maxBytes: options.payloadMaxBytes },
+      metricsRegistry: metrics.registry,
+      llmRunTokenBudget: options.llmRunTokenBudget,
+    });
+    if (!input.callHandlers) {
+      for (const handler of integrations.handlers) callHandlers.registry.register(handler);
+    }
+    const metadata = new MetadataService(
+      store,
+      clock,
+      scripts,
+      callHandlers.registry,
+      // The registry's checks belong to its handlers: a server given other handlers skips them.
+      input.callHandlers ? undefined : integrations.referenceChecks,
+    );
+    const polls = new PollRecorder(store, options.pollDataFlushMs, (err) =>
+      logger.warn({ err }, 'could not write poll data; keeping it for the next flush'),
+    );
+    const archive = new ArchiveReader(store, blobs);
+    const archiver = new Archiver(store, blobs, clock, logger, {
+      afterMs: options.archiveAfterMs ?? 0,
+      intervalMs: options.archiveIntervalMs,
+      batch: options.archiveBatch,
+      ...(input.archiveFaults !== undefined && { faults: input.archiveFaults }),
+    });
+    const tasks = new TaskService(store, executor, wake, clock, { metrics, liveness, polls, logger });
+    const workflows = new WorkflowService(store, executor, wake, clock, tasks.withPending, archive);
+    const runControl = new RunControlService(store, executor, wake, archive);
+    const testRuns = new TestRunService(
+      store,
+      metadata,
+      clock,
+      { highPriorityThreshold: options.highPriorityThreshold },
+      scripts,
+    );
+    const syncExecute = new SyncExecuteService(workflows, wake, clock);
+    const payloads = new PayloadService(
+      blobs,
+      new PayloadUrlSigner(loadSigningKey(options.payloadSigningKey, options.dataDir)),
+      {
+        inlineMaxBytes: options.payloadInlineMaxBytes,
+        urlTtlSeconds: options.payloadUrlTtlSeconds,
+        publicUrl: options.publicUrl,
+      },
+      clock,
+    );
+    const lifecycle = new LifecycleService(store, executor, wake, clock);
+    const auth = createAuth(options.auth, store, clock, options.secretsKey);
+    await prepareAuth(auth);
+    const timerLoop = new TimerLoop(store, executor, wake, clock, logger, { idleMs: options.timerIdleMs });
+    hooks.onTimerArmed = (dueAt) => timerLoop.armed(dueAt);
+    // Events, schedules and instruction texts (src/events, src/schedules, src/instructions).
+    hooks.onDecided = lifecycleOutbox(() => clock.now());
+    const events = createEvents({
+      options,
+      store,
+      executor,
+      scripts,
+      wake,
+      clock,
+      logger,
+      registry: metrics.registry,
+    });
+    const schedules = new ScheduleService(store, executor, wake, clock);
+    timerLoop.handleKind(SCHEDULE_TIMER_KIND, (tx, timer, after) => schedules.fire(tx, timer, after));
+    const instructions = new InstructionService(store, clock);
+    const app = await buildApp({
+      options,
+      rawEnv: input.rawEnv ?? {},
+      store,
+      metadata,
+      workflows,
+      tasks,
+      runControl,
+      testRuns,
+      syncExecute,
+      logger,
+      metrics,
+      lifecycle,
+      healthChecks: {
+        timers: () => timerLoop.healthCheck(),
+        blobs: blobHealthCheck(blobs),
+        ...events.healthChecks,
+      },
+      integrationRoutes: integrations.routes,
+      eventHandlers: events.handlers,
+      schedules,
+      instructions,
+      payloads,
+      taskSearch: new TaskSearch(store),
+      removal: new RunRemoval(store, blobs, archiver),
+      signals: new SignalResponder(workflows),
+      auth,
+    });
+    if (input.timerLoop !== false) timerLoop.start();
+    if (options.archiveAfterMs !== undefined && input.archiveLoop !== false) archiver.start();
+    await events.start();
+    const systemTasks =
+      input.systemTaskExecutor === false
+        ? undefined
+        : startSystemTaskExecutor({
+            options,
+            handlers: callHandlers,
+            tasks,
+            store,
+            wake,
+            clock,
+            logger,
+            metrics,
+            secrets: {
+              values: (names) => integrations.secrets.values(names),
+              mask: integrations.secrets.mask,
+              maskJson: integrations.secrets.maskJson,
+            },
+          });
 
-  let state: ServerState = 'RUNNING';
-  let stopping: Promise<void> | undefined;
-  return {
-    app,
-    store,
-    logger,
-    metrics,
-    auth,
-    timers: timerLoop,
-    blobs,
-    archiver,
-    state: () => state,
-    listen: async () => {
-      const address = await app.listen({ port: options.port, host: options.host });
-      logger.info({ address, store: store.dialect, auth: options.auth.mode }, 'Baton is listening');
-      if (options.auth.mode === 'off' && !isLoopback(options.host)) {
-        // Only BATON_AUTH=none gets here: say so loudly rather than serve the network silently.
-        logger.warn(
-          { host: options.host },
-          'Baton is reachable from other machines with authentication off (BATON_AUTH=none); a gateway in front must check every caller',
-        );
-      }
-      if (options.auth.mode === 'on' && options.secretsKey === undefined) {
-        logger.warn(
-          'BATON_SECRETS_KEY is not set: the token-signing key is stored in clear in the database, so a copy of it can sign tokens; set BATON_SECRETS_KEY to seal it',
-        );
-      }
-      return address;
-    },
-    stop: () => {
-      // Concurrent callers share the same in-flight stop.
-      stopping ??= (async () => {
-        state = 'STOPPING';
-        // Calls in flight get half the grace to finish; the rest go back to their queues.
-        const executorStopped = systemTasks?.stop(Math.floor(options.shutdownGraceMs / 2));
-        tasks.close();
-        await app.close();
-        await executorStopped;
-        await callHandlers.agents.close();
-        await timerLoop.stop();
-        await events.stop();
-        await archiver.stop();
-        await polls.close().catch(() => {});
-        await integrations.close().catch(() => {});
-        unsubscribe();
-        await store.close();
-        await blobs.close();
-        await sandbox?.close();
-        state = 'STOPPED';
-      })();
-      return stopping;
-    },
-  };
+    let state: ServerState = 'RUNNING';
+    let stopping: Promise<void> | undefined;
+    return {
+      app,
+      store,
+      logger,
+      metrics,
+      auth,
+      timers: timerLoop,
+      blobs,
+      archiver,
+      state: () => state,
+      listen: async () => {
+        const address = await app.listen({ port: options.port, host: options.host });
+        logger.info({ address, store: store.dialect, auth: options.auth.mode }, 'Baton is listening');
+        if (options.auth.mode === 'off' && !isLoopback(options.host)) {
+          // Only BATON_AUTH=none gets here: say so loudly rather than serve the network silently.
+          logger.warn(
+            { host: options.host },
+            'Baton is reachable from other machines with authentication off (BATON_AUTH=none); a gateway in front must check every caller',
+          );
+        }
+        if (options.auth.mode === 'on' && options.secretsKey === undefined) {
+          logger.warn(
+            'BATON_SECRETS_KEY is not set: the token-signing key is stored in clear in the database, so a copy of it can sign tokens; set BATON_SECRETS_KEY to seal it',
+          );
+        }
+        return address;
+      },
+      stop: () => {
+        // Concurrent callers share the same in-flight stop.
+        stopping ??= (async () => {
+          state = 'STOPPING';
+          // Calls in flight get half the grace to finish; the rest go back to their queues.
+          const executorStopped = systemTasks?.stop(Math.floor(options.shutdownGraceMs / 2));
+          tasks.close();
+          await app.close();
+          await executorStopped;
+          await callHandlers.agents.close();
+          await timerLoop.stop();
+          await events.stop();
+          await archiver.stop();
+          await polls.close().catch(() => {});
+          await integrations.close().catch(() => {});
+          unsubscribe();
+          await store.close();
+          await blobs.close();
+          await sandbox?.close();
+          state = 'STOPPED';
+        })();
+        return stopping;
+      },
+    };
+  } catch (err) {
+    await sandbox?.close().catch(() => {});
+    unsubscribe();
+    // A store this call opened is this call's to close; one passed in stays the caller's.
+    if (!input.store) await store.close().catch(() => {});
+    throw err;
+  }
 }
