@@ -96,10 +96,16 @@ if (!env.BATON_TEST_DATABASE_URL) {
   console.log('# store suites use BATON_TEST_DATABASE_URL');
 }
 
-const child = spawn(process.execPath, ['--test', '--test-concurrency=2', ...files], {
-  stdio: 'inherit',
-  env,
-});
+// Bounds, so a hang fails the run instead of stalling it: no single test may take 10 minutes, and a
+// file whose tests have all finished exits even if something it opened keeps its event loop alive.
+const child = spawn(
+  process.execPath,
+  ['--test', '--test-concurrency=2', '--test-timeout=600000', '--test-force-exit', ...files],
+  {
+    stdio: 'inherit',
+    env,
+  },
+);
 const code = await new Promise((resolve) => child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
 if (embedded) await embedded.stop();
 process.exit(code);
