@@ -113,7 +113,8 @@ export class RunControlService {
    * appends the payload as a message; Conductor's task signal only completes the task. When
    * nothing in the run is blocked, the signal goes down into its running child runs (open
    * SUB_WORKFLOW tasks in seq order, depth first), as Conductor's does; the message stays in
-   * the named run's mailbox. Nothing blocked anywhere: the answer names no task.
+   * the named run's mailbox. Nothing blocked anywhere: the answer names no task (the synchronous
+   * task signal then answers 404, as Conductor's does).
    */
   async signal(
     workflowId: string,
@@ -122,8 +123,11 @@ export class RunControlService {
     appendToMailbox = true,
   ): Promise<SignalAnswer> {
     return this.inTransaction(async (tx, after) => {
-      await this.lockOpenRun(tx, workflowId, 'signals');
       const answer: SignalAnswer = {};
+      if (appendToMailbox) await this.lockOpenRun(tx, workflowId, 'signals');
+      // Conductor's task signal on an ended run finds nothing blocked (no task named), as on a
+      // running run with nothing waiting; the workflow signal, which appends a message, is refused.
+      else if (isTerminalWorkflowStatus((await this.requireRun(tx, workflowId)).status)) return answer;
       if (appendToMailbox) {
         answer.messageId = newId();
         await tx.appendRunMessage({
