@@ -123,11 +123,8 @@ export class RunControlService {
     appendToMailbox = true,
   ): Promise<SignalAnswer> {
     return this.inTransaction(async (tx, after) => {
+      await this.lockOpenRun(tx, workflowId, 'signals');
       const answer: SignalAnswer = {};
-      if (appendToMailbox) await this.lockOpenRun(tx, workflowId, 'signals');
-      // Conductor's task signal on an ended run finds nothing blocked (no task named), as on a
-      // running run with nothing waiting; the workflow signal, which appends a message, is refused.
-      else if (isTerminalWorkflowStatus((await this.requireRun(tx, workflowId)).status)) return answer;
       if (appendToMailbox) {
         answer.messageId = newId();
         await tx.appendRunMessage({

@@ -129,10 +129,9 @@ for (const storeCase of storeCases()) {
       assert.equal(async.status, 200, async.text);
       assert.equal(async.body.taskId, undefined);
       assert.deepEqual((await runOf(t.app, id)).tasks, before.tasks, 'nothing changed');
-      // An ended run has nothing blocked either.
+      // An ended run takes no more signals (409, as a message to it), on both routes.
       assert.equal((await call(t.app, 'DELETE', `/api/workflow/${id}`)).status, 200);
-      assert.equal((await call(t.app, 'POST', `/api/tasks/${id}/COMPLETED/signal`, {})).status, 200);
-      assert.equal((await call(t.app, 'POST', `/api/tasks/${id}/COMPLETED/signal/sync`, {})).status, 404);
+      assert.equal((await call(t.app, 'POST', `/api/tasks/${id}/COMPLETED/signal/sync`, {})).status, 409);
       assert.equal((await call(t.app, 'POST', '/api/tasks/none/COMPLETED/signal', {})).status, 404);
     });
 
