@@ -4182,7 +4182,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Signal the run's first blocked task (as /signal) and answer the run or the task it now waits on (Orkes's returnStrategy) */
+        /** Signal the run's first blocked task (as /signal) and answer the run or the task it now waits on (Orkes's returnStrategy); 404 when no task is blocked */
         post: {
             parameters: {
                 query?: {
@@ -4726,7 +4726,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start a run (Conductor's StartWorkflowRequest, with name; other top-level keys are refused naming them); answers the run id as text */
+        /**
+         * Start a run (Conductor's StartWorkflowRequest, with name; other top-level keys are refused naming them); answers the run id as text
+         * @description With workflowDef (Conductor's inline definition), the run follows that definition, checked as registration checks one (400 naming body.workflowDef.<field>) and not registered; its name must be the start request's name.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -4751,6 +4754,45 @@ export interface paths {
                             [key: string]: string;
                         };
                         version?: number;
+                        workflowDef?: {
+                            description?: string;
+                            failureWorkflow?: string;
+                            inputParameters?: string[];
+                            inputTemplate?: {
+                                [key: string]: unknown;
+                            };
+                            name: string;
+                            outputParameters?: {
+                                [key: string]: unknown;
+                            };
+                            ownerEmail?: string;
+                            restartable?: boolean;
+                            schemaVersion?: number;
+                            tasks?: ({
+                                asyncComplete?: boolean;
+                                description?: string;
+                                inputParameters?: {
+                                    [key: string]: unknown;
+                                };
+                                name?: string;
+                                optional?: boolean;
+                                retryCount?: number;
+                                startDelay?: number;
+                                taskReferenceName?: string;
+                                type?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @enum {string} */
+                            timeoutPolicy?: "TIME_OUT_WF" | "ALERT_ONLY";
+                            timeoutSeconds?: number;
+                            variables?: {
+                                [key: string]: unknown;
+                            };
+                            version?: number;
+                        } & {
+                            [key: string]: unknown;
+                        };
                     } & {
                         [key: string]: unknown;
                     };

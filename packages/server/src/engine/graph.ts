@@ -154,7 +154,8 @@ export function isWorkerTask(workflowTask: Pick<WorkflowTask, 'type'>): boolean 
 }
 
 /**
- * The `name`s of every worker task (SIMPLE or unknown type) in the definition tree, each once:
+ * The `name`s of every node that takes a task definition (worker tasks, system calls,
+ * SUB_WORKFLOW and WAIT) in the definition tree, each once:
  * the task definitions the service loads into `DecideContext.taskDefs` for this definition.
  */
 export function workerTaskNames(def: WorkflowDef): string[] {
@@ -162,8 +163,10 @@ export function workerTaskNames(def: WorkflowDef): string[] {
   for (const task of allTasks(def)) {
     // System calls (HTTP, …) are queued like worker tasks and take a task definition of their name too.
     const queued = isWorkerTask(task) || systemCallKindOf(task.type) !== undefined;
-    // A SUB_WORKFLOW's task definition of its name gives it retries (Conductor's `retry`).
-    const withDef = queued || kindNameOf(task) === 'SUB_WORKFLOW';
+    // A SUB_WORKFLOW's task definition of its name gives it retries (Conductor's `retry`); a
+    // WAIT's, its timeout and retries.
+    const kind = kindNameOf(task);
+    const withDef = queued || kind === 'SUB_WORKFLOW' || kind === 'WAIT';
     if (typeof task.name === 'string' && task.name !== '' && withDef) names.add(task.name);
     const chosen = runTimeWorkerName(task);
     if (chosen !== undefined) names.add(chosen);

@@ -1,4 +1,4 @@
-import type { TaskRecord, TaskStatus } from '@baton/protocol';
+import { isTerminalTaskStatus, type TaskRecord, type TaskStatus } from '@baton/protocol';
 import { canRetry, retryTask } from './attempts.js';
 import { failRun } from './run-end.js';
 import type { RunState } from './run-state.js';
@@ -23,7 +23,13 @@ export function applyTimeout(
   task: TaskRecord | undefined,
 ): 'ignored' | 'changed' {
   if (timer.kind === 'WORKFLOW_TIMEOUT') return workflowTimeout(state, timer);
-  if (!task || task.queueName === undefined) return 'ignored';
+  if (!task) return 'ignored';
+  // A WAIT has no queue; its task definition's timeoutSeconds still holds (armed by the kind).
+  if (task.taskType === 'WAIT' && timer.kind === 'TASK_TIMEOUT') {
+    if (isTerminalTaskStatus(task.status)) return 'ignored';
+    return policyTimeout(state, task, timer, 'not completed within timeoutSeconds');
+  }
+  if (task.queueName === undefined) return 'ignored';
   switch (timer.kind) {
     case 'RESPONSE_TIMEOUT':
       return responseTimeout(state, task, timer);

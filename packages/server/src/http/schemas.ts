@@ -110,6 +110,13 @@ export const startRequestSchema = {
   },
 } as const;
 
+/** `POST /api/workflow`'s start request: the start request with Conductor's inline `workflowDef`. */
+export const inlineStartRequestSchema = {
+  ...startRequestSchema,
+  required: ['name'],
+  properties: { ...startRequestSchema.properties, workflowDef: { ...workflowDefSchema, required: ['name'] } },
+} as const;
+
 const logEntry = {
   anyOf: [
     { type: 'string' },

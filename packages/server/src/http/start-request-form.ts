@@ -32,7 +32,7 @@ const known = new Set<string>(START_REQUEST_FIELDS);
 /** Fields Conductor's StartWorkflowRequest has that Baton does not take, and what to do instead. */
 const REFUSED_FIELDS: Readonly<Record<string, string>> = {
   workflowDef:
-    'an inline workflowDef is not supported: register the definition (POST /api/metadata/workflow) and start it by name',
+    'an inline workflowDef is taken only by POST /api/workflow (the start request with name): here, register the definition and start it by name',
   createdBy: "createdBy is not taken from the body: Baton records the caller's identity from its token",
 };
 
@@ -95,9 +95,12 @@ function startFields(raw: JsonObject, name: string): JsonObject {
 
 /**
  * Refuses the top-level keys of a `POST /api/workflow` body that are not start request fields,
- * so a typo (`corelationId`) is an error rather than a field dropped in silence.
+ * so a typo (`corelationId`) is an error rather than a field dropped in silence. With
+ * `inlineDefinition` (`POST /api/workflow` itself), Conductor's inline `workflowDef` is one.
  */
-export function refuseUnknownStartFields(body: object): void {
-  const unknown = Object.keys(body).filter((key) => key !== 'name' && !known.has(key));
+export function refuseUnknownStartFields(body: object, inlineDefinition = false): void {
+  const unknown = Object.keys(body).filter(
+    (key) => key !== 'name' && !known.has(key) && !(inlineDefinition && key === 'workflowDef'),
+  );
   if (unknown.length > 0) refuse(unknown, (key) => unknownKeyMessage(key, WITH_NAME_FIELDS));
 }

@@ -133,7 +133,7 @@ export class JavaScriptSandbox {
         return interrupted;
       });
       vm = runtime.newContext();
-      const hardened = this.evalIn(vm, DETERMINISM_PRELUDE);
+      const hardened = this.evalIn(vm, PRELUDE);
       if (!hardened.ok) return hardened;
       const result = body(vm);
       // Once interrupted, whatever the script made of it (a promise executor turns the interrupt
@@ -218,6 +218,24 @@ const DETERMINISM_PRELUDE = `
   };
 })();
 `;
+
+/**
+ * Conductor's INLINE scripts run on GraalJS, where a list in the input is a Java list and an
+ * object a Java map: scripts written for it call `list.get(i)`, `list.size()` and `map.get(key)`.
+ * These give them the same answers here. Non-enumerable, so JSON output and `for…in` are
+ * unchanged, and on the prototype, so an object's own `get` key still wins.
+ */
+const CONDUCTOR_PRELUDE = `
+(() => {
+  const method = (target, name, fn) =>
+    Object.defineProperty(target, name, { value: fn, writable: true, configurable: true, enumerable: false });
+  method(Array.prototype, 'get', function get(index) { return this[index]; });
+  method(Array.prototype, 'size', function size() { return this.length; });
+  method(Object.prototype, 'get', function get(key) { return this[key]; });
+})();
+`;
+
+const PRELUDE = DETERMINISM_PRELUDE + CONDUCTOR_PRELUDE;
 
 // The package's types describe its CommonJS entry; under ESM the default import is the variant.
 const variant = releaseSync as unknown as QuickJSSyncVariant;

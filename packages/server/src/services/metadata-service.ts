@@ -130,6 +130,25 @@ export class MetadataService {
     });
   }
 
+  /**
+   * Checks an inline definition a start request carries (`POST /api/workflow` with
+   * `workflowDef`) as registration checks one; problems are 400 naming `body.workflowDef.<path>`.
+   */
+  async checkInlineWorkflow(def: WorkflowDef): Promise<void> {
+    const [names, workflowExists, references] = await this.store.read(
+      async (tx) =>
+        [
+          await this.taskDefNames(tx),
+          await knownWorkflows(tx, [def]),
+          await this.referenceErrors(tx, def),
+        ] as const,
+    );
+    MetadataService.failIfInvalid(
+      prefixed([...(await this.checkDef(def, names, workflowExists)), ...references], 'body.workflowDef'),
+      'Inline workflow definition',
+    );
+  }
+
   /** Checks a definition without storing it. */
   async validateWorkflow(def: WorkflowDef): Promise<void> {
     const [names, workflowExists, references] = await this.store.read(

@@ -113,7 +113,8 @@ export class RunControlService {
    * appends the payload as a message; Conductor's task signal only completes the task. When
    * nothing in the run is blocked, the signal goes down into its running child runs (open
    * SUB_WORKFLOW tasks in seq order, depth first), as Conductor's does; the message stays in
-   * the named run's mailbox. Nothing blocked anywhere: the answer names no task.
+   * the named run's mailbox. Nothing blocked anywhere: the answer names no task (the synchronous
+   * task signal then answers 404, as Conductor's does).
    */
   async signal(
     workflowId: string,

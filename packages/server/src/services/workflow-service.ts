@@ -6,6 +6,7 @@ import {
   type SearchResult,
   type StartWorkflowRequest,
   type Workflow,
+  type WorkflowDef,
   type WorkflowStatus,
   type WorkflowSummary,
 } from '@baton/protocol';
@@ -82,7 +83,9 @@ export class WorkflowService {
     const after = afterCommit();
     const { syncWaitUntil } = options;
     const run = await this.store.transaction(async (tx) => {
-      const definition = await tx.getWorkflowDef(request.name, request.version);
+      // An inline definition (checked as registration checks one) runs as given, unregistered.
+      const inline = request.workflowDef && inlineDefinition(request.workflowDef);
+      const definition = inline ?? (await tx.getWorkflowDef(request.name, request.version));
       if (!definition) {
         throw notFound(
           request.version === undefined
@@ -99,6 +102,8 @@ export class WorkflowService {
         input: request.input ?? {},
         priority: request.priority ?? 0,
         taskToDomain: request.taskToDomain ?? {},
+        // A definition from the request honours no secret reference, as START_WORKFLOW's inline one.
+        ...(inline && { definitionFromData: true as const }),
       };
       return this.executor.startRun(
         tx,
@@ -302,4 +307,9 @@ function retriedTime(run: RunRecord): { lastRetriedTime?: number } {
   const reopened = run.reopened?.[run.reopened.length - 1]?.time;
   if (reopened !== undefined) return { lastRetriedTime: reopened };
   return run.links.retry_of !== undefined ? { lastRetriedTime: run.createTime } : {};
+}
+
+/** A start request's inline definition with the defaults registration gives (version 1, schema 2). */
+function inlineDefinition(def: WorkflowDef): WorkflowDef {
+  return { ...def, version: def.version ?? 1, schemaVersion: def.schemaVersion ?? 2 };
 }

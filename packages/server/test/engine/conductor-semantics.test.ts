@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { TaskDef, WorkflowTask } from '@baton/protocol';
-import { Engine, simple, workflow } from './helpers.js';
+import type { Command, Decision, FiredTimer, TimerKind } from '../../src/engine/types.js';
+import { Engine, simple, T0, workflow } from './helpers.js';
 
 /**
  * Conductor's semantics that its own integration specs assert, decided without a database:
@@ -392,5 +393,87 @@ void describe('a retried child resumes its parent (SubWorkflowRetrySpec): CHILD_
       childWorkflowId: 'c2',
     });
     assert.equal(ignored.ignored, true);
+  });
+});
+
+/** The timers a decision armed of `kind`, as they fire. */
+function armedTimers(decision: Decision, kind: TimerKind): FiredTimer[] {
+  return decision.commands
+    .filter((c): c is Extract<Command, { type: 'ARM_TIMER' }> => c.type === 'ARM_TIMER')
+    .filter((c) => c.timer.kind === kind)
+    .map((c) => ({ ...c.timer, workflowId: decision.run.workflowId }));
+}
+
+void describe('WAIT under its task definition (WorkflowAndTaskConfigurationSpec)', () => {
+  // WorkflowTestUtil's `waitTimeout` task definition and simple_wait_task_workflow_integration_test.json.
+  const waitTimeout: TaskDef = {
+    name: 'waitTimeout',
+    timeoutSeconds: 2,
+    responseTimeoutSeconds: 2,
+    retryCount: 1,
+    timeoutPolicy: 'RETRY',
+    retryDelaySeconds: 10,
+  };
+  const def = workflow([
+    { name: 'waitTimeout', taskReferenceName: 'wait0', type: 'WAIT', inputParameters: {} },
+    simple('t1'),
+  ]);
+
+  void it('"wait time out task based simple workflow": the WAIT times out, a new attempt waits, its completion moves the run on', () => {
+    const engine = new Engine(def, {}, [waitTimeout]);
+    const started = engine.start();
+    assert.deepEqual(shape(engine), [['wait0', 'IN_PROGRESS']]);
+    const [timeout] = armedTimers(started, 'TASK_TIMEOUT');
+    assert.ok(timeout, 'the WAIT armed its task timeout');
+    assert.equal(timeout.dueAt, T0 + 2_000);
+    engine.now = timeout.dueAt;
+    const fired = engine.timer(timeout);
+    assert.equal(engine.run.status, 'RUNNING');
+    assert.deepEqual(shape(engine), [
+      ['wait0', 'TIMED_OUT'],
+      ['wait0', 'SCHEDULED'],
+    ]);
+    assert.equal(engine.tasks[1]?.taskType, 'WAIT');
+    assert.equal(engine.tasks[1]?.retryCount, 1);
+    assert.equal(engine.tasks[1]?.retriedTaskId, engine.tasks[0]?.taskId);
+    // The new attempt starts waiting after the retry delay, and times out again 2 s later.
+    const [startTimer] = armedTimers(fired, 'WAIT');
+    assert.equal(startTimer?.dueAt, T0 + 12_000);
+    assert.equal(armedTimers(fired, 'TASK_TIMEOUT')[0]?.dueAt, T0 + 14_000);
+    engine.complete(engine.tasks[1].taskId);
+    assert.deepEqual(shape(engine), [
+      ['wait0', 'TIMED_OUT'],
+      ['wait0', 'COMPLETED'],
+      ['t1', 'SCHEDULED'],
+    ]);
+    engine.complete(engine.task('t1').taskId);
+    assert.equal(engine.run.status, 'COMPLETED');
+  });
+
+  void it('a retried WAIT starts waiting once its delay is over; with no attempt left the timeout times the run out', () => {
+    const engine = new Engine(def, {}, [waitTimeout]);
+    const [first] = armedTimers(engine.start(), 'TASK_TIMEOUT');
+    engine.now = first!.dueAt;
+    const retried = engine.timer(first!);
+    const [startTimer] = armedTimers(retried, 'WAIT');
+    engine.now = startTimer!.dueAt;
+    engine.timer(startTimer!);
+    assert.equal(engine.task('wait0').status, 'IN_PROGRESS');
+    const [second] = armedTimers(retried, 'TASK_TIMEOUT');
+    engine.now = second!.dueAt;
+    engine.timer(second!);
+    assert.deepEqual(shape(engine), [
+      ['wait0', 'TIMED_OUT'],
+      ['wait0', 'TIMED_OUT'],
+    ]);
+    assert.equal(engine.run.status, 'TIMED_OUT');
+  });
+
+  void it('a WAIT without a task definition arms no timeout and is never retried', () => {
+    const engine = new Engine(def);
+    assert.deepEqual(armedTimers(engine.start(), 'TASK_TIMEOUT'), []);
+    engine.fail(engine.task('wait0').taskId);
+    assert.deepEqual(shape(engine), [['wait0', 'FAILED']]);
+    assert.equal(engine.run.status, 'FAILED');
   });
 });

@@ -104,9 +104,9 @@ for (const c of storeCases()) {
       const twice = await call(t.app, 'POST', `/api/workflow/${FLOW}?version=2`, { version: 1 });
       assert.equal(twice.status, 400, twice.text);
       assert.match(twice.body.message, /version is given twice/);
-      const inline = await call(t.app, 'POST', '/api/workflow', { name: FLOW, workflowDef: flow });
+      const inline = await call(t.app, 'POST', `/api/workflow/${FLOW}`, { input: {}, workflowDef: flow });
       assert.equal(inline.status, 400, inline.text);
-      assert.match(inline.body.message, /inline workflowDef is not supported/);
+      assert.match(inline.body.message, /inline workflowDef is taken only by POST \/api\/workflow/);
       const typoByBody = await call(t.app, 'POST', '/api/workflow', { name: FLOW, corelationId: 'x' });
       assert.equal(typoByBody.status, 400, typoByBody.text);
       assert.equal(typoByBody.body.validationErrors[0].path, 'body.corelationId');

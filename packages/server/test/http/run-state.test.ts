@@ -105,15 +105,34 @@ for (const storeCase of storeCases()) {
       assert.equal(blocking.body.taskType, 'rs_after');
       assert.deepEqual(blocking.body.input, { got: 7 });
       assert.equal(blocking.body.targetWorkflowStatus, 'RUNNING');
+      const third = await startRun(t.app, 'rs_signal');
       const input = await call(
         t.app,
         'POST',
-        `/api/tasks/${second}/COMPLETED/signal/sync?returnStrategy=BLOCKING_TASK_INPUT`,
-        {},
+        `/api/tasks/${third}/COMPLETED/signal/sync?returnStrategy=BLOCKING_TASK_INPUT`,
+        { answer: 8 },
       );
-      // Nothing waits for a signal any more: the answer still names the blocking task.
       assert.equal(input.body.responseType, 'BLOCKING_TASK_INPUT');
-      assert.deepEqual(input.body.input, { got: 7 });
+      assert.deepEqual(input.body.input, { got: 8 });
+    });
+
+    // Conductor's SignalTaskSpec "Signal on a workflow with no blocking task returns null" and
+    // TaskResource: the asynchronous signal names no task, the synchronous one answers 404.
+    it('SignalTaskSpec: a signal with nothing blocked names no task; the synchronous one answers 404', async () => {
+      const id = await startRun(t.app, 'rs_signal');
+      assert.equal((await call(t.app, 'POST', `/api/tasks/${id}/COMPLETED/signal`, {})).status, 200);
+      const before = await runOf(t.app, id);
+      const none = await call(t.app, 'POST', `/api/tasks/${id}/COMPLETED/signal/sync`, { late: 1 });
+      assert.equal(none.status, 404, none.text);
+      assert.equal(none.body.message, `Found no blocked task in workflow ${id} to signal`);
+      const async = await call(t.app, 'POST', `/api/tasks/${id}/COMPLETED/signal`, { late: 1 });
+      assert.equal(async.status, 200, async.text);
+      assert.equal(async.body.taskId, undefined);
+      assert.deepEqual((await runOf(t.app, id)).tasks, before.tasks, 'nothing changed');
+      // An ended run takes no more signals (409, as a message to it), on both routes.
+      assert.equal((await call(t.app, 'DELETE', `/api/workflow/${id}`)).status, 200);
+      assert.equal((await call(t.app, 'POST', `/api/tasks/${id}/COMPLETED/signal/sync`, {})).status, 409);
+      assert.equal((await call(t.app, 'POST', '/api/tasks/none/COMPLETED/signal', {})).status, 404);
     });
 
     it('answers the blocking run inside a child run (BLOCKING_WORKFLOW)', async () => {

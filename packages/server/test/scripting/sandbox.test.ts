@@ -38,6 +38,22 @@ describe('javascript sandbox', () => {
     ['objects become JSON', '({a: [1, {b: undefined}], f() {}})', {}, { a: [1, {}] }],
     ['a function becomes null', '(function () {})', {}, null],
     ['$ is a copy of the input', '$.list.push(3); $.list', { list: [1, 2] }, [1, 2, 3]],
+    // Conductor's GraalJS idioms (Java lists and maps): list.get(i), list.size(), map.get(key).
+    ['Conductor list.get(i) and list.size()', '$.list.get(1) + $.list.size()', { list: [10, 20] }, 22],
+    ['Conductor map.get(key)', '$.m.get("a") + ($.m.get("none") === undefined ? 1 : 0)', { m: { a: 2 } }, 3],
+    [
+      'Conductor loop over a list by size()',
+      'var s = 0; for (var i = 0; i < $.l.size(); i++) s += $.l.get(i).n; s',
+      { l: [{ n: 1 }, { n: 2 }] },
+      3,
+    ],
+    ['an own get key wins over map.get', '$.m.get', { m: { get: 'mine' } }, 'mine'],
+    [
+      'the methods leave JSON and for-in alone',
+      'var k = []; for (var x in $.m) k.push(x); for (var y in $.l) k.push(y); ({ k: k, m: $.m, l: $.l, j: JSON.stringify([$.m, $.l]) })',
+      { m: { a: 1 }, l: [5] },
+      { k: ['a', '0'], m: { a: 1 }, l: [5], j: '[{"a":1},[5]]' },
+    ],
     ['$ with a __proto__ key stays data', '$.__proto__.x', JSON.parse('{"__proto__": {"x": 1}}'), 1],
     ['$ may be an array', '$.length', [1, 2, 3], 3],
     ['explicit dates work', 'new Date("2020-01-02T00:00:00Z").toISOString()', {}, '2020-01-02T00:00:00.000Z'],

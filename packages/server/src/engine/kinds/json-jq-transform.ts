@@ -1,4 +1,5 @@
 import type { TaskKind } from './kind.js';
+import { jacksonJqRewrite } from './jq-dialect.js';
 import { finish, isRunTimeValue, requiredInput, startedSystemTask } from './system-task.js';
 
 /**
@@ -29,10 +30,16 @@ export const jsonJqTransformKind: TaskKind = {
     if (filter === undefined || isRunTimeValue(filter)) return [];
     const compile = cctx.scripts.checkJq(filter);
     if (compile === undefined) return [];
+    // A filter written for Conductor's jackson-jq: say the rewrite jq takes, when there is one.
+    const rewrite = jacksonJqRewrite(filter);
+    const hint =
+      rewrite !== undefined && cctx.scripts.checkJq(rewrite) === undefined
+        ? ` (jq, unlike Conductor's jackson-jq, needs an object value that is an operation in parentheses: write ${rewrite})`
+        : '';
     return [
       {
         path: `${path}.inputParameters.queryExpression`,
-        message: `the jq filter of JSON_JQ_TRANSFORM task ${workflowTask.taskReferenceName} does not compile: ${compile}`,
+        message: `the jq filter of JSON_JQ_TRANSFORM task ${workflowTask.taskReferenceName} does not compile: ${compile}${hint}`,
         invalidValue: filter,
       },
     ];

@@ -1,4 +1,11 @@
-import { isTerminalTaskStatus, type TaskRecord, type ValidationError } from '@baton/protocol';
+import {
+  isTerminalTaskStatus,
+  type JsonObject,
+  type TaskRecord,
+  type ValidationError,
+} from '@baton/protocol';
+import { effectiveTaskDef } from '../task-config.js';
+import type { Command, TimerKind } from '../types.js';
 import { parseDuration, parseUntil } from '../wait-time.js';
 import type { TaskKind } from './kind.js';
 import { endBySignal } from './signal-end.js';
@@ -29,10 +36,16 @@ export function hasWaitTimer(task: TaskRecord): boolean {
 
 export const waitKind: TaskKind = {
   kind: 'WAIT',
-  retryable: false,
+  // Conductor retries a WAIT its task definition times out under timeoutPolicy RETRY (or that
+  // failed) while its retryCount allows; one without a task definition is never retried.
+  retryable: true,
+  retriesNeedTaskDefinition: true,
   schedule(sctx, node, request) {
     const { ctx } = sctx;
     const taskId = ctx.newId();
+    // A new attempt waits out the retry delay SCHEDULED, as Conductor's retried WAIT sits in its queue.
+    const delayMs = request.retryOf ? Math.max(0, request.delayMs ?? 0) : 0;
+    const startAt = ctx.now + delayMs;
     const input = resolvedInput(sctx, node, taskId);
     const duration = input.duration;
     const until = input.until;
@@ -54,7 +67,7 @@ export const waitKind: TaskKind = {
     if (given(duration)) {
       const ms = typeof duration === 'string' ? parseDuration(duration) : undefined;
       if (ms === undefined) return fail(`Not valid duration: ${display(duration)}`);
-      dueAt = ctx.now + ms;
+      dueAt = startAt + ms;
     } else if (given(until)) {
       const at = typeof until === 'string' ? parseUntil(until) : undefined;
       if (at === undefined)
@@ -67,19 +80,32 @@ export const waitKind: TaskKind = {
     }
     const task = systemTask(sctx, node, request, {
       taskId,
-      status: 'IN_PROGRESS',
+      status: delayMs > 0 ? 'SCHEDULED' : 'IN_PROGRESS',
       inputData: input,
       ...(dueAt !== undefined && { callbackAfterSeconds: Math.ceil((dueAt - ctx.now) / 1000) }),
     });
-    if (dueAt === undefined) return { ok: true, tasks: [task], commands: [] };
-    return {
-      ok: true,
-      tasks: [task],
-      commands: [{ type: 'ARM_TIMER', timer: { timerId: ctx.newId(), kind: 'WAIT', dueAt, taskId } }],
-    };
+    const commands: Command[] = [];
+    const arm = (kind: TimerKind, at: number, payload?: JsonObject) =>
+      commands.push({
+        type: 'ARM_TIMER',
+        timer: { timerId: ctx.newId(), kind, dueAt: at, taskId, ...(payload && { payload }) },
+      });
+    if (delayMs > 0) arm('WAIT', startAt);
+    if (dueAt !== undefined) arm('WAIT', dueAt);
+    // The task definition's timeoutSeconds holds for a WAIT too (Conductor's checkTaskTimeout):
+    // counted from when the attempt starts waiting; timeoutPolicy decides (`timeouts.ts`).
+    const config = effectiveTaskDef(node, ctx.taskDefs);
+    if (config.definition !== undefined && config.timeoutSeconds > 0)
+      arm('TASK_TIMEOUT', startAt + config.timeoutSeconds * 1000, { seconds: config.timeoutSeconds });
+    return { ok: true, tasks: [task], commands };
   },
   onTimer(state, task) {
-    if (task.status !== 'IN_PROGRESS') return 'ignored';
+    // A new attempt's retry delay is over: it starts waiting.
+    if (task.status === 'SCHEDULED') {
+      state.updateTask(task, { status: 'IN_PROGRESS', startTime: state.now, updateTime: state.now });
+      return 'changed';
+    }
+    if (task.status !== 'IN_PROGRESS' || !hasWaitTimer(task)) return 'ignored';
     state.updateTask(task, { status: 'COMPLETED', endTime: state.now, updateTime: state.now });
     return 'changed';
   },

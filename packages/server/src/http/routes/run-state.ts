@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 
 import { RETURN_STRATEGIES, type ReturnStrategy } from '../../services/signal-response.js';
 import type { AppDeps } from '../app.js';
+import { notFound } from '../../errors.js';
 import { correlatedQuery } from '../schemas.js';
 
 const SIGNAL_STATUSES = ['COMPLETED', 'FAILED', 'FAILED_WITH_TERMINAL_ERROR'] as const;
@@ -82,7 +83,7 @@ export function runStateRoutes(app: FastifyInstance, { workflows, runControl, si
       schema: {
         tags: ['tasks'],
         summary:
-          "Signal the run's first blocked task (as /signal) and answer the run or the task it now waits on (Orkes's returnStrategy)",
+          "Signal the run's first blocked task (as /signal) and answer the run or the task it now waits on (Orkes's returnStrategy); 404 when no task is blocked",
         params: {
           type: 'object',
           required: ['workflowId', 'status'],
@@ -101,7 +102,11 @@ export function runStateRoutes(app: FastifyInstance, { workflows, runControl, si
       },
     },
     async (req) => {
-      await runControl.signal(req.params.workflowId, req.body ?? {}, req.params.status, false);
+      const { workflowId } = req.params;
+      const reached = await runControl.signal(workflowId, req.body ?? {}, req.params.status, false);
+      // Conductor's TaskResource: nothing blocked (or the run has ended) is a 404, not the run.
+      if (reached.taskId === undefined)
+        throw notFound(`Found no blocked task in workflow ${workflowId} to signal`);
       return signals.respond(req.params.workflowId, req.query.returnStrategy ?? 'TARGET_WORKFLOW');
     },
   );

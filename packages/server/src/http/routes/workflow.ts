@@ -11,7 +11,7 @@ import { parseTime } from '../../services/workflow-service.js';
 import { RUN_SORT_FIELDS, type RunQuery } from '../../store/store.js';
 import type { AppDeps } from '../app.js';
 import { name, nameParams, pageSize, pageStart, priority, requiredName, text, version } from '../bounds.js';
-import { correlatedQuery, startRequestSchema } from '../schemas.js';
+import { correlatedQuery, inlineStartRequestSchema, startRequestSchema } from '../schemas.js';
 import { refuseUnknownStartFields, startRequestFromBody, type StartQuery } from '../start-request-form.js';
 import { filterFromQuery } from '../../search/query-filter.js';
 import { MAX_QUERY_LENGTH } from '../../search/query-parser.js';
@@ -76,7 +76,7 @@ export function toRunQuery(q: SearchQuery): RunQuery {
 }
 
 /** `/api/workflow`: start, read and search runs. */
-export function workflowRoutes(app: FastifyInstance, { workflows, payloads }: AppDeps): void {
+export function workflowRoutes(app: FastifyInstance, { workflows, payloads, metadata }: AppDeps): void {
   app.post<{ Body: StartWorkflowRequest }>(
     '/api/workflow',
     {
@@ -84,11 +84,21 @@ export function workflowRoutes(app: FastifyInstance, { workflows, payloads }: Ap
         tags,
         summary:
           "Start a run (Conductor's StartWorkflowRequest, with name; other top-level keys are refused naming them); answers the run id as text",
-        body: { ...startRequestSchema, required: ['name'] },
+        description:
+          "With workflowDef (Conductor's inline definition), the run follows that definition, checked as registration checks one (400 naming body.workflowDef.<field>) and not registered; its name must be the start request's name.",
+        body: inlineStartRequestSchema,
       },
     },
     async (req, reply) => {
-      refuseUnknownStartFields(req.body);
+      refuseUnknownStartFields(req.body, true);
+      const inline = req.body.workflowDef;
+      if (inline !== undefined) {
+        if (inline.name !== req.body.name) {
+          const message = `workflowDef.name ${JSON.stringify(inline.name)} differs from the start request's name ${JSON.stringify(req.body.name)}`;
+          throw badRequest(message, [{ path: 'body.workflowDef.name', message, invalidValue: inline.name }]);
+        }
+        await metadata.checkInlineWorkflow(inline);
+      }
       return sendText(reply, await workflows.start(await payloads.inlineStart(req.body)));
     },
   );
