@@ -69,3 +69,11 @@ export function boundedPriority(priority: number): number {
  * over tasks that never wait would otherwise loop inside one transaction, and one request, forever.
  */
 export const MAX_TASKS_PER_STEP = 2_500;
+
+/**
+ * Most scripts (INLINE, LAMBDA, SWITCH and loop conditions, jq) one decision runs; the rest waits
+ * for the next step, as with MAX_TASKS_PER_STEP. Scripts run on script threads and a decision is
+ * computed again after each answer (scripting/async-scripts.ts), so a decision's cost grows with
+ * the square of its scripts: this keeps a long loop of scripts linear.
+ */
+export const MAX_SCRIPTS_PER_STEP = 64;

@@ -15,7 +15,7 @@ import { failRun, failedTaskNames, runOutput, runStatusForFailedTask, taskFailur
 import type { RunState } from './run-state.js';
 import { enclosingSuffix, iterationOf, placeCommand, placeTask, suffixOf } from './scope.js';
 import { effectiveTaskDef } from './task-config.js';
-import { MAX_TASKS_PER_STEP } from '../bounds/ranges.js';
+import { MAX_SCRIPTS_PER_STEP, MAX_TASKS_PER_STEP } from '../bounds/ranges.js';
 
 /**
  * Acts on every ended task not yet acted on, in seq order, until none is left: a success
@@ -36,7 +36,7 @@ export function evaluate(state: RunState): void {
   while (state.run.status === 'RUNNING') {
     const pending = state.nextPending();
     if (!pending) break;
-    if (++acted > MAX_TASKS_PER_STEP) {
+    if (++acted > MAX_TASKS_PER_STEP || state.scriptCalls >= MAX_SCRIPTS_PER_STEP) {
       // The rest is acted on in a later step (a CONTINUE timer due now), so one decision, and
       // the transaction holding the run, stays bounded even in a loop that never ends.
       state.command({

@@ -43,7 +43,28 @@ export class RunState {
   private readonly changed = new Set<string>();
   private readonly emitted: Command[] = [];
 
-  constructor(readonly ctx: DecideContext) {
+  /** The context steps read; its scripts are counted (`scriptCalls`). */
+  readonly ctx: DecideContext;
+  /** Scripts asked for by this decision so far: bounded per step (MAX_SCRIPTS_PER_STEP). */
+  scriptCalls = 0;
+
+  constructor(ctx: DecideContext) {
+    const scripts = ctx.scripts;
+    const counted =
+      <A extends unknown[], R>(call: (...args: A) => R) =>
+      (...args: A): R => {
+        this.scriptCalls++;
+        return call(...args);
+      };
+    this.ctx = {
+      ...ctx,
+      scripts: {
+        javascript: counted((source, input) => scripts.javascript(source, input)),
+        jq: counted((source, input) => scripts.jq(source, input)),
+        checkJavascript: (source) => scripts.checkJavascript(source),
+        checkJq: (source) => scripts.checkJq(source),
+      },
+    };
     this.currentRun = ctx.run;
     this.records = [...ctx.tasks];
     this.records.forEach((task, i) => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { TaskRecord, WorkflowTask } from '@baton/protocol';
+import { MAX_SCRIPTS_PER_STEP } from '../../src/bounds/ranges.js';
 import { decide } from '../../src/engine/decide.js';
 import type { EngineEvent } from '../../src/engine/types.js';
 import { Engine, simple, workflow } from './helpers.js';
@@ -302,7 +303,7 @@ void describe('DO_WHILE: 1,000 iterations', () => {
     assert.deepEqual(touched.slice(0, 4), touched.slice(-4, -2).concat(touched.slice(-4, -2)));
   });
 
-  void it('a loop of 1,000 synchronous iterations runs in one decide', () => {
+  void it('a loop of 1,000 synchronous iterations runs through, its conditions a bounded number per step', () => {
     const engine = engineFor(
       workflow([
         loop('loop', [{ name: 'n', taskReferenceName: 'n', type: 'NOOP' }], {
@@ -312,6 +313,14 @@ void describe('DO_WHILE: 1,000 iterations', () => {
     );
     engine.verifyInputs = false;
     engine.start();
+    // Each condition is a script: a step runs MAX_SCRIPTS_PER_STEP of them, then continues on
+    // the CONTINUE timer it armed.
+    let steps = 0;
+    while (engine.run.status === 'RUNNING' && steps < 1000 / MAX_SCRIPTS_PER_STEP + 2) {
+      steps++;
+      engine.timer({ timerId: `continue-${steps}`, kind: 'CONTINUE', dueAt: engine.now, payload: {} });
+    }
+    assert.ok(steps >= Math.floor(1000 / MAX_SCRIPTS_PER_STEP) - 1, `${steps} steps`);
     assert.equal(engine.run.status, 'COMPLETED');
     assert.equal(engine.task('loop').iteration, 1000);
     assert.equal(engine.task('n__1000').iteration, 1000);

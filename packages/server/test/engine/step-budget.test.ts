@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { MAX_TASKS_PER_STEP } from '../../src/bounds/ranges.js';
+import { MAX_SCRIPTS_PER_STEP, MAX_TASKS_PER_STEP } from '../../src/bounds/ranges.js';
 import { Engine, workflow } from './helpers.js';
 import { sandboxScripts } from './sandbox-scripts.js';
 
@@ -41,5 +41,49 @@ void describe('step budget', () => {
     }
     assert.equal(engine.run.status, 'COMPLETED');
     assert.equal(engine.task('loop').iteration, times);
+  });
+
+  void it('stops a decision at MAX_SCRIPTS_PER_STEP scripts, so a loop of scripts stays linear', () => {
+    const loop = {
+      name: 'loop',
+      taskReferenceName: 'loop',
+      type: 'DO_WHILE',
+      inputParameters: { items: '${workflow.input.items}' },
+      loopOver: [
+        {
+          name: 'tick',
+          taskReferenceName: 'tick',
+          type: 'INLINE',
+          inputParameters: { evaluatorType: 'javascript', expression: '1' },
+        },
+      ],
+    };
+    const items = Array.from({ length: 300 }, (_, i) => i);
+    const engine = new Engine(workflow([loop]), { input: { items } });
+    let calls = 0;
+    engine.scripts = {
+      ...scripts,
+      javascript: (source, input) => {
+        calls++;
+        return scripts.javascript(source, input);
+      },
+    };
+    engine.verifyInputs = false;
+    const first = engine.start();
+    assert.equal(engine.run.status, 'RUNNING');
+    assert.ok(calls <= MAX_SCRIPTS_PER_STEP + 2, `${calls} scripts in the first decision`);
+    assert.equal(
+      first.commands.filter((c) => c.type === 'ARM_TIMER' && c.timer.kind === 'CONTINUE').length,
+      1,
+    );
+    let steps = 0;
+    while (engine.run.status === 'RUNNING' && steps < 100) {
+      steps++;
+      calls = 0;
+      engine.timer({ timerId: `continue-${steps}`, kind: 'CONTINUE', dueAt: engine.now, payload: {} });
+      assert.ok(calls <= MAX_SCRIPTS_PER_STEP + 2, `${calls} scripts in step ${steps}`);
+    }
+    assert.equal(engine.run.status, 'COMPLETED');
+    assert.equal(engine.task('loop').iteration, items.length);
   });
 });

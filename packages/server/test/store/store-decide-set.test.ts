@@ -137,6 +137,14 @@ for (const c of storeCases()) {
           ...LATER_TASK_INDEXES.map((index) => `DROP INDEX ${index}`),
           'DROP TABLE task_latest',
           'DROP INDEX tasks_to_decide',
+          // The free-text index on runs came later too (migrated again below).
+          ...(h.url !== undefined
+            ? ['DROP INDEX runs_search_words', 'DROP INDEX runs_id_prefix', 'ALTER TABLE runs DROP COLUMN search_text']
+            : [
+                'DROP TRIGGER runs_search_delete',
+                'DROP TABLE run_search',
+                'ALTER TABLE runs DROP COLUMN search_rowid',
+              ]),
           'DELETE FROM schema_migrations WHERE version >= 5',
           'ALTER TABLE schema_migrations DROP COLUMN compatible_from',
           ...(h.url !== undefined

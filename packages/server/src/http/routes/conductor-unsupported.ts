@@ -53,6 +53,12 @@ const UNSUPPORTED: ReadonlyArray<{ methods: HTTPMethods[]; url: string; feature:
       'requeueing pending tasks is not needed: a task and its queue message are written together, so none is lost; POST /api/admin/requeue/{type} reopens dead-lettered tasks',
   },
   {
+    methods: ['GET'],
+    url: '/api/integrations/provider/:name/integration/all',
+    feature:
+      "this listing is not served: GET /api/integrations/provider/{name}/integration lists the provider's models",
+  },
+  {
     methods: ['POST'],
     url: '/api/workflow/bulk/search',
     feature: 'bulk search is not supported: GET /api/workflow/search',

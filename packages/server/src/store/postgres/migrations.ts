@@ -455,7 +455,10 @@ ALTER TABLE runs ADD COLUMN search_text TEXT;
 UPDATE runs SET search_text = left(concat_ws(' ', correlation_id, workflow_name, record->>'reasonForIncompletion',
   (record->'input')::text, (record->'output')::text), 16384);
 CREATE INDEX runs_search_words ON runs USING gin (to_tsvector('simple', search_text)) WHERE search_text IS NOT NULL;
-CREATE INDEX runs_id_prefix ON runs (workflow_id text_pattern_ops);
+-- In the C collation, so a LIKE prefix can read it while an equality on the id (the run lock,
+-- every read by id) keeps to the primary key: a pattern-ops index in the default collation won
+-- the plan of the run lock.
+CREATE INDEX runs_id_prefix ON runs (workflow_id COLLATE "C");
 `,
   },
   {

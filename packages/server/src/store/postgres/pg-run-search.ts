@@ -51,7 +51,7 @@ export function runConditions(query: RunQuery, p: Placeholder): string[] {
  * run's search text (runs_search_words: correlation id, name, reason, input and output).
  */
 function freeTextCondition(text: string, p: Placeholder): string {
-  const arms = [`workflow_id LIKE ${p(likePrefix(text))}`, `correlation_id = ${p(text)}`];
+  const arms = [`workflow_id COLLATE "C" LIKE ${p(likePrefix(text))}`, `correlation_id = ${p(text)}`];
   const words = freeTextWords(text);
   if (words.length > 0) {
     const tsquery = words.map((w) => `'${w}':*`).join(' & ');
