@@ -4540,6 +4540,7 @@ export interface paths {
                     status?: string;
                     taskType?: string;
                     to?: string;
+                    workerId?: string;
                     workflowId?: string;
                     workflowName?: string;
                     workflowType?: string;
@@ -4587,6 +4588,7 @@ export interface paths {
                     status?: string;
                     taskType?: string;
                     to?: string;
+                    workerId?: string;
                     workflowId?: string;
                     workflowName?: string;
                     workflowType?: string;

@@ -33,6 +33,7 @@ export const TASK_FIELDS: SearchFields<TaskSearchField> = {
     workflowId: { type: 'text' },
     workflowType: { type: 'text' },
     referenceTaskName: { type: 'text' },
+    workerId: { type: 'text' },
     startTime: { type: 'time' },
     scheduledTime: { type: 'time' },
     updateTime: { type: 'time' },

@@ -25,6 +25,8 @@ export interface TaskSearchParams {
   workflowId?: string;
   workflowType?: string;
   workflowName?: string;
+  /** The worker that holds or last held the task (its `workerId`). */
+  workerId?: string;
   /** On the task's startTime: epoch ms or an ISO-8601 date, inclusive. */
   from?: string;
   to?: string;
@@ -108,6 +110,7 @@ export function toTaskQuery(params: TaskSearchParams): TaskQuery {
     items.push({ kind: 'compare', field: 'workflowId', op: '=', value: params.workflowId });
   const runName = params.workflowType ?? params.workflowName;
   if (runName) items.push({ kind: 'compare', field: 'workflowType', op: '=', value: runName });
+  if (params.workerId) items.push({ kind: 'compare', field: 'workerId', op: '=', value: params.workerId });
   const from = time(params.from, 'from');
   const to = time(params.to, 'to');
   if (from !== undefined) items.push({ kind: 'compare', field: 'startTime', op: '>=', value: from });

@@ -125,6 +125,7 @@ export const TASK_SEARCH_FIELDS = [
   'workflowId',
   'workflowType',
   'referenceTaskName',
+  'workerId',
   'startTime',
   'scheduledTime',
   'updateTime',

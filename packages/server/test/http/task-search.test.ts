@@ -47,7 +47,7 @@ for (const storeCase of storeCases()) {
       startOfSecond = clock.now();
       runs.a2 = await startRun(t.app, 'ts_flow_a', { input: { who: 'grace' } });
       clock.advance(1000);
-      const a2 = await pollOneTask(t.app, 'ts_alpha');
+      const a2 = await pollOneTask(t.app, 'ts_alpha', 'w-grace');
       await postResult(t.app, a2, 'FAILED', { reasonForIncompletion: 'boom' });
       clock.advance(1000);
       runs.b1 = await startRun(t.app, 'ts_flow_b', { input: { who: 'barbara' } });
@@ -78,6 +78,17 @@ for (const storeCase of storeCases()) {
       assert.equal((await search('freeText=zanzibar')).totalHits, 1);
       assert.equal((await search('freeText=barbara')).results[0].workflowId, runs.b1);
       assert.equal((await search('status=FAILED,SCHEDULED')).totalHits, 3);
+    });
+
+    it('finds the tasks a worker holds or held, alone, with other filters, and in a query', async () => {
+      const held = await search('workerId=w-grace');
+      assert.deepEqual(
+        held.results.map((r) => [r.workflowId, r.status]),
+        [[runs.a2, 'FAILED']],
+      );
+      assert.equal((await search('taskType=ts_alpha&workerId=w')).totalHits, 1);
+      assert.equal((await search('taskType=ts_beta&workerId=w-grace')).totalHits, 0);
+      assert.equal((await search(`query=${encodeURIComponent("workerId = 'w-grace'")}`)).totalHits, 1);
     });
 
     it('filters on start time, pages and sorts', async () => {

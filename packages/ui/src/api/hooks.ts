@@ -53,6 +53,7 @@ export interface TaskSearch {
   taskType?: string;
   status?: string;
   workflowType?: string;
+  workerId?: string;
   freeText?: string;
   from?: string;
   to?: string;

@@ -12,6 +12,7 @@ const searchQuery = {
     workflowId: { type: 'string', maxLength: 256 },
     workflowType: { type: 'string', maxLength: 256 },
     workflowName: { type: 'string', maxLength: 256 },
+    workerId: { type: 'string', maxLength: 256 },
     from: { type: 'string', maxLength: 64 },
     to: { type: 'string', maxLength: 64 },
     freeText: { type: 'string', maxLength: 1024 },

@@ -16,6 +16,7 @@ export const PG_TASK_COLUMNS: Readonly<Record<TaskSearchField, FilterColumn>> = 
   workflowId: { sql: 'workflow_id', numeric: false },
   workflowType: { sql: "(record->>'workflowType')", numeric: false },
   referenceTaskName: { sql: 'reference_task_name', numeric: false },
+  workerId: { sql: "(record->>'workerId')", numeric: false },
   startTime: { sql: "((record->>'startTime')::bigint)", numeric: true },
   scheduledTime: { sql: "((record->>'scheduledTime')::bigint)", numeric: true },
   updateTime: { sql: 'update_time', numeric: true },

@@ -16,6 +16,7 @@ const TASK_COLUMNS: Readonly<Record<TaskSearchField, FilterColumn>> = {
   workflowId: { sql: 'workflow_id', numeric: false },
   workflowType: { sql: "json_extract(record, '$.workflowType')", numeric: false },
   referenceTaskName: { sql: 'reference_task_name', numeric: false },
+  workerId: { sql: "json_extract(record, '$.workerId')", numeric: false },
   startTime: { sql: "json_extract(record, '$.startTime')", numeric: true },
   scheduledTime: { sql: "json_extract(record, '$.scheduledTime')", numeric: true },
   updateTime: { sql: 'update_time', numeric: true },
