@@ -78,6 +78,22 @@ describe('script threads', () => {
   });
 
   it('a value over the inline limit is refused, from a script and from jq', async () => {
+    // A time cap far past what these take, so the size limit is what ends them however busy the
+    // machine is (a slow jq stream must not end at the time cap instead).
+    const scripts = await createScriptRunner({
+      scriptMemoryMb: 16,
+      scriptTimeoutMs: 120_000,
+      outputMaxBytes: 64 * 1024,
+      threads: 1,
+    });
+    try {
+      await refusesValuesOverTheLimit(scripts);
+    } finally {
+      await scripts.close();
+    }
+  });
+
+  async function refusesValuesOverTheLimit(scripts: SandboxedScripts): Promise<void> {
     const over =
       /the script's value is at least \d+ bytes as JSON, over the limit of 65536 bytes for a script's value/;
     assert.match(reason(await scripts.javascript('"x".repeat(100 * 1024)', {})), over);
@@ -92,7 +108,7 @@ describe('script threads', () => {
     // jq's first value is stored twice in the task's output (`result` and `resultList`).
     assert.match(reason(await scripts.jq('"x" * (40 * 1024)', null)), over);
     assert.deepEqual(await scripts.jq('"x" * (20 * 1024) | length', null), { ok: true, value: [20480] });
-  });
+  }
 
   it('jq builtins that write to stderr write nothing, and an error message is cut short', async () => {
     assert.deepEqual(await scripts.jq('1 | debug | debug("m") | stderr', null), { ok: true, value: [1] });
