@@ -1,7 +1,7 @@
 import type { ErrorBody } from '@baton/protocol';
 
 /**
- * The server answered with an error status. `message` is the server's own message (DESIGN §11
+ * The server answered with an error status. `message` is the server's own message (docs/design/errors.md#the-error-body
  * error body) when it sent one; `body` keeps the whole answer for callers that need the details.
  */
 export class BatonApiError extends Error {

@@ -1,5 +1,5 @@
 /**
- * The blob storage port (DESIGN §9): large payloads and archived runs. Two implementations pass
+ * The blob storage port (docs/design/payloads-and-archive.md#blob-storage): large payloads and archived runs. Two implementations pass
  * one conformance suite (`test/blobs/blob-store.test.ts`): a directory under the data dir (the
  * embedded default) and an S3-compatible bucket.
  *

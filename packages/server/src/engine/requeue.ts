@@ -4,7 +4,7 @@ import { workflowTimeoutTimer } from './lifecycle-timers.js';
 import type { RunState } from './run-state.js';
 
 /**
- * An operator requeues a dead-lettered task (`POST /api/admin/requeue/{type}`, DESIGN §6): the
+ * An operator requeues a dead-lettered task (`POST /api/admin/requeue/{type}`, docs/design/task-lifecycle.md#dead-letters-and-repair): the
  * task is reopened as a NEW attempt in the same run (history is never rewritten), queued now.
  * A run that had failed (or timed out) because of this task returns to RUNNING, and that is
  * recorded in the run's `reopened` list with the status and reason it had. Ignored when the

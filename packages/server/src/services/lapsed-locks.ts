@@ -5,7 +5,7 @@ import type { StoredQueueMessage, Tx } from '../store/store.js';
 import type { AfterCommit, Executor } from './executor.js';
 
 /**
- * A lock that lapsed is the task's response timeout (DESIGN §6): the worker that took it sent no
+ * A lock that lapsed is the task's response timeout (docs/design/task-lifecycle.md#lock-expiry): the worker that took it sent no
  * result in time. The timer loop sweeps such locks (`Tx.claimLapsedLocks`, leased to it with its
  * token) and acts on each here, in a transaction holding the run's lock:
  *  - the task still IN_PROGRESS under the sweeper's lease: the run gets the RESPONSE_TIMEOUT

@@ -61,7 +61,7 @@ export interface SignalAnswer {
 }
 
 /**
- * Operators' run operations (DESIGN §7). Each is one transaction that locks the run first; a
+ * Operators' run operations (docs/design/runs.md). Each is one transaction that locks the run first; a
  * state that does not allow the operation answers 409 naming the current status and changes
  * nothing. Retry, restart and rerun make new runs linked to the original, which records them.
  */
