@@ -65,7 +65,8 @@ export async function backupSqliteFile(source: string, target: string): Promise<
 
 /**
  * `baton backup <path>`: copies the configured SQLite database (same settings as `npm start`)
- * while a server may be running on it. PostgreSQL is backed up with its own tools (docs/operations.md#upgrading).
+ * while a server may be running on it. PostgreSQL is backed up with its own tools
+ * (docs/operations.md#upgrading).
  */
 export async function backupConfiguredStore(
   target: string,
