@@ -190,7 +190,7 @@ function cpuCell(pass) {
   return `${formatMs(pass.cpuMsPerStep)}${parts.length > 1 ? ` (${parts.join(', ')})` : ''}`;
 }
 
-/** The comparison table alone (what the README carries), with its footnotes. */
+/** The comparison table alone (what docs/benchmarks.md carries), with its footnotes. */
 export function renderTable(systems) {
   const comparison = compare(systems);
   const rows = [

@@ -1,4 +1,7 @@
-/** Body of every error answer (DESIGN §11; the shape of Conductor's `ErrorResponse`). */
+/**
+ * Body of every error answer (docs/design/errors.md#the-error-body; the shape of Conductor's
+ * `ErrorResponse`).
+ */
 export interface ErrorBody {
   status: number;
   code: string;

@@ -98,7 +98,7 @@ export interface RunReopening {
   previousReason?: string;
 }
 
-/** Why an open task waits (DESIGN §6, explainable waiting). */
+/** Why an open task waits (docs/design/task-lifecycle.md#explainable-waiting). */
 export type WaitingReason =
   /** Queued and visible; a worker of its type polls but has not taken it yet. */
   | 'worker'

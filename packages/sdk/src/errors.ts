@@ -1,8 +1,9 @@
 import type { ErrorBody } from '@baton/protocol';
 
 /**
- * The server answered with an error status. `message` is the server's own message (DESIGN §11
- * error body) when it sent one; `body` keeps the whole answer for callers that need the details.
+ * The server answered with an error status. `message` is the server's own message
+ * (docs/design/errors.md#the-error-body) when it sent one; `body` keeps the whole answer
+ * for callers that need the details.
  */
 export class BatonApiError extends Error {
   override name = 'BatonApiError';

@@ -4,9 +4,10 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import type { RunRecord, TaskLog, TaskRecord, WorkflowMessage } from '@baton/protocol';
 
 /**
- * A whole run as one document in blob storage (DESIGN §9): the run record with its definition
- * snapshot, every task, every log line and the mailbox. Stored gzip-compressed JSON; the
- * SHA-256 of the compressed bytes is kept in the run's index row and checked on every read.
+ * A whole run as one document in blob storage (docs/design/payloads-and-archive.md#the-archive):
+ * the run record with its definition snapshot, every task, every log line and the mailbox. Stored
+ * gzip-compressed JSON; the SHA-256 of the compressed bytes is kept in the run's index row and
+ * checked on every read.
  */
 export interface ArchiveDocument {
   format: 'baton-run-archive';

@@ -50,12 +50,12 @@ const DEFAULT_LEASE_MS = 5 * 60_000;
 const ALL_MESSAGES = 1_000_000_000;
 
 /**
- * The archiver (DESIGN §9): moves runs that ended more than `afterMs` ago to blob storage, on
- * any number of nodes. Each run is claimed (a lease row; SKIP LOCKED on PostgreSQL), read
- * whole, written as one compressed document, read back and verified, and only then deleted
- * from the hot tables in one transaction that also writes its slim index row. A crash at any
- * point leaves the run hot and whole (the claim lapses and the move starts over, overwriting a
- * document it may have written) or moved whole: never half.
+ * The archiver (docs/design/payloads-and-archive.md#the-archive): moves runs that ended more than
+ * `afterMs` ago to blob storage, on any number of nodes. Each run is claimed (a lease row; SKIP
+ * LOCKED on PostgreSQL), read whole, written as one compressed document, read back and verified,
+ * and only then deleted from the hot tables in one transaction that also writes its slim index row.
+ * A crash at any point leaves the run hot and whole (the claim lapses and the move starts over,
+ * overwriting a document it may have written) or moved whole: never half.
  */
 export class Archiver {
   private readonly node = `archiver-${randomUUID()}`;

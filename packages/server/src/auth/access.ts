@@ -6,9 +6,9 @@ import type { RouteGroup } from './route-groups.js';
 export type Verdict = { allowed: true; workerOnly: boolean } | { allowed: false; missingRole: string };
 
 /**
- * The role rule (README "Roles"): admin may do everything; a group's role gives its routes; a
- * `worker:<type>` role gives the worker routes of the task group, for tasks of those types only
- * (`workerOnly`: the task's type is checked once the request names it).
+ * The role rule (docs/auth.md#route-groups-and-roles): admin may do everything; a group's role
+ * gives its routes; a `worker:<type>` role gives the worker routes of the task group, for tasks of
+ * those types only (`workerOnly`: the task's type is checked once the request names it).
  */
 export function decide(
   identity: Identity,

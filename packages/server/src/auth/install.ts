@@ -20,7 +20,10 @@ export interface AuthRoom {
   readonly applications: Applications;
   readonly tokens: BatonTokens;
   readonly authenticator: Authenticator;
-  /** Every route of the app (method and pattern), for the route-group check and the README table. */
+  /**
+   * Every route of the app (method and pattern), for the route-group check and the table in
+   * docs/auth.md#route-groups-and-roles.
+   */
   readonly routes: Array<{ method: string; url: string }>;
 }
 

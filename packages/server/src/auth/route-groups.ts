@@ -1,10 +1,11 @@
 import type { RoleNames } from '../config/auth-options.js';
 
 /**
- * Every route belongs to exactly one caller group (DESIGN §10). The group is found from the
- * route's URL pattern by its longest matching prefix in this table, so a route added later
- * under a known prefix joins its group without being listed. A route matching no prefix is
- * treated as `admin` at run time, and the route-table test fails until it is given a group.
+ * Every route belongs to exactly one caller group
+ * (docs/design/security.md#caller-groups-and-roles). The group is found from the route's URL
+ * pattern by its longest matching prefix in this table, so a route added later under a known prefix
+ * joins its group without being listed. A route matching no prefix is treated as `admin` at run
+ * time, and the route-table test fails until it is given a group.
  */
 export type RouteGroup = 'open' | keyof RoleNames;
 

@@ -65,7 +65,8 @@ export async function backupSqliteFile(source: string, target: string): Promise<
 
 /**
  * `baton backup <path>`: copies the configured SQLite database (same settings as `npm start`)
- * while a server may be running on it. PostgreSQL is backed up with its own tools (README, "Upgrading").
+ * while a server may be running on it. PostgreSQL is backed up with its own tools
+ * (docs/operations.md#upgrading).
  */
 export async function backupConfiguredStore(
   target: string,
@@ -74,7 +75,7 @@ export async function backupConfiguredStore(
   const options = compileOptions(rawEnv);
   if (options.databaseUrl !== undefined)
     throw new Error(
-      'baton backup copies the embedded SQLite database; this configuration uses PostgreSQL (BATON_DATABASE_URL): back it up with pg_dump or continuous archiving (README, "Upgrading")',
+      'baton backup copies the embedded SQLite database; this configuration uses PostgreSQL (BATON_DATABASE_URL): back it up with pg_dump or continuous archiving (docs/operations.md, "Backup and restore, PostgreSQL")',
     );
   return backupSqliteFile(path.join(options.dataDir, 'baton.db'), target);
 }

@@ -1,7 +1,7 @@
 /**
- * The blob storage port (DESIGN §9): large payloads and archived runs. Two implementations pass
- * one conformance suite (`test/blobs/blob-store.test.ts`): a directory under the data dir (the
- * embedded default) and an S3-compatible bucket.
+ * The blob storage port (docs/design/payloads-and-archive.md#blob-storage): large payloads and
+ * archived runs. Two implementations pass one conformance suite (`test/blobs/blob-store.test.ts`):
+ * a directory under the data dir (the embedded default) and an S3-compatible bucket.
  *
  * Keys are relative paths of plain characters (`payloads/task-output/….json`); `checkBlobKey`
  * refuses anything else, so a key can never leave the store's directory or prefix.

@@ -1,6 +1,9 @@
 import { ENV_KEYS, type EnvName, type RawEnv } from './env.js';
 
-/** The role name of each caller group (DESIGN §10), renameable by a setting. */
+/**
+ * The role name of each caller group (docs/design/security.md#caller-groups-and-roles), renameable
+ * by a setting.
+ */
 export interface RoleNames {
   readonly metadata: string;
   readonly workflow: string;

@@ -6,9 +6,10 @@ import { placeCommand, placeTask, suffixOf } from './scope.js';
 import { effectiveTaskDef } from './task-config.js';
 
 /**
- * Attempts of a task (DESIGN §6): whether an ended attempt gets another, making it, and moving
- * the message of one that gets none to the dead-letter queue. Used by the evaluation loop
- * (failed results, timeouts under RETRY) and by lock expiry (a new attempt at once).
+ * Attempts of a task (docs/design/task-lifecycle.md#retries): whether an ended attempt gets
+ * another, making it, and moving the message of one that gets none to the dead-letter queue. Used
+ * by the evaluation loop (failed results, timeouts under RETRY) and by lock expiry (a new attempt
+ * at once).
  */
 
 /** The first attempt of the task `task` is an attempt of (following `retriedTaskId`). */

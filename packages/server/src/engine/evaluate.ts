@@ -83,7 +83,8 @@ function actOnEndedTask(flow: Interpreter, ended: TaskRecord): void {
     retryTask(state, task, delayMs);
     return;
   }
-  // No other attempt: a worker task's message goes to the dead-letter queue (DESIGN §6).
+  // No other attempt: a worker task's message goes to the dead-letter queue
+  // (docs/design/task-lifecycle.md#retries).
   deadLetter(state, task);
   if (workflowTask.optional === true) {
     // An optional container that failed is passed over whole: nothing inside it runs.

@@ -2,9 +2,9 @@ import { JSONPath } from 'jsonpath-plus';
 import type { JsonObject, JsonValue, RunRecord, TaskRecord, TemplateSecretRef } from '@baton/protocol';
 
 /**
- * Conductor's `${…}` parameter expressions (reference/conductor.md §2.4), without the part
- * that reads the server's environment: nothing here can see an environment variable, a
- * system property or anything outside the document it is given.
+ * Conductor's `${…}` parameter expressions (docs/design/definitions.md#expressions-and-scripts),
+ * without the part that reads the server's environment: nothing here can see an environment
+ * variable, a system property or anything outside the document it is given.
  */
 
 /** The document expressions are evaluated against: `{workflow: {...}, <ref>: {...}}`. */

@@ -4,11 +4,12 @@ import { type EffectiveTaskDef, effectiveTaskDef } from './task-config.js';
 import type { Command, TimerKind } from './types.js';
 
 /**
- * The durable timers a queued worker attempt needs (DESIGN §6), armed in the same decision that
- * queues it: POLL_TIMEOUT (no poll within pollTimeoutSeconds of becoming visible), TASK_TIMEOUT
- * (not completed within timeoutSeconds of becoming visible) and TOTAL_TIMEOUT (all attempts
- * together within totalTimeoutSeconds of the first one being queued). The response timeout is no
- * timer: it is the lapse of the hand-out's lock. Timers of an attempt are cancelled when it ends.
+ * The durable timers a queued worker attempt needs (docs/design/task-lifecycle.md#timeouts), armed
+ * in the same decision that queues it: POLL_TIMEOUT (no poll within pollTimeoutSeconds of becoming
+ * visible), TASK_TIMEOUT (not completed within timeoutSeconds of becoming visible) and
+ * TOTAL_TIMEOUT (all attempts together within totalTimeoutSeconds of the first one being queued).
+ * The response timeout is no timer: it is the lapse of the hand-out's lock. Timers of an attempt
+ * are cancelled when it ends.
  */
 export function attemptTimers(
   sctx: ScheduleContext,

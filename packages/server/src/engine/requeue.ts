@@ -4,12 +4,13 @@ import { workflowTimeoutTimer } from './lifecycle-timers.js';
 import type { RunState } from './run-state.js';
 
 /**
- * An operator requeues a dead-lettered task (`POST /api/admin/requeue/{type}`, DESIGN §6): the
- * task is reopened as a NEW attempt in the same run (history is never rewritten), queued now.
- * A run that had failed (or timed out) because of this task returns to RUNNING, and that is
- * recorded in the run's `reopened` list with the status and reason it had. Ignored when the
- * attempt is not the latest of its step, has not failed (or failed with a terminal error), or nothing waits on it any more (the
- * run completed, was terminated, or continued past it as optional).
+ * An operator requeues a dead-lettered task (`POST /api/admin/requeue/{type}`,
+ * docs/design/task-lifecycle.md#dead-letters-and-repair): the task is reopened as a NEW attempt in
+ * the same run (history is never rewritten), queued now. A run that had failed (or timed out)
+ * because of this task returns to RUNNING, and that is recorded in the run's `reopened` list with
+ * the status and reason it had. Ignored when the attempt is not the latest of its step, has not
+ * failed (or failed with a terminal error), or nothing waits on it any more (the run completed, was
+ * terminated, or continued past it as optional).
  */
 export function applyRequeue(state: RunState, taskId: string): 'ignored' | 'changed' {
   const task = state.task(taskId);

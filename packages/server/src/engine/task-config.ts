@@ -3,8 +3,8 @@ import { INT32_MAX, MAX_RETRY_COUNT } from '../bounds/ranges.js';
 
 /**
  * The settings a task runs with: its task definition (inline `taskDefinition` first, else the
- * registered one) with DESIGN §3 defaults for whatever is not set, and the workflow task's
- * own `retryCount` override applied.
+ * registered one) with the defaults of docs/design/definitions.md#task-defaults for whatever is not
+ * set, and the workflow task's own `retryCount` override applied.
  */
 export interface EffectiveTaskDef {
   readonly name: string;

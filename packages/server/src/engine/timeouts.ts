@@ -6,7 +6,8 @@ import { effectiveTaskDef } from './task-config.js';
 import type { FiredTimer, TimerKind } from './types.js';
 
 /**
- * The lifecycle timeouts (DESIGN §6), applied when their durable timer fires:
+ * The lifecycle timeouts (docs/design/task-lifecycle.md#timeouts), applied when their durable timer
+ * fires:
  *  - RESPONSE_TIMEOUT (lock expiry): the attempt is recorded TIMED_OUT and the next one is
  *    queued at once while retries remain, whatever the timeoutPolicy; with none left it stays
  *    TIMED_OUT, is dead-lettered and times the run out (Conductor's `timeoutTask` + `retry`).

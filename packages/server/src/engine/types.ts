@@ -139,7 +139,7 @@ export type SignalStatus = 'COMPLETED' | 'FAILED' | 'FAILED_WITH_TERMINAL_ERROR'
 /**
  * What a durable timer is for. Timers live in the store's `timers` table, are armed and
  * cancelled by commands in the same transaction as the state they guard, and come back to
- * the run as a `TIMER` event when due (DESIGN §1: the only sweeper).
+ * the run as a `TIMER` event when due (docs/design/shape.md#durable-timers-the-only-sweeper).
  */
 export type TimerKind =
   /** WAIT task `duration`/`until` (handled by the task's kind, `TaskKind.onTimer`). */

@@ -40,9 +40,9 @@ export function externalStorageAdvice(kind: 'output' | 'input'): string {
 }
 
 /**
- * External payloads in Conductor's model (DESIGN §9): signed upload and download URLs, results
- * and start inputs read from blob storage as if they had been sent inline, the inline limit,
- * and task inputs over it handed out by path.
+ * External payloads in Conductor's model (docs/design/payloads-and-archive.md#external-payloads):
+ * signed upload and download URLs, results and start inputs read from blob storage as if they had
+ * been sent inline, the inline limit, and task inputs over it handed out by path.
  */
 export class PayloadService {
   constructor(

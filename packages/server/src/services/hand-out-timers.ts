@@ -5,10 +5,10 @@ import { effectiveTaskDef } from '../engine/task-config.js';
 import type { StoredQueueMessage, Tx } from '../store/store.js';
 
 /**
- * The timers side of a hand-out, in its own transaction (DESIGN §6): a task handed to a worker no
- * longer waits for a poll (its POLL_TIMEOUT, if it has one, is cancelled). Its response deadline
- * is its message's lock, which the timer loop sweeps when it lapses (lapsed-locks.ts), so nothing
- * is armed per hand-out.
+ * The timers side of a hand-out, in its own transaction (docs/design/task-lifecycle.md#hand-out): a
+ * task handed to a worker no longer waits for a poll (its POLL_TIMEOUT, if it has one, is
+ * cancelled). Its response deadline is its message's lock, which the timer loop sweeps when it
+ * lapses (lapsed-locks.ts), so nothing is armed per hand-out.
  * Answers the earliest lock end, for the timer loop's wake-up.
  */
 export async function dropPollTimers(

@@ -4,10 +4,10 @@ import { conflict } from '../errors.js';
 import type { Tx } from '../store/store.js';
 
 /**
- * The idempotency of a start (DESIGN §7): a key is unique per definition name. The first start
- * with a key claims it for its run, in the same transaction that makes the run; a repeat
- * answers that run's id (`RETURN_EXISTING`) or is refused with 409 (`FAIL`, also when no
- * strategy is given). Returns the id to answer instead of starting, or undefined to start.
+ * The idempotency of a start (docs/design/runs.md#idempotent-start): a key is unique per definition
+ * name. The first start with a key claims it for its run, in the same transaction that makes the
+ * run; a repeat answers that run's id (`RETURN_EXISTING`) or is refused with 409 (`FAIL`, also when
+ * no strategy is given). Returns the id to answer instead of starting, or undefined to start.
  */
 export async function claimStartKey(
   tx: Tx,

@@ -4,10 +4,11 @@ import { allTasks, kindNameOf } from '../engine/graph.js';
 import type { Tx } from '../store/store.js';
 
 /**
- * The registration check's view of which workflow definitions exist (DESIGN §3: sub-workflows
- * named by a definition exist). Loads only the names the definitions' SUB_WORKFLOW tasks use;
- * the definitions being registered count as existing (a list may bring a parent and its child
- * together, and a definition may name itself).
+ * The registration check's view of which workflow definitions exist
+ * (docs/design/definitions.md#registration-checks: sub-workflows named by a definition exist).
+ * Loads only the names the definitions' SUB_WORKFLOW tasks use; the definitions being registered
+ * count as existing (a list may bring a parent and its child together, and a definition may name
+ * itself).
  */
 export async function knownWorkflows(
   tx: Tx,

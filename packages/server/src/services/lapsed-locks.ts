@@ -5,9 +5,10 @@ import type { StoredQueueMessage, Tx } from '../store/store.js';
 import type { AfterCommit, Executor } from './executor.js';
 
 /**
- * A lock that lapsed is the task's response timeout (DESIGN §6): the worker that took it sent no
- * result in time. The timer loop sweeps such locks (`Tx.claimLapsedLocks`, leased to it with its
- * token) and acts on each here, in a transaction holding the run's lock:
+ * A lock that lapsed is the task's response timeout (docs/design/task-lifecycle.md#lock-expiry):
+ * the worker that took it sent no result in time. The timer loop sweeps such locks
+ * (`Tx.claimLapsedLocks`, leased to it with its token) and acts on each here, in a transaction
+ * holding the run's lock:
  *  - the task still IN_PROGRESS under the sweeper's lease: the run gets the RESPONSE_TIMEOUT
  *    timer event (the attempt is recorded TIMED_OUT and retried by the engine's rules);
  *  - a worker extended the lock meanwhile (its token is no longer the sweeper's): left alone;

@@ -38,9 +38,9 @@ export interface RepairAnswer {
 }
 
 /**
- * Operator actions on the task lifecycle (DESIGN §6): requeueing dead letters, repairing a run's
- * queue messages, and making a run's delayed messages visible now. Each change to a run happens
- * in one transaction that locks the run first.
+ * Operator actions on the task lifecycle (docs/design/task-lifecycle.md#dead-letters-and-repair):
+ * requeueing dead letters, repairing a run's queue messages, and making a run's delayed messages
+ * visible now. Each change to a run happens in one transaction that locks the run first.
  */
 export class LifecycleService {
   constructor(

@@ -56,7 +56,10 @@ export function endedBy(before: WorkflowStatus, decision: Decision): boolean {
   );
 }
 
-/** Statuses that start the definition's failure workflow (DESIGN §7, interface: termination too). */
+/**
+ * Statuses that start the definition's failure workflow
+ * (docs/design/runs.md#terminate-and-the-failure-workflow: termination too).
+ */
 export function startsFailureWorkflow(status: WorkflowStatus): boolean {
   return status === 'FAILED' || status === 'TIMED_OUT' || status === 'TERMINATED';
 }

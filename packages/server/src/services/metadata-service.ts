@@ -20,7 +20,7 @@ function prefixed(errors: ValidationError[], prefix: string): ValidationError[] 
   return errors.map((e) => ({ ...e, path: e.path ? `${prefix}.${e.path}` : prefix }));
 }
 
-/** Definitions: workflow versions and task definitions (DESIGN §3). */
+/** Definitions: workflow versions and task definitions (docs/design/definitions.md). */
 export class MetadataService {
   constructor(
     private readonly store: Store,

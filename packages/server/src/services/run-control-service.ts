@@ -61,9 +61,10 @@ export interface SignalAnswer {
 }
 
 /**
- * Operators' run operations (DESIGN §7). Each is one transaction that locks the run first; a
- * state that does not allow the operation answers 409 naming the current status and changes
- * nothing. Retry, restart and rerun make new runs linked to the original, which records them.
+ * Operators' run operations (docs/design/runs.md). Each is one transaction that locks the run
+ * first; a state that does not allow the operation answers 409 naming the current status and
+ * changes nothing. Retry, restart and rerun make new runs linked to the original, which records
+ * them.
  */
 export class RunControlService {
   constructor(

@@ -72,7 +72,10 @@ function latestTaskByRef(tasks: readonly TaskRecord[], ref: string): TaskRecord 
   );
 }
 
-/** Queues a poll drains, in order: the high-priority queue first (DESIGN §6). */
+/**
+ * Queues a poll drains, in order: the high-priority queue first
+ * (docs/design/task-lifecycle.md#queues).
+ */
 export function pollQueues(taskType: string, domain?: string): string[] {
   const base = domain ? `${domain}-${taskType}` : taskType;
   return [`${base}-high`, base];
@@ -226,7 +229,8 @@ export class TaskService {
         }
         handed.push(handedOut(task, request.workerId, now));
       }
-      // concurrentExecLimit and rate limits (DESIGN §6): tasks over them are put back for 60 s.
+      // concurrentExecLimit and rate limits (docs/design/task-lifecycle.md#limits): tasks over them
+      // are put back for 60 s.
       const defs =
         handed.length > 0 ? await tx.getTaskDefs([...new Set(handed.map((t) => t.taskDefName))]) : new Map();
       const heldBack = await holdBackOverLimit(

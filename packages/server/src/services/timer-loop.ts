@@ -35,9 +35,9 @@ const HINT_SETTLE_MS = 25;
 const MAX_ROUNDS = 1000;
 
 /**
- * The workflow-state scheduler (DESIGN §1): the durable timer table and the queue's locks (whose
- * lapse is a response timeout) are the only sweepers. The loop
- * sleeps until the next timer is due (woken early when this node arms an earlier one, and at
+ * The workflow-state scheduler (docs/design/shape.md#durable-timers-the-only-sweeper): the durable
+ * timer table and the queue's locks (whose lapse is a response timeout) are the only sweepers.
+ * The loop sleeps until the next timer is due (woken early when this node arms an earlier one, and at
  * least every `idleMs` to see timers armed by other nodes), claims due timers under a lease
  * (SKIP LOCKED on PostgreSQL, so nodes share them), and fires each in its own transaction that
  * locks the run, deletes the timer and applies the decision it causes: a timer fires once, and

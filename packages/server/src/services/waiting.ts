@@ -15,8 +15,9 @@ import { isActivePoll } from './worker-liveness.js';
 import { isoOrUnknown, storableTime } from '../bounds/time.js';
 
 /**
- * Explainable waiting (DESIGN §6): why an open task waits and until when, worked out when the
- * task is read from the task, its queue message and the poll data. Nothing here is stored.
+ * Explainable waiting (docs/design/task-lifecycle.md#explainable-waiting): why an open task waits
+ * and until when, worked out when the task is read from the task, its queue message and the poll
+ * data. Nothing here is stored.
  */
 
 function seconds(ms: number): number {

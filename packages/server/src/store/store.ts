@@ -154,7 +154,10 @@ export interface TaskQuery {
   sort: Array<{ field: TaskSortField; order: 'ASC' | 'DESC' }>;
 }
 
-/** The slim index row of a run moved to blob storage (DESIGN §9); the whole run is the blob. */
+/**
+ * The slim index row of a run moved to blob storage
+ * (docs/design/payloads-and-archive.md#the-archive); the whole run is the blob.
+ */
 export interface ArchivedRun {
   workflowId: string;
   workflowName: string;
@@ -228,9 +231,9 @@ export interface TaskLimitState {
 }
 
 /**
- * A durable timer (DESIGN §1: the only sweeper). `kind` is the engine's TimerKind; the store
- * keeps it as text. A timer is deleted when it fires (in the transaction of the decision it
- * caused) or when the state it guards no longer needs it.
+ * A durable timer (docs/design/shape.md#durable-timers-the-only-sweeper). `kind` is the engine's
+ * TimerKind; the store keeps it as text. A timer is deleted when it fires (in the transaction of
+ * the decision it caused) or when the state it guards no longer needs it.
  */
 export interface TimerRecord {
   timerId: string;
@@ -265,8 +268,9 @@ export interface TimerClaim {
 
 /**
  * A sweep of lapsed locks: messages a worker (or a node's system call) took and never answered
- * within their lock. The lock is the response deadline (DESIGN §6's RESPONSE_TIMEOUT), so no
- * timer row is armed and deleted per hand-out; the sweep claims lapsed ones under a lease.
+ * within their lock. The lock is the response deadline (the RESPONSE_TIMEOUT of
+ * docs/design/task-lifecycle.md#lock-expiry), so no timer row is armed and deleted per hand-out;
+ * the sweep claims lapsed ones under a lease.
  */
 export interface LockSweep {
   now: number;

@@ -15,7 +15,10 @@ import type { OpenedStore, StoreCase } from '../helpers/stores.js';
 export const AUDIENCE = 'https://baton.test/api';
 export const BOOTSTRAP = { keyId: 'bootstrap-key-1', keySecret: 'bootstrap-secret-0123456789' };
 
-/** One identity-provider client per role the tests play (the README's role table). */
+/**
+ * One identity-provider client per role the tests play (the role table of
+ * docs/auth.md#route-groups-and-roles).
+ */
 export const CLIENTS: TestClient[] = [
   { id: 'c-admin', secret: 'secret-admin', claims: { roles: ['admin'] } },
   { id: 'c-metadata', secret: 'secret-metadata', claims: { roles: ['metadata'] } },

@@ -22,7 +22,7 @@ const GROUP_REQUESTS = {
 } as const;
 type Group = keyof typeof GROUP_REQUESTS;
 
-/** The README's role table: which groups each role may call. */
+/** The role table of docs/auth.md#route-groups-and-roles: which groups each role may call. */
 const ALLOWED: Record<string, readonly Group[]> = {
   'c-admin': ['metadata', 'workflow', 'task', 'event', 'admin'],
   'c-metadata': ['metadata'],

@@ -90,7 +90,7 @@ void describe('retry delay', () => {
 });
 
 void describe('effectiveTaskDef', () => {
-  void it('uses DESIGN §3 defaults without a task definition', () => {
+  void it('uses the default task settings without a task definition', () => {
     const config = effectiveTaskDef({ name: 'x', taskReferenceName: 'x' }, new Map());
     assert.equal(config.definition, undefined);
     assert.equal(config.retryCount, 3);

@@ -195,7 +195,8 @@ for (const storeCase of storeCases()) {
 
       it('two jq transforms in a row, the second running the filter the first chose', async () => {
         // Conductor's jackson-jq accepts `a // b` unparenthesized as an object value; real jq
-        // (DESIGN §4) does not compile it, so Baton refuses it at registration, naming task and field.
+        // (docs/design/definitions.md#expressions-and-scripts) does not compile it, so Baton
+        // refuses it at registration, naming task and field.
         const refused = await call(
           s.t().app,
           'POST',
@@ -259,8 +260,9 @@ for (const storeCase of storeCases()) {
         const failed = await s.run(id);
         assert.equal(failed.status, 'FAILED');
         assert.equal(failed.tasks[0].reasonForIncompletion, 'Cannot index string with string "array"');
-        // Conductor reruns the run in place; Baton's rerun makes a NEW run (DESIGN §7), linked
-        // rerun_of. The request names the task by id (`reRunFromTaskId`), as Conductor's does.
+        // Conductor reruns the run in place; Baton's rerun makes a NEW run
+        // (docs/design/runs.md#retry-restart-and-rerun-make-new-runs), linked rerun_of. The request
+        // names the task by id (`reRunFromTaskId`), as Conductor's does.
         const rerun = await call(s.t().app, 'POST', `/api/workflow/${id}/rerun`, {
           reRunFromWorkflowId: id,
           reRunFromTaskId: failed.tasks[0].taskId,

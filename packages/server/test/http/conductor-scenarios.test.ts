@@ -312,9 +312,10 @@ for (const storeCase of storeCases()) {
           ['cs_task_rt_3', 'CANCELED'],
         ]);
 
-        // Conductor retries the run in place; Baton's retry makes a NEW run (DESIGN §7), linked
-        // retry_of, that keeps the completed tasks and schedules again the failed branch task
-        // and the canceled one, as Conductor does.
+        // Conductor retries the run in place; Baton's retry makes a NEW run
+        // (docs/design/runs.md#retry-restart-and-rerun-make-new-runs), linked retry_of, that keeps
+        // the completed tasks and schedules again the failed branch task and the canceled one, as
+        // Conductor does.
         const retried = await call(s.t().app, 'POST', `/api/workflow/${id}/retry`);
         assert.equal(retried.status, 200, retried.text);
         const newId = retried.text;

@@ -1,7 +1,7 @@
 /**
  * The UI's only door to Baton: the public HTTP API under /api, same origin. Every failure
- * becomes an ApiError carrying the server's error body (DESIGN §11), so pages can show the
- * message and the fields it names.
+ * becomes an ApiError carrying the server's error body (docs/design/errors.md#the-error-body), so
+ * pages can show the message and the fields it names.
  */
 
 export interface ValidationProblem {

@@ -17,7 +17,7 @@ import { fieldProblem, isExpression, resolvedInput, systemTask } from './system-
  * durable `WAIT` timer armed with the task (`onTimer` completes it). A time already past
  * completes it at once.
  *
- * A signal ends only a WAIT without a timer (DESIGN §7: "the first blocked WAIT (no timer)"); a
+ * A signal ends only a WAIT without a timer (docs/design/runs.md#messages-and-signals); a
  * timed WAIT is not blocked on outside input, so a signal passes it by and reaches the next
  * blocked task. (Conductor's signal takes any open WAIT; ending a timed WAIT early stays
  * possible by completing it by id or by name.)

@@ -216,7 +216,10 @@ export function domainFor(
   return chosen === undefined || chosen === NO_DOMAIN ? undefined : chosen;
 }
 
-/** `{type}`, `{domain}-{type}`, each with `-high` for high-priority runs (DESIGN §6). */
+/**
+ * `{type}`, `{domain}-{type}`, each with `-high` for high-priority runs
+ * (docs/design/task-lifecycle.md#queues).
+ */
 export function queueNameFor(type: string, domain: string | undefined, high: boolean): string {
   const base = domain === undefined ? type : `${domain}-${type}`;
   return high ? `${base}-high` : base;

@@ -22,7 +22,7 @@ import {
 
 /**
  * Registration checks of a task definition (Conductor's `TaskDef` constraints and
- * `TaskTimeoutConstraint`, reference/conductor.md §2.3). Lists every problem found.
+ * `TaskTimeoutConstraint`). Lists every problem found.
  */
 export function checkTaskDef(def: unknown): ValidationError[] {
   return checkTaskDefAt(def, '');

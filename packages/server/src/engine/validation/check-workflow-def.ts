@@ -34,9 +34,9 @@ export type { CheckContext } from '../kinds/kind.js';
 const BUILT_IN_NAMES: ReadonlySet<string> = new Set(['workflow', 'CPEWF_TASK_ID', 'instructions']);
 
 /**
- * Registration checks of a workflow definition (DESIGN §3): lists every problem found, each
- * with its path (`name`, `tasks[1].taskReferenceName`, `tasks[0].inputParameters.x`, …).
- * The input may be any JSON.
+ * Registration checks of a workflow definition (docs/design/definitions.md#registration-checks):
+ * lists every problem found, each with its path (`name`, `tasks[1].taskReferenceName`,
+ * `tasks[0].inputParameters.x`, …). The input may be any JSON.
  */
 export function checkWorkflowDef(def: unknown, ctx: CheckContext): ValidationError[] {
   if (!isRecord(def)) return [problem('', 'WorkflowDef must be a JSON object', def)];

@@ -51,8 +51,9 @@ function forbidden(message: string): BatonError {
 }
 
 /**
- * External payloads (DESIGN §9): Conductor's external-storage-location under its task and
- * workflow paths, and the signed upload and download URLs Baton serves for the filesystem store.
+ * External payloads (docs/design/payloads-and-archive.md#external-payloads): Conductor's
+ * external-storage-location under its task and workflow paths, and the signed upload and download
+ * URLs Baton serves for the filesystem store.
  */
 export function payloadRoutes(app: FastifyInstance, { payloads, options }: AppDeps): void {
   for (const url of [

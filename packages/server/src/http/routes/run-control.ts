@@ -55,7 +55,7 @@ function sendText(reply: FastifyReply, text: string): FastifyReply {
 
 /**
  * Run control: pause, resume, terminate, retry, restart, rerun, skip, messages and signals,
- * test runs, bulk operations and synchronous execution (DESIGN §7).
+ * test runs, bulk operations and synchronous execution (docs/design/runs.md).
  */
 export function runControlRoutes(app: FastifyInstance, { runControl, testRuns, syncExecute }: AppDeps): void {
   app.put<{ Params: { workflowId: string } }>(

@@ -1,9 +1,10 @@
 import type { JsonObject, JsonValue, ValidationError, WorkflowTask } from '@baton/protocol';
 
 /**
- * Conductor's HTTP task input (`reference/conductor.md` §1): `http_request {uri, method,
- * headers, body, accept, contentType, connectionTimeOut, readTimeOut}`, or the same keys at the
- * top of `inputParameters`. Read here once for the registration check and for the call.
+ * Conductor's HTTP task input (docs/integrations.md#calls-the-engine-makes-http-tasks):
+ * `http_request {uri, method, headers, body, accept, contentType, connectionTimeOut, readTimeOut}`,
+ * or the same keys at the top of `inputParameters`. Read here once for the registration check and
+ * for the call.
  */
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'TRACE'] as const;
