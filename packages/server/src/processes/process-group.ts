@@ -64,16 +64,6 @@ export class ProcessGroup {
     return this.done;
   }
 
-  /** Process ids of the processes alive now, by index. */
-  pids(): Map<number, number> {
-    const out = new Map<number, number>();
-    for (const slot of this.slots) {
-      const pid = slot.worker?.process.pid;
-      if (pid !== undefined) out.set(slot.index, pid);
-    }
-    return out;
-  }
-
   /**
    * Graceful stop: SIGTERM to every process (each stops as a single node does), SIGKILL to
    * those still running after the grace. `exitCode` is what the primary exits with.
@@ -102,7 +92,7 @@ export class ProcessGroup {
       slot.restartTimer = undefined;
       if (slot.worker !== undefined) {
         this.options.logger.error(
-          { process: slot.index, pid: slot.worker.process.pid },
+          { process: slot.index, nodePid: slot.worker.process.pid },
           `killing node process ${slot.index}: ${reason}`,
         );
         slot.worker.process.kill('SIGKILL');
@@ -121,7 +111,7 @@ export class ProcessGroup {
       if (slot.worker !== worker) return;
       slot.listening = true;
       slot.startFailures = 0;
-      this.options.logger.info({ process: slot.index, pid }, 'node process is listening');
+      this.options.logger.info({ process: slot.index, nodePid: pid }, 'node process is listening');
     });
     worker.on('exit', (code: number | null, signal: string | null) =>
       this.exited(slot, worker, code, signal),
@@ -134,8 +124,12 @@ export class ProcessGroup {
     const pid = worker.process.pid;
     const how = signal !== null ? `signal ${signal}` : `code ${code ?? 'unknown'}`;
     if (this.stopping) {
-      if (code !== 0) this.exitCode = 1;
-      this.options.logger.info({ process: slot.index, pid, code, signal }, `node process stopped (${how})`);
+      // Ended by the SIGTERM it was sent (still starting, no handler yet) is a clean stop too.
+      if (code !== 0 && signal !== 'SIGTERM') this.exitCode = 1;
+      this.options.logger.info(
+        { process: slot.index, nodePid: pid, code, signal },
+        `node process stopped (${how})`,
+      );
       this.settleIfAllStopped();
       return;
     }
@@ -151,7 +145,7 @@ export class ProcessGroup {
       const max = this.options.maxStartFailures ?? 5;
       if (slot.startFailures >= max) {
         this.options.logger.fatal(
-          { process: slot.index, pid, code, signal, failures: slot.startFailures },
+          { process: slot.index, nodePid: pid, code, signal, failures: slot.startFailures },
           `node process ${slot.index} died before it listened ${slot.startFailures} times in a row (last: ${how}); giving up and stopping the others`,
         );
         this.stop(1);
@@ -161,7 +155,7 @@ export class ProcessGroup {
     const initial = this.options.restartDelayMs ?? 100;
     const delayMs = Math.min(initial * 2 ** (failures - 1), this.options.maxRestartDelayMs ?? 10_000);
     this.options.logger.error(
-      { process: slot.index, pid, code, signal, restartInMs: delayMs },
+      { process: slot.index, nodePid: pid, code, signal, restartInMs: delayMs },
       `node process ${slot.index} ${slot.listening ? 'died' : 'died while starting'} (${how}); restarting it in ${delayMs} ms`,
     );
     slot.restartTimer = setTimeout(() => this.fork(slot), delayMs);
