@@ -13,7 +13,7 @@ import { formatRate } from './lib/format.mjs';
 import { machineFacts } from './lib/machine.mjs';
 import { runPass, stopCurrentPass } from './lib/pass-runner.mjs';
 import { compare, renderMarkdown, summarizePass, targets } from './lib/report.mjs';
-import { SYSTEMS, kindOf, latencyRunsFor } from './lib/systems-catalog.mjs';
+import { SYSTEMS, kindOf, latencyRunsFor, systemModule } from './lib/systems-catalog.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SERVER_MAIN = join(HERE, '../packages/server/dist/src/main.js');
@@ -26,7 +26,10 @@ const USAGE = `Usage: node bench/run.mjs [flags]   (npm run bench -- [flags] bui
   --latency-runs L   runs in the light-load pass: one at a time, one worker (default 200)
   --skip-latency     no light-load pass
   --systems a,b,c    systems to run, in this order (default: all known:
-                     ${SYSTEMS.map((s) => s.id).join(', ')})
+                     ${SYSTEMS.map((s) => s.id).join(', ')});
+                     Baton on N nodes: baton-postgres-N-nodes (N server processes
+                     on one database) or baton-postgres-processes-N (BATON_PROCESSES=N),
+                     e.g. --systems baton-postgres,baton-postgres-2-nodes,baton-postgres-4-nodes
   --skip-scale       do not run the stored-runs scenario (bench/scale.mjs) even if present
   --out DIR          where results go (default bench/results)
   --help             this text
@@ -76,7 +79,7 @@ function parseOptions(argv) {
   };
 }
 
-const moduleOf = (id) => join(HERE, 'systems', `${id}.mjs`);
+const moduleOf = (id) => join(HERE, 'systems', `${systemModule(id).module}.mjs`);
 
 /** The systems to run and those skipped because their module is not there (yet). */
 function selectSystems(ids) {

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { childPidsOf } from './proc-cpu.mjs';
 import { peakRssOf } from './rss.mjs';
 
 const MAIN = join(dirname(fileURLToPath(import.meta.url)), '../../packages/server/dist/src/main.js');
@@ -63,13 +64,25 @@ export async function startBaton({ databaseUrl, env = {}, nodeArgs = [] } = {}) 
   return {
     url,
     pid: child.pid,
+    /** The data directory (SQLite's baton.db, blob storage), or undefined when `env` chose it. */
+    dataDir,
     /** Peak RSS so far (kept after the process ends). */
     peakRss() {
       peak = Math.max(peak, peakRssOf(child.pid) ?? 0);
       return peak;
     },
+    /** Peak RSS of each process it forked (BATON_PROCESSES), by pid, kept after they end. */
+    childPeaks: new Map(),
+    /** Process ids of the node processes it forked (BATON_PROCESSES), now. */
+    childPids() {
+      const pids = childPidsOf(child.pid);
+      for (const pid of pids)
+        this.childPeaks.set(pid, Math.max(this.childPeaks.get(pid) ?? 0, peakRssOf(pid) ?? 0));
+      return pids;
+    },
     async stop() {
       this.peakRss();
+      this.childPids();
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
       await exited;

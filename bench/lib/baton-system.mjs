@@ -4,6 +4,8 @@
 // whose answer is the next task of the same type, run at once without another poll. The legacy
 // protocol is what most existing workers do: each result goes to `POST /api/tasks`, whose answer
 // carries no task, and the slot goes back to the poller.
+import http from 'node:http';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
 import { startBaton } from './baton-server.mjs';
@@ -12,6 +14,7 @@ import { HandoffRecorder } from './handoff.mjs';
 import { linearWorkflow, stepTaskDef } from './linear-workflow.mjs';
 import { jsonClient } from './http-json.mjs';
 import { stepPayload } from './payload.mjs';
+import { storedBytesMeter } from './stored-bytes.mjs';
 
 const TASK_TYPE = 'bench_step';
 const WORKFLOW = 'bench_linear';
@@ -40,11 +43,11 @@ export async function register(client, steps) {
  * Worker slots for one task type. `onRunDone(run)` is called when a run's last step has been
  * acknowledged.
  */
-function startWorkers(client, { slots, steps, handoffs, onRunDone, onError, protocol }) {
+function startWorkers(client, { slots, steps, handoffs, onRunDone, onError, protocol, name }) {
   let busy = 0;
   let stopped = false;
   let wakePoller;
-  const workerId = `bench-${process.pid}`;
+  const workerId = `bench-${process.pid}${name}`;
 
   async function execute(task) {
     // One slot carries a chain of tasks: update-v2 answers the next one.
@@ -98,8 +101,18 @@ function startWorkers(client, { slots, steps, handoffs, onRunDone, onError, prot
   };
 }
 
-/** Runs the benchmark against a server at `url`, already registered (bench/profile-step.mjs uses it too). */
+/** `total` worker slots spread over `nodes`: as even as whole slots allow, the first nodes first. */
+export function spreadSlots(total, nodes) {
+  return Array.from({ length: nodes }, (_, i) => Math.floor(total / nodes) + (i < total % nodes ? 1 : 0));
+}
+
+/**
+ * Runs the benchmark against a server, already registered (bench/profile-step.mjs uses it too).
+ * `client` may be a list, one client per node of a cluster: the worker slots are spread over
+ * them and the starts go to each in turn.
+ */
 export async function drive(client, { mode, runs, workers, steps }, { protocol, meter }) {
+  const clients = Array.isArray(client) ? client : [client];
   const handoffs = new HandoffRecorder();
   let completed = 0;
   let failure;
@@ -109,24 +122,33 @@ export async function drive(client, { mode, runs, workers, steps }, { protocol, 
     finished = resolve;
     failure = reject;
   });
-  const pool = startWorkers(client, {
-    slots: workers,
-    steps,
-    protocol,
-    handoffs,
-    onRunDone: (run) => {
-      completed++;
-      runDone(run);
-      if (completed === runs) finished();
-    },
-    onError: (e) => failure(e),
-  });
+  const pools = spreadSlots(workers, clients.length).flatMap((slots, i) =>
+    slots === 0
+      ? []
+      : [
+          startWorkers(clients[i], {
+            slots,
+            steps,
+            protocol,
+            handoffs,
+            name: clients.length > 1 ? `-${i + 1}` : '',
+            onRunDone: (run) => {
+              completed++;
+              runDone(run);
+              if (completed === runs) finished();
+            },
+            onError: (e) => failure(e),
+          }),
+        ],
+  );
   const timeout = setTimeout(
     () => failure(new Error(`Baton did not finish ${runs} runs in time`)),
     OVERALL_TIMEOUT_MS,
   );
   const start = (run) =>
-    client.post(`/api/workflow/${WORKFLOW}`, { input: { run, data: stepPayload(run, -1) } });
+    clients[run % clients.length].post(`/api/workflow/${WORKFLOW}`, {
+      input: { run, data: stepPayload(run, -1) },
+    });
   await meter.start();
   const t0 = performance.now();
   if (mode === 'latency') {
@@ -148,37 +170,124 @@ export async function drive(client, { mode, runs, workers, steps }, { protocol, 
   const seconds = (performance.now() - t0) / 1000;
   const cpu = await meter.stop();
   clearTimeout(timeout);
-  await pool.stop();
+  await Promise.all(pools.map((pool) => pool.stop()));
   return { runsCompleted: completed, steps: completed * steps, seconds, handoffMs: handoffs.samples, cpu };
 }
 
 /**
- * One benchmark of Baton: a fresh server on `databaseUrl` (or SQLite without it), whose
+ * One benchmark of Baton: fresh servers on `databaseUrl` (or one on SQLite without it), whose
  * backends are those connected to `pgDatabase`; `protocol` 'update-v2' (default) or 'legacy'.
+ * `nodes` servers (default 1, PostgreSQL only) share the database, each its own process, with the
+ * workers and starts spread over them; `processes` sets BATON_PROCESSES on each. After the pass,
+ * what its runs added to the database is reported per finished step (stored-bytes.mjs).
  */
 export async function runBaton(
   options,
-  { label, databaseUrl, pgDatabase, env, notes = [], protocol = 'update-v2' },
+  { label, databaseUrl, pgDatabase, env = {}, notes = [], protocol = 'update-v2', nodes = 1, processes = 1 },
 ) {
-  const server = await startBaton({ databaseUrl, env });
-  const client = jsonClient(server.url, { sockets: options.workers + 24 });
+  const serverEnv = processes > 1 ? { ...env, BATON_PROCESSES: String(processes) } : env;
+  const servers = [];
+  const clients = [];
   try {
-    await register(client, options.steps);
-    const meter = new CpuMeter({ processes: [{ name: 'Baton server', pid: server.pid }], pgDatabase });
-    const result = await drive(client, options, { protocol, meter });
+    // One after another: each migrates on start, and the first creates the schema.
+    for (let i = 0; i < nodes; i++) servers.push(await startBaton({ databaseUrl, env: serverEnv }));
+    if (processes > 1) await allProcessesListening(servers, processes);
+    for (const server of servers)
+      clients.push(jsonClient(server.url, { sockets: Math.ceil(options.workers / nodes) + 24 }));
+    await register(clients[0], options.steps);
+    const stored = storedBytesMeter(
+      databaseUrl !== undefined ? { databaseUrl } : { sqliteFile: join(servers[0].dataDir, 'baton.db') },
+    );
+    await stored.before();
+    const meter = new CpuMeter({
+      processes: servers.map((server) => ({
+        name: 'Baton server',
+        pid: server.pid,
+        children: processes > 1,
+      })),
+      pgDatabase,
+    });
+    const result = await drive(clients, options, { protocol, meter });
+    const storage = await stored.after(result.steps);
     return {
       label,
       ...result,
-      processes: [{ name: 'Baton server', peakRssBytes: server.peakRss() }],
+      storage,
+      processes: serverProcesses(servers, processes),
       notes: [
         protocol === 'legacy'
           ? `workers poll over HTTP (batch poll, ${options.workers} slots) and post results with POST /api/tasks (the legacy path: no next task in the answer, every task comes from a poll)`
           : `workers poll over HTTP (batch poll, ${options.workers} slots) and post results with update-v2`,
+        ...(nodes > 1
+          ? [
+              `${nodes} Baton server processes on one database, the worker slots (${spreadSlots(options.workers, nodes).join(' + ')}) and the starts spread over them`,
+            ]
+          : []),
+        ...(processes > 1
+          ? [`BATON_PROCESSES=${processes}: a primary and ${processes} node processes sharing one port`]
+          : []),
         ...notes,
       ],
     };
   } finally {
-    client.close();
-    await server.stop();
+    for (const c of clients) c.close();
+    await Promise.all(servers.map((server) => server.stop()));
   }
+}
+
+/** Waits until every server's primary has forked its node processes (the first may answer alone). */
+async function allProcessesListening(servers, processes) {
+  const deadline = Date.now() + 60_000;
+  for (const server of servers) {
+    while (server.childPids().length < processes) {
+      if (Date.now() > deadline)
+        throw new Error(`Baton did not fork ${processes} node processes within 60 s`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  // Forked is not yet listening: ask until every process has answered /health.
+  for (const server of servers) {
+    const seen = new Set();
+    while (seen.size < processes) {
+      if (Date.now() > deadline) throw new Error(`not all ${processes} node processes answered within 60 s`);
+      const body = await healthOnNewConnection(server.url);
+      if (body?.components?.node?.process !== undefined) seen.add(body.components.node.process);
+    }
+  }
+}
+
+/** GET /health on a connection of its own, so the port may hand it to another process. */
+function healthOnNewConnection(url) {
+  return new Promise((resolve) => {
+    const req = http.get(`${url}/health`, { agent: false, timeout: 5_000 }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => {
+        try {
+          resolve(JSON.parse(text));
+        } catch {
+          resolve(undefined);
+        }
+      });
+    });
+    req.on('error', () => resolve(undefined));
+    req.on('timeout', () => req.destroy());
+  });
+}
+
+/** Peak RSS of each server process (and of each node process a primary forked). */
+function serverProcesses(servers, processes) {
+  const out = [];
+  for (const [i, server] of servers.entries()) {
+    const name = servers.length > 1 ? `Baton server ${i + 1}` : 'Baton server';
+    if (processes > 1) {
+      server.childPids(); // refreshes the node processes' peaks
+      out.push({ name: `${name} (primary)`, peakRssBytes: server.peakRss() });
+      let k = 0;
+      for (const peak of server.childPeaks.values())
+        out.push({ name: `${name} process ${++k}`, peakRssBytes: peak });
+    } else out.push({ name, peakRssBytes: server.peakRss() });
+  }
+  return out;
 }

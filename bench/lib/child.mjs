@@ -3,7 +3,8 @@
 // BENCH_ERROR {"message"} (and exits 1) when the system fails.
 //   node bench/lib/child.mjs <system> '<options json>'
 // Options: { mode: 'throughput' | 'latency', runs, workers, steps }.
-// A system module `bench/systems/<system>.mjs` exports `default async function run(options)`
+// A system module `bench/systems/<system>.mjs` (or the module of a counted id such as
+// baton-postgres-4-nodes, see systems-catalog.mjs, given the count among its options) exports `default async function run(options)`
 // answering { label, runsCompleted, steps, seconds, handoffMs, processes, notes? }:
 //   steps       steps (handler calls that completed) in the measured interval
 //   seconds     the measured interval: from the first start to the last run's last step
@@ -11,6 +12,7 @@
 //   processes   [{ name, peakRssBytes }] for processes the system started (servers); the
 //               harness process (this one) is added here
 import { ownPeakRss } from './rss.mjs';
+import { systemModule } from './systems-catalog.mjs';
 
 const [system, json] = process.argv.slice(2);
 if (!system || !json) {
@@ -23,8 +25,9 @@ if (!system || !json) {
 const answer = (tag, body, code) =>
   process.stdout.write(`\n${tag} ${JSON.stringify(body)}\n`, () => process.exit(code));
 try {
-  const { default: run } = await import(`../systems/${system}.mjs`);
-  const result = await run(JSON.parse(json));
+  const { module, options } = systemModule(system);
+  const { default: run } = await import(`../systems/${module}.mjs`);
+  const result = await run({ ...JSON.parse(json), ...options });
   result.processes = [...(result.processes ?? []), { name: 'harness (workers)', peakRssBytes: ownPeakRss() }];
   answer('BENCH_RESULT', result, 0);
 } catch (error) {

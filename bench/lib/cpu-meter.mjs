@@ -8,14 +8,15 @@ import { connect } from 'node:net';
 
 import pg from 'pg';
 
-import { cpuMsOf } from './proc-cpu.mjs';
+import { childPidsOf, cpuMsOf } from './proc-cpu.mjs';
 import { ADMIN_URL } from './pg-admin.mjs';
 
 const SAMPLE_MS = 200;
 
 export class CpuMeter {
   /**
-   * `processes`: [{ name, pid }] of processes the system started (its servers); `pgDatabase`:
+   * `processes`: [{ name, pid, children? }] of processes the system started (its servers;
+   * `children`: their child processes too, found at each sample); `pgDatabase`:
    * the database whose backends are counted; `redisPid`: a Redis server's pid.
    */
   constructor({ processes = [], pgDatabase, redisPid } = {}) {
@@ -40,7 +41,12 @@ export class CpuMeter {
   }
 
   async sample(initial) {
-    const parts = [...this.processes.map(({ name, pid }) => ({ name, pid }))];
+    const parts = [];
+    for (const { name, pid, children } of this.processes) {
+      parts.push({ name, pid });
+      // A primary's forked node processes (BATON_PROCESSES) count as the server too.
+      if (children) for (const child of childPidsOf(pid)) parts.push({ name, pid: child });
+    }
     if (this.redisPid) parts.push({ name: 'Redis server', pid: this.redisPid });
     if (this.admin) {
       const { rows } = await this.admin.query('select pid from pg_stat_activity where datname = $1', [

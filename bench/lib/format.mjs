@@ -35,3 +35,9 @@ export function formatMb(bytes) {
   if (missing(bytes)) return '—';
   return String(Math.round(bytes / (1024 * 1024)));
 }
+
+/** A byte count as a whole number with thousands separators (1,234). */
+export function formatBytes(bytes) {
+  if (missing(bytes)) return '—';
+  return Math.round(bytes).toLocaleString('en-US');
+}

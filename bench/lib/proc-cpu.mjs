@@ -1,7 +1,7 @@
 // CPU time processes have used, from /proc (Linux). A busy machine stretches wall time far more
 // than it stretches the CPU time a piece of work needs, so CPU time is the steadier cost figure.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 let ticksPerSecond;
 
@@ -14,6 +14,17 @@ export function cpuMsOf(pid) {
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
   } catch {
     return undefined;
+  }
+}
+
+/** Process ids of the children of `pid` (Linux: the children file of each of its threads in /proc); [] once it is gone. */
+export function childPidsOf(pid) {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
+      readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+    );
+  } catch {
+    return [];
   }
 }
 

@@ -1,9 +1,9 @@
 // The benchmark's report, computed from the passes' results: each system's rates, hand-off
 // latencies and memory, Baton's ratios to the others, the targets Baton is held to, and the
 // Markdown that shows them. Pure: it reads and writes nothing.
-import { formatMb, formatMs, formatPercent, formatRate, formatRatio } from './format.mjs';
+import { formatBytes, formatMb, formatMs, formatPercent, formatRate, formatRatio } from './format.mjs';
 import { quantile } from './stats.mjs';
-import { BATON_PG, BATON_PG_LEGACY, BATON_SQLITE, nameOf } from './systems-catalog.mjs';
+import { BATON_PG, BATON_PG_2_NODES, BATON_PG_LEGACY, BATON_SQLITE, nameOf } from './systems-catalog.mjs';
 
 export const TARGETS = {
   cpuMsPerStep: 1,
@@ -11,6 +11,7 @@ export const TARGETS = {
   lightLoadP50Ms: 2,
   lightLoadP99Ms: 10,
   sqliteStepsPerSecond: 3000,
+  twoNodesOverOne: 1.6,
 };
 
 /** The peer Baton-PG is to match in steps/s, and the stretch one (the second performance round). */
@@ -82,6 +83,7 @@ export function compare(systems) {
     batonPgStepsPerSecond: pg,
     batonPgOver: Object.fromEntries(systems.map((s) => [s.id, ratio(pg, stepsPerSecond(s))])),
     sqliteOverBatonPg: ratio(sqlite, pg),
+    twoNodesOverOne: ratio(stepsPerSecond(systems.find((s) => s.id === BATON_PG_2_NODES)), pg),
     batonPgShareOfCeiling: ceiling ? ratio(pg, stepsPerSecond(ceiling)) : null,
   };
 }
@@ -150,6 +152,17 @@ export function targets(systems) {
         ? `update-v2 ÷ legacy ${formatRatio(pg / legacy)} (${pgText} vs ${formatRate(legacy)} steps/s)`
         : '',
   });
+
+  const twoNodes = stepsPerSecond(systems.find((s) => s.id === BATON_PG_2_NODES));
+  list.push({
+    target: `2 Baton nodes on one PostgreSQL ≥ ${formatRatio(TARGETS.twoNodesOverOne)} one node's steps/s`,
+    status:
+      measured(twoNodes) && measured(pg) ? verdict(twoNodes / pg >= TARGETS.twoNodesOverOne) : 'not measured',
+    detail:
+      measured(twoNodes) && measured(pg)
+        ? `${formatRatio(twoNodes / pg)} (${formatRate(twoNodes)} vs ${pgText})`
+        : '',
+  });
   return list;
 }
 
@@ -190,12 +203,17 @@ function cpuCell(pass) {
   return `${formatMs(pass.cpuMsPerStep)}${parts.length > 1 ? ` (${parts.join(', ')})` : ''}`;
 }
 
+/** What the pass's runs added to the store, per finished step; — where it was not measured. */
+function storageCell(pass) {
+  return ok(pass) && measured(pass.storage?.bytesPerStep) ? formatBytes(pass.storage.bytesPerStep) : '—';
+}
+
 /** The comparison table alone (what docs/benchmarks.md carries), with its footnotes. */
 export function renderTable(systems) {
   const comparison = compare(systems);
   const rows = [
-    '| system | steps/s | runs/s | CPU ms / step | CPU ms / step, light load | hand-off p50 / p99, light load (ms) | hand-off p50 / p99, under load (ms) | peak RSS (MB) | Baton-PG ÷ system (steps/s) |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |',
+    '| system | steps/s | runs/s | CPU ms / step | CPU ms / step, light load | hand-off p50 / p99, light load (ms) | hand-off p50 / p99, under load (ms) | stored bytes / step | peak RSS (MB) | Baton-PG ÷ system (steps/s) |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |',
   ];
   for (const system of systems) {
     const through = system.throughput;
@@ -216,6 +234,7 @@ export function renderTable(systems) {
         cpuCell(system.latency),
         latencyCell(system.latency),
         latencyCell(through, { showFailure: false }),
+        storageCell(through),
         rss || '—',
         ratioCell(system, comparison),
       ].join(' | ')} |`,
@@ -227,6 +246,11 @@ export function renderTable(systems) {
       'CPU ms / step: user + system CPU of every process of the system over the throughput pass (and, in its own column, over the light-load pass), divided by its steps: the harness (the workers, and the whole engine where it runs in-process), the Baton server, the PostgreSQL backends connected to its database, the Redis server. At light load nothing is shared between steps, so each costs more.',
     );
   }
+  if (systems.some((s) => ok(s.throughput) && measured(s.throughput.storage?.bytesPerStep))) {
+    notes.push(
+      'Stored bytes / step: what the throughput pass added to the store, divided by its finished steps: on PostgreSQL pg_total_relation_size of every table (heap, indexes, TOAST), on SQLite the pages in use (WAL included); — for a system that keeps no history of finished steps.',
+    );
+  }
   if (systems.some((s) => s.kind === 'ceiling')) {
     notes.push(
       '† Not a workflow system: single-row INSERT commits on the same PostgreSQL, its steps are commits and its hand-off is the latency of one commit.',
@@ -234,6 +258,9 @@ export function renderTable(systems) {
   }
   if (comparison.sqliteOverBatonPg !== null) {
     notes.push(`Embedded SQLite ÷ Baton-PG (steps/s): ${formatRatio(comparison.sqliteOverBatonPg)}.`);
+  }
+  if (comparison.twoNodesOverOne !== null) {
+    notes.push(`2 Baton nodes ÷ one node (steps/s): ${formatRatio(comparison.twoNodesOverOne)}.`);
   }
   return [...rows, ...(notes.length > 0 ? ['', ...notes] : [])].join('\n');
 }

@@ -6,7 +6,7 @@ import { chartRows, handoffLatencySvg, stepsPerSecondSvg } from './chart.mjs';
 import { compare, renderMarkdown, renderTable, summarizePass, targets } from './report.mjs';
 
 /** A BENCH_RESULT of `steps` steps in `seconds`, every hand-off `ms` but the slowest 2 % (the p99). */
-function raw(label, { steps, seconds, ms = 1, slowMs = ms * 5, processes = [], cpu }) {
+function raw(label, { steps, seconds, ms = 1, slowMs = ms * 5, processes = [], cpu, storage }) {
   const handoffMs = Array.from({ length: 100 }, (_, i) => (i >= 98 ? slowMs : ms));
   return {
     label,
@@ -16,6 +16,7 @@ function raw(label, { steps, seconds, ms = 1, slowMs = ms * 5, processes = [], c
     handoffMs,
     processes,
     ...(cpu ? { cpu } : {}),
+    ...(storage ? { storage } : {}),
     notes: [`${label} note`],
   };
 }
@@ -38,6 +39,7 @@ function sample({ pgLight = { ms: 1.5, slowMs: 8 } } = {}) {
         steps: 8000,
         seconds: 2,
         processes: [{ name: 'Baton server', peakRssBytes: mb(120) }],
+        storage: { bytes: 8000 * 1234.4, bytesPerStep: 1234.4 },
         cpu: [
           { name: 'harness (workers)', ms: 800 },
           { name: 'Baton server', ms: 4000 },
@@ -197,6 +199,23 @@ describe('targets', () => {
     assert.equal(sqlite.status, 'not met');
   });
 
+  it('holds two nodes to 1.6× one node', () => {
+    const systems = sample();
+    const pg = systems.find((s) => s.id === 'baton-postgres');
+    const two = {
+      ...pg,
+      id: 'baton-postgres-2-nodes',
+      throughput: { ...pg.throughput, stepsPerSecond: 6400 },
+    };
+    systems.push(two);
+    const met = targets(systems).at(-1);
+    assert.equal(met.status, 'met');
+    assert.equal(met.detail, '1.60× (6,400 vs 4,000 steps/s)');
+    assert.equal(compare(systems).twoNodesOverOne, 1.6);
+    two.throughput.stepsPerSecond = 6000;
+    assert.equal(targets(systems).at(-1).status, 'not met');
+  });
+
   it('says not measured when Baton-PG failed', () => {
     const systems = sample();
     systems[0] = {
@@ -207,7 +226,7 @@ describe('targets', () => {
     assert.deepEqual(
       targets(systems).map((t) => t.status),
       // SQLite's target stands on its own figures.
-      ['not measured', 'not measured', 'not measured', 'met', 'not measured', 'not measured'],
+      ['not measured', 'not measured', 'not measured', 'met', 'not measured', 'not measured', 'not measured'],
     );
   });
 });
@@ -224,18 +243,19 @@ describe('renderTable', () => {
   it('shows rates, latencies, memory and ratios', () => {
     assert.match(
       rows[2],
-      /^\| \*\*Baton \(PostgreSQL\)\*\* \| 4,000 \| 400 \| 1\.00 \(harness 0\.100, server 0\.500, PG 0\.400\) \| 0\.900 \(harness 0\.100, server 0\.500, PG 0\.300\) \| 1\.50 \/ 8\.00 \| 1\.00 \/ 5\.00 \| Baton server 140 \| 1\.00× \|$/,
+      /^\| \*\*Baton \(PostgreSQL\)\*\* \| 4,000 \| 400 \| 1\.00 \(harness 0\.100, server 0\.500, PG 0\.400\) \| 0\.900 \(harness 0\.100, server 0\.500, PG 0\.300\) \| 1\.50 \/ 8\.00 \| 1\.00 \/ 5\.00 \| 1,234 \| Baton server 140 \| 1\.00× \|$/,
     );
     assert.match(table, /\| BullMQ 6 \(Redis 7\) <&> \| 2,000 \| .* \| 2\.00× \|/);
     assert.match(table, /CPU ms \/ step: user \+ system CPU of every process/);
     assert.match(table, /PostgreSQL 15 commits † \| 10,000 \| — \| .* \| 0\.40× \(40% of ceiling\) \|/);
     assert.match(table, /Embedded SQLite ÷ Baton-PG \(steps\/s\): 3\.00×/);
+    assert.match(table, /Stored bytes \/ step: what the throughput pass added to the store/);
   });
 
   it('reports a failed system with the first line of its error, pipes escaped', () => {
     assert.match(
       table,
-      /\| pg-boss \| failed: boom \\\| with a pipe \| — \| — \| — \| — \| — \| — \| — \|$/m,
+      /\| pg-boss \| failed: boom \\\| with a pipe \| — \| — \| — \| — \| — \| — \| — \| — \|$/m,
     );
   });
 });

@@ -11,6 +11,7 @@ import { packageVersion } from '../lib/package-version.mjs';
 import { stepPayload } from '../lib/payload.mjs';
 import { CpuMeter } from '../lib/cpu-meter.mjs';
 import { databaseName, dropDatabase, freshDatabase } from '../lib/pg-admin.mjs';
+import { storedBytesMeter } from '../lib/stored-bytes.mjs';
 
 // DBOS 5 keeps everything in its system database (steps here touch no application tables),
 // so this one database is all it needs.
@@ -109,11 +110,14 @@ export default async function run({ mode, runs, workers, steps, timeoutMs = DEFA
         await Promise.all(Array.from({ length: workers }, lane));
       }
     };
+    const stored = storedBytesMeter({ databaseUrl: url });
+    await stored.before();
     const meter = await new CpuMeter({ pgDatabase: databaseName(DATABASE) }).start();
     const started = performance.now();
     await withDeadline(measured(), timeoutMs, `DBOS ${mode} (${runs} runs)`);
     const seconds = (performance.now() - started) / 1000;
     const cpu = await meter.stop();
+    const storage = await stored.after(stepsDone);
 
     return {
       label: `DBOS Transact ${packageVersion('@dbos-inc/dbos-sdk')} (PostgreSQL ${pgMajor})`,
@@ -122,6 +126,7 @@ export default async function run({ mode, runs, workers, steps, timeoutMs = DEFA
       seconds,
       handoffMs: handoffs.samples,
       cpu,
+      storage,
       processes: [],
       notes: [
         latency

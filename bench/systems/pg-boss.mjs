@@ -9,6 +9,7 @@ import { HandoffRecorder } from '../lib/handoff.mjs';
 import { stepPayload } from '../lib/payload.mjs';
 import { CpuMeter } from '../lib/cpu-meter.mjs';
 import { databaseName, dropDatabase, freshDatabase } from '../lib/pg-admin.mjs';
+import { storedBytesMeter } from '../lib/stored-bytes.mjs';
 
 const LABEL = 'pg-boss 10.4.2';
 const DATABASE = 'bench_pgboss';
@@ -89,6 +90,8 @@ export default async function run(options) {
       return rows[0].n === runs * steps;
     };
 
+    const stored = storedBytesMeter({ databaseUrl: url });
+    await stored.before();
     const meter = await new CpuMeter({ pgDatabase: databaseName(DATABASE) }).start();
     const clock = performance.now();
     await driveChains(completions, {
@@ -101,6 +104,8 @@ export default async function run(options) {
     await completions.until(drained, 'every job to be recorded completed');
     const seconds = (performance.now() - clock) / 1000;
     const cpu = await meter.stop();
+    // Completed jobs stay in pgboss.job until its retention ends: that is its history.
+    const storage = await stored.after(completions.steps);
     measured = true;
 
     if (completions.steps !== runs * steps)
@@ -112,6 +117,7 @@ export default async function run(options) {
       seconds,
       handoffMs: handoffs.samples,
       cpu,
+      storage,
       processes: [],
       notes: [
         `one queue (standard policy), each step's handler sends the next step's job; ${workers} work() workers, ` +

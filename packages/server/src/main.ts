@@ -1,17 +1,30 @@
 #!/usr/bin/env node
-import { readEnv, unknownSettings } from './config/env.js';
+import cluster from 'node:cluster';
+
+import { pino } from 'pino';
+
+import { processIndex, processIndexEnv, readEnv, type RawEnv, unknownSettings } from './config/env.js';
 import { compileOptions, ConfigError, type Options } from './config/options.js';
 import { describeStartFailure } from './config/start-failure.js';
 import { coerceError } from './errors.js';
+import { ProcessGroup } from './processes/process-group.js';
 import { createServer } from './server.js';
+import { openStore } from './store/open-store.js';
 import { SchemaVersionError } from './store/schema-versions.js';
 
-/** Process entry: settings from the environment, start, and stop cleanly on SIGTERM/SIGINT. */
+/**
+ * Process entry: settings from the environment, start, and stop cleanly on SIGTERM/SIGINT.
+ * With BATON_PROCESSES above 1 this process is the primary: it migrates the database once,
+ * then forks that many node processes (this same entry) sharing the port, and watches them.
+ */
 async function main(): Promise<void> {
-  // A mistyped setting is otherwise silently ignored: say so, with the setting meant.
-  for (const { name, suggestion } of unknownSettings()) {
-    const meant = suggestion !== undefined ? ` (did you mean ${suggestion}?)` : '';
-    process.stderr.write(`baton: warning: ${name} is not a Baton setting${meant}; it is ignored\n`);
+  const index = cluster.isWorker ? processIndex() : undefined;
+  // A mistyped setting is otherwise silently ignored: say so (once, from the primary).
+  if (index === undefined) {
+    for (const { name, suggestion } of unknownSettings()) {
+      const meant = suggestion !== undefined ? ` (did you mean ${suggestion}?)` : '';
+      process.stderr.write(`baton: warning: ${name} is not a Baton setting${meant}; it is ignored\n`);
+    }
   }
   const rawEnv = readEnv();
   let options;
@@ -22,13 +35,24 @@ async function main(): Promise<void> {
     process.stderr.write(`baton: ${err instanceof ConfigError ? err.message : err.stack}\n`);
     process.exit(2);
   }
-  const server = await startPhase('open', options, () => createServer({ options, rawEnv }));
+  if (cluster.isPrimary && options.processes > 1) await runPrimary(options);
+  else await runNode(options, rawEnv, index);
+}
+
+/** One node: the server, listening, until a signal (or, under a primary, the primary's end). */
+async function runNode(options: Options, rawEnv: RawEnv, index: number | undefined): Promise<void> {
+  const server = await startPhase('open', options, () =>
+    createServer({ options, rawEnv, ...(index !== undefined && { processIndex: index }) }),
+  );
   await startPhase('listen', options, () => server.listen());
 
   let signals = 0;
-  const shutdown = (signal: NodeJS.Signals): void => {
+  const shutdown = (signal: NodeJS.Signals | 'disconnect'): void => {
     signals += 1;
     if (signals > 1) {
+      // Under a primary a terminal's Ctrl-C or a service manager reaches every process and the
+      // primary passes it on as well: one stop is enough, and the primary forces a slow one.
+      if (index !== undefined) return;
       server.logger.warn({ signal }, 'second signal: exiting now');
       process.exit(1);
     }
@@ -48,6 +72,52 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
+  // The primary gone (killed, crashed): nobody hands this process connections any more.
+  if (index !== undefined) process.on('disconnect', () => shutdown('disconnect'));
+}
+
+/** The primary of BATON_PROCESSES: migrate once, fork the nodes, pass signals on, exit after them. */
+async function runPrimary(options: Options): Promise<void> {
+  const logger = pino({ level: options.logLevel, base: { pid: process.pid, role: 'primary' } });
+  // Every node migrates on start under a lock; doing it here first means one failure message
+  // (database unreachable, schema too new) instead of one per process and restart.
+  await startPhase('open', options, async () => {
+    const store = await openStore({
+      dataDir: options.dataDir,
+      poolSize: 1,
+      connectTimeoutMs: options.dbConnectTimeoutMs,
+      statementTimeoutMs: options.dbStatementTimeoutMs,
+      groupCommit: 1,
+      ...(options.databaseUrl !== undefined && { databaseUrl: options.databaseUrl }),
+    });
+    try {
+      await store.migrate();
+    } finally {
+      await store.close();
+    }
+  });
+  const group = new ProcessGroup({
+    count: options.processes,
+    logger,
+    envFor: processIndexEnv,
+    stopGraceMs: options.shutdownGraceMs,
+  });
+  let signals = 0;
+  const shutdown = (signal: NodeJS.Signals): void => {
+    signals += 1;
+    if (signals > 1) {
+      logger.warn({ signal }, 'second signal: killing the node processes');
+      group.kill('a second signal');
+      return;
+    }
+    logger.info({ signal }, 'stopping the node processes');
+    group.stop();
+  };
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
+  const code = await group.run();
+  logger.info({ code }, 'all node processes stopped');
+  process.exit(code);
 }
 
 /** Runs a start-up step; a failure people can fix is one line naming the setting, then exit 1. */

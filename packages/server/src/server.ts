@@ -1,3 +1,5 @@
+import { hostname } from 'node:os';
+
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 
@@ -89,6 +91,8 @@ export interface CreateServerInput {
   systemTaskExecutor?: boolean;
   /** Use these call handlers instead of the built-in ones (tests). */
   callHandlers?: CallHandlerRegistry;
+  /** This node's number among the processes of a BATON_PROCESSES group (in logs and /health). */
+  processIndex?: number;
 }
 
 /** The composition root: wires store, engine, services and HTTP. Migrates the store on start. */
@@ -99,6 +103,9 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     input.logger ??
     pino({
       level: options.logLevel,
+      ...(input.processIndex !== undefined && {
+        base: { pid: process.pid, hostname: hostname(), process: input.processIndex },
+      }),
       redact: {
         paths: ['*.databaseUrl', '*.amqpUrl', '*.natsUrl', '*.password', 'req.headers.authorization'],
         censor: '***',
@@ -250,6 +257,12 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
       metrics,
       lifecycle,
       healthChecks: {
+        // Which process answered: nodes behind one address (BATON_PROCESSES, a balancer) differ here.
+        node: () =>
+          Promise.resolve({
+            pid: process.pid,
+            ...(input.processIndex !== undefined && { process: input.processIndex }),
+          }),
         timers: () => timerLoop.healthCheck(),
         blobs: blobHealthCheck(blobs),
         ...events.healthChecks,

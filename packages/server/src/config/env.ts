@@ -38,6 +38,12 @@ export const ENV_KEYS = [
     default: '64',
   },
   {
+    name: 'BATON_PROCESSES',
+    description:
+      'PostgreSQL: node processes this host runs, sharing the port, each a node of the cluster; auto = one per CPU (SQLite runs one)',
+    default: '1',
+  },
+  {
     name: 'BATON_SQLITE_SYNCHRONOUS',
     description: 'SQLite durability: FULL (survives power loss) or NORMAL (survives a process crash)',
     default: 'FULL',
@@ -277,6 +283,23 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): RawEnv {
 }
 
 /**
+ * Set by the primary of a `BATON_PROCESSES` group for each process it forks: which of the N it
+ * is (1…N; a replacement keeps the index of the process it replaces). Not a setting.
+ */
+const PROCESS_INDEX_VARIABLE = 'BATON_PROCESS_INDEX';
+
+/** This process's index in its `BATON_PROCESSES` group, or undefined when it runs alone. */
+export function processIndex(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const value = Number(env[PROCESS_INDEX_VARIABLE]);
+  return Number.isInteger(value) && value >= 1 ? value : undefined;
+}
+
+/** The environment the primary gives the process it forks as number `index`. */
+export function processIndexEnv(index: number): Record<string, string> {
+  return { [PROCESS_INDEX_VARIABLE]: String(index) };
+}
+
+/**
  * BATON_* variables that are not server settings but are read by others: the `baton` command
  * line's own (where the server is, who is calling), and the test, screenshot and benchmark
  * tooling's. A server started from the same shell sees them; they are not mistakes.
@@ -291,6 +314,7 @@ const OTHER_READERS = new Set([
   'BATON_SQLITE_STATS_FILE',
   'BATON_TIMELINE_FILE',
   'BATON_PG_LEGACY',
+  PROCESS_INDEX_VARIABLE,
 ]);
 /** Prefixes of tooling variables (`BATON_TEST_DATABASE_URL`, `BATON_TEST_STORES`, …). */
 const OTHER_PREFIXES = ['BATON_TEST_', 'BATON_BENCH_'];

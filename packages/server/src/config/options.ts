@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -20,6 +21,8 @@ export interface Options {
   readonly dbStatementTimeoutMs: number;
   /** Members of one group commit at most (PostgreSQL); 1 turns it off. */
   readonly dbGroupCommit: number;
+  /** Node processes this host runs on the same port (PostgreSQL only); 1 = this process serves alone. */
+  readonly processes: number;
   readonly sqliteSynchronous: 'FULL' | 'NORMAL';
   readonly logLevel: LogLevel;
   readonly highPriorityThreshold: number;
@@ -191,6 +194,26 @@ function blobSettings(raw: RawEnv, dataDir: string): BlobSettings {
   };
 }
 
+/**
+ * BATON_PROCESSES: a count, or `auto` for one per CPU. More than one needs PostgreSQL: the
+ * processes are nodes that coordinate through the database, and SQLite has one writer.
+ */
+function processCount(raw: RawEnv, databaseUrl: string | undefined, cpus: number): number {
+  const text = (raw.BATON_PROCESSES ?? defaultOf('BATON_PROCESSES')).trim();
+  const auto = text.toLowerCase() === 'auto';
+  const count = auto ? Math.min(256, Math.max(1, cpus)) : Number(text);
+  if (!Number.isInteger(count) || count < 1 || count > 256) {
+    throw new ConfigError(`BATON_PROCESSES must be auto or an integer from 1 to 256, got '${text}'`);
+  }
+  if (count > 1 && databaseUrl === undefined) {
+    const asked = auto ? `auto (${count} CPUs)` : text;
+    throw new ConfigError(
+      `BATON_PROCESSES=${asked} needs PostgreSQL (BATON_DATABASE_URL): the embedded SQLite store has one writer, so it runs as one process; set BATON_PROCESSES=1 or unset it`,
+    );
+  }
+  return count;
+}
+
 function archiveAfter(raw: RawEnv): number | undefined {
   const text = raw.BATON_ARCHIVE_AFTER;
   if (text === undefined) return undefined;
@@ -204,7 +227,7 @@ function archiveAfter(raw: RawEnv): number | undefined {
 }
 
 /** Turns raw settings into Options, refusing bad values with a message that names the setting. */
-export function compileOptions(raw: RawEnv, cwd = process.cwd()): Options {
+export function compileOptions(raw: RawEnv, cwd = process.cwd(), cpus = availableParallelism()): Options {
   const databaseUrl = raw.BATON_DATABASE_URL;
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('BATON_DATABASE_URL must start with postgres:// or postgresql://');
@@ -242,6 +265,7 @@ export function compileOptions(raw: RawEnv, cwd = process.cwd()): Options {
     dbConnectTimeoutMs: integer(raw, 'BATON_DB_CONNECT_TIMEOUT_MS', 100, 600_000),
     dbStatementTimeoutMs: integer(raw, 'BATON_DB_STATEMENT_TIMEOUT_MS', 0, 86_400_000),
     dbGroupCommit: integer(raw, 'BATON_DB_GROUP_COMMIT', 1, 1000),
+    processes: processCount(raw, databaseUrl, cpus),
     sqliteSynchronous: oneOf(raw, 'BATON_SQLITE_SYNCHRONOUS', ['FULL', 'NORMAL'] as const),
     logLevel: oneOf(raw, 'BATON_LOG_LEVEL', LOG_LEVELS),
     highPriorityThreshold: integer(raw, 'BATON_HIGH_PRIORITY_THRESHOLD', 0, 100),
