@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { openPostgresStore } from '../../src/store-postgres/postgres-store.js';
 import type { ArchivedRun, RunQuery, Store, TaskQuery } from '../../src/store/store.js';
 import { storeCases } from '../helpers/stores.js';
 import { storeSuite } from '../helpers/store-suite.js';

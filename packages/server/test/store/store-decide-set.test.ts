@@ -3,8 +3,8 @@ import { describe, it } from 'node:test';
 
 import type { TaskRecord } from '@baton/protocol';
 
-import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { openPostgresStore } from '../../src/store-postgres/postgres-store.js';
+import { openSqliteStore } from '../../src/store-sqlite/sqlite-store.js';
 import { rawSql } from '../helpers/raw-sql.js';
 import { storeCases } from '../helpers/stores.js';
 import { storeSuite } from '../helpers/store-suite.js';

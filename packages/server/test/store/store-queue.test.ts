@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 
 import pg from 'pg';
 
-import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { openPostgresStore } from '../../src/store-postgres/postgres-store.js';
 import type { ClaimRequest, Store, StoredQueueMessage } from '../../src/store/store.js';
 import { storeCases } from '../helpers/stores.js';
 import { storeSuite } from '../helpers/store-suite.js';
