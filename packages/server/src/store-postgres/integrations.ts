@@ -1,6 +1,5 @@
 import type { JsonObject } from '@baton/protocol';
 
-import type { TxState } from '../store/sql-common.js';
 import type { StoredSecret, StoredService } from '../store/store.js';
 import type { Query } from './sql.js';
 
@@ -20,8 +19,7 @@ interface ServiceRow {
   update_time: number;
 }
 
-export async function putSecret(q: Query, state: TxState, s: StoredSecret): Promise<void> {
-  state.check('putSecret', true);
+export async function putSecret(q: Query, s: StoredSecret): Promise<void> {
   await q(
     `INSERT INTO secrets (name, sealed, key_id, create_time, update_time) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT (name) DO UPDATE SET sealed = EXCLUDED.sealed, key_id = EXCLUDED.key_id,
@@ -30,12 +28,7 @@ export async function putSecret(q: Query, state: TxState, s: StoredSecret): Prom
   );
 }
 
-export async function getSecrets(
-  q: Query,
-  state: TxState,
-  names: readonly string[],
-): Promise<StoredSecret[]> {
-  state.check('getSecrets', false);
+export async function getSecrets(q: Query, names: readonly string[]): Promise<StoredSecret[]> {
   if (names.length === 0) return [];
   const { rows } = await q<SecretRow>('SELECT * FROM secrets WHERE name = ANY($1::text[]) ORDER BY name', [
     [...new Set(names)],
@@ -49,25 +42,19 @@ export async function getSecrets(
   }));
 }
 
-export async function listSecrets(
-  q: Query,
-  state: TxState,
-): Promise<Array<Omit<StoredSecret, 'sealed' | 'keyId'>>> {
-  state.check('listSecrets', false);
+export async function listSecrets(q: Query): Promise<Array<Omit<StoredSecret, 'sealed' | 'keyId'>>> {
   const { rows } = await q<Omit<SecretRow, 'sealed' | 'key_id'>>(
     'SELECT name, create_time, update_time FROM secrets ORDER BY name',
   );
   return rows.map((r) => ({ name: r.name, createTime: r.create_time, updateTime: r.update_time }));
 }
 
-export async function deleteSecret(q: Query, state: TxState, name: string): Promise<boolean> {
-  state.check('deleteSecret', true);
+export async function deleteSecret(q: Query, name: string): Promise<boolean> {
   const { rowCount } = await q('DELETE FROM secrets WHERE name = $1', [name]);
   return (rowCount ?? 0) > 0;
 }
 
-export async function putService(q: Query, state: TxState, s: StoredService): Promise<void> {
-  state.check('putService', true);
+export async function putService(q: Query, s: StoredService): Promise<void> {
   await q(
     `INSERT INTO services (name, record, create_time, update_time) VALUES ($1, $2::jsonb, $3, $4)
      ON CONFLICT (name) DO UPDATE SET record = EXCLUDED.record, update_time = EXCLUDED.update_time`,
@@ -82,21 +69,18 @@ const service = (r: ServiceRow): StoredService => ({
   updateTime: r.update_time,
 });
 
-export async function getService(q: Query, state: TxState, name: string): Promise<StoredService | undefined> {
-  state.check('getService', false);
+export async function getService(q: Query, name: string): Promise<StoredService | undefined> {
   const { rows } = await q<ServiceRow>('SELECT * FROM services WHERE name = $1', [name]);
   const row = rows[0];
   return row && service(row);
 }
 
-export async function listServices(q: Query, state: TxState): Promise<StoredService[]> {
-  state.check('listServices', false);
+export async function listServices(q: Query): Promise<StoredService[]> {
   const { rows } = await q<ServiceRow>('SELECT * FROM services ORDER BY name');
   return rows.map(service);
 }
 
-export async function deleteService(q: Query, state: TxState, name: string): Promise<boolean> {
-  state.check('deleteService', true);
+export async function deleteService(q: Query, name: string): Promise<boolean> {
   const { rowCount } = await q('DELETE FROM services WHERE name = $1', [name]);
   return (rowCount ?? 0) > 0;
 }

@@ -10,7 +10,13 @@ import {
   queueCountsFromRow,
   uniqueSorted,
 } from '../store/sql-common.js';
-import type { ClaimRequest, QueueMessage, StoredQueueMessage, TimerFilter, TimerRecord } from '../store/store.js';
+import type {
+  ClaimRequest,
+  QueueMessage,
+  StoredQueueMessage,
+  TimerFilter,
+  TimerRecord,
+} from '../store/store.js';
 import { SqlTimerTx } from '../store/timer-tx.js';
 import { type Query, SQL, type Sql } from './sql.js';
 import * as timers from './timers.js';
@@ -46,19 +52,16 @@ export abstract class PgQueueTx extends SqlTimerTx<Query> {
   }
 
   override async armTimers(list: readonly TimerRecord[], now: number): Promise<void> {
-    this.state.check('armTimers', true);
     const params = timers.armParams(list, now);
     if (params) await this.write(timers.TIMER_SQL.arm, params);
   }
 
   override async dropTimers(filter: TimerFilter): Promise<void> {
-    this.state.check('dropTimers', true);
     const statement = timers.cancelStatement(filter);
     if (statement) await this.write(statement.sql, statement.params);
   }
 
   async enqueue(messages: readonly QueueMessage[], now: number): Promise<void> {
-    this.state.check('enqueue', true);
     if (messages.length === 0) return;
     // Sorted by taskId, so concurrent enqueues lock rows in the same order.
     const ms = dedupeMessages(messages);
@@ -79,7 +82,6 @@ export abstract class PgQueueTx extends SqlTimerTx<Query> {
   }
 
   async claim(request: ClaimRequest): Promise<StoredQueueMessage[]> {
-    this.state.check('claim', true);
     const [first, second] = request.queueNames;
     if (request.queueNames.length === 2 && first !== undefined && second !== undefined) {
       const { rows } = await this.q<ClaimedRow & { queue_rank: number }>(SQL.claimPair, [
@@ -127,40 +129,33 @@ export abstract class PgQueueTx extends SqlTimerTx<Query> {
   protected claimedWith(_rows: readonly ClaimedRow[]): void {}
 
   async getMessage(taskId: string): Promise<StoredQueueMessage | undefined> {
-    this.state.check('getMessage', false);
     const { rows } = await this.q<QueueMessageRow>(SQL.getMessage, [taskId]);
     return rows[0] && messageFromRow(rows[0]);
   }
 
   async removeMessages(taskIds: readonly string[]): Promise<void> {
-    this.state.check('removeMessages', true);
     if (taskIds.length === 0) return;
     await this.write(SQL.removeMessages, [uniqueSorted(taskIds)]);
   }
 
   async requeueMessage(taskId: string, visibleAt: number): Promise<boolean> {
-    this.state.check('requeueMessage', true);
     return ((await this.q(SQL.requeueMessage, [taskId, storableTime(visibleAt)])).rowCount ?? 0) > 0;
   }
 
   async extendLock(taskId: string, lockedUntil: number): Promise<boolean> {
-    this.state.check('extendLock', true);
     return ((await this.q(SQL.extendLock, [taskId, storableTime(lockedUntil)])).rowCount ?? 0) > 0;
   }
 
   async deadLetterMessage(taskId: string): Promise<boolean> {
-    this.state.check('deadLetterMessage', true);
     return ((await this.q(SQL.deadLetterMessage, [taskId])).rowCount ?? 0) > 0;
   }
 
   async queueCounts(now: number): Promise<QueueCounts[]> {
-    this.state.check('queueCounts', false);
     const { rows } = await this.q<QueueCountsRow>(SQL.queueCounts, [now]);
     return rows.map(queueCountsFromRow);
   }
 
   async nextVisibleAt(queueNames: readonly string[], _now: number): Promise<number | undefined> {
-    this.state.check('nextVisibleAt', false);
     if (queueNames.length === 0) return undefined;
     const { rows } = await this.q<{ v: number | null }>(SQL.nextVisibleAt, [uniqueSorted(queueNames)]);
     return rows[0]?.v ?? undefined;

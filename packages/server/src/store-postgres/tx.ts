@@ -44,6 +44,7 @@ import type {
 } from '../store/store.js';
 import * as ig from './integrations.js';
 import * as archive from './archive.js';
+import * as mailbox from './mailbox.js';
 import { searchArchivedRuns, searchRuns } from './run-search.js';
 import { searchTasks } from './search.js';
 import { DECIDE_TASKS, decideTasks, latestByNameParams } from './decide-set.js';
@@ -55,6 +56,7 @@ import type { TaskDefCache } from './task-def-cache.js';
 import type { WriteBehind } from './write-behind.js';
 import type { MemberLocks } from './group-commit.js';
 import { SqlEventsTx } from '../store/events-tx.js';
+import { TX_ACCESS, guardMethods } from '../store/tx-access.js';
 import { isStorableVersion } from '../bounds/ranges.js';
 
 interface WorkflowDefRow {
@@ -129,7 +131,6 @@ export class PgTx extends PgQueueTx implements Tx {
   // --- workflow definitions
 
   async getWorkflowDef(name: string, version?: number): Promise<StoredWorkflowDef | undefined> {
-    this.state.check('getWorkflowDef', false);
     if (version !== undefined && !isStorableVersion(version)) return undefined;
     const { rows } =
       version === undefined
@@ -141,29 +142,24 @@ export class PgTx extends PgQueueTx implements Tx {
   }
 
   async listWorkflowDefs(): Promise<StoredWorkflowDef[]> {
-    this.state.check('listWorkflowDefs', false);
     return (await this.q<WorkflowDefRow>(SQL.listWorkflowDefs)).rows.map(workflowDef);
   }
 
   async latestWorkflowVersion(name: string): Promise<number | undefined> {
-    this.state.check('latestWorkflowVersion', false);
     const { rows } = await this.q<{ v: number | null }>(SQL.latestWorkflowVersion, [name]);
     return rows[0]?.v ?? undefined;
   }
 
   async insertWorkflowDef(def: StoredWorkflowDef): Promise<boolean> {
-    this.state.check('insertWorkflowDef', true);
     const { rowCount } = await this.q(SQL.insertWorkflowDef, workflowDefParams(def));
     return rowCount === 1;
   }
 
   async upsertWorkflowDef(def: StoredWorkflowDef): Promise<void> {
-    this.state.check('upsertWorkflowDef', true);
     await this.q(SQL.upsertWorkflowDef, workflowDefParams(def));
   }
 
   async deleteWorkflowDef(name: string, version: number): Promise<boolean> {
-    this.state.check('deleteWorkflowDef', true);
     if (!isStorableVersion(version)) return false;
     return ((await this.q(SQL.deleteWorkflowDef, [name, version])).rowCount ?? 0) > 0;
   }
@@ -171,13 +167,11 @@ export class PgTx extends PgQueueTx implements Tx {
   // --- task definitions
 
   async getTaskDef(name: string): Promise<StoredTaskDef | undefined> {
-    this.state.check('getTaskDef', false);
     const { rows } = await this.q<TaskDefRow>(SQL.getTaskDef, [name]);
     return rows[0] && taskDef(rows[0]);
   }
 
   async getTaskDefs(names: readonly string[]): Promise<Map<string, StoredTaskDef>> {
-    this.state.check('getTaskDefs', false);
     if (names.length === 0) return new Map();
     const version = this.defsVersion;
     if (version === undefined || !this.taskDefCache) return this.readTaskDefs(uniqueSorted(names));
@@ -197,12 +191,10 @@ export class PgTx extends PgQueueTx implements Tx {
   }
 
   async listTaskDefs(): Promise<StoredTaskDef[]> {
-    this.state.check('listTaskDefs', false);
     return (await this.q<TaskDefRow>(SQL.listTaskDefs)).rows.map(taskDef);
   }
 
   async upsertTaskDef(def: TaskDef & { createTime: number; updateTime: number }): Promise<void> {
-    this.state.check('upsertTaskDef', true);
     this.changedTaskDefs = true;
     this.defsVersion = undefined;
     await this.q(SQL.upsertTaskDef, [
@@ -214,7 +206,6 @@ export class PgTx extends PgQueueTx implements Tx {
   }
 
   async deleteTaskDef(name: string): Promise<boolean> {
-    this.state.check('deleteTaskDef', true);
     this.changedTaskDefs = true;
     this.defsVersion = undefined;
     return ((await this.q(SQL.deleteTaskDef, [name])).rowCount ?? 0) > 0;
@@ -223,20 +214,17 @@ export class PgTx extends PgQueueTx implements Tx {
   // --- queues
 
   async ensureQueues(queueNames: readonly string[], now: number): Promise<void> {
-    this.state.check('ensureQueues', true);
     if (queueNames.length === 0) return;
     await this.q(SQL.ensureQueues, [uniqueSorted(queueNames), now]);
   }
 
   async listQueues(): Promise<string[]> {
-    this.state.check('listQueues', false);
     return (await this.q<{ queue_name: string }>(SQL.listQueues)).rows.map((r) => r.queue_name);
   }
 
   // --- runs
 
   async insertRun(r: RunRecord): Promise<void> {
-    this.state.check('insertRun', true);
     await this.q(SQL.insertRun, [
       r.workflowId,
       r.workflowName,
@@ -256,14 +244,12 @@ export class PgTx extends PgQueueTx implements Tx {
   }
 
   async getRun(workflowId: string): Promise<RunRecord | undefined> {
-    this.state.check('getRun', false);
     const { rows } = await this.q<RunRow>(SQL.getRun, [workflowId]);
     return rows[0] && run(rows[0]);
   }
 
   /** `SELECT … FOR UPDATE`: a second transaction locking the same run waits until this one ends. */
   async lockRun(workflowId: string): Promise<RunRecord | undefined> {
-    this.state.check('lockRun', false);
     // Outside a transaction a row lock would end with the statement: read plainly.
     if (!this.state.writable) return this.getRun(workflowId);
     // Locked by getTaskLockingRun with nothing sent since: the lock is held, the row unchanged.
@@ -283,7 +269,6 @@ export class PgTx extends PgQueueTx implements Tx {
   }
 
   async getTaskLockingRun(taskId: string, workflowId: string): Promise<TaskRecord | undefined> {
-    this.state.check('getTaskLockingRun', false);
     if (!this.state.writable || !this.writes) return this.getTask(taskId);
     this.locks?.claim(`run:${workflowId}`);
     // The run lock and the decide set in one message, read once the lock is held. The task is
@@ -340,7 +325,6 @@ export class PgTx extends PgQueueTx implements Tx {
   }
 
   async updateRun(r: RunRecord): Promise<void> {
-    this.state.check('updateRun', true);
     await this.write(SQL.updateRun, [
       r.workflowId,
       r.status,
@@ -356,14 +340,12 @@ export class PgTx extends PgQueueTx implements Tx {
   }
 
   async countRunsOfVersion(name: string, version: number): Promise<number> {
-    this.state.check('countRunsOfVersion', false);
     if (!isStorableVersion(version)) return 0;
     const { rows } = await this.q<{ n: number }>(SQL.countRunsOfVersion, [name, version]);
     return rows[0]?.n ?? 0;
   }
 
   async searchRuns(query: RunQuery): Promise<{ totalHits: number; results: RunRecord[] }> {
-    this.state.check('searchRuns', false);
     const { totalHits, rows } = await searchRuns(this.q, query);
     return { totalHits, results: rows.map(run) };
   }
@@ -373,7 +355,6 @@ export class PgTx extends PgQueueTx implements Tx {
     correlationId: string,
     includeClosed: boolean,
   ): Promise<RunRecord[]> {
-    this.state.check('runsByCorrelationId', false);
     const { rows } = includeClosed
       ? await this.q<RunRow>(SQL.runsByCorrelation, [correlationId, name])
       : await this.q<RunRow>(SQL.openRunsByCorrelation, [correlationId, name, [...OPEN_RUN_STATUSES]]);
@@ -381,67 +362,55 @@ export class PgTx extends PgQueueTx implements Tx {
   }
 
   async searchTasks(query: TaskQuery): Promise<{ totalHits: number; results: TaskRecord[] }> {
-    this.state.check('searchTasks', false);
     return searchTasks(this.q, query);
   }
 
   // --- the archive (statements in archive.ts)
 
   async claimRunsToArchive(claim: ArchiveClaim): Promise<string[]> {
-    this.state.check('claimRunsToArchive', true);
     return archive.claimRunsToArchive(this.q, claim);
   }
 
   async getRunLogs(workflowId: string): Promise<TaskLog[]> {
-    this.state.check('getRunLogs', false);
     return archive.getRunLogs(this.q, workflowId);
   }
 
   async deleteRunRows(workflowId: string): Promise<void> {
-    this.state.check('deleteRunRows', true);
     await archive.deleteRunRows(this.q, workflowId);
   }
 
   async insertArchivedRun(row: ArchivedRun): Promise<void> {
-    this.state.check('insertArchivedRun', true);
     await archive.insertArchivedRun(this.q, row);
   }
 
   async getArchivedRun(workflowId: string): Promise<ArchivedRun | undefined> {
-    this.state.check('getArchivedRun', false);
     return archive.getArchivedRun(this.q, workflowId);
   }
 
   async searchArchivedRuns(query: RunQuery): Promise<{ totalHits: number; results: ArchivedRun[] }> {
-    this.state.check('searchArchivedRuns', false);
     return searchArchivedRuns(this.q, query);
   }
 
   async archivedRunsByCorrelationId(name: string, correlationId: string): Promise<ArchivedRun[]> {
-    this.state.check('archivedRunsByCorrelationId', false);
     return archive.archivedRunsByCorrelationId(this.q, name, correlationId);
   }
 
   async updateArchivedRunLinks(workflowId: string, links: RunLinks): Promise<void> {
-    this.state.check('updateArchivedRunLinks', true);
     await archive.updateArchivedRunLinks(this.q, workflowId, links);
   }
 
   async deleteArchivedRun(workflowId: string): Promise<boolean> {
-    this.state.check('deleteArchivedRun', true);
     return archive.deleteArchivedRun(this.q, workflowId);
   }
 
   // --- tasks
 
   async insertTasks(tasks: readonly TaskRecord[]): Promise<void> {
-    this.state.check('insertTasks', true);
     if (tasks.length === 0) return;
     await this.write(SQL.insertTasks, [JSON.stringify(tasks), ...latestByNameParams(tasks)]);
   }
 
   async updateTasks(tasks: readonly TaskRecord[]): Promise<void> {
-    this.state.check('updateTasks', true);
     if (tasks.length === 0) return;
     // Last record per taskId wins (one UPDATE … FROM cannot apply two rows to one target).
     const byId = new Map(tasks.map((t) => [t.taskId, t]));
@@ -455,7 +424,6 @@ export class PgTx extends PgQueueTx implements Tx {
   }
 
   async updateOpenTasks(tasks: readonly TaskRecord[]): Promise<string[]> {
-    this.state.check('updateOpenTasks', true);
     if (tasks.length === 0) return [];
     const byId = new Map(tasks.map((t) => [t.taskId, t]));
     // Under READ COMMITTED the WHERE is re-checked on the newest row version after any lock
@@ -468,13 +436,11 @@ export class PgTx extends PgQueueTx implements Tx {
   }
 
   async getTask(taskId: string): Promise<TaskRecord | undefined> {
-    this.state.check('getTask', false);
     const { rows } = await this.q<TaskRow>(SQL.getTask, [taskId]);
     return rows[0]?.record;
   }
 
   async getTasks(taskIds: readonly string[]): Promise<TaskRecord[]> {
-    this.state.check('getTasks', false);
     if (taskIds.length === 0) return [];
     // A hand-out reads the tasks of what it has just claimed: the claim read them already.
     const claimed = this.claimedTasks;
@@ -486,12 +452,10 @@ export class PgTx extends PgQueueTx implements Tx {
   }
 
   async getRunTasks(workflowId: string): Promise<TaskRecord[]> {
-    this.state.check('getRunTasks', false);
     return (await this.q<TaskRow>(SQL.getRunTasks, [workflowId])).rows.map((r) => r.record);
   }
 
   async getDecideTasks(workflowId: string): Promise<TaskRecord[]> {
-    this.state.check('getDecideTasks', false);
     const prefetched = this.prefetched;
     this.prefetched = undefined;
     if (prefetched?.workflowId === workflowId && prefetched.at === this.writes?.statements)
@@ -500,7 +464,6 @@ export class PgTx extends PgQueueTx implements Tx {
   }
 
   async appendTaskLogs(logs: readonly TaskLog[]): Promise<void> {
-    this.state.check('appendTaskLogs', true);
     if (logs.length === 0) return;
     await this.write(SQL.appendTaskLogs, [
       logs.map((l) => l.taskId),
@@ -510,7 +473,6 @@ export class PgTx extends PgQueueTx implements Tx {
   }
 
   async getTaskLogs(taskId: string): Promise<TaskLog[]> {
-    this.state.check('getTaskLogs', false);
     const { rows } = await this.q<{ log: string; created_time: number }>(SQL.getTaskLogs, [taskId]);
     return rows.map((r) => ({ taskId, log: r.log, createdTime: r.created_time }));
   }
@@ -519,7 +481,6 @@ export class PgTx extends PgQueueTx implements Tx {
 
   /** Collected here; the store sends one `pg_notify` just before COMMIT (nothing on rollback). */
   async notifyQueues(queueNames: readonly string[]): Promise<void> {
-    this.state.check('notifyQueues', true);
     for (const name of queueNames) this.notified?.add(name);
     return Promise.resolve();
   }
@@ -527,18 +488,15 @@ export class PgTx extends PgQueueTx implements Tx {
   // --- hand-out limits
 
   async lockTaskLimit(taskType: string): Promise<TaskLimitState> {
-    this.state.check('lockTaskLimit', true);
     this.locks?.claim(`limit:${taskType}`);
     return lockTaskLimit(this.q, taskType);
   }
 
   async setTaskRateWindow(taskType: string, windowStart: number, windowCount: number): Promise<void> {
-    this.state.check('setTaskRateWindow', true);
     await setTaskRateWindow(this.q, taskType, windowStart, windowCount);
   }
 
   async deferMessages(taskIds: readonly string[], visibleAt: number): Promise<void> {
-    this.state.check('deferMessages', true);
     if (taskIds.length === 0) return;
     await deferMessages(this.q, uniqueSorted(taskIds), visibleAt);
   }
@@ -546,7 +504,6 @@ export class PgTx extends PgQueueTx implements Tx {
   // --- worker liveness
 
   async recordPoll(poll: PollRecord): Promise<void> {
-    this.state.check('recordPoll', true);
     await this.q(SQL.recordPoll, [
       poll.queueName,
       poll.workerId,
@@ -557,7 +514,6 @@ export class PgTx extends PgQueueTx implements Tx {
   }
 
   async pollData(taskType?: string): Promise<PollData[]> {
-    this.state.check('pollData', false);
     const { rows } =
       taskType === undefined
         ? await this.q<PollRow>(SQL.allPollData)
@@ -565,107 +521,86 @@ export class PgTx extends PgQueueTx implements Tx {
     return rows.map(pollFromRow);
   }
 
-  // --- run mailboxes
-
-  async appendRunMessage(message: WorkflowMessage): Promise<void> {
-    this.state.check('appendRunMessage', true);
-    await this.q(
-      'INSERT INTO run_messages (message_id, workflow_id, payload, received_at) VALUES ($1, $2, $3::jsonb, $4)',
-      [message.id, message.workflowId, JSON.stringify(message.payload), message.receivedAt],
-    );
+  // --- run mailboxes and idempotent starts (`mailbox.ts`)
+  appendRunMessage(message: WorkflowMessage): Promise<void> {
+    return mailbox.appendRunMessage(this.q, message);
   }
-
-  async getRunMessages(workflowId: string, limit: number): Promise<WorkflowMessage[]> {
-    this.state.check('getRunMessages', false);
-    const { rows } = await this.q<{ message_id: string; payload: JsonObject; received_at: number }>(
-      'SELECT message_id, payload, received_at FROM run_messages WHERE workflow_id = $1 ORDER BY seq LIMIT $2',
-      [workflowId, Math.max(0, limit)],
-    );
-    return rows.map((r) => ({ id: r.message_id, workflowId, payload: r.payload, receivedAt: r.received_at }));
+  getRunMessages(workflowId: string, limit: number): Promise<WorkflowMessage[]> {
+    return mailbox.getRunMessages(this.q, workflowId, limit);
   }
-
-  async deleteRunMessages(workflowId: string, messageIds: readonly string[]): Promise<void> {
-    this.state.check('deleteRunMessages', true);
-    if (messageIds.length === 0) return;
-    await this.q('DELETE FROM run_messages WHERE workflow_id = $1 AND message_id = ANY($2::text[])', [
-      workflowId,
-      uniqueSorted(messageIds),
-    ]);
+  deleteRunMessages(workflowId: string, messageIds: readonly string[]): Promise<void> {
+    return mailbox.deleteRunMessages(this.q, workflowId, messageIds);
   }
-
-  // --- idempotent starts
-
-  async claimIdempotencyKey(
+  claimIdempotencyKey(
     name: string,
     key: string,
     workflowId: string,
     now: number,
   ): Promise<string | undefined> {
-    this.state.check('claimIdempotencyKey', true);
     // In a group commit, one member per key: the key's row lock would not keep two apart.
     this.locks?.claim(`idempotency:${name}:${key}`);
-    // A concurrent claim of the same key waits on the primary key until the first commits (or
-    // rolls back), then inserts nothing; the SELECT, a new statement, sees the committed row.
-    const { rowCount } = await this.q(
-      `INSERT INTO idempotency_keys (workflow_name, idempotency_key, workflow_id, create_time)
-       VALUES ($1, $2, $3, $4) ON CONFLICT (workflow_name, idempotency_key) DO NOTHING`,
-      [name, key, workflowId, now],
-    );
-    if (rowCount === 1) return undefined;
-    const { rows } = await this.q<{ workflow_id: string }>(
-      'SELECT workflow_id FROM idempotency_keys WHERE workflow_name = $1 AND idempotency_key = $2',
-      [name, key],
-    );
-    return rows[0]?.workflow_id;
+    return mailbox.claimIdempotencyKey(this.q, name, key, workflowId, now);
   }
 
   // --- secrets and the service registry
-  readonly putSecret = (s: StoredSecret) => ig.putSecret(this.q, this.state, s);
-  readonly getSecrets = (names: readonly string[]) => ig.getSecrets(this.q, this.state, names);
-  readonly listSecrets = () => ig.listSecrets(this.q, this.state);
-  readonly deleteSecret = (name: string) => ig.deleteSecret(this.q, this.state, name);
-  readonly putService = (s: StoredService) => ig.putService(this.q, this.state, s);
-  readonly getService = (name: string) => ig.getService(this.q, this.state, name);
-  readonly listServices = () => ig.listServices(this.q, this.state);
-  readonly deleteService = (name: string) => ig.deleteService(this.q, this.state, name);
+  putSecret(s: StoredSecret) {
+    return ig.putSecret(this.q, s);
+  }
+  getSecrets(names: readonly string[]) {
+    return ig.getSecrets(this.q, names);
+  }
+  listSecrets() {
+    return ig.listSecrets(this.q);
+  }
+  deleteSecret(name: string) {
+    return ig.deleteSecret(this.q, name);
+  }
+  putService(s: StoredService) {
+    return ig.putService(this.q, s);
+  }
+  getService(name: string) {
+    return ig.getService(this.q, name);
+  }
+  listServices() {
+    return ig.listServices(this.q);
+  }
+  deleteService(name: string) {
+    return ig.deleteService(this.q, name);
+  }
 
   // --- authentication records and operator actions (`auth.ts`)
 
   async getAuthRecord(kind: AuthRecordKind, id: string): Promise<AuthRecord | undefined> {
-    this.state.check('getAuthRecord', false);
     return auth.getAuthRecord(this.q, kind, id);
   }
 
   async listAuthRecords(kind: AuthRecordKind): Promise<AuthRecord[]> {
-    this.state.check('listAuthRecords', false);
     return auth.listAuthRecords(this.q, kind);
   }
 
   async insertAuthRecord(r: AuthRecord): Promise<boolean> {
-    this.state.check('insertAuthRecord', true);
     return auth.insertAuthRecord(this.q, r);
   }
 
   async updateAuthRecord(kind: AuthRecordKind, id: string, doc: JsonObject, now: number): Promise<boolean> {
-    this.state.check('updateAuthRecord', true);
     return auth.updateAuthRecord(this.q, kind, id, doc, now);
   }
 
   async deleteAuthRecord(kind: AuthRecordKind, id: string): Promise<boolean> {
-    this.state.check('deleteAuthRecord', true);
     return auth.deleteAuthRecord(this.q, kind, id);
   }
 
   async appendRunAction(a: RunAction): Promise<void> {
-    this.state.check('appendRunAction', true);
     await auth.appendRunAction(this.q, a);
   }
 
   async getRunActions(workflowId: string): Promise<RunAction[]> {
-    this.state.check('getRunActions', false);
     return auth.getRunActions(this.q, workflowId);
   }
 }
+
+// Every port method checks its transaction first (refused after it ended, writes refused in read()).
+guardMethods(PgTx, TX_ACCESS);
 
 function workflowDefParams(def: StoredWorkflowDef): unknown[] {
   return [def.name, def.version, JSON.stringify(definitionColumn(def)), def.createTime, def.updateTime];

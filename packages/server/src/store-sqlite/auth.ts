@@ -1,7 +1,6 @@
 /* eslint-disable @typescript-eslint/require-await -- better-sqlite3 is synchronous; the port is async. */
 import type { JsonObject } from '@baton/protocol';
 
-import type { TxState } from '../store/sql-common.js';
 import type { AuthRecord, AuthRecordKind, RunAction } from '../store/store.js';
 import type { SqliteConnection } from './connection.js';
 import { parse } from './sql.js';
@@ -26,28 +25,20 @@ const record = (r: AuthRow): AuthRecord => ({
 
 export async function getAuthRecord(
   c: SqliteConnection,
-  state: TxState,
   kind: AuthRecordKind,
   id: string,
 ): Promise<AuthRecord | undefined> {
-  state.check('getAuthRecord', false);
   const row = c.get<AuthRow>('SELECT * FROM auth_records WHERE kind = ? AND id = ?', kind, id);
   return row && record(row);
 }
 
-export async function listAuthRecords(
-  c: SqliteConnection,
-  state: TxState,
-  kind: AuthRecordKind,
-): Promise<AuthRecord[]> {
-  state.check('listAuthRecords', false);
+export async function listAuthRecords(c: SqliteConnection, kind: AuthRecordKind): Promise<AuthRecord[]> {
   return c
     .all<AuthRow>('SELECT * FROM auth_records WHERE kind = ? ORDER BY create_time, id', kind)
     .map(record);
 }
 
-export async function insertAuthRecord(c: SqliteConnection, state: TxState, r: AuthRecord): Promise<boolean> {
-  state.check('insertAuthRecord', true);
+export async function insertAuthRecord(c: SqliteConnection, r: AuthRecord): Promise<boolean> {
   const result = c.run(
     `INSERT INTO auth_records (kind, id, doc, create_time, update_time) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT (kind, id) DO NOTHING`,
@@ -62,13 +53,11 @@ export async function insertAuthRecord(c: SqliteConnection, state: TxState, r: A
 
 export async function updateAuthRecord(
   c: SqliteConnection,
-  state: TxState,
   kind: AuthRecordKind,
   id: string,
   doc: JsonObject,
   now: number,
 ): Promise<boolean> {
-  state.check('updateAuthRecord', true);
   const result = c.run(
     'UPDATE auth_records SET doc = ?, update_time = ? WHERE kind = ? AND id = ?',
     JSON.stringify(doc),
@@ -81,16 +70,13 @@ export async function updateAuthRecord(
 
 export async function deleteAuthRecord(
   c: SqliteConnection,
-  state: TxState,
   kind: AuthRecordKind,
   id: string,
 ): Promise<boolean> {
-  state.check('deleteAuthRecord', true);
   return c.run('DELETE FROM auth_records WHERE kind = ? AND id = ?', kind, id).changes === 1;
 }
 
-export async function appendRunAction(c: SqliteConnection, state: TxState, a: RunAction): Promise<void> {
-  state.check('appendRunAction', true);
+export async function appendRunAction(c: SqliteConnection, a: RunAction): Promise<void> {
   c.run(
     'INSERT INTO run_actions (workflow_id, action, actor, at, detail) VALUES (?, ?, ?, ?, ?)',
     a.workflowId,
@@ -101,12 +87,7 @@ export async function appendRunAction(c: SqliteConnection, state: TxState, a: Ru
   );
 }
 
-export async function getRunActions(
-  c: SqliteConnection,
-  state: TxState,
-  workflowId: string,
-): Promise<RunAction[]> {
-  state.check('getRunActions', false);
+export async function getRunActions(c: SqliteConnection, workflowId: string): Promise<RunAction[]> {
   return c
     .all<{ action: string; actor: string; at: number; detail: string | null }>(
       'SELECT action, actor, at, detail FROM run_actions WHERE workflow_id = ? ORDER BY seq',

@@ -1,6 +1,5 @@
 import type { JsonObject } from '@baton/protocol';
 
-import type { TxState } from '../store/sql-common.js';
 import type { StoredSecret, StoredService } from '../store/store.js';
 import type { SqliteConnection } from './connection.js';
 import { list, parse } from './sql.js';
@@ -35,8 +34,7 @@ const service = (r: ServiceRow): StoredService => ({
   updateTime: r.update_time,
 });
 
-export function putSecret(c: SqliteConnection, state: TxState, s: StoredSecret): Promise<void> {
-  state.check('putSecret', true);
+export function putSecret(c: SqliteConnection, s: StoredSecret): Promise<void> {
   c.run(
     `INSERT INTO secrets (name, sealed, key_id, create_time, update_time) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT (name) DO UPDATE SET sealed = excluded.sealed, key_id = excluded.key_id,
@@ -50,12 +48,7 @@ export function putSecret(c: SqliteConnection, state: TxState, s: StoredSecret):
   return Promise.resolve();
 }
 
-export function getSecrets(
-  c: SqliteConnection,
-  state: TxState,
-  names: readonly string[],
-): Promise<StoredSecret[]> {
-  state.check('getSecrets', false);
+export function getSecrets(c: SqliteConnection, names: readonly string[]): Promise<StoredSecret[]> {
   if (names.length === 0) return Promise.resolve([]);
   const rows = c.all<SecretRow>(
     'SELECT * FROM secrets WHERE name IN (SELECT value FROM json_each(?)) ORDER BY name',
@@ -64,11 +57,7 @@ export function getSecrets(
   return Promise.resolve(rows.map(secret));
 }
 
-export function listSecrets(
-  c: SqliteConnection,
-  state: TxState,
-): Promise<Array<Omit<StoredSecret, 'sealed' | 'keyId'>>> {
-  state.check('listSecrets', false);
+export function listSecrets(c: SqliteConnection): Promise<Array<Omit<StoredSecret, 'sealed' | 'keyId'>>> {
   const rows = c.all<Omit<SecretRow, 'sealed' | 'key_id'>>(
     'SELECT name, create_time, update_time FROM secrets ORDER BY name',
   );
@@ -77,13 +66,11 @@ export function listSecrets(
   );
 }
 
-export function deleteSecret(c: SqliteConnection, state: TxState, name: string): Promise<boolean> {
-  state.check('deleteSecret', true);
+export function deleteSecret(c: SqliteConnection, name: string): Promise<boolean> {
   return Promise.resolve(c.run('DELETE FROM secrets WHERE name = ?', name).changes > 0);
 }
 
-export function putService(c: SqliteConnection, state: TxState, s: StoredService): Promise<void> {
-  state.check('putService', true);
+export function putService(c: SqliteConnection, s: StoredService): Promise<void> {
   c.run(
     `INSERT INTO services (name, record, create_time, update_time) VALUES (?, ?, ?, ?)
      ON CONFLICT (name) DO UPDATE SET record = excluded.record, update_time = excluded.update_time`,
@@ -95,22 +82,15 @@ export function putService(c: SqliteConnection, state: TxState, s: StoredService
   return Promise.resolve();
 }
 
-export function getService(
-  c: SqliteConnection,
-  state: TxState,
-  name: string,
-): Promise<StoredService | undefined> {
-  state.check('getService', false);
+export function getService(c: SqliteConnection, name: string): Promise<StoredService | undefined> {
   const row = c.get<ServiceRow>('SELECT * FROM services WHERE name = ?', name);
   return Promise.resolve(row && service(row));
 }
 
-export function listServices(c: SqliteConnection, state: TxState): Promise<StoredService[]> {
-  state.check('listServices', false);
+export function listServices(c: SqliteConnection): Promise<StoredService[]> {
   return Promise.resolve(c.all<ServiceRow>('SELECT * FROM services ORDER BY name').map(service));
 }
 
-export function deleteService(c: SqliteConnection, state: TxState, name: string): Promise<boolean> {
-  state.check('deleteService', true);
+export function deleteService(c: SqliteConnection, name: string): Promise<boolean> {
   return Promise.resolve(c.run('DELETE FROM services WHERE name = ?', name).changes > 0);
 }

@@ -1,5 +1,4 @@
 /* eslint-disable @typescript-eslint/require-await -- better-sqlite3 is synchronous; the port is async. */
-import type { TxState } from '../store/sql-common.js';
 import type { TaskLimitState } from '../store/store.js';
 import type { SqliteConnection } from './connection.js';
 import { list } from './sql.js';
@@ -7,12 +6,7 @@ import { storableTime } from '../bounds/time.js';
 
 /** Hand-out limit statements of the SQLite store (`SqliteTx` calls them). */
 
-export async function lockTaskLimit(
-  c: SqliteConnection,
-  state: TxState,
-  taskType: string,
-): Promise<TaskLimitState> {
-  state.check('lockTaskLimit', true);
+export async function lockTaskLimit(c: SqliteConnection, taskType: string): Promise<TaskLimitState> {
   c.run(
     'INSERT INTO task_limits (task_type, window_start, window_count) VALUES (?, 0, 0) ON CONFLICT (task_type) DO NOTHING',
     taskType,
@@ -34,12 +28,10 @@ export async function lockTaskLimit(
 
 export async function setTaskRateWindow(
   c: SqliteConnection,
-  state: TxState,
   taskType: string,
   windowStart: number,
   windowCount: number,
 ): Promise<void> {
-  state.check('setTaskRateWindow', true);
   c.run(
     'UPDATE task_limits SET window_start = ?, window_count = ? WHERE task_type = ?',
     windowStart,
@@ -50,11 +42,9 @@ export async function setTaskRateWindow(
 
 export async function deferMessages(
   c: SqliteConnection,
-  state: TxState,
   taskIds: readonly string[],
   visibleAt: number,
 ): Promise<void> {
-  state.check('deferMessages', true);
   if (taskIds.length === 0) return;
   c.run(
     `UPDATE queue_messages SET visible_at = ?, locked_until = NULL, lock_token = NULL, worker_id = NULL,

@@ -1,17 +1,11 @@
 import type { JsonObject, WorkflowMessage } from '@baton/protocol';
 
-import type { TxState } from '../store/sql-common.js';
 import type { SqliteConnection } from './connection.js';
 import { list, parse } from './sql.js';
 
 /** SQLite statements of run mailboxes and idempotent starts (the `Tx` methods delegate here). */
 
-export function appendRunMessage(
-  c: SqliteConnection,
-  state: TxState,
-  message: WorkflowMessage,
-): Promise<void> {
-  state.check('appendRunMessage', true);
+export function appendRunMessage(c: SqliteConnection, message: WorkflowMessage): Promise<void> {
   c.run(
     'INSERT INTO run_messages (message_id, workflow_id, payload, received_at) VALUES (?, ?, ?, ?)',
     message.id,
@@ -24,11 +18,9 @@ export function appendRunMessage(
 
 export function getRunMessages(
   c: SqliteConnection,
-  state: TxState,
   workflowId: string,
   limit: number,
 ): Promise<WorkflowMessage[]> {
-  state.check('getRunMessages', false);
   const rows = c
     .all<{ message_id: string; payload: string; received_at: number }>(
       'SELECT message_id, payload, received_at FROM run_messages WHERE workflow_id = ? ORDER BY seq LIMIT ?',
@@ -46,11 +38,9 @@ export function getRunMessages(
 
 export function deleteRunMessages(
   c: SqliteConnection,
-  state: TxState,
   workflowId: string,
   messageIds: readonly string[],
 ): Promise<void> {
-  state.check('deleteRunMessages', true);
   if (messageIds.length > 0) {
     c.run(
       'DELETE FROM run_messages WHERE workflow_id = ? AND message_id IN (SELECT value FROM json_each(?))',
@@ -64,13 +54,11 @@ export function deleteRunMessages(
 /** One writer at a time: the INSERT either claims the key or finds it taken. */
 export function claimIdempotencyKey(
   c: SqliteConnection,
-  state: TxState,
   name: string,
   key: string,
   workflowId: string,
   now: number,
 ): Promise<string | undefined> {
-  state.check('claimIdempotencyKey', true);
   const inserted = c.run(
     `INSERT INTO idempotency_keys (workflow_name, idempotency_key, workflow_id, create_time) VALUES (?, ?, ?, ?)
      ON CONFLICT (workflow_name, idempotency_key) DO NOTHING`,

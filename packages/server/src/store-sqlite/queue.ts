@@ -23,29 +23,24 @@ export abstract class SqliteQueueTx extends SqlTimerTx<SqliteConnection> {
   }
 
   async enqueue(messages: readonly QueueMessage[], now: number): Promise<void> {
-    this.state.check('enqueue', true);
     enqueueMessages(this.c, messages, now);
   }
 
   async claim(request: ClaimRequest): Promise<StoredQueueMessage[]> {
-    this.state.check('claim', true);
     return claimMessages(this.c, request);
   }
 
   async getMessage(taskId: string): Promise<StoredQueueMessage | undefined> {
-    this.state.check('getMessage', false);
     const row = this.c.get<QueueMessageRow>('SELECT * FROM queue_messages WHERE task_id = ?', taskId);
     return row && messageFromRow(row);
   }
 
   async removeMessages(taskIds: readonly string[]): Promise<void> {
-    this.state.check('removeMessages', true);
     if (taskIds.length === 0) return;
     this.c.run('DELETE FROM queue_messages WHERE task_id IN (SELECT value FROM json_each(?))', list(taskIds));
   }
 
   async requeueMessage(taskId: string, visibleAt: number): Promise<boolean> {
-    this.state.check('requeueMessage', true);
     return (
       this.c.run(
         `UPDATE queue_messages SET visible_at = ?, locked_until = NULL, lock_token = NULL, worker_id = NULL,
@@ -58,7 +53,6 @@ export abstract class SqliteQueueTx extends SqlTimerTx<SqliteConnection> {
   }
 
   async extendLock(taskId: string, lockedUntil: number): Promise<boolean> {
-    this.state.check('extendLock', true);
     return (
       this.c.run(
         `UPDATE queue_messages SET locked_until = ?, visible_at = ?, lock_token = NULL
@@ -71,7 +65,6 @@ export abstract class SqliteQueueTx extends SqlTimerTx<SqliteConnection> {
   }
 
   async deadLetterMessage(taskId: string): Promise<boolean> {
-    this.state.check('deadLetterMessage', true);
     return (
       this.c.run(
         'UPDATE queue_messages SET dead_lettered = 1, locked_until = NULL, lock_token = NULL WHERE task_id = ?',
@@ -81,12 +74,10 @@ export abstract class SqliteQueueTx extends SqlTimerTx<SqliteConnection> {
   }
 
   async queueCounts(now: number): Promise<QueueCounts[]> {
-    this.state.check('queueCounts', false);
     return queueCounts(this.c, now);
   }
 
   async nextVisibleAt(queueNames: readonly string[], _now: number): Promise<number | undefined> {
-    this.state.check('nextVisibleAt', false);
     let next: number | undefined;
     // One min() per queue: each is a single seek on queue_messages_visible.
     for (const name of uniqueSorted(queueNames)) {

@@ -38,6 +38,7 @@ import type {
   Tx,
 } from '../store/store.js';
 import { SqlEventsTx } from '../store/events-tx.js';
+import { TX_ACCESS, guardMethods } from '../store/tx-access.js';
 import { deferMessages, lockTaskLimit, setTaskRateWindow } from './limits.js';
 import * as ig from './integrations.js';
 import * as auth from './auth.js';
@@ -125,7 +126,6 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
   // --- workflow definitions
 
   async getWorkflowDef(name: string, version?: number): Promise<StoredWorkflowDef | undefined> {
-    this.state.check('getWorkflowDef', false);
     if (version !== undefined && !isStorableVersion(version)) return undefined;
     const row =
       version === undefined
@@ -142,14 +142,12 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
   }
 
   async listWorkflowDefs(): Promise<StoredWorkflowDef[]> {
-    this.state.check('listWorkflowDefs', false);
     return this.c
       .all<WorkflowDefRow>(`SELECT ${WF_COLUMNS} FROM workflow_defs ORDER BY name, version`)
       .map(workflowDef);
   }
 
   async latestWorkflowVersion(name: string): Promise<number | undefined> {
-    this.state.check('latestWorkflowVersion', false);
     const row = this.c.get<{ v: number | null }>(
       'SELECT max(version) AS v FROM workflow_defs WHERE name = ?',
       name,
@@ -158,7 +156,6 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
   }
 
   async insertWorkflowDef(def: StoredWorkflowDef): Promise<boolean> {
-    this.state.check('insertWorkflowDef', true);
     const result = this.c.run(
       `INSERT INTO workflow_defs (name, version, definition, create_time, update_time) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (name, version) DO NOTHING`,
@@ -172,7 +169,6 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
   }
 
   async upsertWorkflowDef(def: StoredWorkflowDef): Promise<void> {
-    this.state.check('upsertWorkflowDef', true);
     this.c.run(
       `INSERT INTO workflow_defs (name, version, definition, create_time, update_time) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (name, version) DO UPDATE SET definition = excluded.definition, update_time = excluded.update_time`,
@@ -185,7 +181,6 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
   }
 
   async deleteWorkflowDef(name: string, version: number): Promise<boolean> {
-    this.state.check('deleteWorkflowDef', true);
     if (!isStorableVersion(version)) return false;
     return this.c.run('DELETE FROM workflow_defs WHERE name = ? AND version = ?', name, version).changes > 0;
   }
@@ -193,7 +188,6 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
   // --- task definitions
 
   async getTaskDef(name: string): Promise<StoredTaskDef | undefined> {
-    this.state.check('getTaskDef', false);
     const row = this.c.get<TaskDefRow>(
       'SELECT definition, create_time, update_time FROM task_defs WHERE name = ?',
       name,
@@ -202,7 +196,6 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
   }
 
   async getTaskDefs(names: readonly string[]): Promise<Map<string, StoredTaskDef>> {
-    this.state.check('getTaskDefs', false);
     const out = new Map<string, StoredTaskDef>();
     if (names.length === 0) return out;
     const rows = this.c.all<TaskDefRow & { name: string }>(
@@ -214,14 +207,12 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
   }
 
   async listTaskDefs(): Promise<StoredTaskDef[]> {
-    this.state.check('listTaskDefs', false);
     return this.c
       .all<TaskDefRow>('SELECT definition, create_time, update_time FROM task_defs ORDER BY name')
       .map(taskDef);
   }
 
   async upsertTaskDef(def: TaskDef & { createTime: number; updateTime: number }): Promise<void> {
-    this.state.check('upsertTaskDef', true);
     this.c.run(
       `INSERT INTO task_defs (name, definition, create_time, update_time) VALUES (?, ?, ?, ?)
        ON CONFLICT (name) DO UPDATE SET definition = excluded.definition, update_time = excluded.update_time`,
@@ -233,19 +224,16 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
   }
 
   async deleteTaskDef(name: string): Promise<boolean> {
-    this.state.check('deleteTaskDef', true);
     return this.c.run('DELETE FROM task_defs WHERE name = ?', name).changes > 0;
   }
 
   // --- queues
 
   async ensureQueues(queueNames: readonly string[], now: number): Promise<void> {
-    this.state.check('ensureQueues', true);
     ensureQueues(this.c, queueNames, now);
   }
 
   async listQueues(): Promise<string[]> {
-    this.state.check('listQueues', false);
     return this.c
       .all<{ queue_name: string }>('SELECT queue_name FROM queues ORDER BY queue_name')
       .map((r) => r.queue_name);
@@ -254,7 +242,6 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
   // --- runs
 
   async insertRun(r: RunRecord): Promise<void> {
-    this.state.check('insertRun', true);
     const searchRowid = insertRunSearch(this.c, r);
     this.c.run(
       `INSERT INTO runs (workflow_id, workflow_name, workflow_version, status, correlation_id, priority,
@@ -273,19 +260,16 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
   }
 
   async getRun(workflowId: string): Promise<RunRecord | undefined> {
-    this.state.check('getRun', false);
     const row = this.c.get<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE workflow_id = ?`, workflowId);
     return row && run(row);
   }
 
   /** SQLite has one writer: the transaction's BEGIN IMMEDIATE already excludes every other writer. */
   async lockRun(workflowId: string): Promise<RunRecord | undefined> {
-    this.state.check('lockRun', false);
     return this.getRun(workflowId);
   }
 
   async updateRun(r: RunRecord): Promise<void> {
-    this.state.check('updateRun', true);
     const result = this.c.run(
       `UPDATE runs SET status = @status, correlation_id = @correlationId, priority = @priority,
          parent_workflow_id = @parentWorkflowId, idempotency_key = @idempotencyKey, update_time = @updateTime,
@@ -298,7 +282,6 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
   }
 
   async countRunsOfVersion(name: string, version: number): Promise<number> {
-    this.state.check('countRunsOfVersion', false);
     if (!isStorableVersion(version)) return 0;
     const row = this.c.get<{ n: number }>(
       'SELECT count(*) AS n FROM runs WHERE workflow_name = ? AND workflow_version = ?',
@@ -309,59 +292,48 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
   }
 
   async searchRuns(query: RunQuery): Promise<{ totalHits: number; results: RunRecord[] }> {
-    this.state.check('searchRuns', false);
     return searchRuns(this.c, query);
   }
 
   async searchTasks(query: TaskQuery): Promise<{ totalHits: number; results: TaskRecord[] }> {
-    this.state.check('searchTasks', false);
     return searchTasks(this.c, query);
   }
 
   // --- the archive (statements in archive.ts)
 
   async claimRunsToArchive(claim: ArchiveClaim): Promise<string[]> {
-    this.state.check('claimRunsToArchive', true);
     return archive.claimRunsToArchive(this.c, claim);
   }
 
   async getRunLogs(workflowId: string): Promise<TaskLog[]> {
-    this.state.check('getRunLogs', false);
     return archive.getRunLogs(this.c, workflowId);
   }
 
   async deleteRunRows(workflowId: string): Promise<void> {
-    this.state.check('deleteRunRows', true);
     archive.deleteRunRows(this.c, workflowId);
   }
 
   async insertArchivedRun(row: ArchivedRun): Promise<void> {
-    this.state.check('insertArchivedRun', true);
     archive.insertArchivedRun(this.c, row);
   }
 
   async getArchivedRun(workflowId: string): Promise<ArchivedRun | undefined> {
-    this.state.check('getArchivedRun', false);
     return archive.getArchivedRun(this.c, workflowId);
   }
 
   async searchArchivedRuns(query: RunQuery): Promise<{ totalHits: number; results: ArchivedRun[] }> {
-    this.state.check('searchArchivedRuns', false);
     return archive.searchArchivedRuns(this.c, query);
   }
 
   async archivedRunsByCorrelationId(name: string, correlationId: string): Promise<ArchivedRun[]> {
-    this.state.check('archivedRunsByCorrelationId', false);
     return archive.archivedRunsByCorrelationId(this.c, name, correlationId);
   }
 
   async updateArchivedRunLinks(workflowId: string, links: RunLinks): Promise<void> {
-    this.state.check('updateArchivedRunLinks', true);
     archive.updateArchivedRunLinks(this.c, workflowId, links);
   }
 
   async deleteArchivedRun(workflowId: string): Promise<boolean> {
-    this.state.check('deleteArchivedRun', true);
     return archive.deleteArchivedRun(this.c, workflowId);
   }
 
@@ -370,7 +342,6 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
     correlationId: string,
     includeClosed: boolean,
   ): Promise<RunRecord[]> {
-    this.state.check('runsByCorrelationId', false);
     const sql = `SELECT ${RUN_COLUMNS} FROM runs WHERE correlation_id = ? AND workflow_name = ?`;
     const rows = includeClosed
       ? this.c.all<RunRow>(`${sql} ORDER BY create_time, workflow_id`, correlationId, name)
@@ -386,7 +357,6 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
   // --- tasks
 
   async insertTasks(tasks: readonly TaskRecord[]): Promise<void> {
-    this.state.check('insertTasks', true);
     for (const t of tasks) {
       this.c.run(
         `INSERT INTO tasks (task_id, workflow_id, seq, reference_task_name, task_type, status, update_time, record)
@@ -398,7 +368,6 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
   }
 
   async updateTasks(tasks: readonly TaskRecord[]): Promise<void> {
-    this.state.check('updateTasks', true);
     for (const t of tasks) {
       const result = this.c.run(UPDATE_TASK, taskColumns(t));
       if (result.changes !== 1) throw new Error(`updateTasks: no task ${t.taskId}`);
@@ -407,7 +376,6 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
   }
 
   async updateOpenTasks(tasks: readonly TaskRecord[]): Promise<string[]> {
-    this.state.check('updateOpenTasks', true);
     const written: string[] = [];
     for (const t of tasks) {
       const result = this.c.run(`${UPDATE_TASK} AND status IN ('SCHEDULED', 'IN_PROGRESS')`, taskColumns(t));
@@ -417,19 +385,16 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
   }
 
   async getTask(taskId: string): Promise<TaskRecord | undefined> {
-    this.state.check('getTask', false);
     const row = this.c.get<RecordRow>('SELECT record FROM tasks WHERE task_id = ?', taskId);
     return row && task(row);
   }
 
   /** One writer at a time: there is no run lock to take first. */
   async getTaskLockingRun(taskId: string, _workflowId: string): Promise<TaskRecord | undefined> {
-    this.state.check('getTaskLockingRun', false);
     return this.getTask(taskId);
   }
 
   async getTasks(taskIds: readonly string[]): Promise<TaskRecord[]> {
-    this.state.check('getTasks', false);
     if (taskIds.length === 0) return [];
     const rows = this.c.all<RecordRow & { task_id: string }>(
       'SELECT task_id, record FROM tasks WHERE task_id IN (SELECT value FROM json_each(?))',
@@ -439,19 +404,16 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
   }
 
   async getRunTasks(workflowId: string): Promise<TaskRecord[]> {
-    this.state.check('getRunTasks', false);
     return this.c
       .all<RecordRow>('SELECT record FROM tasks WHERE workflow_id = ? ORDER BY seq, task_id', workflowId)
       .map(task);
   }
 
   async getDecideTasks(workflowId: string): Promise<TaskRecord[]> {
-    this.state.check('getDecideTasks', false);
     return decideTasks(this.c, workflowId);
   }
 
   async appendTaskLogs(logs: readonly TaskLog[]): Promise<void> {
-    this.state.check('appendTaskLogs', true);
     for (const l of logs) {
       this.c.run(
         'INSERT INTO task_logs (task_id, log, created_time) VALUES (?, ?, ?)',
@@ -463,7 +425,6 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
   }
 
   async getTaskLogs(taskId: string): Promise<TaskLog[]> {
-    this.state.check('getTaskLogs', false);
     return this.c
       .all<{ log: string; created_time: number }>(
         'SELECT log, created_time FROM task_logs WHERE task_id = ? ORDER BY id',
@@ -475,21 +436,22 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
   // --- worker queue messages: the rest in `queue.ts`
 
   /** SQLite is one node: long polls are woken in-process by the caller, nothing to send. */
-  async notifyQueues(_queueNames: readonly string[]): Promise<void> {
-    this.state.check('notifyQueues', true);
-  }
+  async notifyQueues(_queueNames: readonly string[]): Promise<void> {}
 
   // --- hand-out limits (SQLite has one writer: BEGIN IMMEDIATE already serialises hand-outs)
-  readonly lockTaskLimit = (type: string): Promise<TaskLimitState> => lockTaskLimit(this.c, this.state, type);
-  readonly setTaskRateWindow = (type: string, start: number, count: number): Promise<void> =>
-    setTaskRateWindow(this.c, this.state, type, start, count);
-  readonly deferMessages = (ids: readonly string[], visibleAt: number): Promise<void> =>
-    deferMessages(this.c, this.state, ids, visibleAt);
+  lockTaskLimit(type: string): Promise<TaskLimitState> {
+    return lockTaskLimit(this.c, type);
+  }
+  setTaskRateWindow(type: string, start: number, count: number): Promise<void> {
+    return setTaskRateWindow(this.c, type, start, count);
+  }
+  deferMessages(ids: readonly string[], visibleAt: number): Promise<void> {
+    return deferMessages(this.c, ids, visibleAt);
+  }
 
   // --- worker liveness
 
   async recordPoll(poll: PollRecord): Promise<void> {
-    this.state.check('recordPoll', true);
     this.c.run(
       `INSERT INTO poll_data (queue_name, worker_id, task_type, domain, last_poll_time) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (queue_name, worker_id) DO UPDATE SET task_type = excluded.task_type, domain = excluded.domain,
@@ -503,7 +465,6 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
   }
 
   async pollData(taskType?: string): Promise<PollData[]> {
-    this.state.check('pollData', false);
     const sql = 'SELECT queue_name, worker_id, domain, last_poll_time FROM poll_data';
     const rows =
       taskType === undefined
@@ -513,36 +474,71 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
   }
 
   // --- run mailboxes and idempotent starts (`mailbox.ts`)
-  readonly appendRunMessage = (m: WorkflowMessage): Promise<void> =>
-    rc.appendRunMessage(this.c, this.state, m);
-  readonly getRunMessages = (id: string, limit: number) => rc.getRunMessages(this.c, this.state, id, limit);
-  readonly deleteRunMessages = (id: string, ids: readonly string[]) =>
-    rc.deleteRunMessages(this.c, this.state, id, ids);
-  readonly claimIdempotencyKey = (name: string, key: string, id: string, now: number) =>
-    rc.claimIdempotencyKey(this.c, this.state, name, key, id, now);
+  appendRunMessage(m: WorkflowMessage): Promise<void> {
+    return rc.appendRunMessage(this.c, m);
+  }
+  getRunMessages(id: string, limit: number) {
+    return rc.getRunMessages(this.c, id, limit);
+  }
+  deleteRunMessages(id: string, ids: readonly string[]) {
+    return rc.deleteRunMessages(this.c, id, ids);
+  }
+  claimIdempotencyKey(name: string, key: string, id: string, now: number) {
+    return rc.claimIdempotencyKey(this.c, name, key, id, now);
+  }
 
   // --- secrets and the service registry
-  readonly putSecret = (s: StoredSecret) => ig.putSecret(this.c, this.state, s);
-  readonly getSecrets = (names: readonly string[]) => ig.getSecrets(this.c, this.state, names);
-  readonly listSecrets = () => ig.listSecrets(this.c, this.state);
-  readonly deleteSecret = (name: string) => ig.deleteSecret(this.c, this.state, name);
-  readonly putService = (s: StoredService) => ig.putService(this.c, this.state, s);
-  readonly getService = (name: string) => ig.getService(this.c, this.state, name);
-  readonly listServices = () => ig.listServices(this.c, this.state);
-  readonly deleteService = (name: string) => ig.deleteService(this.c, this.state, name);
+  putSecret(s: StoredSecret) {
+    return ig.putSecret(this.c, s);
+  }
+  getSecrets(names: readonly string[]) {
+    return ig.getSecrets(this.c, names);
+  }
+  listSecrets() {
+    return ig.listSecrets(this.c);
+  }
+  deleteSecret(name: string) {
+    return ig.deleteSecret(this.c, name);
+  }
+  putService(s: StoredService) {
+    return ig.putService(this.c, s);
+  }
+  getService(name: string) {
+    return ig.getService(this.c, name);
+  }
+  listServices() {
+    return ig.listServices(this.c);
+  }
+  deleteService(name: string) {
+    return ig.deleteService(this.c, name);
+  }
 
   // --- authentication records and operator actions (`auth.ts`)
-  readonly getAuthRecord = (kind: AuthRecordKind, id: string) =>
-    auth.getAuthRecord(this.c, this.state, kind, id);
-  readonly listAuthRecords = (kind: AuthRecordKind) => auth.listAuthRecords(this.c, this.state, kind);
-  readonly insertAuthRecord = (r: AuthRecord) => auth.insertAuthRecord(this.c, this.state, r);
-  readonly updateAuthRecord = (kind: AuthRecordKind, id: string, doc: JsonObject, now: number) =>
-    auth.updateAuthRecord(this.c, this.state, kind, id, doc, now);
-  readonly deleteAuthRecord = (kind: AuthRecordKind, id: string) =>
-    auth.deleteAuthRecord(this.c, this.state, kind, id);
-  readonly appendRunAction = (a: RunAction) => auth.appendRunAction(this.c, this.state, a);
-  readonly getRunActions = (workflowId: string) => auth.getRunActions(this.c, this.state, workflowId);
+  getAuthRecord(kind: AuthRecordKind, id: string) {
+    return auth.getAuthRecord(this.c, kind, id);
+  }
+  listAuthRecords(kind: AuthRecordKind) {
+    return auth.listAuthRecords(this.c, kind);
+  }
+  insertAuthRecord(r: AuthRecord) {
+    return auth.insertAuthRecord(this.c, r);
+  }
+  updateAuthRecord(kind: AuthRecordKind, id: string, doc: JsonObject, now: number) {
+    return auth.updateAuthRecord(this.c, kind, id, doc, now);
+  }
+  deleteAuthRecord(kind: AuthRecordKind, id: string) {
+    return auth.deleteAuthRecord(this.c, kind, id);
+  }
+  appendRunAction(a: RunAction) {
+    return auth.appendRunAction(this.c, a);
+  }
+  getRunActions(workflowId: string) {
+    return auth.getRunActions(this.c, workflowId);
+  }
 }
+
+// Every port method checks its transaction first (refused after it ended, writes refused in read()).
+guardMethods(SqliteTx, TX_ACCESS);
 
 function runColumns(r: RunRecord): Record<string, string | number | null> {
   return {

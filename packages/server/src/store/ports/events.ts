@@ -1,5 +1,7 @@
 import type { JsonObject } from '@baton/protocol';
 
+import type { PortAccess } from './access.js';
+
 /**
  * The part of the `Tx` port that holds event handlers, their inbox and executions, the outbox,
  * schedules and their slots, and instruction texts (`Tx.events`). One implementation,
@@ -144,4 +146,43 @@ export interface EventsTx {
   latestInstructionVersion(name: string): Promise<number | undefined>;
   listInstructions(): Promise<InstructionRow[]>;
   deleteInstruction(name: string, version: number): Promise<boolean>;
+}
+
+/** Which `EventsTx` methods write (refused inside `read()`); every method is checked (tx-access.ts). */
+export const EVENTS_ACCESS = {
+  insertEventHandler: 'write',
+  updateEventHandler: 'write',
+  getEventHandler: 'read',
+  listEventHandlers: 'read',
+  deleteEventHandler: 'write',
+  eventHandlersVersion: 'read',
+  claimInbox: 'write',
+  pruneInbox: 'write',
+  insertEventExecutions: 'write',
+  listEventExecutions: 'read',
+  pruneEventExecutions: 'write',
+  appendOutbox: 'write',
+  takeRelayLease: 'write',
+  releaseRelayLease: 'write',
+  readOutbox: 'read',
+  deleteOutbox: 'write',
+  outboxSize: 'read',
+  upsertSchedule: 'write',
+  getSchedule: 'read',
+  listSchedules: 'read',
+  deleteSchedule: 'write',
+  claimScheduleSlot: 'write',
+  listScheduleExecutions: 'read',
+  lastScheduledTime: 'read',
+  insertInstruction: 'write',
+  getInstruction: 'read',
+  latestInstructionVersion: 'read',
+  listInstructions: 'read',
+  deleteInstruction: 'write',
+} as const satisfies PortAccess<EventsTx>;
+
+/** The events part of a transaction, behind `Tx.events`. */
+export interface EventsPort {
+  /** Event handlers, inbox, executions, outbox, schedules and instruction texts (`ports/events.ts`). */
+  readonly events: EventsTx;
 }
