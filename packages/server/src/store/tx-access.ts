@@ -53,7 +53,12 @@ export function guardMethods<T extends object>(
     const method = original as Method;
     const write = kind === 'write';
     const guarded: Method = function (this: Guarded, ...args: unknown[]): unknown {
-      this.state.check(name, write);
+      try {
+        this.state.check(name, write);
+      } catch (error) {
+        // Port methods answer promises: a refusal is a rejection, as from an async method.
+        return Promise.reject(error as Error);
+      }
       return method.apply(this, args);
     };
     Object.defineProperty(guarded, 'name', { value: name });
