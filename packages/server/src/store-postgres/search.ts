@@ -1,6 +1,6 @@
 import type { TaskRecord } from '@baton/protocol';
 
-import { freeTextNeedle } from '../store/sql-common.js';
+import { freeTextNeedle, taskOrderBy } from '../store/sql-common.js';
 import { type FilterColumn, compileFilter } from '../store/sql-filter.js';
 import type { TaskQuery, TaskSearchField, TaskSortField } from '../store/store.js';
 import type { Query } from './sql.js';
@@ -33,25 +33,6 @@ const SORT_COLUMNS: Readonly<Record<TaskSortField, string>> = {
   taskId: 'task_id',
   workflowId: 'workflow_id',
 };
-
-/** `ORDER BY` of a task query: the fields asked for (default updateTime DESC), task_id last. */
-export function taskOrderBy(sort: TaskQuery['sort']): string {
-  const parts: string[] = [];
-  const seen = new Set<string>();
-  for (const s of sort) {
-    const column = Object.hasOwn(SORT_COLUMNS, s.field) ? SORT_COLUMNS[s.field] : undefined;
-    if (column === undefined) throw new Error(`cannot sort tasks by ${String(s.field)}`);
-    if (seen.has(column)) continue;
-    seen.add(column);
-    parts.push(`${column} ${s.order === 'ASC' ? 'ASC' : 'DESC'}`);
-  }
-  if (parts.length === 0) {
-    parts.push('update_time DESC');
-    seen.add('update_time');
-  }
-  if (!seen.has('task_id')) parts.push('task_id ASC');
-  return parts.join(', ');
-}
 
 /** The two statements of a task search with their parameters (the query-plan test reads them). */
 export function taskSearchSql(query: TaskQuery): {
@@ -88,7 +69,7 @@ export function taskSearchSql(query: TaskQuery): {
   const offset = p(Math.max(0, query.start));
   return {
     count: `SELECT count(*)::int AS n FROM tasks ${whereSql}`,
-    page: `SELECT record FROM tasks ${whereSql} ORDER BY ${taskOrderBy(query.sort)} LIMIT ${limit} OFFSET ${offset}`,
+    page: `SELECT record FROM tasks ${whereSql} ORDER BY ${taskOrderBy(query.sort, SORT_COLUMNS)} LIMIT ${limit} OFFSET ${offset}`,
     filterParams,
     pageParams: params,
   };

@@ -1,6 +1,6 @@
 import type { TaskRecord } from '@baton/protocol';
 
-import { freeTextNeedle } from '../store/sql-common.js';
+import { freeTextNeedle, taskOrderBy } from '../store/sql-common.js';
 import { type Bind, type FilterColumn, RUN_FILTER_COLUMNS, compileFilter } from '../store/sql-filter.js';
 import type { RunQuery, TaskQuery, TaskSearchField, TaskSortField } from '../store/store.js';
 import type { SqliteConnection } from './connection.js';
@@ -73,24 +73,6 @@ export function runConditions(query: RunQuery, params: Record<string, string | n
   return where;
 }
 
-function taskOrderBy(sort: TaskQuery['sort']): string {
-  const parts: string[] = [];
-  const seen = new Set<string>();
-  for (const s of sort) {
-    const column = Object.hasOwn(SORT_COLUMNS, s.field) ? SORT_COLUMNS[s.field] : undefined;
-    if (column === undefined) throw new Error(`cannot sort tasks by ${String(s.field)}`);
-    if (seen.has(column)) continue;
-    seen.add(column);
-    parts.push(`${column} ${s.order === 'ASC' ? 'ASC' : 'DESC'}`);
-  }
-  if (parts.length === 0) {
-    parts.push('update_time DESC');
-    seen.add('update_time');
-  }
-  if (!seen.has('task_id')) parts.push('task_id ASC');
-  return parts.join(', ');
-}
-
 export function searchTasks(
   c: SqliteConnection,
   query: TaskQuery,
@@ -110,7 +92,7 @@ export function searchTasks(
   const whereSql = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
   const total = c.get<{ n: number }>(`SELECT count(*) AS n FROM tasks ${whereSql}`, params)?.n ?? 0;
   const rows = c.all<{ record: string }>(
-    `SELECT record FROM tasks ${whereSql} ORDER BY ${taskOrderBy(query.sort)} LIMIT @size OFFSET @start`,
+    `SELECT record FROM tasks ${whereSql} ORDER BY ${taskOrderBy(query.sort, SORT_COLUMNS)} LIMIT @size OFFSET @start`,
     { ...params, size: Math.max(0, query.size), start: Math.max(0, query.start) },
   );
   return { totalHits: total, results: rows.map((r) => JSON.parse(r.record) as TaskRecord) };
