@@ -45,8 +45,8 @@ import type {
 import * as ig from './integrations.js';
 import * as archive from './archive.js';
 import * as mailbox from './mailbox.js';
-import { searchArchivedRuns, searchRuns } from './run-search.js';
-import { searchTasks } from './search.js';
+
+import { searchArchivedRuns, searchRuns, searchTasks } from './search.js';
 import { DECIDE_TASKS, decideTasks, latestByNameParams } from './decide-set.js';
 import * as auth from './auth.js';
 import { deferMessages, lockTaskLimit, setTaskRateWindow } from './limits.js';

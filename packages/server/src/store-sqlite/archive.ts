@@ -7,10 +7,8 @@ import {
   archivedFromRow,
   archivedParams,
 } from '../store/archive-rows.js';
-import { freeTextNeedle, runOrderBy } from '../store/sql-common.js';
-import type { ArchiveClaim, ArchivedRun, RunQuery } from '../store/store.js';
+import type { ArchiveClaim, ArchivedRun } from '../store/store.js';
 import type { SqliteConnection } from './connection.js';
-import { runConditions } from './search.js';
 
 /** The archive's statements on SQLite (`SqliteTx` calls them). One writer: no SKIP LOCKED needed. */
 
@@ -75,29 +73,6 @@ export function getArchivedRun(c: SqliteConnection, workflowId: string): Archive
     workflowId,
   );
   return row ? archivedFromRow(row) : undefined;
-}
-
-export function searchArchivedRuns(
-  c: SqliteConnection,
-  query: RunQuery,
-): { totalHits: number; results: ArchivedRun[] } {
-  const params: Record<string, string | number> = {};
-  const where = runConditions(query, params);
-  const text = freeTextNeedle(query.freeText);
-  if (text !== undefined) {
-    where.push(
-      `(workflow_id = @text OR correlation_id = @text OR instr(baton_lower(workflow_name), @needle) > 0)`,
-    );
-    params.text = text;
-    params.needle = text.toLowerCase();
-  }
-  const whereSql = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
-  const total = c.get<{ n: number }>(`SELECT count(*) AS n FROM archived_runs ${whereSql}`, params)?.n ?? 0;
-  const rows = c.all<ArchivedRunRow>(
-    `SELECT ${ARCHIVED_COLUMNS} FROM archived_runs ${whereSql} ORDER BY ${runOrderBy(query.sort)} LIMIT @size OFFSET @start`,
-    { ...params, size: Math.max(0, query.size), start: Math.max(0, query.start) },
-  );
-  return { totalHits: total, results: rows.map(archivedFromRow) };
 }
 
 export function archivedRunsByCorrelationId(

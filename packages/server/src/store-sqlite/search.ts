@@ -1,9 +1,11 @@
-import type { TaskRecord } from '@baton/protocol';
+import type { RunRecord, TaskRecord } from '@baton/protocol';
 
-import { freeTextNeedle, taskOrderBy } from '../store/sql-common.js';
+import { ARCHIVED_COLUMNS, type ArchivedRunRow, archivedFromRow } from '../store/archive-rows.js';
+import { freeTextNeedle, freeTextWords, runOrderBy, taskOrderBy } from '../store/sql-common.js';
 import { type Bind, type FilterColumn, RUN_FILTER_COLUMNS, compileFilter } from '../store/sql-filter.js';
-import type { RunQuery, TaskQuery, TaskSearchField, TaskSortField } from '../store/store.js';
+import type { ArchivedRun, RunQuery, TaskQuery, TaskSearchField, TaskSortField } from '../store/store.js';
 import type { SqliteConnection } from './connection.js';
+import { RUN_COLUMNS, type RunRow, run } from './sql.js';
 
 /**
  * Search on SQLite: task search and the condition part of run searches. Fields map to columns
@@ -96,4 +98,59 @@ export function searchTasks(
     { ...params, size: Math.max(0, query.size), start: Math.max(0, query.start) },
   );
   return { totalHits: total, results: rows.map((r) => JSON.parse(r.record) as TaskRecord) };
+}
+
+export function searchRuns(
+  c: SqliteConnection,
+  query: RunQuery,
+): { totalHits: number; results: RunRecord[] } {
+  const params: Record<string, string | number> = {};
+  const where = runConditions(query, params);
+  const text = freeTextNeedle(query.freeText);
+  if (text !== undefined) {
+    // Every arm from an index: the id by prefix (a range of the primary key), the correlation id
+    // whole, and every word of the needle as a word prefix in the FTS5 index of the run's search
+    // text (correlation id, name, reason, input and output).
+    const arms = ['(workflow_id >= @text AND workflow_id < @textEnd)', 'correlation_id = @text'];
+    params.text = text;
+    params.textEnd = `${text}\u{10FFFF}`;
+    const words = freeTextWords(text);
+    if (words.length > 0) {
+      arms.push(
+        'workflow_id IN (SELECT run_search.workflow_id FROM run_search WHERE run_search MATCH @words)',
+      );
+      params.words = words.map((w) => `"${w}"*`).join(' ');
+    }
+    where.push(`(${arms.join(' OR ')})`);
+  }
+  const whereSql = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
+  const total = c.get<{ n: number }>(`SELECT count(*) AS n FROM runs ${whereSql}`, params)?.n ?? 0;
+  const rows = c.all<RunRow>(
+    `SELECT ${RUN_COLUMNS} FROM runs ${whereSql} ORDER BY ${runOrderBy(query.sort)} LIMIT @size OFFSET @start`,
+    { ...params, size: Math.max(0, query.size), start: Math.max(0, query.start) },
+  );
+  return { totalHits: total, results: rows.map(run) };
+}
+
+export function searchArchivedRuns(
+  c: SqliteConnection,
+  query: RunQuery,
+): { totalHits: number; results: ArchivedRun[] } {
+  const params: Record<string, string | number> = {};
+  const where = runConditions(query, params);
+  const text = freeTextNeedle(query.freeText);
+  if (text !== undefined) {
+    where.push(
+      `(workflow_id = @text OR correlation_id = @text OR instr(baton_lower(workflow_name), @needle) > 0)`,
+    );
+    params.text = text;
+    params.needle = text.toLowerCase();
+  }
+  const whereSql = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
+  const total = c.get<{ n: number }>(`SELECT count(*) AS n FROM archived_runs ${whereSql}`, params)?.n ?? 0;
+  const rows = c.all<ArchivedRunRow>(
+    `SELECT ${ARCHIVED_COLUMNS} FROM archived_runs ${whereSql} ORDER BY ${runOrderBy(query.sort)} LIMIT @size OFFSET @start`,
+    { ...params, size: Math.max(0, query.size), start: Math.max(0, query.start) },
+  );
+  return { totalHits: total, results: rows.map(archivedFromRow) };
 }

@@ -3,20 +3,16 @@ import type { QueueCounts, RunRecord, WorkflowDef } from '@baton/protocol';
 import {
   type QueueMessageRow,
   dedupeMessages,
-  freeTextNeedle,
-  freeTextWords,
   messageFromRow,
   runFromColumns,
-  runOrderBy,
   runSearchText,
   searchTextOnUpdate,
   uniqueSorted,
   queueCountsFromRow,
   type QueueCountsRow,
 } from '../store/sql-common.js';
-import type { ClaimRequest, QueueMessage, RunQuery, StoredQueueMessage } from '../store/store.js';
+import type { ClaimRequest, QueueMessage, StoredQueueMessage } from '../store/store.js';
 import type { SqliteConnection } from './connection.js';
-import { runConditions } from './search.js';
 
 /** The longer SQLite statements (search, queue), as functions of a connection; `SqliteTx` calls them. */
 
@@ -66,38 +62,6 @@ export function updateRunSearch(c: SqliteConnection, r: RunRecord): void {
     search,
     r.workflowId,
   );
-}
-
-export function searchRuns(
-  c: SqliteConnection,
-  query: RunQuery,
-): { totalHits: number; results: RunRecord[] } {
-  const params: Record<string, string | number> = {};
-  const where = runConditions(query, params);
-  const text = freeTextNeedle(query.freeText);
-  if (text !== undefined) {
-    // Every arm from an index: the id by prefix (a range of the primary key), the correlation id
-    // whole, and every word of the needle as a word prefix in the FTS5 index of the run's search
-    // text (correlation id, name, reason, input and output).
-    const arms = ['(workflow_id >= @text AND workflow_id < @textEnd)', 'correlation_id = @text'];
-    params.text = text;
-    params.textEnd = `${text}\u{10FFFF}`;
-    const words = freeTextWords(text);
-    if (words.length > 0) {
-      arms.push(
-        'workflow_id IN (SELECT run_search.workflow_id FROM run_search WHERE run_search MATCH @words)',
-      );
-      params.words = words.map((w) => `"${w}"*`).join(' ');
-    }
-    where.push(`(${arms.join(' OR ')})`);
-  }
-  const whereSql = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
-  const total = c.get<{ n: number }>(`SELECT count(*) AS n FROM runs ${whereSql}`, params)?.n ?? 0;
-  const rows = c.all<RunRow>(
-    `SELECT ${RUN_COLUMNS} FROM runs ${whereSql} ORDER BY ${runOrderBy(query.sort)} LIMIT @size OFFSET @start`,
-    { ...params, size: Math.max(0, query.size), start: Math.max(0, query.start) },
-  );
-  return { totalHits: total, results: rows.map(run) };
 }
 
 export function enqueueMessages(c: SqliteConnection, messages: readonly QueueMessage[], now: number): void {

@@ -46,7 +46,7 @@ import * as rc from './mailbox.js';
 import { decideTasks, recordLatestByName } from './decide-set.js';
 import { SqliteQueueTx } from './queue.js';
 import * as archive from './archive.js';
-import { searchTasks } from './search.js';
+import { searchArchivedRuns, searchRuns, searchTasks } from './search.js';
 import {
   RUN_COLUMNS,
   type RunRow,
@@ -55,7 +55,6 @@ import {
   list,
   parse,
   run,
-  searchRuns,
   updateRunSearch,
 } from './sql.js';
 import { isStorableVersion } from '../bounds/ranges.js';
@@ -322,7 +321,7 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
   }
 
   async searchArchivedRuns(query: RunQuery): Promise<{ totalHits: number; results: ArchivedRun[] }> {
-    return archive.searchArchivedRuns(this.c, query);
+    return searchArchivedRuns(this.c, query);
   }
 
   async archivedRunsByCorrelationId(name: string, correlationId: string): Promise<ArchivedRun[]> {

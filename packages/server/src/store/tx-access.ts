@@ -57,7 +57,7 @@ export function guardMethods<T extends object>(
         this.state.check(name, write);
       } catch (error) {
         // Port methods answer promises: a refusal is a rejection, as from an async method.
-        return Promise.reject(error as Error);
+        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
       }
       return method.apply(this, args);
     };
