@@ -1,18 +1,12 @@
-import type { Migration } from '../store/sql-common.js';
+import { type DialectSteps, migrationsFor } from '../store/schema-steps.js';
 
 /**
- * PostgreSQL schema, forward-only. Never edit a released entry: add the next version.
+ * The PostgreSQL SQL of each schema step, keyed by the step's name in the one list both stores
+ * follow (store/schema-steps.ts, which numbers the steps and declares their compatibility).
  * Times are epoch milliseconds in BIGINT; JSON is jsonb; ids are UUIDv7 text.
- * Versions increase but need not be contiguous (numbers are reserved per change), and from
- * version 12 on every step is expand-only unless marked `contract` (store/ARCHITECTURE.md,
- * "Schema migrations"; test/store/migration-rules.test.ts checks it). Steps 1-11 predate the
- * declarations: each claims compatibility only with code that knows it.
  */
-export const POSTGRES_MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    name: 'init',
-    compatibleFrom: 1,
+export const POSTGRES_STEPS: DialectSteps = {
+  init: {
     sql: `
 CREATE TABLE workflow_defs (
   name        TEXT    NOT NULL,
@@ -131,10 +125,7 @@ CREATE TABLE idempotency_keys (
 );
 `,
   },
-  {
-    version: 2,
-    name: 'timers',
-    compatibleFrom: 2,
+  timers: {
     sql: `
 -- Cancellation by run and by task (every ended task, every ended run).
 CREATE INDEX timers_run_task ON timers (workflow_id, task_id);
@@ -143,10 +134,7 @@ CREATE INDEX timers_task ON timers (task_id) WHERE task_id IS NOT NULL;
 CREATE INDEX timers_claimed ON timers (claimed_until) WHERE claimed_until IS NOT NULL;
 `,
   },
-  {
-    version: 3,
-    name: 'run-control',
-    compatibleFrom: 3,
+  'run-control': {
     sql: `
 -- A run's mailbox: appended by messages and signals, taken by PULL_WORKFLOW_MESSAGES in order.
 CREATE TABLE run_messages (
@@ -159,10 +147,7 @@ CREATE TABLE run_messages (
 CREATE INDEX run_messages_workflow ON run_messages (workflow_id, seq);
 `,
   },
-  {
-    version: 4,
-    name: 'task_limits',
-    compatibleFrom: 4,
+  task_limits: {
     sql: `
 -- One row per task type with a hand-out limit: hand-outs of that type lock it, so the limit
 -- check and the claim are serialised across nodes; it also keeps the rate-limit window.
@@ -175,10 +160,7 @@ CREATE TABLE task_limits (
 CREATE INDEX tasks_in_progress_type ON tasks (task_type) WHERE status = 'IN_PROGRESS';
 `,
   },
-  {
-    version: 5,
-    name: 'decide-set',
-    compatibleFrom: 5,
+  'decide-set': {
     sql: `
 -- The decide set (ARCHITECTURE.md): what a decision loads instead of every task of the run.
 -- Tasks the interpreter may still act on (open, or ended and not yet acted on). The condition
@@ -204,10 +186,7 @@ INSERT INTO task_latest (workflow_id, name, seq, task_id)
     ORDER BY workflow_id, name, seq DESC;
 `,
   },
-  {
-    version: 6,
-    name: 'hot-path',
-    compatibleFrom: 6,
+  'hot-path': {
     sql: `
 -- Writes that must touch an exact number of rows say so in SQL, so that a batch of deferred
 -- writes sent with COMMIT (write-behind.ts) fails before the COMMIT instead of after it.
@@ -238,10 +217,7 @@ CREATE TRIGGER task_defs_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON
   FOR EACH STATEMENT EXECUTE FUNCTION baton_task_defs_changed();
 `,
   },
-  {
-    version: 7,
-    name: 'integrations',
-    compatibleFrom: 7,
+  integrations: {
     sql: `
 -- Secrets: values sealed with AES-256-GCM under BATON_SECRETS_KEY before they reach the store
 -- (the store never sees plain text); key_id says which key sealed a row.
@@ -262,10 +238,7 @@ CREATE TABLE services (
 );
 `,
   },
-  {
-    version: 8,
-    name: 'events-schedules-instructions',
-    compatibleFrom: 8,
+  'events-schedules-instructions': {
     sql: `
 -- Event handlers (Conductor's EventHandler), whole JSON in handler; the columns are what lookups use.
 CREATE TABLE event_handlers (
@@ -347,10 +320,7 @@ CREATE TABLE instructions (
 );
 `,
   },
-  {
-    version: 9,
-    name: 'search-and-archive',
-    compatibleFrom: 9,
+  'search-and-archive': {
     sql: `
 -- Task search (GET /api/tasks/search) served from indexes: by type, status and run name, each
 -- ordered by update time so the default sort walks the index and stops at the page, and by
@@ -391,10 +361,7 @@ CREATE TABLE archive_claims (
 );
 `,
   },
-  {
-    version: 10,
-    name: 'auth',
-    compatibleFrom: 10,
+  auth: {
     sql: `
 -- Authentication records (applications, access keys, the token signing key) as JSON documents
 -- keyed by kind and id: few rows, read by id, so one small table serves them all.
@@ -418,10 +385,7 @@ CREATE TABLE run_actions (
 CREATE INDEX run_actions_workflow ON run_actions (workflow_id, seq);
 `,
   },
-  {
-    version: 11,
-    name: 'lock-is-response-deadline',
-    compatibleFrom: 11,
+  'lock-is-response-deadline': {
     sql: `
 -- A message's lock is its response deadline: the timer loop sweeps lapsed locks (queue_messages_locked)
 -- instead of one RESPONSE_TIMEOUT timer row armed and deleted per hand-out, and the claim never takes a
@@ -443,10 +407,7 @@ CREATE INDEX queue_messages_locked ON queue_messages (locked_until)
   WHERE NOT dead_lettered AND locked_until IS NOT NULL;
 `,
   },
-  {
-    version: 12,
-    name: 'run-free-text-index',
-    compatibleFrom: 11,
+  'run-free-text-index': {
     sql: `
 -- Free-text run search by words (correlation id, name, reason, input and output JSON) and by id
 -- prefix, from indexes. search_text is written when a run is made and when it ends, never on a
@@ -461,10 +422,7 @@ CREATE INDEX runs_search_words ON runs USING gin (to_tsvector('simple', search_t
 CREATE INDEX runs_id_prefix ON runs (workflow_id COLLATE "C");
 `,
   },
-  {
-    version: 13,
-    name: 'schema-compatibility',
-    compatibleFrom: 11,
+  'schema-compatibility': {
     sql: `
 -- Rolling upgrades: each step records the oldest schema whose code keeps working with it, so a
 -- node of an earlier release can tell whether it may start on a newer schema (schema-versions.ts).
@@ -474,4 +432,7 @@ ALTER TABLE schema_migrations ADD COLUMN compatible_from INTEGER;
 UPDATE schema_migrations SET compatible_from = version;
 `,
   },
-];
+};
+
+/** The PostgreSQL migrations, numbered as PostgreSQL databases record them. */
+export const POSTGRES_MIGRATIONS = migrationsFor('postgres', POSTGRES_STEPS);

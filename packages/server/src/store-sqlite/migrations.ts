@@ -1,18 +1,12 @@
-import type { Migration } from '../store/sql-common.js';
+import { type DialectSteps, migrationsFor } from '../store/schema-steps.js';
 
 /**
- * SQLite schema, forward-only. Never edit a released entry: add the next version.
+ * The SQLite SQL of each schema step, keyed by the step's name in the one list both stores
+ * follow (store/schema-steps.ts, which numbers the steps and declares their compatibility).
  * STRICT tables; times are epoch milliseconds in INTEGER; JSON is TEXT; ids are UUIDv7 text.
- * Versions increase but need not be contiguous (numbers are reserved per change), and from
- * version 11 on every step is expand-only unless marked `contract` (store/ARCHITECTURE.md,
- * "Schema migrations"; test/store/migration-rules.test.ts checks it). Steps 1-10 predate the
- * declarations: each claims compatibility only with code that knows it.
  */
-export const SQLITE_MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    name: 'init',
-    compatibleFrom: 1,
+export const SQLITE_STEPS: DialectSteps = {
+  init: {
     sql: `
 CREATE TABLE workflow_defs (
   name        TEXT    NOT NULL,
@@ -131,10 +125,7 @@ CREATE TABLE idempotency_keys (
 ) STRICT;
 `,
   },
-  {
-    version: 2,
-    name: 'timers',
-    compatibleFrom: 2,
+  timers: {
     sql: `
 -- Cancellation by run and by task (every ended task, every ended run).
 CREATE INDEX timers_run_task ON timers (workflow_id, task_id);
@@ -143,10 +134,7 @@ CREATE INDEX timers_task ON timers (task_id) WHERE task_id IS NOT NULL;
 CREATE INDEX timers_claimed ON timers (claimed_until) WHERE claimed_until IS NOT NULL;
 `,
   },
-  {
-    version: 3,
-    name: 'run-control',
-    compatibleFrom: 3,
+  'run-control': {
     sql: `
 -- A run's mailbox: appended by messages and signals, taken by PULL_WORKFLOW_MESSAGES in order.
 CREATE TABLE run_messages (
@@ -159,10 +147,7 @@ CREATE TABLE run_messages (
 CREATE INDEX run_messages_workflow ON run_messages (workflow_id, seq);
 `,
   },
-  {
-    version: 4,
-    name: 'task_limits',
-    compatibleFrom: 4,
+  task_limits: {
     sql: `
 -- One row per task type with a hand-out limit: hand-outs of that type lock it, so the limit
 -- check and the claim are serialised across nodes; it also keeps the rate-limit window.
@@ -175,10 +160,7 @@ CREATE TABLE task_limits (
 CREATE INDEX tasks_in_progress_type ON tasks (task_type) WHERE status = 'IN_PROGRESS';
 `,
   },
-  {
-    version: 5,
-    name: 'decide-set',
-    compatibleFrom: 5,
+  'decide-set': {
     sql: `
 -- The decide set (ARCHITECTURE.md): what a decision loads instead of every task of the run.
 -- Tasks the interpreter may still act on (open, or ended and not yet acted on). The condition
@@ -211,10 +193,10 @@ INSERT INTO task_latest (workflow_id, name, seq, task_id)
   SELECT workflow_id, name, MAX(seq), task_id FROM stripped GROUP BY workflow_id, name;
 `,
   },
-  {
-    version: 6,
-    name: 'integrations',
-    compatibleFrom: 6,
+  'hot-path': {
+    none: 'nothing to do: the write-behind guard and the task definitions counter serve PostgreSQL round trips',
+  },
+  integrations: {
     sql: `
 -- Secrets: values sealed with AES-256-GCM under BATON_SECRETS_KEY before they reach the store
 -- (the store never sees plain text); key_id says which key sealed a row.
@@ -235,10 +217,7 @@ CREATE TABLE services (
 ) STRICT;
 `,
   },
-  {
-    version: 7,
-    name: 'events-schedules-instructions',
-    compatibleFrom: 7,
+  'events-schedules-instructions': {
     sql: `
 -- Event handlers (Conductor's EventHandler), whole JSON in handler; the columns are what lookups use.
 CREATE TABLE event_handlers (
@@ -320,10 +299,7 @@ CREATE TABLE instructions (
 ) STRICT;
 `,
   },
-  {
-    version: 8,
-    name: 'search-and-archive',
-    compatibleFrom: 8,
+  'search-and-archive': {
     sql: `
 -- Task search (GET /api/tasks/search) served from indexes: by type, status and run name, each
 -- ordered by update time so the default sort walks the index and stops at the page, and by
@@ -364,10 +340,7 @@ CREATE TABLE archive_claims (
 ) STRICT;
 `,
   },
-  {
-    version: 9,
-    name: 'auth',
-    compatibleFrom: 9,
+  auth: {
     sql: `
 -- Authentication records (applications, access keys, the token signing key) as JSON documents
 -- keyed by kind and id: few rows, read by id, so one small table serves them all.
@@ -391,10 +364,7 @@ CREATE TABLE run_actions (
 CREATE INDEX run_actions_workflow ON run_actions (workflow_id, seq);
 `,
   },
-  {
-    version: 10,
-    name: 'lock-is-response-deadline',
-    compatibleFrom: 10,
+  'lock-is-response-deadline': {
     sql: `
 -- A message's lock is its response deadline: the timer loop sweeps lapsed locks (queue_messages_locked)
 -- instead of one RESPONSE_TIMEOUT timer row armed and deleted per hand-out, and the claim never takes a
@@ -416,10 +386,7 @@ CREATE INDEX queue_messages_locked ON queue_messages (locked_until)
   WHERE dead_lettered = 0 AND locked_until IS NOT NULL;
 `,
   },
-  {
-    version: 11,
-    name: 'run-free-text-index',
-    compatibleFrom: 10,
+  'run-free-text-index': {
     // The delete trigger only keeps the new index in step when any node removes a run: older code
     // neither reads nor writes run_search, and its deletes of runs succeed as before.
     reviewedStatements: 'an AFTER DELETE trigger that deletes from run_search only',
@@ -440,10 +407,7 @@ BEGIN
 END;
 `,
   },
-  {
-    version: 12,
-    name: 'schema-compatibility',
-    compatibleFrom: 10,
+  'schema-compatibility': {
     sql: `
 -- Rolling upgrades: each step records the oldest schema whose code keeps working with it, so a
 -- node of an earlier release can tell whether it may start on a newer schema (schema-versions.ts).
@@ -453,4 +417,7 @@ ALTER TABLE schema_migrations ADD COLUMN compatible_from INTEGER;
 UPDATE schema_migrations SET compatible_from = version;
 `,
   },
-];
+};
+
+/** The SQLite migrations, numbered as SQLite databases record them. */
+export const SQLITE_MIGRATIONS = migrationsFor('sqlite', SQLITE_STEPS);
