@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { storeSuite } from '../helpers/store-suite.js';
-import { storeCases } from '../helpers/stores.js';
+import { storeSuite } from '../../helpers/store-suite.js';
+import { storeCases } from '../../helpers/stores.js';
 
 for (const storeCase of storeCases()) {
   void describe(`store: authentication records and run actions on ${storeCase.name}`, () => {

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { openPostgresStore } from '../../src/store-postgres/postgres-store.js';
-import type { TimerRecord } from '../../src/store/store.js';
-import { storeCases } from '../helpers/stores.js';
-import { storeSuite } from '../helpers/store-suite.js';
-import { T0, message, uid } from './fixtures.js';
+import { openPostgresStore } from '../../../src/store-postgres/postgres-store.js';
+import type { TimerRecord } from '../../../src/store/store.js';
+import { storeCases } from '../../helpers/stores.js';
+import { storeSuite } from '../../helpers/store-suite.js';
+import { T0, message, uid } from '../fixtures.js';
 
 function timer(overrides: Partial<TimerRecord> = {}): TimerRecord {
   return {

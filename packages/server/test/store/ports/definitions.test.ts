@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import type { Store } from '../../src/store/store.js';
-import { storeCases } from '../helpers/stores.js';
-import { storeSuite } from '../helpers/store-suite.js';
-import { T0, uid, workflowDef } from './fixtures.js';
+import type { Store } from '../../../src/store/store.js';
+import { storeCases } from '../../helpers/stores.js';
+import { storeSuite } from '../../helpers/store-suite.js';
+import { T0, uid, workflowDef } from '../fixtures.js';
 
 for (const c of storeCases()) {
   void describe(`store definitions (${c.name})`, () => {

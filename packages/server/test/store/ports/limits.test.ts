@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { openPostgresStore } from '../../src/store-postgres/postgres-store.js';
-import { storeCases } from '../helpers/stores.js';
-import { storeSuite } from '../helpers/store-suite.js';
-import { T0, message, run, signal, sleep, task, uid } from './fixtures.js';
+import { openPostgresStore } from '../../../src/store-postgres/postgres-store.js';
+import { storeCases } from '../../helpers/stores.js';
+import { storeSuite } from '../../helpers/store-suite.js';
+import { T0, message, run, signal, sleep, task, uid } from '../fixtures.js';
 
 for (const c of storeCases()) {
   void describe(`store hand-out limits (${c.name})`, () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
-import { storeCases, type OpenedStore } from '../helpers/stores.js';
+import { storeCases, type OpenedStore } from '../../helpers/stores.js';
 
 /** Run mailboxes and idempotency-key claims, the same on every store. */
 for (const storeCase of storeCases()) {

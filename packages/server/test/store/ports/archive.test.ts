@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { openPostgresStore } from '../../src/store-postgres/postgres-store.js';
-import type { ArchivedRun, RunQuery, Store, TaskQuery } from '../../src/store/store.js';
-import { storeCases } from '../helpers/stores.js';
-import { storeSuite } from '../helpers/store-suite.js';
-import { T0, message, run, task, uid } from './fixtures.js';
+import { openPostgresStore } from '../../../src/store-postgres/postgres-store.js';
+import type { ArchivedRun, RunQuery, Store, TaskQuery } from '../../../src/store/store.js';
+import { storeCases } from '../../helpers/stores.js';
+import { storeSuite } from '../../helpers/store-suite.js';
+import { T0, message, run, task, uid } from '../fixtures.js';
 
 /** The archive's part of the store port, and task search, on every store. */
 

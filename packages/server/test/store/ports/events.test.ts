@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import type { ScheduleExecutionRow } from '../../src/store/store.js';
-import { storeSuite } from '../helpers/store-suite.js';
-import { storeCases } from '../helpers/stores.js';
-import { T0, uid } from './fixtures.js';
+import type { ScheduleExecutionRow } from '../../../src/store/store.js';
+import { storeSuite } from '../../helpers/store-suite.js';
+import { storeCases } from '../../helpers/stores.js';
+import { T0, uid } from '../fixtures.js';
 
 for (const c of storeCases()) {
   void describe(`store: events, outbox, schedules, instructions (${c.name})`, () => {

@@ -3,11 +3,11 @@ import { describe, it } from 'node:test';
 
 import pg from 'pg';
 
-import { openPostgresStore } from '../../src/store-postgres/postgres-store.js';
-import type { ClaimRequest, Store, StoredQueueMessage } from '../../src/store/store.js';
-import { storeCases } from '../helpers/stores.js';
-import { storeSuite } from '../helpers/store-suite.js';
-import { T0, message, task, uid } from './fixtures.js';
+import { openPostgresStore } from '../../../src/store-postgres/postgres-store.js';
+import type { ClaimRequest, Store, StoredQueueMessage } from '../../../src/store/store.js';
+import { storeCases } from '../../helpers/stores.js';
+import { storeSuite } from '../../helpers/store-suite.js';
+import { T0, message, task, uid } from '../fixtures.js';
 
 const claimOf = (queueNames: string[], count: number, now: number, workerId = 'w1'): ClaimRequest => ({
   queueNames,
