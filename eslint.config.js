@@ -48,7 +48,14 @@ export default tseslint.config(
             },
             { group: ['pg', 'better-sqlite3', 'fastify'], message: 'engine is pure: no drivers' },
             {
-              group: ['**/store/**', '**/http/**', '**/services/**', '**/queue/**'],
+              group: [
+                '**/store/**',
+                '**/store-postgres/**',
+                '**/store-sqlite/**',
+                '**/http/**',
+                '**/services/**',
+                '**/queue/**',
+              ],
               message: 'engine imports no outer layer',
             },
           ],

@@ -13,7 +13,7 @@ import { McpSessions } from '../packages/server/dist/src/integrations/mcp/mcp-se
 import { McpToolHandler } from '../packages/server/dist/src/integrations/mcp/mcp-tool-handler.js';
 import { RegistryService } from '../packages/server/dist/src/integrations/registry/registry-service.js';
 import { SecretService } from '../packages/server/dist/src/integrations/secrets/secret-service.js';
-import { openSqliteStore } from '../packages/server/dist/src/store/sqlite/sqlite-store.js';
+import { openSqliteStore } from '../packages/server/dist/src/store-sqlite/sqlite-store.js';
 import { startMcpServer } from '../packages/server/dist/test/helpers/integration-servers.js';
 
 const calls = Number(process.argv[2] ?? 300);

@@ -30,7 +30,7 @@ import { WorkerLiveness } from './services/worker-liveness.js';
 import { asyncScripts, type AsyncScriptRunner } from './scripting/async-scripts.js';
 import { createScriptRunner, type SandboxedScripts } from './scripting/script-runner.js';
 import { openStore } from './store/open-store.js';
-import { PostgresStore } from './store/postgres/postgres-store.js';
+import { PostgresStore } from './store-postgres/postgres-store.js';
 import { createEvents } from './events/events-module.js';
 import { lifecycleOutbox } from './events/lifecycle-events.js';
 import { InstructionService } from './instructions/instruction-service.js';

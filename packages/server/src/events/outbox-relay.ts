@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import { coerceError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { WakeBus } from '../queue/wake-bus.js';
-import { OUTBOX_WAKE, type StoredOutboxEntry } from '../store/events-port.js';
+import { OUTBOX_WAKE, type StoredOutboxEntry } from '../store/ports/events.js';
 import type { Store } from '../store/store.js';
 import { type Broker, backoffMs, parseAddress } from './broker.js';
 

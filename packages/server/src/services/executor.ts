@@ -44,7 +44,7 @@ import { loadDecideTasks } from './decide-tasks.js';
 import { type DirectHandOff, handOffDirectly, type HandOffWish } from './direct-hand-off.js';
 import { taskDefsForRun, withTaskDefsOf } from './run-task-defs.js';
 import { loadInstructions } from '../instructions/instruction-refs.js';
-import { OUTBOX_WAKE } from '../store/events-port.js';
+import { OUTBOX_WAKE } from '../store/ports/events.js';
 
 /** What a transaction wants done once it has committed (wake-ups are never sent for rolled-back work). */
 export interface AfterCommit {

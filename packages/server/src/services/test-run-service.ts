@@ -14,7 +14,7 @@ import { isWorkerTask, kindNameOf, workerTaskNames } from '../engine/graph.js';
 import { systemCallKindOf } from '../engine/kinds/system-call-names.js';
 import type { AsyncScriptRunner } from '../scripting/async-scripts.js';
 import type { EngineSettings } from '../engine/types.js';
-import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
+import { openSqliteStore } from '../store-sqlite/sqlite-store.js';
 import type { Store, Tx } from '../store/store.js';
 import { afterCommit, Executor } from './executor.js';
 import { MAX_NESTING } from './linked-runs.js';

@@ -1,18 +1,20 @@
 import type { JsonObject } from '@baton/protocol';
 
-import type {
-  EventExecutionRow,
-  EventsTx,
-  InstructionRow,
-  OutboxEntry,
-  Page,
-  ScheduleExecutionRow,
-  ScheduleExecutionState,
-  StoredEventHandler,
-  StoredOutboxEntry,
-  StoredSchedule,
-} from './events-port.js';
+import {
+  EVENTS_ACCESS,
+  type EventExecutionRow,
+  type EventsTx,
+  type InstructionRow,
+  type OutboxEntry,
+  type Page,
+  type ScheduleExecutionRow,
+  type ScheduleExecutionState,
+  type StoredEventHandler,
+  type StoredOutboxEntry,
+  type StoredSchedule,
+} from './ports/events.js';
 import type { TxState } from './sql-common.js';
+import { guardMethods } from './tx-access.js';
 
 /**
  * How a dialect runs one statement written with `$n` parameters: `rows` answers the rows, `exec`
@@ -117,20 +119,19 @@ const instructionOf = (r: InstrRow): InstructionRow => ({
 const BUMP_HANDLERS = "UPDATE change_counters SET version = version + 1 WHERE name = 'event_handlers'";
 const SLOT_COLUMNS = 'execution_id, schedule_name, scheduled_time, execution_time, state, record';
 
-/** `EventsTx` over either dialect's runner; which methods write is decided here once. */
+/** `EventsTx` over either dialect's runner; which methods write is `EVENTS_ACCESS` (ports/events.ts). */
 export class SqlEventsTx implements EventsTx {
   constructor(
     private readonly sql: SqlRunner,
-    private readonly state: TxState,
+    /** Read by the check `guardMethods` puts in front of every method. */
+    protected readonly state: TxState,
   ) {}
 
-  private read<R>(op: string, text: string, params: readonly unknown[] = []): Promise<R[]> {
-    this.state.check(op, false);
+  private read<R>(text: string, params: readonly unknown[] = []): Promise<R[]> {
     return this.sql.rows<R>(text, params);
   }
 
-  private write(op: string, text: string, params: readonly unknown[] = []): Promise<number> {
-    this.state.check(op, true);
+  private write(text: string, params: readonly unknown[] = []): Promise<number> {
     return this.sql.exec(text, params);
   }
 
@@ -138,49 +139,40 @@ export class SqlEventsTx implements EventsTx {
 
   async insertEventHandler(h: StoredEventHandler): Promise<boolean> {
     const n = await this.write(
-      'insertEventHandler',
       `INSERT INTO event_handlers (name, event, active, handler, create_time, update_time)
        VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (name) DO NOTHING`,
       [h.name, h.event, h.active ? 1 : 0, JSON.stringify(h.handler), h.createTime, h.updateTime],
     );
-    if (n > 0) await this.write('insertEventHandler', BUMP_HANDLERS);
+    if (n > 0) await this.write(BUMP_HANDLERS);
     return n > 0;
   }
 
   async updateEventHandler(h: StoredEventHandler): Promise<boolean> {
     const n = await this.write(
-      'updateEventHandler',
       'UPDATE event_handlers SET event = $2, active = $3, handler = $4, update_time = $5 WHERE name = $1',
       [h.name, h.event, h.active ? 1 : 0, JSON.stringify(h.handler), h.updateTime],
     );
-    if (n > 0) await this.write('updateEventHandler', BUMP_HANDLERS);
+    if (n > 0) await this.write(BUMP_HANDLERS);
     return n > 0;
   }
 
   async getEventHandler(name: string): Promise<StoredEventHandler | undefined> {
-    const rows = await this.read<HandlerRow>(
-      'getEventHandler',
-      'SELECT * FROM event_handlers WHERE name = $1',
-      [name],
-    );
+    const rows = await this.read<HandlerRow>('SELECT * FROM event_handlers WHERE name = $1', [name]);
     return rows[0] && handlerOf(rows[0]);
   }
 
   async listEventHandlers(): Promise<StoredEventHandler[]> {
-    return (
-      await this.read<HandlerRow>('listEventHandlers', 'SELECT * FROM event_handlers ORDER BY name')
-    ).map(handlerOf);
+    return (await this.read<HandlerRow>('SELECT * FROM event_handlers ORDER BY name')).map(handlerOf);
   }
 
   async deleteEventHandler(name: string): Promise<boolean> {
-    const n = await this.write('deleteEventHandler', 'DELETE FROM event_handlers WHERE name = $1', [name]);
-    if (n > 0) await this.write('deleteEventHandler', BUMP_HANDLERS);
+    const n = await this.write('DELETE FROM event_handlers WHERE name = $1', [name]);
+    if (n > 0) await this.write(BUMP_HANDLERS);
     return n > 0;
   }
 
   async eventHandlersVersion(): Promise<number> {
     const rows = await this.read<{ version: Num }>(
-      'eventHandlersVersion',
       "SELECT version FROM change_counters WHERE name = 'event_handlers'",
     );
     return num(rows[0]?.version);
@@ -190,7 +182,6 @@ export class SqlEventsTx implements EventsTx {
 
   async claimInbox(source: string, messageId: string, now: number): Promise<boolean> {
     const n = await this.write(
-      'claimInbox',
       `INSERT INTO event_inbox (source, message_id, received_at) VALUES ($1, $2, $3)
        ON CONFLICT (source, message_id) DO NOTHING`,
       [source, messageId, now],
@@ -199,7 +190,7 @@ export class SqlEventsTx implements EventsTx {
   }
 
   pruneInbox(before: number): Promise<number> {
-    return this.write('pruneInbox', 'DELETE FROM event_inbox WHERE received_at < $1', [before]);
+    return this.write('DELETE FROM event_inbox WHERE received_at < $1', [before]);
   }
 
   // --- executions
@@ -207,7 +198,6 @@ export class SqlEventsTx implements EventsTx {
   async insertEventExecutions(rows: readonly EventExecutionRow[]): Promise<void> {
     for (const r of rows) {
       await this.write(
-        'insertEventExecutions',
         `INSERT INTO event_executions (id, handler, message_id, created, record) VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT (id) DO NOTHING`,
         [r.id, r.handler, r.messageId, r.created, JSON.stringify(r.record)],
@@ -223,13 +213,8 @@ export class SqlEventsTx implements EventsTx {
     const where = handler === undefined ? '' : 'WHERE handler = $1';
     const params = handler === undefined ? [] : [handler];
     const n = params.length;
-    const count = await this.read<{ n: Num }>(
-      'listEventExecutions',
-      `SELECT count(*) AS n FROM event_executions ${where}`,
-      params,
-    );
+    const count = await this.read<{ n: Num }>(`SELECT count(*) AS n FROM event_executions ${where}`, params);
     const rows = await this.read<ExecutionRow>(
-      'listEventExecutions',
       `SELECT * FROM event_executions ${where} ORDER BY created DESC, id DESC LIMIT $${n + 1} OFFSET $${n + 2}`,
       [...params, size, start],
     );
@@ -237,7 +222,7 @@ export class SqlEventsTx implements EventsTx {
   }
 
   pruneEventExecutions(before: number): Promise<number> {
-    return this.write('pruneEventExecutions', 'DELETE FROM event_executions WHERE created < $1', [before]);
+    return this.write('DELETE FROM event_executions WHERE created < $1', [before]);
   }
 
   // --- outbox
@@ -252,7 +237,6 @@ export class SqlEventsTx implements EventsTx {
       return `($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4})`;
     });
     await this.write(
-      'appendOutbox',
       `INSERT INTO outbox (sink, message_id, payload, created_at) VALUES ${rows.join(', ')}`,
       values,
     );
@@ -260,7 +244,6 @@ export class SqlEventsTx implements EventsTx {
 
   async takeRelayLease(holder: string, now: number, leaseMs: number): Promise<boolean> {
     const n = await this.write(
-      'takeRelayLease',
       `INSERT INTO outbox_relay (name, holder, lease_until) VALUES ('outbox', $1, $2)
        ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, lease_until = excluded.lease_until
        WHERE outbox_relay.holder = excluded.holder OR outbox_relay.lease_until < $3`,
@@ -270,15 +253,11 @@ export class SqlEventsTx implements EventsTx {
   }
 
   async releaseRelayLease(holder: string): Promise<void> {
-    await this.write('releaseRelayLease', "DELETE FROM outbox_relay WHERE name = 'outbox' AND holder = $1", [
-      holder,
-    ]);
+    await this.write("DELETE FROM outbox_relay WHERE name = 'outbox' AND holder = $1", [holder]);
   }
 
   async readOutbox(limit: number): Promise<StoredOutboxEntry[]> {
-    const rows = await this.read<OutboxRow>('readOutbox', 'SELECT * FROM outbox ORDER BY seq LIMIT $1', [
-      limit,
-    ]);
+    const rows = await this.read<OutboxRow>('SELECT * FROM outbox ORDER BY seq LIMIT $1', [limit]);
     return rows.map((r) => ({
       seq: num(r.seq),
       sink: r.sink,
@@ -292,18 +271,17 @@ export class SqlEventsTx implements EventsTx {
     const ints = seqs.filter((s) => Number.isSafeInteger(s));
     if (ints.length === 0) return;
     // Integers only, so they go in as literals: one statement whatever the dialect.
-    await this.write('deleteOutbox', `DELETE FROM outbox WHERE seq IN (${ints.join(', ')})`);
+    await this.write(`DELETE FROM outbox WHERE seq IN (${ints.join(', ')})`);
   }
 
   async outboxSize(): Promise<number> {
-    return num((await this.read<{ n: Num }>('outboxSize', 'SELECT count(*) AS n FROM outbox'))[0]?.n);
+    return num((await this.read<{ n: Num }>('SELECT count(*) AS n FROM outbox'))[0]?.n);
   }
 
   // --- schedules
 
   async upsertSchedule(s: StoredSchedule): Promise<void> {
     await this.write(
-      'upsertSchedule',
       `INSERT INTO schedules (name, workflow_name, paused, record, create_time, update_time)
        VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (name) DO UPDATE SET workflow_name = excluded.workflow_name, paused = excluded.paused,
@@ -313,31 +291,26 @@ export class SqlEventsTx implements EventsTx {
   }
 
   async getSchedule(name: string): Promise<StoredSchedule | undefined> {
-    const rows = await this.read<ScheduleRow>('getSchedule', 'SELECT * FROM schedules WHERE name = $1', [
-      name,
-    ]);
+    const rows = await this.read<ScheduleRow>('SELECT * FROM schedules WHERE name = $1', [name]);
     return rows[0] && scheduleOf(rows[0]);
   }
 
   async listSchedules(workflowName?: string): Promise<StoredSchedule[]> {
     const rows =
       workflowName === undefined
-        ? await this.read<ScheduleRow>('listSchedules', 'SELECT * FROM schedules ORDER BY name')
-        : await this.read<ScheduleRow>(
-            'listSchedules',
-            'SELECT * FROM schedules WHERE workflow_name = $1 ORDER BY name',
-            [workflowName],
-          );
+        ? await this.read<ScheduleRow>('SELECT * FROM schedules ORDER BY name')
+        : await this.read<ScheduleRow>('SELECT * FROM schedules WHERE workflow_name = $1 ORDER BY name', [
+            workflowName,
+          ]);
     return rows.map(scheduleOf);
   }
 
   async deleteSchedule(name: string): Promise<boolean> {
-    return (await this.write('deleteSchedule', 'DELETE FROM schedules WHERE name = $1', [name])) > 0;
+    return (await this.write('DELETE FROM schedules WHERE name = $1', [name])) > 0;
   }
 
   async claimScheduleSlot(r: ScheduleExecutionRow): Promise<boolean> {
     const n = await this.write(
-      'claimScheduleSlot',
       `INSERT INTO schedule_executions (${SLOT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (schedule_name, scheduled_time) DO NOTHING`,
       [r.executionId, r.scheduleName, r.scheduledTime, r.executionTime, r.state, JSON.stringify(r.record)],
@@ -354,12 +327,10 @@ export class SqlEventsTx implements EventsTx {
     const params = scheduleName === undefined ? [] : [scheduleName];
     const n = params.length;
     const count = await this.read<{ n: Num }>(
-      'listScheduleExecutions',
       `SELECT count(*) AS n FROM schedule_executions ${where}`,
       params,
     );
     const rows = await this.read<SlotRow>(
-      'listScheduleExecutions',
       `SELECT ${SLOT_COLUMNS} FROM schedule_executions ${where}
        ORDER BY scheduled_time DESC, execution_id DESC LIMIT $${n + 1} OFFSET $${n + 2}`,
       [...params, size, start],
@@ -369,7 +340,6 @@ export class SqlEventsTx implements EventsTx {
 
   async lastScheduledTime(scheduleName: string): Promise<number | undefined> {
     const rows = await this.read<{ t: Num | null }>(
-      'lastScheduledTime',
       'SELECT max(scheduled_time) AS t FROM schedule_executions WHERE schedule_name = $1',
       [scheduleName],
     );
@@ -381,7 +351,6 @@ export class SqlEventsTx implements EventsTx {
 
   async insertInstruction(r: InstructionRow): Promise<boolean> {
     const n = await this.write(
-      'insertInstruction',
       `INSERT INTO instructions (name, version, text, content_type, create_time) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (name, version) DO NOTHING`,
       [r.name, r.version, r.text, r.contentType, r.createTime],
@@ -393,21 +362,18 @@ export class SqlEventsTx implements EventsTx {
     const rows =
       version === undefined
         ? await this.read<InstrRow>(
-            'getInstruction',
             'SELECT * FROM instructions WHERE name = $1 ORDER BY version DESC LIMIT 1',
             [name],
           )
-        : await this.read<InstrRow>(
-            'getInstruction',
-            'SELECT * FROM instructions WHERE name = $1 AND version = $2',
-            [name, version],
-          );
+        : await this.read<InstrRow>('SELECT * FROM instructions WHERE name = $1 AND version = $2', [
+            name,
+            version,
+          ]);
     return rows[0] && instructionOf(rows[0]);
   }
 
   async latestInstructionVersion(name: string): Promise<number | undefined> {
     const rows = await this.read<{ v: Num | null }>(
-      'latestInstructionVersion',
       'SELECT max(version) AS v FROM instructions WHERE name = $1',
       [name],
     );
@@ -416,17 +382,16 @@ export class SqlEventsTx implements EventsTx {
   }
 
   async listInstructions(): Promise<InstructionRow[]> {
-    return (
-      await this.read<InstrRow>('listInstructions', 'SELECT * FROM instructions ORDER BY name, version')
-    ).map(instructionOf);
+    return (await this.read<InstrRow>('SELECT * FROM instructions ORDER BY name, version')).map(
+      instructionOf,
+    );
   }
 
   async deleteInstruction(name: string, version: number): Promise<boolean> {
     return (
-      (await this.write('deleteInstruction', 'DELETE FROM instructions WHERE name = $1 AND version = $2', [
-        name,
-        version,
-      ])) > 0
+      (await this.write('DELETE FROM instructions WHERE name = $1 AND version = $2', [name, version])) > 0
     );
   }
 }
+
+guardMethods(SqlEventsTx, EVENTS_ACCESS);

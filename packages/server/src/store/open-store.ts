@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 
-import { openPostgresStore } from './postgres/postgres-store.js';
-import { openSqliteStore } from './sqlite/sqlite-store.js';
+import { openPostgresStore } from '../store-postgres/postgres-store.js';
+import { openSqliteStore } from '../store-sqlite/sqlite-store.js';
 import type { Store } from './store.js';
 
 export interface OpenStoreOptions {

@@ -8,7 +8,15 @@ import {
   type WorkflowDef,
 } from '@baton/protocol';
 
-import type { QueueMessage, RunQuery, RunSortField, StoredQueueMessage, StoredWorkflowDef } from './store.js';
+import type {
+  QueueMessage,
+  RunQuery,
+  RunSortField,
+  StoredQueueMessage,
+  StoredWorkflowDef,
+  TaskQuery,
+  TaskSortField,
+} from './store.js';
 import { boundedDelayMs, storableTime } from '../bounds/time.js';
 
 /** Pieces shared by the SQLite and PostgreSQL stores: no SQL dialect lives here. */
@@ -68,6 +76,32 @@ export function runOrderBy(sort: RunQuery['sort'], textCollation?: string): stri
   }
   if (!seen.has('workflow_id'))
     parts.push(textCollation !== undefined ? `workflow_id COLLATE ${textCollation} ASC` : 'workflow_id ASC');
+  return parts.join(', ');
+}
+
+/**
+ * `ORDER BY` text for a task query (default updateTime DESC; task_id last so paging is stable).
+ * `columns` maps each sort field to the dialect's column or indexed expression (the times live in
+ * the record's JSON: `json_extract` on SQLite, a cast of `->>` on PostgreSQL).
+ */
+export function taskOrderBy(
+  sort: TaskQuery['sort'],
+  columns: Readonly<Record<TaskSortField, string>>,
+): string {
+  const parts: string[] = [];
+  const seen = new Set<string>();
+  for (const s of sort) {
+    const column = Object.hasOwn(columns, s.field) ? columns[s.field] : undefined;
+    if (column === undefined) throw new Error(`cannot sort tasks by ${String(s.field)}`);
+    if (seen.has(column)) continue;
+    seen.add(column);
+    parts.push(`${column} ${s.order === 'ASC' ? 'ASC' : 'DESC'}`);
+  }
+  if (parts.length === 0) {
+    parts.push('update_time DESC');
+    seen.add('update_time');
+  }
+  if (!seen.has('task_id')) parts.push('task_id ASC');
   return parts.join(', ');
 }
 

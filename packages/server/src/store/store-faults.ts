@@ -1,4 +1,4 @@
-import { SQLSTATE, sqlState } from './postgres/pg-errors.js';
+import { SQLSTATE, sqlState } from '../store-postgres/errors.js';
 
 /**
  * Which errors mean "the database is away" rather than "this request is wrong": a lost or

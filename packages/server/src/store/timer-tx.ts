@@ -39,17 +39,14 @@ export abstract class SqlTimerTx<C> {
   ) {}
 
   deadLetteredMessages(queueNames: readonly string[]): Promise<StoredQueueMessage[]> {
-    this.state.check('deadLetteredMessages', false);
     return Promise.resolve(this.timers.deadLetteredMessages(this.conn, queueNames));
   }
 
   armTimers(list: readonly TimerRecord[], now: number): Promise<void> {
-    this.state.check('armTimers', true);
     return Promise.resolve(this.timers.armTimers(this.conn, list, now));
   }
 
   cancelTimers(filter: TimerFilter): Promise<number> {
-    this.state.check('cancelTimers', true);
     return Promise.resolve(this.timers.cancelTimers(this.conn, filter));
   }
 
@@ -58,32 +55,26 @@ export abstract class SqlTimerTx<C> {
   }
 
   claimDueTimers(claim: TimerClaim): Promise<StoredTimer[]> {
-    this.state.check('claimDueTimers', true);
     return Promise.resolve(this.timers.claimDueTimers(this.conn, claim));
   }
 
   deleteTimer(timerId: string): Promise<boolean> {
-    this.state.check('deleteTimer', true);
     return Promise.resolve(this.timers.deleteTimer(this.conn, timerId));
   }
 
   nextTimerDueAt(): Promise<number | undefined> {
-    this.state.check('nextTimerDueAt', false);
     return Promise.resolve(this.timers.nextTimerDueAt(this.conn));
   }
 
   listTimers(filter: TimerFilter): Promise<StoredTimer[]> {
-    this.state.check('listTimers', false);
     return Promise.resolve(this.timers.listTimers(this.conn, filter));
   }
 
   claimLapsedLocks(sweep: LockSweep): Promise<StoredQueueMessage[]> {
-    this.state.check('claimLapsedLocks', true);
     return Promise.resolve(this.timers.claimLapsedLocks(this.conn, sweep));
   }
 
   nextLockLapseAt(): Promise<number | undefined> {
-    this.state.check('nextLockLapseAt', false);
     return Promise.resolve(this.timers.nextLockLapseAt(this.conn));
   }
 }

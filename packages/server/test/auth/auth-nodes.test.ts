@@ -8,7 +8,7 @@ import { pino } from 'pino';
 
 import { compileOptions } from '../../src/config/options.js';
 import { type BatonServer, createServer } from '../../src/server.js';
-import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { openPostgresStore } from '../../src/store-postgres/postgres-store.js';
 import { storeCases } from '../helpers/stores.js';
 import { BOOTSTRAP, send } from './auth-fixture.js';
 

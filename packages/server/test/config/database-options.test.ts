@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 
 import { ConfigError, compileOptions } from '../../src/config/options.js';
 import { openStore } from '../../src/store/open-store.js';
-import type { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import type { PostgresStore } from '../../src/store-postgres/postgres-store.js';
 
 void describe('database settings', () => {
   void it('group commit takes up to 64 members by default; 1 applies each transaction alone', () => {

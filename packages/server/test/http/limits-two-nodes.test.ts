@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 
 import { ManualClock } from '../../src/clock.js';
-import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { openPostgresStore } from '../../src/store-postgres/postgres-store.js';
 import { call, testApp, type TestApp } from '../helpers/app.js';
 import { workerTaskDefs, workflowDef } from '../helpers/definitions.js';
 import { createTestDatabase, enabledStores, type TestDatabase } from '../helpers/postgres.js';

@@ -4,8 +4,8 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 
 import { runWakeName } from '../../src/services/run-wake.js';
-import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { QUEUE_CHANNEL } from '../../src/store/postgres/queue-listener.js';
+import { openPostgresStore, type PostgresStore } from '../../src/store-postgres/postgres-store.js';
+import { QUEUE_CHANNEL } from '../../src/store-postgres/queue-listener.js';
 import type { Store } from '../../src/store/store.js';
 import { call, testApp, type TestApp } from '../helpers/app.js';
 import { eventually } from '../helpers/http-target.js';

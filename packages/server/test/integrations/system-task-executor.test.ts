@@ -10,8 +10,8 @@ import {
   type CallOutcome,
   type SystemCall,
 } from '../../src/integrations/call-handler.js';
-import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { openPostgresStore } from '../../src/store-postgres/postgres-store.js';
+import { openSqliteStore } from '../../src/store-sqlite/sqlite-store.js';
 import { call, testApp } from '../helpers/app.js';
 import { appSuite, register } from '../helpers/app-suite.js';
 import { eventually } from '../helpers/http-target.js';

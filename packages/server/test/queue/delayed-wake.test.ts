@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
-import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { openPostgresStore, type PostgresStore } from '../../src/store-postgres/postgres-store.js';
 import { call, testApp, type TestApp } from '../helpers/app.js';
 import { register } from '../helpers/app-suite.js';
 import { workerTaskDefs, workflowDef } from '../helpers/definitions.js';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { type PendingWrite, combine, mergeWrites } from '../../src/store/postgres/merge-writes.js';
-import { SQL } from '../../src/store/postgres/pg-sql.js';
+import { type PendingWrite, combine, mergeWrites } from '../../src/store-postgres/merge-writes.js';
+import { SQL } from '../../src/store-postgres/sql.js';
 
 /** A task write's parameters: the records, then the decide set's latest rows. */
 const rowsOf = (run: string, ids: string[]): unknown[] => [

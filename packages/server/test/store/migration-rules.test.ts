@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
-import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
+import { POSTGRES_MIGRATIONS } from '../../src/store-postgres/migrations.js';
+import { SQLITE_MIGRATIONS } from '../../src/store-sqlite/migrations.js';
 import { checkMigrationList, pendingMigrations } from '../../src/store/schema-versions.js';
 import type { Migration } from '../../src/store/sql-common.js';
 

@@ -3,8 +3,8 @@ import { describe, it } from 'node:test';
 
 import pg from 'pg';
 
-import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { PgTargets, splitHosts } from '../../src/store/postgres/pg-targets.js';
+import { openPostgresStore } from '../../src/store-postgres/postgres-store.js';
+import { PgTargets, splitHosts } from '../../src/store-postgres/targets.js';
 import { storeFault } from '../../src/store/store-faults.js';
 import { freePort, waitFor } from '../helpers/baton-process.js';
 import { enabledStores } from '../helpers/postgres.js';

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
 import { Metrics } from '../../src/metrics.js';
-import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import type { GroupCommitStats } from '../../src/store/postgres/group-commit.js';
+import { openPostgresStore, type PostgresStore } from '../../src/store-postgres/postgres-store.js';
+import type { GroupCommitStats } from '../../src/store-postgres/group-commit.js';
 import type { Tx } from '../../src/store/store.js';
 import { createTestDatabase, enabledStores, type TestDatabase } from '../helpers/postgres.js';
 import { T0, message, run, signal, task, uid } from './fixtures.js';

@@ -3,11 +3,11 @@ import { describe, it } from 'node:test';
 
 import pg from 'pg';
 
-import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
-import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { POSTGRES_MIGRATIONS } from '../../src/store-postgres/migrations.js';
+import { openPostgresStore } from '../../src/store-postgres/postgres-store.js';
 import type { Migration } from '../../src/store/sql-common.js';
-import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
-import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { SQLITE_MIGRATIONS } from '../../src/store-sqlite/migrations.js';
+import { openSqliteStore } from '../../src/store-sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 import { type OpenedStore, storeCases } from '../helpers/stores.js';
 import { run } from './fixtures.js';

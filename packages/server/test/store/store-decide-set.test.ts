@@ -3,8 +3,8 @@ import { describe, it } from 'node:test';
 
 import type { TaskRecord } from '@baton/protocol';
 
-import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { openPostgresStore } from '../../src/store-postgres/postgres-store.js';
+import { openSqliteStore } from '../../src/store-sqlite/sqlite-store.js';
 import { rawSql } from '../helpers/raw-sql.js';
 import { storeCases } from '../helpers/stores.js';
 import { storeSuite } from '../helpers/store-suite.js';
@@ -139,7 +139,11 @@ for (const c of storeCases()) {
           'DROP INDEX tasks_to_decide',
           // The free-text index on runs came later too (migrated again below).
           ...(h.url !== undefined
-            ? ['DROP INDEX runs_search_words', 'DROP INDEX runs_id_prefix', 'ALTER TABLE runs DROP COLUMN search_text']
+            ? [
+                'DROP INDEX runs_search_words',
+                'DROP INDEX runs_id_prefix',
+                'ALTER TABLE runs DROP COLUMN search_text',
+              ]
             : [
                 'DROP TRIGGER runs_search_delete',
                 'DROP TABLE run_search',

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 
-import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import { WalSync } from '../../src/store/sqlite/wal-sync.js';
+import { openSqliteStore } from '../../src/store-sqlite/sqlite-store.js';
+import { WalSync } from '../../src/store-sqlite/wal-sync.js';
 import { T0, message, run } from './fixtures.js';
 
 async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 
 import { openStore } from '../../src/store/open-store.js';
-import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { openSqliteStore } from '../../src/store-sqlite/sqlite-store.js';
 import { T0, message, run, sleep } from './fixtures.js';
 
 void describe('SQLite store specifics', () => {

@@ -4,9 +4,9 @@ import { after, before, describe, it } from 'node:test';
 import type { RunRecord } from '@baton/protocol';
 import pg from 'pg';
 
-import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
-import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
+import { POSTGRES_MIGRATIONS } from '../../src/store-postgres/migrations.js';
+import { openPostgresStore, type PostgresStore } from '../../src/store-postgres/postgres-store.js';
+import { SQLITE_MIGRATIONS } from '../../src/store-sqlite/migrations.js';
 import type { ClaimRequest, Store, Tx } from '../../src/store/store.js';
 import { type OpenedStore, storeCases } from '../helpers/stores.js';
 import { T0, message, run, signal, sleep, task, uid, workflowDef } from './fixtures.js';
@@ -365,7 +365,7 @@ if (storeCases().some((c) => c.name === 'postgres')) {
     });
 
     void it('classifies a duplicate key as a unique violation, not retryable', async () => {
-      const { isRetryable, isUniqueViolation } = await import('../../src/store/postgres/pg-errors.js');
+      const { isRetryable, isUniqueViolation } = await import('../../src/store-postgres/errors.js');
       const r = run();
       await a.transaction((tx) => tx.insertRun(r));
       const err = await a
@@ -515,9 +515,9 @@ for (const c of storeCases()) {
     void it('applies a pending migration once, and a store that does not know it refuses to start', async () => {
       const h = await c.open();
       try {
-        const { SQLITE_MIGRATIONS } = await import('../../src/store/sqlite/migrations.js');
-        const { POSTGRES_MIGRATIONS } = await import('../../src/store/postgres/migrations.js');
-        const { openSqliteStore } = await import('../../src/store/sqlite/sqlite-store.js');
+        const { SQLITE_MIGRATIONS } = await import('../../src/store-sqlite/migrations.js');
+        const { POSTGRES_MIGRATIONS } = await import('../../src/store-postgres/migrations.js');
+        const { openSqliteStore } = await import('../../src/store-sqlite/sqlite-store.js');
         const base = c.name === 'sqlite' ? SQLITE_MIGRATIONS : POSTGRES_MIGRATIONS;
         const latest = base.at(-1)!.version;
         // A step that claims no compatibility with earlier code (compatibleFrom = its own version).

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { isRetryable, isUniqueViolation, sqlState } from '../../src/store/postgres/pg-errors.js';
-import { payloadsOf } from '../../src/store/postgres/notifier.js';
-import { PeerPresence } from '../../src/store/postgres/peer-presence.js';
-import { MAX_NOTIFY_PAYLOAD, parsePayload } from '../../src/store/postgres/queue-listener.js';
-import { withRetry } from '../../src/store/postgres/retry.js';
+import { isRetryable, isUniqueViolation, sqlState } from '../../src/store-postgres/errors.js';
+import { payloadsOf } from '../../src/store-postgres/notifier.js';
+import { PeerPresence } from '../../src/store-postgres/peer-presence.js';
+import { MAX_NOTIFY_PAYLOAD, parsePayload } from '../../src/store-postgres/queue-listener.js';
+import { withRetry } from '../../src/store-postgres/retry.js';
 import { runOrderBy } from '../../src/store/sql-common.js';
 
 const pgError = (code: string): Error => Object.assign(new Error(`pg ${code}`), { code });

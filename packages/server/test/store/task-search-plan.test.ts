@@ -4,10 +4,10 @@ import { after, before, describe, it } from 'node:test';
 
 import pg from 'pg';
 
-import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { taskSearchSql } from '../../src/store/postgres/pg-search.js';
-import { DECIDE_TASKS } from '../../src/store/postgres/pg-decide-set.js';
-import { SQL } from '../../src/store/postgres/pg-sql.js';
+import { openPostgresStore } from '../../src/store-postgres/postgres-store.js';
+import { taskSearchSql } from '../../src/store-postgres/search.js';
+import { DECIDE_TASKS } from '../../src/store-postgres/decide-set.js';
+import { SQL } from '../../src/store-postgres/sql.js';
 import type { Store, TaskQuery } from '../../src/store/store.js';
 import { toTaskQuery } from '../../src/search/task-search.js';
 import { createTestDatabase, enabledStores, type TestDatabase } from '../helpers/postgres.js';

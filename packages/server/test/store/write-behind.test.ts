@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 
 import pg from 'pg';
 
-import type { Query } from '../../src/store/postgres/pg-sql.js';
+import type { Query } from '../../src/store-postgres/sql.js';
 import {
   TxPlans,
   WriteBehind,
@@ -11,7 +11,7 @@ import {
   inline,
   literal,
   replanDue,
-} from '../../src/store/postgres/write-behind.js';
+} from '../../src/store-postgres/write-behind.js';
 
 void describe('deferred writes as SQL literals', () => {
   void it('quotes strings, numbers, booleans, nulls and arrays the way PostgreSQL reads them', () => {

@@ -1,0 +1,377 @@
+import type pg from 'pg';
+
+import { type Query, type Sql } from './sql.js';
+import { sqlState } from './errors.js';
+import { mergeWrites } from './merge-writes.js';
+import { TxPlans, WriteBehind, inline } from './write-behind.js';
+import type { Tx } from '../store/store.js';
+import { TxState } from '../store/sql-common.js';
+import { storeFault } from '../store/store-faults.js';
+
+/**
+ * Group commit: concurrent transactions of one node that asked for it (`Store.transaction(fn,
+ * { group: true })`: a worker's result or poll) run together as the members of one PostgreSQL
+ * transaction on one connection. Their statements go to PostgreSQL in shared messages (whatever
+ * the members send in the same turn of the event loop is one message), and one COMMIT ends them
+ * all: one BEGIN, one plan-mode SET, one COMMIT and a fraction of the round trips per member
+ * instead of a transaction each.
+ *
+ * Each member still locks its run by its row (`lockRun`), and two members never hold the same
+ * run, nor the same task type's limit row (`lockTaskLimit`): a member that asks for one that
+ * another member (of any batch in flight on this node) holds leaves the batch and runs alone once
+ * the batch has ended. A member's failure is its own:
+ *   - a member that failed having changed nothing (plain SELECTs, deferred writes never sent) is
+ *     dropped with its deferred writes, and the others commit;
+ *   - otherwise (it sent a write, or PostgreSQL refused a statement of the batch, which aborts
+ *     the whole transaction) the batch rolls back and every member runs again alone, in a
+ *     transaction of its own, exactly as without group commit.
+ * So a member may run more than once before it commits, as a transaction retried after a
+ * serialization failure may: transaction functions have no effect outside the transaction.
+ * A COMMIT that fails without an answer from PostgreSQL (the connection lost) leaves the outcome
+ * unknown, and every member gets that error, as a transaction of its own would.
+ */
+
+export interface GroupCommitOptions {
+  /** A connection of the pool. */
+  connect(): Promise<pg.PoolClient>;
+  /** The prepared statements of a connection (write-behind.ts). */
+  prepared(client: pg.PoolClient): TxPlans['prepared'];
+  /** A `Tx` of a member: its query function, state, NOTIFY set, deferred writes and locks. */
+  tx(q: Query, state: TxState, notified: Set<string>, writes: WriteBehind, locks: MemberLocks): Tx;
+  /** Runs a transaction alone, with the store's retries (the path without group commit). */
+  alone<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Queue names to NOTIFY, once their transaction committed. */
+  notify(names: Set<string>): void;
+  /** Told of the error that lost a batch's connection (a demoted primary moves the node on). */
+  lost?(err: unknown, client: pg.PoolClient): void;
+  /** Members of one batch at most (default 64). */
+  maxBatch?: number;
+  /**
+   * Batches in flight at once, each on a connection of its own (default 4). A second starts only
+   * while the first is held up (see `GroupCommit.schedule`).
+   */
+  maxInFlight?: number;
+  /** A monotonic clock in ms (default `performance.now`), for how long batches take. */
+  now?: () => number;
+}
+
+/**
+ * Told what a member locks to serialise itself against other transactions (`lockRun`: its run;
+ * `lockTaskLimit`: a task type's limit row). Inside one transaction such a row lock serialises
+ * nothing between members, so this throws `HeldInBatch` when another member (of any batch in
+ * flight on this node) holds the same key.
+ */
+export interface MemberLocks {
+  claim(key: string): void;
+}
+
+/** A member asked for a lock that another member of a batch in flight holds. */
+export class HeldInBatch extends Error {
+  constructor(readonly key: string) {
+    super(`${key} is held by another transaction of this group commit`);
+  }
+}
+
+interface Unit {
+  fn: (tx: Tx) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
+/** What the group committer has done, for tests and metrics. */
+// A type, not an interface: it is read as a record of counts (metrics.ts).
+export type GroupCommitStats = {
+  batches: number;
+  members: number;
+  /** Batches rolled back, their members run again alone. */
+  fallbacks: number;
+  /** Members that left a batch for a lock another member held. */
+  evicted: number;
+  /** Deferred writes that went as part of another member's statement (merge-writes.ts). */
+  merged: number;
+};
+
+/**
+ * A batch in flight that has taken this many times as long as batches typically take (never
+ * less than the floor) counts as held up, most likely waiting for a row lock, and no longer keeps
+ * the next batch waiting.
+ */
+const STALL_FACTOR = 4;
+const STALL_FLOOR_MS = 5;
+
+export class GroupCommit {
+  private waiting: Unit[] = [];
+  private scheduled = false;
+  /** Batches (and lone transactions) in flight: when each started. */
+  private readonly flying = new Set<{ at: number }>();
+  /** How long a batch typically takes, in ms (a moving average). */
+  private typicalMs = STALL_FLOOR_MS;
+  private stallCheck: NodeJS.Timeout | undefined;
+  /** Locks (runs, limit rows) held by members of batches in flight, and by which. */
+  private readonly held = new Map<string, Member>();
+  readonly stats: GroupCommitStats = { batches: 0, members: 0, fallbacks: 0, evicted: 0, merged: 0 };
+  private readonly maxBatch: number;
+  private readonly maxInFlight: number;
+  private readonly now: () => number;
+
+  constructor(private readonly options: GroupCommitOptions) {
+    this.maxBatch = Math.max(1, options.maxBatch ?? 64);
+    this.maxInFlight = Math.max(1, options.maxInFlight ?? 4);
+    this.now = options.now ?? (() => performance.now());
+  }
+
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const unit: Unit = { fn, resolve: (value) => resolve(value as T), reject };
+      this.waiting.push(unit);
+      this.schedule();
+    });
+  }
+
+  /**
+   * Starts a batch of whatever waits in the next turn, so that arrivals of this turn join it.
+   * One batch at a time while it moves: what arrives meanwhile waits to be the next batch, so a
+   * loaded node commits fewer, larger batches (half the commits and round trips per step of four
+   * batches in flight, and a third less PostgreSQL CPU; docs/PERFORMANCE.md). A batch held up (a
+   * member waiting for a lock another transaction holds) no longer counts after a while, and
+   * more start beside it, up to `maxInFlight`: one run's wait delays the others only briefly.
+   */
+  private schedule(): void {
+    if (this.scheduled || this.waiting.length === 0 || this.flying.size >= this.maxInFlight) return;
+    const now = this.now();
+    const stallAfter = Math.max(STALL_FLOOR_MS, STALL_FACTOR * this.typicalMs);
+    let moving = Infinity;
+    for (const b of this.flying) if (now - b.at < stallAfter) moving = Math.min(moving, b.at + stallAfter);
+    if (moving !== Infinity) {
+      this.checkAgainIn(moving - now);
+      return;
+    }
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      if (this.flying.size >= this.maxInFlight) return;
+      const units = this.waiting.splice(0, this.maxBatch);
+      if (units.length === 0) return;
+      const batch = { at: this.now() };
+      this.flying.add(batch);
+      const done = (): void => {
+        this.flying.delete(batch);
+        this.typicalMs += (this.now() - batch.at - this.typicalMs) / 10;
+        this.schedule();
+      };
+      // A lone transaction goes the plain way: nothing to share, no message to wait for.
+      const only = units.length === 1 ? units[0] : undefined;
+      if (only) void this.options.alone(only.fn).then(only.resolve, only.reject).finally(done);
+      else void this.runBatch(units).finally(done);
+      this.schedule();
+    });
+  }
+
+  /** Looks again once the batch in flight would count as held up (unless one ends first). */
+  private checkAgainIn(ms: number): void {
+    if (this.stallCheck) return;
+    this.stallCheck = setTimeout(
+      () => {
+        this.stallCheck = undefined;
+        this.schedule();
+      },
+      Math.max(1, Math.ceil(ms)),
+    );
+    // What waits is held by a batch in flight, whose connection keeps the process alive.
+    this.stallCheck.unref();
+  }
+
+  private async runBatch(units: readonly Unit[]): Promise<void> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.options.connect();
+    } catch (err) {
+      for (const u of units) u.reject(err);
+      return;
+    }
+    this.stats.batches++;
+    this.stats.members += units.length;
+    const channel = new SharedChannel(client);
+    const plans = new TxPlans(this.options.prepared(client), true);
+    const members: Member[] = units.map((unit) => ({
+      unit,
+      state: new TxState(true),
+      writes: new WriteBehind(channel.query, plans, channel.many),
+      notified: new Set<string>(),
+      keys: [],
+    }));
+    const outcomes = await Promise.allSettled(
+      members.map(async (m) =>
+        m.unit.fn(this.options.tx(m.writes.q, m.state, m.notified, m.writes, this.locksOf(m))),
+      ),
+    );
+    for (const m of members) m.state.closed = true;
+
+    const committing: Array<{ member: Member; value: unknown }> = [];
+    const later: Unit[] = [];
+    const dropped: Array<{ unit: Unit; err: unknown }> = [];
+    let rollback = channel.failed !== undefined;
+    members.forEach((m, i) => {
+      const o = outcomes[i];
+      if (o?.status === 'fulfilled') committing.push({ member: m, value: o.value });
+      else if (m.writes.wrote) rollback = true;
+      else if (o?.reason instanceof HeldInBatch) later.push(m.unit);
+      else dropped.push({ unit: m.unit, err: o?.reason });
+    });
+
+    let broken = false;
+    if (!rollback) {
+      // The members' deferred writes, the same statement of several made one (merge-writes.ts).
+      const lists = committing.map(({ member }) => member.writes.takePendingWrites());
+      const writes = mergeWrites(lists);
+      this.stats.merged += lists.reduce((n, list) => n + list.length, 0) - writes.length;
+      const rendered = committing[0]?.member.writes.render(writes) ?? { statements: [], names: [] };
+      // What sets up the deferred writes first (a dropped member's too: an EXECUTE may need it).
+      const { statements, names } = plans.takeSetup();
+      statements.push(...rendered.statements);
+      names.push(...rendered.names);
+      try {
+        await channel.many([...statements, 'COMMIT']);
+        plans.done(names);
+        const notified = new Set<string>();
+        for (const { member, value } of committing) {
+          for (const n of member.notified) notified.add(n);
+          member.unit.resolve(value);
+        }
+        if (notified.size > 0) this.options.notify(notified);
+        for (const d of dropped) d.unit.reject(d.err);
+      } catch (err) {
+        if (names.length > 0) plans.inDoubt = true;
+        if (sqlState(err) === undefined || storeFault(err) !== undefined) {
+          // No answer: the COMMIT may or may not have happened. As a transaction of its own.
+          broken = true;
+          this.options.lost?.(err, client);
+          for (const u of [...committing.map((c) => c.member.unit), ...dropped.map((d) => d.unit), ...later])
+            u.reject(err);
+          later.length = 0;
+        } else {
+          // PostgreSQL refused a deferred write: nothing committed; each runs again alone.
+          rollback = true;
+        }
+      }
+    }
+    const lost = channel.failed !== undefined && storeFault(channel.failed) !== undefined;
+    if (rollback && lost) {
+      // The connection is gone (or silent): nothing committed, no ROLLBACK to wait for. Every
+      // member fails with that error, as a transaction of its own would, instead of running again.
+      broken = true;
+      rollback = false;
+      this.options.lost?.(channel.failed, client);
+      for (const u of units) u.reject(channel.failed);
+      later.length = 0;
+    }
+    if (rollback) {
+      this.stats.fallbacks++;
+      await client.query('ROLLBACK').catch(() => {
+        broken = true;
+      });
+    }
+    const alone = rollback ? units : later;
+    if (!rollback) this.stats.evicted += later.length;
+    for (const m of members) for (const k of m.keys) if (this.held.get(k) === m) this.held.delete(k);
+    client.release(broken || plans.inDoubt);
+    for (const u of alone) void this.options.alone(u.fn).then(u.resolve, u.reject);
+  }
+
+  /** The locks of one member: a key another member holds sends it out of the batch. */
+  private locksOf(member: Member): MemberLocks {
+    return {
+      claim: (key) => {
+        const holder = this.held.get(key);
+        if (holder === member) return;
+        if (holder !== undefined) throw new HeldInBatch(key);
+        this.held.set(key, member);
+        member.keys.push(key);
+      },
+    };
+  }
+}
+
+/** A unit of work inside a batch: its transaction's state, deferred writes, NOTIFYs and locks. */
+interface Member {
+  unit: Unit;
+  state: TxState;
+  writes: WriteBehind;
+  notified: Set<string>;
+  /** Lock keys it holds (`held`), released when the batch ends. */
+  keys: string[];
+}
+
+interface Pending {
+  statements: string[];
+  /** Answers the message's share of results: one, or one per statement. */
+  resolve: (results: pg.QueryResult[]) => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * The connection of a batch, shared by its members: what they send in one turn of the event loop
+ * goes as one simple-protocol message (BEGIN first, the first time), one message at a time.
+ * After PostgreSQL refuses a statement the transaction is aborted: everything after is refused.
+ */
+class SharedChannel {
+  private queue: Pending[] = [];
+  private busy = false;
+  private began = false;
+  failed: unknown;
+
+  constructor(private readonly client: pg.PoolClient) {}
+
+  readonly query: Query = <R extends pg.QueryResultRow>(
+    sql: Sql | string,
+    values: readonly unknown[] = [],
+  ): Promise<pg.QueryResult<R>> =>
+    new Promise((resolve, reject) => {
+      this.submit({
+        statements: [inline(typeof sql === 'string' ? sql : sql.text, values)],
+        resolve: (results) => resolve(results[0] as pg.QueryResult<R>),
+        reject,
+      });
+    });
+
+  readonly many = (statements: readonly string[]): Promise<pg.QueryResult[]> =>
+    new Promise((resolve, reject) => {
+      this.submit({ statements: [...statements], resolve, reject });
+    });
+
+  private submit(p: Pending): void {
+    if (this.failed !== undefined) {
+      p.reject(this.failed);
+      return;
+    }
+    this.queue.push(p);
+    if (!this.busy) {
+      this.busy = true;
+      setImmediate(() => void this.pump());
+    }
+  }
+
+  private async pump(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue;
+      this.queue = [];
+      const first = !this.began;
+      this.began = true;
+      try {
+        const statements = [...(first ? ['BEGIN'] : []), ...batch.flatMap((p) => p.statements)];
+        const answer: unknown = await this.client.query(statements.join(';\n'));
+        const results = (Array.isArray(answer) ? answer : [answer]) as pg.QueryResult[];
+        let at = first ? 1 : 0;
+        for (const p of batch) {
+          p.resolve(results.slice(at, at + p.statements.length));
+          at += p.statements.length;
+        }
+      } catch (err) {
+        this.failed = err;
+        for (const p of [...batch, ...this.queue]) p.reject(err);
+        this.queue = [];
+      }
+    }
+    this.busy = false;
+  }
+}

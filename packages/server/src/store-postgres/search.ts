@@ -1,0 +1,191 @@
+import type { RunRecord, TaskRecord, WorkflowDef } from '@baton/protocol';
+
+import { ARCHIVED_COLUMNS, type ArchivedRunRow, archivedFromRow } from '../store/archive-rows.js';
+import { freeTextNeedle, freeTextWords, likePrefix, runOrderBy, taskOrderBy } from '../store/sql-common.js';
+import { type FilterColumn, RUN_FILTER_COLUMNS, compileFilter } from '../store/sql-filter.js';
+import type { ArchivedRun, RunQuery, TaskQuery, TaskSearchField, TaskSortField } from '../store/store.js';
+import type { Query } from './sql.js';
+
+/**
+ * Task search on PostgreSQL. Every field maps to a column or to the exact expression of an
+ * index of migration 7 (`tasks_search_*`), so the planner can serve it from that index.
+ */
+export const PG_TASK_COLUMNS: Readonly<Record<TaskSearchField, FilterColumn>> = {
+  taskId: { sql: 'task_id', numeric: false },
+  taskType: { sql: 'task_type', numeric: false },
+  status: { sql: 'status', numeric: false },
+  workflowId: { sql: 'workflow_id', numeric: false },
+  workflowType: { sql: "(record->>'workflowType')", numeric: false },
+  referenceTaskName: { sql: 'reference_task_name', numeric: false },
+  workerId: { sql: "(record->>'workerId')", numeric: false },
+  startTime: { sql: "((record->>'startTime')::bigint)", numeric: true },
+  scheduledTime: { sql: "((record->>'scheduledTime')::bigint)", numeric: true },
+  updateTime: { sql: 'update_time', numeric: true },
+  endTime: { sql: "((record->>'endTime')::bigint)", numeric: true },
+};
+
+const SORT_COLUMNS: Readonly<Record<TaskSortField, string>> = {
+  updateTime: 'update_time',
+  startTime: "((record->>'startTime')::bigint)",
+  scheduledTime: "((record->>'scheduledTime')::bigint)",
+  endTime: "((record->>'endTime')::bigint)",
+  status: 'status',
+  taskType: 'task_type',
+  taskId: 'task_id',
+  workflowId: 'workflow_id',
+};
+
+/** The two statements of a task search with their parameters (the query-plan test reads them). */
+export function taskSearchSql(query: TaskQuery): {
+  count: string;
+  page: string;
+  filterParams: unknown[];
+  pageParams: unknown[];
+} {
+  const params: unknown[] = [];
+  const p = (value: unknown): string => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const where: string[] = [];
+  if (query.filter !== undefined) {
+    where.push(
+      compileFilter(query.filter, PG_TASK_COLUMNS, (value, numeric) =>
+        numeric ? `${p(Number(value))}::bigint` : `${p(String(value))}::text`,
+      ),
+    );
+  }
+  const text = freeTextNeedle(query.freeText);
+  if (text !== undefined) {
+    const exact = p(text);
+    const needle = p(text.toLowerCase());
+    where.push(
+      `(task_id = ${exact} OR strpos(lower((record->'inputData')::text), ${needle}) > 0
+        OR strpos(lower((record->'outputData')::text), ${needle}) > 0)`,
+    );
+  }
+  const whereSql = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
+  const filterParams = [...params];
+  const limit = p(Math.max(0, query.size));
+  const offset = p(Math.max(0, query.start));
+  return {
+    count: `SELECT count(*)::int AS n FROM tasks ${whereSql}`,
+    page: `SELECT record FROM tasks ${whereSql} ORDER BY ${taskOrderBy(query.sort, SORT_COLUMNS)} LIMIT ${limit} OFFSET ${offset}`,
+    filterParams,
+    pageParams: params,
+  };
+}
+
+export async function searchTasks(
+  q: Query,
+  query: TaskQuery,
+): Promise<{ totalHits: number; results: TaskRecord[] }> {
+  const sql = taskSearchSql(query);
+  const count = await q<{ n: number }>(sql.count, sql.filterParams);
+  const page = await q<{ record: TaskRecord }>(sql.page, sql.pageParams);
+  return { totalHits: count.rows[0]?.n ?? 0, results: page.rows.map((r) => r.record) };
+}
+
+/** Run search on PostgreSQL: hot runs and the archive's index answer the same conditions. */
+
+export interface RunRow {
+  record: Omit<RunRecord, 'workflowDefinition'>;
+  definition: WorkflowDef;
+}
+
+type Placeholder = (value: unknown) => string;
+
+function placeholders(): { params: unknown[]; p: Placeholder } {
+  const params: unknown[] = [];
+  return {
+    params,
+    p: (value) => {
+      params.push(value);
+      return `$${params.length}`;
+    },
+  };
+}
+
+/** The conditions of a run query both `runs` and `archived_runs` answer (same column names). */
+export function runConditions(query: RunQuery, p: Placeholder): string[] {
+  const where: string[] = [];
+  if (query.filter !== undefined) {
+    where.push(
+      compileFilter(query.filter, RUN_FILTER_COLUMNS, (value, numeric) =>
+        numeric ? `${p(Number(value))}::bigint` : `${p(String(value))}::text`,
+      ),
+    );
+  }
+  if (query.name !== undefined) where.push(`workflow_name = ${p(query.name)}`);
+  if (query.status !== undefined && query.status.length > 0)
+    where.push(`status = ANY(${p(query.status)}::text[])`);
+  if (query.correlationId !== undefined) where.push(`correlation_id = ${p(query.correlationId)}`);
+  if (query.from !== undefined) where.push(`create_time >= ${p(query.from)}::bigint`);
+  if (query.to !== undefined) where.push(`create_time <= ${p(query.to)}::bigint`);
+  return where;
+}
+
+/**
+ * Free text on hot runs, every arm from an index: the id by prefix (runs_id_prefix), the
+ * correlation id whole (runs_correlation), and every word of the needle as a word prefix of the
+ * run's search text (runs_search_words: correlation id, name, reason, input and output).
+ */
+function freeTextCondition(text: string, p: Placeholder): string {
+  const arms = [`workflow_id COLLATE "C" LIKE ${p(likePrefix(text))}`, `correlation_id = ${p(text)}`];
+  const words = freeTextWords(text);
+  if (words.length > 0) {
+    const tsquery = words.map((w) => `'${w}':*`).join(' & ');
+    arms.push(
+      `(search_text IS NOT NULL AND to_tsvector('simple', search_text) @@ to_tsquery('simple', ${p(tsquery)}))`,
+    );
+  }
+  return `(${arms.join(' OR ')})`;
+}
+
+export async function searchRuns(q: Query, query: RunQuery): Promise<{ totalHits: number; rows: RunRow[] }> {
+  const { params, p } = placeholders();
+  const where = runConditions(query, p);
+  const text = freeTextNeedle(query.freeText);
+  if (text !== undefined) where.push(freeTextCondition(text, p));
+  const whereSql = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
+  const filterParams = [...params];
+  const limit = p(Math.max(0, query.size));
+  const offset = p(Math.max(0, query.start));
+  const [count, page] = await Promise.all([
+    q<{ n: number }>(`SELECT count(*) AS n FROM runs ${whereSql}`, filterParams),
+    q<RunRow>(
+      `SELECT record, definition FROM runs ${whereSql} ORDER BY ${runOrderBy(query.sort, '"C"')} LIMIT ${limit} OFFSET ${offset}`,
+      params,
+    ),
+  ]);
+  return { totalHits: Number(count.rows[0]?.n ?? 0), rows: page.rows };
+}
+
+export async function searchArchivedRuns(
+  q: Query,
+  query: RunQuery,
+): Promise<{ totalHits: number; results: ArchivedRun[] }> {
+  const { params, p } = placeholders();
+  const where = runConditions(query, p);
+  const text = freeTextNeedle(query.freeText);
+  if (text !== undefined) {
+    const t = p(text);
+    const needle = p(text.toLowerCase());
+    where.push(
+      `(workflow_id = ${t} OR correlation_id = ${t} OR strpos(lower(workflow_name), ${needle}) > 0)`,
+    );
+  }
+  const whereSql = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
+  const filterParams = [...params];
+  const limit = p(Math.max(0, query.size));
+  const offset = p(Math.max(0, query.start));
+  const count = await q<{ n: number }>(
+    `SELECT count(*)::int AS n FROM archived_runs ${whereSql}`,
+    filterParams,
+  );
+  const page = await q<ArchivedRunRow>(
+    `SELECT ${ARCHIVED_COLUMNS} FROM archived_runs ${whereSql} ORDER BY ${runOrderBy(query.sort, '"C"')} LIMIT ${limit} OFFSET ${offset}`,
+    params,
+  );
+  return { totalHits: count.rows[0]?.n ?? 0, results: page.rows.map(archivedFromRow) };
+}

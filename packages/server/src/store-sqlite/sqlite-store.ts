@@ -1,0 +1,307 @@
+import { CommitBatch } from './commit-batch.js';
+import { SQLITE_MIGRATIONS } from './migrations.js';
+import { type SqliteConnection, openConnection } from './connection.js';
+import { AsyncMutex } from './mutex.js';
+import { SqliteTx } from './tx.js';
+import { WalSync } from './wal-sync.js';
+import { type Migration, TxState } from '../store/sql-common.js';
+import { checkMigrationList, pendingMigrations } from '../store/schema-versions.js';
+import type { Store, TransactionOptions, Tx } from '../store/store.js';
+
+export interface SqliteStoreOptions {
+  /** Database file, or ':memory:' (tests). */
+  file: string;
+  /**
+   * FULL (default): an acknowledged commit survives a power loss (the WAL is fsynced before a
+   * transaction is answered, see wal-sync.ts). NORMAL: may lose the last commits on a power loss.
+   */
+  synchronous?: 'FULL' | 'NORMAL';
+  /** How long a statement waits for another process's lock before SQLITE_BUSY (default 5000 ms). */
+  busyTimeoutMs?: number;
+  /** Overrides the migration list (tests only). */
+  migrations?: readonly Migration[];
+}
+
+/**
+ * The embedded store: one SQLite file in WAL mode.
+ *
+ * Writes: one connection, one transaction at a time. `transaction` takes an in-process async
+ * mutex, then a savepoint inside the SQLite transaction it shares with the other transactions of
+ * this event-loop turn (`BEGIN IMMEDIATE`, which also excludes writers in other processes, waiting
+ * up to busy_timeout; see beginBatch), so two async transactions never interleave their
+ * statements, and none answers before the shared COMMIT.
+ *
+ * Reads: a second, read-only connection. In WAL mode it sees only committed rows, so `read`
+ * never observes a transaction in flight and never waits for the writer. Each statement sees the
+ * latest commit (no snapshot across the statements of one `read`), as on PostgreSQL.
+ * ':memory:' databases cannot be shared between connections: there `read` runs on the write
+ * connection under the mutex instead.
+ *
+ * Durability (FULL): a transaction's promise settles, and a read's answer is given, only once the
+ * commits it wrote or may have seen are on disk (WalSync, shared fsyncs off the event loop).
+ *
+ * Do not open two SqliteStores on the same file in one process: better-sqlite3 blocks the thread
+ * while it waits for a lock, so the holder could never finish. Do not call `transaction` or
+ * `read` from inside a transaction (the mutex is not re-entrant): use the `tx` you were given.
+ */
+export class SqliteStore implements Store {
+  readonly dialect = 'sqlite' as const;
+  private readonly writer: SqliteConnection;
+  private readonly reader: SqliteConnection | undefined;
+  private readonly mutex = new AsyncMutex();
+  private readonly migrations: readonly Migration[];
+  /** Undefined where nothing needs syncing: NORMAL, or an in-memory database. */
+  private readonly walSync: WalSync | undefined = undefined;
+  /** The writer's total_changes() after the last COMMIT: did the next batch write? */
+  private changesSeen = 0;
+  /** The SQLite transaction that store transactions share, while open (see beginBatch). */
+  private batch: CommitBatch | undefined;
+  /** Only on a file: an in-memory database's reads share the writer, and must not see a batch. */
+  private readonly batching: boolean;
+  private closed = false;
+
+  constructor(options: SqliteStoreOptions) {
+    const settings = {
+      synchronous: options.synchronous ?? 'FULL',
+      busyTimeoutMs: options.busyTimeoutMs ?? 5000,
+    } as const;
+    this.migrations = options.migrations ?? SQLITE_MIGRATIONS;
+    checkMigrationList(this.migrations);
+    this.writer = openConnection(options.file, { ...settings, readonly: false });
+    const inMemory = options.file === ':memory:' || options.file === '' || this.writer.db.memory;
+    this.reader = inMemory ? undefined : openConnection(options.file, { ...settings, readonly: true });
+    this.batching = !inMemory;
+    // FULL on a WAL file: SQLite's own per-COMMIT fsync is replaced by WalSync's shared one.
+    // Anything else (NORMAL, memory, a file system where WAL mode was refused) keeps SQLite's setting.
+    const walMode = this.writer.db.pragma('journal_mode', { simple: true }) === 'wal';
+    if (!inMemory && walMode && settings.synchronous === 'FULL') {
+      this.writer.db.pragma('synchronous = NORMAL');
+      this.walSync = new WalSync(`${this.writer.db.name}-wal`);
+    }
+  }
+
+  async migrate(): Promise<void> {
+    this.assertOpen();
+    await this.mutex.run(async () => {
+      this.commitOpenBatch();
+      const c = this.writer;
+      c.db.exec(
+        `CREATE TABLE IF NOT EXISTS schema_migrations (
+           version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT`,
+      );
+      for (;;) {
+        // Re-read the schema inside each write transaction: another process may have migrated.
+        c.db.exec('BEGIN IMMEDIATE');
+        try {
+          // SELECT *: compatible_from exists only once the step that adds it has run.
+          // Prepared afresh (not from the statement cache): the step may change the table's columns.
+          const rows = c.db.prepare('SELECT * FROM schema_migrations').all() as Array<{
+            version: number;
+            compatible_from?: number | null;
+          }>;
+          const applied = rows.map((r) => ({
+            version: r.version,
+            compatibleFrom: r.compatible_from ?? null,
+          }));
+          const next = pendingMigrations('SQLite', this.migrations, applied)[0];
+          if (next === undefined) {
+            c.db.exec('COMMIT');
+            return;
+          }
+          try {
+            c.db.exec(next.sql);
+          } catch (err) {
+            throw new Error(`SQLite migration ${next.version} (${next.name}) failed: ${String(err)}`, {
+              cause: err,
+            });
+          }
+          c.run(
+            `INSERT INTO schema_migrations (version, name, applied_at)
+             VALUES (?, ?, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))`,
+            next.version,
+            next.name,
+          );
+          const columns = c.db.prepare('SELECT * FROM schema_migrations LIMIT 0').columns();
+          if (columns.some((col) => col.name === 'compatible_from'))
+            c.run(
+              'UPDATE schema_migrations SET compatible_from = ? WHERE version = ?',
+              next.compatibleFrom,
+              next.version,
+            );
+          c.db.exec('COMMIT');
+          this.walSync?.committed();
+        } catch (err) {
+          if (c.db.inTransaction) c.db.exec('ROLLBACK');
+          throw err;
+        }
+        await Promise.resolve();
+      }
+    });
+    this.changesSeen = this.totalChanges();
+    await this.walSync?.durable(this.walSync.lastWritten);
+  }
+
+  /** Options are PostgreSQL's: here every transaction already shares its commit (group commit). */
+  async transaction<T>(fn: (tx: Tx) => Promise<T>, _options?: TransactionOptions): Promise<T> {
+    this.assertOpen();
+    let batch: CommitBatch | undefined;
+    try {
+      const answer = await this.mutex.run(async () => {
+        this.assertOpen();
+        this.walSync?.check();
+        const c = this.writer;
+        batch = this.batch ?? this.beginBatch();
+        const state = new TxState(true);
+        c.run('SAVEPOINT tx');
+        try {
+          const result = await fn(new SqliteTx(c, state));
+          state.closed = true;
+          c.run('RELEASE tx');
+          return result;
+        } catch (err) {
+          state.closed = true;
+          if (c.db.inTransaction) {
+            c.run('ROLLBACK TO tx');
+            c.run('RELEASE tx');
+          } else {
+            // SQLite rolled the whole transaction back by itself (e.g. SQLITE_FULL): the batch's
+            // other members lost their writes too.
+            this.loseBatch(batch, err);
+          }
+          throw err;
+        } finally {
+          if (!this.batching) this.commitBatch(batch);
+        }
+      });
+      await this.settled(batch);
+      return answer;
+    } catch (err) {
+      // What a failed transaction read (its error) may come from commits not yet durable.
+      if (batch !== undefined) await this.settled(batch).catch(() => {});
+      throw err;
+    }
+  }
+
+  /** Waits for a batch's COMMIT and for the WAL sync that makes it (and what it saw) durable. */
+  private async settled(batch: CommitBatch | undefined): Promise<void> {
+    if (batch === undefined) return;
+    const sequence = await batch.committed;
+    if (this.walSync !== undefined) await this.walSync.durable(sequence);
+  }
+
+  /**
+   * Opens the SQLite transaction that the store transactions arriving in this turn of the event
+   * loop share (under load, those answered by one WAL sync come back together): one BEGIN and one
+   * COMMIT for all, and a page written by several of them goes to the WAL once. Their answers wait
+   * for the COMMIT, so none is acknowledged before it is durable. Called under the mutex.
+   */
+  private beginBatch(): CommitBatch {
+    this.writer.run('BEGIN IMMEDIATE');
+    const batch = new CommitBatch();
+    this.batch = batch;
+    if (this.batching) {
+      // After the I/O callbacks of this turn: the transactions they start join the batch.
+      setImmediate(() => {
+        void this.mutex.run(async () => {
+          this.commitBatch(batch);
+          return Promise.resolve();
+        });
+      });
+    }
+    return batch;
+  }
+
+  /** Commits the batch if it is still open. Called under the mutex. */
+  private commitBatch(batch: CommitBatch): void {
+    if (this.batch !== batch) return;
+    this.batch = undefined;
+    const c = this.writer;
+    const walSync = this.walSync;
+    try {
+      // A batch that changed no row wrote nothing to the WAL: no new sync for it, but its
+      // members wait for the commits they may have read.
+      const wrote = walSync !== undefined && this.totalChanges() !== this.changesSeen;
+      c.run('COMMIT');
+      batch.commit(walSync === undefined ? 0 : wrote ? walSync.committed() : walSync.lastWritten);
+    } catch (err) {
+      try {
+        if (c.db.inTransaction) c.run('ROLLBACK');
+      } finally {
+        batch.fail(err);
+      }
+    } finally {
+      if (walSync !== undefined) this.changesSeen = this.totalChanges();
+    }
+  }
+
+  private loseBatch(batch: CommitBatch, err: unknown): void {
+    if (this.batch === batch) this.batch = undefined;
+    batch.fail(err);
+  }
+
+  /** Commits the open batch before the mutex's holder uses the connection otherwise. */
+  private commitOpenBatch(): void {
+    if (this.batch !== undefined) this.commitBatch(this.batch);
+  }
+
+  async read<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    this.assertOpen();
+    const reader = this.reader;
+    if (reader === undefined) return this.mutex.run(() => this.readOn(this.writer, fn));
+    try {
+      return await this.readOn(reader, fn);
+    } finally {
+      // The reader sees commits whose sync may still run: answer only what is durable.
+      if (this.walSync !== undefined) await this.walSync.durable(this.walSync.lastWritten);
+    }
+  }
+
+  /** Rows changed by the writer since it opened (SQLite's counter, rolled-back changes included). */
+  private totalChanges(): number {
+    return this.writer.get<{ n: number }>('SELECT total_changes() AS n')?.n ?? 0;
+  }
+
+  private async readOn<T>(c: SqliteConnection, fn: (tx: Tx) => Promise<T>): Promise<T> {
+    const state = new TxState(false);
+    try {
+      return await fn(new SqliteTx(c, state));
+    } finally {
+      state.closed = true;
+    }
+  }
+
+  onQueueNotification(_listener: (queueNames: string[]) => void): () => void {
+    return () => {};
+  }
+
+  async ping(): Promise<void> {
+    this.assertOpen();
+    (this.reader ?? this.writer).get('SELECT 1 AS ok');
+    return Promise.resolve();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    // Wait for the transaction in flight (and those queued before close) to finish.
+    await this.mutex.run(async () => {
+      this.commitOpenBatch();
+      try {
+        // The last commits' members may not have asked for their sync yet: sync them now.
+        await this.walSync?.durable(this.walSync.lastWritten);
+      } finally {
+        await this.walSync?.close();
+      }
+      this.reader?.close();
+      this.writer.close();
+    });
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('store: the SQLite store is closed');
+  }
+}
+
+export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
+  return new SqliteStore(options);
+}

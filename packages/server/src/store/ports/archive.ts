@@ -1,0 +1,71 @@
+import type { RunLinks, TaskLog, WorkflowStatus } from '@baton/protocol';
+
+import type { RunQuery } from './search.js';
+import type { PortAccess } from './access.js';
+
+/** The slim index row of a run moved to blob storage; the whole run is the blob. */
+export interface ArchivedRun {
+  workflowId: string;
+  workflowName: string;
+  workflowVersion: number;
+  status: WorkflowStatus;
+  correlationId?: string;
+  priority: number;
+  parentWorkflowId?: string;
+  createTime: number;
+  updateTime: number;
+  endTime: number;
+  /** Retry / restart / rerun links, kept current when an archived run is restarted or rerun. */
+  links: RunLinks;
+  blobKey: string;
+  /** SHA-256 (hex) of the compressed document, checked on every read. */
+  blobSha256: string;
+  archivedAt: number;
+}
+
+export interface ArchiveClaim {
+  /** Runs that ended at or before this time (epoch ms) are due. */
+  endedBefore: number;
+  now: number;
+  /** Claimed runs are this node's until then; a node that dies lets its claims lapse. */
+  leaseUntil: number;
+  node: string;
+  limit: number;
+}
+
+/** The archive: runs moved to blob storage, `archived_runs` their index. */
+export interface ArchivePort {
+  /**
+   * Claims up to `limit` ended runs due for the archive that no live claim holds, oldest end
+   * first, until `leaseUntil`. SKIP LOCKED on PostgreSQL: concurrent archivers never claim the
+   * same run. Answers their ids.
+   */
+  claimRunsToArchive(claim: ArchiveClaim): Promise<string[]>;
+  /** Every log line of every task of a run, in insertion order. */
+  getRunLogs(workflowId: string): Promise<TaskLog[]>;
+  /**
+   * Deletes every hot row of a run: the run, its tasks, their logs and latest-by-name rows, its
+   * mailbox, queue messages, timers and archive claim. The caller holds the run's lock.
+   */
+  deleteRunRows(workflowId: string): Promise<void>;
+  insertArchivedRun(row: ArchivedRun): Promise<void>;
+  getArchivedRun(workflowId: string): Promise<ArchivedRun | undefined>;
+  /** The query over archived runs (free text matches id, correlation id and name only). */
+  searchArchivedRuns(query: RunQuery): Promise<{ totalHits: number; results: ArchivedRun[] }>;
+  archivedRunsByCorrelationId(name: string, correlationId: string): Promise<ArchivedRun[]>;
+  updateArchivedRunLinks(workflowId: string, links: RunLinks): Promise<void>;
+  deleteArchivedRun(workflowId: string): Promise<boolean>;
+}
+
+/** Which `ArchivePort` methods write (refused inside `read()`); every method is checked (tx-access.ts). */
+export const ARCHIVE_ACCESS = {
+  claimRunsToArchive: 'write',
+  getRunLogs: 'read',
+  deleteRunRows: 'write',
+  insertArchivedRun: 'write',
+  getArchivedRun: 'read',
+  searchArchivedRuns: 'read',
+  archivedRunsByCorrelationId: 'read',
+  updateArchivedRunLinks: 'write',
+  deleteArchivedRun: 'write',
+} as const satisfies PortAccess<ArchivePort>;
