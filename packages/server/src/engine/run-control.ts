@@ -65,7 +65,7 @@ export interface Rejection {
   readonly message: string;
 }
 
-const conflict = (code: SpecificErrorCode, message: string): Rejection => ({ code, message });
+const rejection = (code: SpecificErrorCode, message: string): Rejection => ({ code, message });
 
 /**
  * For a Conductor user acting on a run that was retried, restarted or rerun: Baton made a new
