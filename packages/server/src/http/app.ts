@@ -22,6 +22,7 @@ import { installJsonBodies } from './json-body.js';
 import { installRequestTargetGuard } from './request-target.js';
 import { installOversizeBodyDrain } from './oversize-body.js';
 import { recordRoutes } from './route-table.js';
+import { errorBodySchema } from './schemas.js';
 import { installTextInput } from './text-input.js';
 import type { PayloadService } from '../payloads/payload-service.js';
 import type { TaskSearch } from '../search/task-search.js';
@@ -127,6 +128,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await installAuth(app, deps.auth);
 
   await app.register(swagger, {
+    // Shared schemas appear under their own name (`ErrorBody`), not a numbered one.
+    refResolver: {
+      buildLocalReference: (json, _base, _fragment, i) =>
+        typeof json.$id === 'string' ? json.$id : `def-${i}`,
+    },
     openapi: {
       openapi: '3.0.3',
       info: {
@@ -136,6 +142,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       },
     },
   });
+  // Shared component of the document: the body every error answer carries.
+  app.addSchema(errorBodySchema);
   await app.register(swaggerUi, { routePrefix: '/api/docs' });
   app.get('/api/openapi.json', { schema: { hide: true } }, () => app.swagger());
 
