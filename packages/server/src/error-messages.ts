@@ -161,7 +161,7 @@ export const ERROR_MESSAGES = {
   PAYLOAD_NOT_FOUND: { message: 'No payload has been uploaded at {path}' },
   PAYLOAD_NOT_UPLOADED: { message: 'No payload has been uploaded at {path}' },
   PAYLOAD_NOT_OBJECT: { message: 'The payload at {path} is not a JSON object' },
-  PAYLOAD_TOO_LARGE: {
+  PAYLOAD_OVER_INLINE_LIMIT: {
     message:
       '{what} of {bytes} bytes is over the inline limit of {limit} bytes (BATON_PAYLOAD_INLINE_MAX_BYTES). {advice}',
   },

@@ -137,7 +137,7 @@ export class PayloadService {
       return { ...result, outputData };
     }
     if (result.outputData !== undefined && jsonBytes(result.outputData) > this.settings.inlineMaxBytes) {
-      throw fail('PAYLOAD_TOO_LARGE', {
+      throw fail('PAYLOAD_OVER_INLINE_LIMIT', {
         what: 'Task output',
         bytes: jsonBytes(result.outputData),
         limit: this.settings.inlineMaxBytes,
@@ -156,7 +156,7 @@ export class PayloadService {
       return { ...rest, input } as T;
     }
     if (request.input !== undefined && jsonBytes(request.input) > this.settings.inlineMaxBytes) {
-      throw fail('PAYLOAD_TOO_LARGE', {
+      throw fail('PAYLOAD_OVER_INLINE_LIMIT', {
         what: 'Workflow input',
         bytes: jsonBytes(request.input),
         limit: this.settings.inlineMaxBytes,
