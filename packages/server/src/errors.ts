@@ -15,9 +15,12 @@ type ParamNames<T extends string> = T extends `${string}{${infer P}}${infer Rest
 
 type Template<C extends SpecificErrorCode> = (typeof ERROR_MESSAGES)[C]['message'];
 
+/** A value a template takes (absent ones read as an empty text). */
+type ParamValue = string | number | boolean | null | undefined;
+
 /** What a throw site fills into a code's template: exactly its parameters. */
 export type ErrorParams<C extends SpecificErrorCode> = {
-  readonly [K in ParamNames<Template<C>>]: string | number | boolean | null | undefined;
+  readonly [K in ParamNames<Template<C>>]: ParamValue;
 };
 
 /** Codes whose template takes no parameter: thrown without a params object. */
@@ -51,7 +54,7 @@ export class BatonError extends Error {
 }
 
 /** Fills a template's `{name}` parameters (a missing value reads as an empty text). */
-export function errorMessage(code: SpecificErrorCode, params: Readonly<Record<string, unknown>>): string {
+export function errorMessage(code: SpecificErrorCode, params: Readonly<Record<string, ParamValue>>): string {
   return ERROR_MESSAGES[code].message.replace(/\{(\w+)\}/g, (_whole, name: string) => {
     const value = params[name];
     return value === undefined || value === null ? '' : String(value);
@@ -74,7 +77,7 @@ export function fail<C extends SpecificErrorCode>(
 ): BatonError;
 export function fail(
   code: SpecificErrorCode,
-  params: Readonly<Record<string, unknown>> = {},
+  params: Readonly<Record<string, ParamValue>> = {},
   validationErrors?: ValidationError[],
 ): BatonError {
   return new BatonError(code, errorMessage(code, params), validationErrors);

@@ -1,7 +1,7 @@
 import { isTerminalWorkflowStatus, type JsonObject, type JsonValue, type TaskRecord } from '@baton/protocol';
 
 import { terminateRejection } from '../engine/run-control.js';
-import { BatonError, fail, failWith } from '../errors.js';
+import { fail, failWith } from '../errors.js';
 import { newId } from '../ids.js';
 import type { AfterCommit, Executor } from '../services/executor.js';
 import { openTaskByRef } from '../services/task-service.js';
