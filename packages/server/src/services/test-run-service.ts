@@ -9,7 +9,7 @@ import {
 } from '@baton/protocol';
 
 import { ManualClock, type Clock } from '../clock.js';
-import { fail } from '../errors.js';
+import { errorMessage, fail } from '../errors.js';
 import { isWorkerTask, kindNameOf, workerTaskNames } from '../engine/graph.js';
 import { systemCallKindOf } from '../engine/kinds/system-call-names.js';
 import type { AsyncScriptRunner } from '../scripting/async-scripts.js';
@@ -83,8 +83,8 @@ export class TestRunService {
       return definition;
     }
     if (request.name === undefined) {
-      const error = fail('TEST_RUN_DEFINITION_MISSING');
-      throw fail('TEST_RUN_DEFINITION_MISSING', {}, [{ path: 'body.workflowDef', message: error.message }]);
+      const message = errorMessage('TEST_RUN_DEFINITION_MISSING', {});
+      throw fail('TEST_RUN_DEFINITION_MISSING', {}, [{ path: 'body.workflowDef', message }]);
     }
     const {
       createTime: _created,
