@@ -1,15 +1,3 @@
-/**
- * Body of every error answer (docs/design/errors.md#the-error-body; the shape of Conductor's
- * `ErrorResponse`).
- */
-export interface ErrorBody {
-  status: number;
-  code: string;
-  message: string;
-  retryable: boolean;
-  validationErrors?: ValidationError[];
-}
-
 export interface ValidationError {
   /** Where the problem is, e.g. `tasks[2].taskReferenceName` or `body.status`. */
   path: string;

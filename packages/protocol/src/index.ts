@@ -6,3 +6,5 @@ export * from './records.js';
 export * from './errors.js';
 export * from './messages.js';
 export * from './durations.js';
+export * from './error-registry.js';
+export * from './error-body.js';

@@ -17,6 +17,16 @@ export class BatonApiError extends Error {
     super(message);
   }
 
+  /**
+   * The server's specific error code (`RUN_NOT_FOUND`, `TASK_NOT_IN_PROGRESS`, ...: see
+   * `ERROR_REGISTRY` in @baton/protocol and docs/errors.md), when the answer carried one.
+   */
+  get errorCode(): string | undefined {
+    return typeof this.body === 'object' && typeof this.body.errorCode === 'string'
+      ? this.body.errorCode
+      : undefined;
+  }
+
   /** True when repeating the same request later may succeed (the server's `retryable`, or 5xx/429). */
   get retryable(): boolean {
     if (typeof this.body === 'object' && typeof this.body.retryable === 'boolean') return this.body.retryable;

@@ -267,7 +267,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
         blobs: blobHealthCheck(blobs),
         ...events.healthChecks,
       },
-      integrationRoutes: integrations.routes,
+      integrations,
       eventHandlers: events.handlers,
       schedules,
       instructions,

@@ -1,7 +1,7 @@
 import type { Workflow } from '@baton/protocol';
 
 import type { BlobStore } from '../blobs/blob-store.js';
-import { BatonError } from '../errors.js';
+import { fail } from '../errors.js';
 import type { ArchivedRun, Store, Tx } from '../store/store.js';
 import { type ArchiveDocument, decodeArchive } from './archive-document.js';
 
@@ -39,29 +39,19 @@ export class ArchiveReader {
     try {
       bytes = await this.blobs.get(row.blobKey);
     } catch (err) {
-      throw new BatonError(
-        'NOT_READY',
-        `Run ${row.workflowId} is archived and blob storage does not answer: ${err instanceof Error ? err.message : String(err)}`,
-        undefined,
-        true,
-      );
+      throw fail('RUN_DOCUMENT_UNAVAILABLE', {
+        workflowId: row.workflowId,
+        reason: err instanceof Error ? err.message : String(err),
+      });
     }
     if (bytes === undefined) {
-      throw new BatonError(
-        'NOT_READY',
-        `Run ${row.workflowId} is archived but its document is missing from blob storage`,
-        undefined,
-        true,
-      );
+      throw fail('RUN_DOCUMENT_MISSING', { workflowId: row.workflowId });
     }
     try {
       return decodeArchive(bytes, row.blobSha256, row.workflowId);
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
-      throw new BatonError(
-        'INTERNAL',
-        `Run ${row.workflowId} is archived but its document cannot be read: ${reason}`,
-      );
+      throw fail('RUN_DOCUMENT_UNREADABLE', { workflowId: row.workflowId, reason });
     }
   }
 }

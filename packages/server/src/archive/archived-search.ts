@@ -1,6 +1,6 @@
 import type { RunRecord, SearchResult, WorkflowSummary } from '@baton/protocol';
 
-import { badRequest } from '../errors.js';
+import { fail } from '../errors.js';
 import type { ArchivedRun, RunQuery, RunSortField, Tx } from '../store/store.js';
 
 /**
@@ -75,16 +75,13 @@ export async function mergeRunPages(
 ): Promise<SearchResult<WorkflowSummary>> {
   const window = query.start + query.size;
   if (window > MAX_MERGED_WINDOW) {
-    throw badRequest(
-      `start + size may be at most ${MAX_MERGED_WINDOW} when the search also finds archived runs; narrow the search (name, status, time range)`,
-      [
-        {
-          path: 'querystring.start',
-          message: `start + size over ${MAX_MERGED_WINDOW}`,
-          invalidValue: query.start,
-        },
-      ],
-    );
+    throw fail('SEARCH_WINDOW_TOO_LARGE', { max: MAX_MERGED_WINDOW }, [
+      {
+        path: 'querystring.start',
+        message: `start + size over ${MAX_MERGED_WINDOW}`,
+        invalidValue: query.start,
+      },
+    ]);
   }
   const head = { ...query, start: 0, size: window };
   const hot = await tx.searchRuns(head);

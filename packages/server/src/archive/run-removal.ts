@@ -1,7 +1,7 @@
 import { isTerminalWorkflowStatus } from '@baton/protocol';
 
 import type { BlobStore } from '../blobs/blob-store.js';
-import { BatonError, conflict, notFound } from '../errors.js';
+import { BatonError, fail } from '../errors.js';
 import type { Store } from '../store/store.js';
 import type { Archiver } from './archiver.js';
 
@@ -30,25 +30,24 @@ export class RunRemoval {
     }));
     if (hot) {
       if (!isTerminalWorkflowStatus(hot.status)) {
-        throw conflict(`Workflow ${workflowId} is ${hot.status}: terminate it before removing it`);
+        throw fail('RUN_NOT_REMOVABLE', { workflowId, status: hot.status });
       }
       if (archive) {
         const outcome = await this.archiver.archiveRun(workflowId);
-        if (outcome === 'changed')
-          throw conflict(`Workflow ${workflowId} changed while it was being archived; try again`);
+        if (outcome === 'changed') throw fail('RUN_CHANGED_WHILE_ARCHIVING', { workflowId });
         return;
       }
       await this.store.transaction(async (tx) => {
         const run = await tx.lockRun(workflowId);
         if (!run) return;
         if (!isTerminalWorkflowStatus(run.status)) {
-          throw conflict(`Workflow ${workflowId} is ${run.status}: terminate it before removing it`);
+          throw fail('RUN_NOT_REMOVABLE', { workflowId, status: run.status });
         }
         await tx.deleteRunRows(workflowId);
       });
       return;
     }
-    if (!archived) throw notFound(`No such workflow found by id: ${workflowId}`);
+    if (!archived) throw fail('RUN_NOT_FOUND', { workflowId });
     if (archive) return;
     // The index row goes first: a document without one is never read, a row without its document would be.
     await this.store.transaction((tx) => tx.deleteArchivedRun(workflowId));

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 import type { AuthOptions } from '../config/auth-options.js';
-import { badRequest, notFound } from '../errors.js';
+import { fail } from '../errors.js';
 import type { Applications, Tag } from './applications.js';
 import type { BatonTokens } from './baton-tokens.js';
 import { TOKEN_EXCHANGE_LIMIT } from './http-guards.js';
@@ -66,7 +66,7 @@ function roleOf(role: string, options: AuthOptions): string {
   const groupRoles = Object.values(options.roles);
   const isWorker = role.startsWith(WORKER_ROLE_PREFIX) && role.length > WORKER_ROLE_PREFIX.length;
   if (!groupRoles.includes(role) && !isWorker) {
-    throw badRequest(`Unknown role '${role}': use one of ${groupRoles.join(', ')} or worker:<taskType>`, [
+    throw fail('ROLE_UNKNOWN', { role, roles: groupRoles.join(', ') }, [
       { path: 'params.role', message: 'is not a role', invalidValue: role },
     ]);
   }
@@ -100,7 +100,7 @@ export function applicationRoutes(
     },
     async (req) => {
       // Conductor's SDKs read a 404 here as "no authentication on this server" (Conductor OSS).
-      if (options.mode === 'off') throw notFound('Authentication is off on this server');
+      if (options.mode === 'off') throw fail('AUTH_OFF');
       const applicationId = await applications.authenticate(req.body.keyId, req.body.keySecret);
       return { token: await tokens.sign(applicationId, req.body.keyId, req.body.expiration) };
     },

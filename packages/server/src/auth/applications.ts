@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { JsonObject } from '@baton/protocol';
 
 import type { Clock } from '../clock.js';
-import { BatonError, notFound } from '../errors.js';
+import { type BatonError, fail } from '../errors.js';
 import type { AuthRecord, Store, Tx } from '../store/store.js';
 import { hashSecret, newSecret, verifySecret } from './secret-hash.js';
 
@@ -64,7 +64,7 @@ const keyInfo = (r: AuthRecord): AccessKeyInfo => ({
   status: (r.doc as unknown as KeyDoc).status,
 });
 
-const invalidKey = (): BatonError => new BatonError('UNAUTHENTICATED', 'invalid key id or secret');
+const invalidKey = (): BatonError => fail('ACCESS_KEY_INVALID');
 
 /** Applications (callers that are programs, such as SDK workers), their roles and access keys. */
 export class Applications {
@@ -84,7 +84,7 @@ export class Applications {
 
   async get(id: string): Promise<Application> {
     const r = await this.store.read((tx) => tx.getAuthRecord('application', id));
-    if (!r) throw notFound(`Application not found: ${id}`);
+    if (!r) throw fail('APPLICATION_NOT_FOUND', { id });
     return application(r);
   }
 
@@ -108,7 +108,7 @@ export class Applications {
   private change(id: string, actor: string, edit: (doc: AppDoc) => void): Promise<Application> {
     return this.store.transaction(async (tx) => {
       const r = await tx.getAuthRecord('application', id);
-      if (!r) throw notFound(`Application not found: ${id}`);
+      if (!r) throw fail('APPLICATION_NOT_FOUND', { id });
       const doc = { ...(r.doc as unknown as AppDoc) };
       edit(doc);
       doc.updatedBy = actor;
@@ -154,7 +154,7 @@ export class Applications {
   /** Removes the application and its access keys together. */
   async remove(id: string): Promise<void> {
     await this.store.transaction(async (tx) => {
-      if (!(await tx.deleteAuthRecord('application', id))) throw notFound(`Application not found: ${id}`);
+      if (!(await tx.deleteAuthRecord('application', id))) throw fail('APPLICATION_NOT_FOUND', { id });
       for (const key of await this.keysOf(tx, id)) await tx.deleteAuthRecord('access_key', key.id);
     });
     this.cache.clear();
@@ -169,7 +169,7 @@ export class Applications {
   async keys(applicationId: string): Promise<AccessKeyInfo[]> {
     return this.store.read(async (tx) => {
       if (!(await tx.getAuthRecord('application', applicationId))) {
-        throw notFound(`Application not found: ${applicationId}`);
+        throw fail('APPLICATION_NOT_FOUND', { id: applicationId });
       }
       return (await this.keysOf(tx, applicationId)).map(keyInfo);
     });
@@ -183,7 +183,7 @@ export class Applications {
     const now = this.clock.now();
     await this.store.transaction(async (tx) => {
       if (!(await tx.getAuthRecord('application', applicationId))) {
-        throw notFound(`Application not found: ${applicationId}`);
+        throw fail('APPLICATION_NOT_FOUND', { id: applicationId });
       }
       await tx.insertAuthRecord({
         kind: 'access_key',
@@ -199,7 +199,7 @@ export class Applications {
   private async keyOf(tx: Tx, applicationId: string, keyId: string): Promise<AuthRecord> {
     const r = await tx.getAuthRecord('access_key', keyId);
     if (!r || (r.doc as unknown as KeyDoc).applicationId !== applicationId) {
-      throw notFound(`Access key not found: ${keyId}`);
+      throw fail('ACCESS_KEY_NOT_FOUND', { keyId });
     }
     return r;
   }
@@ -230,7 +230,7 @@ export class Applications {
       const key = await tx.getAuthRecord('access_key', keyId);
       const app =
         key && (await tx.getAuthRecord('application', (key.doc as unknown as KeyDoc).applicationId));
-      if (!app) throw notFound(`Access key not found: ${keyId}`);
+      if (!app) throw fail('ACCESS_KEY_NOT_FOUND', { keyId });
       return application(app);
     });
   }
@@ -242,7 +242,7 @@ export class Applications {
     // An unknown key id costs a hash too, so answer times do not tell which key ids exist.
     const valid = await verifySecret(secret, doc?.secretHash ?? (await this.decoyHash()));
     if (!doc || !valid) throw invalidKey();
-    if (doc.status !== 'ACTIVE') throw new BatonError('UNAUTHENTICATED', 'access key is inactive');
+    if (doc.status !== 'ACTIVE') throw fail('ACCESS_KEY_INACTIVE');
     return doc.applicationId;
   }
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 import type { AuthOptions } from '../config/auth-options.js';
-import { BatonError } from '../errors.js';
+import { fail } from '../errors.js';
 import { decide } from './access.js';
 import type { Authenticator } from './authenticator.js';
 import { ANONYMOUS } from './identity.js';
@@ -50,10 +50,7 @@ export function installAuthHooks(
     if (group === undefined) return;
     const verdict = decide(req.identity, group, options.roles, workerRouteOf(req.method, url) !== undefined);
     if (!verdict.allowed) {
-      throw new BatonError(
-        'FORBIDDEN',
-        `Forbidden: ${req.method} ${url ?? ''} needs the role '${verdict.missingRole}'`,
-      );
+      throw fail('ROLE_REQUIRED', { method: req.method, url: url ?? '', role: verdict.missingRole });
     }
     if (verdict.workerOnly) workerOnly.add(req);
   });
@@ -69,12 +66,7 @@ export function installAuthHooks(
     const params = (req.params ?? {}) as Record<string, unknown>;
     const type = typeof params.taskType === 'string' ? params.taskType : '';
     if (!mayWorkOn(identity, type)) {
-      return done(
-        new BatonError(
-          'FORBIDDEN',
-          `Forbidden: task type '${type}' needs the role 'worker:${type}' (or '${options.roles.task}')`,
-        ),
-      );
+      return done(fail('WORKER_ROLE_REQUIRED', { taskType: type, taskRole: options.roles.task }));
     }
     done();
   });

@@ -47,23 +47,30 @@ export class Authenticator {
     const authorization = headers.authorization;
     const x = headers['x-authorization'];
     if (Array.isArray(authorization) || Array.isArray(x)) {
-      throw new TokenRejected('only one authorization header may be sent', 'invalid_request');
+      throw new TokenRejected(
+        'AUTHORIZATION_HEADER_INVALID',
+        { detail: 'only one authorization header may be sent' },
+        'invalid_request',
+      );
     }
     let token: string | undefined;
     if (authorization !== undefined && authorization.trim() !== '') {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
       if (!match)
-        throw new TokenRejected('the Authorization header must be "Bearer <token>"', 'invalid_request');
+        throw new TokenRejected(
+          'AUTHORIZATION_HEADER_INVALID',
+          { detail: 'the Authorization header must be "Bearer <token>"' },
+          'invalid_request',
+        );
       token = match[1];
     } else if (x !== undefined && x.trim() !== '') {
       token = /^Bearer\s+(\S+)\s*$/i.exec(x)?.[1] ?? x.trim();
     }
     if (token === undefined) {
-      throw new TokenRejected(
-        'a token is required: send "Authorization: Bearer <token>" or "X-Authorization: <token>"',
-      );
+      throw new TokenRejected('TOKEN_REQUIRED', {});
     }
-    if (token.length > MAX_TOKEN_LENGTH) throw new TokenRejected('token too long', 'invalid_token');
+    if (token.length > MAX_TOKEN_LENGTH)
+      throw new TokenRejected('TOKEN_INVALID', { reason: 'token too long' }, 'invalid_token');
     return token;
   }
 
@@ -79,7 +86,7 @@ export class Authenticator {
     if (known.via === 'oidc') return identityOf(known.subject, 'oidc', known.roles ?? []);
     const roles = await this.applications.rolesOfKey(known.keyId ?? '');
     if (roles === undefined) {
-      throw new TokenRejected('the access key of this token was revoked or turned inactive', 'invalid_token');
+      throw new TokenRejected('TOKEN_REVOKED', {}, 'invalid_token');
     }
     return identityOf(known.subject, 'application', roles);
   }
@@ -101,19 +108,20 @@ export class Authenticator {
       iat = claims.iat;
       exp = typeof claims.exp === 'number' ? claims.exp * 1000 : now;
     } catch {
-      throw new TokenRejected('malformed token', 'invalid_token');
+      throw new TokenRejected('TOKEN_INVALID', { reason: 'malformed token' }, 'invalid_token');
     }
     // Trusted again until it expires (plus the allowed skew), for at most VERIFIED_TTL_MS.
     const until = Math.min(exp + this.options.clockSkewSeconds * 1000, now + VERIFIED_TTL_MS);
     if (issuer === BATON_ISSUER) {
       const { subject, keyId } = await this.baton.verify(token, this.options.clockSkewSeconds);
       // Baton always writes iat: a token without one was not made by POST /api/token.
-      if (typeof iat !== 'number') throw new TokenRejected('token has no iat', 'invalid_token');
+      if (typeof iat !== 'number')
+        throw new TokenRejected('TOKEN_INVALID', { reason: 'token has no iat' }, 'invalid_token');
       this.checkLifetime(iat * 1000, exp);
       return this.remember(token, { until, subject: `app:${subject}`, via: 'application', keyId });
     }
     if (this.oidc === undefined || issuer !== this.oidc.issuer) {
-      throw new TokenRejected('wrong issuer', 'invalid_token');
+      throw new TokenRejected('TOKEN_INVALID', { reason: 'wrong issuer' }, 'invalid_token');
     }
     const claims = await this.oidc.verify(token);
     this.checkLifetime(typeof iat === 'number' ? iat * 1000 : now, exp);
@@ -138,10 +146,7 @@ export class Authenticator {
   private checkLifetime(issuedAtMs: number, expiresAtMs: number): void {
     const max = this.options.maxTokenLifetimeSeconds;
     if (expiresAtMs - issuedAtMs > max * 1000) {
-      throw new TokenRejected(
-        `token lifetime exceeds ${max} seconds (BATON_AUTH_MAX_TOKEN_LIFETIME_SECONDS)`,
-        'invalid_token',
-      );
+      throw new TokenRejected('TOKEN_LIFETIME_TOO_LONG', { maxSeconds: max }, 'invalid_token');
     }
   }
 }

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import helmet from 'helmet';
 
 import type { AuthOptions } from '../config/auth-options.js';
-import { BatonError } from '../errors.js';
+import { fail } from '../errors.js';
 
 /**
  * Security headers on every answer, CORS only for configured origins, and per-identity rate
@@ -51,12 +51,7 @@ export async function installHttpGuards(app: FastifyInstance, options: AuthOptio
     // Health probes are not callers.
     allowList: (req: FastifyRequest) => HEALTH_PROBES.has(req.routeOptions.url ?? ''),
     errorResponseBuilder: (_req, context) =>
-      new BatonError(
-        'RATE_LIMITED',
-        `Rate limit of ${context.max} requests per ${context.after} exceeded`,
-        undefined,
-        true,
-      ),
+      fail('RATE_LIMIT_EXCEEDED', { max: context.max, after: context.after }),
   });
 }
 

@@ -20,11 +20,6 @@ export interface AuthRoom {
   readonly applications: Applications;
   readonly tokens: BatonTokens;
   readonly authenticator: Authenticator;
-  /**
-   * Every route of the app (method and pattern), for the route-group check and the table in
-   * docs/auth.md#route-groups-and-roles.
-   */
-  readonly routes: Array<{ method: string; url: string }>;
 }
 
 /** Builds the authentication parts from the settings (no I/O: keys and discovery load on first use). */
@@ -53,7 +48,6 @@ export function createAuth(
     applications,
     tokens,
     authenticator: new Authenticator(clock, options, tokens, applications, oidc),
-    routes: [],
   };
 }
 
@@ -61,12 +55,9 @@ export function createAuth(
  * The hooks auth adds to the HTTP app: security headers, CORS and rate limits (the limiter's
  * per-route hooks run after the authentication hook, so it counts per identity), the
  * authentication hook and operator-action records. Called before any route is added; the
- * application routes come with the others (`authRoutes`), once the OpenAPI plugin listens.
+ * application routes are a route module like the others (`authRoutes`, listed in http/route-modules.ts).
  */
 export async function installAuth(app: FastifyInstance, room: AuthRoom): Promise<void> {
-  app.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) room.routes.push({ method, url: route.url });
-  });
   // Helmet's hook first, so a refused request carries the security headers too.
   await installHttpGuards(app, room.options);
   installAuthHooks(app, room.options, room.authenticator);
@@ -74,9 +65,9 @@ export async function installAuth(app: FastifyInstance, room: AuthRoom): Promise
 }
 
 /** Orkes's application, access-key and token routes, and the caller's session (for the web UI). */
-export function authRoutes(app: FastifyInstance, room: AuthRoom): void {
-  applicationRoutes(app, room.applications, room.tokens, room.options);
-  sessionRoute(app, room.authenticator, room.options);
+export function authRoutes(app: FastifyInstance, { auth }: { auth: AuthRoom }): void {
+  applicationRoutes(app, auth.applications, auth.tokens, auth.options);
+  sessionRoute(app, auth.authenticator, auth.options);
 }
 
 /** Start-up work that must finish before the server listens: the bootstrap admin key. */

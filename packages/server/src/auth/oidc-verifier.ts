@@ -1,6 +1,6 @@
 import { createRemoteJWKSet, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
 
-import { BatonError } from '../errors.js';
+import { type BatonError, fail } from '../errors.js';
 import { explainJoseError } from './token-errors.js';
 
 /**
@@ -94,12 +94,7 @@ export class OidcVerifier {
     }
     // OpenID Connect Discovery §4.3: the document must name the issuer it was fetched for.
     if (doc.issuer !== this.settings.issuer || typeof doc.jwks_uri !== 'string') {
-      throw new BatonError(
-        'NOT_READY',
-        'the identity provider discovery document does not match BATON_AUTH_ISSUER',
-        undefined,
-        true,
-      );
+      throw fail('IDENTITY_PROVIDER_MISMATCH');
     }
     return doc.jwks_uri;
   }
@@ -113,10 +108,5 @@ function isFetchFailure(err: unknown): boolean {
 
 function providerDown(err: unknown): BatonError {
   const why = err instanceof Error ? err.message : String(err);
-  return new BatonError(
-    'NOT_READY',
-    `the identity provider cannot be reached to check the token: ${why}`,
-    undefined,
-    true,
-  );
+  return fail('IDENTITY_PROVIDER_UNREACHABLE', { reason: why });
 }

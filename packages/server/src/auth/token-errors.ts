@@ -1,15 +1,25 @@
 import { errors as joseErrors } from 'jose';
 
-import { BatonError } from '../errors.js';
+import { BatonError, errorMessage } from '../errors.js';
+
+/** The registered codes of a refused token (all of class UNAUTHENTICATED). */
+type TokenErrorCode =
+  | 'TOKEN_REQUIRED'
+  | 'AUTHORIZATION_HEADER_INVALID'
+  | 'TOKEN_INVALID'
+  | 'TOKEN_EXPIRED'
+  | 'TOKEN_REVOKED'
+  | 'TOKEN_LIFETIME_TOO_LONG';
 
 /** A token that was missing or failed a check: answered 401 with the reason in the body and header. */
 export class TokenRejected extends BatonError {
   constructor(
-    message: string,
+    code: TokenErrorCode,
+    params: Readonly<Record<string, string | number>>,
     /** RFC 6750 error code for WWW-Authenticate; absent when no token was sent at all. */
     readonly oauthError?: 'invalid_token' | 'invalid_request',
   ) {
-    super('UNAUTHENTICATED', message);
+    super(code, errorMessage(code, params));
   }
 
   /** The WWW-Authenticate challenge for this rejection (RFC 6750 §3). */
@@ -22,7 +32,7 @@ export class TokenRejected extends BatonError {
 
 /** Says why jose refused a token, in words a caller can act on. Never echoes the token. */
 export function explainJoseError(err: unknown): TokenRejected {
-  if (err instanceof joseErrors.JWTExpired) return new TokenRejected('token expired', 'invalid_token');
+  if (err instanceof joseErrors.JWTExpired) return new TokenRejected('TOKEN_EXPIRED', {}, 'invalid_token');
   if (err instanceof joseErrors.JWTClaimValidationFailed) {
     const what =
       err.claim === 'aud'
@@ -34,22 +44,26 @@ export function explainJoseError(err: unknown): TokenRejected {
             : err.claim === 'iat'
               ? 'token issued in the future'
               : `claim ${err.claim} is invalid (${err.reason})`;
-    return new TokenRejected(what, 'invalid_token');
+    return new TokenRejected('TOKEN_INVALID', { reason: what }, 'invalid_token');
   }
   if (err instanceof joseErrors.JWSSignatureVerificationFailed)
-    return new TokenRejected('bad signature', 'invalid_token');
+    return new TokenRejected('TOKEN_INVALID', { reason: 'bad signature' }, 'invalid_token');
   if (err instanceof joseErrors.JOSEAlgNotAllowed) {
-    return new TokenRejected('signing algorithm not allowed', 'invalid_token');
+    return new TokenRejected('TOKEN_INVALID', { reason: 'signing algorithm not allowed' }, 'invalid_token');
   }
   if (err instanceof joseErrors.JWKSNoMatchingKey) {
-    return new TokenRejected('no signing key of the issuer matches the token (kid)', 'invalid_token');
+    return new TokenRejected(
+      'TOKEN_INVALID',
+      { reason: 'no signing key of the issuer matches the token (kid)' },
+      'invalid_token',
+    );
   }
   if (err instanceof joseErrors.JWKSMultipleMatchingKeys)
-    return new TokenRejected('ambiguous signing key', 'invalid_token');
+    return new TokenRejected('TOKEN_INVALID', { reason: 'ambiguous signing key' }, 'invalid_token');
   if (err instanceof joseErrors.JOSENotSupported)
-    return new TokenRejected('unsupported token algorithm', 'invalid_token');
+    return new TokenRejected('TOKEN_INVALID', { reason: 'unsupported token algorithm' }, 'invalid_token');
   if (err instanceof joseErrors.JWTInvalid || err instanceof joseErrors.JWSInvalid) {
-    return new TokenRejected('malformed token', 'invalid_token');
+    return new TokenRejected('TOKEN_INVALID', { reason: 'malformed token' }, 'invalid_token');
   }
-  return new TokenRejected('invalid token', 'invalid_token');
+  return new TokenRejected('TOKEN_INVALID', { reason: 'invalid token' }, 'invalid_token');
 }

@@ -1,4 +1,4 @@
-import { BatonError } from '../errors.js';
+import { fail } from '../errors.js';
 import type { TaskAccess } from '../services/task-access.js';
 import type { Identity } from './identity.js';
 
@@ -40,10 +40,7 @@ export function workerTaskAccess(identity: Identity, taskRole: string): TaskAcce
   return {
     check(task) {
       if (mayWorkOn(identity, task.taskType)) return;
-      throw new BatonError(
-        'FORBIDDEN',
-        `Forbidden: task type '${task.taskType}' needs the role 'worker:${task.taskType}' (or '${taskRole}')`,
-      );
+      throw fail('WORKER_ROLE_REQUIRED', { taskType: task.taskType, taskRole });
     },
   };
 }

@@ -2,6 +2,7 @@ import {
   isTerminalTaskStatus,
   isTerminalWorkflowStatus,
   type RunRecord,
+  type SpecificErrorCode,
   type TaskRecord,
 } from '@baton/protocol';
 import { evaluate } from './evaluate.js';
@@ -55,13 +56,16 @@ export function decideRunControl(state: RunState, event: RunControlEvent): Decis
   }
 }
 
-/** Why an operation is refused: `conflict` (409, the run's or task's state) or `not-found` (404). */
+/**
+ * Why an operation is refused: the registered error code (its class is 409, the run's or task's
+ * state, or 404) and the engine's words, which the server sends as the message.
+ */
 export interface Rejection {
-  readonly kind: 'conflict' | 'not-found';
+  readonly code: SpecificErrorCode;
   readonly message: string;
 }
 
-const conflict = (message: string): Rejection => ({ kind: 'conflict', message });
+const rejection = (code: SpecificErrorCode, message: string): Rejection => ({ code, message });
 
 /**
  * For a Conductor user acting on a run that was retried, restarted or rerun: Baton made a new
@@ -79,21 +83,24 @@ export function successorNote(run: RunRecord): string {
 
 export function pauseRejection(run: RunRecord): Rejection | undefined {
   if (run.status === 'RUNNING') return undefined;
-  return conflict(
+  return rejection(
+    'RUN_NOT_PAUSABLE',
     `Workflow ${run.workflowId} is ${run.status}: only a RUNNING workflow can be paused${successorNote(run)}`,
   );
 }
 
 export function resumeRejection(run: RunRecord): Rejection | undefined {
   if (run.status === 'PAUSED') return undefined;
-  return conflict(
+  return rejection(
+    'RUN_NOT_RESUMABLE',
     `Workflow ${run.workflowId} is ${run.status}: only a PAUSED workflow can be resumed${successorNote(run)}`,
   );
 }
 
 export function terminateRejection(run: RunRecord): Rejection | undefined {
   if (!isTerminalWorkflowStatus(run.status)) return undefined;
-  return conflict(
+  return rejection(
+    'RUN_NOT_TERMINABLE',
     `Workflow ${run.workflowId} is ${run.status}: only a RUNNING or PAUSED workflow can be terminated${successorNote(run)}`,
   );
 }
@@ -103,11 +110,13 @@ export function retryRejection(run: RunRecord): Rejection | undefined {
   if (run.status === 'FAILED' || run.status === 'TIMED_OUT' || run.status === 'TERMINATED') {
     const by = run.links.retried_by ?? [];
     if (by.length === 0) return undefined;
-    return conflict(
+    return rejection(
+      'RUN_ALREADY_RETRIED',
       `Workflow ${run.workflowId} has already been retried by ${by.join(', ')}: Baton retries into a new linked run (retry_of) where Conductor continues the run in place, so follow that run`,
     );
   }
-  return conflict(
+  return rejection(
+    'RUN_NOT_RETRYABLE',
     `Workflow ${run.workflowId} is ${run.status}: only a FAILED, TIMED_OUT or TERMINATED workflow can be retried`,
   );
 }
@@ -115,12 +124,14 @@ export function retryRejection(run: RunRecord): Rejection | undefined {
 /** Restart and rerun start over from an ended run whose definition allows it. */
 export function restartRejection(run: RunRecord, operation: 'restarted' | 'rerun'): Rejection | undefined {
   if (!isTerminalWorkflowStatus(run.status)) {
-    return conflict(
+    return rejection(
+      'RUN_NOT_ENDED',
       `Workflow ${run.workflowId} is ${run.status}: only an ended workflow (COMPLETED, FAILED, TIMED_OUT or TERMINATED) can be ${operation}`,
     );
   }
   if (run.workflowDefinition.restartable === false) {
-    return conflict(
+    return rejection(
+      'RUN_NOT_RESTARTABLE',
       `Workflow ${run.workflowId} (${run.status}) cannot be ${operation}: its definition ${run.workflowName} is not restartable`,
     );
   }
@@ -137,19 +148,24 @@ export function skipRejection(
   ref: string,
 ): Rejection | undefined {
   if (run.status !== 'RUNNING') {
-    return conflict(
+    return rejection(
+      'RUN_NOT_RUNNING',
       `Workflow ${run.workflowId} is ${run.status}: tasks can be skipped only in a RUNNING workflow`,
     );
   }
   const workflowTask = findTask(run.workflowDefinition, ref);
   if (!workflowTask) {
-    return { kind: 'not-found', message: `Workflow ${run.workflowId} has no task ${ref} in its definition` };
+    return {
+      code: 'SKIP_TASK_NOT_IN_DEFINITION',
+      message: `Workflow ${run.workflowId} has no task ${ref} in its definition`,
+    };
   }
   const latest = [...tasks].reverse().find((task) => task.referenceTaskName === ref);
   if (!latest || latest.status === 'SCHEDULED') return undefined;
   if (latest.status === 'IN_PROGRESS' && !isWorkerTask(latest.workflowTask)) return undefined;
   const why = latest.status === 'IN_PROGRESS' ? ' (taken by a worker)' : '';
-  return conflict(
+  return rejection(
+    'SKIP_TASK_NOT_WAITING',
     `Task ${ref} of workflow ${run.workflowId} is ${latest.status}${why}: only a waiting task can be skipped`,
   );
 }

@@ -3,7 +3,7 @@ import type { JsonObject } from '@baton/protocol';
 import { type Authorship, stampAuthorship } from '../auth/authorship.js';
 import type { Clock } from '../clock.js';
 import { settleScripts, type AsyncScriptRunner } from '../scripting/async-scripts.js';
-import { badRequest, conflict, notFound } from '../errors.js';
+import { fail } from '../errors.js';
 import type { Page, Store } from '../store/store.js';
 import { type EventHandler, checkEventHandler } from './handler-model.js';
 
@@ -26,7 +26,7 @@ export class EventHandlerService {
     const inserted = await this.store.transaction((tx) =>
       tx.events.insertEventHandler(this.row(stampAuthorship(handler, actor), now, now)),
     );
-    if (!inserted) throw conflict(`EventHandler with name ${handler.name} already exists!`);
+    if (!inserted) throw fail('EVENT_HANDLER_EXISTS', { name: handler.name, note: '' });
     await this.changed();
   }
 
@@ -55,7 +55,8 @@ export class EventHandlerService {
       }
       seen.add(handler.name);
     });
-    if (errors.length > 0) throw badRequest(errors.map((e) => e.message).join('; '), errors);
+    if (errors.length > 0)
+      throw fail('EVENT_HANDLER_INVALID', { detail: errors.map((e) => e.message).join('; ') }, errors);
     const now = this.clock.now();
     await this.store.transaction(async (tx) => {
       for (const handler of handlers) {
@@ -64,9 +65,7 @@ export class EventHandlerService {
         );
         // Throwing rolls back the handlers of the list already inserted.
         if (!inserted)
-          throw conflict(
-            `EventHandler with name ${handler.name} already exists! (none of the list was added)`,
-          );
+          throw fail('EVENT_HANDLER_EXISTS', { name: handler.name, note: ' (none of the list was added)' });
       }
     });
     await this.changed();
@@ -82,13 +81,13 @@ export class EventHandlerService {
       const stamped = stampAuthorship(handler, actor, existing.handler as Authorship);
       return tx.events.updateEventHandler(this.row(stamped, existing.createTime, now));
     });
-    if (!updated) throw notFound(`EventHandler with name ${handler.name} not found!`);
+    if (!updated) throw fail('EVENT_HANDLER_NOT_FOUND', { name: handler.name });
     await this.changed();
   }
 
   async remove(name: string): Promise<void> {
     const deleted = await this.store.transaction((tx) => tx.events.deleteEventHandler(name));
-    if (!deleted) throw notFound(`EventHandler with name ${name} not found!`);
+    if (!deleted) throw fail('EVENT_HANDLER_NOT_FOUND', { name });
     await this.changed();
   }
 
@@ -104,7 +103,7 @@ export class EventHandlerService {
 
   async get(name: string): Promise<EventHandler> {
     const stored = await this.store.read((tx) => tx.events.getEventHandler(name));
-    if (!stored) throw notFound(`EventHandler with name ${name} not found!`);
+    if (!stored) throw fail('EVENT_HANDLER_NOT_FOUND', { name });
     return stored.handler as unknown as EventHandler;
   }
 
@@ -115,7 +114,8 @@ export class EventHandlerService {
 
   private async check(handler: EventHandler): Promise<void> {
     const errors = await this.checkOne(handler);
-    if (errors.length > 0) throw badRequest(errors.map((e) => e.message).join('; '), errors);
+    if (errors.length > 0)
+      throw fail('EVENT_HANDLER_INVALID', { detail: errors.map((e) => e.message).join('; ') }, errors);
   }
 
   private checkOne(handler: EventHandler) {

@@ -1,7 +1,7 @@
 import { isTerminalWorkflowStatus, type JsonObject, type JsonValue, type TaskRecord } from '@baton/protocol';
 
 import { terminateRejection } from '../engine/run-control.js';
-import { BatonError, conflict, notFound } from '../errors.js';
+import { fail, failWith } from '../errors.js';
 import { newId } from '../ids.js';
 import type { AfterCommit, Executor } from '../services/executor.js';
 import { openTaskByRef } from '../services/task-service.js';
@@ -30,11 +30,9 @@ export class RunActions {
   async start(tx: Tx, request: StartRequest, after: AfterCommit): Promise<string> {
     const definition = await tx.getWorkflowDef(request.name, request.version);
     if (!definition) {
-      throw notFound(
-        request.version === undefined
-          ? `No such workflow found by name: ${request.name}`
-          : `No such workflow found by name: ${request.name}, version: ${request.version}`,
-      );
+      throw request.version === undefined
+        ? fail('DEFINITION_NOT_FOUND', { name: request.name })
+        : fail('DEFINITION_VERSION_NOT_FOUND', { name: request.name, version: request.version });
     }
     const run = await this.executor.startRun(
       tx,
@@ -64,18 +62,19 @@ export class RunActions {
     let task: TaskRecord | undefined;
     if (target.taskId !== undefined && target.taskId !== '') {
       task = await tx.getTask(target.taskId);
-      if (!task) throw notFound(`No such task found by id: ${target.taskId}`);
+      if (!task) throw fail('TASK_NOT_FOUND', { taskId: target.taskId });
       await tx.lockRun(task.workflowInstanceId);
       task = await tx.getTask(target.taskId);
     } else if (target.workflowId !== undefined && target.taskRefName !== undefined) {
       const run = await tx.lockRun(target.workflowId);
-      if (!run) throw notFound(`No such workflow found by id: ${target.workflowId}`);
+      if (!run) throw fail('RUN_NOT_FOUND', { workflowId: target.workflowId });
       task = openTaskByRef(await tx.getDecideTasks(target.workflowId), target.taskRefName);
-      if (!task) throw conflict(`Workflow ${target.workflowId} has no open task ${target.taskRefName}`);
+      if (!task)
+        throw fail('OPEN_TASK_BY_REF_NOT_FOUND', { workflowId: target.workflowId, ref: target.taskRefName });
     }
-    if (!task) throw notFound('No task named: give taskId, or workflowId and taskRefName');
+    if (!task) throw fail('TASK_NOT_NAMED');
     if (task.status !== 'IN_PROGRESS' && task.status !== 'SCHEDULED')
-      throw conflict(`Task ${task.taskId} has ended (${task.status})`);
+      throw fail('TASK_NOT_IN_PROGRESS', { taskId: task.taskId, status: task.status });
     const decision = await this.executor.handle(
       tx,
       task.workflowInstanceId,
@@ -91,16 +90,15 @@ export class RunActions {
       },
       after,
     );
-    if (!decision || decision.ignored) throw conflict(`Task ${task.taskId} took no result`);
+    if (!decision || decision.ignored) throw fail('TASK_TOOK_NO_RESULT', { taskId: task.taskId });
     return decision.updatedTasks.find((t) => t.taskId === task.taskId) ?? task;
   }
 
   async terminate(tx: Tx, workflowId: string, reason: string, after: AfterCommit): Promise<void> {
     const run = await tx.lockRun(workflowId);
-    if (!run) throw notFound(`No such workflow found by id: ${workflowId}`);
+    if (!run) throw fail('RUN_NOT_FOUND', { workflowId });
     const rejection = terminateRejection(run);
-    if (rejection)
-      throw new BatonError(rejection.kind === 'not-found' ? 'NOT_FOUND' : 'CONFLICT', rejection.message);
+    if (rejection) throw failWith(rejection.code, rejection.message);
     await this.executor.handle(tx, workflowId, { type: 'TERMINATE', reason }, after);
   }
 
@@ -112,9 +110,11 @@ export class RunActions {
     appendArray: boolean,
   ): Promise<JsonObject> {
     const run = await tx.lockRun(workflowId);
-    if (!run) throw notFound(`No such workflow found by id: ${workflowId}`);
+    if (!run) throw fail('RUN_NOT_FOUND', { workflowId });
     if (isTerminalWorkflowStatus(run.status))
-      throw conflict(`Workflow ${workflowId} has ended (${run.status}): its variables are final`);
+      throw fail('RUN_ENDED', {
+        detail: `Workflow ${workflowId} has ended (${run.status}): its variables are final`,
+      });
     const merged: JsonObject = { ...run.variables };
     for (const [key, value] of Object.entries(variables)) {
       const current: JsonValue | undefined = merged[key];

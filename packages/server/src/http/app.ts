@@ -1,86 +1,21 @@
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import { Ajv, type Options as AjvOptions } from 'ajv';
 import ajvFormats from 'ajv-formats';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
 
-import { type AuthRoom, authRoutes, installAuth } from '../auth/install.js';
-import type { Options } from '../config/options.js';
-import type { Metrics } from '../metrics.js';
-import type { RawEnv } from '../config/env.js';
-import type { LifecycleService } from '../services/lifecycle-service.js';
-import type { MetadataService } from '../services/metadata-service.js';
-import type { RunControlService } from '../services/run-control-service.js';
-import type { SyncExecuteService } from '../services/sync-execute.js';
-import type { TestRunService } from '../services/test-run-service.js';
-import type { TaskService } from '../services/task-service.js';
-import type { WorkflowService } from '../services/workflow-service.js';
-import type { Store } from '../store/store.js';
+import { installAuth } from '../auth/install.js';
+import type { AppDeps } from './app-deps.js';
 import { answerClientError } from './client-errors.js';
 import { answerFrameworkError, installErrorHandling } from './error-handler.js';
 import { installJsonBodies } from './json-body.js';
 import { installRequestTargetGuard } from './request-target.js';
 import { installOversizeBodyDrain } from './oversize-body.js';
-import { recordRoutes } from './route-table.js';
+import { ROUTE_MODULES } from './route-modules.js';
+import { recordRoutes, routeModuleScope } from './route-table.js';
+import { errorBodySchema } from './schemas.js';
 import { installTextInput } from './text-input.js';
-import type { PayloadService } from '../payloads/payload-service.js';
-import type { TaskSearch } from '../search/task-search.js';
-import type { RunRemoval } from '../archive/run-removal.js';
-import type { SignalResponder } from '../services/signal-response.js';
-import { adminRoutes } from './routes/admin.js';
-import { lifecycleRoutes } from './routes/lifecycle.js';
-import { metadataRoutes } from './routes/metadata.js';
-import { metricsRoutes } from './routes/metrics.js';
-import { payloadRoutes } from './routes/payloads.js';
-import { taskSearchRoutes } from './routes/task-search.js';
-import { runRemovalRoutes } from './routes/run-removal.js';
-import { runStateRoutes } from './routes/run-state.js';
-import { runControlRoutes } from './routes/run-control.js';
-import { taskRoutes } from './routes/tasks.js';
-import { conductorUnsupportedRoutes } from './routes/conductor-unsupported.js';
-import { workflowRoutes } from './routes/workflow.js';
-import { serveWebUi } from './web-ui.js';
-import type { EventHandlerService } from '../events/handler-service.js';
-import { eventRoutes } from '../events/routes.js';
-import type { InstructionService } from '../instructions/instruction-service.js';
-import { instructionRoutes } from '../instructions/routes.js';
-import type { ScheduleService } from '../schedules/schedule-service.js';
-import { scheduleRoutes } from '../schedules/routes.js';
 
-export interface AppDeps {
-  options: Options;
-  rawEnv: RawEnv;
-  store: Store;
-  metadata: MetadataService;
-  workflows: WorkflowService;
-  tasks: TaskService;
-  runControl: RunControlService;
-  testRuns: TestRunService;
-  syncExecute: SyncExecuteService;
-  lifecycle: LifecycleService;
-  /** External payloads: signed URLs, uploaded outputs and inputs, the inline limit. */
-  payloads: PayloadService;
-  taskSearch: TaskSearch;
-  /** Conductor's remove: archive now, or delete for good. */
-  removal: RunRemoval;
-  /** The answer of a synchronous signal. */
-  signals: SignalResponder;
-  logger: FastifyBaseLogger | false;
-  /** Prometheus metrics served at `/metrics`. */
-  metrics?: Metrics;
-  /**
-   * Extra health checks (timer loop age, broker, blob store) added by later components. A check
-   * throws when its component is down; what it answers is shown with the component.
-   */
-  healthChecks?: Record<string, () => Promise<void | Record<string, unknown>>>;
-  /** Routes of the integrations room (`/api/secrets`, `/api/registry/service`). */
-  integrationRoutes?: (app: FastifyInstance) => void;
-  eventHandlers: EventHandlerService;
-  schedules: ScheduleService;
-  instructions: InstructionService;
-  /** Authentication, roles and HTTP guards (`src/auth`). */
-  auth: AuthRoom;
-}
+export type { AppDeps } from './app-deps.js';
 
 const ajvBase: AjvOptions = { allErrors: true, strict: false, useDefaults: true };
 
@@ -127,6 +62,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await installAuth(app, deps.auth);
 
   await app.register(swagger, {
+    // Shared schemas appear under their own name (`ErrorBody`), not a numbered one.
+    refResolver: {
+      buildLocalReference: (json, _base, _fragment, i) =>
+        typeof json.$id === 'string' ? json.$id : `def-${i}`,
+    },
     openapi: {
       openapi: '3.0.3',
       info: {
@@ -136,26 +76,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       },
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/api/docs' });
-  app.get('/api/openapi.json', { schema: { hide: true } }, () => app.swagger());
-
-  authRoutes(app, deps.auth);
-  metadataRoutes(app, deps);
-  workflowRoutes(app, deps);
-  runControlRoutes(app, deps);
-  taskRoutes(app, deps);
-  adminRoutes(app, deps);
-  metricsRoutes(app, deps);
-  lifecycleRoutes(app, deps);
-  deps.integrationRoutes?.(app);
-  await serveWebUi(app, deps.options.uiDir, deps.logger);
-  eventRoutes(app, deps);
-  scheduleRoutes(app, deps);
-  instructionRoutes(app, deps);
-  payloadRoutes(app, deps);
-  taskSearchRoutes(app, deps);
-  runRemovalRoutes(app, deps);
-  runStateRoutes(app, deps);
-  conductorUnsupportedRoutes(app);
+  // Shared component of the document: the body every error answer carries.
+  app.addSchema(errorBodySchema);
+  // Every route, in the order of the one table of route modules (`route-modules.ts`); the
+  // route table records which module served each, for the route-group and OpenAPI checks.
+  for (const module of ROUTE_MODULES) {
+    await routeModuleScope(app, module.name, () => module.register(app, deps));
+  }
   return app;
 }

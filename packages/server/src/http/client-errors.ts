@@ -2,6 +2,9 @@ import type { Socket } from 'node:net';
 
 import type { ErrorBody } from '@baton/protocol';
 
+import { fail } from '../errors.js';
+import { errorBody } from './error-handler.js';
+
 /**
  * Requests Node's HTTP parser refuses before Fastify sees them (a malformed request line or
  * header, headers over the size limit, a client too slow to send its request): the answer is the
@@ -15,26 +18,11 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   let body: ErrorBody;
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    body = {
-      status: 408,
-      code: 'BAD_REQUEST',
-      message: 'The request was not received in time',
-      retryable: true,
-    };
+    body = errorBody(fail('REQUEST_TIMEOUT'));
   } else if (error.code === 'HPE_HEADER_OVERFLOW') {
-    body = {
-      status: 431,
-      code: 'BAD_REQUEST',
-      message: 'The request headers are larger than the server accepts',
-      retryable: false,
-    };
+    body = errorBody(fail('REQUEST_HEADERS_TOO_LARGE'));
   } else {
-    body = {
-      status: 400,
-      code: 'BAD_REQUEST',
-      message: 'The request is not valid HTTP/1.1',
-      retryable: false,
-    };
+    body = errorBody(fail('REQUEST_NOT_HTTP'));
   }
   const text = JSON.stringify(body);
   const reason = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' }[

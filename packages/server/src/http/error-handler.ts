@@ -1,18 +1,33 @@
 import type { ErrorBody, ValidationError } from '@baton/protocol';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
-import { BatonError } from '../errors.js';
+import { BatonError, fail } from '../errors.js';
 import { externalStorageAdvice } from '../payloads/payload-service.js';
 import { RETRY_AFTER_SECONDS, storeFault } from '../store/store-faults.js';
 
-/** Fastify's own error codes that are the caller's fault, mapped to Baton's codes. */
-const FASTIFY_CLIENT_ERRORS: Record<string, { code: ErrorBody['code']; status: number }> = {
-  FST_ERR_CTP_INVALID_JSON_BODY: { code: 'BAD_REQUEST', status: 400 },
-  FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'BAD_REQUEST', status: 400 },
-  FST_ERR_CTP_BODY_TOO_LARGE: { code: 'PAYLOAD_TOO_LARGE', status: 413 },
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'UNSUPPORTED_MEDIA_TYPE', status: 415 },
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'BAD_REQUEST', status: 400 },
+/** Fastify's own error codes that are the caller's fault, mapped to Baton's registered codes. */
+const FASTIFY_CLIENT_ERRORS: Record<
+  string,
+  'BODY_NOT_JSON' | 'MEDIA_TYPE_UNSUPPORTED' | 'REQUEST_MALFORMED'
+> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'BODY_NOT_JSON',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'BODY_NOT_JSON',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'MEDIA_TYPE_UNSUPPORTED',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'REQUEST_MALFORMED',
 };
+
+/** The error body of a registered error (`status` overrides the registry's for framework 4xx). */
+export function errorBody(error: BatonError, status = error.status): ErrorBody {
+  const body: ErrorBody = {
+    status,
+    code: error.code,
+    errorCode: error.errorCode,
+    message: error.message,
+    retryable: error.retryable,
+  };
+  if (error.validationErrors) body.validationErrors = error.validationErrors;
+  return body;
+}
 
 function validationPath(part: string | undefined, instancePath: string, missing?: unknown): string {
   const segments = instancePath
@@ -48,7 +63,7 @@ export function answerFrameworkError(error: FastifyError, _req: FastifyRequest, 
     typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500
       ? error.statusCode
       : 400;
-  void send(reply, { status, code: 'BAD_REQUEST', message: error.message, retryable: false });
+  void send(reply, errorBody(fail('REQUEST_MALFORMED', { detail: error.message }), status));
 }
 
 /** What to do instead of sending a body over the limit, for the routes that carry payloads. */
@@ -60,27 +75,13 @@ function largeBodyAdvice(url: string): string {
 
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    if (error instanceof BatonError) {
-      const body: ErrorBody = {
-        status: error.status,
-        code: error.code,
-        message: error.message,
-        retryable: error.retryable,
-      };
-      if (error.validationErrors) body.validationErrors = error.validationErrors;
-      return send(reply, body);
-    }
+    if (error instanceof BatonError) return send(reply, errorBody(error));
     const fault = storeFault(error);
     if (fault !== undefined) {
       // Nothing was acknowledged (a COMMIT without an answer included): the caller tries again.
       request.log.warn({ reason: fault }, 'database unavailable');
       void reply.header('retry-after', String(RETRY_AFTER_SECONDS));
-      return send(reply, {
-        status: 503,
-        code: 'NOT_READY',
-        message: `The database is unavailable; try again later (${fault})`,
-        retryable: true,
-      });
+      return send(reply, errorBody(fail('DATABASE_UNAVAILABLE', { reason: fault })));
     }
     if (error.validation) {
       const validationErrors: ValidationError[] = error.validation.map((v) => {
@@ -91,60 +92,29 @@ export function installErrorHandling(app: FastifyInstance): void {
         };
       });
       const first = validationErrors[0];
-      return send(reply, {
-        status: 400,
-        code: 'VALIDATION',
-        message: first ? `${first.path} ${first.message}` : 'Validation failed',
-        retryable: false,
-        validationErrors,
-      });
+      const detail = first ? `${first.path} ${first.message}` : 'Validation failed';
+      return send(reply, errorBody(fail('REQUEST_INVALID', { detail }, validationErrors)));
     }
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       const limit = request.routeOptions.bodyLimit ?? request.server.initialConfig.bodyLimit ?? 0;
-      return send(reply, {
-        status: 413,
-        code: 'PAYLOAD_TOO_LARGE',
-        message:
-          `Request body is larger than the limit of ${limit} bytes (BATON_MAX_BODY_BYTES). ` +
-          `Keep large inputs and outputs out of requests: put them in external payload storage and pass a reference. ${largeBodyAdvice(request.url)}`.trimEnd(),
-        retryable: false,
-      });
+      const detail =
+        `Request body is larger than the limit of ${limit} bytes (BATON_MAX_BODY_BYTES). ` +
+        `Keep large inputs and outputs out of requests: put them in external payload storage and pass a reference. ${largeBodyAdvice(request.url)}`.trimEnd();
+      return send(reply, errorBody(fail('BODY_TOO_LARGE', { detail })));
     }
     const known = error.code ? FASTIFY_CLIENT_ERRORS[error.code] : undefined;
-    if (known) {
-      return send(reply, {
-        status: known.status,
-        code: known.code,
-        message:
-          error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
-            ? `${error.message}. ${largeBodyAdvice(request.url)}`
-            : error.message,
-        retryable: false,
-      });
-    }
+    if (known) return send(reply, errorBody(fail(known, { detail: error.message })));
     if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
-      return send(reply, {
-        status: error.statusCode,
-        code: 'BAD_REQUEST',
-        message: error.message,
-        retryable: false,
-      });
+      return send(reply, errorBody(fail('REQUEST_MALFORMED', { detail: error.message }), error.statusCode));
     }
     request.log.error({ err: error }, 'request failed');
-    return send(reply, {
-      status: 500,
-      code: 'INTERNAL',
-      message: 'Internal error; the request may be retried',
-      retryable: true,
-    });
+    return send(reply, errorBody(fail('INTERNAL_ERROR')));
   });
 
   app.setNotFoundHandler((request, reply) =>
-    send(reply, {
-      status: 404,
-      code: 'NOT_FOUND',
-      message: `No route for ${request.method} ${request.url.split('?')[0] ?? ''}`,
-      retryable: false,
-    }),
+    send(
+      reply,
+      errorBody(fail('ROUTE_NOT_FOUND', { method: request.method, path: request.url.split('?')[0] ?? '' })),
+    ),
   );
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 
 import { jsonShapeProblem } from '../bounds/json-shape.js';
 import { MAX_JSON_DEPTH } from '../bounds/ranges.js';
-import { badRequest } from '../errors.js';
+import { fail } from '../errors.js';
 
 /**
  * One JSON body parser for every route, present and future: Fastify's own parser (which refuses
@@ -22,10 +22,9 @@ export function installJsonBodies(app: FastifyInstance): void {
       const problem = jsonShapeProblem(value, 'body');
       if (problem) {
         done(
-          badRequest(
-            `${problem.path} ${problem.message}; flatten the value or keep it within ${MAX_JSON_DEPTH} levels`,
-            [{ path: problem.path, message: problem.message }],
-          ),
+          fail('BODY_TOO_DEEP', { path: problem.path, problem: problem.message, maxDepth: MAX_JSON_DEPTH }, [
+            { path: problem.path, message: problem.message },
+          ]),
           undefined,
         );
         return;

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 
-import { badRequest } from '../errors.js';
+import { fail } from '../errors.js';
 
 /**
  * Requests meant for another host are refused before routing: an absolute-form target
@@ -25,7 +25,7 @@ export function installRequestTargetGuard(app: FastifyInstance): void {
     const url = req.raw.url ?? '';
     if (!isOriginFormTarget(url)) {
       done(
-        badRequest('The request target must be a path on this server (origin form, e.g. /api/workflow)', [
+        fail('REQUEST_TARGET_INVALID', {}, [
           { path: 'target', message: 'must start with a single /', invalidValue: url.slice(0, 200) },
         ]),
       );
@@ -34,7 +34,7 @@ export function installRequestTargetGuard(app: FastifyInstance): void {
     const host = req.headers.host;
     if (!isSaneHost(host)) {
       done(
-        badRequest('The Host header must be a host name or address with an optional port', [
+        fail('HOST_HEADER_INVALID', {}, [
           { path: 'headers.host', message: 'is no host', invalidValue: (host ?? '').slice(0, 200) },
         ]),
       );

@@ -1,4 +1,6 @@
 import {
+  ERROR_CODES,
+  ERROR_REGISTRY,
   EXTERNAL_COMPLETION_STATUSES,
   IDEMPOTENCY_STRATEGIES,
   RETRY_LOGICS,
@@ -151,17 +153,25 @@ export const taskResultSchema = {
 export const externalStatusSchema = { type: 'string', enum: EXTERNAL_COMPLETION_STATUSES } as const;
 export const workflowStatusListSchema = { type: 'string', enum: WORKFLOW_STATUSES } as const;
 
+/**
+ * The body of every error answer, published as the `ErrorBody` component of the OpenAPI
+ * document: `code` is the class (which decides the status), `errorCode` the specific error.
+ */
 export const errorBodySchema = {
+  $id: 'ErrorBody',
   type: 'object',
+  required: ['status', 'code', 'errorCode', 'message', 'retryable'],
   properties: {
     status: { type: 'integer' },
-    code: { type: 'string' },
+    code: { type: 'string', enum: Object.keys(ERROR_CODES) },
+    errorCode: { type: 'string', enum: Object.keys(ERROR_REGISTRY) },
     message: { type: 'string' },
     retryable: { type: 'boolean' },
     validationErrors: {
       type: 'array',
       items: {
         type: 'object',
+        required: ['path', 'message'],
         properties: { path: { type: 'string' }, message: { type: 'string' }, invalidValue: {} },
       },
     },

@@ -1,6 +1,6 @@
 import type { JsonObject, StartWorkflowRequest } from '@baton/protocol';
 
-import { badRequest } from '../errors.js';
+import { fail } from '../errors.js';
 
 /**
  * The fields of the start request a body of `POST /api/workflow/{name}` may carry. A body with
@@ -38,8 +38,9 @@ const REFUSED_FIELDS: Readonly<Record<string, string>> = {
 
 function refuse(keys: string[], explain: (key: string) => string): never {
   const message = keys.map(explain).join('; ');
-  throw badRequest(
-    message,
+  throw fail(
+    'START_REQUEST_INVALID',
+    { detail: message },
     keys.map((key) => ({ path: `body.${key}`, message: explain(key) })),
   );
 }
@@ -73,7 +74,9 @@ export function startRequestFromBody(
     const fromBody = request[field];
     if (fromBody !== undefined && fromBody !== fromQuery) {
       const message = `${field} is given twice with different values: ${JSON.stringify(fromBody)} in the body, ${JSON.stringify(fromQuery)} in the query`;
-      throw badRequest(message, [{ path: `querystring.${field}`, message, invalidValue: fromQuery }]);
+      throw fail('START_REQUEST_INVALID', { detail: message }, [
+        { path: `querystring.${field}`, message, invalidValue: fromQuery },
+      ]);
     }
     Object.assign(request, { [field]: fromQuery });
   }

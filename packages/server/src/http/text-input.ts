@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 
 import { textProblem } from '../bounds/json-shape.js';
-import { badRequest } from '../errors.js';
+import { fail } from '../errors.js';
 
 /**
  * Text no store can hold (NUL, unpaired surrogates) is refused where it enters: raw text bodies
@@ -13,7 +13,10 @@ export function installTextInput(app: FastifyInstance): void {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     const problem = textProblem(text);
     if (problem) {
-      done(badRequest(`body ${problem}`, [{ path: 'body', message: problem }]), undefined);
+      done(
+        fail('BODY_TEXT_INVALID', { path: 'body', problem }, [{ path: 'body', message: problem }]),
+        undefined,
+      );
       return;
     }
     done(null, text);
@@ -29,7 +32,8 @@ export function installTextInput(app: FastifyInstance): void {
         for (const value of Array.isArray(raw) ? (raw as unknown[]) : [raw]) {
           const problem = typeof value === 'string' ? textProblem(value) : undefined;
           if (problem) {
-            done(badRequest(`${part}.${key} ${problem}`, [{ path: `${part}.${key}`, message: problem }]));
+            const path = `${part}.${key}`;
+            done(fail('BODY_TEXT_INVALID', { path, problem }, [{ path, message: problem }]));
             return;
           }
         }

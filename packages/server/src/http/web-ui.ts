@@ -4,6 +4,8 @@ import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
+import type { AppDeps } from './app-deps.js';
+
 /**
  * Serves the built web UI (packages/ui) at `/`. Files that exist are sent as they are (the hashed
  * ones under assets/ cached for good); any other GET outside the API answers index.html so the
@@ -35,6 +37,11 @@ function fileUnder(root: string, urlPath: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The web UI's route module: the built UI at `/` (or a page saying how to build it). */
+export function webUiRoutes(app: FastifyInstance, deps: Pick<AppDeps, 'options' | 'logger'>): Promise<void> {
+  return serveWebUi(app, deps.options.uiDir, deps.logger);
 }
 
 export async function serveWebUi(

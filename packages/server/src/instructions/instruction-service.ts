@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import { MAX_VERSION, nextVersion } from '../bounds/ranges.js';
-import { conflict, notFound } from '../errors.js';
+import { fail } from '../errors.js';
 import type { InstructionRow, Store } from '../store/store.js';
 
 export interface Instruction {
@@ -36,9 +36,7 @@ export class InstructionService {
     return this.store.transaction(async (tx) => {
       const version = input.version ?? nextVersion(await tx.events.latestInstructionVersion(input.name));
       if (version === undefined)
-        throw conflict(
-          `Instruction ${input.name} is at the highest version (${MAX_VERSION}); give a version`,
-        );
+        throw fail('INSTRUCTION_VERSION_LIMIT', { name: input.name, max: MAX_VERSION });
       const row: InstructionRow = {
         name: input.name,
         version,
@@ -47,7 +45,7 @@ export class InstructionService {
         createTime: now,
       };
       if (!(await tx.events.insertInstruction(row)))
-        throw conflict(`Instruction ${input.name} version ${version} already exists`);
+        throw fail('INSTRUCTION_VERSION_EXISTS', { name: input.name, version });
       return view(row);
     });
   }
@@ -55,11 +53,9 @@ export class InstructionService {
   async get(name: string, version?: number): Promise<Instruction> {
     const row = await this.store.read((tx) => tx.events.getInstruction(name, version));
     if (!row)
-      throw notFound(
-        version === undefined
-          ? `No such instruction: ${name}`
-          : `No such instruction: ${name} version ${version}`,
-      );
+      throw version === undefined
+        ? fail('INSTRUCTION_NOT_FOUND', { name })
+        : fail('INSTRUCTION_VERSION_NOT_FOUND', { name, version });
     return view(row);
   }
 
@@ -69,6 +65,6 @@ export class InstructionService {
 
   async remove(name: string, version: number): Promise<void> {
     const deleted = await this.store.transaction((tx) => tx.events.deleteInstruction(name, version));
-    if (!deleted) throw notFound(`No such instruction: ${name} version ${version}`);
+    if (!deleted) throw fail('INSTRUCTION_VERSION_NOT_FOUND', { name, version });
   }
 }

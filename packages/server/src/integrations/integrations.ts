@@ -1,6 +1,5 @@
 import type { ValidationError } from '@baton/protocol';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 
 import type { Clock } from '../clock.js';
@@ -14,29 +13,27 @@ import {
 import { LlmCallHandler } from './llm/llm-handler.js';
 import { LlmMetrics } from './llm/llm-metrics.js';
 import { LlmProviderService } from './llm/llm-providers.js';
-import { llmProviderRoutes } from './llm/llm-routes.js';
 import { StoredRunTokens } from './llm/run-tokens.js';
 import { McpSessions } from './mcp/mcp-sessions.js';
 import { discoverTools, McpToolHandler } from './mcp/mcp-tool-handler.js';
 import { checkServiceReferences } from './registry/check-references.js';
 import { RegistryService } from './registry/registry-service.js';
 import type { ServiceRecord } from './registry/service-record.js';
-import { registryRoutes } from './registry/registry-routes.js';
-import { secretRoutes } from './secrets/secret-routes.js';
 import { SecretService } from './secrets/secret-service.js';
 
 /**
  * The integrations room, assembled: the secret store, the service registry, the LLM providers,
  * and the call handlers of CALL_TOOL/LIST_TOOLS (MCP), CONNECTOR, DOCUMENT_INTELLIGENCE and the
- * LLM_* kinds that the executor runs. The composition root registers the handlers and routes and closes it on stop.
+ * LLM_* kinds that the executor runs. The composition root registers the handlers and closes it on stop;
+ * its routes are a route module (`routes.ts`).
  */
 export interface Integrations {
   readonly secrets: SecretService;
   readonly registry: RegistryService;
+  readonly llmProviders: LlmProviderService;
   readonly handlers: readonly CallHandler[];
   /** Registration checks that need the registry (services, tools, connectors, operations named). */
   readonly referenceChecks: (tx: Tx, def: unknown) => Promise<ValidationError[]>;
-  readonly routes: (app: FastifyInstance) => void;
   close(): Promise<void>;
 }
 
@@ -63,6 +60,7 @@ export function createIntegrations(input: {
   return {
     secrets,
     registry,
+    llmProviders,
     handlers: [
       new McpToolHandler(registry, sessions),
       new ConnectorHandler(registry),
@@ -76,11 +74,6 @@ export function createIntegrations(input: {
       ),
     ],
     referenceChecks: checkServiceReferences,
-    routes: (app) => {
-      secretRoutes(app, secrets);
-      registryRoutes(app, registry);
-      llmProviderRoutes(app, llmProviders);
-    },
     close: () => sessions.close(),
   };
 }

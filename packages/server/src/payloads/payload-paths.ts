@@ -1,5 +1,5 @@
 import { BlobKeyError, checkBlobKey } from '../blobs/blob-store.js';
-import { badRequest } from '../errors.js';
+import { fail } from '../errors.js';
 import { newId } from '../ids.js';
 
 /**
@@ -39,10 +39,9 @@ export function isPayloadPath(path: string): boolean {
 /** Refuses (400, naming the field) a path outside the payload area. */
 export function requirePayloadPath(path: string, field: string): string {
   if (!isPayloadPath(path)) {
-    throw badRequest(
-      `${field} must be a path inside the payload area (${PAYLOAD_AREA}…) as answered by GET /api/tasks/external-storage-location`,
-      [{ path: field, message: 'not a payload path', invalidValue: path.slice(0, 200) }],
-    );
+    throw fail('PAYLOAD_PATH_INVALID', { field, area: PAYLOAD_AREA }, [
+      { path: field, message: 'not a payload path', invalidValue: path.slice(0, 200) },
+    ]);
   }
   return path;
 }

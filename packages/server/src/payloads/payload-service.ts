@@ -2,7 +2,7 @@ import type { JsonObject, StartWorkflowRequest, TaskRecord, TaskResult } from '@
 
 import type { BlobStore } from '../blobs/blob-store.js';
 import type { Clock } from '../clock.js';
-import { BatonError, badRequest } from '../errors.js';
+import { BatonError, fail } from '../errors.js';
 import {
   type PayloadOperation,
   type PayloadType,
@@ -70,7 +70,7 @@ export class PayloadService {
     let blobPath: string;
     if (requestedPath === undefined || requestedPath === '') {
       if (operation === 'READ') {
-        throw badRequest('path is required to read a payload', [
+        throw fail('PAYLOAD_PATH_REQUIRED', {}, [
           { path: 'querystring.path', message: 'required for operation READ' },
         ]);
       }
@@ -89,10 +89,8 @@ export class PayloadService {
   /** Checks a Baton-served URL's signature: 403 when it is tampered with or expired. */
   checkSigned(operation: PayloadOperation, blobPath: string, expires: number, signature: string): void {
     const outcome = this.signer.check(operation, blobPath, expires, signature, this.clock.now());
-    if (outcome === 'expired')
-      throw new BatonError('FORBIDDEN', 'This payload URL has expired: ask for a new one');
-    if (outcome === 'invalid')
-      throw new BatonError('FORBIDDEN', 'This payload URL is not valid (bad signature)');
+    if (outcome === 'expired') throw fail('PAYLOAD_URL_EXPIRED');
+    if (outcome === 'invalid') throw fail('PAYLOAD_URL_INVALID');
   }
 
   /** Reads a payload as a JSON object; a missing or malformed one is the caller's fault (400). */
@@ -100,7 +98,7 @@ export class PayloadService {
     requirePayloadPath(blobPath, field);
     const bytes = await unavailableIfFails(() => this.blobs.get(blobPath));
     if (bytes === undefined) {
-      throw badRequest(`No payload has been uploaded at ${blobPath}`, [
+      throw fail('PAYLOAD_NOT_UPLOADED', { path: blobPath }, [
         { path: field, message: 'no such payload', invalidValue: blobPath },
       ]);
     }
@@ -111,7 +109,7 @@ export class PayloadService {
       parsed = undefined;
     }
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-      throw badRequest(`The payload at ${blobPath} is not a JSON object`, [
+      throw fail('PAYLOAD_NOT_OBJECT', { path: blobPath }, [
         { path: field, message: 'not a JSON object', invalidValue: blobPath },
       ]);
     }
@@ -139,9 +137,12 @@ export class PayloadService {
       return { ...result, outputData };
     }
     if (result.outputData !== undefined && jsonBytes(result.outputData) > this.settings.inlineMaxBytes) {
-      throw tooLarge(
-        `Task output of ${jsonBytes(result.outputData)} bytes is over the inline limit of ${this.settings.inlineMaxBytes} bytes (BATON_PAYLOAD_INLINE_MAX_BYTES). ${externalStorageAdvice('output')}`,
-      );
+      throw fail('PAYLOAD_OVER_INLINE_LIMIT', {
+        what: 'Task output',
+        bytes: jsonBytes(result.outputData),
+        limit: this.settings.inlineMaxBytes,
+        advice: externalStorageAdvice('output'),
+      });
     }
     return result;
   }
@@ -155,9 +156,12 @@ export class PayloadService {
       return { ...rest, input } as T;
     }
     if (request.input !== undefined && jsonBytes(request.input) > this.settings.inlineMaxBytes) {
-      throw tooLarge(
-        `Workflow input of ${jsonBytes(request.input)} bytes is over the inline limit of ${this.settings.inlineMaxBytes} bytes (BATON_PAYLOAD_INLINE_MAX_BYTES). ${externalStorageAdvice('input')}`,
-      );
+      throw fail('PAYLOAD_OVER_INLINE_LIMIT', {
+        what: 'Workflow input',
+        bytes: jsonBytes(request.input),
+        limit: this.settings.inlineMaxBytes,
+        advice: externalStorageAdvice('input'),
+      });
     }
     return request;
   }
@@ -194,10 +198,6 @@ async function unavailableIfFails<T>(call: () => Promise<T>): Promise<T> {
   } catch (err) {
     if (err instanceof BatonError) throw err;
     const reason = err instanceof Error ? err.message || err.name : String(err);
-    throw new BatonError('NOT_READY', `Blob storage does not answer: ${reason}`, undefined, true);
+    throw fail('BLOB_STORAGE_UNAVAILABLE', { reason });
   }
-}
-
-function tooLarge(message: string): BatonError {
-  return new BatonError('PAYLOAD_TOO_LARGE', message);
 }

@@ -2,7 +2,7 @@ import type { JsonObject, ValidationError } from '@baton/protocol';
 
 import { type Authorship, stampAuthorship } from '../auth/authorship.js';
 import type { Clock } from '../clock.js';
-import { badRequest, notFound } from '../errors.js';
+import { fail } from '../errors.js';
 import { newId } from '../ids.js';
 import type { WakeBus } from '../queue/wake-bus.js';
 import { afterCommit, type AfterCommit, type Executor } from '../services/executor.js';
@@ -73,12 +73,13 @@ export class ScheduleService {
 
   async save(input: WorkflowSchedule, mustExist = false, actor?: string): Promise<WorkflowSchedule> {
     const problems = this.check(input);
-    if (problems.length > 0) throw badRequest(problems.map((p) => p.message).join('; '), problems);
+    if (problems.length > 0)
+      throw fail('SCHEDULE_INVALID', { detail: problems.map((p) => p.message).join('; ') }, problems);
     const now = this.clock.now();
     const after = afterCommit();
     const saved = await this.store.transaction(async (tx) => {
       const existing = await tx.events.getSchedule(input.name);
-      if (mustExist && !existing) throw notFound(`Schedule '${input.name}' not found`);
+      if (mustExist && !existing) throw fail('SCHEDULE_NOT_FOUND', { name: input.name });
       const record: WorkflowSchedule = {
         ...stampAuthorship(input, actor, existing?.record as Authorship | undefined),
         zoneId: input.zoneId ?? 'UTC',
@@ -107,7 +108,7 @@ export class ScheduleService {
 
   async get(name: string): Promise<WorkflowSchedule> {
     const stored = await this.store.read((tx) => tx.events.getSchedule(name));
-    if (!stored) throw notFound(`Schedule '${name}' not found`);
+    if (!stored) throw fail('SCHEDULE_NOT_FOUND', { name });
     return this.view(stored.record as unknown as WorkflowSchedule);
   }
 
@@ -141,7 +142,7 @@ export class ScheduleService {
       await tx.cancelTimers({ workflowId: timerIdOf(name) });
       return tx.events.deleteSchedule(name);
     });
-    if (!deleted) throw notFound(`Schedule '${name}' not found`);
+    if (!deleted) throw fail('SCHEDULE_NOT_FOUND', { name });
   }
 
   async pause(name: string, reason?: string): Promise<void> {
@@ -161,7 +162,7 @@ export class ScheduleService {
   nextFew(cronExpression: string, zoneId: string, limit: number, start?: number, end?: number): number[] {
     const problem = cronProblem(cronExpression, zoneId);
     if (problem)
-      throw badRequest(problem, [
+      throw fail('CRON_EXPRESSION_INVALID', { detail: problem }, [
         { path: 'querystring.cronExpression', message: problem, invalidValue: cronExpression },
       ]);
     // From the given start (a preview of any period), else from now.
@@ -169,8 +170,11 @@ export class ScheduleService {
     try {
       return nextSlots(cronExpression, zoneId, from, limit, end);
     } catch (raw) {
-      const message = `no slots can be computed from ${from + 1}: ${raw instanceof Error ? raw.message : String(raw)}`;
-      throw badRequest(message, [{ path: 'querystring.scheduleStartTime', message, invalidValue: start }]);
+      const reason = raw instanceof Error ? raw.message : String(raw);
+      const message = `no slots can be computed from ${from + 1}: ${reason}`;
+      throw fail('SCHEDULE_SLOTS_UNAVAILABLE', { from: from + 1, reason }, [
+        { path: 'querystring.scheduleStartTime', message, invalidValue: start },
+      ]);
     }
   }
 
@@ -345,7 +349,7 @@ export class ScheduleService {
     const now = this.clock.now();
     await this.store.transaction(async (tx) => {
       const stored = await tx.events.getSchedule(name);
-      if (!stored) throw notFound(`Schedule '${name}' not found`);
+      if (!stored) throw fail('SCHEDULE_NOT_FOUND', { name });
       const record: WorkflowSchedule = {
         ...(stored.record as unknown as WorkflowSchedule),
         paused,

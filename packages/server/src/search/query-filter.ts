@@ -1,6 +1,6 @@
 import type { ValidationError } from '@baton/protocol';
 
-import { badRequest } from '../errors.js';
+import { fail } from '../errors.js';
 import type { FilterValue, SearchFilter } from '../store/store.js';
 import { type QueryNode, QuerySyntaxError, parseQuery } from './query-parser.js';
 
@@ -20,7 +20,7 @@ export interface SearchFields<F extends string> {
 
 function invalid(message: string, query: string): never {
   const error: ValidationError = { path: 'querystring.query', message, invalidValue: query.slice(0, 200) };
-  throw badRequest(`query: ${message}`, [error]);
+  throw fail('SEARCH_QUERY_INVALID', { problem: message }, [error]);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { badRequest } from '../errors.js';
+import { fail } from '../errors.js';
 
 /**
  * Conductor's `sort` query parameter (`field:ASC|DESC`, repeated or joined with `|`) for a search
@@ -15,7 +15,7 @@ export function parseSortParam<F extends string>(
     const known = fields.find((f) => f.toLowerCase() === field.toLowerCase());
     const dir = order.toUpperCase();
     if (known === undefined || (dir !== 'ASC' && dir !== 'DESC')) {
-      throw badRequest(`sort must be field:ASC|DESC with field one of ${fields.join(', ')}`, [
+      throw fail('SEARCH_SORT_INVALID', { fields: fields.join(', ') }, [
         { path: 'querystring.sort', message: 'unknown sort', invalidValue: item },
       ]);
     }

@@ -6,7 +6,7 @@ import {
   type TaskSummary,
 } from '@baton/protocol';
 
-import { badRequest } from '../errors.js';
+import { fail } from '../errors.js';
 import {
   type SearchFilter,
   type Store,
@@ -84,7 +84,7 @@ function time(text: string | undefined, field: string): number | undefined {
   if (text === undefined || text === '') return undefined;
   const ms = timeValue(text);
   if (ms === undefined) {
-    throw badRequest(`${field} must be epoch milliseconds or an ISO-8601 date`, [
+    throw fail('TIME_INVALID', { field }, [
       { path: `querystring.${field}`, message: 'not a time', invalidValue: text },
     ]);
   }
@@ -99,7 +99,7 @@ export function toTaskQuery(params: TaskSearchParams): TaskQuery {
   const statuses: TaskStatus[] = list(params.status).map((raw) => {
     const status = TASK_STATUSES.find((s) => s === raw.toUpperCase());
     if (!status) {
-      throw badRequest(`status must be one of ${TASK_STATUSES.join(', ')}`, [
+      throw fail('STATUS_UNKNOWN', { statuses: TASK_STATUSES.join(', ') }, [
         { path: 'querystring.status', message: 'unknown status', invalidValue: raw },
       ]);
     }

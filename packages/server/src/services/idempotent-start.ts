@@ -1,6 +1,6 @@
 import type { StartWorkflowRequest } from '@baton/protocol';
 
-import { conflict } from '../errors.js';
+import { fail } from '../errors.js';
 import type { Tx } from '../store/store.js';
 
 /**
@@ -21,7 +21,5 @@ export async function claimStartKey(
   const existing = await tx.claimIdempotencyKey(name, key, workflowId, now);
   if (existing === undefined) return undefined;
   if (request.idempotencyStrategy === 'RETURN_EXISTING') return existing;
-  throw conflict(
-    `A run of ${name} was already started with idempotencyKey '${key}': ${existing} (idempotencyStrategy FAIL)`,
-  );
+  throw fail('IDEMPOTENCY_KEY_USED', { name, key, workflowId: existing });
 }

@@ -2,7 +2,7 @@ import { isTerminalWorkflowStatus, type TaskRecord, type WorkflowStatus } from '
 
 import type { Clock } from '../clock.js';
 import { SYSTEM_QUEUE_PREFIX, systemCallKindOf, systemQueueName } from '../engine/kinds/system-call-names.js';
-import { conflict, notFound } from '../errors.js';
+import { fail } from '../errors.js';
 import { newId } from '../ids.js';
 import type { WakeBus } from '../queue/wake-bus.js';
 import type { Store, Tx } from '../store/store.js';
@@ -58,9 +58,9 @@ export class LifecycleService {
     const wake = new Set<string>();
     const reset = await this.store.transaction(async (tx) => {
       const run = await tx.lockRun(workflowId);
-      if (!run) throw notFound(`No such workflow found by id: ${workflowId}`);
+      if (!run) throw fail('RUN_NOT_FOUND', { workflowId });
       if (isTerminalWorkflowStatus(run.status))
-        throw conflict(`Workflow is in terminal state. Status = ${run.status}`);
+        throw fail('RUN_ENDED', { detail: `Workflow is in terminal state. Status = ${run.status}` });
       const now = this.clock.now();
       const changed: TaskRecord[] = [];
       for (const task of await tx.getRunTasks(workflowId)) {
@@ -148,7 +148,7 @@ export class LifecycleService {
     const answer = await this.store.transaction(async (tx) => {
       after = afterCommit();
       const run = await tx.lockRun(workflowId);
-      if (!run) throw notFound(`No such workflow found by id: ${workflowId}`);
+      if (!run) throw fail('RUN_NOT_FOUND', { workflowId });
       const result: RepairAnswer = { workflowId, status: run.status, requeued: [], unchanged: [] };
       if (isTerminalWorkflowStatus(run.status)) return result;
       for (const task of await tx.getRunTasks(workflowId)) {

@@ -7,7 +7,7 @@ import type { Clock } from '../clock.js';
 import { checkTaskDef } from '../engine/validation/check-task-def.js';
 import { checkWorkflowDef } from '../engine/validation/check-workflow-def.js';
 import { MAX_VERSION, nextVersion } from '../bounds/ranges.js';
-import { badRequest, conflict, notFound } from '../errors.js';
+import { fail } from '../errors.js';
 import { knownWorkflows } from './known-workflows.js';
 import type { Store, StoredWorkflowDef, Tx } from '../store/store.js';
 
@@ -63,7 +63,7 @@ export class MetadataService {
     if (errors.length > 0) {
       const first = errors[0];
       const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
-      throw badRequest(`${what} failed validation: ${first?.path}: ${first?.message}${more}`, errors);
+      throw fail('DEFINITION_INVALID', { what, path: first?.path, problem: first?.message, more }, errors);
     }
   }
 
@@ -82,8 +82,7 @@ export class MetadataService {
       );
       const now = this.clock.now();
       const version = def.version ?? nextVersion(await tx.latestWorkflowVersion(def.name));
-      if (version === undefined)
-        throw conflict(`Workflow ${def.name} is at the highest version (${MAX_VERSION}); give a version`);
+      if (version === undefined) throw fail('DEFINITION_VERSION_LIMIT', { name: def.name, max: MAX_VERSION });
       const existing = actor === undefined ? undefined : await tx.getWorkflowDef(def.name, version);
       const stored: StoredWorkflowDef = {
         ...stampAuthorship(def, actor, existing),
@@ -96,7 +95,7 @@ export class MetadataService {
       if (overwrite) {
         await tx.upsertWorkflowDef(stored);
       } else if (!(await tx.insertWorkflowDef(stored))) {
-        throw conflict(`Workflow with ${def.name}.${version} already exists!`);
+        throw fail('DEFINITION_VERSION_EXISTS', { name: def.name, version });
       }
       return (await tx.getWorkflowDef(def.name, version)) ?? stored;
     });
@@ -168,11 +167,9 @@ export class MetadataService {
   async getWorkflow(name: string, version?: number): Promise<StoredWorkflowDef> {
     const def = await this.store.read((tx) => tx.getWorkflowDef(name, version));
     if (!def) {
-      throw notFound(
-        version === undefined
-          ? `No such workflow found by name: ${name}`
-          : `No such workflow found by name: ${name}, version: ${version}`,
-      );
+      throw version === undefined
+        ? fail('DEFINITION_NOT_FOUND', { name: name })
+        : fail('DEFINITION_VERSION_NOT_FOUND', { name: name, version: version });
     }
     return def;
   }
@@ -185,13 +182,16 @@ export class MetadataService {
   async deleteWorkflow(name: string, version: number): Promise<void> {
     await this.store.transaction(async (tx) => {
       if (!(await tx.getWorkflowDef(name, version))) {
-        throw notFound(`No such workflow definition: ${name} version: ${version}`);
+        throw fail('DEFINITION_REMOVAL_NOT_FOUND', { name, version });
       }
       const runs = await tx.countRunsOfVersion(name, version);
       if (runs > 0) {
-        throw conflict(
-          `Workflow ${name} version ${version} has ${runs} run(s); a version cannot be removed while runs exist (Conductor would remove it): remove those runs first (DELETE /api/workflow/{id}/remove), or register a new version`,
-        );
+        throw fail('DEFINITION_VERSION_IN_USE', {
+          name,
+          version,
+          runs,
+          removeRoute: 'DELETE /api/workflow/{id}/remove',
+        });
       }
       await tx.deleteWorkflowDef(name, version);
     });
@@ -231,7 +231,7 @@ export class MetadataService {
     MetadataService.failIfInvalid(checkTaskDef(def), 'Task definition');
     return this.store.transaction(async (tx) => {
       const existing = await tx.getTaskDef(def.name);
-      if (!existing) throw notFound(`No such task by name ${def.name}`);
+      if (!existing) throw fail('TASK_DEF_UPDATE_NOT_FOUND', { name: def.name });
       const now = this.clock.now();
       await tx.upsertTaskDef({ ...stampAuthorship(def, actor, existing), createTime: now, updateTime: now });
       await tx.ensureQueues([def.name], now);
@@ -241,7 +241,7 @@ export class MetadataService {
 
   async getTaskDef(name: string): Promise<StoredTaskDef> {
     const def = await this.store.read((tx) => tx.getTaskDef(name));
-    if (!def) throw notFound(`No such taskType found by name: ${name}`);
+    if (!def) throw fail('TASK_DEF_NOT_FOUND', { name });
     return def;
   }
 
@@ -251,6 +251,6 @@ export class MetadataService {
 
   async deleteTaskDef(name: string): Promise<void> {
     const deleted = await this.store.transaction((tx) => tx.deleteTaskDef(name));
-    if (!deleted) throw notFound(`No such task definition: ${name}`);
+    if (!deleted) throw fail('TASK_DEF_REMOVAL_NOT_FOUND', { name });
   }
 }

@@ -24,7 +24,7 @@ import {
 import { copyTasksForNewRun } from '../engine/run-copy.js';
 import { signaledTaskId } from '../engine/signals.js';
 import type { Decision, EngineEvent, SignalStatus } from '../engine/types.js';
-import { BatonError, badRequest, conflict, notFound } from '../errors.js';
+import { BatonError, fail, failWith } from '../errors.js';
 import { newId } from '../ids.js';
 import type { WakeBus } from '../queue/wake-bus.js';
 import type { Store, Tx } from '../store/store.js';
@@ -193,10 +193,9 @@ export class RunControlService {
       const merged = { ...run.variables, ...structuredClone(variables) };
       const size = Buffer.byteLength(JSON.stringify(merged), 'utf8');
       if (size > MAX_VARIABLES_KB * 1024) {
-        throw badRequest(
-          `The variables payload size: ${size} of workflow: ${workflowId} is greater than the permissible limit: ${MAX_VARIABLES_KB} kilobytes`,
-          [{ path: 'body', message: `variables over ${MAX_VARIABLES_KB} KB` }],
-        );
+        throw fail('RUN_VARIABLES_TOO_LARGE', { size, workflowId, maxKb: MAX_VARIABLES_KB }, [
+          { path: 'body', message: `variables over ${MAX_VARIABLES_KB} KB` },
+        ]);
       }
       await tx.updateRun({ ...run, variables: merged, updateTime: this.executor.now() });
       if (run.status === 'RUNNING') await this.executor.handle(tx, workflowId, { type: 'DECIDE' }, after);
@@ -296,9 +295,9 @@ export class RunControlService {
   ): Promise<string> {
     const original: RunRecord = { ...archived.doc.run, links: archived.row.links };
     if (operation === 'retry') {
-      throw conflict(
-        `Workflow ${original.workflowId} is archived: it cannot be retried; rerun it from its failed task (reRunFromTaskId) or restart it`,
-      );
+      throw fail('RUN_ARCHIVED', {
+        detail: `Workflow ${original.workflowId} is archived: it cannot be retried; rerun it from its failed task (reRunFromTaskId) or restart it`,
+      });
     }
     throwIf(restartRejection(original, operation === 'restart' ? 'restarted' : 'rerun'));
     return this.successorIn(tx, after, original, operation, options, undefined, archived.doc.tasks);
@@ -328,7 +327,7 @@ export class RunControlService {
     let definition = original.workflowDefinition;
     if (operation === 'restart' && options.useLatestDefinitions === true) {
       const latest = await tx.getWorkflowDef(original.workflowName);
-      if (!latest) throw notFound(`No such workflow found by name: ${original.workflowName}`);
+      if (!latest) throw fail('DEFINITION_NOT_FOUND', { name: original.workflowName });
       const { createTime: _c, updateTime: _u, ...snapshot } = latest;
       definition = snapshot;
     }
@@ -474,19 +473,19 @@ export class RunControlService {
     // An archived run has ended: operations on a running run are a conflict, not "unknown".
     const archived = this.archive ? await tx.getArchivedRun(workflowId) : undefined;
     if (archived) {
-      throw conflict(
-        `Workflow ${workflowId} has ended (${archived.status}) and is archived: only restart and rerun apply`,
-      );
+      throw fail('RUN_ARCHIVED', {
+        detail: `Workflow ${workflowId} has ended (${archived.status}) and is archived: only restart and rerun apply`,
+      });
     }
-    throw notFound(`No such workflow found by id: ${workflowId}`);
+    throw fail('RUN_NOT_FOUND', { workflowId });
   }
 
   private async lockOpenRun(tx: Tx, workflowId: string, what: string): Promise<RunRecord> {
     const run = await this.requireRun(tx, workflowId);
     if (isTerminalWorkflowStatus(run.status))
-      throw conflict(
-        `Workflow ${workflowId} has ended (${run.status}): it takes no more ${what}${successorNote(run)}`,
-      );
+      throw fail('RUN_ENDED', {
+        detail: `Workflow ${workflowId} has ended (${run.status}): it takes no more ${what}${successorNote(run)}`,
+      });
     return run;
   }
 }
@@ -497,7 +496,7 @@ const LINK_BY = { retry: 'retried_by', restart: 'restarted_by', rerun: 'rerun_by
 
 function throwIf(rejection: Rejection | undefined): void {
   if (!rejection) return;
-  throw rejection.kind === 'not-found' ? notFound(rejection.message) : conflict(rejection.message);
+  throw failWith(rejection.code, rejection.message);
 }
 
 /** The ref of the task Conductor's `reRunFromTaskId` names (JsonJQTransformSpec reruns so). */
@@ -505,7 +504,7 @@ function rerunRefOfTaskId(tasks: readonly TaskRecord[], taskId: string | undefin
   if (taskId === undefined) return undefined;
   const task = tasks.find((candidate) => candidate.taskId === taskId);
   if (!task) {
-    throw badRequest(`Task ${taskId} is not a task of this workflow: nothing to rerun from`, [
+    throw fail('RERUN_TASK_NOT_IN_RUN', { taskId }, [
       { path: 'body.reRunFromTaskId', message: 'no such task in this workflow', invalidValue: taskId },
     ]);
   }
@@ -515,12 +514,12 @@ function rerunRefOfTaskId(tasks: readonly TaskRecord[], taskId: string | undefin
 function checkRerunRef(run: RunRecord, tasks: readonly TaskRecord[], ref: string): void {
   const path = 'body.reRunFromTaskRefName';
   if (!findTask(run.workflowDefinition, ref)) {
-    throw badRequest(`Workflow ${run.workflowId} has no task ${ref} in its definition`, [
+    throw fail('RERUN_TASK_NOT_IN_DEFINITION', { workflowId: run.workflowId, ref }, [
       { path, message: 'no such task in the definition', invalidValue: ref },
     ]);
   }
   if (!tasks.some((task) => task.referenceTaskName === ref)) {
-    throw badRequest(`Task ${ref} never ran in workflow ${run.workflowId}: nothing to rerun from`, [
+    throw fail('RERUN_TASK_NEVER_RAN', { ref, workflowId: run.workflowId }, [
       { path, message: 'the task never ran in this workflow', invalidValue: ref },
     ]);
   }

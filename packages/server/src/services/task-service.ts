@@ -16,7 +16,7 @@ import type { Clock } from '../clock.js';
 import { documentRefOf } from '../engine/expressions.js';
 import { taskKindOf } from '../engine/kinds/registry.js';
 import { judgeResult, type ResultVerdict } from '../engine/result-acceptance.js';
-import { badRequest, conflict, notFound } from '../errors.js';
+import { fail, failWith } from '../errors.js';
 import { newId } from '../ids.js';
 import type { WakeBus } from '../queue/wake-bus.js';
 import type { Store, Tx } from '../store/store.js';
@@ -429,13 +429,17 @@ export class TaskService {
       },
       `task result refused: ${verdict.message}`,
     );
-    throw conflict(verdict.message);
+    throw failWith(
+      verdict.reason === 'ended' ? 'TASK_ATTEMPT_ENDED' : 'TASK_HELD_BY_OTHER_WORKER',
+      verdict.message,
+    );
   }
 
   private checkRunOf(task: TaskRecord, result: TaskResult): void {
     if (result.workflowInstanceId && result.workflowInstanceId !== task.workflowInstanceId) {
-      throw badRequest(
-        `Task ${result.taskId} belongs to workflow ${task.workflowInstanceId}, not ${result.workflowInstanceId}`,
+      throw fail(
+        'TASK_RESULT_RUN_MISMATCH',
+        { taskId: result.taskId, actual: task.workflowInstanceId, given: result.workflowInstanceId },
         [
           {
             path: 'body.workflowInstanceId',
@@ -496,7 +500,7 @@ export class TaskService {
     const taskId = await this.store.transaction(async (tx) => {
       refused = undefined;
       const run = await tx.lockRun(workflowId);
-      if (!run) throw notFound(`No such workflow found by id: ${workflowId}`);
+      if (!run) throw fail('RUN_NOT_FOUND', { workflowId });
       // Every open task is in the decide set: no need to read the run's whole history.
       const tasks = await tx.getDecideTasks(workflowId);
       const open = openTaskByRef(tasks, ref);
@@ -548,7 +552,7 @@ export class TaskService {
    */
   private async requireTask(tx: Tx, taskId: string, lockingRun?: string): Promise<TaskRecord> {
     const task = lockingRun ? await tx.getTaskLockingRun(taskId, lockingRun) : await tx.getTask(taskId);
-    if (!task) throw notFound(`No such task found by id: ${taskId}`);
+    if (!task) throw fail('TASK_NOT_FOUND', { taskId });
     return task;
   }
 

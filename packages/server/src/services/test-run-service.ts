@@ -9,7 +9,7 @@ import {
 } from '@baton/protocol';
 
 import { ManualClock, type Clock } from '../clock.js';
-import { badRequest } from '../errors.js';
+import { errorMessage, fail } from '../errors.js';
 import { isWorkerTask, kindNameOf, workerTaskNames } from '../engine/graph.js';
 import { systemCallKindOf } from '../engine/kinds/system-call-names.js';
 import type { AsyncScriptRunner } from '../scripting/async-scripts.js';
@@ -83,8 +83,8 @@ export class TestRunService {
       return definition;
     }
     if (request.name === undefined) {
-      const message = 'a test run needs workflowDef, or the name (and version) of a registered definition';
-      throw badRequest(message, [{ path: 'body.workflowDef', message }]);
+      const message = errorMessage('TEST_RUN_DEFINITION_MISSING', {});
+      throw fail('TEST_RUN_DEFINITION_MISSING', {}, [{ path: 'body.workflowDef', message }]);
     }
     const {
       createTime: _created,

@@ -12,7 +12,7 @@ import {
 } from '@baton/protocol';
 
 import { type Clock, systemClock } from '../clock.js';
-import { badRequest, notFound } from '../errors.js';
+import { fail } from '../errors.js';
 import type { WakeBus } from '../queue/wake-bus.js';
 import type { ArchivedRun, RunQuery, Store } from '../store/store.js';
 import { type ArchiveReader, archivedWorkflow } from '../archive/archive-reader.js';
@@ -87,11 +87,9 @@ export class WorkflowService {
       const inline = request.workflowDef && inlineDefinition(request.workflowDef);
       const definition = inline ?? (await tx.getWorkflowDef(request.name, request.version));
       if (!definition) {
-        throw notFound(
-          request.version === undefined
-            ? `No such workflow found by name: ${request.name}`
-            : `No such workflow found by name: ${request.name}, version: ${request.version}`,
-        );
+        throw request.version === undefined
+          ? fail('DEFINITION_NOT_FOUND', { name: request.name })
+          : fail('DEFINITION_VERSION_NOT_FOUND', { name: request.name, version: request.version });
       }
       const workflowId = newId();
       const existing = await claimStartKey(tx, definition.name, request, workflowId, this.executor.now());
@@ -151,7 +149,7 @@ export class WorkflowService {
     if (!found) {
       const archived = await this.archive?.find(workflowId);
       if (archived) return archivedWorkflow(archived, includeTasks);
-      throw notFound(`No such workflow found by id: ${workflowId}`);
+      throw fail('RUN_NOT_FOUND', { workflowId });
     }
     const { run, tasks, why } = found;
     const shown = includeTasks
@@ -186,7 +184,7 @@ export class WorkflowService {
     needDocument: boolean,
   ): Promise<Pick<RunRecord, 'workflowId' | 'status' | 'correlationId' | 'output' | 'variables'>> {
     const row = await this.archive?.row(workflowId);
-    if (!row || !this.archive) throw notFound(`No such workflow found by id: ${workflowId}`);
+    if (!row || !this.archive) throw fail('RUN_NOT_FOUND', { workflowId });
     if (needDocument) return (await this.archive.document(row)).run;
     return {
       workflowId,
@@ -291,7 +289,7 @@ export function parseTime(value: string | undefined, field: string): number | un
   if (/^\d+$/.test(value)) return storableTime(Number(value));
   const ms = Date.parse(value);
   if (Number.isNaN(ms)) {
-    throw badRequest(`${field} must be epoch milliseconds or an ISO-8601 date`, [
+    throw fail('TIME_INVALID', { field }, [
       { path: `querystring.${field}`, message: 'not a time', invalidValue: value },
     ]);
   }

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import { groupOfRoute, ROUTE_GROUP_PREFIXES } from '../../src/auth/route-groups.js';
+import { ROUTE_MODULES } from '../../src/http/route-modules.js';
+import { routeTable } from '../../src/http/route-table.js';
 import { storeCases } from '../helpers/stores.js';
 import { authSuite, send } from './auth-fixture.js';
 
@@ -46,10 +48,22 @@ for (const storeCase of storeCases()) {
     const t = authSuite(storeCase);
 
     void it('puts every route of the route table in exactly one group', () => {
-      const routes = t.server.auth.routes;
+      // The route table the OpenAPI sweep reads too: every route of every module in ROUTE_MODULES.
+      const routes = routeTable(t.server.app);
       assert.ok(routes.length > 40, `only ${routes.length} routes seen`);
-      const orphans = routes.filter((r) => groupOfRoute(r.url) === undefined);
+      const orphans = routes
+        .filter((r) => groupOfRoute(r.url) === undefined)
+        .map((r) => `${r.method} ${r.url} (module ${r.module})`);
       assert.deepEqual(orphans, [], 'routes without a group: add their prefix to ROUTE_GROUP_PREFIXES');
+      // Every module of the table added routes, and no route was added outside one.
+      const modules = new Set(routes.map((r) => r.module));
+      // Metrics are served only when the server keeps metrics; every other module has routes.
+      const silent = ROUTE_MODULES.map((m) => m.name).filter(
+        (name) => !modules.has(name) && name !== 'metrics',
+      );
+      assert.deepEqual(silent, [], 'route modules that added no route');
+      const framework = routes.filter((r) => r.module === 'framework').map((r) => `${r.method} ${r.url}`);
+      assert.deepEqual(framework, [], 'routes added outside a route module: list them in ROUTE_MODULES');
       // Longest prefix wins, so overlapping prefixes still give one group per route.
       assert.equal(groupOfRoute('/api/scheduler/schedules/:name'), 'event');
       assert.equal(groupOfRoute('/api/schedules/:name'), 'event');

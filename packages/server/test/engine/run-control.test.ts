@@ -102,7 +102,7 @@ describe('run control events', () => {
     assert.match(restartRejection(run, 'restarted')!.message, /RUNNING/);
     assert.equal(skipRejection(run, engine.tasks, 'a'), undefined);
     assert.equal(skipRejection(run, engine.tasks, 'c'), undefined);
-    assert.equal(skipRejection(run, engine.tasks, 'zz')!.kind, 'not-found');
+    assert.equal(skipRejection(run, engine.tasks, 'zz')!.code, 'SKIP_TASK_NOT_IN_DEFINITION');
     const taken: TaskRecord[] = engine.tasks.map((t) => ({ ...t, status: 'IN_PROGRESS' }));
     assert.match(skipRejection(run, taken, 'a')!.message, /IN_PROGRESS/);
 

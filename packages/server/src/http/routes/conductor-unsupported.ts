@@ -1,6 +1,6 @@
 import type { FastifyInstance, HTTPMethods } from 'fastify';
 
-import { notFound } from '../../errors.js';
+import { fail } from '../../errors.js';
 
 /**
  * Conductor endpoints Baton does not serve whose paths would otherwise reach another Baton route
@@ -103,7 +103,11 @@ export function conductorUnsupportedRoutes(app: FastifyInstance): void {
       url,
       schema: { hide: true },
       handler: (req) => {
-        throw notFound(`Conductor's ${req.method} ${url.replace(/:(\w+)/g, '{$1}')}: ${feature}`);
+        throw fail('CONDUCTOR_ENDPOINT_UNSUPPORTED', {
+          method: req.method,
+          url: url.replace(/:(\w+)/g, '{$1}'),
+          feature,
+        });
       },
     });
   }

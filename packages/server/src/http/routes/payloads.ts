@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
-import { BatonError } from '../../errors.js';
+import { fail } from '../../errors.js';
 import {
   PAYLOAD_OPERATIONS,
   PAYLOAD_TYPES,
@@ -9,7 +9,7 @@ import {
   isPayloadPath,
 } from '../../payloads/payload-paths.js';
 import { SIGNED_PAYLOAD_ROUTE } from '../../payloads/payload-service.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 
 const locationQuery = {
   type: 'object',
@@ -44,10 +44,6 @@ interface SignedQuery {
 /** The base URL the caller reached this node at (`BATON_PUBLIC_URL` overrides it). */
 function requestBase(req: FastifyRequest): string {
   return `${req.protocol}://${req.host}`;
-}
-
-function forbidden(message: string): BatonError {
-  return new BatonError('FORBIDDEN', message);
 }
 
 /**
@@ -95,8 +91,10 @@ export function payloadRoutes(app: FastifyInstance, { payloads, options }: AppDe
       op: PayloadOperation,
     ): string => {
       const blobPath = req.params['*'];
-      if (!isPayloadPath(blobPath)) throw forbidden('This path is outside the payload area');
-      if (req.query.op !== op) throw forbidden(`This URL is for ${req.query.op}, not ${op}`);
+      if (!isPayloadPath(blobPath))
+        throw fail('PAYLOAD_URL_MISUSED', { detail: 'This path is outside the payload area' });
+      if (req.query.op !== op)
+        throw fail('PAYLOAD_URL_MISUSED', { detail: `This URL is for ${req.query.op}, not ${op}` });
       payloads.checkSigned(op, blobPath, req.query.expires, req.query.signature);
       return blobPath;
     };
@@ -136,8 +134,7 @@ export function payloadRoutes(app: FastifyInstance, { payloads, options }: AppDe
       async (req, reply) => {
         const blobPath = signed(req, 'READ');
         const bytes = await payloads.getBytes(blobPath);
-        if (bytes === undefined)
-          throw new BatonError('NOT_FOUND', `No payload has been uploaded at ${blobPath}`);
+        if (bytes === undefined) throw fail('PAYLOAD_NOT_FOUND', { path: blobPath });
         return reply.code(200).type('application/json').send(bytes);
       },
     );

@@ -2,8 +2,8 @@ import type { JsonObject } from '@baton/protocol';
 import type { FastifyInstance } from 'fastify';
 
 import { RETURN_STRATEGIES, type ReturnStrategy } from '../../services/signal-response.js';
-import type { AppDeps } from '../app.js';
-import { notFound } from '../../errors.js';
+import type { AppDeps } from '../app-deps.js';
+import { fail } from '../../errors.js';
 import { correlatedQuery } from '../schemas.js';
 
 const SIGNAL_STATUSES = ['COMPLETED', 'FAILED', 'FAILED_WITH_TERMINAL_ERROR'] as const;
@@ -105,8 +105,7 @@ export function runStateRoutes(app: FastifyInstance, { workflows, runControl, si
       const { workflowId } = req.params;
       const reached = await runControl.signal(workflowId, req.body ?? {}, req.params.status, false);
       // Conductor's TaskResource: nothing blocked (or the run has ended) is a 404, not the run.
-      if (reached.taskId === undefined)
-        throw notFound(`Found no blocked task in workflow ${workflowId} to signal`);
+      if (reached.taskId === undefined) throw fail('SIGNAL_TARGET_NOT_FOUND', { workflowId });
       return signals.respond(req.params.workflowId, req.query.returnStrategy ?? 'TARGET_WORKFLOW');
     },
   );

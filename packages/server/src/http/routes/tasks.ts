@@ -2,8 +2,8 @@ import type { JsonObject, QueueCounts, TaskResult } from '@baton/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 import { SYSTEM_QUEUE_PREFIX } from '../../engine/kinds/system-call-names.js';
-import { badRequest, notFound } from '../../errors.js';
-import type { AppDeps } from '../app.js';
+import { fail } from '../../errors.js';
+import type { AppDeps } from '../app-deps.js';
 import { MAX_NAME_LENGTH } from '../../bounds/ranges.js';
 import { jsonObject, millis32, name, nameParams, requiredName } from '../bounds.js';
 import { externalStatusSchema, taskResultSchema } from '../schemas.js';
@@ -51,7 +51,7 @@ function workerOf(q: PollQuery, req: FastifyRequest): string {
 /** The internal queues of system calls are the engine executor's: a worker polling one is refused. */
 function refuseSystemQueue(taskType: string): void {
   if (!taskType.startsWith(SYSTEM_QUEUE_PREFIX)) return;
-  throw badRequest(`task type ${taskType} is reserved: its tasks are calls the engine makes itself`, [
+  throw fail('TASK_TYPE_RESERVED', { taskType }, [
     {
       path: 'params.taskType',
       message: `must not start with ${SYSTEM_QUEUE_PREFIX}`,
@@ -99,7 +99,7 @@ function taskTypesOf(raw: string | string[] | undefined): string[] | undefined {
   const tooLong = types.find((type) => type.length > MAX_NAME_LENGTH);
   if (tooLong !== undefined) {
     const message = `must be at most ${MAX_NAME_LENGTH} characters`;
-    throw badRequest(`querystring.taskType ${message}`, [
+    throw fail('QUERY_PARAMETER_INVALID', { detail: `querystring.taskType ${message}` }, [
       { path: 'querystring.taskType', message, invalidValue: tooLong },
     ]);
   }
@@ -122,7 +122,7 @@ export function taskRoutes(app: FastifyInstance, { tasks, payloads, workflows }:
       refuseSystemQueue(req.params.taskType);
       const timeout = req.query.timeout ?? 100;
       if (timeout > MAX_POLL_TIMEOUT_MS) {
-        throw badRequest('Long Poll Timeout value cannot be more than 5 seconds', [
+        throw fail('POLL_TIMEOUT_TOO_LONG', {}, [
           { path: 'querystring.timeout', message: `must be ≤ ${MAX_POLL_TIMEOUT_MS}`, invalidValue: timeout },
         ]);
       }
@@ -332,8 +332,7 @@ export function taskRoutes(app: FastifyInstance, { tasks, payloads, workflows }:
       // Not a worker route (it answers the whole run, which a worker role may not read), so a
       // worker-only token is refused before this; the access check stays for any later change.
       const taskId = await tasks.updateByRef(workflowId, ref, status, req.body ?? {}, worker, req.taskAccess);
-      if (taskId === undefined)
-        throw notFound(`Found no open task ${ref} of workflow ${workflowId} to update`);
+      if (taskId === undefined) throw fail('OPEN_TASK_NOT_FOUND', { ref, workflowId });
       return workflows.get(workflowId, true);
     },
   );
@@ -352,7 +351,7 @@ export function taskRoutes(app: FastifyInstance, { tasks, payloads, workflows }:
       const line =
         typeof body === 'string' ? body : body === undefined || body === null ? '' : JSON.stringify(body);
       if (line === '') {
-        throw badRequest('A log line is required', [{ path: 'body', message: 'must be a non-empty string' }]);
+        throw fail('TASK_LOG_EMPTY', {}, [{ path: 'body', message: 'must be a non-empty string' }]);
       }
       await tasks.appendLog(req.params.taskId, line, req.taskAccess);
       return reply.code(200).send();

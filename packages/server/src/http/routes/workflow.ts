@@ -6,10 +6,10 @@ import {
 } from '@baton/protocol';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
-import { badRequest } from '../../errors.js';
+import { fail } from '../../errors.js';
 import { parseTime } from '../../services/workflow-service.js';
 import { RUN_SORT_FIELDS, type RunQuery } from '../../store/store.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import { name, nameParams, pageSize, pageStart, priority, requiredName, text, version } from '../bounds.js';
 import { correlatedQuery, inlineStartRequestSchema, startRequestSchema } from '../schemas.js';
 import { refuseUnknownStartFields, startRequestFromBody, type StartQuery } from '../start-request-form.js';
@@ -49,7 +49,7 @@ export function toRunQuery(q: SearchQuery): RunQuery {
     .filter(Boolean)) {
     const status = WORKFLOW_STATUSES.find((s) => s === raw);
     if (!status) {
-      throw badRequest(`status must be one of ${WORKFLOW_STATUSES.join(', ')}`, [
+      throw fail('STATUS_UNKNOWN', { statuses: WORKFLOW_STATUSES.join(', ') }, [
         { path: 'querystring.status', message: 'unknown status', invalidValue: raw },
       ]);
     }
@@ -95,7 +95,11 @@ export function workflowRoutes(app: FastifyInstance, { workflows, payloads, meta
       if (inline !== undefined) {
         if (inline.name !== req.body.name) {
           const message = `workflowDef.name ${JSON.stringify(inline.name)} differs from the start request's name ${JSON.stringify(req.body.name)}`;
-          throw badRequest(message, [{ path: 'body.workflowDef.name', message, invalidValue: inline.name }]);
+          throw fail(
+            'INLINE_DEFINITION_NAME_MISMATCH',
+            { inlineName: JSON.stringify(inline.name), name: JSON.stringify(req.body.name) },
+            [{ path: 'body.workflowDef.name', message, invalidValue: inline.name }],
+          );
         }
         await metadata.checkInlineWorkflow(inline);
       }

@@ -1,7 +1,7 @@
 import type { JsonObject, ValidationError } from '@baton/protocol';
 
 import type { Clock } from '../../clock.js';
-import { badRequest, notFound } from '../../errors.js';
+import { fail } from '../../errors.js';
 import type { Store, StoredService } from '../../store/store.js';
 import { SECRET_NAME_PATTERN } from '../secrets/secret-refs.js';
 
@@ -71,13 +71,13 @@ const ENDPOINT_FIELDS = ['endpoint', 'api_endpoint', 'baseURL', 'base_url', 'bas
 
 const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-function fail(errors: ValidationError[]): never {
-  throw badRequest('Invalid integration', errors);
+function invalid(errors: ValidationError[]): never {
+  throw fail('INTEGRATION_INVALID', {}, errors);
 }
 
 export function checkName(name: string, field: string): void {
   if (!NAME.test(name))
-    fail([
+    invalid([
       { path: field, message: 'a name of 1 to 128 letters, digits, _ . -', invalidValue: name.slice(0, 200) },
     ]);
 }
@@ -91,7 +91,9 @@ function apiKeyOf(configuration: JsonObject): { secret: string } | { value: stri
     const value = configuration[field];
     if (value === undefined || value === null || value === '') continue;
     if (typeof value !== 'string' || !SECRET_NAME.test(value))
-      fail([{ path: `configuration.${field}`, message: 'the name of a Baton secret', invalidValue: null }]);
+      invalid([
+        { path: `configuration.${field}`, message: 'the name of a Baton secret', invalidValue: null },
+      ]);
     return { secret: value };
   }
   for (const field of KEY_FIELDS) {
@@ -99,10 +101,10 @@ function apiKeyOf(configuration: JsonObject): { secret: string } | { value: stri
     if (value === undefined || value === null || value === '') continue;
     // The value is never echoed in an error: it may be a key.
     if (typeof value !== 'string')
-      fail([{ path: `configuration.${field}`, message: 'a string', invalidValue: null }]);
+      invalid([{ path: `configuration.${field}`, message: 'a string', invalidValue: null }]);
     const name = SECRET_REF.exec(value)?.[1];
     if (name !== undefined && !SECRET_NAME.test(name))
-      fail([
+      invalid([
         {
           path: `configuration.${field}`,
           message: 'a secret placeholder names a secret of 1 to 128 letters, digits, _ or -',
@@ -110,7 +112,7 @@ function apiKeyOf(configuration: JsonObject): { secret: string } | { value: stri
         },
       ]);
     if (value.includes('${') && name === undefined)
-      fail([
+      invalid([
         {
           path: `configuration.${field}`,
           message: 'the API key is a key value or exactly ${workflow.secrets.NAME}',
@@ -133,7 +135,7 @@ function endpointOf(configuration: JsonObject): string | undefined {
       url = undefined;
     }
     if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:'))
-      fail([
+      invalid([
         {
           path: `configuration.${field}`,
           message: 'an http(s) URL',
@@ -210,7 +212,7 @@ export class LlmProviderService {
 
   private async row(name: string): Promise<StoredService> {
     const row = await this.store.read((tx) => tx.getService(LLM_PROVIDER_ROW_PREFIX + name));
-    if (!row) throw notFound(`No such integration provider: ${name}`);
+    if (!row) throw fail('INTEGRATION_PROVIDER_NOT_FOUND', { name });
     return row;
   }
 
@@ -234,11 +236,11 @@ export class LlmProviderService {
     checkName(name, 'name');
     const configuration = isObject(body.configuration) ? body.configuration : {};
     if (body.configuration !== undefined && !isObject(body.configuration))
-      fail([{ path: 'configuration', message: 'an object', invalidValue: null }]);
+      invalid([{ path: 'configuration', message: 'an object', invalidValue: null }]);
     const type = typeof body.type === 'string' && body.type !== '' ? body.type : 'openai';
     const category = typeof body.category === 'string' && body.category !== '' ? body.category : 'AI_MODEL';
     if (category !== 'AI_MODEL')
-      fail([
+      invalid([
         {
           path: 'category',
           message: 'only AI_MODEL providers are run by this server',
@@ -250,7 +252,7 @@ export class LlmProviderService {
     let apiKeySecret: string | undefined;
     if (apiKey !== undefined && 'value' in apiKey) {
       if (!this.sealer)
-        fail([
+        invalid([
           {
             path: 'configuration.api_key',
             message: 'name a secret: ${workflow.secrets.NAME}',
@@ -296,7 +298,7 @@ export class LlmProviderService {
 
   async delete(name: string): Promise<void> {
     if (!(await this.store.transaction((tx) => tx.deleteService(LLM_PROVIDER_ROW_PREFIX + name))))
-      throw notFound(`No such integration provider: ${name}`);
+      throw fail('INTEGRATION_PROVIDER_NOT_FOUND', { name });
   }
 
   async models(name: string, activeOnly: boolean): Promise<JsonObject[]> {
@@ -307,13 +309,13 @@ export class LlmProviderService {
   async model(name: string, api: string): Promise<JsonObject> {
     const record = recordOf(await this.row(name));
     const model = record.models.find((m) => m.api === api);
-    if (!model) throw notFound(`No model ${api} on integration provider ${name}`);
+    if (!model) throw fail('INTEGRATION_MODEL_NOT_FOUND', { model: api, name });
     return modelAnswer(name, model);
   }
 
   async putModel(name: string, api: string, body: JsonObject): Promise<void> {
     if (api === '' || api.length > 256)
-      fail([
+      invalid([
         {
           path: 'integration_name',
           message: 'a model name of 1 to 256 characters',
@@ -323,7 +325,7 @@ export class LlmProviderService {
     const now = this.clock.now();
     await this.store.transaction(async (tx) => {
       const row = await tx.getService(LLM_PROVIDER_ROW_PREFIX + name);
-      if (!row) throw notFound(`No such integration provider: ${name}`);
+      if (!row) throw fail('INTEGRATION_PROVIDER_NOT_FOUND', { name });
       const record = recordOf(row);
       const previous = record.models.find((m) => m.api === api);
       const model: LlmModelRecord = {
@@ -349,10 +351,10 @@ export class LlmProviderService {
     const now = this.clock.now();
     await this.store.transaction(async (tx) => {
       const row = await tx.getService(LLM_PROVIDER_ROW_PREFIX + name);
-      if (!row) throw notFound(`No such integration provider: ${name}`);
+      if (!row) throw fail('INTEGRATION_PROVIDER_NOT_FOUND', { name });
       const record = recordOf(row);
       if (!record.models.some((m) => m.api === api))
-        throw notFound(`No model ${api} on integration provider ${name}`);
+        throw fail('INTEGRATION_MODEL_NOT_FOUND', { model: api, name });
       const models = record.models.filter((m) => m.api !== api);
       await tx.putService({
         ...row,

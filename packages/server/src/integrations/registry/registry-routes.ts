@@ -1,7 +1,7 @@
 import type { JsonObject } from '@baton/protocol';
 import type { FastifyInstance } from 'fastify';
 
-import { badRequest } from '../../errors.js';
+import { fail } from '../../errors.js';
 import type { RegistryService } from './registry-service.js';
 import { serviceBodySchema, type ServiceBody, type ServiceMethod } from './service-record.js';
 
@@ -87,7 +87,7 @@ export function registryRoutes(app: FastifyInstance, registry: RegistryService):
       const body = req.body;
       const operationName = (body.operationName ?? body.methodName) as string | undefined;
       if (operationName === undefined) {
-        throw badRequest('body.operationName is required', [
+        throw fail('SERVICE_FIELD_REQUIRED', { field: 'body.operationName' }, [
           { path: 'body.operationName', message: 'operationName (or methodName) is required' },
         ]);
       }
@@ -122,7 +122,7 @@ export function registryRoutes(app: FastifyInstance, registry: RegistryService):
     async (req, reply) => {
       const method = req.query.method ?? req.query.methodName;
       if (method === undefined) {
-        throw badRequest('querystring.method is required', [
+        throw fail('SERVICE_FIELD_REQUIRED', { field: 'querystring.method' }, [
           { path: 'querystring.method', message: 'is required' },
         ]);
       }

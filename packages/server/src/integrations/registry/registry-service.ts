@@ -1,7 +1,7 @@
 import type { JsonObject, ValidationError } from '@baton/protocol';
 
 import type { Clock } from '../../clock.js';
-import { BatonError, badRequest, conflict, notFound } from '../../errors.js';
+import { fail } from '../../errors.js';
 import type { Store, StoredService } from '../../store/store.js';
 import {
   breakerSettings,
@@ -68,7 +68,7 @@ export class RegistryService {
 
   private async stored(name: string): Promise<StoredService> {
     const row = await this.store.read((tx) => tx.getService(name));
-    if (!row) throw notFound(`No such service: ${name}`);
+    if (!row) throw fail('SERVICE_NOT_FOUND', { name });
     return row;
   }
 
@@ -87,7 +87,11 @@ export class RegistryService {
     }
     if (problems.length > 0) {
       const first = problems[0];
-      throw badRequest(`Service ${body.name} failed validation: ${first?.path}: ${first?.message}`, problems);
+      throw fail(
+        'SERVICE_INVALID',
+        { name: body.name, path: first?.path, problem: first?.message },
+        problems,
+      );
     }
     const now = this.clock.now();
     return this.store.transaction(async (tx) => {
@@ -120,7 +124,7 @@ export class RegistryService {
 
   async delete(name: string): Promise<void> {
     if (!(await this.store.transaction((tx) => tx.deleteService(name))))
-      throw notFound(`No such service: ${name}`);
+      throw fail('SERVICE_NOT_FOUND', { name });
     this.validators.delete(name);
   }
 
@@ -132,7 +136,7 @@ export class RegistryService {
     const now = this.clock.now();
     return this.store.transaction(async (tx) => {
       const row = await tx.getService(name);
-      if (!row) throw notFound(`No such service: ${name}`);
+      if (!row) throw fail('SERVICE_NOT_FOUND', { name });
       const record = recordFrom(row);
       fn(record, now);
       await tx.putService({ ...row, record: record as unknown as JsonObject, updateTime: now });
@@ -145,7 +149,7 @@ export class RegistryService {
     refuseNul(method);
     const record = await this.change(name, (r) => {
       if (r.kind === 'connector') {
-        throw conflict(`Service ${name} is a connector: its operations come from its OpenAPI document`);
+        throw fail('SERVICE_IS_CONNECTOR', { name });
       }
       const at = r.methods.findIndex((m) => m.operationName === method.operationName);
       if (at >= 0) r.methods[at] = method;
@@ -162,7 +166,7 @@ export class RegistryService {
       r.methods = r.methods.filter((m) => m.operationName !== methodName && m.methodName !== methodName);
       found = r.methods.length < before;
     });
-    if (!found) throw notFound(`Service ${name} has no method ${methodName}`);
+    if (!found) throw fail('SERVICE_METHOD_NOT_FOUND', { name, method: methodName });
   }
 
   /**
@@ -178,12 +182,10 @@ export class RegistryService {
       try {
         methods = await this.listTools(record);
       } catch (err) {
-        throw new BatonError(
-          'NOT_READY',
-          `Could not list the tools of service ${name}: ${err instanceof Error ? err.message.slice(0, 500) : String(err)}`,
-          undefined,
-          true,
-        );
+        throw fail('SERVICE_TOOLS_UNAVAILABLE', {
+          name,
+          reason: err instanceof Error ? err.message.slice(0, 500) : String(err),
+        });
       }
     }
     if (create) {
@@ -271,7 +273,7 @@ export class RegistryService {
 /** NUL cannot be stored in PostgreSQL text or JSON: refuse it up front (SQLite would take it). */
 function refuseNul(body: unknown): void {
   if (JSON.stringify(body).includes('\\u0000')) {
-    throw badRequest('body: text may not contain NUL (\\u0000) characters', [
+    throw fail('SERVICE_TEXT_HAS_NUL', {}, [
       { path: 'body', message: 'text may not contain NUL (\\u0000) characters' },
     ]);
   }

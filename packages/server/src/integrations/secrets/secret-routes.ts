@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 
-import { notFound } from '../../errors.js';
+import { fail } from '../../errors.js';
 
 import { SECRET_NAME_PATTERN } from './secret-refs.js';
 import type { SecretService } from './secret-service.js';
@@ -122,7 +122,7 @@ export function secretRoutes(app: FastifyInstance, secrets: SecretService): void
       },
     },
     async (req) => {
-      if (!(await secrets.exists(req.params.name))) throw notFound(`No such secret: ${req.params.name}`);
+      if (!(await secrets.exists(req.params.name))) throw fail('SECRET_NOT_FOUND', { name: req.params.name });
       return true;
     },
   );

@@ -1,7 +1,7 @@
 import type { JsonValue } from '@baton/protocol';
 
 import type { Clock } from '../../clock.js';
-import { BatonError, badRequest, notFound } from '../../errors.js';
+import { fail } from '../../errors.js';
 import type { Store } from '../../store/store.js';
 import { SecretCipher } from './secret-cipher.js';
 import { SecretMasker } from './secret-masker.js';
@@ -55,22 +55,19 @@ export class SecretService {
   private requireCipher(): SecretCipher {
     // 409, not 503: the server is up and will refuse the same way until an operator sets the key,
     // so a client must not retry it as a passing outage.
-    if (!this.cipher) throw new BatonError('CONFLICT', SECRETS_NOT_CONFIGURED);
+    if (!this.cipher) throw fail('SECRETS_NOT_CONFIGURED', { detail: SECRETS_NOT_CONFIGURED });
     return this.cipher;
   }
 
   private static checkName(name: string): void {
     if (!isSecretName(name)) {
-      throw badRequest(
-        `Invalid secret name '${name.slice(0, 200)}': use 1 to 128 letters, digits, '_' or '-'`,
-        [
-          {
-            path: 'params.name',
-            message: 'must be 1 to 128 letters, digits, _ or -',
-            invalidValue: name.slice(0, 200),
-          },
-        ],
-      );
+      throw fail('SECRET_NAME_INVALID', { name: name.slice(0, 200) }, [
+        {
+          path: 'params.name',
+          message: 'must be 1 to 128 letters, digits, _ or -',
+          invalidValue: name.slice(0, 200),
+        },
+      ]);
     }
   }
 
@@ -97,7 +94,7 @@ export class SecretService {
   async describe(name: string): Promise<SecretInfo> {
     SecretService.checkName(name);
     const found = (await this.store.read((tx) => tx.getSecrets([name])))[0];
-    if (!found) throw notFound(`No such secret: ${name}`);
+    if (!found) throw fail('SECRET_NOT_FOUND', { name });
     return { name: found.name, createTime: found.createTime, updateTime: found.updateTime };
   }
 
@@ -109,7 +106,7 @@ export class SecretService {
   async delete(name: string): Promise<void> {
     SecretService.checkName(name);
     if (!(await this.store.transaction((tx) => tx.deleteSecret(name))))
-      throw notFound(`No such secret: ${name}`);
+      throw fail('SECRET_NOT_FOUND', { name });
   }
 
   /**

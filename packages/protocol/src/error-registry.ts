@@ -1,0 +1,169 @@
+import { ERROR_CODES, type ErrorCode } from './errors.js';
+
+/**
+ * One specific error: its class (the generic `code` of the error body, which decides the HTTP
+ * status) and, for the few errors the class alone does not place, the status itself.
+ */
+export interface ErrorClassOf {
+  readonly class: ErrorCode;
+  readonly status?: number;
+}
+
+const of = (errorClass: ErrorCode, status?: number): ErrorClassOf =>
+  status === undefined ? { class: errorClass } : { class: errorClass, status };
+
+/**
+ * Every specific error Baton answers with, by its stable code (the `errorCode` of the error
+ * body). A code keeps its meaning for good: a new meaning gets a new code. The message each
+ * code is sent with lives with the server; `docs/errors.md` says when each is answered.
+ */
+export const ERROR_REGISTRY = {
+  // Requests the HTTP layer refuses before any route runs, or that no route serves.
+  REQUEST_INVALID: of('VALIDATION'),
+  REQUEST_MALFORMED: of('BAD_REQUEST'),
+  REQUEST_TIMEOUT: of('BAD_REQUEST', 408),
+  REQUEST_HEADERS_TOO_LARGE: of('BAD_REQUEST', 431),
+  REQUEST_NOT_HTTP: of('BAD_REQUEST'),
+  REQUEST_TARGET_INVALID: of('VALIDATION'),
+  HOST_HEADER_INVALID: of('VALIDATION'),
+  BODY_NOT_JSON: of('BAD_REQUEST'),
+  BODY_TOO_DEEP: of('VALIDATION'),
+  BODY_TEXT_INVALID: of('VALIDATION'),
+  BODY_TOO_LARGE: of('PAYLOAD_TOO_LARGE'),
+  MEDIA_TYPE_UNSUPPORTED: of('UNSUPPORTED_MEDIA_TYPE'),
+  ROUTE_NOT_FOUND: of('NOT_FOUND'),
+  CONDUCTOR_ENDPOINT_UNSUPPORTED: of('NOT_FOUND'),
+  QUERY_PARAMETER_INVALID: of('VALIDATION'),
+  DATABASE_UNAVAILABLE: of('NOT_READY'),
+  INTERNAL_ERROR: of('INTERNAL'),
+
+  // Authentication and roles.
+  AUTH_OFF: of('NOT_FOUND'),
+  TOKEN_REQUIRED: of('UNAUTHENTICATED'),
+  AUTHORIZATION_HEADER_INVALID: of('UNAUTHENTICATED'),
+  TOKEN_INVALID: of('UNAUTHENTICATED'),
+  TOKEN_EXPIRED: of('UNAUTHENTICATED'),
+  TOKEN_REVOKED: of('UNAUTHENTICATED'),
+  TOKEN_LIFETIME_TOO_LONG: of('UNAUTHENTICATED'),
+  ACCESS_KEY_INVALID: of('UNAUTHENTICATED'),
+  ACCESS_KEY_INACTIVE: of('UNAUTHENTICATED'),
+  IDENTITY_PROVIDER_MISMATCH: of('NOT_READY'),
+  IDENTITY_PROVIDER_UNREACHABLE: of('NOT_READY'),
+  ROLE_REQUIRED: of('FORBIDDEN'),
+  WORKER_ROLE_REQUIRED: of('FORBIDDEN'),
+  RATE_LIMIT_EXCEEDED: of('RATE_LIMITED'),
+  ROLE_UNKNOWN: of('VALIDATION'),
+  APPLICATION_NOT_FOUND: of('NOT_FOUND'),
+  ACCESS_KEY_NOT_FOUND: of('NOT_FOUND'),
+
+  // Definitions: workflows and task types.
+  DEFINITION_INVALID: of('VALIDATION'),
+  DEFINITION_NOT_FOUND: of('NOT_FOUND'),
+  DEFINITION_VERSION_NOT_FOUND: of('NOT_FOUND'),
+  DEFINITION_VERSION_EXISTS: of('CONFLICT'),
+  DEFINITION_VERSION_LIMIT: of('CONFLICT'),
+  DEFINITION_VERSION_IN_USE: of('CONFLICT'),
+  INLINE_DEFINITION_NAME_MISMATCH: of('VALIDATION'),
+  DEFINITION_REMOVAL_NOT_FOUND: of('NOT_FOUND'),
+  TASK_DEF_NOT_FOUND: of('NOT_FOUND'),
+  TASK_DEF_UPDATE_NOT_FOUND: of('NOT_FOUND'),
+  TASK_DEF_REMOVAL_NOT_FOUND: of('NOT_FOUND'),
+  INSTRUCTION_NOT_FOUND: of('NOT_FOUND'),
+  INSTRUCTION_VERSION_NOT_FOUND: of('NOT_FOUND'),
+  INSTRUCTION_VERSION_EXISTS: of('CONFLICT'),
+  INSTRUCTION_VERSION_LIMIT: of('CONFLICT'),
+
+  // Runs: starting, reading, operating, removing.
+  START_REQUEST_INVALID: of('VALIDATION'),
+  TEST_RUN_DEFINITION_MISSING: of('VALIDATION'),
+  IDEMPOTENCY_KEY_USED: of('CONFLICT'),
+  RUN_NOT_FOUND: of('NOT_FOUND'),
+  RUN_ENDED: of('CONFLICT'),
+  RUN_ARCHIVED: of('CONFLICT'),
+  RUN_NOT_PAUSABLE: of('CONFLICT'),
+  RUN_NOT_RESUMABLE: of('CONFLICT'),
+  RUN_NOT_TERMINABLE: of('CONFLICT'),
+  RUN_ALREADY_RETRIED: of('CONFLICT'),
+  RUN_NOT_RETRYABLE: of('CONFLICT'),
+  RUN_NOT_RESTARTABLE: of('CONFLICT'),
+  RUN_NOT_ENDED: of('CONFLICT'),
+  RUN_NOT_RUNNING: of('CONFLICT'),
+  RUN_NOT_REMOVABLE: of('CONFLICT'),
+  RUN_CHANGED_WHILE_ARCHIVING: of('CONFLICT'),
+  RUN_VARIABLES_TOO_LARGE: of('VALIDATION'),
+  RERUN_TASK_NOT_IN_RUN: of('VALIDATION'),
+  RERUN_TASK_NOT_IN_DEFINITION: of('VALIDATION'),
+  RERUN_TASK_NEVER_RAN: of('VALIDATION'),
+  SKIP_TASK_NOT_IN_DEFINITION: of('NOT_FOUND'),
+  SKIP_TASK_NOT_WAITING: of('CONFLICT'),
+  RUN_DOCUMENT_UNAVAILABLE: of('NOT_READY'),
+  RUN_DOCUMENT_MISSING: of('NOT_READY'),
+  RUN_DOCUMENT_UNREADABLE: of('INTERNAL'),
+  SIGNAL_TARGET_NOT_FOUND: of('NOT_FOUND'),
+
+  // Tasks: polling, results, logs.
+  TASK_NOT_FOUND: of('NOT_FOUND'),
+  TASK_TYPE_RESERVED: of('VALIDATION'),
+  TASK_RESULT_RUN_MISMATCH: of('VALIDATION'),
+  TASK_ATTEMPT_ENDED: of('CONFLICT'),
+  TASK_HELD_BY_OTHER_WORKER: of('CONFLICT'),
+  TASK_NOT_IN_PROGRESS: of('CONFLICT'),
+  TASK_TOOK_NO_RESULT: of('CONFLICT'),
+  TASK_NOT_NAMED: of('NOT_FOUND'),
+  OPEN_TASK_NOT_FOUND: of('NOT_FOUND'),
+  OPEN_TASK_BY_REF_NOT_FOUND: of('CONFLICT'),
+  POLL_TIMEOUT_TOO_LONG: of('VALIDATION'),
+  TASK_LOG_EMPTY: of('VALIDATION'),
+
+  // Search.
+  SEARCH_QUERY_INVALID: of('VALIDATION'),
+  SEARCH_SORT_INVALID: of('VALIDATION'),
+  SEARCH_WINDOW_TOO_LARGE: of('VALIDATION'),
+  STATUS_UNKNOWN: of('VALIDATION'),
+  TIME_INVALID: of('VALIDATION'),
+
+  // External payloads.
+  PAYLOAD_PATH_REQUIRED: of('VALIDATION'),
+  PAYLOAD_PATH_INVALID: of('VALIDATION'),
+  PAYLOAD_NOT_FOUND: of('NOT_FOUND'),
+  PAYLOAD_NOT_UPLOADED: of('VALIDATION'),
+  PAYLOAD_NOT_OBJECT: of('VALIDATION'),
+  PAYLOAD_OVER_INLINE_LIMIT: of('PAYLOAD_TOO_LARGE'),
+  PAYLOAD_URL_EXPIRED: of('FORBIDDEN'),
+  PAYLOAD_URL_INVALID: of('FORBIDDEN'),
+  PAYLOAD_URL_MISUSED: of('FORBIDDEN'),
+  BLOB_STORAGE_UNAVAILABLE: of('NOT_READY'),
+
+  // Events and schedules.
+  EVENT_HANDLER_INVALID: of('VALIDATION'),
+  EVENT_HANDLER_EXISTS: of('CONFLICT'),
+  EVENT_HANDLER_NOT_FOUND: of('NOT_FOUND'),
+  SCHEDULE_INVALID: of('VALIDATION'),
+  SCHEDULE_NOT_FOUND: of('NOT_FOUND'),
+  CRON_EXPRESSION_INVALID: of('VALIDATION'),
+  SCHEDULE_SLOTS_UNAVAILABLE: of('VALIDATION'),
+
+  // Integrations: secrets, the service registry, LLM providers.
+  SECRETS_NOT_CONFIGURED: of('CONFLICT'),
+  SECRET_NAME_INVALID: of('VALIDATION'),
+  SECRET_NOT_FOUND: of('NOT_FOUND'),
+  SERVICE_INVALID: of('VALIDATION'),
+  SERVICE_NOT_FOUND: of('NOT_FOUND'),
+  SERVICE_METHOD_NOT_FOUND: of('NOT_FOUND'),
+  SERVICE_IS_CONNECTOR: of('CONFLICT'),
+  SERVICE_TOOLS_UNAVAILABLE: of('NOT_READY'),
+  SERVICE_TEXT_HAS_NUL: of('VALIDATION'),
+  SERVICE_FIELD_REQUIRED: of('VALIDATION'),
+  INTEGRATION_INVALID: of('VALIDATION'),
+  INTEGRATION_PROVIDER_NOT_FOUND: of('NOT_FOUND'),
+  INTEGRATION_MODEL_NOT_FOUND: of('NOT_FOUND'),
+} as const satisfies Record<string, ErrorClassOf>;
+
+/** A specific error code: the `errorCode` of an error body. */
+export type SpecificErrorCode = keyof typeof ERROR_REGISTRY;
+
+/** The status a specific error is answered with: its own, else its class's. */
+export function errorStatus(code: SpecificErrorCode): number {
+  const entry: ErrorClassOf = ERROR_REGISTRY[code];
+  return entry.status ?? ERROR_CODES[entry.class];
+}
