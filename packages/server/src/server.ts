@@ -13,18 +13,18 @@ import { createCallHandlers, startSystemTaskExecutor } from './integrations/inde
 import { createIntegrations } from './integrations/integrations.js';
 import { Metrics } from './metrics.js';
 import { WakeBus } from './queue/wake-bus.js';
-import { Executor, type ExecutorHooks } from './services/executor.js';
-import { LifecycleObserver } from './services/lifecycle-observer.js';
-import { LifecycleService } from './services/lifecycle-service.js';
-import { MetadataService } from './services/metadata-service.js';
-import { RunControlService } from './services/run-control-service.js';
-import { SyncExecuteService } from './services/sync-execute.js';
-import { TestRunService } from './services/test-run-service.js';
-import { PollRecorder } from './services/poll-recorder.js';
-import { TaskService } from './services/task-service.js';
-import { TimerLoop } from './services/timer-loop.js';
-import { WorkflowService } from './services/workflow-service.js';
-import { WorkerLiveness } from './services/worker-liveness.js';
+import { DecisionApplier, type DecisionApplierHooks } from './decisions/decision-applier.js';
+import { DecisionMetrics } from './decisions/decision-metrics.js';
+import { RepairService } from './operations/repair-service.js';
+import { MetadataService } from './operations/metadata-service.js';
+import { RunControlService } from './operations/run-control-service.js';
+import { SyncExecuteService } from './operations/sync-execute.js';
+import { TestRunService } from './operations/test-run-service.js';
+import { PollRecorder } from './handout/poll-recorder.js';
+import { TaskService } from './operations/task-service.js';
+import { TimerLoop } from './loops/timer-loop.js';
+import { WorkflowService } from './operations/workflow-service.js';
+import { WorkerLiveness } from './handout/worker-liveness.js';
 import { asyncScripts, type AsyncScriptRunner } from './scripting/async-scripts.js';
 import { createScriptRunner, type SandboxedScripts } from './scripting/script-runner.js';
 import { openStore } from './store/open-store.js';
@@ -41,7 +41,7 @@ import { TaskSearch } from './search/task-search.js';
 import { ArchiveReader } from './archive/archive-reader.js';
 import { Archiver, type ArchiveFaults } from './archive/archiver.js';
 import { RunRemoval } from './archive/run-removal.js';
-import { SignalResponder } from './services/signal-response.js';
+import { SignalResponder } from './operations/signal-response.js';
 import { loadSigningKey, PayloadUrlSigner } from './payloads/signed-url.js';
 import type { Store } from './store/store.js';
 
@@ -144,14 +144,14 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     );
     const liveness = new WorkerLiveness(store, clock);
     await liveness.refresh();
-    const observer = new LifecycleObserver(metrics, liveness, logger);
-    const hooks: ExecutorHooks = {
+    const observer = new DecisionMetrics(metrics, liveness, logger);
+    const hooks: DecisionApplierHooks = {
       onAlert: (alert) => {
         metrics.alertOnlyTimeout(alert.taskType ?? alert.workflowName, alert.kind);
         logger.warn({ alert }, `timeout alert: ${alert.message}`);
       },
     };
-    const executor = new Executor(
+    const executor = new DecisionApplier(
       clock,
       { highPriorityThreshold: options.highPriorityThreshold },
       scripts,
@@ -216,7 +216,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
       },
       clock,
     );
-    const lifecycle = new LifecycleService(store, executor, wake, clock);
+    const repair = new RepairService(store, executor, wake, clock);
     const auth = createAuth(options.auth, store, clock, options.secretsKey);
     await prepareAuth(auth);
     const timerLoop = new TimerLoop(store, executor, wake, clock, logger, { idleMs: options.timerIdleMs });
@@ -248,7 +248,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
       syncExecute,
       logger,
       metrics,
-      lifecycle,
+      repair,
       healthChecks: {
         timers: () => timerLoop.healthCheck(),
         blobs: blobHealthCheck(blobs),

@@ -8,7 +8,7 @@ import {
 
 import type { Decision } from '../engine/types.js';
 import { newId } from '../ids.js';
-import type { AfterCommit } from '../services/executor.js';
+import type { AfterCommit } from '../decisions/decision-applier.js';
 import { OUTBOX_WAKE, type OutboxEntry } from '../store/events-port.js';
 import type { Tx } from '../store/store.js';
 import { DEFAULT_LIFECYCLE_SINK } from './handler-model.js';

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 
 import type { RetryLogic, TaskDef, TimeoutPolicy } from '@baton/protocol';
 
-import { mayHoldTaskTimers } from '../../src/engine/lifecycle-timers.js';
+import { mayHoldTaskTimers } from '../../src/engine/attempt-timers.js';
 import type { Command, Decision, FiredTimer, TimerKind } from '../../src/engine/types.js';
 import { Engine, T0, simple, workflow } from './helpers.js';
 

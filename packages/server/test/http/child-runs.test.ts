@@ -4,7 +4,7 @@ import { before, describe, it } from 'node:test';
 import { systemClock } from '../../src/clock.js';
 import { noScripts } from '../../src/engine/scripts.js';
 import { asyncScripts } from '../../src/scripting/async-scripts.js';
-import { afterCommit, Executor } from '../../src/services/executor.js';
+import { afterCommit, DecisionApplier } from '../../src/decisions/decision-applier.js';
 import { call } from '../helpers/app.js';
 import { appSuite, register } from '../helpers/app-suite.js';
 import { pollOneTask, postResult, runOf, startRun } from '../helpers/runs.js';
@@ -147,7 +147,7 @@ for (const storeCase of storeCases()) {
 
       // The top run ends while its children are open (as an operator's terminate will):
       // every run below it is terminated in the same transaction, and its task canceled.
-      const executor = new Executor(systemClock, { highPriorityThreshold: 50 }, asyncScripts(noScripts));
+      const executor = new DecisionApplier(systemClock, { highPriorityThreshold: 50 }, asyncScripts(noScripts));
       await t.store.transaction((tx) =>
         executor.handle(tx, top, { type: 'PARENT_ENDED', reason: 'stopped by operator' }, afterCommit()),
       );

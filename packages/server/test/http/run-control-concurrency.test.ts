@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 
 import pg from 'pg';
 
-import { runWakeName } from '../../src/services/run-wake.js';
+import { runWakeName } from '../../src/decisions/run-wake.js';
 import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { QUEUE_CHANNEL } from '../../src/store/postgres/queue-listener.js';
 import type { Store } from '../../src/store/store.js';

@@ -11,7 +11,7 @@ import {
   type SystemCallKind,
 } from '../../engine/kinds/system-call-names.js';
 import type { WakeBus } from '../../queue/wake-bus.js';
-import type { TaskService } from '../../services/task-service.js';
+import type { TaskService } from '../../operations/task-service.js';
 import type { Store } from '../../store/store.js';
 import type {
   CallContext,

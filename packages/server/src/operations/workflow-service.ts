@@ -18,8 +18,8 @@ import type { ArchivedRun, RunQuery, Store } from '../store/store.js';
 import { type ArchiveReader, archivedWorkflow } from '../archive/archive-reader.js';
 import { mergeRunPages } from '../archive/archived-search.js';
 import { newId } from '../ids.js';
-import { afterCommit, type Executor } from './executor.js';
-import { explainTasks, runWaiting } from './waiting.js';
+import { afterCommit, type DecisionApplier } from '../decisions/decision-applier.js';
+import { explainTasks, runWaiting } from '../views/waiting.js';
 import { claimStartKey } from './idempotent-start.js';
 import { isoOrUnknown, storableTime } from '../bounds/time.js';
 
@@ -65,7 +65,7 @@ const GROUPED = { group: true } as const;
 export class WorkflowService {
   constructor(
     private readonly store: Store,
-    private readonly executor: Executor,
+    private readonly executor: DecisionApplier,
     private readonly wake: WakeBus,
     private readonly clock: Clock = systemClock,
     /** Lays polls not yet written over the stored ones (`PollRecorder.merge`). */
@@ -96,7 +96,7 @@ export class WorkflowService {
       const workflowId = newId();
       const existing = await claimStartKey(tx, definition.name, request, workflowId, this.executor.now());
       if (existing !== undefined) return { workflowId: existing, existing: true };
-      const input: Parameters<Executor['startRun']>[1] = {
+      const input: Parameters<DecisionApplier['startRun']>[1] = {
         workflowId,
         definition,
         input: request.input ?? {},

@@ -23,13 +23,13 @@ import type { Store, Tx } from '../store/store.js';
 import { storeFault } from '../store/store-faults.js';
 import type { Metrics } from '../metrics.js';
 import { ANY_TASK, type TaskAccess } from './task-access.js';
-import { afterCommit, type AfterCommit, type Executor } from './executor.js';
-import { holdBackOverLimit } from './hand-out-limits.js';
-import { handedOut, type HandOffWish } from './direct-hand-off.js';
-import type { PollRecorder } from './poll-recorder.js';
-import { explainTasks } from './waiting.js';
-import { isActivePoll, queueLiveness, type WorkerLiveness } from './worker-liveness.js';
-import { dropPollTimers, lockLapsingAttempts } from './hand-out-timers.js';
+import { afterCommit, type AfterCommit, type DecisionApplier } from '../decisions/decision-applier.js';
+import { holdBackOverLimit } from '../handout/hand-out-limits.js';
+import { handedOut, type HandOffWish } from '../handout/direct-hand-off.js';
+import type { PollRecorder } from '../handout/poll-recorder.js';
+import { explainTasks } from '../views/waiting.js';
+import { isActivePoll, queueLiveness, type WorkerLiveness } from '../handout/worker-liveness.js';
+import { dropPollTimers, lockLapsingAttempts } from '../handout/hand-out-timers.js';
 
 /**
  * A worker's result or poll: short, at most one run (and what its end touches), arriving
@@ -117,7 +117,7 @@ export class TaskService {
 
   constructor(
     private readonly store: Store,
-    private readonly executor: Executor,
+    private readonly executor: DecisionApplier,
     private readonly wake: WakeBus,
     private readonly clock: Clock,
     private readonly observers: HandOutObservers = {},

@@ -2,7 +2,7 @@ import { isTerminalTaskStatus } from '@baton/protocol';
 
 import type { FiredTimer } from '../engine/types.js';
 import type { StoredQueueMessage, Tx } from '../store/store.js';
-import type { AfterCommit, Executor } from './executor.js';
+import type { AfterCommit, DecisionApplier } from '../decisions/decision-applier.js';
 
 /**
  * A lock that lapsed is the task's response timeout (DESIGN §6): the worker that took it sent no
@@ -17,7 +17,7 @@ import type { AfterCommit, Executor } from './executor.js';
  */
 export async function actOnLapsedLock(
   tx: Tx,
-  executor: Executor,
+  executor: DecisionApplier,
   lapsed: StoredQueueMessage,
   lease: { lockToken: string },
   now: number,

@@ -9,8 +9,8 @@ import type { Logger } from 'pino';
 
 import type { Decision } from '../engine/types.js';
 import type { Metrics } from '../metrics.js';
-import type { ExecutionObserver } from './executor.js';
-import { ACTIVE_WORKER_WINDOW_MS, type WorkerLiveness } from './worker-liveness.js';
+import type { ExecutionObserver } from './decision-applier.js';
+import { ACTIVE_WORKER_WINDOW_MS, type WorkerLiveness } from '../handout/worker-liveness.js';
 
 /**
  * Watches every applied decision: counts runs started and ended and tasks ended, and warns when
@@ -20,7 +20,7 @@ import { ACTIVE_WORKER_WINDOW_MS, type WorkerLiveness } from './worker-liveness.
  * It runs inside the deciding transaction, so a transaction retried after a PostgreSQL
  * deadlock or serialization failure may count twice; these are operational signals, not books.
  */
-export class LifecycleObserver implements ExecutionObserver {
+export class DecisionMetrics implements ExecutionObserver {
   private readonly lastWarned = new Map<string, number>();
 
   constructor(

@@ -21,7 +21,7 @@ import type {
 } from '../engine/types.js';
 import { newId } from '../ids.js';
 import type { QueueMessage, TimerRecord, Tx } from '../store/store.js';
-import { deadLetterMessage, syncTimers } from './lifecycle-commands.js';
+import { deadLetterMessage, syncTimers } from './command-writes.js';
 import {
   childEndedEvent,
   childReopenedEvent,
@@ -41,7 +41,7 @@ import {
 import { loadMailbox, runWakeName } from './run-wake.js';
 import { signalEndedCalls } from './system-call-ended.js';
 import { loadDecideTasks } from './decide-tasks.js';
-import { type DirectHandOff, handOffDirectly, type HandOffWish } from './direct-hand-off.js';
+import { type DirectHandOff, handOffDirectly, type HandOffWish } from '../handout/direct-hand-off.js';
 import { taskDefsForRun, withTaskDefsOf } from './run-task-defs.js';
 import { loadInstructions } from '../instructions/instruction-refs.js';
 import { OUTBOX_WAKE } from '../store/events-port.js';
@@ -49,7 +49,7 @@ import { OUTBOX_WAKE } from '../store/events-port.js';
 /** What a transaction wants done once it has committed (wake-ups are never sent for rolled-back work). */
 export interface AfterCommit {
   wakeQueues: Set<string>;
-  /** ALERT commands (timeouts under ALERT_ONLY), for the executor's `onAlert` hook: `Executor.afterCommitted`. */
+  /** ALERT commands (timeouts under ALERT_ONLY), for the executor's `onAlert` hook: `DecisionApplier.afterCommitted`. */
   alerts: EngineAlert[];
 }
 
@@ -58,7 +58,7 @@ export function afterCommit(): AfterCommit {
 }
 
 /** Outside effects of the executor, set by the composition root. */
-export interface ExecutorHooks {
+export interface DecisionApplierHooks {
   /** A timeout under ALERT_ONLY was recorded (called after commit): a metric and a warning. */
   onAlert?: (alert: EngineAlert) => void;
   /**
@@ -97,7 +97,7 @@ export interface ExecutionObserver {
  * The impure glue around the pure interpreter: inside a caller's transaction it loads a run's
  * state, calls `decide`, and writes the run, its tasks and its queue messages together.
  */
-export class Executor {
+export class DecisionApplier {
   constructor(
     private readonly clock: Clock,
     private readonly settings: EngineSettings,
@@ -106,7 +106,7 @@ export class Executor {
     private readonly observer?: ExecutionObserver,
     /** Liveness snapshot for `taskToDomain` comma lists (`DecideContext.isQueuePolled`). */
     private readonly isQueuePolled?: (queueName: string, now: number) => boolean,
-    private readonly hooks: ExecutorHooks = {},
+    private readonly hooks: DecisionApplierHooks = {},
   ) {}
 
   /** Runs the after-commit hooks of a committed transaction (alerts). */

@@ -6,7 +6,7 @@ import { conflict, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { WakeBus } from '../queue/wake-bus.js';
 import type { Store, Tx } from '../store/store.js';
-import { afterCommit, type AfterCommit, type Executor } from './executor.js';
+import { afterCommit, type AfterCommit, type DecisionApplier } from '../decisions/decision-applier.js';
 
 export interface RequeueAnswer {
   taskType: string;
@@ -42,10 +42,10 @@ export interface RepairAnswer {
  * queue messages, and making a run's delayed messages visible now. Each change to a run happens
  * in one transaction that locks the run first.
  */
-export class LifecycleService {
+export class RepairService {
   constructor(
     private readonly store: Store,
-    private readonly executor: Executor,
+    private readonly executor: DecisionApplier,
     private readonly wake: WakeBus,
     private readonly clock: Clock,
   ) {}

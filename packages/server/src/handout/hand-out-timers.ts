@@ -19,7 +19,7 @@ export async function dropPollTimers(
   now: number,
 ): Promise<number | undefined> {
   if (taken.length === 0) return undefined;
-  // Only a definition with a poll timeout armed one (lifecycle-timers.ts); a timer armed under
+  // Only a definition with a poll timeout armed one (engine/attempt-timers.ts); a timer armed under
   // settings changed since fires later and is ignored (the task was polled).
   const polled = taken.filter((t) => (effectiveTaskDef(t.workflowTask, defs).pollTimeoutSeconds ?? 0) > 0);
   if (polled.length > 0)

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { PollRecorder } from '../../src/services/poll-recorder.js';
+import { PollRecorder } from '../../src/handout/poll-recorder.js';
 import type { PollRecord, Store } from '../../src/store/store.js';
 
 /** A store that only records what each flush transaction wrote (and can be told to fail once). */

@@ -3,7 +3,7 @@ import type { TaskRecord } from '@baton/protocol';
 import { SYSTEM_CALL_ENDED_WAKE, isSystemQueue } from '../engine/kinds/system-call-names.js';
 import type { Decision } from '../engine/types.js';
 import type { Tx } from '../store/store.js';
-import type { AfterCommit } from './executor.js';
+import type { AfterCommit } from './decision-applier.js';
 
 /** Statuses only someone other than the executor making a call gives its task. */
 const ENDED_ELSEWHERE: ReadonlySet<string> = new Set(['CANCELED', 'TIMED_OUT', 'SKIPPED']);

@@ -8,7 +8,7 @@ import { coerceError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { WakeBus } from '../queue/wake-bus.js';
 import type { StoredTimer, Store, Tx } from '../store/store.js';
-import { afterCommit, type AfterCommit, type Executor } from './executor.js';
+import { afterCommit, type AfterCommit, type DecisionApplier } from '../decisions/decision-applier.js';
 import { actOnLapsedLock } from './lapsed-locks.js';
 
 export interface TimerLoopOptions {
@@ -59,7 +59,7 @@ export class TimerLoop {
 
   constructor(
     private readonly store: Store,
-    private readonly executor: Executor,
+    private readonly executor: DecisionApplier,
     private readonly wake: WakeBus,
     private readonly clock: Clock,
     private readonly logger: Pick<Logger, 'warn' | 'error'>,

@@ -12,7 +12,7 @@ import {
 import { kindNameOf } from '../engine/graph.js';
 import { type Clock, systemClock } from '../clock.js';
 import type { WakeBus } from '../queue/wake-bus.js';
-import { runWakeName } from './run-wake.js';
+import { runWakeName } from '../decisions/run-wake.js';
 import type { WorkflowService } from './workflow-service.js';
 
 export interface ExecuteOptions {

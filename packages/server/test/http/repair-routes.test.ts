@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import { ManualClock } from '../../src/clock.js';
-import { afterCommit, type Executor } from '../../src/services/executor.js';
-import { actOnLapsedLock } from '../../src/services/lapsed-locks.js';
+import { afterCommit, type DecisionApplier } from '../../src/decisions/decision-applier.js';
+import { actOnLapsedLock } from '../../src/loops/lapsed-locks.js';
 import { call } from '../helpers/app.js';
 import { appSuite } from '../helpers/app-suite.js';
 import { pollTasks, postResult } from '../helpers/runs.js';
@@ -33,7 +33,7 @@ const twoSteps = (type: string): Record<string, unknown> =>
   ]);
 
 for (const storeCase of storeCases()) {
-  describe(`task lifecycle routes on ${storeCase.name}`, () => {
+  describe(`repair routes on ${storeCase.name}`, () => {
     const clock = new ManualClock();
     const t = appSuite(storeCase, { clock });
 
@@ -191,7 +191,7 @@ for (const storeCase of storeCases()) {
       assert.equal(lapsed?.taskId, task.taskId);
       // The worker's extension lands between the sweep's claim and its action.
       await result(task, 'IN_PROGRESS', { extendLease: true });
-      const executor = (t.server.timers as unknown as { executor: Executor }).executor;
+      const executor = (t.server.timers as unknown as { executor: DecisionApplier }).executor;
       const acted = await t.server.store.transaction((tx) =>
         actOnLapsedLock(tx, executor, lapsed!, lease, clock.now(), afterCommit()),
       );

@@ -1,7 +1,7 @@
 import type { ManualClock } from '../clock.js';
 import { WakeBus } from '../queue/wake-bus.js';
 import type { Store } from '../store/store.js';
-import type { Executor } from './executor.js';
+import type { DecisionApplier } from '../decisions/decision-applier.js';
 import { TimerLoop } from './timer-loop.js';
 
 /** A test run's sandbox has no log: a timer that fails to fire stays leased and the run stops there. */
@@ -16,7 +16,7 @@ const quiet = { warn: () => undefined, error: () => undefined };
  */
 export async function fireNextVirtualTimers(
   sandbox: Store,
-  executor: Executor,
+  executor: DecisionApplier,
   clock: ManualClock,
 ): Promise<boolean> {
   const due = await sandbox.read((tx) => tx.nextTimerDueAt());

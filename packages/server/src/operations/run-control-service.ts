@@ -28,10 +28,10 @@ import { BatonError, badRequest, conflict, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { WakeBus } from '../queue/wake-bus.js';
 import type { Store, Tx } from '../store/store.js';
-import { afterCommit, type AfterCommit, type Executor } from './executor.js';
+import { afterCommit, type AfterCommit, type DecisionApplier } from '../decisions/decision-applier.js';
 import type { BulkResponse } from './metadata-service.js';
-import { MAX_NESTING } from './linked-runs.js';
-import { readsMailbox } from './run-wake.js';
+import { MAX_NESTING } from '../decisions/linked-runs.js';
+import { readsMailbox } from '../decisions/run-wake.js';
 import type { ArchiveReader, ArchivedRunDoc } from '../archive/archive-reader.js';
 
 export interface RerunRequest {
@@ -68,7 +68,7 @@ export interface SignalAnswer {
 export class RunControlService {
   constructor(
     private readonly store: Store,
-    private readonly executor: Executor,
+    private readonly executor: DecisionApplier,
     private readonly wake: WakeBus,
     /** Archived runs can be restarted and rerun: they need only their definition, input and tasks. */
     private readonly archive?: ArchiveReader,

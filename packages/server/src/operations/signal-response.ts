@@ -9,7 +9,7 @@ import {
 } from '@baton/protocol';
 
 import { kindNameOf } from '../engine/graph.js';
-import { MAX_NESTING } from './linked-runs.js';
+import { MAX_NESTING } from '../decisions/linked-runs.js';
 import type { WorkflowService } from './workflow-service.js';
 
 /** Orkes's `returnStrategy` of a synchronous signal: what the answer describes. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { explainTask } from '../../src/services/waiting.js';
+import { explainTask } from '../../src/views/waiting.js';
 import type { StoredQueueMessage } from '../../src/store/store.js';
 import { T0, task } from '../store/fixtures.js';
 

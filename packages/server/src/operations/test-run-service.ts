@@ -16,10 +16,10 @@ import type { AsyncScriptRunner } from '../scripting/async-scripts.js';
 import type { EngineSettings } from '../engine/types.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { Store, Tx } from '../store/store.js';
-import { afterCommit, Executor } from './executor.js';
-import { MAX_NESTING } from './linked-runs.js';
+import { afterCommit, DecisionApplier } from '../decisions/decision-applier.js';
+import { MAX_NESTING } from '../decisions/linked-runs.js';
 import type { MetadataService } from './metadata-service.js';
-import { fireNextVirtualTimers } from './virtual-timers.js';
+import { fireNextVirtualTimers } from '../loops/virtual-timers.js';
 
 /** One mocked attempt of a task (Conductor's `TaskMock`). */
 export interface TaskMock {
@@ -63,7 +63,7 @@ const MAX_STEPS = 20_000;
  * Moves a test run's virtual clock to its next due timer (a WAIT's `duration`, a retry) and
  * fires every timer due then; answers whether anything fired. Supplied by the timer store.
  */
-export type VirtualTimers = (sandbox: Store, executor: Executor, clock: ManualClock) => Promise<boolean>;
+export type VirtualTimers = (sandbox: Store, executor: DecisionApplier, clock: ManualClock) => Promise<boolean>;
 
 export class TestRunService {
   constructor(
@@ -103,7 +103,7 @@ export class TestRunService {
     try {
       await sandbox.migrate();
       const clock = new ManualClock(this.clock.now());
-      const executor = new Executor(clock, this.settings, this.scripts);
+      const executor = new DecisionApplier(clock, this.settings, this.scripts);
       const run = await sandbox.transaction(async (tx) => {
         for (const def of taskDefs.values()) await tx.upsertTaskDef(def);
         return executor.startRun(

@@ -5,8 +5,8 @@ import { nameParams } from '../bounds.js';
 
 const workflowIdParam = nameParams('workflowId');
 
-/** Task lifecycle operations: delayed callbacks made visible, dead letters requeued, runs repaired. */
-export function lifecycleRoutes(app: FastifyInstance, { lifecycle }: AppDeps): void {
+/** Repairs of queued work: delayed callbacks made visible, dead letters requeued, runs repaired. */
+export function repairRoutes(app: FastifyInstance, { repair }: AppDeps): void {
   app.post<{ Params: { workflowId: string } }>(
     '/api/workflow/:workflowId/resetcallbacks',
     {
@@ -18,7 +18,7 @@ export function lifecycleRoutes(app: FastifyInstance, { lifecycle }: AppDeps): v
       },
     },
     async (req, reply) => {
-      await lifecycle.resetCallbacks(req.params.workflowId);
+      await repair.resetCallbacks(req.params.workflowId);
       return reply.code(204).send();
     },
   );
@@ -33,7 +33,7 @@ export function lifecycleRoutes(app: FastifyInstance, { lifecycle }: AppDeps): v
         params: nameParams('taskType'),
       },
     },
-    (req) => lifecycle.requeueDeadLetters(req.params.taskType),
+    (req) => repair.requeueDeadLetters(req.params.taskType),
   );
 
   app.post<{ Params: { workflowId: string } }>(
@@ -46,6 +46,6 @@ export function lifecycleRoutes(app: FastifyInstance, { lifecycle }: AppDeps): v
         params: workflowIdParam,
       },
     },
-    (req) => lifecycle.repair(req.params.workflowId),
+    (req) => repair.repair(req.params.workflowId),
   );
 }

@@ -1,6 +1,6 @@
 import { type TaskDef, isTerminalTaskStatus, isTerminalWorkflowStatus } from '@baton/protocol';
 
-import { mayHoldTaskTimers } from '../engine/lifecycle-timers.js';
+import { mayHoldTaskTimers } from '../engine/attempt-timers.js';
 import type { Command, Decision } from '../engine/types.js';
 import type { TimerRecord, Tx } from '../store/store.js';
 

@@ -10,8 +10,8 @@ import {
 import { isSystemQueue } from '../engine/kinds/system-call-names.js';
 import { explainSystemCall } from '../integrations/call-waiting.js';
 import type { StoredQueueMessage, StoredTimer, Tx } from '../store/store.js';
-import { explainLapsedLock, explainSystemTask, factsNeeded, type TaskFacts } from './waiting-kinds.js';
-import { isActivePoll } from './worker-liveness.js';
+import { explainLapsedLock, explainSystemTask, factsNeeded, type TaskFacts } from '../services/waiting-kinds.js';
+import { isActivePoll } from '../handout/worker-liveness.js';
 import { isoOrUnknown, storableTime } from '../bounds/time.js';
 
 /**
