@@ -5,7 +5,7 @@ import { type Clock, systemClock } from './clock.js';
 import type { RawEnv } from './config/env.js';
 import { isLoopback } from './config/auth-options.js';
 import type { Options } from './config/options.js';
-import type { ScriptRunner } from './engine/scripts.js';
+import type { ScriptRunner } from './engine/index.js';
 import { type AuthRoom, createAuth, prepareAuth } from './auth/install.js';
 import { buildApp } from './http/app.js';
 import type { CallHandlerRegistry } from './integrations/call-handler.js';

@@ -1,7 +1,6 @@
 import { type TaskDef, isTerminalTaskStatus, isTerminalWorkflowStatus } from '@baton/protocol';
 
-import { mayHoldTaskTimers } from '../engine/attempt-timers.js';
-import type { Command, Decision } from '../engine/types.js';
+import { mayHoldTaskTimers, type Command, type Decision } from '../engine/index.js';
 import type { TimerRecord, Tx } from '../store/store.js';
 
 /** The executor's writes for the task lifecycle commands (dead letters, timers), in its transaction. */

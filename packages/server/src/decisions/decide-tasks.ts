@@ -1,6 +1,6 @@
 import { isTerminalTaskStatus, type TaskRecord } from '@baton/protocol';
 
-import type { EngineEvent } from '../engine/types.js';
+import type { EngineEvent } from '../engine/index.js';
 import type { Tx } from '../store/store.js';
 
 /**

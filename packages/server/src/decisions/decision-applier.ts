@@ -8,17 +8,17 @@ import type {
 } from '@baton/protocol';
 
 import type { Clock } from '../clock.js';
-import { decide } from '../engine/decide.js';
-import { newRunRecord } from '../engine/new-run.js';
+import {
+  decide,
+  newRunRecord,
+  type Command,
+  type Decision,
+  type EngineAlert,
+  type EngineEvent,
+  type EngineSettings,
+  type NewRunInput,
+} from '../engine/index.js';
 import { replaying, settleScripts, type AsyncScriptRunner } from '../scripting/async-scripts.js';
-import type {
-  Command,
-  Decision,
-  EngineAlert,
-  EngineEvent,
-  EngineSettings,
-  NewRunInput,
-} from '../engine/types.js';
 import { newId } from '../ids.js';
 import type { QueueMessage, TimerRecord, Tx } from '../store/store.js';
 import { deadLetterMessage, syncTimers } from './command-writes.js';

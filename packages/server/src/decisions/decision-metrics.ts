@@ -1,4 +1,4 @@
-import { isSystemQueue } from '../engine/kinds/system-call-names.js';
+import { isSystemQueue, type Decision } from '../engine/index.js';
 import {
   isTerminalTaskStatus,
   isTerminalWorkflowStatus,
@@ -7,7 +7,6 @@ import {
 } from '@baton/protocol';
 import type { Logger } from 'pino';
 
-import type { Decision } from '../engine/types.js';
 import type { Metrics } from '../metrics.js';
 import type { ExecutionObserver } from './decision-applier.js';
 import { ACTIVE_WORKER_WINDOW_MS, type WorkerLiveness } from '../handout/worker-liveness.js';

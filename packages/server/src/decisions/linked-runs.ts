@@ -8,8 +8,13 @@ import {
   type WorkflowStatus,
 } from '@baton/protocol';
 
-import { buildExpressionDocument, resolveValue } from '../engine/expressions.js';
-import type { Command, Decision, EngineEvent } from '../engine/types.js';
+import {
+  buildExpressionDocument,
+  resolveValue,
+  type Command,
+  type Decision,
+  type EngineEvent,
+} from '../engine/index.js';
 
 /**
  * Runs that start or wake other runs: SUB_WORKFLOW children, START_WORKFLOW runs, failure

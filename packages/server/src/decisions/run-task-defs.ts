@@ -1,6 +1,5 @@
 import type { StoredTaskDef, TaskRecord, WorkflowDef } from '@baton/protocol';
-import { workerTaskNames } from '../engine/graph.js';
-import type { Decision } from '../engine/types.js';
+import { workerTaskNames, type Decision } from '../engine/index.js';
 import type { Tx } from '../store/store.js';
 
 /**

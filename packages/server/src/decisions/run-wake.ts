@@ -1,7 +1,6 @@
 import type { RunRecord, WorkflowMessage } from '@baton/protocol';
 
-import { allTasks, kindNameOf } from '../engine/graph.js';
-import { MAX_PULL_BATCH } from '../engine/kinds/pull-workflow-messages.js';
+import { allTasks, kindNameOf, MAX_PULL_BATCH } from '../engine/index.js';
 import type { Tx } from '../store/store.js';
 
 /** Runs share this many wake-bus names, so the bus keeps a fixed number of them however many runs pass. */

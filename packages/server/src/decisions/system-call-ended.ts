@@ -1,7 +1,6 @@
 import type { TaskRecord } from '@baton/protocol';
 
-import { SYSTEM_CALL_ENDED_WAKE, isSystemQueue } from '../engine/kinds/system-call-names.js';
-import type { Decision } from '../engine/types.js';
+import { isSystemQueue, SYSTEM_CALL_ENDED_WAKE, type Decision } from '../engine/index.js';
 import type { Tx } from '../store/store.js';
 import type { AfterCommit } from './decision-applier.js';
 

@@ -2,7 +2,7 @@ import type { JsonObject, JsonValue } from '@baton/protocol';
 import type { Logger } from 'pino';
 
 import type { Clock } from '../clock.js';
-import { resolveParameters } from '../engine/expressions.js';
+import { resolveParameters } from '../engine/index.js';
 import type { AsyncScriptRunner } from '../scripting/async-scripts.js';
 import { BatonError, coerceError } from '../errors.js';
 import type { WakeBus } from '../queue/wake-bus.js';

@@ -6,7 +6,7 @@ import {
   type WorkflowStatus,
 } from '@baton/protocol';
 
-import type { Decision } from '../engine/types.js';
+import type { Decision } from '../engine/index.js';
 import { newId } from '../ids.js';
 import type { AfterCommit } from '../decisions/decision-applier.js';
 import { OUTBOX_WAKE, type OutboxEntry } from '../store/events-port.js';

@@ -1,6 +1,6 @@
 import { isTerminalWorkflowStatus, type JsonObject, type JsonValue, type TaskRecord } from '@baton/protocol';
 
-import { terminateRejection } from '../engine/run-control.js';
+import { terminateRejection } from '../engine/index.js';
 import { BatonError, conflict, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { AfterCommit, DecisionApplier } from '../decisions/decision-applier.js';

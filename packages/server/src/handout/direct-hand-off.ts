@@ -1,6 +1,6 @@
 import type { StoredTaskDef, TaskRecord } from '@baton/protocol';
 
-import type { Command, Decision } from '../engine/types.js';
+import type { Command, Decision } from '../engine/index.js';
 import { hasHandOutLimits } from './hand-out-limits.js';
 
 /**

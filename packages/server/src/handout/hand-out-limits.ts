@@ -1,6 +1,6 @@
 import type { StoredTaskDef, TaskRecord } from '@baton/protocol';
 
-import { effectiveTaskDef } from '../engine/task-config.js';
+import { effectiveTaskDef } from '../engine/index.js';
 import type { Tx } from '../store/store.js';
 
 /** How long a task over its type's concurrency or rate limit is put back for (the interface's limit). */

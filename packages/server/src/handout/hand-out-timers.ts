@@ -1,6 +1,6 @@
 import type { StoredTaskDef, TaskRecord } from '@baton/protocol';
 
-import { effectiveTaskDef } from '../engine/task-config.js';
+import { effectiveTaskDef } from '../engine/index.js';
 
 import type { StoredQueueMessage, Tx } from '../store/store.js';
 

@@ -1,6 +1,6 @@
 import type { TaskRecord } from '@baton/protocol';
 
-import { systemCallKindOf } from '../engine/kinds/system-call-names.js';
+import { systemCallKindOf } from '../engine/index.js';
 
 /**
  * What a system call does, in a few words for people (`waitingFor`, logs): `POST https://…`,

@@ -1,6 +1,6 @@
 import { isTerminalTaskStatus } from '@baton/protocol';
 
-import type { FiredTimer } from '../engine/types.js';
+import type { FiredTimer } from '../engine/index.js';
 import type { StoredQueueMessage, Tx } from '../store/store.js';
 import type { AfterCommit, DecisionApplier } from '../decisions/decision-applier.js';
 

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 
 import type { Clock } from '../clock.js';
-import type { FiredTimer, TimerKind } from '../engine/types.js';
+import type { FiredTimer, TimerKind } from '../engine/index.js';
 import { coerceError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { WakeBus } from '../queue/wake-bus.js';

@@ -1,11 +1,9 @@
 import type { StoredTaskDef, TaskDef, ValidationError, WorkflowDef } from '@baton/protocol';
 
-import type { CheckContext, SystemCallChecks } from '../engine/kinds/kind.js';
+import { checkTaskDef, checkWorkflowDef, type CheckContext, type SystemCallChecks } from '../engine/index.js';
 import { settleScripts, type AsyncScriptRunner } from '../scripting/async-scripts.js';
 import { stampAuthorship } from '../auth/authorship.js';
 import type { Clock } from '../clock.js';
-import { checkTaskDef } from '../engine/validation/check-task-def.js';
-import { checkWorkflowDef } from '../engine/validation/check-workflow-def.js';
 import { MAX_VERSION, nextVersion } from '../bounds/ranges.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import { knownWorkflows } from './known-workflows.js';

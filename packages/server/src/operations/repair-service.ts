@@ -1,7 +1,7 @@
 import { isTerminalWorkflowStatus, type TaskRecord, type WorkflowStatus } from '@baton/protocol';
 
 import type { Clock } from '../clock.js';
-import { SYSTEM_QUEUE_PREFIX, systemCallKindOf, systemQueueName } from '../engine/kinds/system-call-names.js';
+import { SYSTEM_QUEUE_PREFIX, systemCallKindOf, systemQueueName } from '../engine/index.js';
 import { conflict, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { WakeBus } from '../queue/wake-bus.js';

@@ -8,22 +8,25 @@ import {
   type TaskRecord,
 } from '@baton/protocol';
 
-import { newRunRecord } from '../engine/new-run.js';
-import { MAX_VARIABLES_KB } from '../engine/kinds/set-variable.js';
-import { findTask, kindNameOf } from '../engine/graph.js';
 import {
+  copyTasksForNewRun,
+  findTask,
+  kindNameOf,
+  MAX_VARIABLES_KB,
+  newRunRecord,
   pauseRejection,
   restartRejection,
   resumeRejection,
   retryRejection,
+  signaledTaskId,
   skipRejection,
   successorNote,
   terminateRejection,
+  type Decision,
+  type EngineEvent,
   type Rejection,
-} from '../engine/run-control.js';
-import { copyTasksForNewRun } from '../engine/run-copy.js';
-import { signaledTaskId } from '../engine/signals.js';
-import type { Decision, EngineEvent, SignalStatus } from '../engine/types.js';
+  type SignalStatus,
+} from '../engine/index.js';
 import { BatonError, badRequest, conflict, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { WakeBus } from '../queue/wake-bus.js';

@@ -8,7 +8,7 @@ import {
   type WorkflowStatus,
 } from '@baton/protocol';
 
-import { kindNameOf } from '../engine/graph.js';
+import { kindNameOf } from '../engine/index.js';
 import { MAX_NESTING } from '../decisions/linked-runs.js';
 import type { WorkflowService } from './workflow-service.js';
 

@@ -9,7 +9,7 @@ import {
   type WorkflowStatus,
 } from '@baton/protocol';
 
-import { kindNameOf } from '../engine/graph.js';
+import { kindNameOf } from '../engine/index.js';
 import { type Clock, systemClock } from '../clock.js';
 import type { WakeBus } from '../queue/wake-bus.js';
 import { runWakeName } from '../decisions/run-wake.js';

@@ -13,9 +13,7 @@ import {
 } from '@baton/protocol';
 
 import type { Clock } from '../clock.js';
-import { documentRefOf } from '../engine/expressions.js';
-import { taskKindOf } from '../engine/kinds/registry.js';
-import { judgeResult, type ResultVerdict } from '../engine/result-acceptance.js';
+import { documentRefOf, judgeResult, taskKindOf, type ResultVerdict } from '../engine/index.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { WakeBus } from '../queue/wake-bus.js';

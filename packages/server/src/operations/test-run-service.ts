@@ -10,10 +10,14 @@ import {
 
 import { ManualClock, type Clock } from '../clock.js';
 import { badRequest } from '../errors.js';
-import { isWorkerTask, kindNameOf, workerTaskNames } from '../engine/graph.js';
-import { systemCallKindOf } from '../engine/kinds/system-call-names.js';
+import {
+  isWorkerTask,
+  kindNameOf,
+  systemCallKindOf,
+  workerTaskNames,
+  type EngineSettings,
+} from '../engine/index.js';
 import type { AsyncScriptRunner } from '../scripting/async-scripts.js';
-import type { EngineSettings } from '../engine/types.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { Store, Tx } from '../store/store.js';
 import { afterCommit, DecisionApplier } from '../decisions/decision-applier.js';
@@ -63,7 +67,11 @@ const MAX_STEPS = 20_000;
  * Moves a test run's virtual clock to its next due timer (a WAIT's `duration`, a retry) and
  * fires every timer due then; answers whether anything fired. Supplied by the timer store.
  */
-export type VirtualTimers = (sandbox: Store, executor: DecisionApplier, clock: ManualClock) => Promise<boolean>;
+export type VirtualTimers = (
+  sandbox: Store,
+  executor: DecisionApplier,
+  clock: ManualClock,
+) => Promise<boolean>;
 
 export class TestRunService {
   constructor(

@@ -7,10 +7,15 @@ import {
   type WaitingFor,
 } from '@baton/protocol';
 
-import { isSystemQueue } from '../engine/kinds/system-call-names.js';
+import { isSystemQueue } from '../engine/index.js';
 import { explainSystemCall } from '../integrations/call-waiting.js';
 import type { StoredQueueMessage, StoredTimer, Tx } from '../store/store.js';
-import { explainLapsedLock, explainSystemTask, factsNeeded, type TaskFacts } from '../services/waiting-kinds.js';
+import {
+  explainLapsedLock,
+  explainSystemTask,
+  factsNeeded,
+  type TaskFacts,
+} from '../services/waiting-kinds.js';
 import { isActivePoll } from '../handout/worker-liveness.js';
 import { isoOrUnknown, storableTime } from '../bounds/time.js';
 

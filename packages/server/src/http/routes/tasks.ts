@@ -1,7 +1,7 @@
 import type { JsonObject, QueueCounts, TaskResult } from '@baton/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
-import { SYSTEM_QUEUE_PREFIX } from '../../engine/kinds/system-call-names.js';
+import { SYSTEM_QUEUE_PREFIX } from '../../engine/index.js';
 import { badRequest, notFound } from '../../errors.js';
 import type { AppDeps } from '../app.js';
 import { MAX_NAME_LENGTH } from '../../bounds/ranges.js';

@@ -5,11 +5,7 @@ import type { Logger } from 'pino';
 
 import type { Clock } from '../../clock.js';
 import { BatonError } from '../../errors.js';
-import {
-  SYSTEM_CALL_ENDED_WAKE,
-  systemQueueName,
-  type SystemCallKind,
-} from '../../engine/kinds/system-call-names.js';
+import { SYSTEM_CALL_ENDED_WAKE, systemQueueName, type SystemCallKind } from '../../engine/index.js';
 import type { WakeBus } from '../../queue/wake-bus.js';
 import type { TaskService } from '../../operations/task-service.js';
 import type { Store } from '../../store/store.js';
