@@ -1,5 +1,5 @@
 import { BatonError } from '../errors.js';
-import type { TaskAccess } from '../operations/task-access.js';
+import type { TaskAccess } from './task-access.js';
 import type { Identity } from './identity.js';
 
 /**

@@ -20,7 +20,7 @@ import type { WakeBus } from '../queue/wake-bus.js';
 import type { Store, Tx } from '../store/store.js';
 import { storeFault } from '../store/store-faults.js';
 import type { Metrics } from '../metrics.js';
-import { ANY_TASK, type TaskAccess } from './task-access.js';
+import { ANY_TASK, type TaskAccess } from '../auth/task-access.js';
 import { afterCommit, type AfterCommit, type DecisionApplier } from '../decisions/decision-applier.js';
 import { holdBackOverLimit } from '../handout/hand-out-limits.js';
 import { handedOut, type HandOffWish } from '../handout/direct-hand-off.js';

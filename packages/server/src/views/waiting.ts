@@ -8,7 +8,7 @@ import {
 } from '@baton/protocol';
 
 import { isSystemQueue } from '../engine/index.js';
-import { explainSystemCall } from '../integrations/call-waiting.js';
+import { explainSystemCall } from './call-waiting.js';
 import type { StoredQueueMessage, StoredTimer, Tx } from '../store/store.js';
 import {
   explainLapsedLock,

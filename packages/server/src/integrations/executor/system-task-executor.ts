@@ -16,7 +16,7 @@ import type {
   SecretResolver,
   SystemCall,
 } from '../call-handler.js';
-import { describeCall } from '../call-description.js';
+import { describeCall } from '../../views/call-description.js';
 import { TemplateSecrets } from '../secrets/template-secrets.js';
 import type { EgressAgents } from '../http/egress-agent.js';
 import type { CallMetrics, CallResultLabel } from './call-metrics.js';
