@@ -45,17 +45,9 @@ import { type DirectHandOff, handOffDirectly, type HandOffWish } from '../handou
 import { taskDefsForRun, withTaskDefsOf } from './run-task-defs.js';
 import { loadInstructions } from '../instructions/instruction-refs.js';
 import { OUTBOX_WAKE } from '../store/events-port.js';
+import type { AfterCommit } from './after-commit.js';
 
-/** What a transaction wants done once it has committed (wake-ups are never sent for rolled-back work). */
-export interface AfterCommit {
-  wakeQueues: Set<string>;
-  /** ALERT commands (timeouts under ALERT_ONLY), for the executor's `onAlert` hook: `DecisionApplier.afterCommitted`. */
-  alerts: EngineAlert[];
-}
-
-export function afterCommit(): AfterCommit {
-  return { wakeQueues: new Set(), alerts: [] };
-}
+export { afterCommit, type AfterCommit } from './after-commit.js';
 
 /** Outside effects of the executor, set by the composition root. */
 export interface DecisionApplierHooks {

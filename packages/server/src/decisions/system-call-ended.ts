@@ -2,7 +2,7 @@ import type { TaskRecord } from '@baton/protocol';
 
 import { isSystemQueue, SYSTEM_CALL_ENDED_WAKE, type Decision } from '../engine/index.js';
 import type { Tx } from '../store/store.js';
-import type { AfterCommit } from './decision-applier.js';
+import type { AfterCommit } from './after-commit.js';
 
 /** Statuses only someone other than the executor making a call gives its task. */
 const ENDED_ELSEWHERE: ReadonlySet<string> = new Set(['CANCELED', 'TIMED_OUT', 'SKIPPED']);

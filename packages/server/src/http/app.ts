@@ -2,20 +2,10 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Ajv, type Options as AjvOptions } from 'ajv';
 import ajvFormats from 'ajv-formats';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
 
-import { type AuthRoom, authRoutes, installAuth } from '../auth/install.js';
-import type { Options } from '../config/options.js';
-import type { Metrics } from '../metrics.js';
-import type { RawEnv } from '../config/env.js';
-import type { RepairService } from '../operations/repair-service.js';
-import type { MetadataService } from '../operations/metadata-service.js';
-import type { RunControlService } from '../operations/run-control-service.js';
-import type { SyncExecuteService } from '../operations/sync-execute.js';
-import type { TestRunService } from '../operations/test-run-service.js';
-import type { TaskService } from '../operations/task-service.js';
-import type { WorkflowService } from '../operations/workflow-service.js';
-import type { Store } from '../store/store.js';
+import { authRoutes, installAuth } from '../auth/install.js';
+import type { AppDeps } from './app-deps.js';
 import { answerClientError } from './client-errors.js';
 import { answerFrameworkError, installErrorHandling } from './error-handler.js';
 import { installJsonBodies } from './json-body.js';
@@ -23,10 +13,6 @@ import { installRequestTargetGuard } from './request-target.js';
 import { installOversizeBodyDrain } from './oversize-body.js';
 import { recordRoutes } from './route-table.js';
 import { installTextInput } from './text-input.js';
-import type { PayloadService } from '../payloads/payload-service.js';
-import type { TaskSearch } from '../search/task-search.js';
-import type { RunRemoval } from '../archive/run-removal.js';
-import type { SignalResponder } from '../operations/signal-response.js';
 import { adminRoutes } from './routes/admin.js';
 import { repairRoutes } from './routes/repair.js';
 import { metadataRoutes } from './routes/metadata.js';
@@ -40,47 +26,9 @@ import { taskRoutes } from './routes/tasks.js';
 import { conductorUnsupportedRoutes } from './routes/conductor-unsupported.js';
 import { workflowRoutes } from './routes/workflow.js';
 import { serveWebUi } from './web-ui.js';
-import type { EventHandlerService } from '../events/handler-service.js';
 import { eventRoutes } from '../events/routes.js';
-import type { InstructionService } from '../instructions/instruction-service.js';
 import { instructionRoutes } from '../instructions/routes.js';
-import type { ScheduleService } from '../schedules/schedule-service.js';
 import { scheduleRoutes } from '../schedules/routes.js';
-
-export interface AppDeps {
-  options: Options;
-  rawEnv: RawEnv;
-  store: Store;
-  metadata: MetadataService;
-  workflows: WorkflowService;
-  tasks: TaskService;
-  runControl: RunControlService;
-  testRuns: TestRunService;
-  syncExecute: SyncExecuteService;
-  repair: RepairService;
-  /** External payloads: signed URLs, uploaded outputs and inputs, the inline limit. */
-  payloads: PayloadService;
-  taskSearch: TaskSearch;
-  /** Conductor's remove: archive now, or delete for good. */
-  removal: RunRemoval;
-  /** The answer of a synchronous signal. */
-  signals: SignalResponder;
-  logger: FastifyBaseLogger | false;
-  /** Prometheus metrics served at `/metrics`. */
-  metrics?: Metrics;
-  /**
-   * Extra health checks (timer loop age, broker, blob store) added by later components. A check
-   * throws when its component is down; what it answers is shown with the component.
-   */
-  healthChecks?: Record<string, () => Promise<void | Record<string, unknown>>>;
-  /** Routes of the integrations room (`/api/secrets`, `/api/registry/service`). */
-  integrationRoutes?: (app: FastifyInstance) => void;
-  eventHandlers: EventHandlerService;
-  schedules: ScheduleService;
-  instructions: InstructionService;
-  /** Authentication, roles and HTTP guards (`src/auth`). */
-  auth: AuthRoom;
-}
 
 const ajvBase: AjvOptions = { allErrors: true, strict: false, useDefaults: true };
 

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { ENV_KEYS } from '../../config/env.js';
 import { publicSettings } from '../../config/options.js';
 import { coerceError } from '../../errors.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 
 /** Health and operator views. Only non-secret settings are ever shown. */
 export function adminRoutes(app: FastifyInstance, deps: AppDeps): void {

@@ -2,7 +2,7 @@ import type { TaskDef, WorkflowDef } from '@baton/protocol';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
 import { actorOf } from '../../auth/authorship.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import { MAX_LIST_ITEMS, nameParams, requiredName, version } from '../bounds.js';
 import { taskDefSchema, workflowDefSchema } from '../schemas.js';
 import { workflowDefWarnings } from '../../engine/index.js';

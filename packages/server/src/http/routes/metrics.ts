@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 
 /** `GET /metrics`: Prometheus text exposition (runs, tasks, queues, liveness warnings). */
 export function metricsRoutes(app: FastifyInstance, { metrics }: AppDeps): void {

@@ -9,7 +9,7 @@ import {
   isPayloadPath,
 } from '../../payloads/payload-paths.js';
 import { SIGNED_PAYLOAD_ROUTE } from '../../payloads/payload-service.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 
 const locationQuery = {
   type: 'object',

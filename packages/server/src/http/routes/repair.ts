@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import { nameParams } from '../bounds.js';
 
 const workflowIdParam = nameParams('workflowId');

@@ -9,7 +9,7 @@ import {
   type SkipRequest,
 } from '../../operations/run-control-service.js';
 import type { TestRunRequest } from '../../operations/test-run-service.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import {
   jsonObject,
   millis32,

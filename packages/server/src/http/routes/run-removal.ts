@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 
 import { MAX_BULK_IDS } from '../../operations/run-control-service.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 
 const archiveQuery = {
   type: 'object',

@@ -2,7 +2,7 @@ import type { JsonObject } from '@baton/protocol';
 import type { FastifyInstance } from 'fastify';
 
 import { RETURN_STRATEGIES, type ReturnStrategy } from '../../operations/signal-response.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import { notFound } from '../../errors.js';
 import { correlatedQuery } from '../schemas.js';
 

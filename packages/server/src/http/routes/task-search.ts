@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 
 import { MAX_QUERY_LENGTH } from '../../search/query-parser.js';
 import { MAX_TASK_SEARCH_SIZE, type TaskSearchParams } from '../../search/task-search.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 
 const searchQuery = {
   type: 'object',

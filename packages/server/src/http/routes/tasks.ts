@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 import { SYSTEM_QUEUE_PREFIX } from '../../engine/index.js';
 import { badRequest, notFound } from '../../errors.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import { MAX_NAME_LENGTH } from '../../bounds/ranges.js';
 import { jsonObject, millis32, name, nameParams, requiredName } from '../bounds.js';
 import { externalStatusSchema, taskResultSchema } from '../schemas.js';

@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { badRequest } from '../../errors.js';
 import { parseTime } from '../../operations/workflow-service.js';
 import { RUN_SORT_FIELDS, type RunQuery } from '../../store/store.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import { name, nameParams, pageSize, pageStart, priority, requiredName, text, version } from '../bounds.js';
 import { correlatedQuery, inlineStartRequestSchema, startRequestSchema } from '../schemas.js';
 import { refuseUnknownStartFields, startRequestFromBody, type StartQuery } from '../start-request-form.js';

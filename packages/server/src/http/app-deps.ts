@@ -1,0 +1,57 @@
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+
+import type { AuthRoom } from '../auth/install.js';
+import type { Options } from '../config/options.js';
+import type { Metrics } from '../metrics.js';
+import type { RawEnv } from '../config/env.js';
+import type { RepairService } from '../operations/repair-service.js';
+import type { MetadataService } from '../operations/metadata-service.js';
+import type { RunControlService } from '../operations/run-control-service.js';
+import type { SyncExecuteService } from '../operations/sync-execute.js';
+import type { TestRunService } from '../operations/test-run-service.js';
+import type { TaskService } from '../operations/task-service.js';
+import type { WorkflowService } from '../operations/workflow-service.js';
+import type { Store } from '../store/store.js';
+import type { PayloadService } from '../payloads/payload-service.js';
+import type { TaskSearch } from '../search/task-search.js';
+import type { RunRemoval } from '../archive/run-removal.js';
+import type { SignalResponder } from '../operations/signal-response.js';
+import type { EventHandlerService } from '../events/handler-service.js';
+import type { InstructionService } from '../instructions/instruction-service.js';
+import type { ScheduleService } from '../schedules/schedule-service.js';
+
+/** What the HTTP app is built from: the services its routes call (its own file, so routes and app import it without a cycle). */
+export interface AppDeps {
+  options: Options;
+  rawEnv: RawEnv;
+  store: Store;
+  metadata: MetadataService;
+  workflows: WorkflowService;
+  tasks: TaskService;
+  runControl: RunControlService;
+  testRuns: TestRunService;
+  syncExecute: SyncExecuteService;
+  repair: RepairService;
+  /** External payloads: signed URLs, uploaded outputs and inputs, the inline limit. */
+  payloads: PayloadService;
+  taskSearch: TaskSearch;
+  /** Conductor's remove: archive now, or delete for good. */
+  removal: RunRemoval;
+  /** The answer of a synchronous signal. */
+  signals: SignalResponder;
+  logger: FastifyBaseLogger | false;
+  /** Prometheus metrics served at `/metrics`. */
+  metrics?: Metrics;
+  /**
+   * Extra health checks (timer loop age, broker, blob store) added by later components. A check
+   * throws when its component is down; what it answers is shown with the component.
+   */
+  healthChecks?: Record<string, () => Promise<void | Record<string, unknown>>>;
+  /** Routes of the integrations room (`/api/secrets`, `/api/registry/service`). */
+  integrationRoutes?: (app: FastifyInstance) => void;
+  eventHandlers: EventHandlerService;
+  schedules: ScheduleService;
+  instructions: InstructionService;
+  /** Authentication, roles and HTTP guards (`src/auth`). */
+  auth: AuthRoom;
+}
