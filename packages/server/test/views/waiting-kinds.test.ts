@@ -6,7 +6,7 @@ import { call } from '../helpers/app.js';
 import { appSuite } from '../helpers/app-suite.js';
 import { workerTaskDefs, workflowDef } from '../helpers/definitions.js';
 import { storeCases } from '../helpers/stores.js';
-import { RunDriver } from './run-control-driver.js';
+import { RunDriver } from '../operations/run-control-driver.js';
 
 /** Explainable waiting for the engine-run kinds and for a lapsed lock, through the real routes. */
 for (const storeCase of storeCases()) {

@@ -147,7 +147,11 @@ for (const storeCase of storeCases()) {
 
       // The top run ends while its children are open (as an operator's terminate will):
       // every run below it is terminated in the same transaction, and its task canceled.
-      const executor = new DecisionApplier(systemClock, { highPriorityThreshold: 50 }, asyncScripts(noScripts));
+      const executor = new DecisionApplier(
+        systemClock,
+        { highPriorityThreshold: 50 },
+        asyncScripts(noScripts),
+      );
       await t.store.transaction((tx) =>
         executor.handle(tx, top, { type: 'PARENT_ENDED', reason: 'stopped by operator' }, afterCommit()),
       );
