@@ -11,7 +11,7 @@ import { workflowDef } from '../helpers/definitions.js';
 import { storeCases } from '../helpers/stores.js';
 
 /**
- * The task lifecycle through the real routes on a manual clock: the test moves time and fires
+ * Repairs and timeouts of tasks through the real routes on a manual clock: the test moves time and fires
  * due timers itself (`timers.fireDue()`), so no test sleeps through a real timeout.
  */
 

@@ -20,7 +20,7 @@ import { HttpWorker } from '../helpers/http-worker.js';
 import { createTestDatabase, enabledStores } from '../helpers/postgres.js';
 
 /**
- * The task lifecycle against real processes: a worker killed with SIGKILL mid-task loses its
+ * Lapsed locks and timers against real processes: a worker killed with SIGKILL mid-task loses its
  * task to another worker once its lock lapses, and on two Baton nodes sharing PostgreSQL each
  * durable timer fires exactly once.
  */
@@ -129,7 +129,7 @@ async function workerKilledMidTask(node: BatonProcess): Promise<void> {
   }
 }
 
-void describe('e2e: task lifecycle with real processes', () => {
+void describe('e2e: lapsed locks and timers with real processes', () => {
   const stores = enabledStores();
 
   if (stores.includes('sqlite'))
