@@ -1,8 +1,11 @@
-// One lint setup for the whole repository: type-aware rules that catch async mistakes and the
-// purity boundary of the interpreter (src/engine). Import cycles are checked by `npm run
-// lint:cycles` on the compiled output.
+// One lint setup for the whole repository: type-aware rules that catch async mistakes, the
+// purity boundary of the interpreter (src/engine), and what each room may import, generated from
+// the room map (scripts/rooms.mjs). Import cycles are checked by `npm run lint:cycles` on the
+// compiled output and by `npm run lint:rooms` over the sources.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+
+import { restrictedImportBlocks } from './scripts/rooms.mjs';
 
 export default tseslint.config(
   {
@@ -35,32 +38,9 @@ export default tseslint.config(
     },
   },
   {
-    // The interpreter is pure: no I/O, no clock, no randomness, no reaching into other layers.
+    // The interpreter is pure: no clock, no randomness (its imports are in the room map).
     files: ['packages/server/src/engine/**/*.ts'],
     rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: ['node:*', 'fs', 'path', 'http', 'net', 'child_process'],
-              message: 'engine is pure: no I/O',
-            },
-            { group: ['pg', 'better-sqlite3', 'fastify'], message: 'engine is pure: no drivers' },
-            {
-              group: [
-                '**/store/**',
-                '**/store-postgres/**',
-                '**/store-sqlite/**',
-                '**/http/**',
-                '**/services/**',
-                '**/queue/**',
-              ],
-              message: 'engine imports no outer layer',
-            },
-          ],
-        },
-      ],
       'no-restricted-syntax': [
         'error',
         {
@@ -75,6 +55,8 @@ export default tseslint.config(
       ],
     },
   },
+  // Each room imports only what the room map allows it (its `forbidden` libraries included).
+  ...restrictedImportBlocks(),
   {
     // Tests read loosely typed response bodies; core code keeps the strict rules.
     files: ['**/test/**/*.ts'],

@@ -9,7 +9,7 @@ import { describeStartFailure } from './config/start-failure.js';
 import { coerceError } from './errors.js';
 import { ProcessGroup } from './processes/process-group.js';
 import { createServer } from './server.js';
-import { openStore } from './store/open-store.js';
+import { openStore } from './open-store.js';
 import { SchemaVersionError } from './store/schema-versions.js';
 
 /**

@@ -1,6 +1,6 @@
 import { readEnv, type RawEnv } from './config/env.js';
 import { compileOptions } from './config/options.js';
-import { openStore } from './store/open-store.js';
+import { openStore } from './open-store.js';
 
 /**
  * `baton migrate`: applies the schema migrations of the store the settings name (the same

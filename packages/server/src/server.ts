@@ -7,7 +7,7 @@ import { type Clock, systemClock } from './clock.js';
 import type { RawEnv } from './config/env.js';
 import { isLoopback } from './config/auth-options.js';
 import type { Options } from './config/options.js';
-import type { ScriptRunner } from './engine/scripts.js';
+import type { ScriptRunner } from './engine/index.js';
 import { type AuthRoom, createAuth, prepareAuth } from './auth/install.js';
 import { buildApp } from './http/app.js';
 import type { CallHandlerRegistry } from './integrations/call-handler.js';
@@ -15,21 +15,21 @@ import { createCallHandlers, startSystemTaskExecutor } from './integrations/inde
 import { createIntegrations } from './integrations/integrations.js';
 import { Metrics } from './metrics.js';
 import { WakeBus } from './queue/wake-bus.js';
-import { Executor, type ExecutorHooks } from './services/executor.js';
-import { LifecycleObserver } from './services/lifecycle-observer.js';
-import { LifecycleService } from './services/lifecycle-service.js';
-import { MetadataService } from './services/metadata-service.js';
-import { RunControlService } from './services/run-control-service.js';
-import { SyncExecuteService } from './services/sync-execute.js';
-import { TestRunService } from './services/test-run-service.js';
-import { PollRecorder } from './services/poll-recorder.js';
-import { TaskService } from './services/task-service.js';
-import { TimerLoop } from './services/timer-loop.js';
-import { WorkflowService } from './services/workflow-service.js';
-import { WorkerLiveness } from './services/worker-liveness.js';
+import { DecisionApplier, type DecisionApplierHooks } from './decisions/decision-applier.js';
+import { DecisionMetrics } from './decisions/decision-metrics.js';
+import { RepairService } from './operations/repair-service.js';
+import { MetadataService } from './operations/metadata-service.js';
+import { RunControlService } from './operations/run-control-service.js';
+import { SyncExecuteService } from './operations/sync-execute.js';
+import { TestRunService } from './operations/test-run-service.js';
+import { PollRecorder } from './handout/poll-recorder.js';
+import { TaskService } from './operations/task-service.js';
+import { TimerLoop } from './loops/timer-loop.js';
+import { WorkflowService } from './operations/workflow-service.js';
+import { WorkerLiveness } from './handout/worker-liveness.js';
 import { asyncScripts, type AsyncScriptRunner } from './scripting/async-scripts.js';
 import { createScriptRunner, type SandboxedScripts } from './scripting/script-runner.js';
-import { openStore } from './store/open-store.js';
+import { openStore } from './open-store.js';
 import { PostgresStore } from './store-postgres/postgres-store.js';
 import { createEvents } from './events/events-module.js';
 import { lifecycleOutbox } from './events/lifecycle-events.js';
@@ -43,7 +43,7 @@ import { TaskSearch } from './search/task-search.js';
 import { ArchiveReader } from './archive/archive-reader.js';
 import { Archiver, type ArchiveFaults } from './archive/archiver.js';
 import { RunRemoval } from './archive/run-removal.js';
-import { SignalResponder } from './services/signal-response.js';
+import { SignalResponder } from './operations/signal-response.js';
 import { loadSigningKey, PayloadUrlSigner } from './payloads/signed-url.js';
 import type { Store } from './store/store.js';
 
@@ -151,14 +151,14 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     );
     const liveness = new WorkerLiveness(store, clock);
     await liveness.refresh();
-    const observer = new LifecycleObserver(metrics, liveness, logger);
-    const hooks: ExecutorHooks = {
+    const observer = new DecisionMetrics(metrics, liveness, logger);
+    const hooks: DecisionApplierHooks = {
       onAlert: (alert) => {
         metrics.alertOnlyTimeout(alert.taskType ?? alert.workflowName, alert.kind);
         logger.warn({ alert }, `timeout alert: ${alert.message}`);
       },
     };
-    const executor = new Executor(
+    const executor = new DecisionApplier(
       clock,
       { highPriorityThreshold: options.highPriorityThreshold },
       scripts,
@@ -223,7 +223,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
       },
       clock,
     );
-    const lifecycle = new LifecycleService(store, executor, wake, clock);
+    const repair = new RepairService(store, executor, wake, clock);
     const auth = createAuth(options.auth, store, clock, options.secretsKey);
     await prepareAuth(auth);
     const timerLoop = new TimerLoop(store, executor, wake, clock, logger, { idleMs: options.timerIdleMs });
@@ -255,7 +255,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
       syncExecute,
       logger,
       metrics,
-      lifecycle,
+      repair,
       healthChecks: {
         // Which process answered: nodes behind one address (BATON_PROCESSES, a balancer) differ here.
         node: () =>

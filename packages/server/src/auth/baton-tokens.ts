@@ -4,7 +4,7 @@ import type { JsonObject } from '@baton/protocol';
 import { exportJWK, generateKeyPair, importJWK, type JWK, jwtVerify, SignJWT } from 'jose';
 
 import type { Clock } from '../clock.js';
-import { SecretCipher } from '../integrations/secrets/secret-cipher.js';
+import { SecretCipher } from './secret-cipher.js';
 import type { Store } from '../store/store.js';
 import { explainJoseError } from './token-errors.js';
 

@@ -1,4 +1,4 @@
-import type { TaskAccess } from '../services/task-access.js';
+import type { TaskAccess } from './task-access.js';
 
 /** Who is calling, as established by a verified token (or anonymous when auth is off). */
 export interface Identity {

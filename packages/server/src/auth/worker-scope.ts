@@ -1,5 +1,5 @@
 import { fail } from '../errors.js';
-import type { TaskAccess } from '../services/task-access.js';
+import type { TaskAccess } from './task-access.js';
 import type { Identity } from './identity.js';
 
 /**

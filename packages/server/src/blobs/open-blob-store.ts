@@ -1,20 +1,8 @@
 import path from 'node:path';
 
+import type { BlobSettings } from '../config/blob-settings.js';
 import type { BlobStore } from './blob-store.js';
 import { FilesystemBlobStore } from './filesystem-blob-store.js';
-
-/** Blob settings as the configuration module validated them. */
-export type BlobSettings =
-  | { kind: 'filesystem'; directory: string }
-  | {
-      kind: 's3';
-      bucket: string;
-      prefix: string;
-      region: string;
-      endpoint?: string;
-      forcePathStyle: boolean;
-      credentials?: { accessKeyId: string; secretAccessKey: string };
-    };
 
 /**
  * Opens the configured blob store. The AWS SDK is loaded only when a bucket is configured: it

@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import type { BlobSettings } from '../blobs/open-blob-store.js';
+import type { BlobSettings } from './blob-settings.js';
 import { type AuthOptions, compileAuthOptions } from './auth-options.js';
 import { ENV_KEYS, type EnvName, type RawEnv } from './env.js';
 

@@ -1,7 +1,7 @@
 import { isSuccessfulTaskStatus, isTerminalTaskStatus, type RunReopening } from '@baton/protocol';
 import { kindNameOf } from './graph.js';
 import { taskKindOf } from './kinds/registry.js';
-import { workflowTimeoutTimer } from './lifecycle-timers.js';
+import { workflowTimeoutTimer } from './attempt-timers.js';
 import type { RunState } from './run-state.js';
 import { placeCommand, placeTask, suffixOf } from './scope.js';
 import type { EngineEvent } from './types.js';

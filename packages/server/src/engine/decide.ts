@@ -1,7 +1,7 @@
 import { applyChildEnded, applyChildNotStarted } from './child-runs.js';
 import { applyChildRetried } from './child-retried.js';
 import { evaluate } from './evaluate.js';
-import { workflowTimeoutTimer } from './lifecycle-timers.js';
+import { workflowTimeoutTimer } from './attempt-timers.js';
 import { applyRequeue } from './requeue.js';
 import { applyResult } from './results.js';
 import { decideRunControl } from './run-control.js';

@@ -1,6 +1,6 @@
 import type { RunReopening } from '@baton/protocol';
 import { taskKindOf } from './kinds/registry.js';
-import { workflowTimeoutTimer } from './lifecycle-timers.js';
+import { workflowTimeoutTimer } from './attempt-timers.js';
 import type { RunState } from './run-state.js';
 
 /**

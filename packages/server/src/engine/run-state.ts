@@ -6,7 +6,7 @@ import {
   type WorkflowMessage,
 } from '@baton/protocol';
 import { documentRefOf, taskView, workflowView, type ExpressionDocument } from './expressions.js';
-import type { ScheduleContext } from './kinds/kind.js';
+import type { ScheduleContext } from './kinds/schedule-context.js';
 import { SeqHeap } from './seq-heap.js';
 import type { Command, DecideContext, Decision } from './types.js';
 

@@ -2,11 +2,11 @@ import type { JsonObject, JsonValue } from '@baton/protocol';
 import type { Logger } from 'pino';
 
 import type { Clock } from '../clock.js';
-import { resolveParameters } from '../engine/expressions.js';
+import { resolveParameters } from '../engine/index.js';
 import type { AsyncScriptRunner } from '../scripting/async-scripts.js';
 import { BatonError, coerceError } from '../errors.js';
 import type { WakeBus } from '../queue/wake-bus.js';
-import { afterCommit, type AfterCommit, type Executor } from '../services/executor.js';
+import { afterCommit, type AfterCommit, type DecisionApplier } from '../decisions/decision-applier.js';
 import type { EventExecutionRow, Store, Tx } from '../store/store.js';
 import type { Delivery } from './broker.js';
 import type { EventAction, EventHandler } from './handler-model.js';
@@ -33,7 +33,7 @@ export class EventProcessor {
   private readonly attempts = new Map<string, number>();
   constructor(
     private readonly store: Store,
-    private readonly executor: Executor,
+    private readonly executor: DecisionApplier,
     private readonly actions: RunActions,
     private readonly scripts: AsyncScriptRunner,
     private readonly wake: WakeBus,

@@ -6,7 +6,7 @@ import type { Options } from '../config/options.js';
 import type { AsyncScriptRunner } from '../scripting/async-scripts.js';
 import { coerceError } from '../errors.js';
 import type { WakeBus } from '../queue/wake-bus.js';
-import type { Executor } from '../services/executor.js';
+import type { DecisionApplier } from '../decisions/decision-applier.js';
 import type { Store } from '../store/store.js';
 import { AmqpBroker } from './amqp-broker.js';
 import { BatonBroker } from './baton-broker.js';
@@ -33,7 +33,7 @@ export interface EventsModule {
 export function createEvents(input: {
   options: Options;
   store: Store;
-  executor: Executor;
+  executor: DecisionApplier;
   scripts: AsyncScriptRunner;
   wake: WakeBus;
   clock: Clock;

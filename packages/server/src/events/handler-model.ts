@@ -1,6 +1,6 @@
 import type { JsonObject, ValidationError } from '@baton/protocol';
 
-import type { ScriptRunner } from '../engine/scripts.js';
+import type { ScriptRunner } from '../engine/index.js';
 import { parseAddress } from './broker.js';
 
 /** Conductor's EventHandler. */

@@ -6,9 +6,9 @@ import {
   type WorkflowStatus,
 } from '@baton/protocol';
 
-import type { Decision } from '../engine/types.js';
+import type { Decision } from '../engine/index.js';
 import { newId } from '../ids.js';
-import type { AfterCommit } from '../services/executor.js';
+import type { AfterCommit } from '../decisions/decision-applier.js';
 import { OUTBOX_WAKE, type OutboxEntry } from '../store/ports/events.js';
 import type { Tx } from '../store/store.js';
 import { DEFAULT_LIFECYCLE_SINK } from './handler-model.js';

@@ -1,10 +1,10 @@
 import { isTerminalWorkflowStatus, type JsonObject, type JsonValue, type TaskRecord } from '@baton/protocol';
 
-import { terminateRejection } from '../engine/run-control.js';
+import { terminateRejection } from '../engine/index.js';
 import { fail, failWith } from '../errors.js';
 import { newId } from '../ids.js';
-import type { AfterCommit, Executor } from '../services/executor.js';
-import { openTaskByRef } from '../services/task-service.js';
+import type { AfterCommit, DecisionApplier } from '../decisions/decision-applier.js';
+import { openTaskByRef } from '../operations/task-service.js';
 import type { Tx } from '../store/store.js';
 
 /** A start request as event actions and schedules give it (Conductor's StartWorkflowRequest). */
@@ -25,7 +25,7 @@ export interface StartRequest {
  * record as a FAILED execution; they are raised before anything is written.
  */
 export class RunActions {
-  constructor(private readonly executor: Executor) {}
+  constructor(private readonly executor: DecisionApplier) {}
 
   async start(tx: Tx, request: StartRequest, after: AfterCommit): Promise<string> {
     const definition = await tx.getWorkflowDef(request.name, request.version);

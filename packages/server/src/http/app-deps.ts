@@ -11,14 +11,14 @@ import type { Metrics } from '../metrics.js';
 import type { PayloadService } from '../payloads/payload-service.js';
 import type { ScheduleService } from '../schedules/schedule-service.js';
 import type { TaskSearch } from '../search/task-search.js';
-import type { LifecycleService } from '../services/lifecycle-service.js';
-import type { MetadataService } from '../services/metadata-service.js';
-import type { RunControlService } from '../services/run-control-service.js';
-import type { SignalResponder } from '../services/signal-response.js';
-import type { SyncExecuteService } from '../services/sync-execute.js';
-import type { TaskService } from '../services/task-service.js';
-import type { TestRunService } from '../services/test-run-service.js';
-import type { WorkflowService } from '../services/workflow-service.js';
+import type { RepairService } from '../operations/repair-service.js';
+import type { MetadataService } from '../operations/metadata-service.js';
+import type { RunControlService } from '../operations/run-control-service.js';
+import type { SignalResponder } from '../operations/signal-response.js';
+import type { SyncExecuteService } from '../operations/sync-execute.js';
+import type { TaskService } from '../operations/task-service.js';
+import type { TestRunService } from '../operations/test-run-service.js';
+import type { WorkflowService } from '../operations/workflow-service.js';
 import type { Store } from '../store/store.js';
 
 /**
@@ -35,7 +35,7 @@ export interface AppDeps {
   runControl: RunControlService;
   testRuns: TestRunService;
   syncExecute: SyncExecuteService;
-  lifecycle: LifecycleService;
+  repair: RepairService;
   /** External payloads: signed URLs, uploaded outputs and inputs, the inline limit. */
   payloads: PayloadService;
   taskSearch: TaskSearch;

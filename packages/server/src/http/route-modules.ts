@@ -7,7 +7,7 @@ import { apiDocsRoutes } from './api-docs.js';
 import type { RouteModule } from './route-module.js';
 import { adminRoutes } from './routes/admin.js';
 import { conductorUnsupportedRoutes } from './routes/conductor-unsupported.js';
-import { lifecycleRoutes } from './routes/lifecycle.js';
+import { repairRoutes } from './routes/repair.js';
 import { metadataRoutes } from './routes/metadata.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { payloadRoutes } from './routes/payloads.js';
@@ -35,7 +35,7 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   { name: 'tasks', register: taskRoutes },
   { name: 'admin', register: adminRoutes },
   { name: 'metrics', register: metricsRoutes },
-  { name: 'lifecycle', register: lifecycleRoutes },
+  { name: 'repair', register: repairRoutes },
   { name: 'integrations', register: integrationRoutes },
   { name: 'web-ui', register: webUiRoutes },
   { name: 'events', register: eventRoutes },

@@ -1,6 +1,6 @@
 import type { WorkflowDef } from '@baton/protocol';
 
-import { allTasks, kindNameOf } from '../engine/graph.js';
+import { allTasks, kindNameOf } from '../engine/index.js';
 import type { Tx } from '../store/store.js';
 
 const REF = /\$\{\s*instructions\.([A-Za-z0-9_-]+)\s*\}/g;

@@ -1,8 +1,7 @@
 import type { JsonObject, ValidationError, WorkflowTask } from '@baton/protocol';
 import type { Dispatcher, fetch as undiciFetch } from 'undici';
 
-import type { SystemCallChecks } from '../engine/kinds/kind.js';
-import { SYSTEM_CALL_KINDS, type SystemCallKind } from '../engine/kinds/system-call-names.js';
+import { SYSTEM_CALL_KINDS, type SystemCallChecks, type SystemCallKind } from '../engine/index.js';
 
 /**
  * The port every call the engine makes itself implements (HTTP, CALL_TOOL, LIST_TOOLS,

@@ -7,7 +7,7 @@ import type { Options } from '../config/options.js';
 import { newId } from '../ids.js';
 import type { Metrics } from '../metrics.js';
 import type { WakeBus } from '../queue/wake-bus.js';
-import type { TaskService } from '../services/task-service.js';
+import type { TaskService } from '../operations/task-service.js';
 import type { Store } from '../store/store.js';
 import { CallHandlerRegistry, type SecretResolver } from './call-handler.js';
 import { CallMetrics } from './executor/call-metrics.js';

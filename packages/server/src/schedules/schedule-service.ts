@@ -5,7 +5,7 @@ import type { Clock } from '../clock.js';
 import { fail } from '../errors.js';
 import { newId } from '../ids.js';
 import type { WakeBus } from '../queue/wake-bus.js';
-import { afterCommit, type AfterCommit, type Executor } from '../services/executor.js';
+import { afterCommit, type AfterCommit, type DecisionApplier } from '../decisions/decision-applier.js';
 import type { ScheduleExecutionRow, StoredSchedule, StoredTimer, Store, Tx } from '../store/store.js';
 import { cronProblem, nextSlots } from './cron.js';
 
@@ -66,7 +66,7 @@ export class ScheduleService {
 
   constructor(
     private readonly store: Store,
-    private readonly executor: Executor,
+    private readonly executor: DecisionApplier,
     private readonly wake: WakeBus,
     private readonly clock: Clock,
   ) {}

@@ -1,6 +1,6 @@
 import type { JsonValue } from '@baton/protocol';
 
-import type { ScriptResult, ScriptRunner } from '../engine/scripts.js';
+import type { ScriptResult, ScriptRunner } from '../engine/index.js';
 
 /**
  * The server's side of scripts: the same four operations as the engine's `ScriptRunner` port,

@@ -2,7 +2,7 @@ import type { JsonValue } from '@baton/protocol';
 
 import { withinDepth } from '../bounds/json-shape.js';
 import { MAX_JSON_DEPTH } from '../bounds/ranges.js';
-import type { ScriptResult, ScriptRunner } from '../engine/scripts.js';
+import type { ScriptResult, ScriptRunner } from '../engine/index.js';
 import { JavaScriptSandbox } from './javascript-sandbox.js';
 import { JqEngine } from './jq-engine.js';
 import type { ScriptLimits } from './limits.js';

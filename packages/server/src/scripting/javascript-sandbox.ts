@@ -9,7 +9,7 @@ import {
   type QuickJSWASMModule,
 } from 'quickjs-emscripten-core';
 
-import type { ScriptResult } from '../engine/scripts.js';
+import type { ScriptResult } from '../engine/index.js';
 import { outputBudget, outputTooLarge, type ScriptLimits } from './limits.js';
 
 /**

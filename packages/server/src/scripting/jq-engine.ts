@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 
 import type { JsonValue } from '@baton/protocol';
 
-import type { ScriptResult } from '../engine/scripts.js';
+import type { ScriptResult } from '../engine/index.js';
 import { outputBudget, outputTooLarge, type ScriptLimits } from './limits.js';
 
 interface JqModule {

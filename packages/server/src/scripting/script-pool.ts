@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads';
 
 import type { JsonValue } from '@baton/protocol';
 
-import type { ScriptResult } from '../engine/scripts.js';
+import type { ScriptResult } from '../engine/index.js';
 import type { AsyncScriptRunner } from './async-scripts.js';
 import type { ScriptLimits } from './limits.js';
 import type { ScriptAnswer, ScriptOperation, ScriptOutcome, ScriptRequest } from './script-worker.js';

@@ -3,7 +3,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 
 import type { JsonValue } from '@baton/protocol';
 
-import type { ScriptResult } from '../engine/scripts.js';
+import type { ScriptResult } from '../engine/index.js';
 import { loadInThreadScripts } from './in-thread-scripts.js';
 import type { ScriptLimits } from './limits.js';
 

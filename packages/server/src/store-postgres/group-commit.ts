@@ -1,7 +1,7 @@
 import type pg from 'pg';
 
 import { type Query, type Sql } from './sql.js';
-import { sqlState } from './errors.js';
+import { sqlState } from '../store/sqlstate.js';
 import { mergeWrites } from './merge-writes.js';
 import { TxPlans, WriteBehind, inline } from './write-behind.js';
 import type { Tx } from '../store/store.js';

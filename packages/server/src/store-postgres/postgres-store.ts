@@ -14,7 +14,7 @@ import { checkMigrationList, pendingMigrations } from '../store/schema-versions.
 import type { Store, TransactionOptions, Tx } from '../store/store.js';
 import { GroupCommit } from './group-commit.js';
 import { PgTargets, targetOf } from './targets.js';
-import { SQLSTATE, sqlState } from './errors.js';
+import { SQLSTATE, sqlState } from '../store/sqlstate.js';
 import { brokenConnection, storeFault } from '../store/store-faults.js';
 
 export interface PostgresStoreOptions {

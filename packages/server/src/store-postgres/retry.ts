@@ -1,4 +1,4 @@
-import { isRetryable } from './errors.js';
+import { isRetryable } from '../store/sqlstate.js';
 
 export interface RetryOptions {
   /** Total attempts, the first included (default 8). */

@@ -1,6 +1,6 @@
 import type { TaskRecord } from '@baton/protocol';
 
-import { documentRefOf } from '../engine/expressions.js';
+import { documentRefOf } from '../engine/index.js';
 
 /**
  * What both stores keep so that a decision loads a bounded set of a run's tasks

@@ -1,4 +1,4 @@
-import { SQLSTATE, sqlState } from '../store-postgres/errors.js';
+import { SQLSTATE, sqlState } from './sqlstate.js';
 
 /**
  * Which errors mean "the database is away" rather than "this request is wrong": a lost or

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import { ConfigError, compileOptions } from '../../src/config/options.js';
-import { openStore } from '../../src/store/open-store.js';
+import { openStore } from '../../src/open-store.js';
 import type { PostgresStore } from '../../src/store-postgres/postgres-store.js';
 
 void describe('database settings', () => {

@@ -14,7 +14,7 @@ import { lifecycleOutbox } from '../../src/events/lifecycle-events.js';
 import { RunActions } from '../../src/events/run-actions.js';
 import { newId } from '../../src/ids.js';
 import { WakeBus } from '../../src/queue/wake-bus.js';
-import { afterCommit, Executor } from '../../src/services/executor.js';
+import { afterCommit, DecisionApplier } from '../../src/decisions/decision-applier.js';
 import { storeSuite } from '../helpers/store-suite.js';
 import { storeCases } from '../helpers/stores.js';
 
@@ -26,7 +26,7 @@ import { storeCases } from '../helpers/stores.js';
 for (const c of storeCases()) {
   void describe(`outbox and inbox in the transaction of the change (${c.name})`, () => {
     const { store } = storeSuite(c);
-    const executor = new Executor(
+    const executor = new DecisionApplier(
       systemClock,
       { highPriorityThreshold: 50 },
       asyncScripts(noScripts),

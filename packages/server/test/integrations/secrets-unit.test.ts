@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import { resolveParameters } from '../../src/engine/expressions.js';
-import { SecretCipher } from '../../src/integrations/secrets/secret-cipher.js';
+import { SecretCipher } from '../../src/auth/secret-cipher.js';
 import { SecretMasker } from '../../src/integrations/secrets/secret-masker.js';
 import { secretNamesIn, substituteSecrets } from '../../src/integrations/secrets/secret-refs.js';
 import { compileOptions, ConfigError } from '../../src/config/options.js';

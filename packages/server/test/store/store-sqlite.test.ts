@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 
-import { openStore } from '../../src/store/open-store.js';
+import { openStore } from '../../src/open-store.js';
 import { openSqliteStore } from '../../src/store-sqlite/sqlite-store.js';
 import { T0, message, run, sleep } from './fixtures.js';
 

@@ -365,7 +365,7 @@ if (storeCases().some((c) => c.name === 'postgres')) {
     });
 
     void it('classifies a duplicate key as a unique violation, not retryable', async () => {
-      const { isRetryable, isUniqueViolation } = await import('../../src/store-postgres/errors.js');
+      const { isRetryable, isUniqueViolation } = await import('../../src/store/sqlstate.js');
       const r = run();
       await a.transaction((tx) => tx.insertRun(r));
       const err = await a

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { isRetryable, isUniqueViolation, sqlState } from '../../src/store-postgres/errors.js';
+import { isRetryable, isUniqueViolation, sqlState } from '../../src/store/sqlstate.js';
 import { payloadsOf } from '../../src/store-postgres/notifier.js';
 import { PeerPresence } from '../../src/store-postgres/peer-presence.js';
 import { MAX_NOTIFY_PAYLOAD, parsePayload } from '../../src/store-postgres/queue-listener.js';

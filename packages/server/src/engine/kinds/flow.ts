@@ -1,6 +1,6 @@
 import type { TaskRecord, WorkflowStatus, WorkflowTask } from '@baton/protocol';
 import type { RunState } from '../run-state.js';
-import type { ScheduleRequest } from './kind.js';
+import type { ScheduleRequest } from './schedule-context.js';
 
 /**
  * What container kinds may ask of the interpreter while it moves a run (implemented by

@@ -8,7 +8,7 @@ import type {
 } from '@baton/protocol';
 import { resolveTemplate, type ExpressionDocument } from '../expressions.js';
 import { findTask } from '../graph.js';
-import { attemptTimers } from '../lifecycle-timers.js';
+import { attemptTimers } from '../attempt-timers.js';
 import { effectiveTaskDef, taskDefinitionOf, type EffectiveTaskDef } from '../task-config.js';
 import type { Command } from '../types.js';
 import { describeViolations, schemaViolations } from '../validation/schema-check.js';

@@ -5,7 +5,7 @@ import { actorOf } from '../../auth/authorship.js';
 import type { AppDeps } from '../app-deps.js';
 import { MAX_LIST_ITEMS, nameParams, requiredName, version } from '../bounds.js';
 import { taskDefSchema, workflowDefSchema } from '../schemas.js';
-import { workflowDefWarnings } from '../../engine/validation/check-workflow-def.js';
+import { workflowDefWarnings } from '../../engine/index.js';
 
 const tags = ['metadata'];
 const nameParam = nameParams('name');

@@ -7,8 +7,8 @@ import {
   type BulkOperation,
   type RerunRequest,
   type SkipRequest,
-} from '../../services/run-control-service.js';
-import type { TestRunRequest } from '../../services/test-run-service.js';
+} from '../../operations/run-control-service.js';
+import type { TestRunRequest } from '../../operations/test-run-service.js';
 import type { AppDeps } from '../app-deps.js';
 import {
   jsonObject,

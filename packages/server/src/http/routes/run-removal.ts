@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 
-import { MAX_BULK_IDS } from '../../services/run-control-service.js';
+import { MAX_BULK_IDS } from '../../operations/run-control-service.js';
 import type { AppDeps } from '../app-deps.js';
 
 const archiveQuery = {

@@ -1,7 +1,7 @@
 import type { JsonObject } from '@baton/protocol';
 import type { FastifyInstance } from 'fastify';
 
-import { RETURN_STRATEGIES, type ReturnStrategy } from '../../services/signal-response.js';
+import { RETURN_STRATEGIES, type ReturnStrategy } from '../../operations/signal-response.js';
 import type { AppDeps } from '../app-deps.js';
 import { fail } from '../../errors.js';
 import { correlatedQuery } from '../schemas.js';

@@ -1,7 +1,7 @@
 import type { JsonObject, QueueCounts, TaskResult } from '@baton/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
-import { SYSTEM_QUEUE_PREFIX } from '../../engine/kinds/system-call-names.js';
+import { SYSTEM_QUEUE_PREFIX } from '../../engine/index.js';
 import { fail } from '../../errors.js';
 import type { AppDeps } from '../app-deps.js';
 import { MAX_NAME_LENGTH } from '../../bounds/ranges.js';

@@ -7,7 +7,7 @@ import {
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
 import { fail } from '../../errors.js';
-import { parseTime } from '../../services/workflow-service.js';
+import { parseTime } from '../../operations/workflow-service.js';
 import { RUN_SORT_FIELDS, type RunQuery } from '../../store/store.js';
 import type { AppDeps } from '../app-deps.js';
 import { name, nameParams, pageSize, pageStart, priority, requiredName, text, version } from '../bounds.js';

@@ -5,13 +5,9 @@ import type { Logger } from 'pino';
 
 import type { Clock } from '../../clock.js';
 import { BatonError } from '../../errors.js';
-import {
-  SYSTEM_CALL_ENDED_WAKE,
-  systemQueueName,
-  type SystemCallKind,
-} from '../../engine/kinds/system-call-names.js';
+import { SYSTEM_CALL_ENDED_WAKE, systemQueueName, type SystemCallKind } from '../../engine/index.js';
 import type { WakeBus } from '../../queue/wake-bus.js';
-import type { TaskService } from '../../services/task-service.js';
+import type { TaskService } from '../../operations/task-service.js';
 import type { Store } from '../../store/store.js';
 import type {
   CallContext,
@@ -20,7 +16,7 @@ import type {
   SecretResolver,
   SystemCall,
 } from '../call-handler.js';
-import { describeCall } from '../call-description.js';
+import { describeCall } from '../../views/call-description.js';
 import { TemplateSecrets } from '../secrets/template-secrets.js';
 import type { EgressAgents } from '../http/egress-agent.js';
 import type { CallMetrics, CallResultLabel } from './call-metrics.js';

@@ -1,6 +1,6 @@
 import type { ValidationError, WorkflowTask } from '@baton/protocol';
 
-import { walkTasks } from '../../engine/graph.js';
+import { walkTasks } from '../../engine/index.js';
 import type { Tx } from '../../store/store.js';
 import { operationsOf } from '../connector/openapi-document.js';
 import type { ServiceKind, ServiceRecord } from './service-record.js';

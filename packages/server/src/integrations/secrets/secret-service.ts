@@ -3,7 +3,7 @@ import type { JsonValue } from '@baton/protocol';
 import type { Clock } from '../../clock.js';
 import { fail } from '../../errors.js';
 import type { Store } from '../../store/store.js';
-import { SecretCipher } from './secret-cipher.js';
+import { SecretCipher } from '../../auth/secret-cipher.js';
 import { SecretMasker } from './secret-masker.js';
 import { isSecretName } from './secret-refs.js';
 

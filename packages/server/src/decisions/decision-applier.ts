@@ -1,0 +1,583 @@
+import type {
+  RunRecord,
+  StoredTaskDef,
+  TaskLog,
+  TaskRecord,
+  WorkflowDef,
+  WorkflowStatus,
+} from '@baton/protocol';
+
+import type { Clock } from '../clock.js';
+import {
+  decide,
+  newRunRecord,
+  type Command,
+  type Decision,
+  type EngineAlert,
+  type EngineEvent,
+  type EngineSettings,
+  type NewRunInput,
+} from '../engine/index.js';
+import { replaying, settleScripts, type AsyncScriptRunner } from '../scripting/async-scripts.js';
+import { newId } from '../ids.js';
+import type { QueueMessage, TimerRecord, Tx } from '../store/store.js';
+import { deadLetterMessage, syncTimers } from './command-writes.js';
+import {
+  childEndedEvent,
+  childReopenedEvent,
+  endedBy,
+  reopenedBy,
+  failureWorkflowInput,
+  failureWorkflowName,
+  type FollowUp,
+  MAX_NESTING,
+  MAX_RUNS_PER_STEP,
+  missingDefinitionReason,
+  newSession,
+  type Session,
+  startsFailureWorkflow,
+  tasksAfter,
+} from './linked-runs.js';
+import { loadMailbox, runWakeName } from './run-wake.js';
+import { signalEndedCalls } from './system-call-ended.js';
+import { loadDecideTasks } from './decide-tasks.js';
+import { type DirectHandOff, handOffDirectly, type HandOffWish } from '../handout/direct-hand-off.js';
+import { taskDefsForRun, withTaskDefsOf } from './run-task-defs.js';
+import { loadInstructions } from '../instructions/instruction-refs.js';
+import { OUTBOX_WAKE } from '../store/ports/events.js';
+import type { AfterCommit } from './after-commit.js';
+
+export { afterCommit, type AfterCommit } from './after-commit.js';
+
+/** Outside effects of the executor, set by the composition root. */
+export interface DecisionApplierHooks {
+  /** A timeout under ALERT_ONLY was recorded (called after commit): a metric and a warning. */
+  onAlert?: (alert: EngineAlert) => void;
+  /**
+   * A timer due at `dueAt` was armed in the current transaction: a hint for this node's timer
+   * loop to wake in time (sent before commit, so the loop re-checks rather than trusts it).
+   */
+  onTimerArmed?: (dueAt: number) => void;
+  /**
+   * Told of every decision inside its transaction, after it is written (lifecycle events go to
+   * the outbox here, so they exist if and only if the change commits). `before` is undefined
+   * for a run being started.
+   */
+  onDecided?: (
+    tx: Tx,
+    before: RunRecord | undefined,
+    beforeTasks: readonly TaskRecord[],
+    decision: Decision,
+    after: AfterCommit,
+  ) => Promise<void>;
+}
+
+/**
+ * Told of every decision the executor applies, inside its transaction (metrics, liveness
+ * warnings). `before` is the run as it was (undefined for a run being started).
+ */
+export interface ExecutionObserver {
+  decided(
+    before: RunRecord | undefined,
+    beforeTasks: readonly TaskRecord[],
+    decision: Decision,
+    now: number,
+  ): void;
+}
+
+/**
+ * The impure glue around the pure interpreter: inside a caller's transaction it loads a run's
+ * state, calls `decide`, and writes the run, its tasks and its queue messages together.
+ */
+export class DecisionApplier {
+  constructor(
+    private readonly clock: Clock,
+    private readonly settings: EngineSettings,
+    private readonly scripts: AsyncScriptRunner,
+    private readonly random: () => number = Math.random,
+    private readonly observer?: ExecutionObserver,
+    /** Liveness snapshot for `taskToDomain` comma lists (`DecideContext.isQueuePolled`). */
+    private readonly isQueuePolled?: (queueName: string, now: number) => boolean,
+    private readonly hooks: DecisionApplierHooks = {},
+  ) {}
+
+  /** Runs the after-commit hooks of a committed transaction (alerts). */
+  afterCommitted(after: AfterCommit): void {
+    const alerts = after.alerts.splice(0);
+    for (const alert of alerts) this.hooks.onAlert?.(alert);
+  }
+
+  /** Tells this node's timer loop that a timer due at `dueAt` is being armed (hand-out, services). */
+  timerArmed(dueAt: number): void {
+    this.hooks.onTimerArmed?.(dueAt);
+  }
+
+  /** The time this executor decides at (the injected clock). */
+  now(): number {
+    return this.clock.now();
+  }
+
+  /** Inserts a new run and decides its first step (and starts what it starts, in the same transaction). */
+  async startRun(
+    tx: Tx,
+    input: Omit<NewRunInput, 'now' | 'workflowId'> & { workflowId?: string },
+    after: AfterCommit,
+  ): Promise<RunRecord> {
+    const session = newSession();
+    const run = await this.startIn(tx, session, { ...input, workflowId: input.workflowId ?? newId() }, after);
+    await this.drain(tx, session, after);
+    return run;
+  }
+
+  /**
+   * Inserts a run made by retry or rerun with the tasks it starts from (copies of the
+   * original's, not yet acted on), decides its first step over them, and works off what that
+   * started (children, failure workflows) in the same transaction.
+   */
+  async startPrepared(
+    tx: Tx,
+    run: RunRecord,
+    tasks: readonly TaskRecord[],
+    event: EngineEvent,
+    after: AfterCommit,
+  ): Promise<RunRecord> {
+    const session = newSession();
+    session.runsStarted++;
+    const now = this.clock.now();
+    const { decision: decided } = await this.decideFor(tx, run, tasks, event, now);
+    const decision = await this.settleEnd(tx, session, 'RUNNING', tasks, decided);
+    await tx.insertRun(decision.run);
+    if (tasks.length > 0) await tx.insertTasks(tasks);
+    await this.apply(tx, session, decision, after, false);
+    if (!decision.ignored) this.observer?.decided(undefined, tasks, decision, now);
+    if (!decision.ignored) await this.hooks.onDecided?.(tx, undefined, [], decision, after);
+    await this.drain(tx, session, after);
+    return decision.run;
+  }
+
+  /**
+   * Locks the run (one writer per run), decides on the event and applies the decision, then
+   * works off what it caused in other runs (children, parents, failure workflows).
+   * Returns undefined when the run does not exist.
+   */
+  async handle(
+    tx: Tx,
+    workflowId: string,
+    event: EngineEvent,
+    after: AfterCommit,
+    logs: readonly TaskLog[] = [],
+    /** update-v2: hand the worker a task this decision queues for it (direct-hand-off.ts). */
+    wish?: HandOffWish,
+  ): Promise<Decision | undefined> {
+    const session = newSession();
+    const decision = await this.handleIn(tx, session, workflowId, event, after, wish);
+    if (decision && logs.length > 0) await tx.appendTaskLogs(logs);
+    await this.drain(tx, session, after);
+    return decision;
+  }
+
+  private async startIn(
+    tx: Tx,
+    session: Session,
+    input: Omit<NewRunInput, 'now'>,
+    after: AfterCommit,
+  ): Promise<RunRecord> {
+    const now = this.clock.now();
+    const run = newRunRecord({ ...input, now });
+    session.runsStarted++;
+    const { decision: decided } = await this.decideFor(tx, run, [], { type: 'START' }, now);
+    const decision = await this.settleEnd(tx, session, 'RUNNING', [], decided);
+    // The run row goes in once, already carrying what its first decision changed.
+    await tx.insertRun(decision.run);
+    await this.apply(tx, session, decision, after, false);
+    if (!decision.ignored) this.observer?.decided(undefined, [], decision, now);
+    if (!decision.ignored) await this.hooks.onDecided?.(tx, undefined, [], decision, after);
+    return decision.run;
+  }
+
+  private async handleIn(
+    tx: Tx,
+    session: Session,
+    workflowId: string,
+    event: EngineEvent,
+    after: AfterCommit,
+    wish?: HandOffWish,
+  ): Promise<Decision | undefined> {
+    const run = await tx.lockRun(workflowId);
+    if (!run) return undefined;
+    const tasks = await loadDecideTasks(tx, workflowId, event);
+    const now = this.clock.now();
+    const { decision: decided, taskDefs } = await this.decideFor(tx, run, tasks, event, now);
+    const settled = await this.settleEnd(tx, session, run.status, tasks, decided, () =>
+      tx.getRunTasks(workflowId),
+    );
+    // A run that ended and runs again tells its parent, which resumes in its own decision (and
+    // tells its own parent in turn): the chain of ancestors follows, one run locked at a time.
+    const reopened = reopenedBy(run.status, settled) ? childReopenedEvent(settled.run) : undefined;
+    if (reopened && settled.run.parentWorkflowId !== undefined) {
+      session.followUps.push({ kind: 'event', workflowId: settled.run.parentWorkflowId, event: reopened });
+    }
+    const { decision, handed } = wish
+      ? handOffDirectly(settled, wish, taskDefs, now, newId)
+      : { decision: settled, handed: undefined };
+    if (wish && handed) wish.handed = handed;
+    await this.apply(tx, session, decision, after, true, handed, taskDefs);
+    if (!decision.ignored) this.observer?.decided(run, tasks, decision, now);
+    if (!decision.ignored) await this.hooks.onDecided?.(tx, run, tasks, decision, after);
+    return decision;
+  }
+
+  /**
+   * A run this decision ends: its parent is woken (CHILD_ENDED), and a failed, timed-out or
+   * terminated run starts its definition's failure workflow, whose id (or why it could not
+   * start) goes on the run's output as `conductor.failure_workflow`. Every way a run ends
+   * passes here, so a new way (operator terminate, TERMINATE task) gets both without more code.
+   */
+  private async settleEnd(
+    tx: Tx,
+    session: Session,
+    before: WorkflowStatus,
+    tasks: readonly TaskRecord[],
+    decision: Decision,
+    /** Every task of the run, when `tasks` is only the decide set (a failure workflow's input shows them all). */
+    allTasks?: () => Promise<readonly TaskRecord[]>,
+  ): Promise<Decision> {
+    if (!endedBy(before, decision)) return decision;
+    let run = decision.run;
+    const after = tasksAfter(tasks, decision);
+    const name = startsFailureWorkflow(run.status) ? failureWorkflowName(run, after) : undefined;
+    if (name !== undefined) {
+      const version = run.workflowDefinition.failureWorkflowVersion;
+      const definition =
+        session.runsStarted < MAX_RUNS_PER_STEP ? await tx.getWorkflowDef(name, version) : undefined;
+      let note: string;
+      if (definition) {
+        note = newId();
+        session.followUps.push({
+          kind: 'failure-workflow',
+          workflowId: note,
+          definition,
+          input: failureWorkflowInput(run, allTasks ? tasksAfter(await allTasks(), decision) : after),
+          ...(run.correlationId !== undefined && { correlationId: run.correlationId }),
+          taskToDomain: run.taskToDomain,
+          priority: run.priority,
+        });
+        session.runsStarted++;
+      } else {
+        note =
+          session.runsStarted < MAX_RUNS_PER_STEP
+            ? `Error starting failure workflow ${name}: ${missingDefinitionReason(name, version)}`
+            : `Error starting failure workflow ${name}: more than ${MAX_RUNS_PER_STEP} runs started in one step`;
+      }
+      run = { ...run, output: { ...run.output, 'conductor.failure_workflow': note } };
+    }
+    const wake = childEndedEvent(run);
+    if (wake && run.parentWorkflowId !== undefined) {
+      session.followUps.push({ kind: 'event', workflowId: run.parentWorkflowId, event: wake });
+    }
+    return run === decision.run ? decision : { ...decision, run, runChanged: true };
+  }
+
+  /** Works off the follow-ups in order; each may add more (a child that ends at once wakes its parent). */
+  private async drain(tx: Tx, session: Session, after: AfterCommit): Promise<void> {
+    for (let next = session.followUps.shift(); next; next = session.followUps.shift()) {
+      await this.followUp(tx, session, next, after);
+    }
+  }
+
+  private async followUp(tx: Tx, session: Session, item: FollowUp, after: AfterCommit): Promise<void> {
+    switch (item.kind) {
+      case 'event':
+        await this.handleIn(tx, session, item.workflowId, item.event, after);
+        return;
+      case 'failure-workflow':
+        await this.startIn(
+          tx,
+          session,
+          {
+            workflowId: item.workflowId,
+            definition: item.definition,
+            input: item.input,
+            priority: item.priority,
+            taskToDomain: item.taskToDomain,
+            ...(item.correlationId !== undefined && { correlationId: item.correlationId }),
+          },
+          after,
+        );
+        return;
+      case 'start':
+        await this.startLinked(tx, session, item.parent, item.command, after);
+        return;
+    }
+  }
+
+  /** Starts a SUB_WORKFLOW child or a START_WORKFLOW run; a failure fails the task that asked. */
+  private async startLinked(
+    tx: Tx,
+    session: Session,
+    parent: RunRecord,
+    command: Extract<FollowUp, { kind: 'start' }>['command'],
+    after: AfterCommit,
+  ): Promise<void> {
+    const fail = (reason: string): Promise<unknown> =>
+      this.handleIn(
+        tx,
+        session,
+        parent.workflowId,
+        command.type === 'START_CHILD'
+          ? { type: 'CHILD_NOT_STARTED', taskId: command.taskId, reason }
+          : {
+              type: 'TASK_RESULT',
+              result: {
+                taskId: command.taskId,
+                workflowInstanceId: parent.workflowId,
+                status: 'FAILED',
+                reasonForIncompletion: reason,
+              },
+            },
+        after,
+      );
+    if (session.runsStarted >= MAX_RUNS_PER_STEP) {
+      await fail(`more than ${MAX_RUNS_PER_STEP} runs started in one step: does a workflow start itself?`);
+      return;
+    }
+    const isChild = command.type === 'START_CHILD';
+    if (isChild && (await this.nestingDepth(tx, parent)) >= MAX_NESTING) {
+      await fail(`sub-workflows nest deeper than ${MAX_NESTING} levels`);
+      return;
+    }
+    const definition: WorkflowDef | undefined =
+      command.definition ?? (await tx.getWorkflowDef(command.name, command.version));
+    if (!definition) {
+      await fail(missingDefinitionReason(command.name, command.version));
+      return;
+    }
+    const correlationId = isChild ? parent.correlationId : command.correlationId;
+    await this.startIn(
+      tx,
+      session,
+      {
+        workflowId: isChild ? command.childWorkflowId : command.workflowId,
+        definition,
+        input: command.input,
+        priority: command.priority,
+        taskToDomain: command.taskToDomain,
+        ...(correlationId !== undefined && { correlationId }),
+        ...(isChild && { parentWorkflowId: parent.workflowId, parentWorkflowTaskId: command.taskId }),
+        ...(command.definition !== undefined &&
+          command.definitionFromData === true && { definitionFromData: true }),
+      },
+      after,
+    );
+    if (!isChild) {
+      await this.handleIn(
+        tx,
+        session,
+        parent.workflowId,
+        {
+          type: 'TASK_RESULT',
+          result: {
+            taskId: command.taskId,
+            workflowInstanceId: parent.workflowId,
+            status: 'COMPLETED',
+            outputData: { workflowId: command.workflowId },
+          },
+        },
+        after,
+      );
+    }
+  }
+
+  /** How many runs are above this one (0 for a top-level run). */
+  private async nestingDepth(tx: Tx, run: RunRecord): Promise<number> {
+    let depth = 0;
+    let parentId = run.parentWorkflowId;
+    while (parentId !== undefined && depth < MAX_NESTING) {
+      depth++;
+      parentId = (await tx.getRun(parentId))?.parentWorkflowId;
+    }
+    return depth;
+  }
+
+  private async decideFor(
+    tx: Tx,
+    run: RunRecord,
+    tasks: readonly TaskRecord[],
+    event: EngineEvent,
+    now: number,
+  ): Promise<{ decision: Decision; taskDefs: ReadonlyMap<string, StoredTaskDef> }> {
+    const loaded = await taskDefsForRun(tx, run.workflowDefinition, tasks);
+    const mailbox = await loadMailbox(tx, run);
+    const instructions = await loadInstructions(tx, run.workflowDefinition);
+    let used: ReadonlyMap<string, StoredTaskDef> = loaded.defs;
+    const decision = await withTaskDefsOf(tx, loaded, (taskDefs) => {
+      used = taskDefs;
+      // Scripts run on script threads while decide stays pure and synchronous: decide runs again
+      // once each script it asked for has answered, with the same ids and random numbers.
+      const ids = replaying(newId);
+      const random = replaying(this.random);
+      return settleScripts(this.scripts, (scripts) => {
+        ids.rewind();
+        random.rewind();
+        return decide(
+          {
+            run,
+            tasks,
+            taskDefs,
+            now,
+            newId: ids.next,
+            random: random.next,
+            settings: this.settings,
+            scripts,
+            ...(this.isQueuePolled && {
+              isQueuePolled: (queueName: string) => this.isQueuePolled?.(queueName, now) === true,
+            }),
+            ...(mailbox !== undefined && { mailbox }),
+            ...(instructions !== undefined && { instructions }),
+          },
+          event,
+        );
+      });
+    });
+    return { decision, taskDefs: used };
+  }
+
+  private async apply(
+    tx: Tx,
+    session: Session,
+    decision: Decision,
+    after: AfterCommit,
+    writeRun: boolean,
+    handed?: DirectHandOff,
+    taskDefs?: ReadonlyMap<string, StoredTaskDef>,
+  ): Promise<void> {
+    if (decision.ignored) return;
+    if (decision.runChanged && writeRun) await tx.updateRun(decision.run);
+    if (decision.newTasks.length > 0) await tx.insertTasks(decision.newTasks);
+    if (decision.updatedTasks.length > 0) await tx.updateTasks(decision.updatedTasks);
+    await this.applyCommands(tx, session, decision, after, handed, taskDefs);
+    await signalEndedCalls(tx, decision, after);
+    // Waiters on this run (sync execute) are woken after commit: on this node always (nothing
+    // leaves the process), on every node only while a synchronous execute may wait for it. For
+    // most runs nobody waits, and a notification costs a statement, about 0.1 ms of PostgreSQL
+    // CPU (its sender and every listening session) and a wake-up of every node: at light load,
+    // one per step.
+    const runWake = runWakeName(decision.run.workflowId);
+    after.wakeQueues.add(runWake);
+    if ((decision.run.syncWaitUntil ?? 0) >= this.clock.now()) await tx.notifyQueues([runWake]);
+  }
+
+  private async applyCommands(
+    tx: Tx,
+    session: Session,
+    decision: Decision,
+    after: AfterCommit,
+    handed?: DirectHandOff,
+    taskDefs?: ReadonlyMap<string, StoredTaskDef>,
+  ): Promise<void> {
+    const run = decision.run;
+    const workflowId = run.workflowId;
+    const now = this.clock.now();
+    const enqueue: QueueMessage[] = [];
+    const dequeue: string[] = [];
+    const deadLetters: Array<Extract<Command, { type: 'DEAD_LETTER' }>> = [];
+    const arm: TimerRecord[] = [];
+    const wake = new Set<string>();
+    for (const command of decision.commands) {
+      switch (command.type) {
+        case 'ENQUEUE':
+          enqueue.push({
+            taskId: command.taskId,
+            queueName: command.queueName,
+            workflowId,
+            taskRef: command.taskRef,
+            attempt: command.attempt,
+            priority: command.priority,
+            visibleAt: command.visibleAt,
+            lockMs: command.lockMs,
+            ...(handed?.task.taskId === command.taskId && { lock: handed.lock }),
+          });
+          // A message queued already handed out wakes nobody. A delayed one (a retry's delay)
+          // wakes the polls waiting on its queue too: each re-reads the queue's next due time
+          // and sleeps until then, instead of until its own timeout (task-service.ts poll).
+          if (handed?.task.taskId !== command.taskId) wake.add(command.queueName);
+          break;
+        case 'DEQUEUE':
+          dequeue.push(command.taskId);
+          break;
+        case 'REQUEUE': {
+          const message = await tx.getMessage(command.taskId);
+          if (message) {
+            await tx.requeueMessage(command.taskId, command.visibleAt);
+            // Due now or later (callbackAfterSeconds): either way waiting polls must know.
+            wake.add(message.queueName);
+          }
+          break;
+        }
+        case 'EXTEND_LOCK':
+          await tx.extendLock(command.taskId, command.lockedUntil);
+          break;
+        case 'ARM_TIMER': {
+          const t = command.timer;
+          arm.push({
+            timerId: t.timerId,
+            workflowId,
+            kind: t.kind,
+            dueAt: t.dueAt,
+            payload: t.payload ?? {},
+            ...(t.taskId !== undefined && { taskId: t.taskId }),
+          });
+          break;
+        }
+        case 'CANCEL_TIMERS':
+          // At once, in order: a timer armed later in the same decision is kept.
+          await tx.dropTimers({
+            workflowId,
+            ...(command.taskId !== undefined && { taskIds: [command.taskId] }),
+            ...(command.kinds !== undefined && { kinds: command.kinds }),
+          });
+          break;
+        case 'DEAD_LETTER':
+          deadLetters.push(command);
+          break;
+        case 'ALERT':
+          after.alerts.push(command.alert);
+          break;
+        case 'START_CHILD':
+        case 'START_WORKFLOW':
+          // Started once this decision is fully written (see linked-runs.ts).
+          session.followUps.push({ kind: 'start', parent: run, command });
+          break;
+        case 'TERMINATE_CHILD':
+          session.followUps.push({
+            kind: 'event',
+            workflowId: command.childWorkflowId,
+            event: { type: 'PARENT_ENDED', reason: command.reason },
+          });
+          break;
+        case 'TAKE_MESSAGES':
+          await tx.deleteRunMessages(run.workflowId, command.messageIds);
+          break;
+        case 'PUBLISH_EVENT':
+          // The outbox row commits with the task that produced it; the relay sends it after commit.
+          await tx.events.appendOutbox([
+            { sink: command.sink, messageId: command.messageId, payload: command.payload, createdAt: now },
+          ]);
+          wake.add(OUTBOX_WAKE);
+          break;
+      }
+    }
+    // A dead letter keeps the message (dead-lettered) that a DEQUEUE of the same task would remove.
+    const dead = new Set(deadLetters.map((d) => d.taskId));
+    const remove = dequeue.filter((taskId) => !dead.has(taskId));
+    if (remove.length > 0) await tx.removeMessages(remove);
+    if (enqueue.length > 0) await tx.enqueue(enqueue, now);
+    for (const d of deadLetters) await deadLetterMessage(tx, workflowId, d, now);
+    const armedAt = await syncTimers(tx, decision, arm, now, taskDefs);
+    if (armedAt !== undefined) this.timerArmed(armedAt);
+    if (wake.size > 0) {
+      await tx.notifyQueues([...wake]);
+      for (const name of wake) after.wakeQueues.add(name);
+    }
+  }
+}

@@ -1,0 +1,601 @@
+import { performance } from 'node:perf_hooks';
+
+import type { Logger } from 'pino';
+
+import {
+  isTerminalTaskStatus,
+  type JsonObject,
+  type PollData,
+  type QueueCounts,
+  type TaskLog,
+  type TaskRecord,
+  type TaskResult,
+} from '@baton/protocol';
+
+import type { Clock } from '../clock.js';
+import { documentRefOf, judgeResult, taskKindOf, type ResultVerdict } from '../engine/index.js';
+import { fail, failWith } from '../errors.js';
+import { newId } from '../ids.js';
+import type { WakeBus } from '../queue/wake-bus.js';
+import type { Store, Tx } from '../store/store.js';
+import { storeFault } from '../store/store-faults.js';
+import type { Metrics } from '../metrics.js';
+import { ANY_TASK, type TaskAccess } from '../auth/task-access.js';
+import { afterCommit, type AfterCommit, type DecisionApplier } from '../decisions/decision-applier.js';
+import { holdBackOverLimit } from '../handout/hand-out-limits.js';
+import { handedOut, type HandOffWish } from '../handout/direct-hand-off.js';
+import type { PollRecorder } from '../handout/poll-recorder.js';
+import { explainTasks } from '../views/waiting.js';
+import { isActivePoll, queueLiveness, type WorkerLiveness } from '../handout/worker-liveness.js';
+import { dropPollTimers, lockLapsingAttempts } from '../handout/hand-out-timers.js';
+
+/**
+ * A worker's result or poll: short, at most one run (and what its end touches), arriving
+ * concurrently with many others, so its transaction may share a commit with theirs (Store
+ * TransactionOptions.group).
+ */
+const GROUPED = { group: true } as const;
+
+export interface PollRequest {
+  taskType: string;
+  workerId: string;
+  domain?: string;
+  count: number;
+  /** How long to wait for work, in ms (0 = answer at once). */
+  timeoutMs: number;
+  /** Aborts the wait when the caller has gone away. */
+  signal?: AbortSignal;
+}
+
+/**
+ * The open task a completion by name means: the latest open one with exactly this ref, else
+ * (a task inside a loop named without its `__N`) the latest open one of that plain ref. Tasks
+ * only the interpreter ends (JOIN, DO_WHILE, …) are never meant.
+ */
+export function openTaskByRef(tasks: readonly TaskRecord[], ref: string): TaskRecord | undefined {
+  return latestTaskByRef(
+    tasks.filter((t) => !isTerminalTaskStatus(t.status)),
+    ref,
+  );
+}
+
+/** The latest task with this ref (or plain ref of a loop), of those an outside result may mean. */
+function latestTaskByRef(tasks: readonly TaskRecord[], ref: string): TaskRecord | undefined {
+  const candidates = tasks.filter((t) => taskKindOf(t.workflowTask)?.engineOnly !== true);
+  const exact = candidates.filter((t) => t.referenceTaskName === ref);
+  const pool = exact.length > 0 ? exact : candidates.filter((t) => documentRefOf(t) === ref);
+  return pool.reduce<TaskRecord | undefined>(
+    (latest, t) => (!latest || t.seq > latest.seq ? t : latest),
+    undefined,
+  );
+}
+
+/**
+ * Queues a poll drains, in order: the high-priority queue first
+ * (docs/design/task-lifecycle.md#queues).
+ */
+export function pollQueues(taskType: string, domain?: string): string[] {
+  const base = domain ? `${domain}-${taskType}` : taskType;
+  return [`${base}-high`, base];
+}
+
+/** What one hand-out saw, observed (metrics, liveness) only once it has committed. */
+interface HandOutSeen {
+  polledAt: number;
+  /** Schedule-to-start latency of tasks handed out for the first time. */
+  firstStarts: Map<string, number>;
+  /** Tasks held back by a limit. */
+  deferredBy: Array<{ type: string; reason: string }>;
+  /** The queues those went back on, delayed: other polls waiting there learn the new due time. */
+  deferredQueues: Set<string>;
+}
+
+function newHandOutSeen(polledAt: number): HandOutSeen {
+  return { polledAt, firstStarts: new Map(), deferredBy: [], deferredQueues: new Set() };
+}
+
+/** Optional observers of hand-outs and results: metrics, a logger, the worker liveness view, poll data. */
+export interface HandOutObservers {
+  metrics?: Metrics;
+  /** Where refused results are logged. */
+  logger?: Pick<Logger, 'warn'>;
+  liveness?: WorkerLiveness;
+  /** Buffers poll data; without it each poll is written inside its hand-out. */
+  polls?: PollRecorder;
+}
+
+/** A result judged in its transaction: applied, or not, and why (a refusal is thrown after it). */
+interface Judged {
+  task: TaskRecord;
+  applied: boolean;
+  verdict?: ResultVerdict;
+}
+
+/** Hand-out, results and queue views for worker tasks. */
+export class TaskService {
+  /** Set when the server stops, so woken long polls answer at once instead of waiting again. */
+  private closed = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly executor: DecisionApplier,
+    private readonly wake: WakeBus,
+    private readonly clock: Clock,
+    private readonly observers: HandOutObservers = {},
+  ) {}
+
+  /**
+   * Takes up to `count` tasks, waiting up to `timeoutMs` for work to appear. The wait is woken
+   * when work is queued (on this node directly, on others through the store's notifications)
+   * or when a delayed message becomes visible; it never sleeps and re-polls blindly.
+   */
+  async poll(request: PollRequest): Promise<TaskRecord[]> {
+    const queues = pollQueues(request.taskType, request.domain);
+    const deadline = performance.now() + request.timeoutMs;
+    for (let waited = false; ; waited = true) {
+      const seen = this.wake.generation(queues);
+      let handed: Awaited<ReturnType<TaskService['handOut']>>;
+      try {
+        handed = await this.handOut(request, queues);
+      } catch (err) {
+        // A poll that has waited and then finds the database away ends early with nothing (the
+        // worker polls again); one that meets it at once answers 503 (http/error-handler.ts).
+        if (waited && storeFault(err) !== undefined) return [];
+        throw err;
+      }
+      const { tasks, nextVisibleAt: next } = handed;
+      if (request.signal?.aborted) {
+        // The caller left while we claimed: give the work straight back rather than leaving
+        // it locked for a whole response timeout.
+        await this.release(tasks);
+        return [];
+      }
+      const remaining = deadline - performance.now();
+      if (tasks.length > 0 || remaining <= 0 || this.closed) return tasks;
+      const now = this.clock.now();
+      const untilVisible = next === undefined ? remaining : Math.max(0, next - now);
+      await this.wake.wait(queues, Math.min(remaining, untilVisible), request.signal, seen);
+      if (request.signal?.aborted || this.closed) return [];
+    }
+  }
+
+  /** Stored poll data with this node's polls not yet written laid over it. */
+  readonly withPending = (stored: readonly PollData[], taskType?: string): PollData[] =>
+    this.observers.polls ? this.observers.polls.merge(stored, taskType) : [...stored];
+
+  /** Ends every waiting long poll now (with whatever it has: nothing) and refuses to wait again. */
+  close(): void {
+    this.closed = true;
+    this.wake.wakeAll();
+  }
+
+  /**
+   * One claim: messages locked, tasks IN_PROGRESS, poll recorded, all in one transaction. When
+   * nothing was claimed it also answers when the next delayed message comes due, so an empty
+   * poll costs one round trip, not two.
+   */
+  private async handOut(
+    request: PollRequest,
+    queues: string[],
+  ): Promise<{ tasks: TaskRecord[]; nextVisibleAt?: number | undefined }> {
+    const seen = newHandOutSeen(this.clock.now());
+    const out = await this.store.transaction((tx) => this.handOutIn(tx, request, queues, seen), GROUPED);
+    this.observeHandOut(queues[1] ?? request.taskType, seen, out.tasks);
+    if (seen.deferredQueues.size > 0) this.wake.wake([...seen.deferredQueues]);
+    return out;
+  }
+
+  /** The hand-out inside the caller's transaction; `seen` collects what is observed after commit. */
+  private async handOutIn(
+    tx: Tx,
+    request: PollRequest,
+    queues: string[],
+    seen: HandOutSeen,
+  ): Promise<{ tasks: TaskRecord[]; nextVisibleAt?: number | undefined }> {
+    {
+      const { firstStarts, deferredBy, deferredQueues } = seen;
+      firstStarts.clear();
+      deferredBy.length = 0;
+      deferredQueues.clear();
+      const now = this.clock.now();
+      await this.recordPoll(tx, request, queues, now);
+      if (request.count <= 0) return { tasks: [] };
+      const claimed = await tx.claim({
+        queueNames: queues,
+        count: request.count,
+        workerId: request.workerId,
+        now,
+        lockToken: newId(),
+      });
+      if (claimed.length === 0) return { tasks: [], nextVisibleAt: await tx.nextVisibleAt(queues, now) };
+      const tasks = await tx.getTasks(claimed.map((m) => m.taskId));
+      const byId = new Map(tasks.map((t) => [t.taskId, t]));
+      const handed: TaskRecord[] = [];
+      const stale: string[] = [];
+      const lapsed: TaskRecord[] = [];
+      for (const message of claimed) {
+        const task = byId.get(message.taskId);
+        // A message whose task has ended (or vanished) is stale: drop it, never hand it out.
+        if (!task || isTerminalTaskStatus(task.status)) {
+          stale.push(message.taskId);
+          continue;
+        }
+        // Handed out already (claimed unlocked): its response timeout makes the next attempt.
+        if (task.status === 'IN_PROGRESS') {
+          lapsed.push(task);
+          continue;
+        }
+        handed.push(handedOut(task, request.workerId, now));
+      }
+      // concurrentExecLimit and rate limits (docs/design/task-lifecycle.md#limits): tasks over them
+      // are put back for 60 s.
+      const defs =
+        handed.length > 0 ? await tx.getTaskDefs([...new Set(handed.map((t) => t.taskDefName))]) : new Map();
+      const heldBack = await holdBackOverLimit(
+        tx,
+        handed.map((t) => byId.get(t.taskId) ?? t),
+        defs,
+        now,
+      );
+      for (const [id, reason] of heldBack) {
+        handed.splice(
+          handed.findIndex((t) => t.taskId === id),
+          1,
+        );
+        deferredBy.push({ type: byId.get(id)?.taskDefName ?? request.taskType, reason });
+        const queueName = byId.get(id)?.queueName;
+        if (queueName !== undefined) deferredQueues.add(queueName);
+      }
+      // Delayed, not gone: polls waiting on these queues re-read when the next message is due.
+      if (deferredQueues.size > 0) await tx.notifyQueues([...deferredQueues]);
+      // Compare-and-set: a task that a concurrent decide has just ended is not reopened; its
+      // message is dropped instead (that decide removes it too, whichever commits first).
+      const written = new Set(await tx.updateOpenTasks(handed));
+      for (const task of handed) if (!written.has(task.taskId)) stale.push(task.taskId);
+      if (stale.length > 0) await tx.removeMessages(stale);
+      const taken = handed.filter((t) => written.has(t.taskId));
+      for (const t of taken)
+        if (byId.get(t.taskId)?.startTime === 0) firstStarts.set(t.taskId, now - t.scheduledTime);
+      const messages = new Map(claimed.map((m) => [m.taskId, m]));
+      const armedAt = [
+        await dropPollTimers(tx, taken, messages, defs, now),
+        await lockLapsingAttempts(tx, lapsed, now),
+      ].filter((t): t is number => t !== undefined);
+      if (armedAt.length > 0) this.executor.timerArmed(Math.min(...armedAt));
+      return taken.length > 0
+        ? { tasks: taken }
+        : { tasks: taken, nextVisibleAt: await tx.nextVisibleAt(queues, now) };
+    }
+  }
+
+  private async recordPoll(
+    tx: Tx,
+    request: PollRequest,
+    queues: readonly string[],
+    now: number,
+  ): Promise<void> {
+    const poll = {
+      queueName: queues[1] ?? request.taskType,
+      taskType: request.taskType,
+      workerId: request.workerId,
+      now,
+      ...(request.domain !== undefined && { domain: request.domain }),
+    };
+    if (this.observers.polls) this.observers.polls.record(poll);
+    else await tx.recordPoll(poll);
+  }
+
+  /** After the hand-out committed: liveness view and metrics. */
+  private observeHandOut(pollQueue: string, seen: HandOutSeen, tasks: readonly TaskRecord[]): void {
+    this.observers.liveness?.polled(pollQueue, seen.polledAt);
+    const metrics = this.observers.metrics;
+    if (!metrics) return;
+    for (const task of tasks) metrics.taskHandedOut(task.taskDefName, seen.firstStarts.get(task.taskId));
+    for (const d of seen.deferredBy) metrics.taskDeferred(d.type, d.reason);
+  }
+
+  /**
+   * Puts handed-out tasks back on their queues at once (their worker never received them, or
+   * gave them up unfinished: a stopping node's system calls), as the same attempt.
+   */
+  async release(tasks: readonly TaskRecord[]): Promise<void> {
+    if (tasks.length === 0) return;
+    const wake = new Set<string>();
+    await this.store.transaction(async (tx) => {
+      const now = this.clock.now();
+      const current = await tx.getTasks(tasks.map((t) => t.taskId));
+      const back = current
+        .filter((t) => t.status === 'IN_PROGRESS')
+        .map((t) => ({ ...t, status: 'SCHEDULED' as const, updateTime: now }));
+      const written = new Set(await tx.updateOpenTasks(back));
+      for (const task of back.filter((t) => written.has(t.taskId))) {
+        await tx.requeueMessage(task.taskId, now);
+        if (task.queueName) wake.add(task.queueName);
+      }
+      await tx.notifyQueues([...wake]);
+    });
+    this.wake.wake([...wake]);
+  }
+
+  /**
+   * Applies a worker's result. A result for an attempt that has ended, or from a worker that
+   * does not hold the task, is refused with 409 and changes nothing; an exact repeat of the
+   * recorded result is acknowledged again (`engine/result-acceptance.ts`).
+   */
+  async update(
+    result: TaskResult,
+    options: {
+      /** `detach`: an IN_PROGRESS result takes the task off its queue to be completed from outside (asyncComplete). */
+      detach?: boolean;
+      /** Checked on the task found, before anything changes. */
+      access?: TaskAccess;
+    } = {},
+  ): Promise<{ task: TaskRecord; applied: boolean }> {
+    const after = afterCommit();
+    const access = options.access ?? ANY_TASK;
+    const out = await this.store.transaction(async (tx): Promise<Judged> => {
+      const task = await this.requireTask(tx, result.taskId, result.workflowInstanceId);
+      access.check(task);
+      this.checkRunOf(task, result);
+      const verdict = judgeResult(task, result);
+      if (verdict.kind !== 'apply') return { task, applied: false, verdict };
+      return this.applyResult(tx, task, result, after, undefined, options.detach === true);
+    }, GROUPED);
+    this.refuseIfStale(out, result.workerId);
+    this.wake.wake([...after.wakeQueues]);
+    return out;
+  }
+
+  /**
+   * update-v2: applies a worker's result and, in the same transaction, hands that worker the
+   * next task of the same type (one commit per step instead of two). A result that leaves the
+   * task IN_PROGRESS answers no task, as does a caller that has gone away (its task is put back).
+   */
+  async updateAndPoll(
+    result: TaskResult,
+    /** The poller's id when the result names none and the task has none (the caller's address). */
+    fallbackWorkerId: string,
+    signal?: AbortSignal,
+    access: TaskAccess = ANY_TASK,
+  ): Promise<{ task: TaskRecord; applied: boolean; next?: TaskRecord }> {
+    const after = afterCommit();
+    let poll: { request: PollRequest; queues: string[]; seen: HandOutSeen } | undefined;
+    type Answer = Judged & { next?: TaskRecord };
+    const out = await this.store.transaction(async (tx): Promise<Answer> => {
+      poll = undefined;
+      const task = await this.requireTask(tx, result.taskId, result.workflowInstanceId);
+      access.check(task);
+      this.checkRunOf(task, result);
+      const asking = result.status !== 'IN_PROGRESS';
+      const request: PollRequest = {
+        taskType: task.taskDefName,
+        workerId: result.workerId ?? task.workerId ?? fallbackWorkerId,
+        count: 1,
+        timeoutMs: 0,
+        ...(task.domain !== undefined && { domain: task.domain }),
+      };
+      const queues = pollQueues(request.taskType, request.domain);
+      const wish: HandOffWish = { queueNames: queues, workerId: request.workerId };
+      const verdict = judgeResult(task, result);
+      if (verdict.kind === 'refuse') return { task, applied: false, verdict };
+      const applied =
+        verdict.kind === 'repeat'
+          ? { task, applied: false }
+          : await this.applyResult(tx, task, result, after, asking ? wish : undefined);
+      if (!asking) return applied;
+      poll = { request, queues, seen: newHandOutSeen(this.clock.now()) };
+      if (wish.handed) {
+        // Recorded as a poll that took the task at once (schedule-to-start 0).
+        await this.recordPoll(tx, request, queues, poll.seen.polledAt);
+        poll.seen.firstStarts.set(wish.handed.task.taskId, 0);
+        return { ...applied, next: wish.handed.task };
+      }
+      const { tasks } = await this.handOutIn(tx, request, queues, poll.seen);
+      return { ...applied, ...(tasks[0] !== undefined && { next: tasks[0] }) };
+    }, GROUPED);
+    this.refuseIfStale(out, result.workerId);
+    this.wake.wake([...after.wakeQueues]);
+    if (poll)
+      this.observeHandOut(poll.queues[1] ?? poll.request.taskType, poll.seen, out.next ? [out.next] : []);
+    if (out.next && signal?.aborted) {
+      await this.release([out.next]);
+      const { next: _dropped, ...rest } = out;
+      return rest;
+    }
+    return out;
+  }
+
+  /**
+   * A refused result (judged in the transaction, which changed nothing): counted, logged and
+   * answered 409 naming the task's status (and its holder). Thrown after the transaction so a
+   * transaction run again is not counted twice.
+   */
+  private refuseIfStale(judged: Judged, workerId: string | undefined): void {
+    const verdict = judged.verdict;
+    if (verdict?.kind !== 'refuse') return;
+    const task = judged.task;
+    this.observers.metrics?.resultRefused(task.taskDefName, verdict.reason);
+    this.observers.logger?.warn(
+      {
+        taskId: task.taskId,
+        workflowId: task.workflowInstanceId,
+        taskType: task.taskDefName,
+        status: task.status,
+        holder: task.workerId,
+        workerId,
+        reason: verdict.reason,
+      },
+      `task result refused: ${verdict.message}`,
+    );
+    throw failWith(
+      verdict.reason === 'ended' ? 'TASK_ATTEMPT_ENDED' : 'TASK_HELD_BY_OTHER_WORKER',
+      verdict.message,
+    );
+  }
+
+  private checkRunOf(task: TaskRecord, result: TaskResult): void {
+    if (result.workflowInstanceId && result.workflowInstanceId !== task.workflowInstanceId) {
+      throw fail(
+        'TASK_RESULT_RUN_MISMATCH',
+        { taskId: result.taskId, actual: task.workflowInstanceId, given: result.workflowInstanceId },
+        [
+          {
+            path: 'body.workflowInstanceId',
+            message: 'does not match the task',
+            invalidValue: result.workflowInstanceId,
+          },
+        ],
+      );
+    }
+  }
+
+  private async applyResult(
+    tx: Tx,
+    task: TaskRecord,
+    result: TaskResult,
+    after: AfterCommit,
+    wish?: HandOffWish,
+    detach = false,
+  ): Promise<{ task: TaskRecord; applied: boolean }> {
+    const now = this.clock.now();
+    const logs: TaskLog[] = (result.logs ?? []).map((l) => ({
+      taskId: task.taskId,
+      log: l.log,
+      createdTime: l.createdTime ?? now,
+    }));
+    const decision = await this.executor.handle(
+      tx,
+      task.workflowInstanceId,
+      {
+        type: 'TASK_RESULT',
+        result: { ...result, workflowInstanceId: task.workflowInstanceId },
+        ...(detach && { detach }),
+      },
+      after,
+      logs,
+      wish,
+    );
+    if (!decision || decision.ignored) return { task, applied: false };
+    const updated = decision.updatedTasks.find((t) => t.taskId === task.taskId) ?? task;
+    return { task: updated, applied: true };
+  }
+
+  /**
+   * Completes (or fails) the open task with this reference name from outside, as HUMAN and
+   * WAIT tasks are. The body is merged into the task's output. Answers the task id, or
+   * undefined when the run has no open task by that name.
+   */
+  async updateByRef(
+    workflowId: string,
+    ref: string,
+    status: TaskResult['status'],
+    output: JsonObject,
+    workerId?: string,
+    access: TaskAccess = ANY_TASK,
+  ): Promise<string | undefined> {
+    const after = afterCommit();
+    let refused: Judged | undefined;
+    const taskId = await this.store.transaction(async (tx) => {
+      refused = undefined;
+      const run = await tx.lockRun(workflowId);
+      if (!run) throw fail('RUN_NOT_FOUND', { workflowId });
+      // Every open task is in the decide set: no need to read the run's whole history.
+      const tasks = await tx.getDecideTasks(workflowId);
+      const open = openTaskByRef(tasks, ref);
+      const posted = { status, outputData: output, ...(workerId !== undefined && { workerId }) };
+      if (!open) {
+        // The step by that name has ended: refused unless this repeats its recorded result.
+        const ended = latestTaskByRef(await tx.getRunTasks(workflowId), ref);
+        if (!ended) return undefined;
+        access.check(ended);
+        const verdict = judgeResult(ended, posted, true);
+        if (verdict.kind === 'refuse') refused = { task: ended, applied: false, verdict };
+        return ended.taskId;
+      }
+      access.check(open);
+      const verdict = judgeResult(open, posted, true);
+      if (verdict.kind === 'refuse') {
+        refused = { task: open, applied: false, verdict };
+        return open.taskId;
+      }
+      const result: TaskResult = {
+        taskId: open.taskId,
+        workflowInstanceId: workflowId,
+        status,
+        outputData: { ...open.outputData, ...output },
+        ...(workerId !== undefined && { workerId }),
+      };
+      await this.applyResult(tx, open, result, after);
+      return open.taskId;
+    });
+    if (refused) this.refuseIfStale(refused, workerId);
+    this.wake.wake([...after.wakeQueues]);
+    return taskId;
+  }
+
+  /** A task, with why it waits when it is open (computed now, not stored). */
+  async getTask(taskId: string, access: TaskAccess = ANY_TASK): Promise<TaskRecord> {
+    return this.store.read(async (tx) => {
+      const task = await this.requireTask(tx, taskId);
+      access.check(task);
+      const why = (await explainTasks(tx, [task], this.clock.now(), this.withPending)).get(taskId);
+      return why ? { ...task, waitingFor: why } : task;
+    });
+  }
+
+  /**
+   * The task, or 404. `lockingRun`: a result names its run (as workers' results do), so that run
+   * is locked in the same round trip, the lock its decision takes next; a wrong run is refused
+   * after (checkRunOf) and the transaction rolls back.
+   */
+  private async requireTask(tx: Tx, taskId: string, lockingRun?: string): Promise<TaskRecord> {
+    const task = lockingRun ? await tx.getTaskLockingRun(taskId, lockingRun) : await tx.getTask(taskId);
+    if (!task) throw fail('TASK_NOT_FOUND', { taskId });
+    return task;
+  }
+
+  async appendLog(taskId: string, log: string, access: TaskAccess = ANY_TASK): Promise<void> {
+    await this.store.transaction(async (tx) => {
+      access.check(await this.requireTask(tx, taskId));
+      await tx.appendTaskLogs([{ taskId, log, createdTime: this.clock.now() }]);
+    });
+  }
+
+  async logs(taskId: string, access: TaskAccess = ANY_TASK): Promise<TaskLog[]> {
+    return this.store.read(async (tx) => {
+      access.check(await this.requireTask(tx, taskId));
+      return tx.getTaskLogs(taskId);
+    });
+  }
+
+  /** Counts per queue, with its liveness: active workers (polled in the last 10 s), last poll. */
+  async queueCounts(): Promise<QueueCounts[]> {
+    const now = this.clock.now();
+    const { counts, polls } = await this.store.read(async (tx) => ({
+      counts: await tx.queueCounts(now),
+      polls: this.withPending(await tx.pollData()),
+    }));
+    return counts.map((q) => ({ ...q, ...queueLiveness(q.queueName, polls, now) }));
+  }
+
+  /**
+   * Conductor's queue sizes: for each named type, the tasks waiting in the queue its workers of
+   * the default domain poll (`{type}`, and its `{type}-high`); 0 for a type with no queue.
+   */
+  async waitingByType(taskTypes: readonly string[]): Promise<Record<string, number>> {
+    const now = this.clock.now();
+    const waiting = new Map(
+      (await this.store.read((tx) => tx.queueCounts(now))).map((q) => [q.queueName, q.waiting]),
+    );
+    const out: Record<string, number> = {};
+    for (const type of taskTypes) out[type] = (waiting.get(type) ?? 0) + (waiting.get(`${type}-high`) ?? 0);
+    return out;
+  }
+
+  /** Last poll per worker, each marked active when it polled in the last 10 s. */
+  async pollData(taskType?: string): Promise<PollData[]> {
+    const now = this.clock.now();
+    const polls = this.withPending(await this.store.read((tx) => tx.pollData(taskType)), taskType);
+    return polls.map((p) => ({ ...p, active: isActivePoll(p.lastPollTime, now) }));
+  }
+}
