@@ -6,3 +6,7 @@ export * from './records.js';
 export * from './errors.js';
 export * from './messages.js';
 export * from './durations.js';
+export * from './field-lists.js';
+export * from './schedules.js';
+export * from './event-handlers.js';
+export * from './operations.js';

@@ -1,4 +1,5 @@
 import type {
+  EventHandler,
   JsonObject,
   PollData,
   QueueCounts,
@@ -9,6 +10,7 @@ import type {
   TaskResult,
   Workflow,
   WorkflowDef,
+  WorkflowSchedule,
   WorkflowStatus,
   WorkflowSummary,
 } from '@baton/protocol';
@@ -66,41 +68,6 @@ export interface PollRequest {
   workerId?: string;
   domain?: string;
   signal?: AbortSignal;
-}
-
-/** Conductor's WorkflowSchedule: a cron expression that starts a workflow. */
-export interface WorkflowSchedule {
-  name: string;
-  cronExpression: string;
-  /** IANA zone of the cron expression; default UTC. */
-  zoneId?: string;
-  startWorkflowRequest: {
-    name: string;
-    version?: number;
-    input?: JsonObject;
-    correlationId?: string;
-    taskToDomain?: Record<string, string>;
-    priority?: number;
-  };
-  paused?: boolean;
-  pausedReason?: string;
-  scheduleStartTime?: number;
-  scheduleEndTime?: number;
-  runCatchupScheduleInstances?: boolean;
-  description?: string;
-  [extra: string]: unknown;
-}
-
-/** Conductor's EventHandler: what to do with each message of an event (`amqp:orders`). */
-export interface EventHandler {
-  name: string;
-  event: string;
-  condition?: string;
-  evaluatorType?: string;
-  actions: Array<{ action: string; expandInlineJSON?: boolean; [params: string]: unknown }>;
-  active?: boolean;
-  description?: string;
-  [extra: string]: unknown;
 }
 
 export interface TestRunRequest {

@@ -5,8 +5,6 @@ export {
   type StartOptions,
   type PollRequest,
   type TestRunRequest,
-  type WorkflowSchedule,
-  type EventHandler,
 } from './client.js';
 export type { Credentials } from './auth.js';
 export { BatonApiError, BatonConnectionError, TerminalError } from './errors.js';

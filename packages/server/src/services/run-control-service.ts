@@ -1,4 +1,6 @@
 import {
+  type BulkOperation,
+  type BulkResponse,
   isSuccessfulTaskStatus,
   isTerminalTaskStatus,
   isTerminalWorkflowStatus,
@@ -29,7 +31,6 @@ import { newId } from '../ids.js';
 import type { WakeBus } from '../queue/wake-bus.js';
 import type { Store, Tx } from '../store/store.js';
 import { afterCommit, type AfterCommit, type Executor } from './executor.js';
-import type { BulkResponse } from './metadata-service.js';
 import { MAX_NESTING } from './linked-runs.js';
 import { readsMailbox } from './run-wake.js';
 import type { ArchiveReader, ArchivedRunDoc } from '../archive/archive-reader.js';
@@ -47,8 +48,6 @@ export interface SkipRequest {
   taskOutput?: JsonObject;
 }
 
-export const BULK_OPERATIONS = ['pause', 'resume', 'restart', 'retry', 'terminate'] as const;
-export type BulkOperation = (typeof BULK_OPERATIONS)[number];
 export const MAX_BULK_IDS = 1000;
 
 export interface SignalAnswer {

@@ -1,13 +1,12 @@
-import type { JsonObject, StartWorkflowRequest } from '@baton/protocol';
-import type { FastifyInstance, FastifyReply } from 'fastify';
-
 import {
   BULK_OPERATIONS,
-  MAX_BULK_IDS,
   type BulkOperation,
-  type RerunRequest,
-  type SkipRequest,
-} from '../../services/run-control-service.js';
+  type JsonObject,
+  type StartWorkflowRequest,
+} from '@baton/protocol';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+
+import { MAX_BULK_IDS, type RerunRequest, type SkipRequest } from '../../services/run-control-service.js';
 import type { TestRunRequest } from '../../services/test-run-service.js';
 import type { AppDeps } from '../app.js';
 import {
