@@ -10,3 +10,4 @@ export * from './field-lists.js';
 export * from './schedules.js';
 export * from './event-handlers.js';
 export * from './operations.js';
+export * from './run-requests.js';

@@ -3,11 +3,13 @@ import type {
   JsonObject,
   PollData,
   QueueCounts,
+  RerunRequest,
   SearchResult,
   StoredTaskDef,
   TaskDef,
   TaskRecord,
   TaskResult,
+  TestRunRequest,
   Workflow,
   WorkflowDef,
   WorkflowSchedule,
@@ -68,12 +70,6 @@ export interface PollRequest {
   workerId?: string;
   domain?: string;
   signal?: AbortSignal;
-}
-
-export interface TestRunRequest {
-  workflowDef: WorkflowDef;
-  input?: JsonObject;
-  taskRefToMockOutput?: Record<string, Array<{ status: string; output?: JsonObject }>>;
 }
 
 /**
@@ -309,12 +305,7 @@ export class BatonClient {
   /** A new run from the named task (the first task when none); answers its id. */
   rerunWorkflow(
     workflowId: string,
-    body: {
-      reRunFromTaskRefName?: string;
-      reRunFromTaskId?: string;
-      taskInput?: JsonObject;
-      workflowInput?: JsonObject;
-    } = {},
+    body: RerunRequest = {},
   ): Promise<string> {
     return this.runControl('POST', '/rerun', () =>
       this.api.POST('/api/workflow/{workflowId}/rerun', {

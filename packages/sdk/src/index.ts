@@ -4,7 +4,6 @@ export {
   type RunSearch,
   type StartOptions,
   type PollRequest,
-  type TestRunRequest,
 } from './client.js';
 export type { Credentials } from './auth.js';
 export { BatonApiError, BatonConnectionError, TerminalError } from './errors.js';

@@ -5,7 +5,10 @@ import type {
   EventAction,
   EventHandler,
   NamedKeys,
+  RerunRequest,
   ScheduleStartRequest,
+  SkipRequest,
+  TestRunRequest,
   WorkflowSchedule,
   WORKFLOW_SCHEDULE_ANSWER_ONLY_FIELDS,
 } from '@baton/protocol';
@@ -39,6 +42,18 @@ const startFields: Equal<
 const handlerFields: Equal<NamedKeys<HandlerBody>, NamedKeys<EventHandler>> = true;
 const actionFields: Equal<NamedKeys<ActionBody>, NamedKeys<EventAction>> = true;
 const actionKinds: Equal<ActionBody['action'], EventAction['action']> = true;
+const rerunFields: Equal<
+  NamedKeys<JsonBody<'/api/workflow/{workflowId}/rerun', 'post'>>,
+  NamedKeys<RerunRequest>
+> = true;
+const skipFields: Equal<
+  NamedKeys<JsonBody<'/api/workflow/{workflowId}/skiptask/{ref}', 'put'>>,
+  NamedKeys<SkipRequest>
+> = true;
+const testRunFields: Equal<
+  NamedKeys<JsonBody<'/api/workflow/test', 'post'>>,
+  NamedKeys<TestRunRequest>
+> = true;
 
 // And a protocol value is a body the server takes as it is.
 const scheduleIsBody = (s: WorkflowSchedule): ScheduleBody => s;
@@ -47,8 +62,17 @@ const handlerIsBody = (h: EventHandler): HandlerBody => h;
 void describe('protocol body types and the generated API types', () => {
   it('agree (checked when this file compiles)', () => {
     assert.deepEqual(
-      [scheduleFields, startFields, handlerFields, actionFields, actionKinds],
-      [true, true, true, true, true],
+      [
+        scheduleFields,
+        startFields,
+        handlerFields,
+        actionFields,
+        actionKinds,
+        rerunFields,
+        skipFields,
+        testRunFields,
+      ],
+      [true, true, true, true, true, true, true, true],
     );
     assert.equal(typeof scheduleIsBody, 'function');
     assert.equal(typeof handlerIsBody, 'function');

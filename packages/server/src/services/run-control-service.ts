@@ -6,7 +6,9 @@ import {
   isTerminalWorkflowStatus,
   type JsonObject,
   type RunLinks,
+  type RerunRequest,
   type RunRecord,
+  type SkipRequest,
   type TaskRecord,
 } from '@baton/protocol';
 
@@ -34,19 +36,6 @@ import { afterCommit, type AfterCommit, type Executor } from './executor.js';
 import { MAX_NESTING } from './linked-runs.js';
 import { readsMailbox } from './run-wake.js';
 import type { ArchiveReader, ArchivedRunDoc } from '../archive/archive-reader.js';
-
-export interface RerunRequest {
-  reRunFromTaskRefName?: string;
-  /** Conductor's way of naming the task: its id (a task of the run being rerun). */
-  reRunFromTaskId?: string;
-  taskInput?: JsonObject;
-  workflowInput?: JsonObject;
-}
-
-export interface SkipRequest {
-  taskInput?: JsonObject;
-  taskOutput?: JsonObject;
-}
 
 export const MAX_BULK_IDS = 1000;
 

@@ -12,6 +12,7 @@ export type {
   QueueCounts,
   QueueSizes,
   RequeueAnswer,
+  RerunRequest,
   RunWaitingFor,
   ScheduleExecution,
   SearchResult,

@@ -2,12 +2,14 @@ import {
   BULK_OPERATIONS,
   type BulkOperation,
   type JsonObject,
+  type RerunRequest,
+  type SkipRequest,
   type StartWorkflowRequest,
+  type TestRunRequest,
 } from '@baton/protocol';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
-import { MAX_BULK_IDS, type RerunRequest, type SkipRequest } from '../../services/run-control-service.js';
-import type { TestRunRequest } from '../../services/test-run-service.js';
+import { MAX_BULK_IDS } from '../../services/run-control-service.js';
 import type { AppDeps } from '../app.js';
 import {
   jsonObject,
