@@ -8,3 +8,8 @@ export * from './messages.js';
 export * from './durations.js';
 export * from './error-registry.js';
 export * from './error-body.js';
+export * from './field-lists.js';
+export * from './schedules.js';
+export * from './event-handlers.js';
+export * from './operations.js';
+export * from './run-requests.js';

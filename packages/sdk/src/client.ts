@@ -1,14 +1,18 @@
 import type {
+  EventHandler,
   JsonObject,
   PollData,
   QueueCounts,
+  RerunRequest,
   SearchResult,
   StoredTaskDef,
   TaskDef,
   TaskRecord,
   TaskResult,
+  TestRunRequest,
   Workflow,
   WorkflowDef,
+  WorkflowSchedule,
   WorkflowStatus,
   WorkflowSummary,
 } from '@baton/protocol';
@@ -66,47 +70,6 @@ export interface PollRequest {
   workerId?: string;
   domain?: string;
   signal?: AbortSignal;
-}
-
-/** Conductor's WorkflowSchedule: a cron expression that starts a workflow. */
-export interface WorkflowSchedule {
-  name: string;
-  cronExpression: string;
-  /** IANA zone of the cron expression; default UTC. */
-  zoneId?: string;
-  startWorkflowRequest: {
-    name: string;
-    version?: number;
-    input?: JsonObject;
-    correlationId?: string;
-    taskToDomain?: Record<string, string>;
-    priority?: number;
-  };
-  paused?: boolean;
-  pausedReason?: string;
-  scheduleStartTime?: number;
-  scheduleEndTime?: number;
-  runCatchupScheduleInstances?: boolean;
-  description?: string;
-  [extra: string]: unknown;
-}
-
-/** Conductor's EventHandler: what to do with each message of an event (`amqp:orders`). */
-export interface EventHandler {
-  name: string;
-  event: string;
-  condition?: string;
-  evaluatorType?: string;
-  actions: Array<{ action: string; expandInlineJSON?: boolean; [params: string]: unknown }>;
-  active?: boolean;
-  description?: string;
-  [extra: string]: unknown;
-}
-
-export interface TestRunRequest {
-  workflowDef: WorkflowDef;
-  input?: JsonObject;
-  taskRefToMockOutput?: Record<string, Array<{ status: string; output?: JsonObject }>>;
 }
 
 /**
@@ -342,12 +305,7 @@ export class BatonClient {
   /** A new run from the named task (the first task when none); answers its id. */
   rerunWorkflow(
     workflowId: string,
-    body: {
-      reRunFromTaskRefName?: string;
-      reRunFromTaskId?: string;
-      taskInput?: JsonObject;
-      workflowInput?: JsonObject;
-    } = {},
+    body: RerunRequest = {},
   ): Promise<string> {
     return this.runControl('POST', '/rerun', () =>
       this.api.POST('/api/workflow/{workflowId}/rerun', {

@@ -1,4 +1,4 @@
-import type { JsonObject, TaskDef, WorkflowDef, WorkflowTask } from '@baton/protocol';
+import type { JsonObject, JsonValue, TaskDef, WorkflowDef, WorkflowTask } from '@baton/protocol';
 
 /**
  * Typed builders for definitions: plain objects in Conductor's JSON shape, with the fields
@@ -128,6 +128,173 @@ export function terminate(
       ...(reason !== undefined && { terminationReason: reason }),
     },
   };
+}
+
+/** A worker task of a type that is no built-in kind (Conductor's USER_DEFINED). */
+export function userDefinedTask(
+  ref: string,
+  type: string,
+  inputParameters: JsonObject = {},
+  extra: Extra = {},
+): WorkflowTask {
+  return { ...extra, name: type, taskReferenceName: ref, type: 'USER_DEFINED', inputParameters };
+}
+
+/** DECISION (SWITCH's deprecated predecessor): the case is `inputParameters[caseValueParam]`. */
+export function decisionTask(
+  ref: string,
+  caseValueParam: string,
+  decisionCases: Record<string, WorkflowTask[]>,
+  defaultCase: WorkflowTask[] = [],
+  inputParameters: JsonObject = {},
+): WorkflowTask {
+  return {
+    name: ref,
+    taskReferenceName: ref,
+    type: 'DECISION',
+    caseValueParam,
+    inputParameters,
+    decisionCases,
+    defaultCase,
+  };
+}
+
+/**
+ * FORK_JOIN_DYNAMIC in its simple form: one `forkTaskName` worker task per item of
+ * `forkTaskInputs` (a list, or an expression that gives one), run in parallel. Follow it with
+ * `join(…)`, which then waits on every forked task.
+ */
+export function dynamicFork(
+  ref: string,
+  forkTaskName: string,
+  forkTaskInputs: JsonValue,
+  inputParameters: JsonObject = {},
+): WorkflowTask {
+  return {
+    name: ref,
+    taskReferenceName: ref,
+    type: 'FORK_JOIN_DYNAMIC',
+    inputParameters: { ...inputParameters, forkTaskName, forkTaskInputs },
+  };
+}
+
+/** A JOIN that waits on these refs (after a fork: the last task of each branch). */
+export function join(ref: string, joinOn: string[] = []): WorkflowTask {
+  return { name: ref, taskReferenceName: ref, type: 'JOIN', joinOn };
+}
+
+/** EXCLUSIVE_JOIN: ends with the first of `joinOn` that ran, else the first of the defaults. */
+export function exclusiveJoin(
+  ref: string,
+  joinOn: string[],
+  defaultExclusiveJoinTask: string[] = [],
+): WorkflowTask {
+  return { name: ref, taskReferenceName: ref, type: 'EXCLUSIVE_JOIN', joinOn, defaultExclusiveJoinTask };
+}
+
+/** DYNAMIC: runs the worker task named by `taskName` (a name, or an expression that gives one). */
+export function dynamicTask(ref: string, taskName: string, inputParameters: JsonObject = {}): WorkflowTask {
+  return {
+    name: ref,
+    taskReferenceName: ref,
+    type: 'DYNAMIC',
+    dynamicTaskNameParam: 'taskToExecute',
+    inputParameters: { ...inputParameters, taskToExecute: taskName },
+  };
+}
+
+/** START_WORKFLOW: starts a run of `name` and goes on without waiting for it. */
+export function startWorkflow(
+  ref: string,
+  name: string,
+  version?: number,
+  input: JsonObject = {},
+): WorkflowTask {
+  return {
+    name: ref,
+    taskReferenceName: ref,
+    type: 'START_WORKFLOW',
+    inputParameters: { startWorkflow: { name, ...(version !== undefined && { version }), input } },
+  };
+}
+
+/** EVENT: publishes the task's input to `sink` (`baton:orders`, `amqp:orders`, `nats:orders`). */
+export function eventTask(ref: string, sink: string, inputParameters: JsonObject = {}): WorkflowTask {
+  return { name: ref, taskReferenceName: ref, type: 'EVENT', sink, inputParameters };
+}
+
+/** HUMAN: waits for a person to complete it (by name, or by a signal). */
+export function humanTask(ref: string, assignee?: string, inputParameters: JsonObject = {}): WorkflowTask {
+  return {
+    name: ref,
+    taskReferenceName: ref,
+    type: 'HUMAN',
+    inputParameters: assignee === undefined ? inputParameters : { ...inputParameters, assignee },
+  };
+}
+
+/** LAMBDA (Conductor's legacy script task): `scriptExpression` is a function body over `$`. */
+export function lambdaTask(
+  ref: string,
+  scriptExpression: string,
+  inputParameters: JsonObject = {},
+): WorkflowTask {
+  return {
+    name: ref,
+    taskReferenceName: ref,
+    type: 'LAMBDA',
+    inputParameters: { ...inputParameters, scriptExpression },
+  };
+}
+
+/** JSON_JQ_TRANSFORM: the jq filter `queryExpression` over the task's input. */
+export function jqTransform(
+  ref: string,
+  queryExpression: string,
+  inputParameters: JsonObject = {},
+): WorkflowTask {
+  return {
+    name: ref,
+    taskReferenceName: ref,
+    type: 'JSON_JQ_TRANSFORM',
+    inputParameters: { ...inputParameters, queryExpression },
+  };
+}
+
+/** SET_VARIABLE: sets these run variables (values may be expressions). */
+export function setVariable(ref: string, variables: JsonObject): WorkflowTask {
+  return { name: ref, taskReferenceName: ref, type: 'SET_VARIABLE', inputParameters: variables };
+}
+
+/** NOOP: does nothing (a place to join branches or to name a point of the run). */
+export function noopTask(ref: string): WorkflowTask {
+  return { name: ref, taskReferenceName: ref, type: 'NOOP' };
+}
+
+/** PULL_WORKFLOW_MESSAGES: takes messages from the run's mailbox (`batchSize`, `blocking`). */
+export function pullWorkflowMessages(ref: string, inputParameters: JsonObject = {}): WorkflowTask {
+  return { name: ref, taskReferenceName: ref, type: 'PULL_WORKFLOW_MESSAGES', inputParameters };
+}
+
+/** The kinds of call the server makes itself, besides HTTP (`httpTask`). */
+export type SystemTaskType =
+  | 'CALL_TOOL'
+  | 'CALL_MCP_TOOL'
+  | 'LIST_TOOLS'
+  | 'LIST_MCP_TOOLS'
+  | 'CONNECTOR'
+  | 'DOCUMENT_INTELLIGENCE'
+  | 'LLM_CHAT_COMPLETE'
+  | 'LLM_TEXT_COMPLETE'
+  | 'LLM_GENERATE_EMBEDDINGS';
+
+/** A call the server makes itself (a tool, a connector, a model): its input is the call's. */
+export function systemTask(
+  ref: string,
+  type: SystemTaskType,
+  inputParameters: JsonObject = {},
+): WorkflowTask {
+  return { name: ref, taskReferenceName: ref, type, inputParameters };
 }
 
 /** `${ref.output.path}` / `${workflow.input.path}`: the expression strings of input parameters. */

@@ -4,9 +4,6 @@ export {
   type RunSearch,
   type StartOptions,
   type PollRequest,
-  type TestRunRequest,
-  type WorkflowSchedule,
-  type EventHandler,
 } from './client.js';
 export type { Credentials } from './auth.js';
 export { BatonApiError, BatonConnectionError, TerminalError } from './errors.js';

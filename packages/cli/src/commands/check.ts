@@ -1,4 +1,4 @@
-import type { JsonObject, WorkflowDef } from '@baton/sdk';
+import type { JsonObject, TaskMock, WorkflowDef } from '@baton/sdk';
 import type { Command } from 'commander';
 
 import { readDocument, readInput } from '../files.js';
@@ -19,7 +19,8 @@ function workflowFile(file: string): WorkflowDef {
   return doc as WorkflowDef;
 }
 
-type Mocks = Record<string, Array<{ status: string; output?: JsonObject }>>;
+// The server checks each status against the kinds of mock it takes and names a wrong one.
+type Mocks = Record<string, TaskMock[]>;
 
 /** mocks.json: `{ref: {status, output}}` or `{ref: [{status, output}, …]}` (one per attempt). */
 function mocksFile(file: string | undefined): Mocks {
@@ -36,7 +37,7 @@ function mocksFile(file: string | undefined): Mocks {
           `${file}: ${ref}[${i}] needs a status (COMPLETED, FAILED, …) and an optional output`,
         );
       }
-      return m as { status: string; output?: JsonObject };
+      return m;
     });
   }
   return out;

@@ -1,12 +1,12 @@
-import { isTaskKind, type WorkflowDef, type WorkflowTask } from '@baton/protocol';
+import { CHILD_LIST_FIELDS, isTaskKind, type WorkflowDef, type WorkflowTask } from '@baton/protocol';
 import { systemCallKindOf } from './kinds/system-call-names.js';
 
 /**
  * The shape of a definition: a list of tasks where some tasks (containers) hold further lists
  * (SWITCH/DECISION cases, FORK_JOIN branches, DO_WHILE bodies). Everything that asks "where is
  * ref X" or "what comes after ref X" walks this tree, so a new container kind only has to say
- * which lists it holds (`childTaskLists`) and what follows the end of one of them (the
- * `branch-end` answer of `nextAfter`, handled by that kind).
+ * which lists it holds (its `childLists` in protocol's `TASK_KIND_INFO`) and what follows the
+ * end of one of them (the `branch-end` answer of `nextAfter`, handled by that kind).
  */
 
 /** One nested task list of a container, with the path suffix that names it. */
@@ -16,26 +16,30 @@ export interface ChildList {
   readonly tasks: readonly WorkflowTask[];
 }
 
-/** The task lists a task holds. Robust to malformed fields (definitions come from JSON). */
+/**
+ * The task lists a task holds, in the fields the kinds declare (protocol's `TASK_KIND_INFO`
+ * `childLists`). Every declared field is read whatever the node's type, so a malformed node's
+ * nested tasks are still walked (and validated). Robust to malformed fields (definitions come
+ * from JSON).
+ */
 export function childTaskLists(task: WorkflowTask): ChildList[] {
   const lists: ChildList[] = [];
-  const cases: unknown = task.decisionCases;
-  if (isPlainObject(cases)) {
-    for (const [name, list] of Object.entries(cases)) {
-      if (Array.isArray(list))
-        lists.push({ key: `decisionCases${propertyPath(name)}`, tasks: list as WorkflowTask[] });
+  for (const { field, form } of CHILD_LIST_FIELDS) {
+    const value: unknown = (task as Record<string, unknown>)[field];
+    if (form === 'list') {
+      if (Array.isArray(value)) lists.push({ key: field, tasks: value as WorkflowTask[] });
+    } else if (form === 'branches') {
+      if (!Array.isArray(value)) continue;
+      value.forEach((branch: unknown, i) => {
+        if (Array.isArray(branch)) lists.push({ key: `${field}[${i}]`, tasks: branch as WorkflowTask[] });
+      });
+    } else if (isPlainObject(value)) {
+      for (const [name, list] of Object.entries(value)) {
+        if (Array.isArray(list))
+          lists.push({ key: `${field}${propertyPath(name)}`, tasks: list as WorkflowTask[] });
+      }
     }
   }
-  const defaultCase: unknown = task.defaultCase;
-  if (Array.isArray(defaultCase)) lists.push({ key: 'defaultCase', tasks: defaultCase as WorkflowTask[] });
-  const forkTasks: unknown = task.forkTasks;
-  if (Array.isArray(forkTasks)) {
-    forkTasks.forEach((branch: unknown, i) => {
-      if (Array.isArray(branch)) lists.push({ key: `forkTasks[${i}]`, tasks: branch as WorkflowTask[] });
-    });
-  }
-  const loopOver: unknown = task.loopOver;
-  if (Array.isArray(loopOver)) lists.push({ key: 'loopOver', tasks: loopOver as WorkflowTask[] });
   return lists;
 }
 

@@ -25,7 +25,8 @@ export {
 export { signaledTaskId } from './signals.js';
 export { allTasks, findTask, isWorkerTask, kindNameOf, walkTasks, workerTaskNames } from './graph.js';
 export { domainFor, queueNameFor } from './kinds/worker.js';
-export { taskKindOf } from './kinds/registry.js';
+export { registeredKinds, taskKindOf } from './kinds/registry.js';
+export { outsideWaiting, type KindWaiting, type WaitingFacts, type WaitingNeeds } from './kinds/waiting-explanation.js';
 export {
   isSystemQueue,
   SYSTEM_CALL_ENDED_WAKE,

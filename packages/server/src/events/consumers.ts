@@ -1,3 +1,4 @@
+import type { EventHandler } from '@baton/protocol';
 import type { Logger } from 'pino';
 
 import type { Clock } from '../clock.js';
@@ -5,7 +6,6 @@ import { coerceError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import { type Broker, type Subscription, parseAddress } from './broker.js';
 import type { EventProcessor } from './event-processor.js';
-import type { EventHandler } from './handler-model.js';
 
 export interface ConsumersOptions {
   /** How often the handlers' change counter is read (changes made on any node). */

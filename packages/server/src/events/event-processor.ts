@@ -1,4 +1,11 @@
-import type { JsonObject, JsonValue } from '@baton/protocol';
+import type {
+  EventAction,
+  EventExecution,
+  EventExecutionStatus,
+  EventHandler,
+  JsonObject,
+  JsonValue,
+} from '@baton/protocol';
 import type { Logger } from 'pino';
 
 import type { Clock } from '../clock.js';
@@ -9,10 +16,7 @@ import type { WakeBus } from '../queue/wake-bus.js';
 import { afterCommit, type AfterCommit, type DecisionApplier } from '../decisions/decision-applier.js';
 import type { EventExecutionRow, Store, Tx } from '../store/store.js';
 import type { Delivery } from './broker.js';
-import type { EventAction, EventHandler } from './handler-model.js';
 import type { RunActions } from './run-actions.js';
-
-export type ExecutionStatus = 'COMPLETED' | 'FAILED' | 'SKIPPED';
 
 /** What the processor did with one delivery. */
 export type Outcome = 'processed' | 'duplicate' | 'retry' | 'failed';
@@ -141,26 +145,21 @@ export class EventProcessor {
     messageId: string,
     handler: EventHandler,
     index: number,
-    record: { status: ExecutionStatus; output: JsonObject },
+    record: { status: EventExecutionStatus; output: JsonObject },
   ): EventExecutionRow {
     const id = `${messageId}_${handler.name}_${index}`;
     const created = this.clock.now();
-    return {
+    const execution: EventExecution = {
       id,
-      handler: handler.name,
       messageId,
+      name: handler.name,
+      event,
       created,
-      record: {
-        id,
-        messageId,
-        name: handler.name,
-        event,
-        created,
-        status: record.status,
-        action: handler.actions[index]?.action ?? 'unknown',
-        output: record.output,
-      },
+      status: record.status,
+      action: handler.actions[index]?.action ?? 'unknown',
+      output: record.output,
     };
+    return { id, handler: handler.name, messageId, created, record: { ...execution } };
   }
 
   private async condition(
@@ -190,7 +189,7 @@ export class EventProcessor {
     payload: JsonObject,
     messageId: string,
     after: AfterCommit,
-  ): Promise<{ status: ExecutionStatus; output: JsonObject }> {
+  ): Promise<{ status: EventExecutionStatus; output: JsonObject }> {
     const doc = action.expandInlineJSON === true ? expandInlineJson(payload) : payload;
     const params = resolveParameters(action[action.action] ?? {}, doc);
     const str = (key: string): string | undefined =>

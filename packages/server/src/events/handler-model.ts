@@ -1,41 +1,7 @@
-import type { JsonObject, ValidationError } from '@baton/protocol';
+import type { EventHandler, ValidationError } from '@baton/protocol';
 
 import type { ScriptRunner } from '../engine/index.js';
 import { parseAddress } from './broker.js';
-
-/** Conductor's EventHandler. */
-export interface EventHandler {
-  name: string;
-  /** `<source>:<queue or subject>`: `baton:`, `amqp:` or `nats:`. */
-  event: string;
-  /** A script over the message (`$`); absent = always. */
-  condition?: string;
-  evaluatorType?: string;
-  actions: EventAction[];
-  active?: boolean;
-  description?: string;
-  [extra: string]: unknown;
-}
-
-export const ACTION_KINDS = [
-  'start_workflow',
-  'complete_task',
-  'fail_task',
-  'terminate_workflow',
-  'update_workflow_variables',
-] as const;
-export type ActionKind = (typeof ACTION_KINDS)[number];
-
-export interface EventAction {
-  action: ActionKind;
-  start_workflow?: JsonObject;
-  complete_task?: JsonObject;
-  fail_task?: JsonObject;
-  terminate_workflow?: JsonObject;
-  update_workflow_variables?: JsonObject;
-  /** Conductor's flag: JSON text inside the message is parsed before `${…}` resolves. */
-  expandInlineJSON?: boolean;
-}
 
 export const EVENT_SOURCES = ['baton', 'amqp', 'nats'] as const;
 

@@ -1,11 +1,11 @@
-import type { JsonObject } from '@baton/protocol';
+import type { EventExecution, EventHandler, JsonObject } from '@baton/protocol';
 
 import { type Authorship, stampAuthorship } from '../auth/authorship.js';
 import type { Clock } from '../clock.js';
 import { settleScripts, type AsyncScriptRunner } from '../scripting/async-scripts.js';
 import { fail } from '../errors.js';
 import type { Page, Store } from '../store/store.js';
-import { type EventHandler, checkEventHandler } from './handler-model.js';
+import { checkEventHandler } from './handler-model.js';
 
 /** Managing event handlers (`/api/event`) and reading their executions. */
 export class EventHandlerService {
@@ -107,9 +107,12 @@ export class EventHandlerService {
     return stored.handler as unknown as EventHandler;
   }
 
-  async executions(handler: string | undefined, start: number, size: number): Promise<Page<JsonObject>> {
+  async executions(handler: string | undefined, start: number, size: number): Promise<Page<EventExecution>> {
     const page = await this.store.read((tx) => tx.events.listEventExecutions(handler, start, size));
-    return { totalHits: page.totalHits, results: page.results.map((r) => r.record) };
+    return {
+      totalHits: page.totalHits,
+      results: page.results.map((r) => r.record as unknown as EventExecution),
+    };
   }
 
   private async check(handler: EventHandler): Promise<void> {

@@ -1,8 +1,8 @@
+import { EVENT_ACTION_KINDS, type EventHandler } from '@baton/protocol';
 import type { FastifyInstance } from 'fastify';
 
 import { actorOf } from '../auth/authorship.js';
 
-import { ACTION_KINDS, type EventHandler } from './handler-model.js';
 import type { EventHandlerService } from './handler-service.js';
 
 const paramsObject = { type: 'object', additionalProperties: true, maxProperties: 200 } as const;
@@ -11,7 +11,7 @@ const actionSchema = {
   type: 'object',
   required: ['action'],
   properties: {
-    action: { type: 'string', enum: ACTION_KINDS },
+    action: { type: 'string', enum: EVENT_ACTION_KINDS },
     start_workflow: paramsObject,
     complete_task: paramsObject,
     fail_task: paramsObject,

@@ -1,15 +1,9 @@
+import type { Instruction } from '@baton/protocol';
+
 import type { Clock } from '../clock.js';
 import { MAX_VERSION, nextVersion } from '../bounds/ranges.js';
 import { fail } from '../errors.js';
 import type { InstructionRow, Store } from '../store/store.js';
-
-export interface Instruction {
-  name: string;
-  version: number;
-  text: string;
-  contentType: string;
-  createTime: number;
-}
 
 export interface InstructionInput {
   name: string;

@@ -1,4 +1,4 @@
-import type { StoredTaskDef, TaskDef, ValidationError, WorkflowDef } from '@baton/protocol';
+import type { BulkResponse, StoredTaskDef, TaskDef, ValidationError, WorkflowDef } from '@baton/protocol';
 
 import { checkTaskDef, checkWorkflowDef, type CheckContext, type SystemCallChecks } from '../engine/index.js';
 import { settleScripts, type AsyncScriptRunner } from '../scripting/async-scripts.js';
@@ -8,11 +8,6 @@ import { MAX_VERSION, nextVersion } from '../bounds/ranges.js';
 import { fail } from '../errors.js';
 import { knownWorkflows } from './known-workflows.js';
 import type { Store, StoredWorkflowDef, Tx } from '../store/store.js';
-
-export interface BulkResponse {
-  bulkSuccessfulResults: string[];
-  bulkErrorResults: Record<string, string>;
-}
 
 function prefixed(errors: ValidationError[], prefix: string): ValidationError[] {
   return errors.map((e) => ({ ...e, path: e.path ? `${prefix}.${e.path}` : prefix }));

@@ -1,4 +1,9 @@
-import { isTerminalWorkflowStatus, type TaskRecord, type WorkflowStatus } from '@baton/protocol';
+import {
+  isTerminalWorkflowStatus,
+  type RepairAnswer,
+  type RequeueAnswer,
+  type TaskRecord,
+} from '@baton/protocol';
 
 import type { Clock } from '../clock.js';
 import { SYSTEM_QUEUE_PREFIX, systemCallKindOf, systemQueueName } from '../engine/index.js';
@@ -7,35 +12,6 @@ import { newId } from '../ids.js';
 import type { WakeBus } from '../queue/wake-bus.js';
 import type { Store, Tx } from '../store/store.js';
 import { afterCommit, type AfterCommit, type DecisionApplier } from '../decisions/decision-applier.js';
-
-export interface RequeueAnswer {
-  taskType: string;
-  /** Dead letters reopened as a new attempt in their run. */
-  requeued: Array<{
-    workflowId: string;
-    taskId: string;
-    newTaskId: string;
-    taskRef: string;
-    /** True when the run had failed because of this task and is RUNNING again. */
-    runReopened: boolean;
-  }>;
-  /** Dead letters left where they are, and why. */
-  skipped: Array<{ workflowId: string; taskId: string; reason: string }>;
-}
-
-export interface RepairAnswer {
-  workflowId: string;
-  status: WorkflowStatus;
-  /** Open worker tasks whose message was missing or dead-lettered, now queued again. */
-  requeued: Array<{
-    taskId: string;
-    taskRef: string;
-    queueName: string;
-    reason: 'missing' | 'dead-lettered';
-  }>;
-  /** Open worker tasks whose message was fine (left alone). */
-  unchanged: string[];
-}
 
 /**
  * Operator actions on the task lifecycle (docs/design/task-lifecycle.md#dead-letters-and-repair):

@@ -1,10 +1,14 @@
 import {
+  type BulkOperation,
+  type BulkResponse,
   isSuccessfulTaskStatus,
   isTerminalTaskStatus,
   isTerminalWorkflowStatus,
   type JsonObject,
   type RunLinks,
+  type RerunRequest,
   type RunRecord,
+  type SkipRequest,
   type TaskRecord,
 } from '@baton/protocol';
 
@@ -32,26 +36,10 @@ import { newId } from '../ids.js';
 import type { WakeBus } from '../queue/wake-bus.js';
 import type { Store, Tx } from '../store/store.js';
 import { afterCommit, type AfterCommit, type DecisionApplier } from '../decisions/decision-applier.js';
-import type { BulkResponse } from './metadata-service.js';
 import { MAX_NESTING } from '../decisions/linked-runs.js';
 import { readsMailbox } from '../decisions/run-wake.js';
 import type { ArchiveReader, ArchivedRunDoc } from '../archive/archive-reader.js';
 
-export interface RerunRequest {
-  reRunFromTaskRefName?: string;
-  /** Conductor's way of naming the task: its id (a task of the run being rerun). */
-  reRunFromTaskId?: string;
-  taskInput?: JsonObject;
-  workflowInput?: JsonObject;
-}
-
-export interface SkipRequest {
-  taskInput?: JsonObject;
-  taskOutput?: JsonObject;
-}
-
-export const BULK_OPERATIONS = ['pause', 'resume', 'restart', 'retry', 'terminate'] as const;
-export type BulkOperation = (typeof BULK_OPERATIONS)[number];
 export const MAX_BULK_IDS = 1000;
 
 export interface SignalAnswer {

@@ -1,9 +1,10 @@
 import {
   isTerminalTaskStatus,
   isTerminalWorkflowStatus,
-  type JsonObject,
   type TaskRecord,
+  type TaskMock,
   type TaskResult,
+  type TestRunRequest,
   type Workflow,
   type WorkflowDef,
 } from '@baton/protocol';
@@ -24,30 +25,6 @@ import { afterCommit, DecisionApplier } from '../decisions/decision-applier.js';
 import { MAX_NESTING } from '../decisions/linked-runs.js';
 import type { MetadataService } from './metadata-service.js';
 import { fireNextVirtualTimers } from '../loops/virtual-timers.js';
-
-/** One mocked attempt of a task (Conductor's `TaskMock`). */
-export interface TaskMock {
-  status?: 'COMPLETED' | 'FAILED' | 'FAILED_WITH_TERMINAL_ERROR';
-  output?: JsonObject;
-  reasonForIncompletion?: string;
-  /** Virtual milliseconds the attempt takes. */
-  executionTime?: number;
-  /** Virtual milliseconds the attempt waits in its queue before it starts. */
-  queueWaitTime?: number;
-}
-
-export interface TestRunRequest {
-  /** The definition to run; when absent, the registered one named by `name` (and `version`), as in Conductor. */
-  workflowDef?: WorkflowDef;
-  name?: string;
-  version?: number;
-  input?: JsonObject;
-  correlationId?: string;
-  priority?: number;
-  taskToDomain?: Record<string, string>;
-  /** Mocked attempts per task reference, used in order: one per attempt. */
-  taskRefToMockOutput?: Record<string, TaskMock[]>;
-}
 
 /** Upper bound on steps (mocked results applied, timer jumps) of one test run (a loop without end stops here). */
 const MAX_STEPS = 20_000;

@@ -1,8 +1,9 @@
+import type { WorkflowSchedule } from '@baton/protocol';
 import type { FastifyInstance } from 'fastify';
 
 import { actorOf } from '../auth/authorship.js';
 
-import type { ScheduleService, WorkflowSchedule } from './schedule-service.js';
+import type { ScheduleService } from './schedule-service.js';
 
 // The end of year 9999 UTC: later dates are outside what cron libraries compute.
 const EPOCH_MAX = 253_402_300_799_999;

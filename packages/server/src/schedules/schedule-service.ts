@@ -1,4 +1,4 @@
-import type { JsonObject, ValidationError } from '@baton/protocol';
+import type { JsonObject, ScheduleExecution, ValidationError, WorkflowSchedule } from '@baton/protocol';
 
 import { type Authorship, stampAuthorship } from '../auth/authorship.js';
 import type { Clock } from '../clock.js';
@@ -8,34 +8,6 @@ import type { WakeBus } from '../queue/wake-bus.js';
 import { afterCommit, type AfterCommit, type DecisionApplier } from '../decisions/decision-applier.js';
 import type { ScheduleExecutionRow, StoredSchedule, StoredTimer, Store, Tx } from '../store/store.js';
 import { cronProblem, nextSlots } from './cron.js';
-
-/** Conductor's WorkflowSchedule. */
-export interface WorkflowSchedule {
-  name: string;
-  cronExpression: string;
-  zoneId?: string;
-  startWorkflowRequest: {
-    name: string;
-    version?: number;
-    input?: JsonObject;
-    correlationId?: string;
-    taskToDomain?: Record<string, string>;
-    priority?: number;
-    [extra: string]: unknown;
-  };
-  paused?: boolean;
-  pausedReason?: string;
-  scheduleStartTime?: number;
-  scheduleEndTime?: number;
-  runCatchupScheduleInstances?: boolean;
-  description?: string;
-  createTime?: number;
-  updatedTime?: number;
-  createdBy?: string;
-  updatedBy?: string;
-  nextRunTime?: number;
-  [extra: string]: unknown;
-}
 
 export const SCHEDULE_TIMER_KIND = 'SCHEDULE';
 /**
@@ -407,7 +379,7 @@ export class ScheduleService {
   }
 }
 
-function executionView(row: ScheduleExecutionRow): JsonObject {
+function executionView(row: ScheduleExecutionRow): ScheduleExecution {
   const { reason, workflowId, ...rest } = row.record;
   return {
     executionId: row.executionId,
@@ -416,7 +388,8 @@ function executionView(row: ScheduleExecutionRow): JsonObject {
     executionTime: row.executionTime,
     state: row.state,
     ...rest,
-    ...(workflowId !== undefined && { workflowId }),
-    ...(reason !== undefined && { reason }),
+    // Written by this service as strings; the record is stored as JSON.
+    ...(typeof workflowId === 'string' && { workflowId }),
+    ...(typeof reason === 'string' && { reason }),
   };
 }

@@ -7,15 +7,9 @@ import {
   type WaitingFor,
 } from '@baton/protocol';
 
-import { isSystemQueue } from '../engine/index.js';
+import { isSystemQueue, outsideWaiting, taskKindOf, type WaitingFacts } from '../engine/index.js';
 import { explainSystemCall } from './call-waiting.js';
 import type { StoredQueueMessage, StoredTimer, Tx } from '../store/store.js';
-import {
-  explainLapsedLock,
-  explainSystemTask,
-  factsNeeded,
-  type TaskFacts,
-} from '../services/waiting-kinds.js';
 import { isActivePoll } from '../handout/worker-liveness.js';
 import { isoOrUnknown, storableTime } from '../bounds/time.js';
 
@@ -53,24 +47,21 @@ function pollQueueOf(task: TaskRecord): string {
 /**
  * Why `task` waits, or undefined when it has ended. `message` is its queue message (undefined
  * when there is none); `polls` the poll data of its type; `facts` its timers, child run and
- * the run's other tasks, for the kinds that need them (`waiting-kinds.ts`).
+ * the run's other tasks, for the kinds that ask for them (their `waiting.needs`).
  */
 export function explainTask(
   task: TaskRecord,
   message: StoredQueueMessage | undefined,
   polls: readonly PollData[],
   now: number,
-  facts: TaskFacts = {},
+  facts: WaitingFacts = {},
 ): WaitingFor | undefined {
   if (isTerminalTaskStatus(task.status)) return undefined;
   const queueName = task.queueName;
   if (queueName === undefined) {
-    const byKind = explainSystemTask(task, facts, now);
-    if (byKind) return byKind;
-    return {
-      reason: 'external',
-      message: `waiting: to be completed from outside (POST /api/tasks/${task.workflowInstanceId}/${task.referenceTaskName}/{status})`,
-    };
+    // Without a queue the task's kind says why it waits (or it waits to be completed from outside).
+    const waiting = taskKindOf(task.workflowTask)?.waiting;
+    return typeof waiting === 'object' ? waiting.explain(task, facts, now) : outsideWaiting(task);
   }
   const type = task.taskType;
   if (!message) {
@@ -208,9 +199,10 @@ async function readFacts(
   tx: Tx,
   task: TaskRecord,
   latestByRun: Map<string, Map<string, TaskRecord>>,
-): Promise<TaskFacts> {
-  const needed = factsNeeded(task);
-  const facts: TaskFacts = {};
+): Promise<WaitingFacts> {
+  const waiting = taskKindOf(task.workflowTask)?.waiting;
+  const needed = typeof waiting === 'object' ? (waiting.needs?.(task) ?? {}) : {};
+  const facts: { -readonly [K in keyof WaitingFacts]: WaitingFacts[K] } = {};
   if (needed.timers) {
     const timers: StoredTimer[] = await tx.listTimers({ taskIds: [task.taskId] });
     facts.timers = timers;
@@ -252,4 +244,29 @@ export function runWaiting(
       });
   }
   return out;
+}
+
+/**
+ * A worker attempt whose lock lapsed while it is IN_PROGRESS is never handed out again: the lapse
+ * is its response timeout, which the timer loop's sweep acts on (TIMED_OUT, and the next
+ * attempt). Undefined when its lock holds.
+ */
+export function explainLapsedLock(
+  task: TaskRecord,
+  lockedUntil: number | null,
+  now: number,
+): WaitingFor | undefined {
+  if (task.status !== 'IN_PROGRESS' || (lockedUntil !== null && lockedUntil > now)) return undefined;
+  const worker = task.workerId ?? 'unknown';
+  const next =
+    lockedUntil === null
+      ? 'the next hand-out of its type locks it until its response window ends, then times it out'
+      : `its response timeout has been due since ${at(lockedUntil)}: the next attempt is made now`;
+  return {
+    reason: 'lock-lapsed',
+    message: `waiting: the lock of worker ${worker} on ${task.taskType} lapsed; ${next}`,
+    ...(lockedUntil !== null && { until: lockedUntil }),
+    ...(task.queueName !== undefined && { queueName: task.queueName }),
+    ...(task.workerId !== undefined && { workerId: task.workerId }),
+  };
 }

@@ -9,7 +9,7 @@ import { noScripts } from '../../src/engine/scripts.js';
 import { asyncScripts } from '../../src/scripting/async-scripts.js';
 import type { Delivery } from '../../src/events/broker.js';
 import { EventProcessor, MAX_ATTEMPTS } from '../../src/events/event-processor.js';
-import type { EventHandler } from '../../src/events/handler-model.js';
+import type { EventHandler } from '@baton/protocol';
 import { lifecycleOutbox } from '../../src/events/lifecycle-events.js';
 import { RunActions } from '../../src/events/run-actions.js';
 import { newId } from '../../src/ids.js';

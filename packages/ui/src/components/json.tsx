@@ -1,3 +1,4 @@
+import type { JsonObject } from '@baton/protocol';
 import { useState } from 'react';
 
 import { pretty } from '../format';
@@ -47,14 +48,14 @@ export function JsonView({
 }
 
 /** Parses an editor's text as a JSON object; the error says where it is wrong. */
-export function parseObject(text: string): { value?: Record<string, unknown>; error?: string } {
+export function parseObject(text: string): { value?: JsonObject; error?: string } {
   if (text.trim() === '') return { value: {} };
   try {
     const value: unknown = JSON.parse(text);
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       return { error: 'must be a JSON object ({ … })' };
     }
-    return { value: value as Record<string, unknown> };
+    return { value: value as JsonObject };
   } catch (err) {
     return { error: err instanceof Error ? err.message : String(err) };
   }

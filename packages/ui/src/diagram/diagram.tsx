@@ -15,9 +15,10 @@ import {
 } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
 import { memo, useEffect, useMemo, useRef, useState, type RefObject } from 'react';
+import { taskKindInfo } from '@baton/protocol';
 
 import { toneOf } from '../components/status';
-import type { DiagramGraph, DiagramNode } from './graph';
+import { shapeOf, type DiagramGraph, type DiagramNode } from './graph';
 import { boxSize, layout, type Placed, type Point } from './layout';
 
 /**
@@ -35,14 +36,11 @@ type BoxData = {
   onOpenChild?: (id: string) => void;
 };
 
-const KIND_LABEL: Record<string, string> = {
-  SIMPLE: 'worker',
-  FORK_JOIN: 'fork',
-  FORK_JOIN_DYNAMIC: 'dynamic fork',
-  DO_WHILE: 'loop',
-  SUB_WORKFLOW: 'sub-workflow',
-  BRANCHES: 'branches',
-};
+/** A box's caption: its kind's label (protocol's TASK_KIND_INFO), or the type as written. */
+function kindLabel(kind: string): string {
+  if (kind === 'BRANCHES') return 'branches';
+  return taskKindInfo(kind)?.label ?? kind.toLowerCase().replace(/_/g, ' ');
+}
 
 function stateOf(box: DiagramNode): string {
   if (box.counts) {
@@ -83,9 +81,9 @@ const Box = memo(function Box({ data }: NodeProps<Node<BoxData>>) {
     >
       <Handle type="target" position={into} isConnectable={false} />
       <div className="box-top">
-        <span className="box-kind">{KIND_LABEL[box.kind] ?? box.kind.toLowerCase().replace(/_/g, ' ')}</span>
+        <span className="box-kind">{kindLabel(box.kind)}</span>
         {box.mocked && <span className="box-tag">mock</span>}
-        {run && run.attempts > 1 && box.kind !== 'DO_WHILE' && (
+        {run && run.attempts > 1 && shapeOf(box.kind) !== 'loop' && (
           <span className="box-tag" title="executions of this task (attempts and iterations)">
             ×{run.attempts}
           </span>

@@ -1,3 +1,5 @@
+import { taskKindInfo, type DiagramShape } from '@baton/protocol';
+
 import type { TaskRecord, WorkflowDef, WorkflowTask } from '../api/types';
 
 /**
@@ -5,6 +7,8 @@ import type { TaskRecord, WorkflowDef, WorkflowTask } from '../api/types';
  * Pure: no layout, no React. Big runs stay drawable because a node stands for a definition
  * task, not for each execution: a loop of 1,000 iterations is still one box per body task
  * ("iteration 1000"), and a fork with more branches than MAX_BRANCHES becomes one summary box.
+ * How a kind is drawn is its `shape` in protocol's TASK_KIND_INFO, so a new kind of a known
+ * shape needs nothing here.
  */
 
 export const MAX_BRANCHES = 24;
@@ -87,6 +91,11 @@ function runOf(list: readonly TaskRecord[] | undefined): NodeRun | undefined {
 
 function kindOf(task: WorkflowTask): string {
   return (task.type ?? 'SIMPLE').toUpperCase();
+}
+
+/** How a box of this kind is drawn; a type that is no known kind is a worker task, one step. */
+export function shapeOf(kind: string): DiagramShape {
+  return taskKindInfo(kind)?.shape ?? 'step';
 }
 
 function uniqueId(b: Build, ref: string): string {
@@ -198,8 +207,8 @@ function buildSequence(b: Build, tasks: readonly WorkflowTask[], entries: Entry[
     const node = addNode(b, task);
     connect(b, current, node.id);
     current = [{ id: node.id }];
-    switch (node.kind) {
-      case 'FORK_JOIN': {
+    switch (shapeOf(node.kind)) {
+      case 'fork': {
         const branches = task.forkTasks ?? [];
         if (branches.length > MAX_BRANCHES) {
           const refs = branches.flatMap((br) => br.map((t) => t.taskReferenceName));
@@ -223,11 +232,10 @@ function buildSequence(b: Build, tasks: readonly WorkflowTask[], entries: Entry[
         }
         break;
       }
-      case 'FORK_JOIN_DYNAMIC':
+      case 'dynamic-fork':
         current = dynamicBranches(b, node, b.byDefRef.get(node.ref));
         break;
-      case 'SWITCH':
-      case 'DECISION': {
+      case 'cases': {
         const chosen = selectedCase(node.run);
         const ended = node.run && node.run.latest.status === 'COMPLETED';
         const cases = Object.entries(task.decisionCases ?? {});
@@ -245,7 +253,7 @@ function buildSequence(b: Build, tasks: readonly WorkflowTask[], entries: Entry[
         current = exits;
         break;
       }
-      case 'DO_WHILE': {
+      case 'loop': {
         const iterations = node.run?.latest.outputData.iteration;
         const n = typeof iterations === 'number' ? iterations : node.run?.iterations;
         if (n) node.detail = `iteration ${n}`;
@@ -266,16 +274,15 @@ function buildSequence(b: Build, tasks: readonly WorkflowTask[], entries: Entry[
         }
         break;
       }
-      case 'JOIN':
-      case 'EXCLUSIVE_JOIN': {
+      case 'join': {
         const waiting = node.run?.latest.waitingFor?.waitingOn;
         if (waiting && waiting.length > 0) node.detail = `waiting on ${waiting.length}`;
         break;
       }
-      case 'TERMINATE':
+      case 'end':
         current = [];
         break;
-      default:
+      case 'step':
         break;
     }
   }

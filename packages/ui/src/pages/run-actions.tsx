@@ -2,7 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 
 import { enc, qs, sendForText, sendJson } from '../api/client';
-import type { Workflow } from '../api/types';
+import type { RerunRequest, Workflow } from '../api/types';
 import { JsonEditor, parseObject } from '../components/json';
 import { useRouter } from '../router';
 
@@ -172,7 +172,7 @@ export function RunActions({ run }: { run: Workflow }) {
           className="card action-form"
           onSubmit={(e) => {
             e.preventDefault();
-            const body: Record<string, unknown> = { reRunFromTaskRefName: fromRef };
+            const body: RerunRequest = { reRunFromTaskRefName: fromRef };
             if (taskInput.trim()) body.taskInput = taskInputParsed.value;
             if (workflowInput.trim()) body.workflowInput = workflowInputParsed.value;
             void act(() => sendForText('POST', `/api/workflow/${id}/rerun`, body));

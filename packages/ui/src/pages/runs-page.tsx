@@ -3,7 +3,7 @@ import { useMemo, useState, type FormEvent } from 'react';
 
 import { ApiError, enc, qs, sendJson } from '../api/client';
 import { useDefinitions, useRunSearch, type RunSearch } from '../api/hooks';
-import { BULK_OPERATIONS, type BulkOperation, type BulkResponse, type WorkflowStatus } from '../api/types';
+import { BULK_ACTIONS, type BulkOperation, type BulkResponse, type WorkflowStatus } from '../api/types';
 import { StatusBadge } from '../components/status';
 import { formatDuration, formatTime, fromInputTime, zoneLabel } from '../format';
 import { Link, useRouter } from '../router';
@@ -202,7 +202,7 @@ export function RunsPage() {
       <div className="toolbar">
         <div className="bulk" role="group" aria-label="Bulk actions">
           <span className="muted">{selected.size} selected</span>
-          {BULK_OPERATIONS.map((op) => (
+          {BULK_ACTIONS.map((op) => (
             <button
               key={op}
               type="button"

@@ -149,6 +149,13 @@ function withoutItems(params: JsonObject | undefined): JsonObject {
 export const doWhileKind: TaskKind = {
   kind: 'DO_WHILE',
   retryable: false,
+  waiting: {
+    explain: (task) => ({
+      reason: 'loop',
+      message: `waiting: for iteration ${task.iteration} of the loop to end`,
+      iteration: task.iteration,
+    }),
+  },
   engineOnly: true,
   schedule(sctx, node, request) {
     const taskId = sctx.ctx.newId();

@@ -11,6 +11,7 @@ import { scheduleWorkerTask } from './worker.js';
 export const dynamicKind: TaskKind = {
   kind: 'DYNAMIC',
   retryable: true,
+  waiting: 'queued',
   schedule(sctx, node, request) {
     if (request.retryOf) return scheduleWorkerTask(sctx, request.retryOf.workflowTask, request);
     const param = node.dynamicTaskNameParam ?? '';

@@ -29,6 +29,8 @@ function sinkProblem(sink: string): string | undefined {
 export const eventKind: TaskKind = {
   kind: 'EVENT',
   retryable: false,
+  // Ends in the decision that makes it: seen open only when something outside completes it.
+  waiting: 'outside',
   schedule(sctx, node, request) {
     const { run } = sctx;
     const task = startedSystemTask(sctx, node, 'EVENT', request);

@@ -2,6 +2,7 @@ import type { TaskRecord, ValidationError } from '@baton/protocol';
 import type { RunState } from '../run-state.js';
 import type { Flow } from './flow.js';
 import type { TaskKind } from './kind.js';
+import { joinWaiting } from './join.js';
 import { isSettled } from './settled.js';
 import { fieldProblem, resolvedInput, systemTask } from './system-task.js';
 import { isSuccessfulTaskStatus } from '@baton/protocol';
@@ -61,9 +62,16 @@ function checkRefList(
   return [fieldProblem(path, field, node, `${field} must be a list of task reference names`, value)];
 }
 
+/** The refs an exclusive join watches: its `joinOn`, then its default task(s). */
+const watchedRefs = (task: TaskRecord): string[] => [
+  ...refsOf(task, 'joinOn'),
+  ...refsOf(task, 'defaultExclusiveJoinTask'),
+];
+
 export const exclusiveJoinKind: TaskKind = {
   kind: 'EXCLUSIVE_JOIN',
   retryable: false,
+  waiting: joinWaiting(watchedRefs),
   engineOnly: true,
   schedule(sctx, node, request) {
     const taskId = sctx.ctx.newId();
@@ -83,7 +91,7 @@ export const exclusiveJoinKind: TaskKind = {
     });
     return { ok: true, tasks: [task], commands: [] };
   },
-  watches: (task) => [...refsOf(task, 'joinOn'), ...refsOf(task, 'defaultExclusiveJoinTask')],
+  watches: watchedRefs,
   onScheduled: recheck,
   recheck,
   check(node, path) {

@@ -184,6 +184,8 @@ function forkDynamicBranches(flow: Flow, fork: TaskRecord): void {
 export const forkJoinDynamicKind: TaskKind = {
   kind: 'FORK_JOIN_DYNAMIC',
   retryable: false,
+  // Ends in the decision that makes it: seen open only when something outside completes it.
+  waiting: 'outside',
   schedule(sctx, node, request) {
     const taskId = sctx.ctx.newId();
     const input = resolvedInput(sctx, node, taskId);

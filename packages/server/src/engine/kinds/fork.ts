@@ -44,6 +44,8 @@ function forkBranches(flow: Flow, fork: TaskRecord): void {
 export const forkJoinKind: TaskKind = {
   kind: 'FORK_JOIN',
   retryable: false,
+  // Ends in the decision that makes it: seen open only when something outside completes it.
+  waiting: 'outside',
   schedule: (sctx, node, request) => scheduleCompleted(sctx, node, request, 'FORK'),
   // Made right after the FORK, as Conductor's mapper does (so the tasks list in its scheduling
   // order, a nested fork's tasks before the outer JOIN); again when acted on, for a run

@@ -1,5 +1,6 @@
 import type { JsonObject, ValidationError } from '@baton/protocol';
 import type { TaskKind } from './kind.js';
+import { completeFromOutside } from './waiting-explanation.js';
 import { endBySignal } from './signal-end.js';
 import { fieldProblem, resolvedInput, systemTask } from './system-task.js';
 
@@ -17,6 +18,16 @@ const FIELDS = ['instructions', 'assignee'] as const;
 export const humanKind: TaskKind = {
   kind: 'HUMAN',
   retryable: false,
+  waiting: {
+    explain(task) {
+      const assignee = task.inputData.assignee;
+      return {
+        reason: 'external',
+        message: `waiting: for ${typeof assignee === 'string' ? assignee : 'a person'} to complete it (${completeFromOutside(task)}, or a signal)`,
+        ...(typeof assignee === 'string' && { assignee }),
+      };
+    },
+  },
   schedule(sctx, node, request) {
     const taskId = sctx.ctx.newId();
     const input: JsonObject = resolvedInput(sctx, node, taskId);

@@ -16,6 +16,8 @@ const EVALUATORS = ['javascript', 'graaljs', 'value-param'];
 export const inlineKind: TaskKind = {
   kind: 'INLINE',
   retryable: false,
+  // Ends in the decision that makes it: seen open only when something outside completes it.
+  waiting: 'outside',
   schedule(sctx, workflowTask, request) {
     const task = startedSystemTask(sctx, workflowTask, 'INLINE', request);
     const input = task.inputData;

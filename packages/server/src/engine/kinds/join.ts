@@ -1,11 +1,13 @@
 import {
   isSuccessfulTaskStatus,
+  isTerminalTaskStatus,
   type JsonObject,
   type TaskRecord,
   type ValidationError,
 } from '@baton/protocol';
 import type { Flow } from './flow.js';
 import type { TaskKind } from './kind.js';
+import type { WaitingExplainer } from './waiting-explanation.js';
 import { isSettled } from './settled.js';
 import { fieldProblem, resolvedInput, systemTask } from './system-task.js';
 
@@ -56,9 +58,31 @@ function recheck(flow: Flow, join: TaskRecord): void {
   });
 }
 
+/** A join waits for the refs it watches that have not ended yet (JOIN and EXCLUSIVE_JOIN). */
+export function joinWaiting(watches: (task: TaskRecord) => readonly string[]): WaitingExplainer {
+  return {
+    needs: () => ({ runTasks: true }),
+    explain(task, facts) {
+      const open = watches(task).filter((ref) => {
+        const latest = facts.latestByRef?.get(ref);
+        return !latest || !isTerminalTaskStatus(latest.status);
+      });
+      return {
+        reason: 'join',
+        message:
+          open.length > 0
+            ? `waiting: for ${open.join(', ')} to end`
+            : 'waiting: for the branches it joins to end',
+        waitingOn: open,
+      };
+    },
+  };
+}
+
 export const joinKind: TaskKind = {
   kind: 'JOIN',
   retryable: false,
+  waiting: joinWaiting(joinOnOf),
   engineOnly: true,
   schedule(sctx, node, request) {
     const taskId = sctx.ctx.newId();

@@ -11,6 +11,8 @@ import { finish, isRunTimeValue, requiredInput, startedSystemTask } from './syst
 export const jsonJqTransformKind: TaskKind = {
   kind: 'JSON_JQ_TRANSFORM',
   retryable: false,
+  // Ends in the decision that makes it: seen open only when something outside completes it.
+  waiting: 'outside',
   schedule(sctx, workflowTask, request) {
     const task = startedSystemTask(sctx, workflowTask, 'JSON_JQ_TRANSFORM', request);
     const filter = task.inputData.queryExpression;

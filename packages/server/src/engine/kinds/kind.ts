@@ -3,14 +3,17 @@ import type { RunState } from '../run-state.js';
 import type { ScriptRunner } from '../scripts.js';
 import type { Command, FiredTimer, SignalStatus } from '../types.js';
 import type { Flow } from './flow.js';
+import type { KindWaiting } from './waiting-explanation.js';
 import type { ScheduleContext, ScheduleRequest } from './schedule-context.js';
 
 export type { ScheduleContext, ScheduleRequest, Scope } from './schedule-context.js';
 
 /**
  * A task kind: how a definition node of this kind becomes task records and commands when the
- * interpreter reaches it, and what registration checks it needs beyond the common ones.
- * Each kind is one module under `kinds/`, listed in `kinds/registry.ts`.
+ * interpreter reaches it, what registration checks it needs beyond the common ones, and how an
+ * open task of it waits. Each kind is one module under `kinds/`, listed in `kinds/registry.ts`;
+ * what the SDK and the UI also know of it (label, diagram shape, nested lists, SDK builder) is
+ * its entry in protocol's `TASK_KIND_INFO`. See docs/adding-a-task-kind.md.
  */
 export interface TaskKind {
   /** The `type` string of the definition node (`SIMPLE`, `SWITCH`, …; `USER_DEFINED` for unknown types). */
@@ -22,6 +25,12 @@ export interface TaskKind {
    * name) gets new attempts; Conductor gives a SUB_WORKFLOW without one none.
    */
   readonly retriesNeedTaskDefinition?: boolean;
+  /**
+   * How an open task of this kind waits, for the task and run views' `waitingFor`
+   * (`waiting-explanation.ts`): on its queue message, for something outside, or explained by
+   * the kind from its record and the facts it asks for.
+   */
+  readonly waiting: KindWaiting;
   /** Makes the task(s) for a definition node reached by the run (or a new attempt of one). */
   schedule(sctx: ScheduleContext, workflowTask: WorkflowTask, request: ScheduleRequest): ScheduleOutcome;
   /**

@@ -14,6 +14,8 @@ function wrap(script: string): string {
 export const lambdaKind: TaskKind = {
   kind: 'LAMBDA',
   retryable: false,
+  // Ends in the decision that makes it: seen open only when something outside completes it.
+  waiting: 'outside',
   schedule(sctx, workflowTask, request) {
     const task = startedSystemTask(sctx, workflowTask, 'LAMBDA', request);
     const script = task.inputData.scriptExpression;

@@ -57,6 +57,15 @@ function takeInto(state: RunState, task: TaskRecord): 'ignored' | 'changed' {
 export const pullWorkflowMessagesKind: TaskKind = {
   kind: 'PULL_WORKFLOW_MESSAGES',
   retryable: false,
+  waiting: {
+    explain(task) {
+      const id = task.workflowInstanceId;
+      return {
+        reason: 'messages',
+        message: `waiting: for messages (POST /api/workflow/${id}/messages) or a signal (POST /api/workflow/${id}/signal)`,
+      };
+    },
+  },
   schedule(sctx, workflowTask) {
     const { ctx, run } = sctx;
     const taskId = ctx.newId();

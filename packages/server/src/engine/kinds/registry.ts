@@ -28,7 +28,8 @@ import { simpleKind, userDefinedKind } from './worker.js';
  * The kinds this server can run. A kind named in protocol's TASK_KINDS but missing here is
  * refused at registration (`task type X is not supported by this server yet`); a `type` that
  * is no known kind at all is a USER_DEFINED worker task and needs a task definition.
- * To add a kind: write `kinds/<kind>.ts` implementing `TaskKind` and list it below.
+ * To add a kind: write `kinds/<kind>.ts` implementing `TaskKind`, list it below, and describe
+ * it in protocol's `TASK_KIND_INFO` (docs/adding-a-task-kind.md).
  */
 const KINDS: ReadonlyMap<string, TaskKind> = new Map(
   [
@@ -63,6 +64,11 @@ const KINDS: ReadonlyMap<string, TaskKind> = new Map(
 /** The implementation of a node's kind; undefined when the kind is known but not implemented. */
 export function taskKindOf(workflowTask: Pick<WorkflowTask, 'type'>): TaskKind | undefined {
   return KINDS.get(kindNameOf(workflowTask));
+}
+
+/** Every kind this server runs (the completeness test walks them). */
+export function registeredKinds(): readonly TaskKind[] {
+  return [...KINDS.values()];
 }
 
 export function isImplementedKind(kind: string): boolean {

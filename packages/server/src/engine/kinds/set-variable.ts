@@ -21,6 +21,8 @@ function utf8Length(text: string): number {
 export const setVariableKind: TaskKind = {
   kind: 'SET_VARIABLE',
   retryable: false,
+  // Ends in the decision that makes it: seen open only when something outside completes it.
+  waiting: 'outside',
   schedule: (sctx, node, request) => scheduleCompleted(sctx, node, request),
   // The size is checked as soon as the task exists, so an oversized one fails instead of ending.
   onScheduled(flow, task) {

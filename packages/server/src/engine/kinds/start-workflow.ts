@@ -14,6 +14,8 @@ import { finish, startedSystemTask } from './system-task.js';
 export const startWorkflowKind: TaskKind = {
   kind: 'START_WORKFLOW',
   retryable: false,
+  // Ends in the decision that makes it: seen open only when something outside completes it.
+  waiting: 'outside',
   schedule(sctx, workflowTask, request) {
     const { ctx, run } = sctx;
     const task = startedSystemTask(sctx, workflowTask, 'START_WORKFLOW', request);

@@ -2,6 +2,7 @@ import type { JsonObject, JsonValue, ValidationError, WorkflowDef, WorkflowTask 
 import { resolveValue, type ExpressionDocument } from '../expressions.js';
 import type { Command } from '../types.js';
 import type { TaskKind } from './kind.js';
+import type { WaitingExplainer } from './waiting-explanation.js';
 import { finish, startedSystemTask } from './system-task.js';
 import { boundedPriority } from '../../bounds/ranges.js';
 
@@ -16,11 +17,33 @@ import { boundedPriority } from '../../bounds/ranges.js';
  * TERMINATED→CANCELED, TIMED_OUT→TIMED_OUT, output = the child's output. Canceling the task
  * (its run ends first) terminates the child.
  */
+/** A SUB_WORKFLOW waits for its child run to end: which one, and how that run stands. */
+const subWorkflowWaiting: WaitingExplainer = {
+  needs: (task) => ({ child: task.subWorkflowId !== undefined }),
+  explain(task, facts) {
+    const childId = task.subWorkflowId;
+    if (childId === undefined)
+      return { reason: 'child-run', message: 'waiting: its child run is being started' };
+    const status = facts.child?.status;
+    const name = facts.child ? ` (${facts.child.workflowName})` : '';
+    // A child retried on its own: the task follows the new run (its parent resumed with it).
+    const retryOf = facts.child?.links.retry_of;
+    const retried = retryOf !== undefined ? `, the retry of child run ${retryOf}` : '';
+    return {
+      reason: 'child-run',
+      message: `waiting: for child run ${childId}${name}${retried} to end; it is ${status ?? 'not found'}`,
+      childWorkflowId: childId,
+      ...(status !== undefined && { childStatus: status }),
+    };
+  },
+};
+
 export const subWorkflowKind: TaskKind = {
   kind: 'SUB_WORKFLOW',
   // Conductor retries a failed child under the task definition of the task's name (inline or
   // registered): each attempt starts a new child run. Without a definition a failed child is final.
   retryable: true,
+  waiting: subWorkflowWaiting,
   retriesNeedTaskDefinition: true,
   schedule(sctx, workflowTask, request) {
     const { ctx, run } = sctx;

@@ -162,6 +162,8 @@ export function checkScript(
 /** What SWITCH and DECISION share: all but the kind's name and its checks. */
 export const switchBehaviour = {
   retryable: false,
+  // Ends in the decision that makes it: seen open only when something outside completes it.
+  waiting: 'outside',
   schedule: scheduleSwitch,
   onScheduled,
   onSuccess,

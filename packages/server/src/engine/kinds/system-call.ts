@@ -31,6 +31,7 @@ function systemCallKind(type: string, kind: SystemCallKind): TaskKind {
   return {
     kind: type,
     retryable: true,
+    waiting: 'queued',
     schedule: (sctx, node, request) =>
       scheduleWorkerTask(sctx, node, request, {
         taskType: type,

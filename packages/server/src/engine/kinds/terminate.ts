@@ -22,6 +22,8 @@ const STATUSES: readonly WorkflowStatus[] = ['COMPLETED', 'FAILED', 'TERMINATED'
 export const terminateKind: TaskKind = {
   kind: 'TERMINATE',
   retryable: false,
+  // Ends in the decision that makes it: seen open only when something outside completes it.
+  waiting: 'outside',
   schedule(sctx, node, request) {
     const taskId = sctx.ctx.newId();
     const input = resolvedInput(sctx, node, taskId);

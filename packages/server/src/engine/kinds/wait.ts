@@ -8,6 +8,7 @@ import { effectiveTaskDef } from '../task-config.js';
 import type { Command, TimerKind } from '../types.js';
 import { parseDuration, parseUntil } from '../wait-time.js';
 import type { TaskKind } from './kind.js';
+import { at, completeFromOutside, secondsUntil, type WaitingExplainer } from './waiting-explanation.js';
 import { endBySignal } from './signal-end.js';
 import { fieldProblem, isExpression, resolvedInput, systemTask } from './system-task.js';
 
@@ -34,12 +35,34 @@ export function hasWaitTimer(task: TaskRecord): boolean {
   return task.taskType === 'WAIT' && !isTerminalTaskStatus(task.status) && task.callbackAfterSeconds > 0;
 }
 
+/** A WAIT with a time waits for its timer; one without, for outside or a signal. */
+const waitWaiting: WaitingExplainer = {
+  // Only a WAIT's timer says what it waits for (a worker's response deadline is its lock).
+  needs: () => ({ timers: true }),
+  explain(task, facts, now) {
+    if (task.callbackAfterSeconds > 0) {
+      const timer = facts.timers?.find((t) => t.kind === 'WAIT');
+      const until = timer?.dueAt ?? task.startTime + task.callbackAfterSeconds * 1000;
+      return {
+        reason: 'timer',
+        message: `waiting: until ${at(until)} (in ${secondsUntil(until, now)} s), then it completes by itself`,
+        until,
+      };
+    }
+    return {
+      reason: 'external',
+      message: `waiting: to be completed from outside (${completeFromOutside(task)}) or by a signal (POST /api/workflow/${task.workflowInstanceId}/signal)`,
+    };
+  },
+};
+
 export const waitKind: TaskKind = {
   kind: 'WAIT',
   // Conductor retries a WAIT its task definition times out under timeoutPolicy RETRY (or that
   // failed) while its retryCount allows; one without a task definition is never retried.
   retryable: true,
   retriesNeedTaskDefinition: true,
+  waiting: waitWaiting,
   schedule(sctx, node, request) {
     const { ctx } = sctx;
     const taskId = ctx.newId();

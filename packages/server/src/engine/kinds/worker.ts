@@ -26,6 +26,7 @@ const NO_DOMAIN = 'NO_DOMAIN';
 export const simpleKind: TaskKind = {
   kind: 'SIMPLE',
   retryable: true,
+  waiting: 'queued',
   schedule: scheduleWorkerTask,
   check: () => [],
 };
@@ -33,6 +34,7 @@ export const simpleKind: TaskKind = {
 export const userDefinedKind: TaskKind = {
   kind: 'USER_DEFINED',
   retryable: true,
+  waiting: 'queued',
   schedule(sctx, workflowTask, request) {
     if (taskDefinitionOf(workflowTask, sctx.ctx.taskDefs) === undefined) {
       // Conductor's UserDefinedTaskMapper message; the definition lost its task definition.

@@ -1,14 +1,15 @@
-import type { JsonObject, StartWorkflowRequest } from '@baton/protocol';
-import type { FastifyInstance, FastifyReply } from 'fastify';
-
 import {
   BULK_OPERATIONS,
-  MAX_BULK_IDS,
   type BulkOperation,
+  type JsonObject,
   type RerunRequest,
   type SkipRequest,
-} from '../../operations/run-control-service.js';
-import type { TestRunRequest } from '../../operations/test-run-service.js';
+  type StartWorkflowRequest,
+  type TestRunRequest,
+} from '@baton/protocol';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+
+import { MAX_BULK_IDS } from '../../operations/run-control-service.js';
 import type { AppDeps } from '../app-deps.js';
 import {
   jsonObject,

@@ -1,4 +1,4 @@
-import type { JsonObject, QueueCounts, TaskResult } from '@baton/protocol';
+import type { JsonObject, QueueSizes, TaskResult } from '@baton/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 import { SYSTEM_QUEUE_PREFIX } from '../../engine/index.js';
@@ -220,7 +220,7 @@ export function taskRoutes(app: FastifyInstance, { tasks, payloads, workflows }:
     async (req) => {
       const named = taskTypesOf(req.query.taskType);
       if (named !== undefined) return tasks.waitingByType(named);
-      const out: Record<string, Omit<QueueCounts, 'queueName'>> = {};
+      const out: QueueSizes = {};
       for (const q of await tasks.queueCounts()) {
         out[q.queueName] = {
           waiting: q.waiting,

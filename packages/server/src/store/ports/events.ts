@@ -1,4 +1,4 @@
-import type { JsonObject } from '@baton/protocol';
+import type { JsonObject, ScheduleExecutionState } from '@baton/protocol';
 
 import type { PortAccess } from './access.js';
 
@@ -56,7 +56,8 @@ export interface StoredSchedule {
   updateTime: number;
 }
 
-export type ScheduleExecutionState = 'POLLED' | 'EXECUTED' | 'FAILED' | 'SKIPPED';
+/** The state of a schedule's slot: the wire type's. */
+export type { ScheduleExecutionState };
 
 export interface ScheduleExecutionRow {
   executionId: string;
