@@ -13,7 +13,7 @@ import { createCallHandlers, startSystemTaskExecutor } from './integrations/inde
 import { createIntegrations } from './integrations/integrations.js';
 import { Metrics } from './metrics.js';
 import { WakeBus } from './queue/wake-bus.js';
-import { Executor, type ExecutorHooks } from './services/executor.js';
+import { type ExecutionObserver, Executor, type ExecutorHooks } from './services/executor.js';
 import { LifecycleObserver } from './services/lifecycle-observer.js';
 import { LifecycleService } from './services/lifecycle-service.js';
 import { MetadataService } from './services/metadata-service.js';
@@ -44,6 +44,10 @@ import { RunRemoval } from './archive/run-removal.js';
 import { SignalResponder } from './services/signal-response.js';
 import { loadSigningKey, PayloadUrlSigner } from './payloads/signed-url.js';
 import type { Store } from './store/store.js';
+import { createTracing, type Tracing } from './tracing/tracing.js';
+import { RunTracer } from './tracing/run-tracer.js';
+import { traceSlowTransactions } from './tracing/slow-transactions.js';
+import { traceLogFields } from './tracing/log-fields.js';
 
 export type ServerState = 'CREATED' | 'STARTING' | 'RUNNING' | 'STOPPING' | 'STOPPED';
 
@@ -89,16 +93,22 @@ export interface CreateServerInput {
   systemTaskExecutor?: boolean;
   /** Use these call handlers instead of the built-in ones (tests). */
   callHandlers?: CallHandlerRegistry;
+  /** Use this tracing instead of one made from the options (tests). */
+  tracing?: Tracing;
 }
 
 /** The composition root: wires store, engine, services and HTTP. Migrates the store on start. */
 export async function createServer(input: CreateServerInput): Promise<BatonServer> {
   const { options } = input;
   const clock = input.clock ?? systemClock;
+  // Off unless an OTLP endpoint is configured; when off nothing below makes a span or an id.
+  const tracing = input.tracing ?? createTracing(options.tracing);
   const logger =
     input.logger ??
     pino({
       level: options.logLevel,
+      // Log lines written inside a traced request or call carry its trace_id and span_id.
+      ...(tracing.enabled && { mixin: () => traceLogFields(tracing) }),
       redact: {
         paths: ['*.databaseUrl', '*.amqpUrl', '*.natsUrl', '*.password', 'req.headers.authorization'],
         censor: '***',
@@ -118,6 +128,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
       ...(options.databaseUrl !== undefined && { databaseUrl: options.databaseUrl }),
     }));
   await store.migrate();
+  if (tracing.enabled) traceSlowTransactions(store, tracing, options.tracing.slowTxMs);
 
   const wake = new WakeBus();
   const unsubscribe = store.onQueueNotification((names) => {
@@ -144,8 +155,18 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     );
     const liveness = new WorkerLiveness(store, clock);
     await liveness.refresh();
-    const observer = new LifecycleObserver(metrics, liveness, logger);
+    const lifecycleObserver = new LifecycleObserver(metrics, liveness, logger);
+    const runTracer = tracing.enabled ? new RunTracer(tracing) : undefined;
+    const observer: ExecutionObserver = runTracer
+      ? {
+          decided: (...args) => {
+            lifecycleObserver.decided(...args);
+            runTracer.decided(...args);
+          },
+        }
+      : lifecycleObserver;
     const hooks: ExecutorHooks = {
+      ...(runTracer && { tracer: runTracer }),
       onAlert: (alert) => {
         metrics.alertOnlyTimeout(alert.taskType ?? alert.workflowName, alert.kind);
         logger.warn({ alert }, `timeout alert: ${alert.message}`);
@@ -263,6 +284,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
       removal: new RunRemoval(store, blobs, archiver),
       signals: new SignalResponder(workflows),
       auth,
+      tracing,
     });
     if (input.timerLoop !== false) timerLoop.start();
     if (options.archiveAfterMs !== undefined && input.archiveLoop !== false) archiver.start();
@@ -284,6 +306,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
               mask: integrations.secrets.mask,
               maskJson: integrations.secrets.maskJson,
             },
+            tracing,
           });
 
     let state: ServerState = 'RUNNING';
@@ -332,6 +355,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
           await integrations.close().catch(() => {});
           unsubscribe();
           await store.close();
+          await tracing.shutdown().catch(() => {});
           await blobs.close();
           await sandbox?.close();
           state = 'STOPPED';

@@ -46,6 +46,8 @@ import type { InstructionService } from '../instructions/instruction-service.js'
 import { instructionRoutes } from '../instructions/routes.js';
 import type { ScheduleService } from '../schedules/schedule-service.js';
 import { scheduleRoutes } from '../schedules/routes.js';
+import { installHttpTracing } from '../tracing/http-tracing.js';
+import type { Tracing } from '../tracing/tracing.js';
 
 export interface AppDeps {
   options: Options;
@@ -80,6 +82,8 @@ export interface AppDeps {
   instructions: InstructionService;
   /** Authentication, roles and HTTP guards (`src/auth`). */
   auth: AuthRoom;
+  /** Tracing: a server span per request when on. */
+  tracing?: Tracing;
 }
 
 const ajvBase: AjvOptions = { allErrors: true, strict: false, useDefaults: true };
@@ -116,6 +120,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
 
   installErrorHandling(app);
+  if (deps.tracing?.enabled) installHttpTracing(app, deps.tracing);
   // Bounds every route gets, including routes added later: JSON depth and size, the request
   // target and Host, and a record of the route table (the bad-input sweep compares it with
   // the OpenAPI document).

@@ -1,5 +1,6 @@
 import type {
   RunRecord,
+  RunTrace,
   StoredTaskDef,
   TaskLog,
   TaskRecord,
@@ -57,6 +58,9 @@ export function afterCommit(): AfterCommit {
   return { wakeQueues: new Set(), alerts: [] };
 }
 
+/** What a run's trace context is made from: its name, and the run and task that started it. */
+export type TracedRun = Pick<RunRecord, 'workflowName' | 'parentWorkflowId' | 'parentWorkflowTaskId'>;
+
 /** Outside effects of the executor, set by the composition root. */
 export interface ExecutorHooks {
   /** A timeout under ALERT_ONLY was recorded (called after commit): a metric and a warning. */
@@ -78,6 +82,11 @@ export interface ExecutorHooks {
     decision: Decision,
     after: AfterCommit,
   ) => Promise<void>;
+  /** Tracing (`src/tracing/run-tracer.ts`): a new run's trace context, and each new task's. */
+  tracer?: {
+    traceRun(tx: Tx | undefined, run: TracedRun): Promise<RunTrace>;
+    stampTasks(decision: Decision): void;
+  };
 }
 
 /**
@@ -118,6 +127,11 @@ export class Executor {
   /** Tells this node's timer loop that a timer due at `dueAt` is being armed (hand-out, services). */
   timerArmed(dueAt: number): void {
     this.hooks.onTimerArmed?.(dueAt);
+  }
+
+  /** The trace context of a run about to start here (tracing on), made before its transaction. */
+  async runTrace(workflowName: string): Promise<RunTrace | undefined> {
+    return this.hooks.tracer?.traceRun(undefined, { workflowName });
   }
 
   /** The time this executor decides at (the injected clock). */
@@ -192,6 +206,8 @@ export class Executor {
   ): Promise<RunRecord> {
     const now = this.clock.now();
     const run = newRunRecord({ ...input, now });
+    const trace = input.trace ?? (await this.hooks.tracer?.traceRun(tx, run));
+    if (trace !== undefined) run.trace = trace;
     session.runsStarted++;
     const { decision: decided } = await this.decideFor(tx, run, [], { type: 'START' }, now);
     const decision = await this.settleEnd(tx, session, 'RUNNING', [], decided);
@@ -447,6 +463,7 @@ export class Executor {
         );
       });
     });
+    this.hooks.tracer?.stampTasks(decision);
     return { decision, taskDefs: used };
   }
 

@@ -1,0 +1,73 @@
+import {
+  isTerminalTaskStatus,
+  isTerminalWorkflowStatus,
+  type RunRecord,
+  type RunTrace,
+  type TaskRecord,
+} from '@baton/protocol';
+import type { Resource } from '@opentelemetry/resources';
+
+import type { Decision } from '../engine/types.js';
+import type { TracedRun } from '../services/executor.js';
+import type { Tx } from '../store/store.js';
+import { momentSpan, runSpan, taskSpan, taskSpanContext } from './durable-spans.js';
+import { derivedSpanId, taskTraceparent } from './trace-ids.js';
+import type { Tracing } from './tracing.js';
+
+/**
+ * The executor's tracing: a new run gets its trace context (kept on the run record), each task
+ * a decision makes gets its attempt's `traceparent`, and every decision that ends a task attempt
+ * or the run sends that span. Called inside the deciding transaction, like the metrics observer.
+ */
+export class RunTracer {
+  private readonly resource: Resource;
+
+  constructor(private readonly tracing: Tracing) {
+    if (tracing.resource === undefined) throw new Error('RunTracer needs tracing on');
+    this.resource = tracing.resource;
+  }
+
+  /**
+   * The trace of a run being started: a child run continues its parent's trace under the task
+   * that started it; any other run is a child of the active span (a request, an event handler,
+   * a schedule's firing), or a new trace.
+   */
+  async traceRun(tx: Tx | undefined, run: TracedRun): Promise<RunTrace> {
+    if (tx !== undefined && run.parentWorkflowId !== undefined && run.parentWorkflowTaskId !== undefined) {
+      const parent = await tx.getRun(run.parentWorkflowId);
+      if (parent?.trace !== undefined) {
+        return this.tracing.newRunTrace(run.workflowName, taskSpanContext(parent.trace, run.parentWorkflowTaskId));
+      }
+    }
+    return this.tracing.newRunTrace(run.workflowName);
+  }
+
+  /** Every task a decision makes carries its attempt's trace context (workers continue it). */
+  stampTasks(decision: Decision): void {
+    const trace = decision.run.trace;
+    if (trace === undefined) return;
+    for (const task of decision.newTasks) task.traceparent = taskTraceparent(trace, task.taskId);
+  }
+
+  decided(before: RunRecord | undefined, beforeTasks: readonly TaskRecord[], decision: Decision, now: number): void {
+    const run = decision.run;
+    const trace = run.trace;
+    if (trace === undefined || !trace.sampled) return;
+    const previous = new Map(beforeTasks.map((t) => [t.taskId, t.status]));
+    for (const task of [...decision.newTasks, ...decision.updatedTasks]) {
+      const was = previous.get(task.taskId);
+      if (isTerminalTaskStatus(task.status) && (was === undefined || !isTerminalTaskStatus(was))) {
+        this.tracing.emit(taskSpan(task, trace, this.resource, now));
+      }
+    }
+    const wasStatus = before?.status;
+    if (wasStatus !== undefined && wasStatus !== run.status && (run.status === 'PAUSED' || wasStatus === 'PAUSED')) {
+      const name = run.status === 'PAUSED' ? 'run paused' : 'run resumed';
+      const id = derivedSpanId(`${name}:${run.workflowId}:${now}`);
+      this.tracing.emit(momentSpan(name, trace, id, now, { 'baton.workflow.id': run.workflowId }, this.resource));
+    }
+    if (isTerminalWorkflowStatus(run.status) && (wasStatus === undefined || !isTerminalWorkflowStatus(wasStatus))) {
+      this.tracing.emit(runSpan(run, trace, this.resource, now));
+    }
+  }
+}
