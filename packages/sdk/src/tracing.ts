@@ -1,3 +1,4 @@
+import type * as OtelApi from '@opentelemetry/api';
 import type { TaskRecord } from '@baton/protocol';
 
 /**
@@ -9,7 +10,7 @@ import type { TaskRecord } from '@baton/protocol';
  * by the application, this does nothing (the API's no-op tracer).
  */
 
-type Api = typeof import('@opentelemetry/api');
+type Api = typeof OtelApi;
 
 let loading: Promise<Api | undefined> | undefined;
 
@@ -24,7 +25,11 @@ function api(): Promise<Api | undefined> {
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 
 /** Runs `handler` inside a consumer span under the task's trace context, when there is one. */
-export async function withTaskSpan<T>(task: TaskRecord, workerId: string, handler: () => Promise<T>): Promise<T> {
+export async function withTaskSpan<T>(
+  task: TaskRecord,
+  workerId: string,
+  handler: () => Promise<T>,
+): Promise<T> {
   const match = task.traceparent === undefined ? null : TRACEPARENT.exec(task.traceparent);
   if (!match) return handler();
   const otel = await api();
@@ -55,7 +60,10 @@ export async function withTaskSpan<T>(task: TaskRecord, workerId: string, handle
     return await otel.context.with(otel.trace.setSpan(parent, span), handler);
   } catch (error) {
     span.recordException(error instanceof Error ? error : String(error));
-    span.setStatus({ code: otel.SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+    span.setStatus({
+      code: otel.SpanStatusCode.ERROR,
+      message: error instanceof Error ? error.message : String(error),
+    });
     throw error;
   } finally {
     span.end();

@@ -10,11 +10,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { createTestDatabase, enabledStores, type TestDatabase } from '@baton/server/test/postgres';
-import {
-  startOtlpReceiver,
-  type OtlpReceiver,
-  type ReceivedSpan,
-} from '@baton/server/test/otlp-receiver';
+import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '@baton/server/test/otlp-receiver';
 
 import { BatonClient } from '../src/client.js';
 import { forkJoin, httpTask, simpleTask, taskDef, waitTask, workflow } from '../src/definitions.js';
@@ -35,7 +31,9 @@ const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 function registerWorkerTracing(receiver: OtlpReceiver): TracerProvider {
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ 'service.name': 'test-worker' }),
-    spanProcessors: [new SimpleSpanProcessor({ exporter: new OTLPTraceExporter({ url: `${receiver.url}/v1/traces` }) })],
+    spanProcessors: [
+      new SimpleSpanProcessor({ exporter: new OTLPTraceExporter({ url: `${receiver.url}/v1/traces` }) }),
+    ],
   });
   trace.setGlobalTracerProvider(provider);
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
@@ -72,7 +70,10 @@ async function startService(): Promise<Service> {
 function edges(spans: readonly ReceivedSpan[], callerSpanId: string): string[] {
   const byId = new Map(spans.map((s) => [s.spanId, s]));
   return spans
-    .map((s) => `${s.parentSpanId === callerSpanId ? 'caller' : (byId.get(s.parentSpanId)?.name ?? `? ${s.parentSpanId}`)} > ${s.name}`)
+    .map(
+      (s) =>
+        `${s.parentSpanId === callerSpanId ? 'caller' : (byId.get(s.parentSpanId)?.name ?? `? ${s.parentSpanId}`)} > ${s.name}`,
+    )
     .sort();
 }
 
@@ -127,7 +128,9 @@ function workers(client: BatonClient): WorkerPool {
 }
 
 /** Starts the run with a caller's traceparent; answers the caller's trace and span ids. */
-async function startTraced(url: string): Promise<{ workflowId: string; traceId: string; callerSpanId: string }> {
+async function startTraced(
+  url: string,
+): Promise<{ workflowId: string; traceId: string; callerSpanId: string }> {
   const traceId = hex(16);
   const callerSpanId = hex(8);
   const response = await fetch(`${url}/api/workflow`, {
@@ -182,7 +185,11 @@ async function assertTrace(
     .filter((s) => s.name === 'task flaky')
     .sort((a, b) => Number(a.attributes['baton.task.attempt']) - Number(b.attributes['baton.task.attempt']));
   assert.deepEqual(
-    attempts.map((a) => [a.attributes['baton.task.attempt'], a.attributes['baton.task.status'], a.status.code]),
+    attempts.map((a) => [
+      a.attributes['baton.task.attempt'],
+      a.attributes['baton.task.status'],
+      a.status.code,
+    ]),
     [
       [1, 'FAILED', 2],
       [2, 'COMPLETED', 0],
@@ -227,23 +234,27 @@ describe('tracing: one trace from the start request to every task, worker and ca
     await receiver?.close();
   });
 
-  it('a run with a fork, a retry, a WAIT, an HTTP call and a worker is one trace, asserted exactly', { timeout: 90_000 }, async () => {
-    const client = new BatonClient({ baseUrl: node.url });
-    await register(client, service);
-    const pool = workers(client);
-    try {
-      const started = await startTraced(node.url);
-      const done = await waitForEnd(client, started.workflowId);
-      assert.equal(done.status, 'COMPLETED');
-      assert.equal(done.trace?.traceId, started.traceId);
-      for (const task of done.tasks) {
-        assert.match(task.traceparent ?? '', new RegExp(`^00-${started.traceId}-[0-9a-f]{16}-01$`));
+  it(
+    'a run with a fork, a retry, a WAIT, an HTTP call and a worker is one trace, asserted exactly',
+    { timeout: 90_000 },
+    async () => {
+      const client = new BatonClient({ baseUrl: node.url });
+      await register(client, service);
+      const pool = workers(client);
+      try {
+        const started = await startTraced(node.url);
+        const done = await waitForEnd(client, started.workflowId);
+        assert.equal(done.status, 'COMPLETED');
+        assert.equal(done.trace?.traceId, started.traceId);
+        for (const task of done.tasks) {
+          assert.match(task.traceparent ?? '', new RegExp(`^00-${started.traceId}-[0-9a-f]{16}-01$`));
+        }
+        await assertTrace(receiver, service, started);
+      } finally {
+        await pool.stop({ graceMs: 500 });
       }
-      await assertTrace(receiver, service, started);
-    } finally {
-      await pool.stop({ graceMs: 500 });
-    }
-  });
+    },
+  );
 });
 
 if (enabledStores().includes('postgres'))
@@ -278,31 +289,40 @@ if (enabledStores().includes('postgres'))
       await db?.drop();
     });
 
-    it('the node that started the run stops mid-run and comes back: the trace is the same, whole', { timeout: 120_000 }, async () => {
-      const [a, b] = nodes as [BatonProcess, BatonProcess];
-      const clientA = new BatonClient({ baseUrl: a.url });
-      const clientB = new BatonClient({ baseUrl: b.url });
-      await register(clientA, service);
-      const started = await startTraced(a.url);
-      // Node A goes away with the run open (nothing handed out yet); B carries it on.
-      await a.stop();
-      const pool = workers(clientB);
-      try {
-        await waitFor(
-          async () => {
-            const run = await clientB.getWorkflow(started.workflowId);
-            return run.tasks.some((t) => t.referenceTaskName === 'pause') ? true : undefined;
-          },
-          { timeoutMs: 60_000, intervalMs: 50, what: 'the run to reach its WAIT' },
-        );
-        // A comes back on the same database while the run waits; either node may end it.
-        nodes[0] = await startBaton({ name: 'node-a', databaseUrl: db.url, port: a.port, env: env(receiver.url) });
-        const done = await waitForEnd(clientB, started.workflowId);
-        assert.equal(done.status, 'COMPLETED');
-      } finally {
-        await pool.stop({ graceMs: 500 });
-      }
-      await Promise.all(nodes.map((n) => n.stop()));
-      await assertTrace(receiver, service, started);
-    });
+    it(
+      'the node that started the run stops mid-run and comes back: the trace is the same, whole',
+      { timeout: 120_000 },
+      async () => {
+        const [a, b] = nodes as [BatonProcess, BatonProcess];
+        const clientA = new BatonClient({ baseUrl: a.url });
+        const clientB = new BatonClient({ baseUrl: b.url });
+        await register(clientA, service);
+        const started = await startTraced(a.url);
+        // Node A goes away with the run open (nothing handed out yet); B carries it on.
+        await a.stop();
+        const pool = workers(clientB);
+        try {
+          await waitFor(
+            async () => {
+              const run = await clientB.getWorkflow(started.workflowId);
+              return run.tasks.some((t) => t.referenceTaskName === 'pause') ? true : undefined;
+            },
+            { timeoutMs: 60_000, intervalMs: 50, what: 'the run to reach its WAIT' },
+          );
+          // A comes back on the same database while the run waits; either node may end it.
+          nodes[0] = await startBaton({
+            name: 'node-a',
+            databaseUrl: db.url,
+            port: a.port,
+            env: env(receiver.url),
+          });
+          const done = await waitForEnd(clientB, started.workflowId);
+          assert.equal(done.status, 'COMPLETED');
+        } finally {
+          await pool.stop({ graceMs: 500 });
+        }
+        await Promise.all(nodes.map((n) => n.stop()));
+        await assertTrace(receiver, service, started);
+      },
+    );
   });

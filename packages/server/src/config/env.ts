@@ -288,10 +288,15 @@ export const ENV_KEYS = [
       'Tracing: always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off or parentbased_traceidratio; a run keeps its decision for all its tasks',
     default: 'parentbased_always_on',
   },
-  { name: 'OTEL_TRACES_SAMPLER_ARG', description: 'Tracing: the ratio of the *traceidratio samplers', default: '1' },
+  {
+    name: 'OTEL_TRACES_SAMPLER_ARG',
+    description: 'Tracing: the ratio of the *traceidratio samplers',
+    default: '1',
+  },
   {
     name: 'BATON_TRACE_SLOW_TX_MS',
-    description: 'Tracing: store transactions at least this long become spans of the request or loop that ran them',
+    description:
+      'Tracing: store transactions at least this long become spans of the request or loop that ran them',
     default: '50',
   },
   {

@@ -31,7 +31,8 @@ export interface TracingOptions {
 export class TracingOptionError extends Error {}
 
 function url(text: string, name: string): string {
-  if (!/^https?:\/\/[^\s]+$/.test(text)) throw new TracingOptionError(`${name} must be an http:// or https:// URL`);
+  if (!/^https?:\/\/[^\s]+$/.test(text))
+    throw new TracingOptionError(`${name} must be an http:// or https:// URL`);
   return text;
 }
 
@@ -60,13 +61,16 @@ export function compileTracingOptions(raw: RawEnv): TracingOptions {
   const traces = raw.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
   let endpoint: string | undefined;
   if (traces !== undefined) endpoint = url(traces, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
-  else if (base !== undefined) endpoint = `${url(base, 'OTEL_EXPORTER_OTLP_ENDPOINT').replace(/\/+$/, '')}/v1/traces`;
+  else if (base !== undefined)
+    endpoint = `${url(base, 'OTEL_EXPORTER_OTLP_ENDPOINT').replace(/\/+$/, '')}/v1/traces`;
   else if (exporter === 'otlp') endpoint = 'http://localhost:4318/v1/traces';
   if (exporter === 'none') endpoint = undefined;
   const samplerText = (raw.OTEL_TRACES_SAMPLER ?? 'parentbased_always_on').trim().toLowerCase();
   const sampler = TRACE_SAMPLERS.find((s) => s === samplerText);
   if (sampler === undefined) {
-    throw new TracingOptionError(`OTEL_TRACES_SAMPLER must be one of ${TRACE_SAMPLERS.join(', ')}, got '${samplerText}'`);
+    throw new TracingOptionError(
+      `OTEL_TRACES_SAMPLER must be one of ${TRACE_SAMPLERS.join(', ')}, got '${samplerText}'`,
+    );
   }
   const ratioText = raw.OTEL_TRACES_SAMPLER_ARG ?? '1';
   const samplerRatio = Number(ratioText);
@@ -76,7 +80,9 @@ export function compileTracingOptions(raw: RawEnv): TracingOptions {
   const slowText = raw.BATON_TRACE_SLOW_TX_MS ?? '50';
   const slowTxMs = Number(slowText);
   if (!Number.isInteger(slowTxMs) || slowTxMs < 0 || slowTxMs > 3_600_000) {
-    throw new TracingOptionError(`BATON_TRACE_SLOW_TX_MS must be an integer from 0 to 3600000, got '${slowText}'`);
+    throw new TracingOptionError(
+      `BATON_TRACE_SLOW_TX_MS must be an integer from 0 to 3600000, got '${slowText}'`,
+    );
   }
   const urlTemplate = raw.BATON_TRACE_URL_TEMPLATE;
   if (urlTemplate !== undefined && !urlTemplate.includes('{traceId}')) {

@@ -86,6 +86,7 @@ export interface ExecutorHooks {
   tracer?: {
     traceRun(tx: Tx | undefined, run: TracedRun): Promise<RunTrace>;
     stampTasks(decision: Decision): void;
+    within<T>(name: string, attributes: Record<string, string | number>, work: () => Promise<T>): Promise<T>;
   };
 }
 
@@ -132,6 +133,14 @@ export class Executor {
   /** The trace context of a run about to start here (tracing on), made before its transaction. */
   async runTrace(workflowName: string): Promise<RunTrace | undefined> {
     return this.hooks.tracer?.traceRun(undefined, { workflowName });
+  }
+
+  /**
+   * Runs `work` as a span (an event handler's execution, a schedule's firing) when tracing is on:
+   * the runs it starts are children of that span.
+   */
+  within<T>(name: string, attributes: Record<string, string | number>, work: () => Promise<T>): Promise<T> {
+    return this.hooks.tracer ? this.hooks.tracer.within(name, attributes, work) : work();
   }
 
   /** The time this executor decides at (the injected clock). */

@@ -45,7 +45,10 @@ export async function tracedCall<T extends Outcome>(
     }
     return outcome;
   } catch (error) {
-    span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+    span.setStatus({
+      code: SpanStatusCode.ERROR,
+      message: error instanceof Error ? error.message : String(error),
+    });
     throw error;
   } finally {
     span.end();

@@ -34,7 +34,12 @@ export function runSpanContext(trace: RunTrace): SpanContext {
 }
 
 export function taskSpanContext(trace: RunTrace, taskId: string): SpanContext {
-  return { traceId: trace.traceId, spanId: taskSpanId(taskId), traceFlags: flags(trace.sampled), isRemote: true };
+  return {
+    traceId: trace.traceId,
+    spanId: taskSpanId(taskId),
+    traceFlags: flags(trace.sampled),
+    isRemote: true,
+  };
 }
 
 interface SpanParts {
@@ -89,7 +94,8 @@ export function runSpan(run: RunRecord, trace: RunTrace, resource: Resource, now
   };
   if (run.correlationId !== undefined) attributes['baton.correlation_id'] = run.correlationId;
   if (run.parentWorkflowId !== undefined) attributes['baton.workflow.parent_id'] = run.parentWorkflowId;
-  if (run.reasonForIncompletion !== undefined) attributes['baton.workflow.reason'] = run.reasonForIncompletion;
+  if (run.reasonForIncompletion !== undefined)
+    attributes['baton.workflow.reason'] = run.reasonForIncompletion;
   if (run.event !== undefined) attributes['baton.workflow.event'] = run.event;
   return readableSpan(
     {
@@ -98,7 +104,12 @@ export function runSpan(run: RunRecord, trace: RunTrace, resource: Resource, now
       parent:
         trace.parentSpanId === undefined
           ? undefined
-          : { traceId: trace.traceId, spanId: trace.parentSpanId, traceFlags: flags(trace.sampled), isRemote: true },
+          : {
+              traceId: trace.traceId,
+              spanId: trace.parentSpanId,
+              traceFlags: flags(trace.sampled),
+              isRemote: true,
+            },
       start: run.createTime,
       end: run.endTime || now,
       status: failed
@@ -130,10 +141,18 @@ export function taskSpan(task: TaskRecord, trace: RunTrace, resource: Resource, 
   if (task.subWorkflowId !== undefined) attributes['baton.task.sub_workflow_id'] = task.subWorkflowId;
   const events: TimedEvent[] = [event('queued', task.scheduledTime)];
   if (task.startTime > 0 && task.pollCount > 0) {
-    events.push(event('handed out', task.startTime, task.workerId === undefined ? {} : { 'baton.worker.id': task.workerId }));
+    events.push(
+      event(
+        'handed out',
+        task.startTime,
+        task.workerId === undefined ? {} : { 'baton.worker.id': task.workerId },
+      ),
+    );
   }
-  for (const alert of task.alerts ?? []) events.push(event('timeout alert', alert.time, { 'baton.timeout.kind': alert.kind }));
-  if (task.status === 'TIMED_OUT') events.push(event('timed out', end, { 'baton.task.reason': task.reasonForIncompletion ?? '' }));
+  for (const alert of task.alerts ?? [])
+    events.push(event('timeout alert', alert.time, { 'baton.timeout.kind': alert.kind }));
+  if (task.status === 'TIMED_OUT')
+    events.push(event('timed out', end, { 'baton.task.reason': task.reasonForIncompletion ?? '' }));
   events.push(event('result', end, { 'baton.task.status': task.status }));
   if (task.retried) events.push(event('retry scheduled', end));
   return readableSpan(

@@ -17,10 +17,19 @@ export function installHttpTracing(app: FastifyInstance, tracing: Tracing): void
     const span = tracing.startSpan(
       `${request.method} ${route}`,
       SpanKind.SERVER,
-      { 'http.request.method': request.method, 'http.route': route, 'url.path': request.url.split('?')[0] ?? '' },
+      {
+        'http.request.method': request.method,
+        'http.route': route,
+        'url.path': request.url.split('?')[0] ?? '',
+      },
       parent === undefined
         ? null
-        : { traceId: parent.traceId, spanId: parent.spanId, traceFlags: parent.sampled ? 1 : 0, isRemote: true },
+        : {
+            traceId: parent.traceId,
+            spanId: parent.spanId,
+            traceFlags: parent.sampled ? 1 : 0,
+            isRemote: true,
+          },
     );
     spans.set(request, span);
     done();

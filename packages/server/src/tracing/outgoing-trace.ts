@@ -15,7 +15,7 @@ type Headers = Dispatcher.DispatchOptions['headers'];
 function withTraceparent(headers: Headers, traceparent: string): Headers {
   if (headers === undefined || headers === null) return { traceparent };
   if (Array.isArray(headers)) {
-    const flat = headers as string[];
+    const flat: readonly string[] = headers;
     for (let i = 0; i < flat.length; i += 2) if (flat[i]?.toLowerCase() === 'traceparent') return headers;
     return [...flat, 'traceparent', traceparent];
   }

@@ -5,6 +5,7 @@ import {
   type RunTrace,
   type TaskRecord,
 } from '@baton/protocol';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { Resource } from '@opentelemetry/resources';
 
 import type { Decision } from '../engine/types.js';
@@ -36,10 +37,33 @@ export class RunTracer {
     if (tx !== undefined && run.parentWorkflowId !== undefined && run.parentWorkflowTaskId !== undefined) {
       const parent = await tx.getRun(run.parentWorkflowId);
       if (parent?.trace !== undefined) {
-        return this.tracing.newRunTrace(run.workflowName, taskSpanContext(parent.trace, run.parentWorkflowTaskId));
+        return this.tracing.newRunTrace(
+          run.workflowName,
+          taskSpanContext(parent.trace, run.parentWorkflowTaskId),
+        );
       }
     }
     return this.tracing.newRunTrace(run.workflowName);
+  }
+
+  /** `work` inside a span of its own under the active one (an event handler's, a schedule's). */
+  async within<T>(
+    name: string,
+    attributes: Record<string, string | number>,
+    work: () => Promise<T>,
+  ): Promise<T> {
+    const span = this.tracing.startSpan(name, SpanKind.INTERNAL, attributes);
+    try {
+      return await this.tracing.within(span, work);
+    } catch (error) {
+      span.setStatus({
+        code: SpanStatusCode.ERROR,
+        message: error instanceof Error ? error.message : String(error),
+      });
+      throw error;
+    } finally {
+      span.end();
+    }
   }
 
   /** Every task a decision makes carries its attempt's trace context (workers continue it). */
@@ -49,7 +73,12 @@ export class RunTracer {
     for (const task of decision.newTasks) task.traceparent = taskTraceparent(trace, task.taskId);
   }
 
-  decided(before: RunRecord | undefined, beforeTasks: readonly TaskRecord[], decision: Decision, now: number): void {
+  decided(
+    before: RunRecord | undefined,
+    beforeTasks: readonly TaskRecord[],
+    decision: Decision,
+    now: number,
+  ): void {
     const run = decision.run;
     const trace = run.trace;
     if (trace === undefined || !trace.sampled) return;
@@ -61,12 +90,21 @@ export class RunTracer {
       }
     }
     const wasStatus = before?.status;
-    if (wasStatus !== undefined && wasStatus !== run.status && (run.status === 'PAUSED' || wasStatus === 'PAUSED')) {
+    if (
+      wasStatus !== undefined &&
+      wasStatus !== run.status &&
+      (run.status === 'PAUSED' || wasStatus === 'PAUSED')
+    ) {
       const name = run.status === 'PAUSED' ? 'run paused' : 'run resumed';
       const id = derivedSpanId(`${name}:${run.workflowId}:${now}`);
-      this.tracing.emit(momentSpan(name, trace, id, now, { 'baton.workflow.id': run.workflowId }, this.resource));
+      this.tracing.emit(
+        momentSpan(name, trace, id, now, { 'baton.workflow.id': run.workflowId }, this.resource),
+      );
     }
-    if (isTerminalWorkflowStatus(run.status) && (wasStatus === undefined || !isTerminalWorkflowStatus(wasStatus))) {
+    if (
+      isTerminalWorkflowStatus(run.status) &&
+      (wasStatus === undefined || !isTerminalWorkflowStatus(wasStatus))
+    ) {
       this.tracing.emit(runSpan(run, trace, this.resource, now));
     }
   }

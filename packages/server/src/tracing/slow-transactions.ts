@@ -27,7 +27,10 @@ export function traceSlowTransactions(store: Store, tracing: Tracing, thresholdM
         const span = tracing.startSpan(
           `store ${kind}`,
           SpanKind.CLIENT,
-          { 'db.system.name': store.dialect === 'postgres' ? 'postgresql' : 'sqlite', 'baton.store.failed': failed },
+          {
+            'db.system.name': store.dialect === 'postgres' ? 'postgresql' : 'sqlite',
+            'baton.store.failed': failed,
+          },
           parent,
           started,
         );

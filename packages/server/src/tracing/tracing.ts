@@ -52,7 +52,13 @@ export interface Tracing {
   /** Runs `fn` with `span` active. */
   within<T>(span: Span | undefined, fn: () => T): T;
   /** Starts a live span under `parent` (default: the active one). */
-  startSpan(name: string, kind: SpanKind, attributes?: Attributes, parent?: SpanContext | null, startTime?: number): Span;
+  startSpan(
+    name: string,
+    kind: SpanKind,
+    attributes?: Attributes,
+    parent?: SpanContext | null,
+    startTime?: number,
+  ): Span;
   /** A new run's trace: a child of `parent` (or the active span), with its sampling decided now. */
   newRunTrace(name: string, parent?: SpanContext): RunTrace;
   /** Sends durable spans built by hand; a span already sent by this node (a retried transaction) is not sent twice. */

@@ -88,7 +88,10 @@ function anyValue(buf: Buffer): AttributeValue {
       b.writeBigUInt64LE(numberOf(f));
       return b.readDoubleLE(0);
     }
-    if (f.no === 5) return fields(bytesOf(f)).filter((v) => v.no === 1).map((v) => anyValue(bytesOf(v)));
+    if (f.no === 5)
+      return fields(bytesOf(f))
+        .filter((v) => v.no === 1)
+        .map((v) => anyValue(bytesOf(v)));
   }
   return undefined;
 }
@@ -236,7 +239,9 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`spans not received in ${timeoutMs} ms; got ${spans.map((s) => s.name).join(', ')}`));
+          reject(
+            new Error(`spans not received in ${timeoutMs} ms; got ${spans.map((s) => s.name).join(', ')}`),
+          );
         }, timeoutMs);
         const check = () => {
           if (!predicate(spans)) return;

@@ -1,7 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 
-import { Agent, buildConnector, fetch as undiciFetch, type Dispatcher } from 'undici';
+import { type Agent, buildConnector, fetch as undiciFetch, type Dispatcher } from 'undici';
 
 import { TracedAgent } from '../../tracing/outgoing-trace.js';
 import type { CallFetch } from '../call-handler.js';
