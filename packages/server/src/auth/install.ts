@@ -71,9 +71,13 @@ export async function installAuth(app: FastifyInstance, room: AuthRoom): Promise
 }
 
 /** Orkes's application, access-key and token routes, and the caller's session (for the web UI). */
-export function authRoutes(app: FastifyInstance, room: AuthRoom): void {
+export function authRoutes(
+  app: FastifyInstance,
+  room: AuthRoom,
+  ui: { traceUrlTemplate?: string | undefined } = {},
+): void {
   applicationRoutes(app, room.applications, room.tokens, room.options);
-  sessionRoute(app, room.authenticator, room.options);
+  sessionRoute(app, room.authenticator, room.options, ui);
 }
 
 /** Start-up work that must finish before the server listens: the bootstrap admin key. */

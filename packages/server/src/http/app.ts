@@ -144,7 +144,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/api/docs' });
   app.get('/api/openapi.json', { schema: { hide: true } }, () => app.swagger());
 
-  authRoutes(app, deps.auth);
+  authRoutes(app, deps.auth, { traceUrlTemplate: deps.options.tracing.urlTemplate });
   metadataRoutes(app, deps);
   workflowRoutes(app, deps);
   runControlRoutes(app, deps);

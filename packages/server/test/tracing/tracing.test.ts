@@ -273,6 +273,18 @@ for (const store of storeCases()) {
       }
     });
 
+    it("the session answer gives the UI the trace viewer's URL template", async () => {
+      const { t, cleanup } = await tracedApp({
+        BATON_TRACE_URL_TEMPLATE: 'http://jaeger:16686/trace/{traceId}',
+      });
+      try {
+        const session = await call(t.app, 'GET', '/api/auth/session');
+        assert.equal(session.body.traceUrlTemplate, 'http://jaeger:16686/trace/{traceId}');
+      } finally {
+        await cleanup();
+      }
+    });
+
     it('a run keeps the sampling decision of its start: not sampled, no span of it or its tasks', async () => {
       const { t, cleanup } = await tracedApp({ OTEL_TRACES_SAMPLER: 'parentbased_always_on' });
       try {
