@@ -59,7 +59,10 @@ export function afterCommit(): AfterCommit {
 }
 
 /** What a run's trace context is made from: its name, and the run and task that started it. */
-export type TracedRun = Pick<RunRecord, 'workflowName' | 'parentWorkflowId' | 'parentWorkflowTaskId'>;
+export type TracedRun = Pick<RunRecord, 'workflowName' | 'parentWorkflowId' | 'parentWorkflowTaskId'> & {
+  /** The trace of the run whose task `parentWorkflowTaskId` starts this one, when at hand. */
+  parentTrace?: RunTrace | undefined;
+};
 
 /** Outside effects of the executor, set by the composition root. */
 export interface ExecutorHooks {
@@ -386,6 +389,13 @@ export class Executor {
       return;
     }
     const correlationId = isChild ? parent.correlationId : command.correlationId;
+    // Traced: a run a task starts (SUB_WORKFLOW, START_WORKFLOW) is a child of that task's span.
+    const trace = await this.hooks.tracer?.traceRun(tx, {
+      workflowName: definition.name,
+      parentWorkflowId: parent.workflowId,
+      parentWorkflowTaskId: command.taskId,
+      parentTrace: parent.trace,
+    });
     await this.startIn(
       tx,
       session,
@@ -399,6 +409,7 @@ export class Executor {
         ...(isChild && { parentWorkflowId: parent.workflowId, parentWorkflowTaskId: command.taskId }),
         ...(command.definition !== undefined &&
           command.definitionFromData === true && { definitionFromData: true }),
+        ...(trace !== undefined && { trace }),
       },
       after,
     );

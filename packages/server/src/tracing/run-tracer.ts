@@ -34,14 +34,11 @@ export class RunTracer {
    * a schedule's firing), or a new trace.
    */
   async traceRun(tx: Tx | undefined, run: TracedRun): Promise<RunTrace> {
-    if (tx !== undefined && run.parentWorkflowId !== undefined && run.parentWorkflowTaskId !== undefined) {
-      const parent = await tx.getRun(run.parentWorkflowId);
-      if (parent?.trace !== undefined) {
-        return this.tracing.newRunTrace(
-          run.workflowName,
-          taskSpanContext(parent.trace, run.parentWorkflowTaskId),
-        );
-      }
+    const taskId = run.parentWorkflowTaskId;
+    if (taskId !== undefined && run.parentWorkflowId !== undefined) {
+      const parent = run.parentTrace ?? (await tx?.getRun(run.parentWorkflowId))?.trace;
+      if (parent !== undefined)
+        return this.tracing.newRunTrace(run.workflowName, taskSpanContext(parent, taskId));
     }
     return this.tracing.newRunTrace(run.workflowName);
   }

@@ -145,7 +145,7 @@ for (const store of storeCases()) {
       }
     });
 
-    it('a run under the caller, its child run under the task that started it, pauses, slow transactions', async () => {
+    it('a run under the caller, the runs its tasks start under those tasks, pauses, slow transactions', async () => {
       const { t, cleanup } = await tracedApp({ BATON_TRACE_SLOW_TX_MS: '0' });
       try {
         await register(t, [
@@ -159,6 +159,12 @@ for (const store of storeCases()) {
                 taskReferenceName: 'kid',
                 type: 'SUB_WORKFLOW',
                 subWorkflowParam: { name: 'leaf' },
+              },
+              {
+                name: 'spawn',
+                taskReferenceName: 'spawn',
+                type: 'START_WORKFLOW',
+                inputParameters: { startWorkflow: { name: 'leaf', input: {} } },
               },
               { name: 'hold', taskReferenceName: 'hold', type: 'WAIT' },
             ],
@@ -222,12 +228,15 @@ for (const store of storeCases()) {
             'POST /api/workflow/:name > run parent',
             'caller > POST /api/workflow/:name',
             'run leaf > task x',
+            'run leaf > task x',
             'run parent > run paused',
             'run parent > run resumed',
             'run parent > task hold',
             'run parent > task kid',
             'run parent > task prep',
+            'run parent > task spawn',
             'task kid > run leaf',
+            'task spawn > run leaf',
           ],
         );
         const run = spans.find((s) => s.name === 'run parent');
