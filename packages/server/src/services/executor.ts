@@ -88,7 +88,7 @@ export interface ExecutorHooks {
   /** Tracing (`src/tracing/run-tracer.ts`): a new run's trace context, and each new task's. */
   tracer?: {
     traceRun(tx: Tx | undefined, run: TracedRun): Promise<RunTrace>;
-    stampTasks(decision: Decision): void;
+    stampTasks(run: RunRecord, tasks: readonly TaskRecord[]): void;
     within<T>(name: string, attributes: Record<string, string | number>, work: () => Promise<T>): Promise<T>;
   };
 }
@@ -178,6 +178,9 @@ export class Executor {
     const session = newSession();
     session.runsStarted++;
     const now = this.clock.now();
+    // Traced: the successor has a trace of its own; the attempts copied into it belong to it.
+    run.trace ??= await this.hooks.tracer?.traceRun(tx, run);
+    this.hooks.tracer?.stampTasks(run, tasks);
     const { decision: decided } = await this.decideFor(tx, run, tasks, event, now);
     const decision = await this.settleEnd(tx, session, 'RUNNING', tasks, decided);
     await tx.insertRun(decision.run);
@@ -483,7 +486,7 @@ export class Executor {
         );
       });
     });
-    this.hooks.tracer?.stampTasks(decision);
+    this.hooks.tracer?.stampTasks(decision.run, decision.newTasks);
     return { decision, taskDefs: used };
   }
 

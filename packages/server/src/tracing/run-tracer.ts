@@ -63,11 +63,11 @@ export class RunTracer {
     }
   }
 
-  /** Every task a decision makes carries its attempt's trace context (workers continue it). */
-  stampTasks(decision: Decision): void {
-    const trace = decision.run.trace;
+  /** Every task a decision makes (or a retry copies) carries its attempt's trace context: workers continue it. */
+  stampTasks(run: RunRecord, tasks: readonly TaskRecord[]): void {
+    const trace = run.trace;
     if (trace === undefined) return;
-    for (const task of decision.newTasks) task.traceparent = taskTraceparent(trace, task.taskId);
+    for (const task of tasks) task.traceparent = taskTraceparent(trace, task.taskId);
   }
 
   decided(

@@ -7,7 +7,7 @@ import { createTracing } from '../../src/tracing/tracing.js';
 import { traceLogFields } from '../../src/tracing/log-fields.js';
 import { call, testApp, type TestApp } from '../helpers/app.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
-import { runOf, startRun } from '../helpers/runs.js';
+import { pollOneTask, postResult, runOf, startRun } from '../helpers/runs.js';
 import { storeCases } from '../helpers/stores.js';
 
 /**
@@ -277,6 +277,44 @@ for (const store of storeCases()) {
         assert.ok(run && event);
         assert.equal(run.parentSpanId, event.spanId);
         assert.equal(run.traceId, event.traceId);
+      } finally {
+        await cleanup();
+      }
+    });
+
+    it('a retry makes a run with its own trace, and the attempts it copies belong to it', async () => {
+      const { t, cleanup } = await tracedApp();
+      try {
+        const type = `trace_fail_${hex(3)}`;
+        const defs = await call(t.app, 'POST', '/api/metadata/taskdefs', [{ name: type, retryCount: 0 }]);
+        assert.equal(defs.status, 200, defs.text);
+        await register(t, [
+          {
+            name: 'retried',
+            tasks: [
+              { name: 'ok', taskReferenceName: 'ok', type: 'NOOP' },
+              { name: type, taskReferenceName: 'w', type: 'SIMPLE' },
+            ],
+          },
+        ]);
+        const id = await startRun(t.app, 'retried');
+        const task = await pollOneTask(t.app, type);
+        await postResult(t.app, task, 'FAILED');
+        const failed = await waitForStatus(t, id, 'FAILED');
+        const retried = await call(t.app, 'POST', `/api/workflow/${id}/retry`);
+        assert.equal(retried.status, 200, retried.text);
+        const successor = await runOf(t.app, retried.text);
+        assert.ok(successor.trace);
+        assert.notEqual(successor.trace.spanId, failed.trace.spanId);
+        for (const copied of successor.tasks) {
+          assert.match(copied.traceparent, new RegExp(`^00-${successor.trace.traceId}-`));
+          assert.notEqual(
+            copied.traceparent,
+            failed.tasks.find(
+              (f: { referenceTaskName: string }) => f.referenceTaskName === copied.referenceTaskName,
+            )?.traceparent,
+          );
+        }
       } finally {
         await cleanup();
       }
