@@ -2,6 +2,10 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 
+import { SpanKind } from '@opentelemetry/api';
+import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
+import { pino } from 'pino';
+
 import { compileOptions, ConfigError } from '../../src/config/options.js';
 import { createTracing } from '../../src/tracing/tracing.js';
 import { traceLogFields } from '../../src/tracing/log-fields.js';
@@ -55,6 +59,40 @@ describe('tracing settings', () => {
       compileOptions({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_TRACES_EXPORTER: 'none' }).tracing
         .endpoint,
       undefined,
+    );
+  });
+
+  it('log lines written inside a span carry its trace_id and span_id', async () => {
+    const exported: ReadableSpan[] = [];
+    const exporter: SpanExporter = {
+      export: (spans, done) => {
+        exported.push(...spans);
+        done({ code: 0 });
+      },
+      shutdown: () => Promise.resolve(),
+    };
+    const tracing = createTracing(compileOptions({}).tracing, exporter);
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = pino(
+      { mixin: () => traceLogFields(tracing) },
+      { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+    );
+    const span = tracing.startSpan('work', SpanKind.INTERNAL);
+    tracing.within(span, () => logger.info({ workflowId: 'w-1', taskId: 't-1' }, 'inside'));
+    span.end();
+    logger.info('outside');
+    await tracing.shutdown();
+    const context = span.spanContext();
+    assert.deepEqual(
+      lines.map((l) => [l.msg, l.trace_id, l.span_id, l.workflowId]),
+      [
+        ['inside', context.traceId, context.spanId, 'w-1'],
+        ['outside', undefined, undefined, undefined],
+      ],
+    );
+    assert.deepEqual(
+      exported.map((s) => s.name),
+      ['work'],
     );
   });
 
