@@ -89,6 +89,7 @@ export interface ExecutorHooks {
   tracer?: {
     traceRun(tx: Tx | undefined, run: TracedRun): Promise<RunTrace>;
     stampTasks(run: RunRecord, tasks: readonly TaskRecord[]): void;
+    signalled(run: RunRecord, status: string, now: number): void;
     within<T>(name: string, attributes: Record<string, string | number>, work: () => Promise<T>): Promise<T>;
   };
 }
@@ -262,6 +263,8 @@ export class Executor {
     if (wish && handed) wish.handed = handed;
     await this.apply(tx, session, decision, after, true, handed, taskDefs);
     if (!decision.ignored) this.observer?.decided(run, tasks, decision, now);
+    if (!decision.ignored && event.type === 'SIGNAL')
+      this.hooks.tracer?.signalled(decision.run, event.status, now);
     if (!decision.ignored) await this.hooks.onDecided?.(tx, run, tasks, decision, after);
     return decision;
   }

@@ -70,6 +70,19 @@ export class RunTracer {
     for (const task of tasks) task.traceparent = taskTraceparent(trace, task.taskId);
   }
 
+  /** A signal a task of the run took: a moment under the run's span. */
+  signalled(run: RunRecord, status: string, now: number): void {
+    this.moment('run signalled', run, now, { 'baton.signal.status': status });
+  }
+
+  private moment(name: string, run: RunRecord, now: number, attributes: Record<string, string> = {}): void {
+    const trace = run.trace;
+    if (trace === undefined || !trace.sampled) return;
+    const id = derivedSpanId(`${name}:${run.workflowId}:${now}`);
+    const all = { 'baton.workflow.id': run.workflowId, ...attributes };
+    this.tracing.emit(momentSpan(name, trace, id, now, all, this.resource));
+  }
+
   decided(
     before: RunRecord | undefined,
     beforeTasks: readonly TaskRecord[],
@@ -92,11 +105,7 @@ export class RunTracer {
       wasStatus !== run.status &&
       (run.status === 'PAUSED' || wasStatus === 'PAUSED')
     ) {
-      const name = run.status === 'PAUSED' ? 'run paused' : 'run resumed';
-      const id = derivedSpanId(`${name}:${run.workflowId}:${now}`);
-      this.tracing.emit(
-        momentSpan(name, trace, id, now, { 'baton.workflow.id': run.workflowId }, this.resource),
-      );
+      this.moment(run.status === 'PAUSED' ? 'run paused' : 'run resumed', run, now);
     }
     if (
       isTerminalWorkflowStatus(run.status) &&

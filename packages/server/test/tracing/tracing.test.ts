@@ -239,11 +239,7 @@ for (const store of storeCases()) {
           if (hold === undefined) await new Promise((resolve) => setTimeout(resolve, 25));
         }
         assert.ok(hold);
-        const done = await call(t.app, 'POST', '/api/tasks', {
-          taskId: hold.taskId,
-          workflowInstanceId: id,
-          status: 'COMPLETED',
-        });
+        const done = await call(t.app, 'POST', `/api/tasks/${id}/COMPLETED/signal`, { by: 'test' });
         assert.equal(done.status, 200, done.text);
         await waitForStatus(t, id, 'COMPLETED');
         await t.close(); // flushes the spans
@@ -269,6 +265,7 @@ for (const store of storeCases()) {
             'run leaf > task x',
             'run parent > run paused',
             'run parent > run resumed',
+            'run parent > run signalled',
             'run parent > task hold',
             'run parent > task kid',
             'run parent > task prep',
