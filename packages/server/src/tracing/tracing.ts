@@ -32,6 +32,8 @@ import type { RunTrace } from '@baton/protocol';
 import type { TracingOptions } from '../config/tracing-options.js';
 import { newSpanId, newTraceId } from './trace-ids.js';
 
+const SHUTDOWN_WAIT_MS = 2000;
+
 /** The instrumentation scope of every span Baton makes. */
 export const SCOPE = { name: '@baton/server', version: '0.1.0' } as const;
 
@@ -172,8 +174,14 @@ class OtelTracing implements Tracing {
     return this.provider.forceFlush();
   }
 
-  shutdown(): Promise<void> {
-    return this.provider.shutdown();
+  /** Sends what is pending; a receiver that does not answer holds a stopping node at most 2 s. */
+  async shutdown(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.provider.shutdown().catch(() => undefined),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, SHUTDOWN_WAIT_MS))),
+    ]);
+    clearTimeout(timer);
   }
 }
 
