@@ -197,6 +197,15 @@ export const ROOMS = [
     mayImport: ['decisions', 'queue', 'store', 'engine', 'kernel', 'protocol'],
   },
   {
+    name: 'tracing',
+    floor: 7,
+    dir: `${SERVER}/tracing`,
+    holds:
+      'OpenTelemetry: run and task-attempt spans from stored times, server and client spans, trace context',
+    mayImport: ['decisions', 'store', 'engine', 'config', 'kernel', 'protocol'],
+    why: 'decisions: a run span is built from the run and tasks a decision applied',
+  },
+  {
     name: 'operations',
     floor: 8,
     dir: `${SERVER}/operations`,
@@ -226,6 +235,7 @@ export const ROOMS = [
     holds:
       'calls the engine makes itself: the `CallHandler` port, the system-task executor, HTTP, AI, documents',
     mayImport: [
+      'tracing',
       'operations',
       'views',
       'auth',
@@ -273,6 +283,7 @@ export const ROOMS = [
     dir: `${SERVER}/http`,
     holds: 'the Fastify app, JSON schemas of every route, error mapping, the web UI files',
     mayImport: [
+      'tracing',
       'integrations',
       'events',
       'schedules',
@@ -306,6 +317,7 @@ export const ROOMS = [
     holds:
       'assembly and entry points: `startServer` wires every room; `main` and `migrate` read the options; `openStore` picks the store',
     mayImport: [
+      'tracing',
       'http',
       'events',
       'schedules',

@@ -66,6 +66,11 @@ export interface TaskRecord {
    * never values; dropped when the input is changed after it was made.
    */
   templateSecrets?: TemplateSecretRef[];
+  /**
+   * The task attempt's W3C trace context (`00-<trace id>-<span id>-<flags>`), set while tracing
+   * is on: a worker continues the trace under it. Conductor's SDKs ignore the field.
+   */
+  traceparent?: string;
 }
 
 /**
@@ -217,6 +222,19 @@ export interface RunRecord {
    * written in it is honoured, since whoever supplied the data wrote it.
    */
   definitionFromData?: true;
+  /** The run's place in a distributed trace, kept with the run so it outlives nodes and restarts. */
+  trace?: RunTrace;
+}
+
+/** A run's trace context (W3C ids as lowercase hex), set when tracing was on at its start. */
+export interface RunTrace {
+  traceId: string;
+  /** The run span's id; its task attempts' spans are its children. */
+  spanId: string;
+  /** The span that started the run: a caller's (traceparent on the start request), a parent run's task. */
+  parentSpanId?: string;
+  /** The sampling decision made at the start, kept for every task of the run. */
+  sampled: boolean;
 }
 
 /** A run with its tasks: the answer of `GET /api/workflow/{id}`. */

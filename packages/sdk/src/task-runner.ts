@@ -3,6 +3,7 @@ import type { JsonObject, TaskRecord, TaskResult } from '@baton/protocol';
 import { IdleBackoff } from './backoff.js';
 import type { BatonClient } from './client.js';
 import { BatonApiError, coerceError, TerminalError } from './errors.js';
+import { withTaskSpan } from './tracing.js';
 import { isInProgress, type TaskContext, type Worker, type WorkerDefinition } from './worker.js';
 
 /** The contract's long-poll wait: a batch poll waits up to 5000 ms for work. */
@@ -159,7 +160,10 @@ export class TaskRunner {
     const lease = this.startLeaseExtension(running);
     let result: TaskResult;
     try {
-      const answer = await this.def.handler(task.inputData, context);
+      // A traced task's handler runs under a span continuing the task attempt's trace.
+      const answer = await withTaskSpan(task, this.options.workerId, () =>
+        Promise.resolve(this.def.handler(task.inputData, context)),
+      );
       result = isInProgress(answer)
         ? this.resultOf(task, 'IN_PROGRESS', (answer.outputData ?? {}) as JsonObject, {
             callbackAfterSeconds: answer.callbackAfterSeconds,

@@ -15,7 +15,11 @@ import { createCallHandlers, startSystemTaskExecutor } from './integrations/inde
 import { createIntegrations } from './integrations/integrations.js';
 import { Metrics } from './metrics.js';
 import { WakeBus } from './queue/wake-bus.js';
-import { DecisionApplier, type DecisionApplierHooks } from './decisions/decision-applier.js';
+import {
+  DecisionApplier,
+  type DecisionApplierHooks,
+  type ExecutionObserver,
+} from './decisions/decision-applier.js';
 import { DecisionMetrics } from './decisions/decision-metrics.js';
 import { RepairService } from './operations/repair-service.js';
 import { MetadataService } from './operations/metadata-service.js';
@@ -46,6 +50,10 @@ import { RunRemoval } from './archive/run-removal.js';
 import { SignalResponder } from './operations/signal-response.js';
 import { loadSigningKey, PayloadUrlSigner } from './payloads/signed-url.js';
 import type { Store } from './store/store.js';
+import { createTracing, type Tracing } from './tracing/tracing.js';
+import { RunTracer } from './tracing/run-tracer.js';
+import { traceSlowTransactions } from './tracing/slow-transactions.js';
+import { traceLogFields } from './tracing/log-fields.js';
 
 export type ServerState = 'CREATED' | 'STARTING' | 'RUNNING' | 'STOPPING' | 'STOPPED';
 
@@ -93,12 +101,16 @@ export interface CreateServerInput {
   callHandlers?: CallHandlerRegistry;
   /** This node's number among the processes of a BATON_PROCESSES group (in logs and /health). */
   processIndex?: number;
+  /** Use this tracing instead of one made from the options (tests). */
+  tracing?: Tracing;
 }
 
 /** The composition root: wires store, engine, services and HTTP. Migrates the store on start. */
 export async function createServer(input: CreateServerInput): Promise<BatonServer> {
   const { options } = input;
   const clock = input.clock ?? systemClock;
+  // Off unless an OTLP endpoint is configured; when off nothing below makes a span or an id.
+  const tracing = input.tracing ?? createTracing(options.tracing);
   const logger =
     input.logger ??
     pino({
@@ -106,6 +118,8 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
       ...(input.processIndex !== undefined && {
         base: { pid: process.pid, hostname: hostname(), process: input.processIndex },
       }),
+      // Log lines written inside a traced request or call carry its trace_id and span_id.
+      ...(tracing.enabled && { mixin: () => traceLogFields(tracing) }),
       redact: {
         paths: ['*.databaseUrl', '*.amqpUrl', '*.natsUrl', '*.password', 'req.headers.authorization'],
         censor: '***',
@@ -125,6 +139,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
       ...(options.databaseUrl !== undefined && { databaseUrl: options.databaseUrl }),
     }));
   await store.migrate();
+  if (tracing.enabled) traceSlowTransactions(store, tracing, options.tracing.slowTxMs);
 
   const wake = new WakeBus();
   const unsubscribe = store.onQueueNotification((names) => {
@@ -151,8 +166,18 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     );
     const liveness = new WorkerLiveness(store, clock);
     await liveness.refresh();
-    const observer = new DecisionMetrics(metrics, liveness, logger);
+    const lifecycleObserver = new DecisionMetrics(metrics, liveness, logger);
+    const runTracer = tracing.enabled ? new RunTracer(tracing) : undefined;
+    const observer: ExecutionObserver = runTracer
+      ? {
+          decided: (...args) => {
+            lifecycleObserver.decided(...args);
+            runTracer.decided(...args);
+          },
+        }
+      : lifecycleObserver;
     const hooks: DecisionApplierHooks = {
+      ...(runTracer && { tracer: runTracer }),
       onAlert: (alert) => {
         metrics.alertOnlyTimeout(alert.taskType ?? alert.workflowName, alert.kind);
         logger.warn({ alert }, `timeout alert: ${alert.message}`);
@@ -276,6 +301,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
       removal: new RunRemoval(store, blobs, archiver),
       signals: new SignalResponder(workflows),
       auth,
+      tracing,
     });
     if (input.timerLoop !== false) timerLoop.start();
     if (options.archiveAfterMs !== undefined && input.archiveLoop !== false) archiver.start();
@@ -297,6 +323,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
               mask: integrations.secrets.mask,
               maskJson: integrations.secrets.maskJson,
             },
+            tracing,
           });
 
     let state: ServerState = 'RUNNING';
@@ -345,6 +372,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
           await integrations.close().catch(() => {});
           unsubscribe();
           await store.close();
+          await tracing.shutdown().catch(() => {});
           await blobs.close();
           await sandbox?.close();
           state = 'STOPPED';

@@ -19,6 +19,8 @@ export interface Session {
   uiClient?: { clientId: string; scope: string };
   groupRoles: Record<Group, string>;
   caller?: { subject: string; via: 'oidc' | 'application' | 'anonymous'; roles: string[] };
+  /** A trace viewer's URL with {traceId} (BATON_TRACE_URL_TEMPLATE): run pages link to their trace. */
+  traceUrlTemplate?: string;
 }
 
 interface Access {

@@ -676,6 +676,8 @@ export interface paths {
                             };
                             /** @description the identity provider, when one is configured */
                             issuer?: string;
+                            /** @description a trace viewer's URL with {traceId}, when configured: the UI links a run to its trace */
+                            traceUrlTemplate?: string;
                             /** @description the web UI's public client at the identity provider (authorization code with PKCE), when configured */
                             uiClient?: {
                                 clientId?: string;

@@ -65,9 +65,13 @@ export async function installAuth(app: FastifyInstance, room: AuthRoom): Promise
 }
 
 /** Orkes's application, access-key and token routes, and the caller's session (for the web UI). */
-export function authRoutes(app: FastifyInstance, { auth }: { auth: AuthRoom }): void {
+export function authRoutes(
+  app: FastifyInstance,
+  { auth, options }: { auth: AuthRoom; options: { tracing: { urlTemplate?: string | undefined } } },
+): void {
   applicationRoutes(app, auth.applications, auth.tokens, auth.options);
-  sessionRoute(app, auth.authenticator, auth.options);
+  // What the web UI shows besides: a trace viewer's URL template, when configured.
+  sessionRoute(app, auth.authenticator, auth.options, { traceUrlTemplate: options.tracing.urlTemplate });
 }
 
 /** Start-up work that must finish before the server listens: the bootstrap admin key. */

@@ -11,7 +11,13 @@ import { TokenRejected } from './token-errors.js';
  * UI hides the actions they do not allow. Baton's own tokens carry no roles (they are read from
  * the key per use), hence an endpoint rather than reading the token's claims.
  */
-export function sessionRoute(app: FastifyInstance, authenticator: Authenticator, options: AuthOptions): void {
+export function sessionRoute(
+  app: FastifyInstance,
+  authenticator: Authenticator,
+  options: AuthOptions,
+  /** What the web UI shows besides: a trace viewer's URL template (`BATON_TRACE_URL_TEMPLATE`). */
+  ui: { traceUrlTemplate?: string | undefined } = {},
+): void {
   app.get(
     '/api/auth/session',
     {
@@ -31,6 +37,11 @@ export function sessionRoute(app: FastifyInstance, authenticator: Authenticator,
                 description:
                   "the web UI's public client at the identity provider (authorization code with PKCE), when configured",
                 properties: { clientId: { type: 'string' }, scope: { type: 'string' } },
+              },
+              traceUrlTemplate: {
+                type: 'string',
+                description:
+                  "a trace viewer's URL with {traceId}, when configured: the UI links a run to its trace",
               },
               groupRoles: {
                 type: 'object',
@@ -58,6 +69,7 @@ export function sessionRoute(app: FastifyInstance, authenticator: Authenticator,
         authEnabled: options.mode === 'on',
         ...(options.issuer !== undefined && { issuer: options.issuer }),
         ...(options.ui !== undefined && { uiClient: options.ui }),
+        ...(ui.traceUrlTemplate !== undefined && { traceUrlTemplate: ui.traceUrlTemplate }),
         groupRoles: options.roles,
       };
       // Auth off: everyone may do everything, as the anonymous caller.

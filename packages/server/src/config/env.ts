@@ -268,6 +268,47 @@ export const ENV_KEYS = [
     name: 'BATON_CORS_ORIGINS',
     description: 'Comma-separated origins allowed by CORS (* for any); unset = CORS off',
   },
+  {
+    name: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+    description:
+      'Tracing: base URL of an OTLP/HTTP receiver (traces go to <url>/v1/traces); unset with the two below = tracing off',
+  },
+  {
+    name: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+    description: 'Tracing: the full OTLP/HTTP traces URL (wins over OTEL_EXPORTER_OTLP_ENDPOINT)',
+  },
+  {
+    name: 'OTEL_EXPORTER_OTLP_HEADERS',
+    description: 'Tracing: headers sent to the receiver, as key=value,key2=value2',
+    secret: true,
+  },
+  {
+    name: 'OTEL_TRACES_EXPORTER',
+    description:
+      'Tracing: otlp turns it on (to http://localhost:4318 unless an endpoint is set), none turns it off',
+  },
+  { name: 'OTEL_SERVICE_NAME', description: 'Tracing: the service.name of the spans', default: 'baton' },
+  {
+    name: 'OTEL_TRACES_SAMPLER',
+    description:
+      'Tracing: always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off or parentbased_traceidratio; a run keeps its decision for all its tasks',
+    default: 'parentbased_always_on',
+  },
+  {
+    name: 'OTEL_TRACES_SAMPLER_ARG',
+    description: 'Tracing: the ratio of the *traceidratio samplers',
+    default: '1',
+  },
+  {
+    name: 'BATON_TRACE_SLOW_TX_MS',
+    description:
+      'Tracing: store transactions at least this long become spans of the request or loop that ran them',
+    default: '50',
+  },
+  {
+    name: 'BATON_TRACE_URL_TEMPLATE',
+    description: "Tracing: a trace viewer's URL with {traceId}; the UI's run page links to the run's trace",
+  },
 ] as const satisfies readonly EnvKey[];
 
 export type EnvName = (typeof ENV_KEYS)[number]['name'];

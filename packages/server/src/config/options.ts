@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { BlobSettings } from './blob-settings.js';
 import { type AuthOptions, compileAuthOptions } from './auth-options.js';
 import { ENV_KEYS, type EnvName, type RawEnv } from './env.js';
+import { compileTracingOptions, type TracingOptions } from './tracing-options.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -64,6 +65,8 @@ export interface Options {
   readonly archiveBatch: number;
   /** Authentication, roles and HTTP guards (rate limits, CORS). */
   readonly auth: AuthOptions;
+  /** OpenTelemetry tracing; off unless an OTLP endpoint is configured. */
+  readonly tracing: TracingOptions;
 }
 
 /**
@@ -247,6 +250,12 @@ export function compileOptions(raw: RawEnv, cwd = process.cwd(), cpus = availabl
   } catch (err) {
     throw new ConfigError((err as Error).message);
   }
+  let tracing: TracingOptions;
+  try {
+    tracing = compileTracingOptions(raw);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
   const dataDir = path.resolve(cwd, raw.BATON_DATA_DIR ?? defaultOf('BATON_DATA_DIR'));
   const publicUrl = raw.BATON_PUBLIC_URL?.replace(/\/+$/, '');
   if (publicUrl !== undefined && !/^https?:\/\/[^\s/]+(\/[^\s]*)?$/.test(publicUrl)) {
@@ -297,6 +306,7 @@ export function compileOptions(raw: RawEnv, cwd = process.cwd(), cpus = availabl
     archiveIntervalMs: integer(raw, 'BATON_ARCHIVE_INTERVAL_MS', 10, 86_400_000),
     archiveBatch: integer(raw, 'BATON_ARCHIVE_BATCH', 1, 1000),
     auth,
+    tracing,
   });
 }
 

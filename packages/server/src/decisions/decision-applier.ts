@@ -1,5 +1,6 @@
 import type {
   RunRecord,
+  RunTrace,
   StoredTaskDef,
   TaskLog,
   TaskRecord,
@@ -49,6 +50,12 @@ import type { AfterCommit } from './after-commit.js';
 
 export { afterCommit, type AfterCommit } from './after-commit.js';
 
+/** What a run's trace context is made from: its name, and the run and task that started it. */
+export type TracedRun = Pick<RunRecord, 'workflowName' | 'parentWorkflowId' | 'parentWorkflowTaskId'> & {
+  /** The trace of the run whose task `parentWorkflowTaskId` starts this one, when at hand. */
+  parentTrace?: RunTrace | undefined;
+};
+
 /** Outside effects of the executor, set by the composition root. */
 export interface DecisionApplierHooks {
   /** A timeout under ALERT_ONLY was recorded (called after commit): a metric and a warning. */
@@ -70,6 +77,13 @@ export interface DecisionApplierHooks {
     decision: Decision,
     after: AfterCommit,
   ) => Promise<void>;
+  /** Tracing (`src/tracing/run-tracer.ts`): a new run's trace context, and each new task's. */
+  tracer?: {
+    traceRun(tx: Tx | undefined, run: TracedRun): Promise<RunTrace>;
+    stampTasks(run: RunRecord, tasks: readonly TaskRecord[]): void;
+    signalled(run: RunRecord, status: string, now: number): void;
+    within<T>(name: string, attributes: Record<string, string | number>, work: () => Promise<T>): Promise<T>;
+  };
 }
 
 /**
@@ -112,6 +126,19 @@ export class DecisionApplier {
     this.hooks.onTimerArmed?.(dueAt);
   }
 
+  /** The trace context of a run about to start here (tracing on), made before its transaction. */
+  async runTrace(workflowName: string): Promise<RunTrace | undefined> {
+    return this.hooks.tracer?.traceRun(undefined, { workflowName });
+  }
+
+  /**
+   * Runs `work` as a span (an event handler's execution, a schedule's firing) when tracing is on:
+   * the runs it starts are children of that span.
+   */
+  within<T>(name: string, attributes: Record<string, string | number>, work: () => Promise<T>): Promise<T> {
+    return this.hooks.tracer ? this.hooks.tracer.within(name, attributes, work) : work();
+  }
+
   /** The time this executor decides at (the injected clock). */
   now(): number {
     return this.clock.now();
@@ -144,6 +171,9 @@ export class DecisionApplier {
     const session = newSession();
     session.runsStarted++;
     const now = this.clock.now();
+    // Traced: the successor has a trace of its own; the attempts copied into it belong to it.
+    run.trace ??= await this.hooks.tracer?.traceRun(tx, run);
+    this.hooks.tracer?.stampTasks(run, tasks);
     const { decision: decided } = await this.decideFor(tx, run, tasks, event, now);
     const decision = await this.settleEnd(tx, session, 'RUNNING', tasks, decided);
     await tx.insertRun(decision.run);
@@ -184,6 +214,8 @@ export class DecisionApplier {
   ): Promise<RunRecord> {
     const now = this.clock.now();
     const run = newRunRecord({ ...input, now });
+    const trace = input.trace ?? (await this.hooks.tracer?.traceRun(tx, run));
+    if (trace !== undefined) run.trace = trace;
     session.runsStarted++;
     const { decision: decided } = await this.decideFor(tx, run, [], { type: 'START' }, now);
     const decision = await this.settleEnd(tx, session, 'RUNNING', [], decided);
@@ -223,6 +255,8 @@ export class DecisionApplier {
     if (wish && handed) wish.handed = handed;
     await this.apply(tx, session, decision, after, true, handed, taskDefs);
     if (!decision.ignored) this.observer?.decided(run, tasks, decision, now);
+    if (!decision.ignored && event.type === 'SIGNAL')
+      this.hooks.tracer?.signalled(decision.run, event.status, now);
     if (!decision.ignored) await this.hooks.onDecided?.(tx, run, tasks, decision, after);
     return decision;
   }
@@ -353,6 +387,13 @@ export class DecisionApplier {
       return;
     }
     const correlationId = isChild ? parent.correlationId : command.correlationId;
+    // Traced: a run a task starts (SUB_WORKFLOW, START_WORKFLOW) is a child of that task's span.
+    const trace = await this.hooks.tracer?.traceRun(tx, {
+      workflowName: definition.name,
+      parentWorkflowId: parent.workflowId,
+      parentWorkflowTaskId: command.taskId,
+      parentTrace: parent.trace,
+    });
     await this.startIn(
       tx,
       session,
@@ -366,6 +407,7 @@ export class DecisionApplier {
         ...(isChild && { parentWorkflowId: parent.workflowId, parentWorkflowTaskId: command.taskId }),
         ...(command.definition !== undefined &&
           command.definitionFromData === true && { definitionFromData: true }),
+        ...(trace !== undefined && { trace }),
       },
       after,
     );
@@ -439,6 +481,7 @@ export class DecisionApplier {
         );
       });
     });
+    this.hooks.tracer?.stampTasks(decision.run, decision.newTasks);
     return { decision, taskDefs: used };
   }
 

@@ -1,6 +1,7 @@
 import type {
   JsonObject,
   RunRecord,
+  RunTrace,
   TaskDef,
   TaskRecord,
   TaskResult,
@@ -307,4 +308,6 @@ export interface NewRunInput {
   readonly now: number;
   /** The definition came from data (`RunRecord.definitionFromData`). */
   readonly definitionFromData?: true;
+  /** The run's trace context, when the caller made it (tracing; kept as given). */
+  readonly trace?: RunTrace;
 }

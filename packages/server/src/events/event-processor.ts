@@ -48,6 +48,19 @@ export class EventProcessor {
   ) {}
 
   async process(event: string, handlers: readonly EventHandler[], delivery: Delivery): Promise<Outcome> {
+    // Traced: the handlers' execution is a span, and the runs they start are its children.
+    return this.executor.within(
+      `event ${event}`,
+      { 'baton.event': event, 'messaging.message.id': delivery.id, 'baton.event.handlers': handlers.length },
+      () => this.processOne(event, handlers, delivery),
+    );
+  }
+
+  private async processOne(
+    event: string,
+    handlers: readonly EventHandler[],
+    delivery: Delivery,
+  ): Promise<Outcome> {
     const payload = parsePayload(delivery.body);
     const conditions = await Promise.all(handlers.map((h) => this.condition(h, payload)));
     const after = afterCommit();

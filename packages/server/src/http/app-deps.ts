@@ -20,6 +20,7 @@ import type { TaskService } from '../operations/task-service.js';
 import type { TestRunService } from '../operations/test-run-service.js';
 import type { WorkflowService } from '../operations/workflow-service.js';
 import type { Store } from '../store/store.js';
+import type { Tracing } from '../tracing/tracing.js';
 
 /**
  * Everything the HTTP app's routes are given, built by the composition root (`server.ts`). A
@@ -58,4 +59,6 @@ export interface AppDeps {
   instructions: InstructionService;
   /** Authentication, roles and HTTP guards (`src/auth`). */
   auth: AuthRoom;
+  /** Tracing: a server span per request when on. */
+  tracing?: Tracing;
 }

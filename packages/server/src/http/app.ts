@@ -14,6 +14,7 @@ import { ROUTE_MODULES } from './route-modules.js';
 import { recordRoutes, routeModuleScope } from './route-table.js';
 import { errorBodySchema } from './schemas.js';
 import { installTextInput } from './text-input.js';
+import { installHttpTracing } from '../tracing/http-tracing.js';
 
 export type { AppDeps } from './app-deps.js';
 
@@ -51,6 +52,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
 
   installErrorHandling(app);
+  if (deps.tracing?.enabled) installHttpTracing(app, deps.tracing);
   // Bounds every route gets, including routes added later: JSON depth and size, the request
   // target and Host, and a record of the route table (the bad-input sweep compares it with
   // the OpenAPI document).

@@ -9,6 +9,7 @@ import type { Metrics } from '../metrics.js';
 import type { WakeBus } from '../queue/wake-bus.js';
 import type { TaskService } from '../operations/task-service.js';
 import type { Store } from '../store/store.js';
+import type { Tracing } from '../tracing/tracing.js';
 import { CallHandlerRegistry, type SecretResolver } from './call-handler.js';
 import { CallMetrics } from './executor/call-metrics.js';
 import { SystemTaskExecutor } from './executor/system-task-executor.js';
@@ -48,6 +49,7 @@ export interface ExecutorDeps {
   readonly logger: Logger;
   readonly metrics: Metrics;
   readonly secrets?: SecretResolver;
+  readonly tracing?: Tracing;
 }
 
 /** Starts this node's executor; `stop` lets calls finish within `graceMs`, then gives the rest back. */
@@ -64,6 +66,7 @@ export function startSystemTaskExecutor(deps: ExecutorDeps): SystemTaskExecutor 
     concurrency: deps.options.systemTaskConcurrency,
     nodeId: `baton-executor@${hostname()}:${process.pid}:${newId().slice(0, 8)}`,
     ...(deps.secrets && { secrets: deps.secrets }),
+    ...(deps.tracing && { tracing: deps.tracing }),
   });
   executor.start();
   return executor;

@@ -82,6 +82,8 @@ export class WorkflowService {
   async start(request: StartWorkflowRequest, options: { syncWaitUntil?: number } = {}): Promise<string> {
     const after = afterCommit();
     const { syncWaitUntil } = options;
+    // Made here, where the request's span is active (a grouped commit runs in another's context).
+    const trace = await this.executor.runTrace(request.name);
     const run = await this.store.transaction(async (tx) => {
       // An inline definition (checked as registration checks one) runs as given, unregistered.
       const inline = request.workflowDef && inlineDefinition(request.workflowDef);
@@ -110,6 +112,7 @@ export class WorkflowService {
           ...(request.correlationId !== undefined && { correlationId: request.correlationId }),
           ...(request.idempotencyKey !== undefined && { idempotencyKey: request.idempotencyKey }),
           ...(syncWaitUntil !== undefined && { syncWaitUntil }),
+          ...(trace !== undefined && { trace }),
         },
         after,
       );

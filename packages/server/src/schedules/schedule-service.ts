@@ -186,7 +186,11 @@ export class ScheduleService {
       until > floor ? nextSlots(schedule.cronExpression, zone, floor, MAX_SLOTS_PER_FIRE, until) : [];
     let handled = floor;
     for (const slot of slots) {
-      await this.runSlot(tx, schedule, slot, now, after);
+      // Traced: each slot's firing is a span; the run it starts is its child.
+      const fired = { 'baton.schedule.name': schedule.name, 'baton.schedule.slot': slot };
+      await this.executor.within(`schedule ${schedule.name}`, fired, () =>
+        this.runSlot(tx, schedule, slot, now, after),
+      );
       handled = slot;
     }
     await this.arm(tx, schedule, Math.max(now, handled), handled);

@@ -1,6 +1,7 @@
 import { useCallback, useMemo, useState } from 'react';
 
 import { enc } from '../api/client';
+import { useAccess } from '../auth';
 import { useRun } from '../api/hooks';
 import type { TaskRecord, Workflow } from '../api/types';
 import { JsonView } from '../components/json';
@@ -251,6 +252,25 @@ function Timeline({ run, onSelect }: { run: Workflow; onSelect: (ref: string) =>
 
 type Tab = 'tasks' | 'timeline' | 'data' | 'json';
 
+/** A link to the run's trace in the configured trace viewer (tracing on, a URL template set). */
+function TraceLink({ run }: { run: Workflow }) {
+  const template = useAccess().session.traceUrlTemplate;
+  if (template === undefined || run.trace === undefined) return null;
+  return (
+    <>
+      {' '}
+      ·{' '}
+      <a
+        href={template.replaceAll('{traceId}', encodeURIComponent(run.trace.traceId))}
+        target="_blank"
+        rel="noreferrer"
+      >
+        trace
+      </a>
+    </>
+  );
+}
+
 export function RunPage({ id }: { id: string }) {
   const { location, navigate } = useRouter();
   const run = useRun(id);
@@ -301,6 +321,7 @@ export function RunPage({ id }: { id: string }) {
                 </>
               )}{' '}
               · priority {data.priority}
+              <TraceLink run={data} />
             </div>
           </div>
           <RunActions run={data} />

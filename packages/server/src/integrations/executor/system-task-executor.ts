@@ -21,6 +21,8 @@ import { TemplateSecrets } from '../secrets/template-secrets.js';
 import type { EgressAgents } from '../http/egress-agent.js';
 import type { CallMetrics, CallResultLabel } from './call-metrics.js';
 import { Slots } from './slots.js';
+import { tracedCall } from '../../tracing/call-tracing.js';
+import type { Tracing } from '../../tracing/tracing.js';
 
 /**
  * The leased executor of system calls, one per node. It claims tasks from the internal queues
@@ -59,6 +61,8 @@ export interface SystemTaskExecutorOptions {
   readonly checkIntervalMs?: number;
   /** Longest idle wait between claims when nothing wakes the loop (ms): bounds how late a delayed check is seen. */
   readonly idleMs?: number;
+  /** Each call as a client span under its task attempt's (off: no span). */
+  readonly tracing?: Tracing;
 }
 
 /** Why an in-flight call was aborted by the executor. */
@@ -250,7 +254,10 @@ export class SystemTaskExecutor {
       now: () => this.options.clock.now(),
     };
     try {
-      return await handler.call(call, ctx);
+      const tracing = this.options.tracing;
+      return await (tracing?.enabled
+        ? tracedCall(tracing, kind, task, () => handler.call(call, ctx))
+        : handler.call(call, ctx));
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       return { status: 'FAILED', reason: `Failed to invoke ${kind} task due to: ${message}` };

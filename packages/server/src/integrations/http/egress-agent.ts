@@ -1,8 +1,9 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 
-import { Agent, buildConnector, fetch as undiciFetch, type Dispatcher } from 'undici';
+import { type Agent, buildConnector, fetch as undiciFetch, type Dispatcher } from 'undici';
 
+import { TracedAgent } from '../../tracing/outgoing-trace.js';
 import type { CallFetch } from '../call-handler.js';
 import { EgressDeniedError, type EgressPolicy } from './egress-policy.js';
 
@@ -34,7 +35,8 @@ export class EgressAgents {
     if (existing) return existing;
     if (this.agents.size >= MAX_AGENTS && connectTimeoutMs !== this.defaultConnectTimeoutMs)
       return this.agent(this.defaultConnectTimeoutMs);
-    const agent = new Agent({
+    // Traced: a call's requests carry its span's traceparent (none outside a traced call).
+    const agent = new TracedAgent({
       connect: this.connector(connectTimeoutMs),
       keepAliveTimeout: 10_000,
     });
