@@ -4,6 +4,7 @@ import { useMemo, useState, type FormEvent } from 'react';
 import { ApiError, enc, qs, sendJson } from '../api/client';
 import { useDefinitions, useRunSearch, type RunSearch } from '../api/hooks';
 import { BULK_ACTIONS, type BulkOperation, type BulkResponse, type WorkflowStatus } from '../api/types';
+import { pageSize, SortAndSize } from '../components/sort-and-size';
 import { StatusBadge } from '../components/status';
 import { formatDuration, formatTime, fromInputTime, zoneLabel } from '../format';
 import { Link, useRouter } from '../router';
@@ -23,7 +24,6 @@ const SORTS = [
   ['status:ASC', 'Status'],
   ['workflowType:ASC', 'Name'],
 ] as const;
-const PAGE_SIZES = [25, 50, 100, 250];
 
 /** A time input's value, read in the zone times are shown in. */
 function toIso(local: string): string | undefined {
@@ -38,7 +38,7 @@ function searchFrom(params: URLSearchParams): RunSearch & { fromLocal: string; t
   const toLocal = params.get('to') ?? '';
   const s: RunSearch & { fromLocal: string; toLocal: string } = {
     start: Number.isInteger(start) && start >= 0 ? start : 0,
-    size: PAGE_SIZES.includes(size) ? size : 25,
+    size: pageSize(size),
     sort: params.get('sort') ?? 'createTime:DESC',
     fromLocal,
     toLocal,
@@ -214,24 +214,13 @@ export function RunsPage() {
             </button>
           ))}
         </div>
-        <div className="sorting">
-          <label htmlFor="f-sort">Sort</label>
-          <select id="f-sort" value={search.sort} onChange={(e) => setParams({ sort: e.target.value })}>
-            {SORTS.map(([v, label]) => (
-              <option key={v} value={v}>
-                {label}
-              </option>
-            ))}
-          </select>
-          <label htmlFor="f-size">Per page</label>
-          <select id="f-size" value={search.size} onChange={(e) => setParams({ size: e.target.value })}>
-            {PAGE_SIZES.map((n) => (
-              <option key={n} value={n}>
-                {n}
-              </option>
-            ))}
-          </select>
-        </div>
+        <SortAndSize
+          idPrefix="f"
+          sorts={SORTS}
+          sort={search.sort}
+          size={search.size}
+          onChange={(params) => setParams(params)}
+        />
       </div>
 
       {bulk && !bulk.busy && (

@@ -3,6 +3,7 @@ import { useMemo, useState, type FormEvent } from 'react';
 import { enc } from '../api/client';
 import { useDefinitions, useTaskDefs, useTaskSearch, type TaskSearch } from '../api/hooks';
 import type { TaskSummary } from '../api/types';
+import { pageSize, SortAndSize } from '../components/sort-and-size';
 import { StatusBadge } from '../components/status';
 import { formatDuration, formatTime, fromInputTime, relative, zoneLabel } from '../format';
 import { Link, useRouter } from '../router';
@@ -33,7 +34,6 @@ const SORTS = [
   ['scheduledTime:ASC', 'Oldest first'],
   ['taskType:ASC', 'Type'],
 ] as const;
-const PAGE_SIZES = [25, 50, 100, 250];
 
 interface Params {
   type: string;
@@ -64,7 +64,7 @@ function paramsOf(search: URLSearchParams): Params {
     idle: text('idle'),
     sort: search.get('sort') ?? 'updateTime:DESC',
     start: Number.isInteger(start) && start >= 0 ? start : 0,
-    size: PAGE_SIZES.includes(size) ? size : 25,
+    size: pageSize(size),
   };
 }
 
@@ -276,24 +276,13 @@ export function TasksPage() {
               ? 'no tasks match'
               : `${p.start + 1}–${Math.min(p.start + p.size, total)} of ${total} task${total === 1 ? '' : 's'}`}
         </span>
-        <div className="sorting">
-          <label htmlFor="t-sort">Sort</label>
-          <select id="t-sort" value={p.sort} onChange={(e) => setParams({ sort: e.target.value })}>
-            {SORTS.map(([v, label]) => (
-              <option key={v} value={v}>
-                {label}
-              </option>
-            ))}
-          </select>
-          <label htmlFor="t-size">Per page</label>
-          <select id="t-size" value={p.size} onChange={(e) => setParams({ size: e.target.value })}>
-            {PAGE_SIZES.map((n) => (
-              <option key={n} value={n}>
-                {n}
-              </option>
-            ))}
-          </select>
-        </div>
+        <SortAndSize
+          idPrefix="t"
+          sorts={SORTS}
+          sort={p.sort}
+          size={p.size}
+          onChange={(params) => setParams(params)}
+        />
       </div>
       {answer.error && (
         <div className="alert alert-error" role="alert">
