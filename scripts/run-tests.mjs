@@ -5,10 +5,11 @@
 // with every test file (each file makes its own databases) and removes it afterwards.
 // Usage: node scripts/run-tests.mjs [substring-of-test-path ...]
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const filters = process.argv.slice(2);
@@ -97,15 +98,62 @@ if (!env.BATON_TEST_DATABASE_URL) {
 }
 
 // Bounds, so a hang fails the run instead of stalling it: no single test may take 10 minutes, and a
-// file whose tests have all finished exits even if something it opened keeps its event loop alive.
+// file whose tests have all finished is ended by scripts/test-exit-guard.mjs even if something it
+// opened keeps its event loop alive (Node's --test-force-exit would lose results still in the pipe).
+// A second reporter checks that every file reported every test it started.
+const summaryDir = mkdtempSync(path.join(tmpdir(), 'baton-test-report-'));
+const summaryFile = path.join(summaryDir, 'completeness.json');
 const child = spawn(
   process.execPath,
-  ['--test', '--test-concurrency=2', '--test-timeout=600000', '--test-force-exit', ...files],
+  [
+    '--import',
+    pathToFileURL(path.join(root, 'scripts/test-exit-guard.mjs')).href,
+    '--test',
+    '--test-concurrency=2',
+    '--test-timeout=600000',
+    `--test-reporter=${process.stdout.isTTY ? 'spec' : 'tap'}`,
+    '--test-reporter-destination=stdout',
+    `--test-reporter=${pathToFileURL(path.join(root, 'scripts/test-completeness-reporter.mjs')).href}`,
+    `--test-reporter-destination=${summaryFile}`,
+    ...files,
+  ],
   {
     stdio: 'inherit',
     env,
   },
 );
-const code = await new Promise((resolve) => child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
+let code = await new Promise((resolve) => child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
 if (embedded) await embedded.stop();
+
+const problems = completenessProblems(files, summaryFile, env.CI === 'true');
+rmSync(summaryDir, { recursive: true, force: true });
+if (problems.length > 0) {
+  console.error(`\n# the run is incomplete: ${problems.length} problem(s)`);
+  for (const problem of problems) console.error(`#   ${problem}`);
+  if (code === 0) code = 1;
+}
 process.exit(code);
+
+/** What the completeness reporter found: files cut short, silent or missing, and skips in CI. */
+function completenessProblems(expectedFiles, file, inCi) {
+  let summary;
+  try {
+    summary = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    return [`no completeness report was written (${error instanceof Error ? error.message : String(error)})`];
+  }
+  const problems = [];
+  const seen = new Set(summary.map((entry) => entry.file));
+  for (const expected of expectedFiles) {
+    if (!seen.has(expected)) problems.push(`${path.relative(root, expected)}: reported nothing`);
+  }
+  for (const entry of summary) {
+    const name = path.relative(root, entry.file);
+    if (entry.silent) problems.push(`${name}: its process ended without reporting a test`);
+    if (entry.unfinished.length > 0) {
+      problems.push(`${name}: ${entry.unfinished.length} test(s) started and never ended: ${entry.unfinished.join('; ')}`);
+    }
+    if (inCi && entry.skipped > 0) problems.push(`${name}: ${entry.skipped} skipped test(s); CI runs every test`);
+  }
+  return problems;
+}

@@ -1,0 +1,46 @@
+// A node:test reporter that checks each test file reported every test it started, for
+// scripts/run-tests.mjs. A file's process that ends early (process.exit() in the code under test,
+// a crash the runner cannot see, results lost in the pipe) otherwise shows as fewer passing tests
+// and a green run. It writes one JSON line at the end: per file, the tests that started and never
+// ended, files that reported no test at all, and the number of skipped tests.
+export default async function* completenessReporter(source) {
+  /** @type {Map<string, { open: Map<string, number>, reported: number, silent: boolean, skipped: number }>} */
+  const files = new Map();
+  const fileOf = (file) => {
+    let entry = files.get(file);
+    if (!entry) {
+      entry = { open: new Map(), reported: 0, silent: false, skipped: 0 };
+      files.set(file, entry);
+    }
+    return entry;
+  };
+  for await (const event of source) {
+    const data = event.data ?? {};
+    const file = typeof data.file === 'string' ? data.file : undefined;
+    if (!file) continue;
+    const key = `${data.nesting}\u0000${data.name}`;
+    const entry = fileOf(file);
+    if (event.type === 'test:start') {
+      entry.open.set(key, (entry.open.get(key) ?? 0) + 1);
+    } else if (event.type === 'test:pass' || event.type === 'test:fail') {
+      const left = (entry.open.get(key) ?? 0) - 1;
+      if (left > 0) entry.open.set(key, left);
+      else entry.open.delete(key);
+      // The runner stands a test named after the file in for a file that reported nothing.
+      if (data.name === file && data.nesting === 0) {
+        if (event.type === 'test:pass') entry.silent = true;
+      } else {
+        entry.reported += 1;
+        if (data.skip !== undefined && data.skip !== false) entry.skipped += 1;
+      }
+    }
+  }
+  const summary = [...files].map(([file, entry]) => ({
+    file,
+    reported: entry.reported,
+    silent: entry.silent && entry.reported === 0,
+    skipped: entry.skipped,
+    unfinished: [...entry.open.keys()].map((key) => key.replace('\u0000', ' ')),
+  }));
+  yield `${JSON.stringify(summary)}\n`;
+}
