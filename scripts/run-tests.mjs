@@ -134,7 +134,7 @@ if (problems.length > 0) {
 }
 process.exit(code);
 
-/** What the completeness reporter found: files cut short, silent or missing, and skips in CI. */
+/** What the completeness reporter found: files cut short or missing, and skips in CI. */
 function completenessProblems(expectedFiles, file, inCi) {
   let summary;
   try {
@@ -149,7 +149,8 @@ function completenessProblems(expectedFiles, file, inCi) {
   }
   for (const entry of summary) {
     const name = path.relative(root, entry.file);
-    if (entry.silent) problems.push(`${name}: its process ended without reporting a test`);
+    // A file may register no test for the stores enabled (BATON_TEST_STORES), so this is a note.
+    if (entry.silent) console.log(`# ${name}: registered no test in this run`);
     if (entry.unfinished.length > 0) {
       problems.push(`${name}: ${entry.unfinished.length} test(s) started and never ended: ${entry.unfinished.join('; ')}`);
     }

@@ -2,7 +2,8 @@
 // scripts/run-tests.mjs. A file's process that ends early (process.exit() in the code under test,
 // a crash the runner cannot see, results lost in the pipe) otherwise shows as fewer passing tests
 // and a green run. It writes one JSON line at the end: per file, the tests that started and never
-// ended, files that reported no test at all, and the number of skipped tests.
+// ended, files that reported no test at all (some register none for the stores enabled), and the
+// number of skipped tests.
 export default async function* completenessReporter(source) {
   /** @type {Map<string, { open: Map<string, number>, reported: number, silent: boolean, skipped: number }>} */
   const files = new Map();
