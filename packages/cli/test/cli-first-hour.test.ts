@@ -44,6 +44,25 @@ describe('the CLI in the first hour (real CLI, real server)', () => {
     assert.equal(env.code, 0, env.stderr);
   });
 
+  it('an address with a path after the port says to drop it, not a JSON parse error or a bare 404', async () => {
+    // GET under a path reaches the web UI's pages (HTML); other methods find no route.
+    const page = await runCli(['queues', '-s', `${baton.url}/baton`]);
+    assert.equal(page.code, 1, page.stderr);
+    assert.doesNotMatch(page.stderr, /Unexpected token|not valid JSON/);
+    assert.match(page.stderr, /not Baton's API|has a path after the port/);
+    assert.match(page.stderr, /the server from --server/);
+
+    const route = await runCli(['start', 'fh_hello', '-s', `${baton.url}/baton`]);
+    assert.equal(route.code, 1, route.stderr);
+    assert.match(route.stderr, new RegExp(`has a path after the port: try ${baton.url}\\n`));
+
+    const json = await runCli(['runs', '--json'], { env: { BATON_URL: `${baton.url}/ui` } });
+    assert.equal(json.code, 1);
+    const body = JSON.parse(json.stderr) as { error: { message: string; server: string } };
+    assert.equal(body.error.server, `${baton.url}/ui`);
+    assert.match(body.error.message, /not Baton's API|has a path after the port/);
+  });
+
   it('a connection error says which server was tried and where that address came from', async () => {
     const url = `http://127.0.0.1:${await freePort()}`;
     const fromEnv = await runCli(['runs'], { env: { BATON_URL: url } });
