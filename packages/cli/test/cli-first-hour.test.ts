@@ -63,6 +63,13 @@ describe('the CLI in the first hour (real CLI, real server)', () => {
     assert.match(body.error.message, /not Baton's API|has a path after the port/);
   });
 
+  it("a refusal names the URL asked, the run's id in it (not the path template)", async () => {
+    const r = await runCli(['pause', 'fh-no-such-run', '-s', baton.url]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, new RegExp(`refused PUT ${baton.url}/api/workflow/fh-no-such-run/pause \\(HTTP 404\\)`));
+    assert.doesNotMatch(r.stderr, /\{id\}/);
+  });
+
   it('a connection error says which server was tried and where that address came from', async () => {
     const url = `http://127.0.0.1:${await freePort()}`;
     const fromEnv = await runCli(['runs'], { env: { BATON_URL: url } });

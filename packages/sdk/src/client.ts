@@ -127,7 +127,10 @@ export class BatonClient {
       const { response } = answer;
       if (response.ok) return answer.data as T;
       if (response.status === 401 && attempt === 1 && this.tokens.invalidate()) continue;
-      throw BatonApiError.from(method, `${this.baseUrl}${path}`, response.status, answer.error);
+      // The URL asked (path parameters filled in, query included) where fetch tells it; the
+      // path template otherwise.
+      const url = response.url !== '' ? response.url : `${this.baseUrl}${path}`;
+      throw BatonApiError.from(method, url, response.status, answer.error);
     }
   }
 
