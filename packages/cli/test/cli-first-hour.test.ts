@@ -134,6 +134,19 @@ describe('the CLI in the first hour (real CLI, real server)', () => {
     assert.doesNotMatch(r.stderr, /\[1\]\.tasks/, 'a position in the request, not the file');
   });
 
+  it('a bad task definition among several files is named by its file alone, without the request', async () => {
+    const defs = path.join(dir, 'taskdefs');
+    mkdirSync(defs);
+    writeFileSync(path.join(defs, 'a.json'), JSON.stringify({ name: 'fh_td_a', responseTimeoutSeconds: 60 }));
+    writeFileSync(path.join(defs, 'b.json'), '{\n  "name": "fh_td_b",\n  "retryCount": -1\n}\n');
+    const r = await runCli(['apply', '-f', defs], { env: { BATON_URL: baton.url } });
+    assert.equal(r.code, 1);
+    const lines = r.stderr.trim().split('\n');
+    assert.match(lines[0] ?? '', /failed validation$/);
+    assert.doesNotMatch(r.stderr, /body\[|body:/, 'no position in the request, no complaint about the whole body');
+    assert.deepEqual(lines.slice(1), [`  - ${path.join(defs, 'b.json')}:3:17 retryCount: must be >= 0`]);
+  });
+
   it('invalid JSON says the line and column', async () => {
     const file = path.join(dir, 'broken.json');
     writeFileSync(file, '{\n  "name": "t",\n  "retryCount" 2\n}\n');
