@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -155,17 +155,30 @@ describe('web UI in Chromium', () => {
     assert.deepEqual(done.output, { approved: true });
   });
 
-  it('frames each diagram whole at 1280×800, its loop’s way back crossing no other arrow', async () => {
+  it('frames each diagram whole at 1280×800 and within the window, its loops’ ways back crossing no other arrow', async () => {
     const id = await start('ui_order', { orderId: 'F-1', kind: 'express' }, 'frame-1');
-    for (const [where, name] of [
-      [`/definitions/ui_order`, 'definition'],
-      [`/runs/${id}`, ''],
+    // The example shipped with the repository: a long description above the diagram, two ways
+    // back into its loop.
+    await post(
+      '/api/metadata/workflow',
+      JSON.parse(readFileSync(path.join(repoRoot, 'examples/agent-loop/agent-loop.workflow.json'), 'utf8')),
+    );
+    for (const [where, name, lastRef, ways] of [
+      [`/definitions/ui_order`, 'definition', 'approve', 1],
+      [`/runs/${id}`, '', 'approve', 1],
+      [`/definitions/agent_loop`, '', 'remember_tool_answers', 2],
     ] as const) {
       await page.goto(api(where));
-      await page.locator('.box[data-ref="approve"]').waitFor();
+      await page.locator(`.box[data-ref="${lastRef}"]`).waitFor();
       await diagramFitted(page);
       const frame = await page.getByTestId('diagram').boundingBox();
       assert.ok(frame);
+      // The frame is cut to end within the window when the page opens: no part of the fitted
+      // drawing lies below the fold.
+      assert.ok(
+        frame.y + frame.height <= 800,
+        `${where}: the diagram's frame ends within the 800 px window (${JSON.stringify(frame)})`,
+      );
       const framing = await page
         .getByTestId('diagram')
         .evaluate(
@@ -220,9 +233,10 @@ describe('web UI in Chromium', () => {
         })),
       );
       const back = paths.filter((p) => p.back);
-      assert.equal(back.length, 1, 'one way back, for the one loop');
-      for (const other of paths.filter((p) => !p.back))
-        assert.equal(crosses(back[0]!.d, other.d), false, `${where}: the way back crosses ${other.d}`);
+      assert.equal(back.length, ways, `${where}: ${ways} way(s) back into the loop`);
+      for (const way of back)
+        for (const other of paths.filter((p) => !p.back))
+          assert.equal(crosses(way.d, other.d), false, `${where}: a way back crosses ${other.d}`);
     }
   });
 
