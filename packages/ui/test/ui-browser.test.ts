@@ -536,6 +536,13 @@ describe('web UI in Chromium', () => {
     await refusal.getByText(/priority/).waitFor();
     assert.match(await refusal.innerText(), /99/);
     assert.equal(await page.getByLabel('Priority (0–99)').inputValue(), '150', 'not clamped');
+    // The refusal sits under "Start run" (not under the test workbench), the field marked.
+    assert.equal(await page.getByLabel('Priority (0–99)').getAttribute('aria-invalid'), 'true');
+    const refusalAt = await refusal.boundingBox();
+    const workbenchAt = await page.getByRole('heading', { name: 'Test workbench' }).boundingBox();
+    const startAt = await page.getByRole('button', { name: 'Start run' }).boundingBox();
+    assert.ok(refusalAt && workbenchAt && startAt);
+    assert.ok(startAt.y < refusalAt.y && refusalAt.y < workbenchAt.y, 'the refusal follows Start run');
     assert.equal((await get('/api/workflow/search?query=workflowType%3Dui_unserved')).totalHits, before);
     await page.getByLabel('Correlation id').fill('from-the-form');
     await page.getByLabel('Priority (0–99)').fill('7');
