@@ -20,6 +20,9 @@ describe('settings the server does not know', () => {
     assert.equal(nearestSetting('BATON_PROT'), 'BATON_PORT');
     assert.equal(nearestSetting('BATON_DATABSE_URL'), 'BATON_DATABASE_URL');
     assert.equal(nearestSetting('BATON_SOMETHING_ELSE_ENTIRELY'), undefined);
+    // The CLI's settings are known names too.
+    assert.equal(nearestSetting('BATON_URLL'), 'BATON_URL');
+    assert.equal(nearestSetting('BATON_TOKN'), 'BATON_TOKEN');
   });
 
   it('unknown BATON_* variables are listed; the CLI and test tooling variables are not', () => {
