@@ -1,4 +1,4 @@
-import { BatonApiError, BatonConnectionError } from '@baton/sdk';
+import { BatonApiError, BatonConnectionError, BatonNotApiError } from '@baton/sdk';
 
 import { EXIT } from './output.js';
 import { credentialsGiven, serverUsed, UsageError } from './settings.js';
@@ -26,6 +26,15 @@ export function explain(err: unknown): Explained {
       ...(used && { server: used.url }),
     };
   }
+  if (err instanceof BatonNotApiError) {
+    const used = serverUsed();
+    return {
+      message: used ? `${err.message} (the server from ${used.source}: ${used.url})` : err.message,
+      code: EXIT.error,
+      ...(used && { server: used.url }),
+      url: err.url,
+    };
+  }
   if (err instanceof BatonApiError) {
     const lines = [`the server refused ${err.method} ${err.url} (HTTP ${err.status}): ${err.message}`];
     const validationErrors =
@@ -40,6 +49,14 @@ export function explain(err: unknown): Explained {
     else if (err.status === 401) lines.push('  set BATON_TOKEN, or BATON_KEY_ID and BATON_KEY_SECRET');
     else if (err.status === 403)
       lines.push("  these credentials lack that role: an admin grants it to the key's application");
+    else if (err.errorCode === 'ROUTE_NOT_FOUND') {
+      // Baton's API is at the root of its address: a path after the port (a proxy's prefix
+      // guessed wrong, a UI page's address) makes every route unknown.
+      const used = serverUsed();
+      const root = used ? pathlessRoot(used.url) : undefined;
+      if (used && root !== undefined)
+        lines.push(`  the server address from ${used.source} has a path after the port: try ${root}`);
+    }
     return {
       message: lines.join('\n'),
       code: EXIT.error,
@@ -51,4 +68,14 @@ export function explain(err: unknown): Explained {
   }
   const e = err instanceof Error ? err : new Error(String(err));
   return { message: e.message, code: EXIT.error };
+}
+
+/** The address without its path, when it has one (`http://h:8080/x` → `http://h:8080`). */
+function pathlessRoot(url: string): string | undefined {
+  try {
+    const parsed = new URL(url);
+    return parsed.pathname.replace(/\/+$/, '') === '' ? undefined : parsed.origin;
+  } catch {
+    return undefined;
+  }
 }

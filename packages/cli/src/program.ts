@@ -17,11 +17,20 @@ function version(): string {
   return pkg.version ?? 'unknown';
 }
 
-/** The options every command takes, wherever they are written. */
-function addSharedOptions(command: Command): void {
-  command
-    .option('-s, --server <url>', `server URL (default BATON_URL, else ${DEFAULT_URL})`)
-    .option('--json', 'machine-readable JSON output; errors as JSON on stderr');
+/**
+ * Commands that run here on this machine's settings (BATON_DATA_DIR, BATON_DATABASE_URL), not
+ * against a server: `--server` means nothing to them, and `server` prints no answer to put in JSON.
+ */
+const LOCAL_COMMANDS = new Set(['server', 'migrate', 'backup']);
+const NO_JSON = new Set(['server']);
+
+/** The options every command takes, wherever they are written (those that apply to it). */
+function addSharedOptions(command: Command, root = false): void {
+  const name = command.name();
+  if (root || !LOCAL_COMMANDS.has(name))
+    command.option('-s, --server <url>', `server URL (default BATON_URL, else ${DEFAULT_URL})`);
+  if (root || !NO_JSON.has(name))
+    command.option('--json', 'machine-readable JSON output; errors as JSON on stderr');
 }
 
 /** Whether the command line asks for JSON (before any `--`), also when parsing it failed. */
@@ -50,7 +59,7 @@ export function buildProgram(): Command {
         if (!jsonWanted(process.argv)) write(text);
       },
     });
-  addSharedOptions(program);
+  addSharedOptions(program, true);
   serverCommands(program);
   applyCommand(program);
   runCommands(program);

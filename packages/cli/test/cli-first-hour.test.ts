@@ -44,6 +44,32 @@ describe('the CLI in the first hour (real CLI, real server)', () => {
     assert.equal(env.code, 0, env.stderr);
   });
 
+  it('an address with a path after the port says to drop it, not a JSON parse error or a bare 404', async () => {
+    // GET under a path reaches the web UI's pages (HTML); other methods find no route.
+    const page = await runCli(['queues', '-s', `${baton.url}/baton`]);
+    assert.equal(page.code, 1, page.stderr);
+    assert.doesNotMatch(page.stderr, /Unexpected token|not valid JSON/);
+    assert.match(page.stderr, /not Baton's API|has a path after the port/);
+    assert.match(page.stderr, /the server from --server/);
+
+    const route = await runCli(['start', 'fh_hello', '-s', `${baton.url}/baton`]);
+    assert.equal(route.code, 1, route.stderr);
+    assert.match(route.stderr, new RegExp(`has a path after the port: try ${baton.url}\\n`));
+
+    const json = await runCli(['runs', '--json'], { env: { BATON_URL: `${baton.url}/ui` } });
+    assert.equal(json.code, 1);
+    const body = JSON.parse(json.stderr) as { error: { message: string; server: string } };
+    assert.equal(body.error.server, `${baton.url}/ui`);
+    assert.match(body.error.message, /not Baton's API|has a path after the port/);
+  });
+
+  it("a refusal names the URL asked, the run's id in it (not the path template)", async () => {
+    const r = await runCli(['pause', 'fh-no-such-run', '-s', baton.url]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, new RegExp(`refused PUT ${baton.url}/api/workflow/fh-no-such-run/pause \\(HTTP 404\\)`));
+    assert.doesNotMatch(r.stderr, /\{id\}/);
+  });
+
   it('a connection error says which server was tried and where that address came from', async () => {
     const url = `http://127.0.0.1:${await freePort()}`;
     const fromEnv = await runCli(['runs'], { env: { BATON_URL: url } });
@@ -106,6 +132,19 @@ describe('the CLI in the first hour (real CLI, real server)', () => {
     assert.equal(r.code, 1);
     assert.match(r.stderr, /b-bad\.json:6:5 tasks\[1\]\.evaluatorType: /);
     assert.doesNotMatch(r.stderr, /\[1\]\.tasks/, 'a position in the request, not the file');
+  });
+
+  it('a bad task definition among several files is named by its file alone, without the request', async () => {
+    const defs = path.join(dir, 'taskdefs');
+    mkdirSync(defs);
+    writeFileSync(path.join(defs, 'a.json'), JSON.stringify({ name: 'fh_td_a', responseTimeoutSeconds: 60 }));
+    writeFileSync(path.join(defs, 'b.json'), '{\n  "name": "fh_td_b",\n  "retryCount": -1\n}\n');
+    const r = await runCli(['apply', '-f', defs], { env: { BATON_URL: baton.url } });
+    assert.equal(r.code, 1);
+    const lines = r.stderr.trim().split('\n');
+    assert.match(lines[0] ?? '', /failed validation$/);
+    assert.doesNotMatch(r.stderr, /body\[|body:/, 'no position in the request, no complaint about the whole body');
+    assert.deepEqual(lines.slice(1), [`  - ${path.join(defs, 'b.json')}:3:17 retryCount: must be >= 0`]);
   });
 
   it('invalid JSON says the line and column', async () => {

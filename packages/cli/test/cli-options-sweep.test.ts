@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 
 import type { Command, Option } from 'commander';
@@ -118,6 +121,28 @@ describe('every command and option of the CLI', () => {
           .filter((line) => line.includes(`${flag} `) || line.endsWith(flag)).length;
         assert.ok(count >= 1, `${page} --help does not list ${flag}`);
       }
+    }
+  });
+
+  it('commands that run on this machine take no --server (it would be ignored), and server no --json', () => {
+    const byName = new Map(commands.map((c) => [c.path.join(' '), c.command]));
+    for (const name of ['server', 'migrate', 'backup']) {
+      const flags = byName.get(name)?.options.map((o) => o.long) ?? [];
+      assert.ok(!flags.includes('--server'), `${name} takes --server`);
+    }
+    assert.ok(!(byName.get('server')?.options.map((o) => o.long) ?? []).includes('--json'));
+    for (const name of ['migrate', 'backup', 'runs', 'start'])
+      assert.ok(byName.get(name)?.options.some((o) => o.long === '--json'), `${name} lacks --json`);
+  });
+
+  it('migrate --json answers JSON', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'baton-migrate-json-'));
+    try {
+      const r = await runCli(['migrate', '--json'], { env: { BATON_DATA_DIR: dataDir } });
+      assert.equal(r.code, 0, r.stderr);
+      assert.match((JSON.parse(r.stdout) as { migrated: string }).migrated, /SQLite/);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 

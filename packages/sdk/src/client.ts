@@ -19,7 +19,7 @@ import type {
 import createFetchClient, { type Client, type Middleware } from 'openapi-fetch';
 
 import { tokenSource, type Credentials, type TokenSource } from './auth.js';
-import { BatonApiError, BatonConnectionError } from './errors.js';
+import { BatonApiError, BatonConnectionError, BatonNotApiError } from './errors.js';
 import type { paths } from './generated/openapi.js';
 
 export interface BatonClientOptions {
@@ -96,8 +96,17 @@ export class BatonClient {
         return request;
       },
     };
+    // Baton answers its API in JSON or plain text; a web page means the address leads elsewhere
+    // (the web UI's pages under a path, another program): say so instead of a JSON parse error.
+    const notApi: Middleware = {
+      onResponse: ({ request, response }) => {
+        const type = response.headers.get('content-type') ?? '';
+        if (/^text\/html\b/i.test(type)) throw new BatonNotApiError(request.url, type.split(';')[0] ?? type);
+        return response;
+      },
+    };
     this.api = createFetchClient<paths>({ baseUrl: this.baseUrl, fetch: fetchImpl });
-    this.api.use(auth);
+    this.api.use(auth, notApi);
   }
 
   /**
@@ -118,7 +127,10 @@ export class BatonClient {
       const { response } = answer;
       if (response.ok) return answer.data as T;
       if (response.status === 401 && attempt === 1 && this.tokens.invalidate()) continue;
-      throw BatonApiError.from(method, `${this.baseUrl}${path}`, response.status, answer.error);
+      // The URL asked (path parameters filled in, query included) where fetch tells it; the
+      // path template otherwise.
+      const url = response.url !== '' ? response.url : `${this.baseUrl}${path}`;
+      throw BatonApiError.from(method, url, response.status, answer.error);
     }
   }
 

@@ -61,6 +61,22 @@ export class BatonConnectionError extends Error {
   }
 }
 
+/**
+ * Something answered, but not Baton's API: a web page where JSON was expected (a path after the
+ * port, or another program on that port). Names the URL asked.
+ */
+export class BatonNotApiError extends Error {
+  override name = 'BatonNotApiError';
+  constructor(
+    readonly url: string,
+    readonly contentType: string,
+  ) {
+    super(
+      `the answer from ${url} is a web page (${contentType}), not Baton's API: give the address Baton listens on, with no path after the port (http://host:8080)`,
+    );
+  }
+}
+
 function describeCause(cause: unknown): string {
   if (!(cause instanceof Error)) return String(cause);
   // undici hides the system error (ECONNREFUSED, ENOTFOUND) one level down.

@@ -6,7 +6,7 @@ export {
   type PollRequest,
 } from './client.js';
 export type { Credentials } from './auth.js';
-export { BatonApiError, BatonConnectionError, TerminalError } from './errors.js';
+export { BatonApiError, BatonConnectionError, BatonNotApiError, TerminalError } from './errors.js';
 export {
   defineWorker,
   inProgress,

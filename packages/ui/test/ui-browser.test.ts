@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -155,17 +155,30 @@ describe('web UI in Chromium', () => {
     assert.deepEqual(done.output, { approved: true });
   });
 
-  it('frames each diagram whole at 1280×800, its loop’s way back crossing no other arrow', async () => {
+  it('frames each diagram whole at 1280×800 and within the window, its loops’ ways back crossing no other arrow', async () => {
     const id = await start('ui_order', { orderId: 'F-1', kind: 'express' }, 'frame-1');
-    for (const [where, name] of [
-      [`/definitions/ui_order`, 'definition'],
-      [`/runs/${id}`, ''],
+    // The example shipped with the repository: a long description above the diagram, two ways
+    // back into its loop.
+    await post(
+      '/api/metadata/workflow',
+      JSON.parse(readFileSync(path.join(repoRoot, 'examples/agent-loop/agent-loop.workflow.json'), 'utf8')),
+    );
+    for (const [where, name, lastRef, ways] of [
+      [`/definitions/ui_order`, 'definition', 'approve', 1],
+      [`/runs/${id}`, '', 'approve', 1],
+      [`/definitions/agent_loop`, '', 'remember_tool_answers', 2],
     ] as const) {
       await page.goto(api(where));
-      await page.locator('.box[data-ref="approve"]').waitFor();
+      await page.locator(`.box[data-ref="${lastRef}"]`).waitFor();
       await diagramFitted(page);
       const frame = await page.getByTestId('diagram').boundingBox();
       assert.ok(frame);
+      // The frame is cut to end within the window when the page opens: no part of the fitted
+      // drawing lies below the fold.
+      assert.ok(
+        frame.y + frame.height <= 800,
+        `${where}: the diagram's frame ends within the 800 px window (${JSON.stringify(frame)})`,
+      );
       const framing = await page
         .getByTestId('diagram')
         .evaluate(
@@ -220,9 +233,10 @@ describe('web UI in Chromium', () => {
         })),
       );
       const back = paths.filter((p) => p.back);
-      assert.equal(back.length, 1, 'one way back, for the one loop');
-      for (const other of paths.filter((p) => !p.back))
-        assert.equal(crosses(back[0]!.d, other.d), false, `${where}: the way back crosses ${other.d}`);
+      assert.equal(back.length, ways, `${where}: ${ways} way(s) back into the loop`);
+      for (const way of back)
+        for (const other of paths.filter((p) => !p.back))
+          assert.equal(crosses(way.d, other.d), false, `${where}: a way back crosses ${other.d}`);
     }
   });
 
@@ -424,12 +438,13 @@ describe('web UI in Chromium', () => {
     await page.waitForURL('**/definitions/ui_drafted/edit?version=1');
     await problems.getByText('✓ valid').waitFor();
     await page.getByRole('button', { name: 'Save over v1' }).waitFor();
-    // While the JSON does not parse, the save buttons say so (no "Save over v?").
+    // While the JSON does not parse, one disabled button says so (no "Save over v?", no twin).
     await editor.fill('{ "name": "ui_drafted", ');
-    await page.getByRole('button', { name: 'JSON does not parse', exact: true }).first().waitFor();
+    const unparsed = page.getByRole('button', { name: 'JSON does not parse', exact: true });
+    await unparsed.waitFor();
     assert.equal(await page.getByRole('button', { name: /Save over/ }).count(), 0);
-    for (const b of await page.getByRole('button', { name: 'JSON does not parse', exact: true }).all())
-      assert.equal(await b.isDisabled(), true);
+    assert.equal(await unparsed.count(), 1);
+    assert.equal(await unparsed.isDisabled(), true);
     const edited = { ...fixed, description: 'second draft' };
     await editor.fill(JSON.stringify(edited, null, 2));
     await problems.getByText('✓ valid').waitFor();
@@ -521,6 +536,13 @@ describe('web UI in Chromium', () => {
     await refusal.getByText(/priority/).waitFor();
     assert.match(await refusal.innerText(), /99/);
     assert.equal(await page.getByLabel('Priority (0–99)').inputValue(), '150', 'not clamped');
+    // The refusal sits under "Start run" (not under the test workbench), the field marked.
+    assert.equal(await page.getByLabel('Priority (0–99)').getAttribute('aria-invalid'), 'true');
+    const refusalAt = await refusal.boundingBox();
+    const workbenchAt = await page.getByRole('heading', { name: 'Test workbench' }).boundingBox();
+    const startAt = await page.getByRole('button', { name: 'Start run' }).boundingBox();
+    assert.ok(refusalAt && workbenchAt && startAt);
+    assert.ok(startAt.y < refusalAt.y && refusalAt.y < workbenchAt.y, 'the refusal follows Start run');
     assert.equal((await get('/api/workflow/search?query=workflowType%3Dui_unserved')).totalHits, before);
     await page.getByLabel('Correlation id').fill('from-the-form');
     await page.getByLabel('Priority (0–99)').fill('7');

@@ -53,11 +53,17 @@ async function inFiles<T>(sources: readonly Source[], many: boolean, send: () =>
     return await send();
   } catch (err) {
     if (!(err instanceof BatonApiError) || typeof err.body !== 'object') throw err;
+    // A request that may be one definition or a list fails both ways: the alternative's
+    // complaints about the whole body ("must be object") say nothing the specific ones do not.
+    const all = err.body.validationErrors ?? [];
+    const specific = all.filter((v) => v.path !== 'body' && v.path !== '');
+    if (specific.length > 0 && specific.length < all.length) err.body.validationErrors = specific;
     const firstPath = err.body.validationErrors?.[0]?.path;
     // The headline quotes the first error by its place in the request: the list below says it better.
     if (firstPath !== undefined) {
       const cut = err.message.indexOf(`: ${firstPath}`);
       if (cut > 0) err.message = err.message.slice(0, cut);
+      else if (err.message.startsWith(firstPath)) err.message = 'the definitions failed validation';
     }
     for (const v of err.body.validationErrors ?? []) {
       const match = many ? /^(?:body)?\[(\d+)\]\.?(.*)$/.exec(v.path) : /^(?:body\.?)?(.*)$/.exec(v.path);

@@ -1,5 +1,8 @@
 import type { Command } from 'commander';
 
+import { print, printJson } from '../output.js';
+import type { GlobalOptions } from '../settings.js';
+
 /**
  * `baton server`, `baton migrate` and `baton backup`: the server package's own entry points, same
  * settings as `npm start`.
@@ -21,10 +24,11 @@ export function serverCommands(program: Command): void {
     .description(
       'apply the schema migrations of the configured store (BATON_DATA_DIR or BATON_DATABASE_URL) and exit',
     )
-    .action(async () => {
+    .action(async (_opts: unknown, cmd: Command) => {
       const { migrateConfiguredStore } = await import('@baton/server/migrate');
       const { store } = await migrateConfiguredStore();
-      process.stdout.write(`migrated: ${store}\n`);
+      if (cmd.optsWithGlobals<GlobalOptions>().json) printJson({ migrated: store });
+      else print(`migrated: ${store}`);
     });
 
   program
@@ -33,11 +37,13 @@ export function serverCommands(program: Command): void {
       'copy the embedded SQLite database (BATON_DATA_DIR) to a new file, consistently, even while a server writes it',
     )
     .argument('<path>', 'the file to write (must not exist yet)')
-    .action(async (target: string) => {
+    .action(async (target: string, _opts: unknown, cmd: Command) => {
       const { backupConfiguredStore } = await import('@baton/server/backup');
       const done = await backupConfiguredStore(target);
-      process.stdout.write(
-        `backed up: ${done.source} -> ${done.target} (${done.pages} pages, ${done.bytes} bytes, integrity ok)\n`,
-      );
+      if (cmd.optsWithGlobals<GlobalOptions>().json) printJson(done);
+      else
+        print(
+          `backed up: ${done.source} -> ${done.target} (${done.pages} pages, ${done.bytes} bytes, integrity ok)`,
+        );
     });
 }

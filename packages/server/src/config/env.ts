@@ -345,11 +345,10 @@ export function processIndexEnv(index: number): Record<string, string> {
  * line's own (where the server is, who is calling), and the test, screenshot and benchmark
  * tooling's. A server started from the same shell sees them; they are not mistakes.
  */
+/** The `baton` command line's own settings: where the server is, who is calling. */
+const CLI_SETTINGS = ['BATON_URL', 'BATON_TOKEN', 'BATON_KEY_ID', 'BATON_KEY_SECRET'];
 const OTHER_READERS = new Set([
-  'BATON_URL',
-  'BATON_TOKEN',
-  'BATON_KEY_ID',
-  'BATON_KEY_SECRET',
+  ...CLI_SETTINGS,
   'BATON_UPDATE_SCREENSHOTS',
   'BATON_PG_STATS_FILE',
   'BATON_SQLITE_STATS_FILE',
@@ -378,10 +377,11 @@ function distance(a: string, b: string): number {
 export function nearestSetting(name: string): string | undefined {
   const squash = (n: string) => n.replace(/_/g, '').toUpperCase();
   let best: { name: string; d: number } | undefined;
-  for (const key of ENV_KEYS) {
+  // The CLI's settings too: BATON_URLL is as likely a typo as BATON_PROT.
+  for (const known of [...ENV_KEYS.map((k) => k.name), ...CLI_SETTINGS]) {
     // BATON_LOGLEVEL, baton_log_level: the same letters are the same setting.
-    const d = squash(key.name) === squash(name) ? 0 : distance(key.name, name.toUpperCase());
-    if (best === undefined || d < best.d) best = { name: key.name, d };
+    const d = squash(known) === squash(name) ? 0 : distance(known, name.toUpperCase());
+    if (best === undefined || d < best.d) best = { name: known, d };
   }
   return best !== undefined && best.d <= Math.max(2, Math.floor(name.length / 6)) ? best.name : undefined;
 }

@@ -33,7 +33,7 @@ const UNREACHABLE = new Set([
 export function describeStartFailure(
   err: unknown,
   phase: 'open' | 'listen',
-  options: Pick<Options, 'host' | 'port' | 'databaseUrl'>,
+  options: Pick<Options, 'host' | 'port' | 'databaseUrl' | 'dataDir'>,
 ): string | undefined {
   const code = codeOf(err);
   const message = err instanceof Error ? err.message : String(err);
@@ -47,7 +47,7 @@ export function describeStartFailure(
       return `cannot listen on ${where}: no such address on this machine (${code}); set BATON_HOST to one of its addresses, or 0.0.0.0`;
     return undefined;
   }
-  if (options.databaseUrl === undefined) return undefined;
+  if (options.databaseUrl === undefined) return describeDataDirFailure(code, message, options.dataDir);
   const db = shownDatabaseUrl(options.databaseUrl);
   if (code !== undefined && UNREACHABLE.has(code))
     return `cannot reach the PostgreSQL database at ${db} (${code}: ${message}); start it, or correct BATON_DATABASE_URL`;
@@ -55,5 +55,40 @@ export function describeStartFailure(
     return `the PostgreSQL database at ${db} refused the login (${message}); correct the user or password in BATON_DATABASE_URL`;
   if (code === '3D000')
     return `the PostgreSQL database at ${db} does not exist (${message}); create it, or correct BATON_DATABASE_URL`;
+  return undefined;
+}
+
+/** Why the data directory or the file in it cannot be used, as the file system says it. */
+const DATA_DIR_CODES: Record<string, string> = {
+  EEXIST: 'a file of that name is in the way',
+  ENOTDIR: 'part of the path is a file, not a directory',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'the file system is read-only',
+  ENOSPC: 'the disk is full',
+};
+
+/** SQLite's own answers when the file in the data directory is not one it can use. */
+const SQLITE_CODES: Record<string, string> = {
+  SQLITE_NOTADB: 'it is not a SQLite database',
+  SQLITE_CORRUPT: 'the database file is damaged',
+  SQLITE_CANTOPEN: 'it cannot be opened',
+  SQLITE_READONLY: 'it is read-only',
+  SQLITE_PERM: 'permission denied',
+  SQLITE_FULL: 'the disk is full',
+};
+
+/**
+ * The embedded SQLite store (no BATON_DATABASE_URL): a data directory that cannot be made or
+ * written, or a file there that is not a database, named with BATON_DATA_DIR.
+ */
+function describeDataDirFailure(code: string | undefined, message: string, dataDir: string): string | undefined {
+  if (code === undefined) return undefined;
+  const fsReason = DATA_DIR_CODES[code];
+  if (fsReason !== undefined)
+    return `cannot use the data directory ${dataDir}: ${fsReason} (${code}); set BATON_DATA_DIR to a directory Baton may write`;
+  const sqliteReason = SQLITE_CODES[code];
+  if (sqliteReason !== undefined)
+    return `cannot use the SQLite database in ${dataDir}: ${sqliteReason} (${code}: ${message}); set BATON_DATA_DIR to another directory, or restore the file from a backup`;
   return undefined;
 }

@@ -190,12 +190,15 @@ function ranOut(
     if (!waitsForAnswer(task)) continue;
     const given = mocks.given(task.referenceTaskName);
     if (!given) continue;
-    const mocksOf = given.count === 1 ? `the 1 mock` : `the ${given.count} mocks`;
+    const mocksOf =
+      given.count === 1
+        ? `the 1 mock given for ${given.key} was`
+        : `the ${given.count} mocks given for ${given.key} were`;
     return {
       task,
       mock: {
         status: 'FAILED_WITH_TERMINAL_ERROR',
-        reasonForIncompletion: `no mock left for ${task.referenceTaskName}: ${mocksOf} given for ${given.key} were used by earlier attempts or iterations; add one per attempt`,
+        reasonForIncompletion: `no mock left for ${task.referenceTaskName}: ${mocksOf} used by earlier attempts or iterations; give one per attempt and iteration`,
       },
     };
   }
@@ -210,7 +213,7 @@ function withoutMockWaits(run: Workflow): Workflow {
     if (!waitsForAnswer(task)) return task;
     const waitingFor = {
       reason: 'external' as const,
-      message: `waiting: no mock for ${task.referenceTaskName} (a test run calls no worker; give one in taskRefToMockOutput)`,
+      message: `waiting: no mock for ${task.referenceTaskName} (a test run calls no worker; give one in taskRefToMockOutput, or in the file of baton test --mocks)`,
     };
     waiting.push({
       ...waitingFor,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -20,6 +20,9 @@ describe('settings the server does not know', () => {
     assert.equal(nearestSetting('BATON_PROT'), 'BATON_PORT');
     assert.equal(nearestSetting('BATON_DATABSE_URL'), 'BATON_DATABASE_URL');
     assert.equal(nearestSetting('BATON_SOMETHING_ELSE_ENTIRELY'), undefined);
+    // The CLI's settings are known names too.
+    assert.equal(nearestSetting('BATON_URLL'), 'BATON_URL');
+    assert.equal(nearestSetting('BATON_TOKN'), 'BATON_TOKEN');
   });
 
   it('unknown BATON_* variables are listed; the CLI and test tooling variables are not', () => {
@@ -44,7 +47,12 @@ describe('settings the server does not know', () => {
 });
 
 describe('start-up failures people can fix', () => {
-  const options = { host: '127.0.0.1', port: 8080, databaseUrl: 'postgres://u:pw@db:5432/baton' };
+  const options = {
+    host: '127.0.0.1',
+    port: 8080,
+    databaseUrl: 'postgres://u:pw@db:5432/baton',
+    dataDir: './data',
+  };
 
   it('the port taken names BATON_PORT', () => {
     const err = Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE', syscall: 'listen' });
@@ -64,8 +72,26 @@ describe('start-up failures people can fix', () => {
     assert.equal(shownDatabaseUrl('postgres://u@h/d'), 'postgres://u@h/d');
   });
 
+  it('a data directory that cannot be made or a file there that is no database names BATON_DATA_DIR', () => {
+    const sqlite = { host: '127.0.0.1', port: 8080, databaseUrl: undefined, dataDir: '/srv/baton' };
+    for (const code of ['EEXIST', 'ENOTDIR', 'EACCES', 'EROFS', 'ENOSPC']) {
+      const err = Object.assign(new Error(`${code}: mkdir '/srv/baton'`), { code });
+      assert.match(
+        describeStartFailure(err, 'open', sqlite) ?? '',
+        new RegExp(`^cannot use the data directory /srv/baton: .*\\(${code}\\).*BATON_DATA_DIR`),
+      );
+    }
+    const notDb = Object.assign(new Error('file is not a database'), { code: 'SQLITE_NOTADB' });
+    assert.match(
+      describeStartFailure(notDb, 'open', sqlite) ?? '',
+      /^cannot use the SQLite database in \/srv\/baton: it is not a SQLite database .*BATON_DATA_DIR/,
+    );
+  });
+
   it('anything else is left to the stack trace (a bug)', () => {
     assert.equal(describeStartFailure(new Error('boom'), 'open', options), undefined);
+    const sqlite = { ...options, databaseUrl: undefined };
+    assert.equal(describeStartFailure(new Error('boom'), 'open', sqlite), undefined);
   });
 });
 
@@ -112,6 +138,31 @@ describe('the real server process', () => {
     } finally {
       await first.stop();
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('a data directory that is a file, or holds a file that is no database: one line naming BATON_DATA_DIR, exit 1', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'baton-start-up-'));
+    try {
+      const aFile = path.join(dir, 'a-file');
+      writeFileSync(aFile, 'not a directory');
+      const garbage = path.join(dir, 'garbage');
+      mkdirSync(garbage);
+      writeFileSync(path.join(garbage, 'baton.db'), 'this is not a database, it only has its name');
+      for (const [dataDir, expected] of [
+        [aFile, /cannot use the data directory .*a-file: a file of that name is in the way \(EEXIST\)/],
+        [garbage, /cannot use the SQLite database in .*garbage: it is not a SQLite database/],
+      ] as const) {
+        const r = await runServer({ BATON_PORT: String(await freePort()), BATON_DATA_DIR: dataDir });
+        assert.equal(r.code, 1, r.stderr);
+        assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+        assert.match(r.stderr, /^baton: failed to start: /);
+        assert.match(r.stderr, expected);
+        assert.match(r.stderr, /BATON_DATA_DIR/);
+        assert.doesNotMatch(r.stderr, /\n\s+at /);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

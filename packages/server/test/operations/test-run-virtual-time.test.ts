@@ -97,7 +97,7 @@ for (const storeCase of storeCases()) {
       );
       assert.match(
         res.body.tasks[1].reasonForIncompletion,
-        /^no mock left for s: the 1 mock given for s were used/,
+        /^no mock left for s: the 1 mock given for s was used/,
       );
       assert.match(
         res.body.reasonForIncompletion,
@@ -138,6 +138,7 @@ for (const storeCase of storeCases()) {
       assert.equal(res.body.waitingFor[0].referenceTaskName, 'n');
       assert.match(res.body.waitingFor[0].message, /^waiting: no mock for n/);
       assert.match(res.body.tasks[0].waitingFor.message, /^waiting: no mock for n/);
+      assert.match(res.body.waitingFor[0].message, /baton test --mocks/);
     });
 
     it("a child run's unanswered task stops the test run too: its timeouts are not run out", async () => {

@@ -14,11 +14,11 @@ import {
   type NodeProps,
 } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
-import { memo, useEffect, useMemo, useRef, useState, type RefObject } from 'react';
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import { taskKindInfo } from '@baton/protocol';
 
 import { toneOf } from '../components/status';
-import { shapeOf, type DiagramGraph, type DiagramNode } from './graph';
+import { shapeOf, type DiagramEdge, type DiagramGraph, type DiagramNode } from './graph';
 import { boxSize, layout, type Placed, type Point } from './layout';
 
 /**
@@ -179,8 +179,11 @@ function Framer({
   return null;
 }
 
-/** An arrow along the route ELK gave it, its corners rounded; the label on its middle leg. */
-function RouteEdge(props: EdgeProps<Edge<{ route: Point[] }>>) {
+/**
+ * An arrow along the route ELK gave it, its corners rounded; the label on its longest leg, at
+ * `labelAt` of that leg's length (the middle for a lone label).
+ */
+function RouteEdge(props: EdgeProps<Edge<{ route: Point[]; labelAt?: number }>>) {
   const route = props.data?.route;
   const points: Point[] =
     route && route.length >= 2
@@ -190,7 +193,7 @@ function RouteEdge(props: EdgeProps<Edge<{ route: Point[] }>>) {
           { x: props.targetX, y: props.targetY },
         ];
   const path = roundedPath(points, 8);
-  const mid = labelPoint(points);
+  const mid = labelPoint(points, props.data?.labelAt ?? 0.5);
   return (
     <BaseEdge
       id={props.id}
@@ -231,8 +234,8 @@ function roundedPath(points: readonly Point[], radius: number): string {
   return `${d} L ${last.x} ${last.y}`;
 }
 
-/** The middle of the route's longest leg: where a label has room. */
-function labelPoint(points: readonly Point[]): Point {
+/** A point `at` (0..1) along the route's longest leg: where a label has room. */
+function labelPoint(points: readonly Point[], at: number): Point {
   let best = { x: points[0]?.x ?? 0, y: points[0]?.y ?? 0 };
   let bestLen = -1;
   for (let i = 1; i < points.length; i++) {
@@ -241,10 +244,21 @@ function labelPoint(points: readonly Point[]): Point {
     const len = Math.hypot(b.x - a.x, b.y - a.y);
     if (len > bestLen) {
       bestLen = len;
-      best = { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
+      best = { x: a.x + (b.x - a.x) * at, y: a.y + (b.y - a.y) * at };
     }
   }
   return best;
+}
+
+/**
+ * Where along its longest leg an edge's label goes. A switch's branches often run side by side
+ * for a long way (ELK routes them in parallel), so labels at each leg's middle would lie on top
+ * of one another: the k-th labelled edge of n leaving one box sits at (k + 1) / (n + 1) instead.
+ */
+function labelAt(edges: readonly DiagramEdge[], edge: DiagramEdge): number {
+  if (edge.label === undefined) return 0.5;
+  const siblings = edges.filter((e) => e.source === edge.source && e.label !== undefined);
+  return (siblings.indexOf(edge) + 1) / (siblings.length + 1);
 }
 
 /** The box to frame in a big drawing: the selected one, else the first that waits or failed. */
@@ -254,6 +268,35 @@ function focusOf(graph: DiagramGraph, selectedRef: string | undefined): string |
   const failed = graph.nodes.find((n) => toneOf(stateOf(n)) === 'failed');
   const open = graph.nodes.find((n) => !n.terminal && toneOf(stateOf(n)) === 'running');
   return (failed ?? open)?.id;
+}
+
+/** The least a diagram frame is cut to (below it a drawing reads too small to be of use). */
+const MIN_FRAME_HEIGHT = 360;
+/** Room kept under the frame: its card's padding and the page's margin. */
+const BELOW_FRAME = 36;
+
+/**
+ * The frame's height: the height asked for, cut so that the frame ends within the window when
+ * the page opens (a long description or a "waiting for" list above it would push a fixed-height
+ * frame's bottom out of view, and the drawing fitted to it with it), but never below
+ * MIN_FRAME_HEIGHT. Read again after every render and when the window changes size.
+ */
+function useFrameHeight(frame: RefObject<HTMLDivElement | null>, wanted: number | string): number | string {
+  const [available, setAvailable] = useState<number>();
+  const read = useCallback(() => {
+    const el = frame.current;
+    if (!el) return;
+    const top = el.getBoundingClientRect().top + window.scrollY;
+    const room = Math.max(MIN_FRAME_HEIGHT, Math.floor(window.innerHeight - top - BELOW_FRAME));
+    setAvailable((old) => (old === room ? old : room));
+  }, [frame]);
+  useLayoutEffect(read);
+  useEffect(() => {
+    window.addEventListener('resize', read);
+    return () => window.removeEventListener('resize', read);
+  }, [read]);
+  if (typeof wanted === 'string' || available === undefined) return wanted;
+  return Math.min(wanted, available);
 }
 
 /** The frame's size, followed as it changes. */
@@ -320,6 +363,7 @@ export function Diagram(props: {
   const definition = props.definition ?? false;
   const frame = useRef<HTMLDivElement>(null);
   const frameSize = useFrameSize(frame);
+  const frameHeight = useFrameHeight(frame, props.height ?? 520);
   const focus = useMemo(() => focusOf(graph, props.selectedRef), [graph, props.selectedRef]);
   const [layouts, setLayouts] = useState<Layouts>();
   const aspect = aspectOf(frameSize);
@@ -383,7 +427,7 @@ export function Diagram(props: {
         target: e.target,
         ...(e.label !== undefined && { label: e.label }),
         type: 'route',
-        data: { route: placed?.routes[e.id] ?? [] },
+        data: { route: placed?.routes[e.id] ?? [], labelAt: labelAt(graph.edges, e) },
         animated: false,
         className: e.taken ? 'edge-taken' : e.back ? 'edge-back' : undefined,
         markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16 },
@@ -406,7 +450,7 @@ export function Diagram(props: {
         }
       }}
       className="diagram"
-      style={{ height: props.height ?? 520 }}
+      style={{ height: frameHeight }}
       data-testid="diagram"
       data-laid-out={placed ? 'yes' : 'no'}
       data-direction={placed && `${placed.direction}${placed.wrapped ? ' wrapped' : ''}`}

@@ -98,13 +98,13 @@ export function DefinitionEditor({ name }: { name?: string }) {
           <h1>{name ? `Edit ${name}` : 'New workflow definition'}</h1>
         </div>
         <div className="action-buttons">
-          {name && (
+          {/* Which version a save would overwrite is unknown until the JSON parses: the one
+              button below says why nothing can be saved, not two alike. */}
+          {name && !v.parseError && (
             <button type="button" className="btn" disabled={!canSave} onClick={() => void save(true)}>
-              {v.parseError
-                ? 'JSON does not parse'
-                : typeof v.parsed?.version === 'number'
-                  ? `Save over v${v.parsed.version}`
-                  : 'Save over (no version given)'}
+              {typeof v.parsed?.version === 'number'
+                ? `Save over v${v.parsed.version}`
+                : 'Save over (no version given)'}
             </button>
           )}
           <button

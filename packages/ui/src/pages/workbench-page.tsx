@@ -30,7 +30,9 @@ export function WorkbenchPage() {
   // Sent as typed: a priority out of range is refused by the server, whose message is shown.
   const [priority, setPriority] = useState('0');
   const [mocks, setMocks] = useState(MOCK_HINT);
-  const [error, setError] = useState<string>();
+  // Shown under the button that met it: a refused start next to "Start run", not below the
+  // test workbench where it reads as the test's.
+  const [error, setError] = useState<{ from: 'start' | 'test'; message: string }>();
   const [busy, setBusy] = useState(false);
   const [test, setTest] = useState<Workflow>();
   useEffect(() => {
@@ -67,7 +69,7 @@ export function WorkbenchPage() {
       });
       navigate(`/runs/${enc(id)}`);
     } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
+      setError({ from: 'start', message: err instanceof Error ? err.message : String(err) });
     } finally {
       setBusy(false);
     }
@@ -86,13 +88,21 @@ export function WorkbenchPage() {
       });
       setTest(answer);
     } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
+      setError({ from: 'test', message: err instanceof Error ? err.message : String(err) });
     } finally {
       setBusy(false);
     }
   };
 
   const inputsOk = inputParsed.error === undefined && name !== '';
+  // The server names the field it refused (body.priority): the field is marked as well.
+  const priorityRefused = error !== undefined && /\bpriority\b/.test(error.message);
+  const errorAlert = (from: 'start' | 'test') =>
+    error?.from === from && (
+      <div className="alert alert-error" role="alert" data-testid="form-error">
+        {error.message}
+      </div>
+    );
   return (
     <div className="page">
       <div className="page-head">
@@ -147,6 +157,8 @@ export function WorkbenchPage() {
                 min={0}
                 max={99}
                 value={priority}
+                aria-invalid={priorityRefused || undefined}
+                className={priorityRefused ? 'invalid' : undefined}
                 onChange={(e) => setPriority(e.target.value)}
               />
             </div>
@@ -159,6 +171,7 @@ export function WorkbenchPage() {
           >
             Start run
           </button>
+          {errorAlert('start')}
           <hr />
           <h2>Test workbench</h2>
           <p className="muted small">
@@ -180,11 +193,7 @@ export function WorkbenchPage() {
           >
             Run test
           </button>
-          {error && (
-            <div className="alert alert-error" role="alert" data-testid="form-error">
-              {error}
-            </div>
-          )}
+          {errorAlert('test')}
         </section>
         <section className="card">
           {test && (
