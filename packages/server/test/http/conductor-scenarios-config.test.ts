@@ -62,8 +62,11 @@ for (const storeCase of storeCases()) {
       return task;
     };
     const nothingToPoll = async (type: string) => assert.deepEqual(await pollTasks(t.app, type), []);
-    const linearSetup = async (prefix: string, first: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) =>
-      register(t.app, [linear(prefix, extra)], [taskDef(`${prefix}_1`, first), taskDef(`${prefix}_2`)]);
+    const linearSetup = async (
+      prefix: string,
+      first: Record<string, unknown> = {},
+      extra: Record<string, unknown> = {},
+    ) => register(t.app, [linear(prefix, extra)], [taskDef(`${prefix}_1`, first), taskDef(`${prefix}_2`)]);
 
     it('"Test simple workflow which has an optional task": failed, retried, timed out, COMPLETED_WITH_ERRORS, then on', async () => {
       await register(
@@ -75,7 +78,11 @@ for (const storeCase of storeCases()) {
           ]),
         ],
         [
-          taskDef('wc_task_optional', { timeoutSeconds: 5, responseTimeoutSeconds: 5, timeoutPolicy: 'RETRY' }),
+          taskDef('wc_task_optional', {
+            timeoutSeconds: 5,
+            responseTimeoutSeconds: 5,
+            timeoutPolicy: 'RETRY',
+          }),
           taskDef('wc_opt_2'),
         ],
       );
@@ -112,7 +119,13 @@ for (const storeCase of storeCases()) {
           {
             ...workflowDef(
               'wc_template_wf',
-              [simple('wc_tpl_1', 't1', { p1: '${workflow.input.param1}', p3: '${CPEWF_TASK_ID}', someNullKey: null })],
+              [
+                simple('wc_tpl_1', 't1', {
+                  p1: '${workflow.input.param1}',
+                  p3: '${CPEWF_TASK_ID}',
+                  someNullKey: null,
+                }),
+              ],
               {
                 output: '${t1.output.op}',
                 param1: '${workflow.input.param1}',
@@ -143,7 +156,12 @@ for (const storeCase of storeCases()) {
     });
 
     it('"Test simple workflow with task time out configuration": timed out, retried, timed out again: the run TIMED_OUT', async () => {
-      await linearSetup('wc_tto', { retryCount: 1, timeoutSeconds: 1, responseTimeoutSeconds: 1, timeoutPolicy: 'RETRY' });
+      await linearSetup('wc_tto', {
+        retryCount: 1,
+        timeoutSeconds: 1,
+        responseTimeoutSeconds: 1,
+        timeoutPolicy: 'RETRY',
+      });
       const id = await start('wc_tto_wf');
       await pollOneTask(t.app, 'wc_tto_1');
       clock.advance(3_000);
@@ -216,7 +234,9 @@ for (const storeCase of storeCases()) {
       assert.equal(run.status, 'COMPLETED');
       assert.ok('o3' in run.output);
 
-      const fromT2 = await call(t.app, 'POST', `/api/workflow/${id}/rerun`, { reRunFromTaskId: run.tasks[1].taskId });
+      const fromT2 = await call(t.app, 'POST', `/api/workflow/${id}/rerun`, {
+        reRunFromTaskId: run.tasks[1].taskId,
+      });
       assert.equal(fromT2.status, 200, fromT2.text);
       run = await runOf(t.app, fromT2.text);
       assert.equal(run.status, 'RUNNING');
@@ -247,7 +267,13 @@ for (const storeCase of storeCases()) {
     it('"Test task skipping in simple workflows": t2 skipped ahead, t1 and t3 run (listed in seq order)', async () => {
       await register(
         t.app,
-        [workflowDef('wc_skip_wf', [simple('wc_skip_1', 't1'), simple('wc_skip_2', 't2'), simple('wc_skip_3', 't3')])],
+        [
+          workflowDef('wc_skip_wf', [
+            simple('wc_skip_1', 't1'),
+            simple('wc_skip_2', 't2'),
+            simple('wc_skip_3', 't3'),
+          ]),
+        ],
         [taskDef('wc_skip_1'), taskDef('wc_skip_2'), taskDef('wc_skip_3')],
       );
       const id = await start('wc_skip_wf');
@@ -332,9 +358,11 @@ for (const storeCase of storeCases()) {
           outputPath: '${workflow.input.outputPath}',
         },
       };
-      await register(t.app, [workflowDef('wc_template_workflow', [simple('wc_templated_task', 't0')])], [
-        { name: 'wc_templated_task', ownerEmail: OWNER, inputTemplate: { http_request: httpRequest } },
-      ]);
+      await register(
+        t.app,
+        [workflowDef('wc_template_workflow', [simple('wc_templated_task', 't0')])],
+        [{ name: 'wc_templated_task', ownerEmail: OWNER, inputTemplate: { http_request: httpRequest } }],
+      );
       const id = await start('wc_template_workflow', {
         input: {
           path1: 'file://path1',
@@ -362,9 +390,76 @@ for (const storeCase of storeCases()) {
       await call(t.app, 'DELETE', `/api/workflow/${id}?reason=done`);
     });
 
+    it('SubWorkflowSpec "Test retrying a subworkflow where parent workflow timed out due to workflowTimeout"', async () => {
+      await register(
+        t.app,
+        [
+          workflowDef('wc_sw_child', [simple('wc_sw_child_task', 'simple_task_in_sub_wf')]),
+          {
+            ...workflowDef('wc_sw_parent', [
+              simple('wc_sw_1', 't1', { p1: '${workflow.input.param1}' }),
+              {
+                name: 'sub_workflow_task',
+                taskReferenceName: 't2',
+                type: 'SUB_WORKFLOW',
+                subWorkflowParam: { name: '${workflow.input.subwf}', version: 1 },
+              },
+            ]),
+            timeoutPolicy: 'TIME_OUT_WF',
+            timeoutSeconds: 10,
+          },
+        ],
+        [taskDef('wc_sw_1'), taskDef('wc_sw_child_task', { retryCount: 0 })],
+      );
+      const id = await start('wc_sw_parent', { input: { ...input, subwf: 'wc_sw_child' } });
+      await complete('wc_sw_1', { op: 'task1.done' });
+      let parent = await runOf(t.app, id);
+      assert.deepEqual(shape(parent), [
+        ['wc_sw_1', 'COMPLETED'],
+        ['SUB_WORKFLOW', 'IN_PROGRESS'],
+      ]);
+      const child = parent.tasks[1].subWorkflowId;
+      assert.deepEqual(shape(await runOf(t.app, child)), [['wc_sw_child_task', 'SCHEDULED']]);
+      clock.advance(10_000);
+      await fire();
+      parent = await runOf(t.app, id);
+      assert.equal(parent.status, 'TIMED_OUT');
+      assert.deepEqual(shape(parent), [
+        ['wc_sw_1', 'COMPLETED'],
+        ['SUB_WORKFLOW', 'CANCELED'],
+      ]);
+      const ended = await runOf(t.app, child);
+      assert.equal(ended.status, 'TERMINATED');
+      assert.deepEqual(shape(ended), [['wc_sw_child_task', 'CANCELED']]);
+
+      const retried = await call(t.app, 'POST', `/api/workflow/${child}/retry`);
+      assert.equal(retried.status, 200, retried.text);
+      assert.deepEqual(shape(await runOf(t.app, retried.text)), [['wc_sw_child_task', 'SCHEDULED']]);
+      parent = await runOf(t.app, id);
+      assert.equal(parent.status, 'RUNNING');
+      assert.deepEqual(shape(parent)[1], ['SUB_WORKFLOW', 'IN_PROGRESS']);
+      assert.equal(parent.tasks[1].subWorkflowId, retried.text);
+      await complete('wc_sw_child_task', { op: 'simple_task_in_sub_wf.done' });
+      assert.equal((await runOf(t.app, retried.text)).status, 'COMPLETED');
+      // The child's end reaches its parent after the child's commit.
+      for (let i = 0; i < 300 && parent.status === 'RUNNING'; i++) {
+        await fire();
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        parent = await runOf(t.app, id);
+      }
+      assert.equal(parent.status, 'COMPLETED');
+      assert.deepEqual(shape(parent), [
+        ['wc_sw_1', 'COMPLETED'],
+        ['SUB_WORKFLOW', 'COMPLETED'],
+      ]);
+    });
+
     it('"Test task def created if not exist": a SIMPLE task with no registered definition runs', async () => {
       await register(t.app, [workflowDef('wc_test_workflow', [simple('wc_task_not_registered', 't0')])]);
-      const id = await start('wc_test_workflow', { input: {}, correlationId: 'workflow_taskdef_not_registered' });
+      const id = await start('wc_test_workflow', {
+        input: {},
+        correlationId: 'workflow_taskdef_not_registered',
+      });
       const run = await runOf(t.app, id);
       assert.equal(run.status, 'RUNNING');
       assert.equal(run.tasks.length, 1);
