@@ -60,6 +60,20 @@ const definitions = [
     }),
     task('JOIN', 'fanouttask_join', { joinOn: ['st1', 'st2'] }),
   ]),
+  // DynamicForkJoinSpec (dynamic_fork_join_integration_test.json).
+  workflowDef('cs_dynamic_fanout', [
+    worker('cs_task_1', 'dt1', { p1: '${workflow.input.param1}', p2: '${workflow.input.param2}' }),
+    task('FORK_JOIN_DYNAMIC', 'dynamicfanouttask', {
+      dynamicForkTasksParam: 'dynamicTasks',
+      dynamicForkTasksInputParamName: 'dynamicTasksInput',
+      inputParameters: {
+        dynamicTasks: '${dt1.output.dynamicTasks}',
+        dynamicTasksInput: '${dt1.output.dynamicTasksInput}',
+      },
+    }),
+    task('JOIN', 'dynamicfanouttask_join'),
+    worker('cs_task_4', 'task4'),
+  ]),
 ];
 
 async function eventually(s: Scenarios, id: string, ready: (wf: any) => boolean): Promise<any> {
@@ -126,6 +140,41 @@ for (const storeCase of storeCases()) {
       assert.equal(wf.status, 'COMPLETED');
       assert.equal(wf.tasks.length, 13);
       assert.deepEqual(shape(wf)[12], ['cs_task_15', 'COMPLETED']);
+    });
+
+    it('DynamicForkJoinSpec "Test dynamic fork join empty output": branches that answer nothing leave the JOIN output empty', async () => {
+      const id = await s.start('cs_dynamic_fanout', {}, 'dynamic_fork_join_workflow');
+      assert.deepEqual(shape(await s.run(id)), [['cs_task_1', 'SCHEDULED']]);
+      await s.complete('cs_task_1', {
+        dynamicTasks: [worker('cs_task_2', 'xdt1'), worker('cs_task_3', 'xdt2')],
+        dynamicTasksInput: { xdt1: { k1: 'v1' }, xdt2: { k2: 'v2' } },
+      });
+      let wf = await s.run(id);
+      assert.deepEqual(shape(wf), [
+        ['cs_task_1', 'COMPLETED'],
+        ['FORK', 'COMPLETED'],
+        ['cs_task_2', 'SCHEDULED'],
+        ['cs_task_3', 'SCHEDULED'],
+        ['JOIN', 'IN_PROGRESS'],
+      ]);
+      const second = await s.complete('cs_task_2');
+      const third = await s.complete('cs_task_3');
+      assert.equal(second.inputData.k1, 'v1');
+      assert.equal(third.inputData.k2, 'v2');
+      wf = await s.run(id);
+      assert.equal(wf.status, 'RUNNING');
+      assert.deepEqual(shape(wf).slice(2), [
+        ['cs_task_2', 'COMPLETED'],
+        ['cs_task_3', 'COMPLETED'],
+        ['JOIN', 'COMPLETED'],
+        ['cs_task_4', 'SCHEDULED'],
+      ]);
+      assert.deepEqual(wf.tasks[4].inputData.joinOn, ['xdt1', 'xdt2']);
+      assert.deepEqual(wf.tasks[4].outputData, {});
+      await s.complete('cs_task_4');
+      wf = await s.run(id);
+      assert.equal(wf.status, 'COMPLETED');
+      assert.equal(wf.tasks.length, 6);
     });
 
     it('"Test fork join with sub workflows containing optional tasks": both children fail, the parent completes with errors; a child\'s rerun leaves it so', async () => {
