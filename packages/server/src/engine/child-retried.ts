@@ -30,10 +30,15 @@ export function applyChildRetried(
   if (state.latestByRef(task.referenceTaskName)?.taskId !== task.taskId) return 'ignored';
 
   const now = state.now;
-  // The tasks the run's end canceled (before the task is reopened: it is not one of them).
+  // The tasks the run's end canceled, but not the task itself: a run that timed out or was
+  // terminated canceled its SUB_WORKFLOW task too, and that task follows the new child below
+  // (another attempt of it would start a second child).
   const canceled = state.tasks.filter(
     (t) =>
-      t.status === 'CANCELED' && !t.retried && state.latestByRef(t.referenceTaskName)?.taskId === t.taskId,
+      t.taskId !== task.taskId &&
+      t.status === 'CANCELED' &&
+      !t.retried &&
+      state.latestByRef(t.referenceTaskName)?.taskId === t.taskId,
   );
   const reopening: RunReopening = {
     time: now,

@@ -374,6 +374,26 @@ void describe('a retried child resumes its parent (SubWorkflowRetrySpec): CHILD_
     assert.equal(engine.run.status, 'COMPLETED');
   });
 
+  void it('a run whose end canceled the SUB_WORKFLOW itself (timed out, terminated): the task follows the new child, no second child (SubWorkflowSpec)', () => {
+    const engine = new Engine(def());
+    engine.start();
+    const task = engine.task('child');
+    engine.send({ type: 'TERMINATE', reason: 'run timed out' });
+    assert.equal(engine.task('child').status, 'CANCELED');
+    const decision = engine.send({
+      type: 'CHILD_RETRIED',
+      taskId: task.taskId,
+      previousChildId: task.subWorkflowId ?? '',
+      childWorkflowId: 'c2',
+    });
+    assert.equal(engine.run.status, 'RUNNING');
+    const attempts = engine.tasks.filter((t) => t.referenceTaskName === 'child');
+    assert.equal(attempts.length, 1, 'one SUB_WORKFLOW task, following the new child');
+    assert.equal(attempts[0]?.status, 'IN_PROGRESS');
+    assert.equal(attempts[0]?.subWorkflowId, 'c2');
+    assert.ok(!decision.commands.some((c) => c.type === 'START_CHILD'), 'no second child run');
+  });
+
   void it('ignored for another child, or a run that is not ended', () => {
     const { engine, task } = failed();
     const other = engine.send({

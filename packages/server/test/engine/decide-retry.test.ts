@@ -94,6 +94,19 @@ void describe('decide: failures and retries', () => {
     });
   }
 
+  void it('a retry shows its backoff without the jitter as callbackAfterSeconds (RetryPolicySpec)', () => {
+    const engine = new Engine(workflow([simple('a', { name: 'work' })]), {}, [
+      retryDef({ retryLogic: 'FIXED', retryDelaySeconds: 60, backoffJitterMs: 5000 }),
+    ]);
+    engine.randomValue = 0.9;
+    engine.start();
+    const decision = engine.fail(engine.task('a').taskId);
+    const enqueue = decision.commands.find((cmd) => cmd.type === 'ENQUEUE');
+    assert.ok(enqueue?.type === 'ENQUEUE');
+    assert.equal(enqueue.visibleAt - engine.now, 64_500, 'the message waits out the jitter');
+    assert.equal(engine.task('a').callbackAfterSeconds, 60);
+  });
+
   void it('the workflow task retryCount overrides the task definition', () => {
     const engine = new Engine(workflow([simple('a', { name: 'work', retryCount: 0 })]), {}, [retryDef()]);
     engine.start();

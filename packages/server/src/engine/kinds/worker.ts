@@ -9,6 +9,7 @@ import type {
 import { resolveTemplate, type ExpressionDocument } from '../expressions.js';
 import { findTask } from '../graph.js';
 import { attemptTimers } from '../attempt-timers.js';
+import { retryDelaySeconds } from '../retry.js';
 import { effectiveTaskDef, taskDefinitionOf, type EffectiveTaskDef } from '../task-config.js';
 import type { Command } from '../types.js';
 import { describeViolations, schemaViolations } from '../validation/schema-check.js';
@@ -110,7 +111,7 @@ export function scheduleWorkerTask(
     endTime: 0,
     updateTime: ctx.now,
     startDelayInSeconds: startDelay,
-    callbackAfterSeconds: Math.floor(delayMs / 1000),
+    callbackAfterSeconds: shownDelaySeconds(config, previous, delayMs),
     responseTimeoutSeconds,
     retried: false,
     executed: false,
@@ -229,4 +230,14 @@ export function queueNameFor(type: string, domain: string | undefined, high: boo
 
 function nonNegativeInt(value: unknown): number {
   return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : 0;
+}
+
+/**
+ * The delay a new task shows as `callbackAfterSeconds`: a retry shows its backoff without the
+ * jitter (Conductor keeps the jitter in the message's delay only, so the same retry shows the
+ * same value); a requeue made due at once (`delayMs` 0) shows 0.
+ */
+function shownDelaySeconds(config: EffectiveTaskDef, previous: TaskRecord | undefined, delayMs: number): number {
+  const whole = Math.floor(delayMs / 1000);
+  return previous ? Math.min(whole, retryDelaySeconds(config, previous.retryCount)) : whole;
 }

@@ -188,6 +188,11 @@ export function runControlRoutes(app: FastifyInstance, { runControl, testRuns, s
           properties: { taskInput: jsonObject, taskOutput: jsonObject },
         },
       },
+      // Conductor's skip request is optional (its clients send none): no body is an empty one.
+      preValidation: (req, _reply, done) => {
+        if (req.body === undefined) req.body = {};
+        done();
+      },
     },
     async (req, reply) => {
       await runControl.skip(req.params.workflowId, req.params.ref, req.body ?? {});
