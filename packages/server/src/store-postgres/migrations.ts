@@ -440,8 +440,8 @@ UPDATE schema_migrations SET compatible_from = version;
 ALTER INDEX runs_search_words SET (fastupdate = off);
 `,
   },
-  'compact-task-records': {
-    none: 'PostgreSQL nodes of the previous release may share the database during a rolling upgrade and read task records whole: the compact records ship there as a later contract step, once no running node reads the whole shape',
+  'compact-rows': {
+    none: 'PostgreSQL nodes of the previous release may share the database during a rolling upgrade and read task records and run definitions whole: the compact rows ship there as a later contract step, once no running node reads the whole shape',
   },
 };
 

@@ -420,7 +420,7 @@ UPDATE schema_migrations SET compatible_from = version;
   'storage-per-step': {
     none: 'nothing to do: the step sets a PostgreSQL index option (the free-text index of runs is FTS5 here)',
   },
-  'compact-task-records': {
+  'compact-rows': {
     sql: `
 -- Task records stored compact (store/task-record-storage.ts): without the fields the row keeps in
 -- columns, and without a required field while it holds its usual value. Reads restore both, so
@@ -449,6 +449,16 @@ CREATE TABLE task_latest_new (
 INSERT INTO task_latest_new (workflow_id, name, seq, task_id) SELECT workflow_id, name, seq, task_id FROM task_latest;
 DROP TABLE task_latest;
 ALTER TABLE task_latest_new RENAME TO task_latest;
+-- A run's definition snapshot once per distinct text: runs of one definition (nearly all of them)
+-- share its row, and runs.definition names it as '#<id>' (sql.ts RUN_COLUMNS). Rows are never
+-- deleted: there is one per definition text ever run, and the archive reads them back.
+CREATE TABLE IF NOT EXISTS run_definitions (
+  id         INTEGER PRIMARY KEY,
+  definition TEXT    NOT NULL UNIQUE
+) STRICT;
+INSERT INTO run_definitions (definition) SELECT DISTINCT definition FROM runs WHERE substr(definition, 1, 1) <> '#';
+UPDATE runs SET definition = '#' || (SELECT d.id FROM run_definitions AS d WHERE d.definition = runs.definition)
+  WHERE substr(definition, 1, 1) <> '#';
 `,
   },
 };

@@ -55,6 +55,7 @@ import * as archive from './archive.js';
 import { searchArchivedRuns, searchRuns, searchTasks } from './search.js';
 import {
   RUN_COLUMNS,
+  runDefinitionRef,
   type RunRow,
   ensureQueues,
   insertRunSearch,
@@ -251,7 +252,7 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
         workflowName: r.workflowName,
         workflowVersion: r.workflowVersion,
         createTime: r.createTime,
-        definition: JSON.stringify(r.workflowDefinition),
+        definition: runDefinitionRef(this.c, JSON.stringify(r.workflowDefinition)),
         searchRowid,
       },
     );

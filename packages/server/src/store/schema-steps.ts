@@ -38,7 +38,7 @@ export const SCHEMA_STEPS = [
   { version: 12, name: 'run-free-text-index', compatibleFrom: 11 },
   { version: 13, name: 'schema-compatibility', compatibleFrom: 11 },
   { version: 14, name: 'storage-per-step', compatibleFrom: 11 },
-  { version: 15, name: 'compact-task-records', compatibleFrom: 15, contract: true },
+  { version: 15, name: 'compact-rows', compatibleFrom: 15, contract: true },
 ] as const satisfies readonly SchemaStep[];
 
 export type SchemaStepName = (typeof SCHEMA_STEPS)[number]['name'];

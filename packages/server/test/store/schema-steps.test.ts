@@ -18,11 +18,11 @@ import {
 
 /**
  * Steps a dialect has no SQL for: `hot-path` predates the joined lists; `storage-per-step` sets a
- * PostgreSQL index option, and `compact-task-records` reshapes SQLite's task rows (PostgreSQL
+ * PostgreSQL index option, and `compact-rows` reshapes SQLite's task and run rows (PostgreSQL
  * nodes of the previous release may still share a database, so it waits for a later release there).
  */
 const WITHOUT_SQL: Readonly<Record<string, readonly string[]>> = {
-  postgres: ['compact-task-records'],
+  postgres: ['compact-rows'],
   sqlite: ['hot-path', 'storage-per-step'],
 };
 

@@ -8,17 +8,20 @@ import { rawSql } from '../helpers/raw-sql.js';
 import { storeCases } from '../helpers/stores.js';
 import { run, task } from './fixtures.js';
 
-// An SQLite database whose task records were stored whole, and whose latest-task table had
-// rowids, upgrades in place (schema step compact-task-records): every read answers what it
-// answered before, the stored records lose what the columns and the usual values carry, and the
-// latest-task rows are kept in a WITHOUT ROWID table. (PostgreSQL has no such step yet.)
+// An SQLite database whose task records and run definitions were stored whole, and whose
+// latest-task table had rowids, upgrades in place (schema step compact-rows): every read answers
+// what it answered before, the stored task records lose what the columns and the usual values
+// carry, runs of one definition share one stored copy, and the latest-task rows are kept in a
+// WITHOUT ROWID table. (PostgreSQL has no such step yet.)
 for (const c of storeCases().filter((s) => s.name === 'sqlite')) {
-  void describe(`store migration: compact task records (${c.name})`, () => {
-    void it('rewrites whole records compact and keeps every read and the decide set', async () => {
+  void describe(`store migration: compact rows (${c.name})`, () => {
+    void it('rewrites whole task records and run definitions compact and keeps every read and the decide set', async () => {
       const h = await c.open();
       const file = h.file ?? '';
       try {
         const r = run();
+        const same = run();
+        const other = run({ workflowVersion: 2 });
         const tasks = [
           task(r.workflowId, 1, {
             status: 'COMPLETED',
@@ -35,7 +38,7 @@ for (const c of storeCases().filter((s) => s.name === 'sqlite')) {
           task(r.workflowId, 3, { retryCount: 1, retriedTaskId: 'x', taskDefName: 'other', iteration: 2 }),
         ];
         await h.store.transaction(async (tx) => {
-          await tx.insertRun(r);
+          for (const each of [r, same, other]) await tx.insertRun(each);
           await tx.insertTasks(tasks);
         });
         await h.store.close();
@@ -49,11 +52,15 @@ for (const c of storeCases().filter((s) => s.name === 'sqlite')) {
           'INSERT INTO task_latest_old SELECT * FROM task_latest',
           'DROP TABLE task_latest',
           'ALTER TABLE task_latest_old RENAME TO task_latest',
-          "DELETE FROM schema_migrations WHERE name = 'compact-task-records'",
+          `UPDATE runs SET definition = (SELECT d.definition FROM run_definitions AS d WHERE '#' || d.id = runs.definition)`,
+          'DROP TABLE run_definitions',
+          "DELETE FROM schema_migrations WHERE name = 'compact-rows'",
         ]);
         const store = openSqliteStore({ file });
         try {
           await store.migrate();
+          for (const each of [r, same, other])
+            assert.deepEqual(await store.read((tx) => tx.getRun(each.workflowId)), each);
           const read = await store.read((tx) => tx.getRunTasks(r.workflowId));
           assert.deepEqual(read, tasks);
           assert.deepEqual(await store.read((tx) => tx.getTask(tasks[2]?.taskId ?? '')), tasks[2]);
@@ -91,6 +98,11 @@ for (const c of storeCases().filter((s) => s.name === 'sqlite')) {
             assert.match(latest.sql, /WITHOUT ROWID/);
             const count = db.prepare('SELECT count(*) AS n FROM task_latest').get() as { n: number };
             assert.equal(count.n, 3);
+            const refs = db.prepare('SELECT DISTINCT definition FROM runs').all() as Array<{
+              definition: string;
+            }>;
+            assert.equal(refs.length, 2, 'two definitions, two stored copies');
+            for (const ref of refs) assert.match(ref.definition, /^#\d+$/);
           } finally {
             db.close();
           }
