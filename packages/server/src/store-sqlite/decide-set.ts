@@ -1,6 +1,7 @@
 import type { TaskRecord } from '@baton/protocol';
 
 import { latestByNameRows, SQLITE_TO_DECIDE } from '../store/decide-set.js';
+import { type StoredTaskRow, TASK_ROW_COLUMNS, taskFromRow } from '../store/task-record-storage.js';
 import type { SqliteConnection } from './connection.js';
 
 /** The decide set on SQLite (see ../decide-set.ts and ARCHITECTURE.md "The decide set"). */
@@ -20,14 +21,12 @@ export function recordLatestByName(c: SqliteConnection, tasks: readonly TaskReco
 }
 
 // Two index seeks: the partial index `tasks_to_decide` and `task_latest`'s primary key.
-const DECIDE_TASKS = `SELECT record FROM tasks WHERE task_id IN (
+const DECIDE_TASKS = `SELECT ${TASK_ROW_COLUMNS} FROM tasks WHERE task_id IN (
     SELECT task_id FROM tasks WHERE workflow_id = ? AND ${SQLITE_TO_DECIDE}
     UNION
     SELECT task_id FROM task_latest WHERE workflow_id = ?)
   ORDER BY seq, task_id`;
 
 export function decideTasks(c: SqliteConnection, workflowId: string): TaskRecord[] {
-  return c
-    .all<{ record: string }>(DECIDE_TASKS, workflowId, workflowId)
-    .map((row) => JSON.parse(row.record) as TaskRecord);
+  return c.all<StoredTaskRow>(DECIDE_TASKS, workflowId, workflowId).map(taskFromRow);
 }

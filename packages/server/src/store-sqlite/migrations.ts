@@ -417,6 +417,50 @@ ALTER TABLE schema_migrations ADD COLUMN compatible_from INTEGER;
 UPDATE schema_migrations SET compatible_from = version;
 `,
   },
+  'storage-per-step': {
+    none: 'nothing to do: the step sets a PostgreSQL index option (the free-text index of runs is FTS5 here)',
+  },
+  'compact-rows': {
+    sql: `
+-- Task records stored compact (store/task-record-storage.ts): without the fields the row keeps in
+-- columns, and without a required field while it holds its usual value. Reads restore both, so
+-- this only rewrites what older code would read whole: an older release refuses this schema
+-- (one process owns an SQLite database, so no older node shares it while it migrates).
+UPDATE tasks SET record = json_remove(record, '$.taskId', '$.workflowInstanceId', '$.seq', '$.status',
+  '$.referenceTaskName', '$.taskType', '$.updateTime');
+UPDATE tasks SET record = json_remove(record, '$.taskDefName') WHERE json_extract(record, '$.taskDefName') = task_type;
+UPDATE tasks SET record = json_remove(record, '$.retryCount') WHERE json_type(record, '$.retryCount') = 'integer' AND json_extract(record, '$.retryCount') = 0;
+UPDATE tasks SET record = json_remove(record, '$.pollCount') WHERE json_type(record, '$.pollCount') = 'integer' AND json_extract(record, '$.pollCount') = 0;
+UPDATE tasks SET record = json_remove(record, '$.startDelayInSeconds') WHERE json_type(record, '$.startDelayInSeconds') = 'integer' AND json_extract(record, '$.startDelayInSeconds') = 0;
+UPDATE tasks SET record = json_remove(record, '$.callbackAfterSeconds') WHERE json_type(record, '$.callbackAfterSeconds') = 'integer' AND json_extract(record, '$.callbackAfterSeconds') = 0;
+UPDATE tasks SET record = json_remove(record, '$.workflowPriority') WHERE json_type(record, '$.workflowPriority') = 'integer' AND json_extract(record, '$.workflowPriority') = 0;
+UPDATE tasks SET record = json_remove(record, '$.iteration') WHERE json_type(record, '$.iteration') = 'integer' AND json_extract(record, '$.iteration') = 0;
+UPDATE tasks SET record = json_remove(record, '$.retried') WHERE json_type(record, '$.retried') = 'false';
+UPDATE tasks SET record = json_remove(record, '$.executed') WHERE json_type(record, '$.executed') = 'true';
+-- The decide set's latest-task table is only ever read and written by its key: WITHOUT ROWID
+-- keeps each row once, in the key's own b-tree, instead of in the table and again in the index.
+CREATE TABLE task_latest_new (
+  workflow_id TEXT    NOT NULL,
+  name        TEXT    NOT NULL,
+  seq         INTEGER NOT NULL,
+  task_id     TEXT    NOT NULL,
+  PRIMARY KEY (workflow_id, name)
+) STRICT, WITHOUT ROWID;
+INSERT INTO task_latest_new (workflow_id, name, seq, task_id) SELECT workflow_id, name, seq, task_id FROM task_latest;
+DROP TABLE task_latest;
+ALTER TABLE task_latest_new RENAME TO task_latest;
+-- A run's definition snapshot once per distinct text: runs of one definition (nearly all of them)
+-- share its row, and runs.definition names it as '#<id>' (sql.ts RUN_COLUMNS). Rows are never
+-- deleted: there is one per definition text ever run, and the archive reads them back.
+CREATE TABLE IF NOT EXISTS run_definitions (
+  id         INTEGER PRIMARY KEY,
+  definition TEXT    NOT NULL UNIQUE
+) STRICT;
+INSERT INTO run_definitions (definition) SELECT DISTINCT definition FROM runs WHERE substr(definition, 1, 1) <> '#';
+UPDATE runs SET definition = '#' || (SELECT d.id FROM run_definitions AS d WHERE d.definition = runs.definition)
+  WHERE substr(definition, 1, 1) <> '#';
+`,
+  },
 };
 
 /** The SQLite migrations, numbered as SQLite databases record them. */

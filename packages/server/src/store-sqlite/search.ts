@@ -4,6 +4,7 @@ import { ARCHIVED_COLUMNS, type ArchivedRunRow, archivedFromRow } from '../store
 import { freeTextNeedle, freeTextWords, runOrderBy, taskOrderBy } from '../store/sql-common.js';
 import { type Bind, type FilterColumn, RUN_FILTER_COLUMNS, compileFilter } from '../store/sql-filter.js';
 import type { ArchivedRun, RunQuery, TaskQuery, TaskSearchField, TaskSortField } from '../store/store.js';
+import { type StoredTaskRow, TASK_ROW_COLUMNS, taskFromRow } from '../store/task-record-storage.js';
 import type { SqliteConnection } from './connection.js';
 import { RUN_COLUMNS, type RunRow, run } from './sql.js';
 
@@ -93,11 +94,11 @@ export function searchTasks(
   }
   const whereSql = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
   const total = c.get<{ n: number }>(`SELECT count(*) AS n FROM tasks ${whereSql}`, params)?.n ?? 0;
-  const rows = c.all<{ record: string }>(
-    `SELECT record FROM tasks ${whereSql} ORDER BY ${taskOrderBy(query.sort, SORT_COLUMNS)} LIMIT @size OFFSET @start`,
+  const rows = c.all<StoredTaskRow>(
+    `SELECT ${TASK_ROW_COLUMNS} FROM tasks ${whereSql} ORDER BY ${taskOrderBy(query.sort, SORT_COLUMNS)} LIMIT @size OFFSET @start`,
     { ...params, size: Math.max(0, query.size), start: Math.max(0, query.start) },
   );
-  return { totalHits: total, results: rows.map((r) => JSON.parse(r.record) as TaskRecord) };
+  return { totalHits: total, results: rows.map(taskFromRow) };
 }
 
 export function searchRuns(

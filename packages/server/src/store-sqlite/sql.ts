@@ -20,7 +20,22 @@ export interface RunRow {
   record: string;
   definition: string;
 }
-export const RUN_COLUMNS = 'record, definition';
+/**
+ * A run's definition snapshot is kept once per distinct text in `run_definitions`, and
+ * `runs.definition` names it as `#<id>` (JSON never starts with `#`); a snapshot stored in the row
+ * itself (before schema step compact-rows) reads as it is. Used with `FROM runs`.
+ */
+export const RUN_COLUMNS = `record, CASE WHEN substr(runs.definition, 1, 1) = '#'
+  THEN (SELECT d.definition FROM run_definitions AS d WHERE d.id = CAST(substr(runs.definition, 2) AS INTEGER))
+  ELSE runs.definition END AS definition`;
+
+/** What `runs.definition` holds for the snapshot `text`: `#<id>` of its one `run_definitions` row. */
+export function runDefinitionRef(c: SqliteConnection, text: string): string {
+  const found = c.get<{ id: number }>('SELECT id FROM run_definitions WHERE definition = ?', text);
+  const id =
+    found?.id ?? Number(c.run('INSERT INTO run_definitions (definition) VALUES (?)', text).lastInsertRowid);
+  return `#${id}`;
+}
 const CLAIM_ORDER = 'priority DESC, visible_at, task_id';
 
 export function parse<T>(text: string): T {

@@ -38,6 +38,12 @@ import type {
   Tx,
 } from '../store/store.js';
 import { SqlEventsTx } from '../store/events-tx.js';
+import {
+  type StoredTaskRow,
+  TASK_ROW_COLUMNS,
+  storedTaskRecord,
+  taskFromRow,
+} from '../store/task-record-storage.js';
 import { TX_ACCESS, guardMethods } from '../store/tx-access.js';
 import { deferMessages, lockTaskLimit, setTaskRateWindow } from './limits.js';
 import * as ig from './integrations.js';
@@ -49,6 +55,7 @@ import * as archive from './archive.js';
 import { searchArchivedRuns, searchRuns, searchTasks } from './search.js';
 import {
   RUN_COLUMNS,
+  runDefinitionRef,
   type RunRow,
   ensureQueues,
   insertRunSearch,
@@ -70,10 +77,6 @@ interface TaskDefRow {
   create_time: number;
   update_time: number;
 }
-interface RecordRow {
-  record: string;
-}
-
 const WF_COLUMNS = 'definition, version, create_time, update_time';
 
 function workflowDef(row: WorkflowDefRow): StoredWorkflowDef {
@@ -86,9 +89,6 @@ function workflowDef(row: WorkflowDefRow): StoredWorkflowDef {
 }
 function taskDef(row: TaskDefRow): StoredTaskDef {
   return taskDefFromColumns(parse<TaskDef>(row.definition), row.create_time, row.update_time);
-}
-function task(row: RecordRow): TaskRecord {
-  return parse<TaskRecord>(row.record);
 }
 
 /**
@@ -252,7 +252,7 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
         workflowName: r.workflowName,
         workflowVersion: r.workflowVersion,
         createTime: r.createTime,
-        definition: JSON.stringify(r.workflowDefinition),
+        definition: runDefinitionRef(this.c, JSON.stringify(r.workflowDefinition)),
         searchRowid,
       },
     );
@@ -384,8 +384,8 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
   }
 
   async getTask(taskId: string): Promise<TaskRecord | undefined> {
-    const row = this.c.get<RecordRow>('SELECT record FROM tasks WHERE task_id = ?', taskId);
-    return row && task(row);
+    const row = this.c.get<StoredTaskRow>(`SELECT ${TASK_ROW_COLUMNS} FROM tasks WHERE task_id = ?`, taskId);
+    return row && taskFromRow(row);
   }
 
   /** One writer at a time: there is no run lock to take first. */
@@ -395,17 +395,20 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
 
   async getTasks(taskIds: readonly string[]): Promise<TaskRecord[]> {
     if (taskIds.length === 0) return [];
-    const rows = this.c.all<RecordRow & { task_id: string }>(
-      'SELECT task_id, record FROM tasks WHERE task_id IN (SELECT value FROM json_each(?))',
+    const rows = this.c.all<StoredTaskRow>(
+      `SELECT ${TASK_ROW_COLUMNS} FROM tasks WHERE task_id IN (SELECT value FROM json_each(?))`,
       list(taskIds),
     );
-    return inRequestedOrder(taskIds, rows, task);
+    return inRequestedOrder(taskIds, rows, taskFromRow);
   }
 
   async getRunTasks(workflowId: string): Promise<TaskRecord[]> {
     return this.c
-      .all<RecordRow>('SELECT record FROM tasks WHERE workflow_id = ? ORDER BY seq, task_id', workflowId)
-      .map(task);
+      .all<StoredTaskRow>(
+        `SELECT ${TASK_ROW_COLUMNS} FROM tasks WHERE workflow_id = ? ORDER BY seq, task_id`,
+        workflowId,
+      )
+      .map(taskFromRow);
   }
 
   async getDecideTasks(workflowId: string): Promise<TaskRecord[]> {
@@ -562,6 +565,6 @@ function taskColumns(t: TaskRecord): Record<string, string | number> {
     type: t.taskType,
     status: t.status,
     updateTime: t.updateTime,
-    record: JSON.stringify(t),
+    record: storedTaskRecord(t),
   };
 }

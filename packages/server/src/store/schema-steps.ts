@@ -37,6 +37,8 @@ export const SCHEMA_STEPS = [
   { version: 11, name: 'lock-is-response-deadline', compatibleFrom: 11 },
   { version: 12, name: 'run-free-text-index', compatibleFrom: 11 },
   { version: 13, name: 'schema-compatibility', compatibleFrom: 11 },
+  { version: 14, name: 'storage-per-step', compatibleFrom: 11 },
+  { version: 15, name: 'compact-rows', compatibleFrom: 15, contract: true },
 ] as const satisfies readonly SchemaStep[];
 
 export type SchemaStepName = (typeof SCHEMA_STEPS)[number]['name'];
