@@ -118,16 +118,18 @@ export class AnthropicClient implements LlmClient {
       }
       throw err;
     }
-    const text = message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
-    const toolCalls = message.content.flatMap((b) =>
+    const content = message.content ?? [];
+    const text = content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
+    const toolCalls = content.flatMap((b) =>
       b.type === 'tool_use' ? [toolCallOf(b.id, b.name, argumentsOf(b.input), request)] : [],
     );
     const raw = message.stop_reason ?? 'end_turn';
     return {
       text,
       finishReason: toolCalls.length > 0 ? 'TOOL_CALLS' : (FINISH[raw] ?? raw.toUpperCase()),
-      promptTokens: message.usage.input_tokens,
-      completionTokens: message.usage.output_tokens,
+      // A server speaking the protocol may leave usage out: the call still counts, as 0 tokens.
+      promptTokens: message.usage?.input_tokens ?? 0,
+      completionTokens: message.usage?.output_tokens ?? 0,
       toolCalls,
     };
   }
