@@ -83,6 +83,26 @@ async function startQuirkServer() {
           { choices: [{ index: 0, delta: { content: 'finish reason' } }] },
           { choices: [], usage: { prompt_tokens: 2, completion_tokens: 3, total_tokens: 5 } },
         ]);
+      if (path === '/v1/messages' && body.stream === true) {
+        // No usage anywhere, a ping, the tool's input in JSON pieces after text.
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        for (const e of [
+          { type: 'message_start', message: { id: 'msg_2', type: 'message', role: 'assistant', content: [] } },
+          { type: 'ping' },
+          { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+          { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Check' } },
+          { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'ing.' } },
+          { type: 'content_block_stop', index: 0 },
+          { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'tu7', name: 'add', input: {} } },
+          { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"a"' } },
+          { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: ': 3}' } },
+          { type: 'content_block_stop', index: 1 },
+          { type: 'message_delta', delta: { stop_reason: 'tool_use' } },
+          { type: 'message_stop' },
+        ])
+          res.write(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
+        return res.end();
+      }
       if (path === '/v1/messages')
         return json({
           id: 'msg_1',
@@ -234,6 +254,17 @@ for (const storeCase of storeCases()) {
           ['tu1', 'add', { a: 1, method: 'add' }],
           ['tu2', 'mul', { b: 2, method: 'mul' }],
         ],
+      );
+      assert.equal(out.tokenUsed, 0);
+    });
+
+    it('an Anthropic stream without usage, its tool input in JSON pieces, gives the text and the call', async () => {
+      const out = await run(chatDef('quirk_anthropic_stream', 'claude', 'claude-x', { stream: true }));
+      assert.equal(out.result, 'Checking.');
+      assert.equal(out.finishReason, 'TOOL_CALLS');
+      assert.deepEqual(
+        out.toolCalls.map((c: any) => [c.taskReferenceName, c.name, c.inputParameters]),
+        [['tu7', 'add', { a: 3, method: 'add' }]],
       );
       assert.equal(out.tokenUsed, 0);
     });

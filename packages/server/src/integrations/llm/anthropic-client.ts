@@ -13,6 +13,7 @@ import {
   retryAfterOf,
   toolCallOf,
 } from './llm-answer.js';
+import { gatherMessageStream } from './anthropic-stream.js';
 import type { ChatRequest, ChatTurn } from './llm-request.js';
 
 /**
@@ -104,9 +105,9 @@ export class AnthropicClient implements LlmClient {
     let message: Anthropic.Message;
     try {
       const options = { signal: call.signal, headers: { 'Idempotency-Key': call.idempotencyKey } };
-      // Streamed, the SDK gathers the events into the same message.
+      // Streamed, the events are gathered into the same message.
       message = request.stream
-        ? await this.client.messages.stream(body, options).finalMessage()
+        ? await gatherMessageStream(await this.client.messages.create({ ...body, stream: true }, options))
         : await this.client.messages.create(body, options);
     } catch (err) {
       if (err instanceof Anthropic.APIError && typeof err.status === 'number') {
