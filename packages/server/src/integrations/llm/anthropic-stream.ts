@@ -19,7 +19,7 @@ interface GatheredBlock {
 
 /** The fields read from each event: typed loosely, since the point is to tolerate gaps. */
 interface LooseEvent {
-  type?: string;
+  type?: string | undefined;
   index?: number;
   message?: { id?: string; model?: string; usage?: { input_tokens?: number; output_tokens?: number } };
   content_block?: { type?: string; text?: string; id?: string; name?: string; input?: unknown };
@@ -43,7 +43,7 @@ export async function gatherMessageStream(
   for await (const raw of events) {
     const event = raw as unknown as LooseEvent;
     const index = typeof event.index === 'number' ? event.index : blocks.length - 1;
-    switch (event.type) {
+    switch (event.type ?? '') {
       case 'message_start':
         id = event.message?.id ?? id;
         model = event.message?.model ?? model;
@@ -71,6 +71,9 @@ export async function gatherMessageStream(
       case 'message_delta':
         if (event.delta?.stop_reason) stopReason = event.delta.stop_reason;
         usageFrom(event.usage);
+        break;
+      default:
+        // ping, content_block_stop, message_stop and events this reader does not know.
         break;
     }
   }
