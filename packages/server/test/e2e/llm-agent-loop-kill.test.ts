@@ -49,9 +49,19 @@ if (pgEnabled)
     before(async () => {
       db = await createTestDatabase('baton_e2e_agent');
       [llm, mcp] = await Promise.all([startLlmServer(), startMcpServer()]);
-      const env = { BATON_LOG_LEVEL: 'warn', BATON_TIMER_IDLE_MS: '200', BATON_SECRETS_KEY: KEY };
+      const env = {
+        BATON_LOG_LEVEL: 'warn',
+        BATON_TIMER_IDLE_MS: '200',
+        BATON_SECRETS_KEY: KEY,
+        // The example's scripts are checked at registration under the script time cap; a busy
+        // shared machine must not turn that check into a refusal here (nothing here is about it).
+        BATON_SCRIPT_TIMEOUT_MS: '10000',
+      };
       nodes = await Promise.all(
-        ['node-a', 'node-b'].map((name) => startBaton({ name, databaseUrl: db.url, env })),
+        // Two processes starting at once on a shared, busy machine: a generous bound to be ready.
+        ['node-a', 'node-b'].map((name) =>
+          startBaton({ name, databaseUrl: db.url, env, readyTimeoutMs: 120_000 }),
+        ),
       );
     });
 

@@ -217,5 +217,43 @@ for (const storeCase of storeCases()) {
         assert.equal(tokens, 30, 'the usage of each model call is in its output');
       });
     }
+
+    it('terminate mid-loop cancels the model call in flight; the calls made keep their token usage', async () => {
+      // `stall-once`: the model call that carries the tool's answer never gets an answer.
+      const id = await startRun(t.app, EXAMPLE.name, {
+        input: { question: 'echo something', llmProvider: 'gpt', model: 'stall-once', mcpServer: mcp.url },
+      });
+      const carriesToolAnswer = () =>
+        llm.requests.some(
+          (r) =>
+            r.body?.model === 'stall-once' &&
+            (r.body.messages ?? []).some((m: { role: string }) => m.role === 'tool'),
+        );
+      const deadline = Date.now() + 60_000;
+      while (!carriesToolAnswer() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+      assert.ok(carriesToolAnswer(), 'the second model call was made');
+      const seen = llm.requests.length;
+      assert.equal((await call(t.app, 'DELETE', `/api/workflow/${id}?reason=enough`)).status, 200);
+      let run = await runOf(t.app, id);
+      while (
+        run.tasks.some((x: any) => x.status === 'IN_PROGRESS' || x.status === 'SCHEDULED') &&
+        Date.now() < deadline
+      ) {
+        await new Promise((r) => setTimeout(r, 25));
+        run = await runOf(t.app, id);
+      }
+      const shown = JSON.stringify(run.tasks.map((x: any) => [x.referenceTaskName, x.taskType, x.status]));
+      assert.equal(run.status, 'TERMINATED', shown);
+      const chats = run.tasks.filter((x: any) => x.taskType === 'LLM_CHAT_COMPLETE');
+      assert.deepEqual(
+        chats.map((x: any) => x.status),
+        ['COMPLETED', 'CANCELED'],
+        shown,
+      );
+      assert.equal(chats[0].outputData.tokenUsed, 15, 'the first call shows its usage');
+      const tool = run.tasks.find((x: any) => x.taskType === 'CALL_MCP_TOOL');
+      assert.equal(tool?.status, 'COMPLETED', shown);
+      assert.equal(llm.requests.length, seen, 'no model call was made after terminate');
+    });
   });
 }

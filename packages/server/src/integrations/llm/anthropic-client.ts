@@ -13,6 +13,7 @@ import {
   retryAfterOf,
   toolCallOf,
 } from './llm-answer.js';
+import { gatherMessageStream } from './anthropic-stream.js';
 import type { ChatRequest, ChatTurn } from './llm-request.js';
 
 /**
@@ -104,9 +105,9 @@ export class AnthropicClient implements LlmClient {
     let message: Anthropic.Message;
     try {
       const options = { signal: call.signal, headers: { 'Idempotency-Key': call.idempotencyKey } };
-      // Streamed, the SDK gathers the events into the same message.
+      // Streamed, the events are gathered into the same message.
       message = request.stream
-        ? await this.client.messages.stream(body, options).finalMessage()
+        ? await gatherMessageStream(await this.client.messages.create({ ...body, stream: true }, options))
         : await this.client.messages.create(body, options);
     } catch (err) {
       if (err instanceof Anthropic.APIError && typeof err.status === 'number') {
@@ -118,16 +119,18 @@ export class AnthropicClient implements LlmClient {
       }
       throw err;
     }
-    const text = message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
-    const toolCalls = message.content.flatMap((b) =>
+    const content = message.content ?? [];
+    const text = content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
+    const toolCalls = content.flatMap((b) =>
       b.type === 'tool_use' ? [toolCallOf(b.id, b.name, argumentsOf(b.input), request)] : [],
     );
     const raw = message.stop_reason ?? 'end_turn';
     return {
       text,
       finishReason: toolCalls.length > 0 ? 'TOOL_CALLS' : (FINISH[raw] ?? raw.toUpperCase()),
-      promptTokens: message.usage.input_tokens,
-      completionTokens: message.usage.output_tokens,
+      // A server speaking the protocol may leave usage out: the call still counts, as 0 tokens.
+      promptTokens: message.usage?.input_tokens ?? 0,
+      completionTokens: message.usage?.output_tokens ?? 0,
       toolCalls,
     };
   }

@@ -43,7 +43,27 @@ const MAX_WAIT_SECONDS = 300;
 /** The Azure OpenAI API version when a provider's configuration names none (`api_version`). */
 const AZURE_API_VERSION = '2024-10-21';
 /** Public endpoints, when a provider configures none. */
-const DEFAULT_BASE_URL: Record<string, string> = { openai: 'https://api.openai.com/v1' };
+const DEFAULT_BASE_URL: Record<string, string> = {
+  openai: 'https://api.openai.com/v1',
+  // Conductor's default for Ollama; its OpenAI-compatible API is under /v1.
+  ollama: 'http://localhost:11434',
+};
+
+/**
+ * The OpenAI client's base URL for an endpoint. Every server speaking the protocol (OpenAI,
+ * Ollama, vLLM, LiteLLM) serves it under `/v1`; an endpoint given as a bare host (as Conductor's
+ * Ollama integration is configured) gets `/v1` added, one with a path is taken as given.
+ */
+export function openAiBaseUrl(endpoint: string): string {
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    return endpoint;
+  }
+  if (url.pathname !== '/' && url.pathname !== '') return endpoint;
+  return `${endpoint.replace(/\/+$/, '')}/v1`;
+}
 
 /** Seconds to wait from a Retry-After (seconds or an HTTP date), else a backoff by the waits so far. */
 export function waitSeconds(retryAfter: string | undefined, waits: number, now: number): number {
@@ -174,7 +194,7 @@ export class LlmCallHandler implements CallHandler {
         azureApiVersion: typeof version === 'string' && version !== '' ? version : AZURE_API_VERSION,
       });
     }
-    return new OpenAiClient({ baseURL, apiKey, fetch: ctx.fetch });
+    return new OpenAiClient({ baseURL: openAiBaseUrl(baseURL), apiKey, fetch: ctx.fetch });
   }
 
   private failure(

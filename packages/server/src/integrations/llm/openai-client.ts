@@ -13,6 +13,7 @@ import {
   toolCallOf,
 } from './llm-answer.js';
 import type { ChatRequest, EmbeddingsRequest } from './llm-request.js';
+import { gatherChatStream } from './openai-stream.js';
 
 /**
  * The OpenAI Chat Completions and Embeddings protocol through the official `openai` client,
@@ -29,6 +30,18 @@ const FINISH: Record<string, string> = {
   function_call: 'TOOL_CALLS',
   content_filter: 'CONTENT_FILTER',
 };
+
+/** An answer's content: text, or (as some servers send it) a list of text parts. */
+function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((part: unknown) => {
+      const text = (part as { text?: unknown } | null)?.text;
+      return typeof text === 'string' ? text : '';
+    })
+    .join('');
+}
 
 export class OpenAiClient implements LlmClient {
   private readonly client: OpenAI;
@@ -100,23 +113,28 @@ export class OpenAiClient implements LlmClient {
       }),
     };
     const options = { signal: call.signal, headers: { 'Idempotency-Key': call.idempotencyKey } };
-    // Streamed, the SDK gathers the chunks into the same completion (usage from the last chunk).
-    const completion = await this.send<OpenAI.Chat.ChatCompletion>(() =>
+    // Streamed, the chunks are gathered into the same completion (usage from whichever chunk has it).
+    const completion = await this.send<OpenAI.Chat.ChatCompletion>(async () =>
       request.stream
-        ? this.client.chat.completions
-            .stream({ ...body, stream: true, stream_options: { include_usage: true } }, options)
-            .finalChatCompletion()
+        ? gatherChatStream(
+            await this.client.chat.completions.create(
+              { ...body, stream: true, stream_options: { include_usage: true } },
+              options,
+            ),
+          )
         : this.client.chat.completions.create(body, options),
     );
-    const choice = completion.choices[0];
-    const toolCalls = (choice?.message.tool_calls ?? []).flatMap((c) =>
-      c.type === 'function'
-        ? [toolCallOf(c.id, c.function.name, argumentsOf(c.function.arguments), request)]
-        : [],
-    );
+    const choice = completion.choices?.[0];
+    // Servers speaking the protocol may leave out a call's `type` or `id`; the call is still one.
+    const toolCalls = (choice?.message?.tool_calls ?? []).flatMap((c, i) => {
+      const fn = (c as { function?: { name?: unknown; arguments?: unknown } }).function;
+      if ((c.type !== 'function' && c.type !== undefined) || typeof fn?.name !== 'string') return [];
+      const id = typeof c.id === 'string' && c.id !== '' ? c.id : `call_${i}`;
+      return [toolCallOf(id, fn.name, argumentsOf(fn.arguments), request)];
+    });
     const raw = choice?.finish_reason ?? 'stop';
     return {
-      text: choice?.message.content ?? '',
+      text: contentText(choice?.message?.content),
       finishReason: toolCalls.length > 0 ? 'TOOL_CALLS' : (FINISH[raw] ?? String(raw).toUpperCase()),
       promptTokens: completion.usage?.prompt_tokens ?? 0,
       completionTokens: completion.usage?.completion_tokens ?? 0,
