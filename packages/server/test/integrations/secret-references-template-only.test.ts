@@ -477,7 +477,7 @@ for (const storeCase of storeCases()) {
       ] as const) {
         const id = await startRun(t.app, name, { input: { cb: `${target.url}${path}?k=${ADMIN_REF}` } });
         assert.equal((await ended(id)).status, 'COMPLETED', name);
-        const req = await eventually(async () => seen(path)[0], `the call of ${name}`, 30_000);
+        const req = await eventually(() => Promise.resolve(seen(path)[0]), `the call of ${name}`, 30_000);
         assert.equal(decodeURIComponent(req.url ?? ''), `${path}?k=${ADMIN_REF}`, name);
       }
       assert.ok(!received().includes(ADMIN));
