@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 
 import type { JsonValue } from '@baton/protocol';
 
+import { MAX_JSON_DEPTH } from '../bounds/ranges.js';
 import type { ScriptResult } from '../engine/index.js';
 import { outputBudget, outputTooLarge, type ScriptLimits } from './limits.js';
 
@@ -45,7 +46,13 @@ export class JqEngine {
     if (bytes > outputBudget(this.limits)) return { ok: false, error: outputTooLarge(this.limits, bytes) };
     // With -c every value is one line (strings keep their newlines escaped).
     const lines = out.value.split('\n').filter((line) => line !== '');
-    return { ok: true, value: lines.map((line) => JSON.parse(line) as JsonValue) };
+    try {
+      return { ok: true, value: lines.map((line) => JSON.parse(line) as JsonValue) };
+    } catch {
+      // jq writes `<skipped: too deep>` in place of a value nested past its printing depth
+      // (10000 levels): far beyond what a run accepts, so it fails as too deep, not as bad JSON.
+      return { ok: false, error: `the script's value is nested deeper than ${MAX_JSON_DEPTH} levels (the limit)` };
+    }
   }
 
   /**

@@ -50,6 +50,12 @@ try {
 let largestMemoryBytes = 0;
 capWebAssemblyMemory(limits.wasmMemoryBytes);
 const scripts = await loadInThreadScripts(limits);
+// A first evaluation of each engine costs hundreds of milliseconds (the WebAssembly is compiled
+// on first use, jq builds its builtins) where later ones take a few: paid here, before the thread
+// says it is ready, so no task's time cap (counted from the hand-over) carries it, neither on a
+// new server nor on the thread that replaces one ended at a deadline.
+scripts.javascript('null', null);
+scripts.jq('.', null);
 
 port.on('message', (request: ScriptRequest) => {
   const result = evaluate(request);

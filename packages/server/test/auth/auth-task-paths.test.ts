@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 
 import { workerTaskDefs, workflowDef } from '../helpers/definitions.js';
 import { storeCases } from '../helpers/stores.js';
-import { authSuite, send } from './auth-fixture.js';
+import { authSuite, BOOTSTRAP, send } from './auth-fixture.js';
 
 /**
  * The role check is made on exactly the task a route changes: the service that resolves the
@@ -98,6 +98,29 @@ const PATHS: TaskPath[] = [
     request: (run) => ({ method: 'POST', url: `/api/tasks/${run}/b/FAILED`, body: { by: 'x' } }),
   },
   {
+    name: 'complete by reference name, answering the run (sync)',
+    // It answers the whole run, which a worker role may not read: not a worker route.
+    workerRoute: false,
+    group: 'task',
+    changes: true,
+    request: (run) => ({ method: 'POST', url: `/api/tasks/${run}/b/COMPLETED/sync`, body: { by: 'x' } }),
+  },
+  {
+    name: 'poll one task of type B',
+    workerRoute: true,
+    group: 'task',
+    // Another run's type-B task may be the one handed out: the polled task is not checked.
+    changes: false,
+    request: () => ({ method: 'GET', url: `/api/tasks/poll/${B}?workerid=sweep` }),
+  },
+  {
+    name: 'poll a batch of type B',
+    workerRoute: true,
+    group: 'task',
+    changes: false,
+    request: () => ({ method: 'GET', url: `/api/tasks/poll/batch/${B}?count=1&timeout=1&workerid=sweep` }),
+  },
+  {
     name: 'append a log line',
     workerRoute: true,
     group: 'task',
@@ -150,6 +173,38 @@ const PATHS: TaskPath[] = [
       body: { taskOutput: { by: 'x' } },
     }),
   },
+  {
+    name: 'rerun from the task',
+    workerRoute: false,
+    group: 'workflow',
+    changes: true,
+    request: (run, taskId) => ({
+      method: 'POST',
+      url: `/api/workflow/${run}/rerun`,
+      body: { reRunFromTaskId: taskId, taskInput: { by: 'x' } },
+    }),
+  },
+  {
+    name: 'retry the run',
+    workerRoute: false,
+    group: 'workflow',
+    changes: true,
+    request: (run) => ({ method: 'POST', url: `/api/workflow/${run}/retry` }),
+  },
+  {
+    name: 'terminate the run (cancels its tasks)',
+    workerRoute: false,
+    group: 'workflow',
+    changes: true,
+    request: (run) => ({ method: 'POST', url: `/api/workflow/${run}/terminate?reason=sweep` }),
+  },
+  {
+    name: 'restart the run',
+    workerRoute: false,
+    group: 'workflow',
+    changes: true,
+    request: (run) => ({ method: 'POST', url: `/api/workflow/${run}/restart` }),
+  },
 ];
 
 /** Test clients and the roles they hold (auth-fixture's CLIENTS). */
@@ -162,6 +217,13 @@ const ROLES: Array<{ client: string; roles: string[] }> = [
   { client: 'c-none', roles: [] },
   { client: 'c-worker-a', roles: [`worker:${A}`] },
   { client: 'c-worker-all', roles: ['worker:*'] },
+  // The same roles held by applications (an access key's token from /api/token).
+  { client: 'app:workflow', roles: ['workflow'] },
+  { client: 'app:task', roles: ['task'] },
+  { client: 'app:metadata', roles: ['metadata'] },
+  { client: 'app:none', roles: [] },
+  { client: `app:worker:${A}`, roles: [`worker:${A}`] },
+  { client: 'app:worker:*', roles: ['worker:*'] },
 ];
 
 /** May a holder of these roles act on a type-B task through this path? */
@@ -174,6 +236,34 @@ function allowed(roles: string[], path: TaskPath): boolean {
 for (const storeCase of storeCases()) {
   void describe(`auth: the role is checked on the very task a route changes on ${storeCase.name}`, () => {
     const t = authSuite(storeCase);
+    const appTokens = new Map<string, string>();
+
+    /** An identity-provider token, or for `app:…` callers an application key's token. */
+    async function tokenOf(client: string): Promise<string> {
+      if (!client.startsWith('app:')) return t.token(client);
+      const cached = appTokens.get(client);
+      if (cached) return cached;
+      const token = async (keyId: string, keySecret: string): Promise<string> => {
+        const res = await send(t.app, 'POST', '/api/token', { body: { keyId, keySecret } });
+        assert.equal(res.status, 200, res.text);
+        return res.body.token as string;
+      };
+      const admin = await token(BOOTSTRAP.keyId, BOOTSTRAP.keySecret);
+      const created = await send(t.app, 'POST', '/api/applications', { token: admin, body: { name: client } });
+      assert.equal(created.status, 200, created.text);
+      const role = client.slice('app:'.length);
+      if (role !== 'none') {
+        const granted = await send(t.app, 'POST', `/api/applications/${created.body.id}/roles/${role}`, {
+          token: admin,
+        });
+        assert.equal(granted.status, 200, granted.text);
+      }
+      const key = await send(t.app, 'POST', `/api/applications/${created.body.id}/accessKeys`, { token: admin });
+      assert.equal(key.status, 200, key.text);
+      const fresh = await token(key.body.id, key.body.secret);
+      appTokens.set(client, fresh);
+      return fresh;
+    }
 
     /** A run with `b__1` (type A) and `b` (type B) both open; answers the run and both tasks. */
     async function startTwins(): Promise<{ run: string; a: any; b: any }> {
@@ -253,7 +343,7 @@ for (const storeCase of storeCases()) {
           const before = await stateOf(b.taskId);
           const req = path.request(run, b.taskId);
           const res = await send(t.app, req.method, req.url, {
-            token: await t.token(client),
+            token: await tokenOf(client),
             ...(req.body !== undefined && { body: req.body }),
           });
           const expected = allowed(roles, path);

@@ -385,6 +385,104 @@ for (const storeCase of storeCases()) {
       assert.ok(!received().includes(ADMIN));
     });
 
+    void it('references made by a script, put in keys, sent through a HUMAN update or into a child run are sent as text', async () => {
+      await register(t.app, [
+        httpFlow(
+          'from_script',
+          [
+            {
+              name: 'build',
+              taskReferenceName: 'build',
+              type: 'INLINE',
+              inputParameters: {
+                evaluatorType: 'graaljs',
+                // Assembled at run time: no part of the template is a reference.
+                expression: `(function () {
+                  var ref = '$' + '{workflow.secrets.' + 'SEC_ADMIN}';
+                  var keyed = {}; keyed[ref] = ref;
+                  return { s: ref, keyed: keyed };
+                })()`,
+              },
+            },
+          ],
+          {
+            uri: '${workflow.input.base}/script?k=${build.output.result.s}',
+            method: 'POST',
+            headers: { 'X-Script': '${build.output.result.s}' },
+            body: '${build.output.result.keyed}',
+          },
+        ),
+        httpFlow(
+          'from_human',
+          [{ name: 'human', taskReferenceName: 'human', type: 'HUMAN', inputParameters: {} }],
+          { uri: '${workflow.input.base}/human?k=${human.output.x}', method: 'POST', body: '${human.output}' },
+        ),
+        {
+          name: 'child_of_registered',
+          ownerEmail: 'test@example.com',
+          tasks: [
+            {
+              name: 'child',
+              taskReferenceName: 'child',
+              type: 'SUB_WORKFLOW',
+              subWorkflowParam: { name: 'wfWebhook', version: 1 },
+              inputParameters: { callbackUrl: '${workflow.input.cb}' },
+            },
+          ],
+        },
+        {
+          name: 'starts_registered',
+          ownerEmail: 'test@example.com',
+          tasks: [
+            {
+              name: 'start',
+              taskReferenceName: 'start',
+              type: 'START_WORKFLOW',
+              inputParameters: {
+                startWorkflow: { name: 'wfWebhook', version: 1, input: { callbackUrl: '${workflow.input.cb}' } },
+              },
+            },
+          ],
+        },
+      ]);
+
+      const scripted = await ended(await startRun(t.app, 'from_script', { input: { base: target.url } }));
+      assert.equal(scripted.status, 'COMPLETED', JSON.stringify(scripted.tasks));
+      const fromScript = seen('/script')[0];
+      assert.ok(fromScript);
+      assert.equal(decodeURIComponent(fromScript.url ?? ''), `/script?k=${ADMIN_REF}`);
+      assert.equal(fromScript.headers['x-script'], ADMIN_REF);
+      assert.deepEqual(JSON.parse(fromScript.body), { [ADMIN_REF]: ADMIN_REF });
+
+      const human = await startRun(t.app, 'from_human', { input: { base: target.url } });
+      await eventually(
+        async () => ((await runOf(t.app, human)).tasks.length > 0 ? true : undefined),
+        'the HUMAN task',
+        10_000,
+      );
+      const update = await call(t.app, 'POST', `/api/tasks/${human}/human/COMPLETED`, {
+        x: ADMIN_REF,
+        [ADMIN_REF]: 1,
+      });
+      assert.equal(update.status, 200, update.text);
+      assert.equal((await ended(human)).status, 'COMPLETED');
+      const fromHuman = seen('/human')[0];
+      assert.ok(fromHuman);
+      assert.equal(decodeURIComponent(fromHuman.url ?? ''), `/human?k=${ADMIN_REF}`);
+      assert.deepEqual(JSON.parse(fromHuman.body), { x: ADMIN_REF, [ADMIN_REF]: 1 });
+
+      for (const [name, path] of [
+        ['child_of_registered', '/child'],
+        ['starts_registered', '/started'],
+      ] as const) {
+        const id = await startRun(t.app, name, { input: { cb: `${target.url}${path}?k=${ADMIN_REF}` } });
+        assert.equal((await ended(id)).status, 'COMPLETED', name);
+        const req = await eventually(() => Promise.resolve(seen(path)[0]), `the call of ${name}`, 30_000);
+        assert.equal(decodeURIComponent(req.url ?? ''), `${path}?k=${ADMIN_REF}`, name);
+      }
+      assert.ok(!received().includes(ADMIN));
+    });
+
     void it('no secret value reached any record of the store', async () => {
       const rows = await everyStoredRow(opened);
       assert.ok(!rows.includes(ADMIN), 'the admin secret is not stored in clear');

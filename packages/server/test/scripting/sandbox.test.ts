@@ -192,6 +192,18 @@ describe('jq', () => {
     assert.deepEqual(await scripts.jq('.x', { x: 1 }), { ok: true, value: [1] });
   });
 
+  it('refuses a value nested past the depth limit, even past what jq prints', async () => {
+    for (const depth of [500, 20_000]) {
+      // 20 000 levels: jq prints `<skipped: too deep>` instead of the value (not JSON); with
+      // a small cap jq may run out of memory first.
+      assert.match(
+        reason(await scripts.jq(`reduce range(${depth}) as $i (null; [.])`, null)),
+        /nested deeper than \d+ levels|time limit|memory limit/,
+      );
+    }
+    assert.deepEqual(await scripts.jq('.x', { x: 1 }), { ok: true, value: [1] });
+  });
+
   it('shows nothing of the host environment', async () => {
     const env = await scripts.jq('$ENV', null);
     assert.ok(env.ok);
