@@ -50,6 +50,7 @@ import { RunRemoval } from './archive/run-removal.js';
 import { SignalResponder } from './operations/signal-response.js';
 import { loadSigningKey, PayloadUrlSigner } from './payloads/signed-url.js';
 import type { Store } from './store/store.js';
+import { whileDatabaseAway } from './store/database-wait.js';
 import { createTracing, type Tracing } from './tracing/tracing.js';
 import { RunTracer } from './tracing/run-tracer.js';
 import { traceSlowTransactions } from './tracing/slow-transactions.js';
@@ -138,7 +139,13 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
       sqliteSynchronous: options.sqliteSynchronous,
       ...(options.databaseUrl !== undefined && { databaseUrl: options.databaseUrl }),
     }));
-  await store.migrate();
+  // A node started during an outage (or whose migration lost its connection) waits for the database.
+  const startWait = {
+    waitMs: store.dialect === 'postgres' ? options.dbStartWaitMs : 0,
+    onRetry: (reason: string, retryInMs: number) =>
+      logger.warn({ reason, retryInMs }, 'database unavailable while starting; trying again'),
+  };
+  await whileDatabaseAway(() => store.migrate(), startWait);
   if (tracing.enabled) traceSlowTransactions(store, tracing, options.tracing.slowTxMs);
 
   const wake = new WakeBus();
@@ -165,7 +172,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
       store instanceof PostgresStore ? () => store.group?.stats : undefined,
     );
     const liveness = new WorkerLiveness(store, clock);
-    await liveness.refresh();
+    await whileDatabaseAway(() => liveness.refresh(), startWait);
     const lifecycleObserver = new DecisionMetrics(metrics, liveness, logger);
     const runTracer = tracing.enabled ? new RunTracer(tracing) : undefined;
     const observer: ExecutionObserver = runTracer

@@ -32,6 +32,12 @@ export const ENV_KEYS = [
     default: '30000',
   },
   {
+    name: 'BATON_DB_START_WAIT_MS',
+    description:
+      'PostgreSQL: how long a starting node keeps trying while the database is away (migrations, first reads) before it exits; 0 = exit at once',
+    default: '60000',
+  },
+  {
     name: 'BATON_DB_GROUP_COMMIT',
     description:
       'PostgreSQL: most concurrent worker results and polls applied in one transaction with one commit (group commit); 1 = each alone',

@@ -20,6 +20,8 @@ export interface Options {
   readonly dbPoolSize: number;
   readonly dbConnectTimeoutMs: number;
   readonly dbStatementTimeoutMs: number;
+  /** How long a starting node retries while PostgreSQL is away (database-wait.ts); 0 = not at all. */
+  readonly dbStartWaitMs: number;
   /** Members of one group commit at most (PostgreSQL); 1 turns it off. */
   readonly dbGroupCommit: number;
   /** Node processes this host runs on the same port (PostgreSQL only); 1 = this process serves alone. */
@@ -273,6 +275,7 @@ export function compileOptions(raw: RawEnv, cwd = process.cwd(), cpus = availabl
     dbPoolSize: integer(raw, 'BATON_DB_POOL_SIZE', 1, 1000),
     dbConnectTimeoutMs: integer(raw, 'BATON_DB_CONNECT_TIMEOUT_MS', 100, 600_000),
     dbStatementTimeoutMs: integer(raw, 'BATON_DB_STATEMENT_TIMEOUT_MS', 0, 86_400_000),
+    dbStartWaitMs: integer(raw, 'BATON_DB_START_WAIT_MS', 0, 86_400_000),
     dbGroupCommit: integer(raw, 'BATON_DB_GROUP_COMMIT', 1, 1000),
     processes: processCount(raw, databaseUrl, cpus),
     sqliteSynchronous: oneOf(raw, 'BATON_SQLITE_SYNCHRONOUS', ['FULL', 'NORMAL'] as const),

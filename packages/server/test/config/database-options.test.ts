@@ -17,6 +17,17 @@ void describe('database settings', () => {
       );
   });
 
+  void it('start-up wait for an absent database: 60 s by default, 0 exits at once, a bad value is refused', () => {
+    assert.equal(compileOptions({}, '/').dbStartWaitMs, 60_000);
+    assert.equal(compileOptions({ BATON_DB_START_WAIT_MS: '0' }, '/').dbStartWaitMs, 0);
+    for (const bad of ['-1', 'later'])
+      assert.throws(
+        () => compileOptions({ BATON_DB_START_WAIT_MS: bad }, '/'),
+        (err: unknown) => err instanceof ConfigError && /BATON_DB_START_WAIT_MS/.test(err.message),
+        bad,
+      );
+  });
+
   void it('connection and statement bounds: 5 s and 30 s by default, 0 turns the statement bound off', () => {
     const defaults = compileOptions({}, '/');
     assert.equal(defaults.dbConnectTimeoutMs, 5_000);

@@ -95,6 +95,8 @@ void describe('BATON_PROCESSES in the real server process', () => {
       BATON_PROCESSES: '3',
       BATON_PORT: String(await freePort()),
       BATON_DATABASE_URL: `postgres://baton:hidden@127.0.0.1:${port}/baton`,
+      // Exit at once instead of waiting for the database to appear.
+      BATON_DB_START_WAIT_MS: '0',
     });
     assert.equal(r.code, 1, r.stderr);
     assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);

@@ -26,8 +26,8 @@ import { type PrivateCluster, startPrivateCluster } from '../helpers/private-pos
  * fails on command, with HTTP workers busy on both. The database fails under them, the nodes
  * are never restarted: a reset in the middle of a group COMMIT (its outcome unknown to the node),
  * a black hole at a long-poll hand-out, every connection killed with pg_terminate_backend,
- * PostgreSQL crashed (`pg_ctl -m immediate`) and started again, a reset as a timer is claimed,
- * black holes and resets of each node's path. Both nodes must live through it, say 503 on
+ * PostgreSQL crashed (`pg_ctl -m immediate`) and started again, a reset as a timer is claimed
+ * and as the outbox relay reads, black holes and resets of each node's path. Both nodes must live through it, say 503 on
  * /health while their database is away and 200 after, and lose nothing: every run completes
  * with the right output, each step has exactly one completed attempt, no attempt is handed out
  * twice, and every result acknowledged with 2xx is the one recorded.
@@ -145,8 +145,12 @@ void describe('e2e: two nodes outlive faults of their PostgreSQL', () => {
           BATON_DB_STATEMENT_TIMEOUT_MS: '2000',
           BATON_LOG_LEVEL: 'warn',
         };
-        for (const [i, proxy] of proxies.entries())
-          nodes.push(await startBaton({ databaseUrl: proxy.urlFor(dbUrl), env, name: `fault-${i}` }));
+        for (const [i, proxy] of proxies.entries()) {
+          // A loaded machine may take long to start a node: a generous bound.
+          nodes.push(
+            await startBaton({ databaseUrl: proxy.urlFor(dbUrl), env, name: `fault-${i}`, readyTimeoutMs: 90_000 }),
+          );
+        }
         const [nodeA] = nodes as [BatonProcess, BatonProcess];
         const [proxyA, proxyB] = proxies as [FaultProxy, FaultProxy];
         const alive = nodes.map(() => true);
@@ -289,6 +293,17 @@ void describe('e2e: two nodes outlive faults of their PostgreSQL', () => {
         ids.push(...(await start(RUNS / 2, RUNS)));
         await within(30_000, 'a timer claim through node A', timerFault);
         await progress(step, 'after the reset at a timer claim');
+
+        // 5b. A path reset as the outbox relay reads the outbox (whichever node's relay reads first).
+        const isOutboxRead = (bytes: string): boolean => bytes.includes('FROM outbox');
+        await within(
+          30_000,
+          'an outbox relay read',
+          Promise.race([proxyA.arm(isOutboxRead, 'reset'), proxyB.arm(isOutboxRead, 'reset')]),
+        );
+        proxyA.disarm();
+        proxyB.disarm();
+        await progress(step, 'after the reset at an outbox relay read');
 
         // 6. Each node's path black-holed in turn for 2 s, then each reset.
         for (const proxy of [proxyA, proxyB]) {

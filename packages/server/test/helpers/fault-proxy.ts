@@ -24,6 +24,8 @@ export class FaultProxy {
   port = 0;
   /** How many faults an armed match has set off. */
   fired = 0;
+  /** How many connections the node has opened through this proxy (tried, when the server is down). */
+  accepted = 0;
   /** Counts of the node's messages that matched each watched pattern (diagnostics). */
   readonly counts = new Map<string, number>();
 
@@ -81,6 +83,7 @@ export class FaultProxy {
   }
 
   private accept(client: Socket): void {
+    this.accepted++;
     const server = new Socket();
     const pair: Pair = { client, server, dropped: this.dropping };
     this.pairs.add(pair);
