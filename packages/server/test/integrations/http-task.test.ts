@@ -422,6 +422,31 @@ for (const storeCase of storeCases()) {
       assert.equal(res.status, 200, res.text);
     });
 
+    void it('a uri that is no URL is refused on a required task, and on an optional one fails only its run (as Conductor does)', async () => {
+      const { app } = suite;
+      const required = httpWorkflow({ uri: 'uncorrect_uri', method: 'GET' });
+      const refused = await call(app, 'POST', '/api/metadata/workflow', required);
+      assert.equal(refused.status, 400);
+      assert.ok(
+        refused.body.validationErrors.some(
+          (e: any) =>
+            e.path === 'tasks[0].inputParameters.http_request.uri' &&
+            /Invalid HTTP URI: uncorrect_uri/.test(e.message),
+        ),
+        refused.text,
+      );
+      const id = await startHttp(
+        app,
+        { uri: 'uncorrect_uri', method: 'GET' },
+        { optional: true },
+        { retryCount: 0 },
+      );
+      const run = await runTo(app, id, ['COMPLETED', 'FAILED']);
+      assert.equal(run.status, 'COMPLETED');
+      assert.equal(run.tasks[0].status, 'COMPLETED_WITH_ERRORS');
+      assert.match(String(run.tasks[0].reasonForIncompletion), /Invalid HTTP URI: uncorrect_uri/);
+    });
+
     void it('a kind with no handler on this server is refused at registration', async () => {
       const { app } = suite;
       // CONNECTOR has no handler in this build unless one is registered.

@@ -129,7 +129,11 @@ export function checkHttpNode(node: WorkflowTask, path: string): ValidationError
     try {
       scheme = new URL(uri).protocol;
     } catch {
-      errors.push({ path: `${at}.uri`, message: `Invalid HTTP URI: ${uri}`, invalidValue: uri });
+      // Conductor registers a uri that is no URL and fails the task when it runs; on an optional
+      // task that failure is what the author allowed for (Conductor's SDK suite registers exactly
+      // this), so only a required task is refused here.
+      if (node.optional !== true)
+        errors.push({ path: `${at}.uri`, message: `Invalid HTTP URI: ${uri}`, invalidValue: uri });
     }
     if (scheme !== undefined && scheme !== 'http:' && scheme !== 'https:')
       errors.push({
