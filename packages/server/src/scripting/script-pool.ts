@@ -172,7 +172,14 @@ export class ScriptPool implements AsyncScriptRunner {
     if (!job || slot.gone) return;
     const what = job.request.op === 'jq' || job.request.op === 'checkJq' ? 'jq filter' : 'script';
     slot.job = undefined;
-    job.resolve({ ok: false, error: `${what} exceeded its time limit of ${this.limits.timeoutMs} ms` });
+    if (job.request.op === 'checkJq' || job.request.op === 'checkJavascript') {
+      // A syntax check only compiles; running out of time there says the machine is busy, not that
+      // the definition is wrong. Refusing would turn load into 400s for valid definitions, and
+      // whatever the text does when it runs is bounded by the same caps then.
+      job.resolve({ problem: undefined });
+    } else {
+      job.resolve({ ok: false, error: `${what} exceeded its time limit of ${this.limits.timeoutMs} ms` });
+    }
     this.replace(slot, 'time limit');
   }
 
@@ -205,7 +212,8 @@ export class ScriptPool implements AsyncScriptRunner {
 
 function problemOf(outcome: ScriptOutcome): string | undefined {
   if ('problem' in outcome) return outcome.problem;
-  // The check itself did not finish (time or memory cap): the definition is refused for it.
+  // The check itself failed (its thread ran out of memory or broke): the definition is refused for
+  // it. A check that ran out of time is answered as passed in expire().
   return outcome.ok ? undefined : `could not be checked: ${outcome.error}`;
 }
 

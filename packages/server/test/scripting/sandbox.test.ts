@@ -139,6 +139,21 @@ describe('javascript sandbox', () => {
     assert.equal(await scripts.checkJavascript('while (true) {}'), undefined);
   });
 
+  it('a syntax check that runs out of time does not refuse the text (a busy machine is no syntax error)', async () => {
+    const hurried = await createScriptRunner({ scriptMemoryMb: 64, scriptTimeoutMs: 1 });
+    try {
+      const long = `var a = [${'1,'.repeat(2_000_000)}1]; a.length`;
+      // The same text run under that cap does hit it: the check above did run out of time.
+      assert.match(reason(await hurried.javascript(long, {})), /time limit of 1 ms/);
+      assert.equal(await hurried.checkJavascript(long), undefined);
+      assert.equal(await hurried.checkJq(`[${'1,'.repeat(500_000)}1] | length`), undefined);
+      // What the check finds in time is still a refusal.
+      assert.match((await scripts.checkJavascript('$.x >')) ?? '', /^SyntaxError/);
+    } finally {
+      await hurried.close();
+    }
+  });
+
   it('answers another evaluation after one hits its time cap', async () => {
     // Two evaluations queued together, as two runs decided at the same time: the first hits
     // the time cap, the second is answered right after it.
