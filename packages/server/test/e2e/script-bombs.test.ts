@@ -69,7 +69,7 @@ const BOMBS: readonly Bomb[] = [
   ['jq', 'def f: [f]; f', TIME_OR_MEMORY],
   ['jq', 'tojson * 1e8', TOO_BIG],
   ['jq', '"x" | until(length > 1e9; . + .)', TIME_OR_MEMORY],
-  ['jq', '[range(1e6)] | tostring | tostring | tostring | length', TIME_OR_MEMORY],
+  ['jq', '[range(1e8)] | tostring | tostring | tostring | length', TIME_OR_MEMORY],
   ['jq', '"a" * 40 + "!" | test("(a+)+$")', REGEX_BOUND_OR_TIME],
   ['jq', 'limit(1e9; repeat("x"))', TOO_BIG],
   ['jq', '[inputs], input', /break|No more inputs/],
