@@ -11,7 +11,7 @@ import { ProcessGroup } from './processes/process-group.js';
 import { createServer } from './server.js';
 import { openStore } from './open-store.js';
 import { SchemaVersionError } from './store/schema-versions.js';
-import { whileDatabaseAway } from './store/database-wait.js';
+import { startWait, whileDatabaseAway } from './store/database-wait.js';
 
 /**
  * Process entry: settings from the environment, start, and stop cleanly on SIGTERM/SIGINT.
@@ -92,11 +92,7 @@ async function runPrimary(options: Options): Promise<void> {
       ...(options.databaseUrl !== undefined && { databaseUrl: options.databaseUrl }),
     });
     try {
-      await whileDatabaseAway(() => store.migrate(), {
-        waitMs: store.dialect === 'postgres' ? options.dbStartWaitMs : 0,
-        onRetry: (reason, retryInMs) =>
-          logger.warn({ reason, retryInMs }, 'database unavailable while starting; trying again'),
-      });
+      await whileDatabaseAway(() => store.migrate(), startWait(store.dialect, options.dbStartWaitMs, logger));
     } finally {
       await store.close();
     }

@@ -50,7 +50,7 @@ import { RunRemoval } from './archive/run-removal.js';
 import { SignalResponder } from './operations/signal-response.js';
 import { loadSigningKey, PayloadUrlSigner } from './payloads/signed-url.js';
 import type { Store } from './store/store.js';
-import { whileDatabaseAway } from './store/database-wait.js';
+import { startWait, whileDatabaseAway } from './store/database-wait.js';
 import { createTracing, type Tracing } from './tracing/tracing.js';
 import { RunTracer } from './tracing/run-tracer.js';
 import { traceSlowTransactions } from './tracing/slow-transactions.js';
@@ -140,12 +140,8 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
       ...(options.databaseUrl !== undefined && { databaseUrl: options.databaseUrl }),
     }));
   // A node started during an outage (or whose migration lost its connection) waits for the database.
-  const startWait = {
-    waitMs: store.dialect === 'postgres' ? options.dbStartWaitMs : 0,
-    onRetry: (reason: string, retryInMs: number) =>
-      logger.warn({ reason, retryInMs }, 'database unavailable while starting; trying again'),
-  };
-  await whileDatabaseAway(() => store.migrate(), startWait);
+  const waitForDatabase = startWait(store.dialect, options.dbStartWaitMs, logger);
+  await whileDatabaseAway(() => store.migrate(), waitForDatabase);
   if (tracing.enabled) traceSlowTransactions(store, tracing, options.tracing.slowTxMs);
 
   const wake = new WakeBus();
@@ -172,7 +168,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
       store instanceof PostgresStore ? () => store.group?.stats : undefined,
     );
     const liveness = new WorkerLiveness(store, clock);
-    await whileDatabaseAway(() => liveness.refresh(), startWait);
+    await whileDatabaseAway(() => liveness.refresh(), waitForDatabase);
     const lifecycleObserver = new DecisionMetrics(metrics, liveness, logger);
     const runTracer = tracing.enabled ? new RunTracer(tracing) : undefined;
     const observer: ExecutionObserver = runTracer

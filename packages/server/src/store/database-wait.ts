@@ -43,3 +43,17 @@ export async function whileDatabaseAway<T>(step: () => Promise<T>, options: Data
     }
   }
 }
+
+/** How a node waits for its database at start: PostgreSQL up to `waitMs`, each retry logged; SQLite
+ * (a local file, no outage to wait out) not at all. */
+export function startWait(
+  dialect: 'sqlite' | 'postgres',
+  waitMs: number,
+  logger: { warn(fields: object, message: string): void },
+): DatabaseWaitOptions {
+  return {
+    waitMs: dialect === 'postgres' ? waitMs : 0,
+    onRetry: (reason, retryInMs) =>
+      logger.warn({ reason, retryInMs }, 'database unavailable while starting; trying again'),
+  };
+}
