@@ -8,6 +8,7 @@ import type { Clock } from '../clock.js';
 import { coerceError } from '../errors.js';
 import type { ArchivedRun, Store } from '../store/store.js';
 import { archiveDocument, archiveKey, decodeArchive, encodeArchive, sha256 } from './archive-document.js';
+import { OutageLog } from '../store/outage-log.js';
 
 /**
  * The points between the archiver's steps. A fault hook (tests) may throw at any of them, as a
@@ -64,6 +65,7 @@ export class Archiver {
   private stopped = true;
   /** Set by stop(): a pass under way ends after the run it is moving. */
   private halted = false;
+  private readonly outage: OutageLog;
 
   constructor(
     private readonly store: Store,
@@ -71,7 +73,9 @@ export class Archiver {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly options: ArchiverOptions,
-  ) {}
+  ) {
+    this.outage = new OutageLog(logger, 'archiver');
+  }
 
   start(): void {
     if (!this.stopped) return;
@@ -101,11 +105,12 @@ export class Archiver {
     let full = false;
     try {
       const pass = await this.runOnce();
+      this.outage.succeeded();
       full = pass.archived.length + pass.failed.length >= this.options.batch && pass.failed.length === 0;
       if (pass.archived.length > 0)
         this.logger.info({ archived: pass.archived.length }, 'archived ended runs');
     } catch (raw) {
-      this.logger.warn({ err: coerceError(raw) }, 'archive pass failed; trying again later');
+      this.outage.failed(raw);
     }
     // A full batch means more may be due: go on at once; otherwise sleep.
     this.schedule(full ? 0 : this.options.intervalMs);

@@ -7,6 +7,7 @@ import type { WakeBus } from '../queue/wake-bus.js';
 import { OUTBOX_WAKE, type StoredOutboxEntry } from '../store/ports/events.js';
 import type { Store } from '../store/store.js';
 import { type Broker, backoffMs, parseAddress } from './broker.js';
+import { OutageLog } from '../store/outage-log.js';
 
 const BATCH = 100;
 const LEASE_MS = 15_000;
@@ -25,6 +26,7 @@ export class OutboxRelay {
   private readonly abort = new AbortController();
   private failures = 0;
   private lastError: string | undefined;
+  private readonly outage: OutageLog;
 
   constructor(
     private readonly store: Store,
@@ -32,7 +34,9 @@ export class OutboxRelay {
     private readonly wake: WakeBus,
     private readonly clock: Clock,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.outage = new OutageLog(logger, 'outbox relay');
+  }
 
   start(): void {
     this.running ??= this.loop();
@@ -95,8 +99,9 @@ export class OutboxRelay {
       let sent = 0;
       try {
         sent = await this.relayOnce();
+        this.outage.succeeded();
       } catch (raw) {
-        this.logger.warn({ err: coerceError(raw) }, 'outbox relay round failed');
+        this.outage.failed(raw);
         this.failures++;
       }
       if (this.abort.signal.aborted) return;

@@ -9,6 +9,7 @@ import { newId } from '../ids.js';
 import type { WakeBus } from '../queue/wake-bus.js';
 import type { StoredTimer, Store, Tx } from '../store/store.js';
 import { afterCommit, type AfterCommit, type DecisionApplier } from '../decisions/decision-applier.js';
+import { OutageLog } from '../store/outage-log.js';
 import { actOnLapsedLock } from './lapsed-locks.js';
 
 export interface TimerLoopOptions {
@@ -50,6 +51,7 @@ export class TimerLoop {
   private sleeping: { until: number; wake: () => void } | undefined;
   private lastTick: number | undefined;
   private readonly batchSize: number;
+  private readonly outage: OutageLog;
   private readonly leaseMs: number;
   /** Timers that belong to no run (schedules): fired by their owner inside the firing transaction. */
   private readonly kinds = new Map<
@@ -62,9 +64,10 @@ export class TimerLoop {
     private readonly executor: DecisionApplier,
     private readonly wake: WakeBus,
     private readonly clock: Clock,
-    private readonly logger: Pick<Logger, 'warn' | 'error'>,
+    private readonly logger: Pick<Logger, 'warn' | 'error' | 'info'>,
     private readonly options: TimerLoopOptions,
   ) {
+    this.outage = new OutageLog(logger, 'timer loop');
     this.batchSize = options.batchSize ?? 100;
     this.leaseMs = options.leaseMs ?? 10_000;
   }
@@ -214,12 +217,13 @@ export class TimerLoop {
           next = await this.nextDue();
         }
         this.lastTick = performance.now();
+        this.outage.succeeded();
         const target = Math.min(next ?? Infinity, this.hint ?? Infinity);
         this.hint = undefined;
         delayMs = Math.max(0, Math.min(this.options.idleMs, target - this.clock.now()));
       } catch (raw) {
         if (!this.running) break;
-        this.logger.warn({ err: coerceError(raw) }, 'timer loop round failed; trying again');
+        this.outage.failed(raw);
         delayMs = Math.min(this.options.idleMs, 1000);
       }
       if (this.running) await this.sleep(delayMs);

@@ -5,7 +5,7 @@ import type { DecisionApplier } from '../decisions/decision-applier.js';
 import { TimerLoop } from './timer-loop.js';
 
 /** A test run's sandbox has no log: a timer that fails to fire stays leased and the run stops there. */
-const quiet = { warn: () => undefined, error: () => undefined };
+const quiet = { warn: () => undefined, error: () => undefined, info: () => undefined };
 
 /**
  * Virtual time for test runs: jumps the sandbox's clock to its next due timer (a WAIT's
