@@ -121,8 +121,19 @@ export class AnthropicClient implements LlmClient {
     }
     const content = message.content ?? [];
     const text = content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
-    const toolCalls = content.flatMap((b) =>
-      b.type === 'tool_use' ? [toolCallOf(b.id, b.name, argumentsOf(b.input), request)] : [],
+    // A server speaking the protocol may leave a block's id out; the call still needs a reference
+    // name unique in this answer (the stream reader names them the same way).
+    const toolCalls = content.flatMap((b, i) =>
+      b.type === 'tool_use'
+        ? [
+            toolCallOf(
+              typeof b.id === 'string' && b.id !== '' ? b.id : `toolu_${i}`,
+              b.name,
+              argumentsOf(b.input),
+              request,
+            ),
+          ]
+        : [],
     );
     const raw = message.stop_reason ?? 'end_turn';
     return {

@@ -54,8 +54,11 @@ export class OpenAiClient implements LlmClient {
     azureApiVersion?: string;
   }) {
     const common = {
-      // Local servers (Ollama, vLLM) take no key; the client insists on one.
+      // Local servers (Ollama, vLLM) take no key; the client insists on one, so it gets a
+      // placeholder and the header that would carry it is cleared: a proxy in front of such a
+      // server may refuse any Authorization it cannot check, and a placeholder is not a key.
       apiKey: options.apiKey ?? 'none',
+      ...(options.apiKey === undefined && { defaultHeaders: { Authorization: null, 'api-key': null } }),
       fetch: options.fetch as unknown as typeof globalThis.fetch,
       maxRetries: 0,
       timeout: 10 * 60 * 1000,
