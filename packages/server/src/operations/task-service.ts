@@ -415,6 +415,14 @@ export class TaskService {
     if (verdict?.kind !== 'refuse') return;
     const task = judged.task;
     this.observers.metrics?.resultRefused(task.taskDefName, verdict.reason);
+    if (verdict.reason === 'lapsed') {
+      // Answered as Conductor does (2xx, nothing applied), but never in silence.
+      this.observers.logger?.warn(
+        { taskId: task.taskId, workflowId: task.workflowInstanceId, taskType: task.taskDefName, workerId },
+        `late task result not applied: ${verdict.message}`,
+      );
+      return;
+    }
     this.observers.logger?.warn(
       {
         taskId: task.taskId,
