@@ -79,7 +79,7 @@ export class Metrics {
     });
     this.refusedResults = new Counter({
       name: 'baton_task_results_refused_total',
-      help: 'Task results answered 409: the attempt had ended (reason ended) or another worker held the task (held)',
+      help: 'Task results not applied: answered 409 because the attempt had ended (reason ended) or another worker held the task (held), or answered 200 because the holder reported after its response timeout (lapsed)',
       labelNames: ['task_type', 'reason'],
       registers,
     });
@@ -155,8 +155,11 @@ export class Metrics {
     this.alertOnly.inc({ task_type: taskType, timeout_kind: timeoutKind });
   }
 
-  /** A result refused because its attempt had ended or another worker held the task. */
-  resultRefused(taskType: string, reason: 'ended' | 'held'): void {
+  /**
+   * A result refused because its attempt had ended or another worker held the task (`lapsed`:
+   * its holder reported after the response timeout ended it, answered 2xx as Conductor does).
+   */
+  resultRefused(taskType: string, reason: 'ended' | 'held' | 'lapsed'): void {
     this.refusedResults.inc({ task_type: taskType, reason });
   }
 

@@ -22,17 +22,25 @@ import {
  * its queue, under that hand-out's lock. A task off any queue (HUMAN, WAIT, an asyncComplete
  * call) or back on its queue (a callback) has no holder, and a result that names no worker
  * claims no hold: both are completions from outside, which Conductor accepts from anyone.
+ *
+ * The one refusal answered 2xx: a result from the worker that held an attempt its response
+ * timeout ended (`lapsed`), as Conductor answers it; nothing changes and it is still counted.
  */
 export type ResultVerdict =
   | { readonly kind: 'apply' }
   | { readonly kind: 'repeat' }
   | {
       readonly kind: 'refuse';
-      /** `ended`: the attempt has ended; `held`: another worker holds the task. */
-      readonly reason: 'ended' | 'held';
+      /**
+       * `ended`: the attempt has ended; `held`: another worker holds the task; `lapsed`: the
+       * worker that held the attempt reports after its response timeout ended it.
+       */
+      readonly reason: RefusalReason;
       readonly status: TaskStatus;
       readonly message: string;
     };
+
+export type RefusalReason = 'ended' | 'held' | 'lapsed';
 
 /** What a result says, as far as judging it goes (a by-name completion's output is merged). */
 export interface PostedResult {
@@ -49,9 +57,14 @@ export function judgeResult(task: TaskRecord, result: PostedResult, merged = fal
   const worker = nonEmpty(result.workerId);
   if (isTerminalTaskStatus(task.status)) {
     if (isRepeat(task, result, worker, merged)) return { kind: 'repeat' };
+    // The worker Conductor's SDK suite models: it held the attempt, sent no heartbeat past the
+    // response timeout, and reports at the end. Conductor answers 200 and ignores the result;
+    // the caller answers the same (counted and logged), so such a worker is not failed by an
+    // error it cannot act on. Anyone else reporting on an ended attempt gets the 409.
+    const lapsed = task.status === 'TIMED_OUT' && worker !== undefined && worker === nonEmpty(task.workerId);
     return {
       kind: 'refuse',
-      reason: 'ended',
+      reason: lapsed ? 'lapsed' : 'ended',
       status: task.status,
       message:
         `Task ${task.taskId} (${task.referenceTaskName}) is ${task.status}: this attempt has ended, so the ` +

@@ -330,7 +330,7 @@ export class TaskService {
       /** Checked on the task found, before anything changes. */
       access?: TaskAccess;
     } = {},
-  ): Promise<{ task: TaskRecord; applied: boolean }> {
+  ): Promise<{ task: TaskRecord; applied: boolean; lapsed: boolean }> {
     const after = afterCommit();
     const access = options.access ?? ANY_TASK;
     const out = await this.store.transaction(async (tx): Promise<Judged> => {
@@ -343,7 +343,8 @@ export class TaskService {
     }, GROUPED);
     this.refuseIfStale(out, result.workerId);
     this.wake.wake([...after.wakeQueues]);
-    return out;
+    // Past refuseIfStale only a lapsed refusal is left: answered 2xx, yet not recorded.
+    return { task: out.task, applied: out.applied, lapsed: out.verdict?.kind === 'refuse' };
   }
 
   /**
@@ -415,6 +416,14 @@ export class TaskService {
     if (verdict?.kind !== 'refuse') return;
     const task = judged.task;
     this.observers.metrics?.resultRefused(task.taskDefName, verdict.reason);
+    if (verdict.reason === 'lapsed') {
+      // Answered as Conductor does (2xx, nothing applied), but never in silence.
+      this.observers.logger?.warn(
+        { taskId: task.taskId, workflowId: task.workflowInstanceId, taskType: task.taskDefName, workerId },
+        `late task result not applied: ${verdict.message}`,
+      );
+      return;
+    }
     this.observers.logger?.warn(
       {
         taskId: task.taskId,

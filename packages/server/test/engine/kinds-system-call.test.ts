@@ -67,6 +67,26 @@ void describe('system-call kinds', () => {
     assert.equal(attempts[1]?.retryCount, 1);
   });
 
+  void it('get no new attempt without a task definition (Conductor retries only what a definition says)', () => {
+    const engine = new Engine(workflow([callTask('HTTP', { optional: true })]), {});
+    const [task] = engine.start().newTasks;
+    assert.ok(task);
+    engine.now = T0 + 1000;
+    engine.send({
+      type: 'TASK_RESULT',
+      result: {
+        taskId: task.taskId,
+        workflowInstanceId: engine.run.workflowId,
+        status: 'FAILED',
+        reasonForIncompletion: 'no such host',
+      },
+    });
+    const attempts = engine.all('price');
+    assert.equal(attempts.length, 1, 'one attempt, no retry');
+    assert.equal(attempts[0]?.status, 'COMPLETED_WITH_ERRORS');
+    assert.equal(engine.run.status, 'COMPLETED');
+  });
+
   void it("queue Conductor's CALL_MCP_TOOL and LIST_MCP_TOOLS on the CALL_TOOL and LIST_TOOLS queues", () => {
     const engine = new Engine(
       workflow([

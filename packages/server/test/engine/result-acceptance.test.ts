@@ -63,6 +63,18 @@ describe('judgeResult: which results are applied, repeated or refused', () => {
     }
   });
 
+  it('the holder of an attempt its response timeout ended reports late: refused as lapsed; others as ended', () => {
+    const timedOut = taskWith({ status: 'TIMED_OUT', workerId: 'w1' });
+    const own = judgeResult(timedOut, { status: 'COMPLETED', workerId: 'w1' });
+    assert.ok(own.kind === 'refuse' && own.reason === 'lapsed');
+    const other = judgeResult(timedOut, { status: 'COMPLETED', workerId: 'w2' });
+    assert.ok(other.kind === 'refuse' && other.reason === 'ended');
+    const unnamed = judgeResult(timedOut, { status: 'COMPLETED' });
+    assert.ok(unnamed.kind === 'refuse' && unnamed.reason === 'ended');
+    const canceled = judgeResult(taskWith({ status: 'CANCELED', workerId: 'w1' }), { status: 'COMPLETED', workerId: 'w1' });
+    assert.ok(canceled.kind === 'refuse' && canceled.reason === 'ended');
+  });
+
   it('a merged output (completion by name) repeats when every posted key holds its recorded value', () => {
     assert.equal(judgeResult(completed, { status: 'COMPLETED', outputData: { n: 1 } }, true).kind, 'repeat');
     assert.equal(judgeResult(completed, { status: 'COMPLETED', outputData: { n: 2 } }, true).kind, 'refuse');

@@ -229,6 +229,13 @@ export class HttpWorker {
           signal: AbortSignal.timeout(30_000),
         });
         const text = await res.text();
+        // A late result of this worker's own lapsed attempt answers 200 (as Conductor does) but
+        // says it was not recorded: that is a refusal to the recovery checks.
+        if (res.status === 200 && res.headers.get('baton-result-applied') === 'false') {
+          this.refused.push(task.taskId);
+          this.notify();
+          return;
+        }
         if (res.status === 200) {
           this.completed.push(task.taskId);
           this.notify();

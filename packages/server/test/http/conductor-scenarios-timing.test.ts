@@ -101,6 +101,28 @@ for (const storeCase of storeCases()) {
         assert.equal((await runOf(t.app, id)).status, 'COMPLETED');
       });
 
+      it('a late result from the worker whose attempt the response timeout ended: 200 changing nothing (as Conductor); anyone else 409', async () => {
+        // Conductor's JavaScript SDK suite, "Lease Extension: WITHOUT lease extension".
+        await setup('sw_late', { responseTimeoutSeconds: 10, retryCount: 0 });
+        const id = await start('sw_late');
+        const task = await pollOneTask(t.app, 'sw_late_1', 'holder');
+        clock.advance(11_000);
+        await fire();
+        assert.equal((await runOf(t.app, id)).status, 'TIMED_OUT');
+        const late = { taskId: task.taskId, workflowInstanceId: id, status: 'COMPLETED', outputData: { x: 1 } };
+        const own = await call(t.app, 'POST', '/api/tasks', { ...late, workerId: 'holder' });
+        assert.equal(own.status, 200, own.text);
+        assert.equal(own.headers['baton-result-applied'], 'false');
+        const run = await runOf(t.app, id);
+        assert.equal(run.status, 'TIMED_OUT');
+        assert.deepEqual(shape(run), [['sw_late_1', 'TIMED_OUT']]);
+        const other = await call(t.app, 'POST', '/api/tasks', { ...late, workerId: 'someone-else' });
+        assert.equal(other.status, 409, other.text);
+        assert.match(other.text, /is TIMED_OUT: this attempt has ended/);
+        const unnamed = await call(t.app, 'POST', '/api/tasks', late);
+        assert.equal(unnamed.status, 409, unnamed.text);
+      });
+
       it('"Test simple workflow with task retries": two failures, each retried after the delay, then completed', async () => {
         await setup('sw_tr', {}, { retryCount: 3, retryDelaySeconds: 2 });
         const id = await start('sw_tr');

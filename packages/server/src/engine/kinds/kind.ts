@@ -22,7 +22,8 @@ export interface TaskKind {
   readonly retryable: boolean;
   /**
    * With `retryable`: only a task that has a task definition (inline or registered under its
-   * name) gets new attempts; Conductor gives a SUB_WORKFLOW without one none.
+   * name) gets new attempts; Conductor gives a SUB_WORKFLOW, WAIT or system call (HTTP, …) without
+   * one none.
    */
   readonly retriesNeedTaskDefinition?: boolean;
   /**

@@ -31,6 +31,9 @@ function systemCallKind(type: string, kind: SystemCallKind): TaskKind {
   return {
     kind: type,
     retryable: true,
+    // Conductor's system task mappers give a task without a task definition no retries (only
+    // SIMPLE gets a default definition), so an optional HTTP call with a bad URI fails once.
+    retriesNeedTaskDefinition: true,
     waiting: 'queued',
     schedule: (sctx, node, request) =>
       scheduleWorkerTask(sctx, node, request, {

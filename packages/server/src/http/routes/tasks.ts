@@ -168,9 +168,12 @@ export function taskRoutes(app: FastifyInstance, { tasks, payloads, workflows }:
     '/api/tasks',
     { schema: { tags, summary: 'Post a task result; answers the task id as text', body: taskResultSchema } },
     async (req, reply) => {
-      const { task } = await tasks.update(await payloads.inlineResult(toResult(req.body)), {
+      const { task, lapsed } = await tasks.update(await payloads.inlineResult(toResult(req.body)), {
         ...(req.taskAccess && { access: req.taskAccess }),
       });
+      // A late result of the attempt's own holder: 200 as Conductor answers, and the header says
+      // it was not recorded (an exact repeat was recorded before, so it carries none).
+      if (lapsed) void reply.header('baton-result-applied', 'false');
       return reply.code(200).type('text/plain; charset=utf-8').send(task.taskId);
     },
   );
