@@ -68,7 +68,11 @@ for (const storeCase of storeCases()) {
       const defs = await api('GET', '/api/integrations/def');
       assert.equal(defs.status, 200, defs.text);
       assert.ok(defs.body.length > 0);
-      assert.ok(defs.body.some((d: { type: string; category: string }) => d.type === 'openai' && d.category === 'AI_MODEL'));
+      assert.ok(
+        defs.body.some(
+          (d: { type: string; category: string }) => d.type === 'openai' && d.category === 'AI_MODEL',
+        ),
+      );
       const pairs = await api('GET', '/api/integrations/all');
       assert.deepEqual(pairs.body, [`${P}:${M}`]);
       assert.deepEqual((await api('GET', '/api/integrations/all?type=anthropic')).body, []);
@@ -85,7 +89,9 @@ for (const storeCase of storeCases()) {
         // Adding a tag already there keeps it once.
         await api('PUT', url, [{ key: 'category', type: 'METADATA', value: 'ai' }]);
         assert.deepEqual(
-          (await api('GET', url)).body.map((tag: { key: string; value: string }) => `${tag.key}=${tag.value}`),
+          (await api('GET', url)).body.map(
+            (tag: { key: string; value: string }) => `${tag.key}=${tag.value}`,
+          ),
           ['category=ai', 'priority=high'],
         );
         const removed = await api('DELETE', url, [{ key: 'priority', type: 'METADATA', value: 'high' }]);
@@ -109,9 +115,15 @@ for (const storeCase of storeCases()) {
     it('saves a prompt as the SDK sends it and associates it with the model', async () => {
       const template = 'Hello {{name}}, your order ${orderId} is ready.';
       // The SDK sends the template as a JSON string; text is taken too.
-      const saved = await call(t.app, 'POST', `/api/prompts/${PROMPT}?description=Test%20prompt`, JSON.stringify(template), {
-        'content-type': 'application/json',
-      });
+      const saved = await call(
+        t.app,
+        'POST',
+        `/api/prompts/${PROMPT}?description=Test%20prompt`,
+        JSON.stringify(template),
+        {
+          'content-type': 'application/json',
+        },
+      );
       assert.equal(saved.status, 200, saved.text);
       const prompt = await api('GET', `/api/prompts/${PROMPT}`);
       assert.equal(prompt.body.template, template);
@@ -173,7 +185,11 @@ for (const storeCase of storeCases()) {
       assert.equal(keyed.status, 409, keyed.text);
       assert.match(keyed.body.message, /BATON_SECRETS_KEY/);
       assert.ok(!keyed.text.includes(PLAIN_KEY));
-      assert.equal((await call(t.app, 'GET', `/api/integrations/provider/${P}`)).status, 404, 'nothing was stored');
+      assert.equal(
+        (await call(t.app, 'GET', `/api/integrations/provider/${P}`)).status,
+        404,
+        'nothing was stored',
+      );
       const model = await call(t.app, 'POST', '/api/integrations/provider/local/integration/m', {
         configuration: { api_key: PLAIN_KEY },
       });

@@ -70,7 +70,11 @@ for (const storeCase of storeCases()) {
         sends.push(['PUT', '/api/integrations/provider/p1/integration/m1/tags', body]);
         sends.push(['POST', '/api/prompts/pr1', body]);
       }
-      for (const tags of [[{ key: 5, value: 'v' }], [{ key: 'k', value: '' }], [{ key: 'k', value: 'v', type: 5 }]])
+      for (const tags of [
+        [{ key: 5, value: 'v' }],
+        [{ key: 'k', value: '' }],
+        [{ key: 'k', value: 'v', type: 5 }],
+      ])
         sends.push(['PUT', '/api/integrations/provider/p1/tags', tags]);
       sends.push(['POST', '/api/prompts/pr1?models=x', '']);
       sends.push(['POST', '/api/prompts/pr1?version=zero', 'text']);

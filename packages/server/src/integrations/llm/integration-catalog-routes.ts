@@ -55,7 +55,10 @@ export function integrationCatalogRoutes(
       schema: {
         tags,
         summary: 'Every integration (provider), optionally of one category or enabled only',
-        querystring: { type: 'object', properties: { category: { type: 'string', maxLength: 64 }, activeOnly } },
+        querystring: {
+          type: 'object',
+          properties: { category: { type: 'string', maxLength: 64 }, activeOnly },
+        },
       },
     },
     (req) =>
@@ -102,7 +105,8 @@ export function integrationCatalogRoutes(
       url: '/api/integrations/provider/:name/tags',
       schema: {
         tags,
-        summary: change === 'add' ? 'Add tags to a provider' : 'Remove tags (same key and value) from a provider',
+        summary:
+          change === 'add' ? 'Add tags to a provider' : 'Remove tags (same key and value) from a provider',
         params: nameParams,
         body: tagList,
       },
@@ -141,7 +145,9 @@ export function integrationCatalogRoutes(
     '/api/integrations/provider/:integration_provider/integration/:integration_name/prompt',
     { schema: { tags, summary: 'The prompt templates associated with a model', params: promptParams } },
     async (req) =>
-      prompts.some(await providers.modelPrompts(req.params.integration_provider, req.params.integration_name)),
+      prompts.some(
+        await providers.modelPrompts(req.params.integration_provider, req.params.integration_name),
+      ),
   );
 
   app.post<{ Params: { integration_provider: string; integration_name: string; prompt_name: string } }>(

@@ -26,7 +26,8 @@ export function tagsOf(body: unknown): IntegrationTag[] {
   if (body.length > MAX_TAGS)
     invalid([{ path: 'body', message: `at most ${MAX_TAGS} tags`, invalidValue: body.length }]);
   return body.map((tag: unknown, i): IntegrationTag => {
-    const t = tag !== null && typeof tag === 'object' && !Array.isArray(tag) ? (tag as Record<string, unknown>) : {};
+    const t =
+      tag !== null && typeof tag === 'object' && !Array.isArray(tag) ? (tag as Record<string, unknown>) : {};
     for (const field of ['key', 'value'] as const) {
       const v = t[field];
       if (typeof v !== 'string' || v === '' || v.length > 256)
@@ -40,7 +41,9 @@ export function tagsOf(body: unknown): IntegrationTag[] {
     }
     const type = t.type === undefined || t.type === null ? 'METADATA' : t.type;
     if (typeof type !== 'string' || type.length > 64)
-      invalid([{ path: `body[${i}].type`, message: 'a string of at most 64 characters', invalidValue: null }]);
+      invalid([
+        { path: `body[${i}].type`, message: 'a string of at most 64 characters', invalidValue: null },
+      ]);
     return { key: t.key as string, value: t.value as string, type };
   });
 }
@@ -53,6 +56,9 @@ export function mergeTags(current: IntegrationTag[] | undefined, added: Integrat
   return tags;
 }
 
-export function removeTags(current: IntegrationTag[] | undefined, removed: IntegrationTag[]): IntegrationTag[] {
+export function removeTags(
+  current: IntegrationTag[] | undefined,
+  removed: IntegrationTag[],
+): IntegrationTag[] {
   return (current ?? []).filter((t) => !removed.some((r) => same(t, r)));
 }

@@ -181,8 +181,7 @@ export function providerAnswer(
 /** The answer shape of Conductor's `IntegrationApi`. */
 export function modelAnswer(provider: string, model: LlmModelRecord): JsonObject {
   const configuration: JsonObject = { ...model.configuration };
-  if (model.apiKeySecret !== undefined)
-    configuration.api_key = `\${workflow.secrets.${model.apiKeySecret}}`;
+  if (model.apiKeySecret !== undefined) configuration.api_key = `\${workflow.secrets.${model.apiKeySecret}}`;
   return {
     integrationName: provider,
     api: model.api,
@@ -358,7 +357,11 @@ export class LlmProviderService {
     if (apiKey !== undefined && 'value' in apiKey) {
       if (!this.sealer)
         invalid([
-          { path: 'configuration.api_key', message: 'name a secret: ${workflow.secrets.NAME}', invalidValue: null },
+          {
+            path: 'configuration.api_key',
+            message: 'name a secret: ${workflow.secrets.NAME}',
+            invalidValue: null,
+          },
         ]);
       apiKeySecret = keySecretName(name, api);
       // As for a provider: sealed first, never kept in the record (409 without BATON_SECRETS_KEY).

@@ -23,7 +23,13 @@ const FIELDS: JsonObject[] = [
     optional: true,
     description: '${workflow.secrets.NAME}, or a value sealed as a secret (needs BATON_SECRETS_KEY)',
   },
-  { fieldName: 'endpoint', label: 'Endpoint', fieldType: 'TEXT', optional: true, description: 'the base URL' },
+  {
+    fieldName: 'endpoint',
+    label: 'Endpoint',
+    fieldType: 'TEXT',
+    optional: true,
+    description: 'the base URL',
+  },
 ];
 
 export function providerDefinitions(): JsonObject[] {

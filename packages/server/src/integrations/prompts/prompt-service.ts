@@ -81,7 +81,10 @@ export class PromptService {
   }
 
   /** Adds or replaces a prompt; each save is the next version. */
-  async put(name: string, input: { template: unknown; description?: string; models?: string[] }): Promise<void> {
+  async put(
+    name: string,
+    input: { template: unknown; description?: string; models?: string[] },
+  ): Promise<void> {
     checkName(name, 'name');
     const template = input.template;
     if (typeof template !== 'string' || template === '' || template.length > MAX_TEMPLATE)
