@@ -143,6 +143,28 @@ for (const storeCase of storeCases()) {
         prompts.body.map((p: { name: string }) => p.name),
         [PROMPT],
       );
+      const tagsUrl = `/api/prompts/${PROMPT}/tags`;
+      assert.equal(
+        (
+          await api('PUT', tagsUrl, [
+            { key: 'category', type: 'METADATA', value: 'ai' },
+            { key: 'env', type: 'METADATA', value: 'test' },
+          ])
+        ).status,
+        200,
+      );
+      assert.equal(
+        (await api('DELETE', tagsUrl, [{ key: 'env', type: 'METADATA', value: 'test' }])).status,
+        200,
+      );
+      // A new version keeps the prompt's tags.
+      await api('PUT', `/api/prompts/${PROMPT}?description=Test%20prompt`, 'v2 ${orderId}');
+      assert.equal((await api('GET', `/api/prompts/${PROMPT}`)).body.version, 2);
+      assert.deepEqual(
+        (await api('GET', tagsUrl)).body.map((tag: { key: string }) => tag.key),
+        ['category'],
+      );
+      assert.equal((await api('GET', '/api/prompts/nope/tags')).status, 404);
       assert.equal((await api('DELETE', '/api/prompts/textPrompt')).status, 200);
       assert.equal((await api('DELETE', '/api/prompts/textPrompt')).status, 404);
     });

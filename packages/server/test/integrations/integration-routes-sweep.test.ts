@@ -69,6 +69,7 @@ for (const storeCase of storeCases()) {
         sends.push(['DELETE', '/api/integrations/provider/p1/tags', body]);
         sends.push(['PUT', '/api/integrations/provider/p1/integration/m1/tags', body]);
         sends.push(['POST', '/api/prompts/pr1', body]);
+        sends.push(['PUT', '/api/prompts/pr1/tags', body]);
       }
       for (const tags of [
         [{ key: 5, value: 'v' }],
@@ -165,6 +166,7 @@ for (const storeCase of storeCases()) {
         '/api/integrations/provider/{integration_provider}/integration/{integration_name}/prompt',
         '/api/prompts',
         '/api/prompts/{name}',
+        '/api/prompts/{name}/tags',
         '/api/integrations/provider/{name}/integration/{integration_name}',
       ]) {
         assert.ok(doc.body.paths[path], `${path} is in the OpenAPI document`);

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 
 import type { PromptService } from '../prompts/prompt-service.js';
+import { TAG_LIST_SCHEMA } from './integration-tags.js';
 import { providerDefinitions } from './provider-definitions.js';
 import type { LlmProviderService } from './llm-providers.js';
 
@@ -30,19 +31,6 @@ const promptNameParams = {
   properties: { integration_provider: name, integration_name: model, prompt_name: name },
 } as const;
 const activeOnly = { type: 'boolean' } as const;
-const tagList = {
-  type: 'array',
-  maxItems: 100,
-  items: {
-    type: 'object',
-    required: ['key', 'value'],
-    properties: {
-      key: { type: 'string', minLength: 1, maxLength: 256 },
-      value: { type: 'string', minLength: 1, maxLength: 256 },
-      type: { type: 'string', maxLength: 64 },
-    },
-  },
-} as const;
 
 export function integrationCatalogRoutes(
   app: FastifyInstance,
@@ -108,7 +96,7 @@ export function integrationCatalogRoutes(
         summary:
           change === 'add' ? 'Add tags to a provider' : 'Remove tags (same key and value) from a provider',
         params: nameParams,
-        body: tagList,
+        body: TAG_LIST_SCHEMA,
       },
       handler: async (req, reply) => {
         await providers.changeProviderTags(req.params.name, req.body, change);
@@ -133,7 +121,7 @@ export function integrationCatalogRoutes(
         tags,
         summary: change === 'add' ? 'Add tags to a model' : 'Remove tags (same key and value) from a model',
         params: modelParams,
-        body: tagList,
+        body: TAG_LIST_SCHEMA,
       },
       handler: async (req, reply) => {
         await providers.changeModelTags(req.params.name, req.params.integration_name, req.body, change);

@@ -16,6 +16,21 @@ export type IntegrationTag = {
 
 const MAX_TAGS = 100;
 
+/** The request body's schema (the routes' validation and the OpenAPI document). */
+export const TAG_LIST_SCHEMA = {
+  type: 'array',
+  maxItems: MAX_TAGS,
+  items: {
+    type: 'object',
+    required: ['key', 'value'],
+    properties: {
+      key: { type: 'string', minLength: 1, maxLength: 256 },
+      value: { type: 'string', minLength: 1, maxLength: 256 },
+      type: { type: 'string', maxLength: 64 },
+    },
+  },
+} as const;
+
 function invalid(errors: ValidationError[]): never {
   throw fail('INTEGRATION_INVALID', {}, errors);
 }

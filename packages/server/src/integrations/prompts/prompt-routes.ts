@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 
+import { TAG_LIST_SCHEMA } from '../llm/integration-tags.js';
 import type { PromptService } from './prompt-service.js';
 
 /** Orkes' prompt registry routes as its SDK calls them (`PromptResource`). Admin only. */
@@ -53,6 +54,34 @@ export function promptRoutes(app: FastifyInstance, prompts: PromptService): void
           ...(req.query.description !== undefined && { description: req.query.description }),
           ...(req.query.models !== undefined && { models: req.query.models }),
         });
+        return reply.code(200).send();
+      },
+    });
+
+  app.get<{ Params: { name: string } }>(
+    '/api/prompts/:name/tags',
+    { schema: { tags, summary: "A prompt template's tags", params: nameParams } },
+    (req) => prompts.tags(req.params.name),
+  );
+
+  for (const [method, change] of [
+    ['PUT', 'add'],
+    ['DELETE', 'remove'],
+  ] as const)
+    app.route<{ Params: { name: string }; Body: unknown }>({
+      method,
+      url: '/api/prompts/:name/tags',
+      schema: {
+        tags,
+        summary:
+          change === 'add'
+            ? 'Add tags to a prompt template'
+            : 'Remove tags (same key and value) from a prompt template',
+        params: nameParams,
+        body: TAG_LIST_SCHEMA,
+      },
+      handler: async (req, reply) => {
+        await prompts.changeTags(req.params.name, req.body, change);
         return reply.code(200).send();
       },
     });

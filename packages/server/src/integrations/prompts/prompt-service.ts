@@ -3,6 +3,7 @@ import type { JsonObject } from '@baton/protocol';
 import type { Clock } from '../../clock.js';
 import { fail } from '../../errors.js';
 import type { Store, StoredService } from '../../store/store.js';
+import { type IntegrationTag, mergeTags, removeTags, tagsOf } from '../llm/integration-tags.js';
 import { checkName } from '../llm/llm-providers.js';
 
 /**
@@ -28,6 +29,7 @@ interface PromptRecord {
   /** The models it is meant for, as `provider:model` (Orkes' `models` / `integrations`). */
   integrations: string[];
   version: number;
+  tags?: IntegrationTag[];
 }
 
 /** The `${name}` placeholders of a template, in order of first use. */
@@ -43,7 +45,7 @@ function answerOf(record: PromptRecord, row: Pick<StoredService, 'createTime' | 
     variables: variablesOf(record.template),
     integrations: record.integrations,
     version: record.version,
-    tags: [],
+    tags: record.tags ?? [],
     createTime: row.createTime,
     updateTime: row.updateTime,
   };
@@ -104,6 +106,7 @@ export class PromptService {
         template,
         integrations: input.models ?? [],
         version: previous ? recordOf(previous).version + 1 : 1,
+        ...(previous && recordOf(previous).tags !== undefined && { tags: recordOf(previous).tags }),
       };
       await tx.putService({
         name: PROMPT_ROW_PREFIX + name,
@@ -111,6 +114,24 @@ export class PromptService {
         createTime: previous?.createTime ?? now,
         updateTime: now,
       });
+    });
+  }
+
+  async tags(name: string): Promise<IntegrationTag[]> {
+    const row = await this.store.read((tx) => tx.getService(PROMPT_ROW_PREFIX + name));
+    if (!row) throw fail('PROMPT_NOT_FOUND', { name });
+    return recordOf(row).tags ?? [];
+  }
+
+  /** Adds tags (one with the same key and value is kept once) or removes those matching. */
+  async changeTags(name: string, body: unknown, change: 'add' | 'remove'): Promise<void> {
+    const given = tagsOf(body);
+    await this.store.transaction(async (tx) => {
+      const row = await tx.getService(PROMPT_ROW_PREFIX + name);
+      if (!row) throw fail('PROMPT_NOT_FOUND', { name });
+      const record = recordOf(row);
+      const tags = change === 'add' ? mergeTags(record.tags, given) : removeTags(record.tags, given);
+      await tx.putService({ ...row, record: { ...record, tags } });
     });
   }
 
