@@ -180,7 +180,8 @@ export function providerAnswer(
 
 /** The answer shape of Conductor's `IntegrationApi`. */
 export function modelAnswer(provider: string, model: LlmModelRecord): JsonObject {
-  const configuration: JsonObject = { ...model.configuration };
+  // Key fields are stripped here too: a model saved before keys were sealed may hold one.
+  const configuration: JsonObject = withoutKeys(model.configuration ?? {});
   if (model.apiKeySecret !== undefined) configuration.api_key = `\${workflow.secrets.${model.apiKeySecret}}`;
   return {
     integrationName: provider,
