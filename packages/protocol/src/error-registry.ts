@@ -157,6 +157,8 @@ export const ERROR_REGISTRY = {
   INTEGRATION_INVALID: of('VALIDATION'),
   INTEGRATION_PROVIDER_NOT_FOUND: of('NOT_FOUND'),
   INTEGRATION_MODEL_NOT_FOUND: of('NOT_FOUND'),
+  PROMPT_INVALID: of('VALIDATION'),
+  PROMPT_NOT_FOUND: of('NOT_FOUND'),
 } as const satisfies Record<string, ErrorClassOf>;
 
 /** A specific error code: the `errorCode` of an error body. */

@@ -195,5 +195,7 @@ export const ERROR_MESSAGES = {
   SERVICE_FIELD_REQUIRED: { message: '{field} is required' },
   INTEGRATION_INVALID: { message: 'Invalid integration' },
   INTEGRATION_PROVIDER_NOT_FOUND: { message: 'No such integration provider: {name}' },
-  INTEGRATION_MODEL_NOT_FOUND: { message: 'No model {model} on integration provider {name}' },
+  PROMPT_INVALID: { message: 'Invalid prompt template' },
+  PROMPT_NOT_FOUND: { message: 'No such prompt: {name}' },
+  INTEGRATION_MODEL_NOT_FOUND: { message: 'No such integration {model} on provider {name}' },
 } as const satisfies Record<SpecificErrorCode, { message: string; retryable?: boolean }>;

@@ -1075,6 +1075,114 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/integrations/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every integration (provider), optionally of one category or enabled only */
+        get: {
+            parameters: {
+                query?: {
+                    activeOnly?: boolean;
+                    category?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/integrations/all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every provider's models as provider:model, optionally of one provider type or enabled only */
+        get: {
+            parameters: {
+                query?: {
+                    activeOnly?: boolean;
+                    type?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/integrations/def": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The provider kinds this server can run (AI models) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/integrations/provider": {
         parameters: {
             query?: never;
@@ -1106,6 +1214,81 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/integrations/provider/{integration_provider}/integration/{integration_name}/prompt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The prompt templates associated with a model */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    integration_name: string;
+                    integration_provider: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/integrations/provider/{integration_provider}/integration/{integration_name}/prompt/{prompt_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Associate a prompt template with a model */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    integration_name: string;
+                    integration_provider: string;
+                    prompt_name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -1312,6 +1495,193 @@ export interface paths {
                 cookie?: never;
             };
             requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/integrations/provider/{name}/integration/{integration_name}/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A model's tags */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    integration_name: string;
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        /** Add tags to a model */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    integration_name: string;
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        key: string;
+                        type?: string;
+                        value: string;
+                    }[];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        post?: never;
+        /** Remove tags (same key and value) from a model */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    integration_name: string;
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        key: string;
+                        type?: string;
+                        value: string;
+                    }[];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/integrations/provider/{name}/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A provider's tags */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        /** Add tags to a provider */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        key: string;
+                        type?: string;
+                        value: string;
+                    }[];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        post?: never;
+        /** Remove tags (same key and value) from a provider */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        key: string;
+                        type?: string;
+                        value: string;
+                    }[];
+                };
+            };
             responses: {
                 /** @description Default Response */
                 200: {
@@ -2146,6 +2516,246 @@ export interface paths {
         };
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/prompts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every prompt template */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/prompts/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One prompt template */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        /** Replace a prompt template (the body is its text) */
+        put: {
+            parameters: {
+                query?: {
+                    autoIncrement?: boolean;
+                    description?: string;
+                    models?: string[];
+                    version?: number;
+                };
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": string;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        /** Add or replace a prompt template (the body is its text; each save is a new version) */
+        post: {
+            parameters: {
+                query?: {
+                    autoIncrement?: boolean;
+                    description?: string;
+                    models?: string[];
+                    version?: number;
+                };
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": string;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        /** Remove a prompt template */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/prompts/{name}/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A prompt template's tags */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        /** Add tags to a prompt template */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        key: string;
+                        type?: string;
+                        value: string;
+                    }[];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        post?: never;
+        /** Remove tags (same key and value) from a prompt template */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        key: string;
+                        type?: string;
+                        value: string;
+                    }[];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
@@ -6130,7 +6740,7 @@ export interface components {
             /** @enum {string} */
             code: "VALIDATION" | "BAD_REQUEST" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "NOT_READY";
             /** @enum {string} */
-            errorCode: "REQUEST_INVALID" | "REQUEST_MALFORMED" | "REQUEST_TIMEOUT" | "REQUEST_HEADERS_TOO_LARGE" | "REQUEST_NOT_HTTP" | "REQUEST_TARGET_INVALID" | "HOST_HEADER_INVALID" | "BODY_NOT_JSON" | "BODY_TOO_DEEP" | "BODY_TEXT_INVALID" | "BODY_TOO_LARGE" | "MEDIA_TYPE_UNSUPPORTED" | "ROUTE_NOT_FOUND" | "CONDUCTOR_ENDPOINT_UNSUPPORTED" | "QUERY_PARAMETER_INVALID" | "DATABASE_UNAVAILABLE" | "INTERNAL_ERROR" | "AUTH_OFF" | "TOKEN_REQUIRED" | "AUTHORIZATION_HEADER_INVALID" | "TOKEN_INVALID" | "TOKEN_EXPIRED" | "TOKEN_REVOKED" | "TOKEN_LIFETIME_TOO_LONG" | "ACCESS_KEY_INVALID" | "ACCESS_KEY_INACTIVE" | "IDENTITY_PROVIDER_MISMATCH" | "IDENTITY_PROVIDER_UNREACHABLE" | "ROLE_REQUIRED" | "WORKER_ROLE_REQUIRED" | "RATE_LIMIT_EXCEEDED" | "ROLE_UNKNOWN" | "APPLICATION_NOT_FOUND" | "ACCESS_KEY_NOT_FOUND" | "DEFINITION_INVALID" | "DEFINITION_NOT_FOUND" | "DEFINITION_VERSION_NOT_FOUND" | "DEFINITION_VERSION_EXISTS" | "DEFINITION_VERSION_LIMIT" | "DEFINITION_VERSION_IN_USE" | "INLINE_DEFINITION_NAME_MISMATCH" | "DEFINITION_REMOVAL_NOT_FOUND" | "TASK_DEF_NOT_FOUND" | "TASK_DEF_UPDATE_NOT_FOUND" | "TASK_DEF_REMOVAL_NOT_FOUND" | "INSTRUCTION_NOT_FOUND" | "INSTRUCTION_VERSION_NOT_FOUND" | "INSTRUCTION_VERSION_EXISTS" | "INSTRUCTION_VERSION_LIMIT" | "START_REQUEST_INVALID" | "TEST_RUN_DEFINITION_MISSING" | "IDEMPOTENCY_KEY_USED" | "RUN_NOT_FOUND" | "RUN_ENDED" | "RUN_ARCHIVED" | "RUN_NOT_PAUSABLE" | "RUN_NOT_RESUMABLE" | "RUN_NOT_TERMINABLE" | "RUN_ALREADY_RETRIED" | "RUN_NOT_RETRYABLE" | "RUN_NOT_RESTARTABLE" | "RUN_NOT_ENDED" | "RUN_NOT_RUNNING" | "RUN_NOT_REMOVABLE" | "RUN_CHANGED_WHILE_ARCHIVING" | "RUN_VARIABLES_TOO_LARGE" | "RERUN_TASK_NOT_IN_RUN" | "RERUN_TASK_NOT_IN_DEFINITION" | "RERUN_TASK_NEVER_RAN" | "SKIP_TASK_NOT_IN_DEFINITION" | "SKIP_TASK_NOT_WAITING" | "RUN_DOCUMENT_UNAVAILABLE" | "RUN_DOCUMENT_MISSING" | "RUN_DOCUMENT_UNREADABLE" | "SIGNAL_TARGET_NOT_FOUND" | "TASK_NOT_FOUND" | "TASK_TYPE_RESERVED" | "TASK_RESULT_RUN_MISMATCH" | "TASK_ATTEMPT_ENDED" | "TASK_HELD_BY_OTHER_WORKER" | "TASK_NOT_IN_PROGRESS" | "TASK_TOOK_NO_RESULT" | "TASK_NOT_NAMED" | "OPEN_TASK_NOT_FOUND" | "OPEN_TASK_BY_REF_NOT_FOUND" | "POLL_TIMEOUT_TOO_LONG" | "TASK_LOG_EMPTY" | "SEARCH_QUERY_INVALID" | "SEARCH_SORT_INVALID" | "SEARCH_WINDOW_TOO_LARGE" | "STATUS_UNKNOWN" | "TIME_INVALID" | "PAYLOAD_PATH_REQUIRED" | "PAYLOAD_PATH_INVALID" | "PAYLOAD_NOT_FOUND" | "PAYLOAD_NOT_UPLOADED" | "PAYLOAD_NOT_OBJECT" | "PAYLOAD_OVER_INLINE_LIMIT" | "PAYLOAD_URL_EXPIRED" | "PAYLOAD_URL_INVALID" | "PAYLOAD_URL_MISUSED" | "BLOB_STORAGE_UNAVAILABLE" | "EVENT_HANDLER_INVALID" | "EVENT_HANDLER_EXISTS" | "EVENT_HANDLER_NOT_FOUND" | "SCHEDULE_INVALID" | "SCHEDULE_NOT_FOUND" | "CRON_EXPRESSION_INVALID" | "SCHEDULE_SLOTS_UNAVAILABLE" | "SECRETS_NOT_CONFIGURED" | "SECRET_NAME_INVALID" | "SECRET_NOT_FOUND" | "SERVICE_INVALID" | "SERVICE_NOT_FOUND" | "SERVICE_METHOD_NOT_FOUND" | "SERVICE_IS_CONNECTOR" | "SERVICE_TOOLS_UNAVAILABLE" | "SERVICE_TEXT_HAS_NUL" | "SERVICE_FIELD_REQUIRED" | "INTEGRATION_INVALID" | "INTEGRATION_PROVIDER_NOT_FOUND" | "INTEGRATION_MODEL_NOT_FOUND";
+            errorCode: "REQUEST_INVALID" | "REQUEST_MALFORMED" | "REQUEST_TIMEOUT" | "REQUEST_HEADERS_TOO_LARGE" | "REQUEST_NOT_HTTP" | "REQUEST_TARGET_INVALID" | "HOST_HEADER_INVALID" | "BODY_NOT_JSON" | "BODY_TOO_DEEP" | "BODY_TEXT_INVALID" | "BODY_TOO_LARGE" | "MEDIA_TYPE_UNSUPPORTED" | "ROUTE_NOT_FOUND" | "CONDUCTOR_ENDPOINT_UNSUPPORTED" | "QUERY_PARAMETER_INVALID" | "DATABASE_UNAVAILABLE" | "INTERNAL_ERROR" | "AUTH_OFF" | "TOKEN_REQUIRED" | "AUTHORIZATION_HEADER_INVALID" | "TOKEN_INVALID" | "TOKEN_EXPIRED" | "TOKEN_REVOKED" | "TOKEN_LIFETIME_TOO_LONG" | "ACCESS_KEY_INVALID" | "ACCESS_KEY_INACTIVE" | "IDENTITY_PROVIDER_MISMATCH" | "IDENTITY_PROVIDER_UNREACHABLE" | "ROLE_REQUIRED" | "WORKER_ROLE_REQUIRED" | "RATE_LIMIT_EXCEEDED" | "ROLE_UNKNOWN" | "APPLICATION_NOT_FOUND" | "ACCESS_KEY_NOT_FOUND" | "DEFINITION_INVALID" | "DEFINITION_NOT_FOUND" | "DEFINITION_VERSION_NOT_FOUND" | "DEFINITION_VERSION_EXISTS" | "DEFINITION_VERSION_LIMIT" | "DEFINITION_VERSION_IN_USE" | "INLINE_DEFINITION_NAME_MISMATCH" | "DEFINITION_REMOVAL_NOT_FOUND" | "TASK_DEF_NOT_FOUND" | "TASK_DEF_UPDATE_NOT_FOUND" | "TASK_DEF_REMOVAL_NOT_FOUND" | "INSTRUCTION_NOT_FOUND" | "INSTRUCTION_VERSION_NOT_FOUND" | "INSTRUCTION_VERSION_EXISTS" | "INSTRUCTION_VERSION_LIMIT" | "START_REQUEST_INVALID" | "TEST_RUN_DEFINITION_MISSING" | "IDEMPOTENCY_KEY_USED" | "RUN_NOT_FOUND" | "RUN_ENDED" | "RUN_ARCHIVED" | "RUN_NOT_PAUSABLE" | "RUN_NOT_RESUMABLE" | "RUN_NOT_TERMINABLE" | "RUN_ALREADY_RETRIED" | "RUN_NOT_RETRYABLE" | "RUN_NOT_RESTARTABLE" | "RUN_NOT_ENDED" | "RUN_NOT_RUNNING" | "RUN_NOT_REMOVABLE" | "RUN_CHANGED_WHILE_ARCHIVING" | "RUN_VARIABLES_TOO_LARGE" | "RERUN_TASK_NOT_IN_RUN" | "RERUN_TASK_NOT_IN_DEFINITION" | "RERUN_TASK_NEVER_RAN" | "SKIP_TASK_NOT_IN_DEFINITION" | "SKIP_TASK_NOT_WAITING" | "RUN_DOCUMENT_UNAVAILABLE" | "RUN_DOCUMENT_MISSING" | "RUN_DOCUMENT_UNREADABLE" | "SIGNAL_TARGET_NOT_FOUND" | "TASK_NOT_FOUND" | "TASK_TYPE_RESERVED" | "TASK_RESULT_RUN_MISMATCH" | "TASK_ATTEMPT_ENDED" | "TASK_HELD_BY_OTHER_WORKER" | "TASK_NOT_IN_PROGRESS" | "TASK_TOOK_NO_RESULT" | "TASK_NOT_NAMED" | "OPEN_TASK_NOT_FOUND" | "OPEN_TASK_BY_REF_NOT_FOUND" | "POLL_TIMEOUT_TOO_LONG" | "TASK_LOG_EMPTY" | "SEARCH_QUERY_INVALID" | "SEARCH_SORT_INVALID" | "SEARCH_WINDOW_TOO_LARGE" | "STATUS_UNKNOWN" | "TIME_INVALID" | "PAYLOAD_PATH_REQUIRED" | "PAYLOAD_PATH_INVALID" | "PAYLOAD_NOT_FOUND" | "PAYLOAD_NOT_UPLOADED" | "PAYLOAD_NOT_OBJECT" | "PAYLOAD_OVER_INLINE_LIMIT" | "PAYLOAD_URL_EXPIRED" | "PAYLOAD_URL_INVALID" | "PAYLOAD_URL_MISUSED" | "BLOB_STORAGE_UNAVAILABLE" | "EVENT_HANDLER_INVALID" | "EVENT_HANDLER_EXISTS" | "EVENT_HANDLER_NOT_FOUND" | "SCHEDULE_INVALID" | "SCHEDULE_NOT_FOUND" | "CRON_EXPRESSION_INVALID" | "SCHEDULE_SLOTS_UNAVAILABLE" | "SECRETS_NOT_CONFIGURED" | "SECRET_NAME_INVALID" | "SECRET_NOT_FOUND" | "SERVICE_INVALID" | "SERVICE_NOT_FOUND" | "SERVICE_METHOD_NOT_FOUND" | "SERVICE_IS_CONNECTOR" | "SERVICE_TOOLS_UNAVAILABLE" | "SERVICE_TEXT_HAS_NUL" | "SERVICE_FIELD_REQUIRED" | "INTEGRATION_INVALID" | "INTEGRATION_PROVIDER_NOT_FOUND" | "INTEGRATION_MODEL_NOT_FOUND" | "PROMPT_INVALID" | "PROMPT_NOT_FOUND";
             message: string;
             retryable: boolean;
             status: number;

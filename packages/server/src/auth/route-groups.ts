@@ -41,6 +41,7 @@ export const ROUTE_GROUP_PREFIXES: ReadonlyArray<readonly [prefix: string, group
   ['/api/secrets-v2', 'admin'],
   ['/api/registry', 'admin'],
   ['/api/integrations', 'admin'],
+  ['/api/prompts', 'admin'],
   ['/api/applications', 'admin'],
   ['/api/environment', 'admin'],
   ['/metrics', 'admin'],

@@ -20,6 +20,7 @@ import { checkServiceReferences } from './registry/check-references.js';
 import { RegistryService } from './registry/registry-service.js';
 import type { ServiceRecord } from './registry/service-record.js';
 import { SecretService } from './secrets/secret-service.js';
+import { PromptService } from './prompts/prompt-service.js';
 
 /**
  * The integrations room, assembled: the secret store, the service registry, the LLM providers,
@@ -31,6 +32,7 @@ export interface Integrations {
   readonly secrets: SecretService;
   readonly registry: RegistryService;
   readonly llmProviders: LlmProviderService;
+  readonly prompts: PromptService;
   readonly handlers: readonly CallHandler[];
   /** Registration checks that need the registry (services, tools, connectors, operations named). */
   readonly referenceChecks: (tx: Tx, def: unknown) => Promise<ValidationError[]>;
@@ -61,6 +63,7 @@ export function createIntegrations(input: {
     secrets,
     registry,
     llmProviders,
+    prompts: new PromptService(input.store, input.clock),
     handlers: [
       new McpToolHandler(registry, sessions),
       new ConnectorHandler(registry),

@@ -1,7 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 
 import type { LlmProviderService } from './llm/llm-providers.js';
+import { integrationCatalogRoutes } from './llm/integration-catalog-routes.js';
 import { llmProviderRoutes } from './llm/llm-routes.js';
+import { promptRoutes } from './prompts/prompt-routes.js';
+import type { PromptService } from './prompts/prompt-service.js';
 import type { RegistryService } from './registry/registry-service.js';
 import { registryRoutes } from './registry/registry-routes.js';
 import { secretRoutes } from './secrets/secret-routes.js';
@@ -13,6 +16,7 @@ export interface IntegrationRouteDeps {
     readonly secrets: SecretService;
     readonly registry: RegistryService;
     readonly llmProviders: LlmProviderService;
+    readonly prompts: PromptService;
   };
 }
 
@@ -21,4 +25,6 @@ export function integrationRoutes(app: FastifyInstance, { integrations }: Integr
   secretRoutes(app, integrations.secrets);
   registryRoutes(app, integrations.registry);
   llmProviderRoutes(app, integrations.llmProviders);
+  integrationCatalogRoutes(app, integrations.llmProviders, integrations.prompts);
+  promptRoutes(app, integrations.prompts);
 }

@@ -65,7 +65,20 @@ for (const storeCase of storeCases()) {
         sends.push(['POST', '/api/registry/service/nope/methods', body]);
         sends.push(['POST', '/api/integrations/provider/p1', body]);
         sends.push(['POST', '/api/integrations/provider/nope/integration/m1', body]);
+        sends.push(['PUT', '/api/integrations/provider/p1/tags', body]);
+        sends.push(['DELETE', '/api/integrations/provider/p1/tags', body]);
+        sends.push(['PUT', '/api/integrations/provider/p1/integration/m1/tags', body]);
+        sends.push(['POST', '/api/prompts/pr1', body]);
+        sends.push(['PUT', '/api/prompts/pr1/tags', body]);
       }
+      for (const tags of [
+        [{ key: 5, value: 'v' }],
+        [{ key: 'k', value: '' }],
+        [{ key: 'k', value: 'v', type: 5 }],
+      ])
+        sends.push(['PUT', '/api/integrations/provider/p1/tags', tags]);
+      sends.push(['POST', '/api/prompts/pr1?models=x', '']);
+      sends.push(['POST', '/api/prompts/pr1?version=zero', 'text']);
       for (const configuration of [
         5,
         { api_key: 'a-plain-key' },
@@ -97,6 +110,13 @@ for (const storeCase of storeCases()) {
         sends.push(['GET', `/api/integrations/provider/${name}/integration/${name}`]);
         sends.push(['POST', `/api/integrations/provider/${name}/integration/${name}`, {}]);
         sends.push(['DELETE', `/api/integrations/provider/${name}/integration/${name}`]);
+        sends.push(['GET', `/api/integrations/provider/${name}/tags`]);
+        sends.push(['GET', `/api/integrations/provider/${name}/integration/${name}/tags`]);
+        sends.push(['GET', `/api/integrations/provider/${name}/integration/${name}/prompt`]);
+        sends.push(['POST', `/api/integrations/provider/${name}/integration/${name}/prompt/${name}`]);
+        sends.push(['GET', `/api/prompts/${name}`]);
+        sends.push(['POST', `/api/prompts/${name}`, 'text']);
+        sends.push(['DELETE', `/api/prompts/${name}`]);
       }
       for (const [method, url, body] of sends) {
         const res = await call(t.app, method, url, body);
@@ -138,6 +158,15 @@ for (const storeCase of storeCases()) {
         '/api/integrations/provider',
         '/api/integrations/provider/{name}',
         '/api/integrations/provider/{name}/integration',
+        '/api/integrations/',
+        '/api/integrations/all',
+        '/api/integrations/def',
+        '/api/integrations/provider/{name}/tags',
+        '/api/integrations/provider/{name}/integration/{integration_name}/tags',
+        '/api/integrations/provider/{integration_provider}/integration/{integration_name}/prompt',
+        '/api/prompts',
+        '/api/prompts/{name}',
+        '/api/prompts/{name}/tags',
         '/api/integrations/provider/{name}/integration/{integration_name}',
       ]) {
         assert.ok(doc.body.paths[path], `${path} is in the OpenAPI document`);

@@ -60,6 +60,12 @@ const UNSUPPORTED: ReadonlyArray<{ methods: HTTPMethods[]; url: string; feature:
   },
   {
     methods: ['POST'],
+    url: '/api/prompts/test',
+    feature:
+      'testing a prompt against a model is not supported: run an LLM_TEXT_COMPLETE or LLM_CHAT_COMPLETE task (POST /api/workflow/test with a mock, or a real run)',
+  },
+  {
+    methods: ['POST'],
     url: '/api/workflow/bulk/search',
     feature: 'bulk search is not supported: GET /api/workflow/search',
   },

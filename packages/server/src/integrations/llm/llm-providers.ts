@@ -4,6 +4,7 @@ import type { Clock } from '../../clock.js';
 import { fail } from '../../errors.js';
 import type { Store, StoredService } from '../../store/store.js';
 import { SECRET_NAME_PATTERN } from '../secrets/secret-refs.js';
+import { type IntegrationTag, mergeTags, removeTags, tagsOf } from './integration-tags.js';
 
 /**
  * LLM providers as named integrations, the way Conductor (Orkes) configures them:
@@ -35,6 +36,11 @@ export interface LlmModelRecord {
   description?: string;
   enabled: boolean;
   configuration?: JsonObject;
+  /** The secret holding this model's own API key (sent as a key value, sealed like the provider's). */
+  apiKeySecret?: string;
+  tags?: IntegrationTag[];
+  /** Names of the prompts associated with this model (Orkes' prompt association). */
+  prompts?: string[];
   createdOn: number;
   updatedOn: number;
 }
@@ -52,6 +58,7 @@ export interface LlmProviderRecord {
   models: LlmModelRecord[];
   /** Other configuration entries (no credentials), answered as given. */
   configuration: JsonObject;
+  tags?: IntegrationTag[];
 }
 
 export function protocolOf(type: string): LlmProtocol {
@@ -165,6 +172,7 @@ export function providerAnswer(
     configuration,
     modelsCount: record.models.length,
     models: record.models.map((m) => modelAnswer(record.name, m)),
+    tags: record.tags ?? [],
     createTime: row.createTime,
     updateTime: row.updateTime,
   };
@@ -172,12 +180,16 @@ export function providerAnswer(
 
 /** The answer shape of Conductor's `IntegrationApi`. */
 export function modelAnswer(provider: string, model: LlmModelRecord): JsonObject {
+  // Key fields are stripped here too: a model saved before keys were sealed may hold one.
+  const configuration: JsonObject = withoutKeys(model.configuration ?? {});
+  if (model.apiKeySecret !== undefined) configuration.api_key = `\${workflow.secrets.${model.apiKeySecret}}`;
   return {
     integrationName: provider,
     api: model.api,
     description: model.description ?? '',
     enabled: model.enabled,
-    configuration: model.configuration ?? {},
+    configuration,
+    tags: model.tags ?? [],
     createTime: model.createdOn,
     updateTime: model.updatedOn,
   };
@@ -193,8 +205,21 @@ export interface KeySealer {
 }
 
 /** The secret a provider's key value is sealed as. */
-export function keySecretName(provider: string): string {
-  return `LLM_${provider.replace(/[^A-Za-z0-9_-]/g, '_')}_API_KEY`.slice(0, 128);
+export function keySecretName(provider: string, model?: string): string {
+  const part = (text: string): string => text.replace(/[^A-Za-z0-9_-]/g, '_');
+  const owner = model === undefined ? part(provider) : `${part(provider)}_${part(model)}`;
+  return `LLM_${owner}_API_KEY`.slice(0, 128);
+}
+
+/** A configuration without its key and key-secret fields (those are kept as a secret's name). */
+function withoutKeys(configuration: JsonObject): JsonObject {
+  const rest: JsonObject = {};
+  for (const [k, v] of Object.entries(configuration)) {
+    if ((KEY_FIELDS as readonly string[]).includes(k) || (KEY_SECRET_FIELDS as readonly string[]).includes(k))
+      continue;
+    rest[k] = v;
+  }
+  return rest;
 }
 
 export class LlmProviderService {
@@ -282,6 +307,7 @@ export class LlmProviderService {
         category,
         enabled: body.enabled !== false,
         models: previous ? recordOf(previous).models : [],
+        ...(previous && recordOf(previous).tags !== undefined && { tags: recordOf(previous).tags }),
         configuration: rest,
         ...(endpoint !== undefined && { endpoint }),
         ...(apiKeySecret !== undefined && { apiKeySecret }),
@@ -322,6 +348,26 @@ export class LlmProviderService {
           invalidValue: api.slice(0, 200),
         },
       ]);
+    if (body.configuration !== undefined && !isObject(body.configuration))
+      invalid([{ path: 'configuration', message: 'an object', invalidValue: null }]);
+    const configuration = isObject(body.configuration) ? body.configuration : undefined;
+    // The provider must exist before a key is sealed for one of its models.
+    await this.row(name);
+    const apiKey = configuration && apiKeyOf(configuration);
+    let apiKeySecret: string | undefined;
+    if (apiKey !== undefined && 'value' in apiKey) {
+      if (!this.sealer)
+        invalid([
+          {
+            path: 'configuration.api_key',
+            message: 'name a secret: ${workflow.secrets.NAME}',
+            invalidValue: null,
+          },
+        ]);
+      apiKeySecret = keySecretName(name, api);
+      // As for a provider: sealed first, never kept in the record (409 without BATON_SECRETS_KEY).
+      await this.sealer.put(apiKeySecret, apiKey.value);
+    } else apiKeySecret = apiKey?.secret;
     const now = this.clock.now();
     await this.store.transaction(async (tx) => {
       const row = await tx.getService(LLM_PROVIDER_ROW_PREFIX + name);
@@ -334,7 +380,10 @@ export class LlmProviderService {
         createdOn: previous?.createdOn ?? now,
         updatedOn: now,
         ...(typeof body.description === 'string' && { description: body.description }),
-        ...(isObject(body.configuration) && { configuration: body.configuration }),
+        ...(configuration !== undefined && { configuration: withoutKeys(configuration) }),
+        ...(apiKeySecret !== undefined && { apiKeySecret }),
+        ...(previous?.tags !== undefined && { tags: previous.tags }),
+        ...(previous?.prompts !== undefined && { prompts: previous.prompts }),
       };
       const models = [...record.models.filter((m) => m.api !== api), model].sort((a, b) =>
         a.api.localeCompare(b.api),
@@ -344,6 +393,83 @@ export class LlmProviderService {
         record: { ...record, models } as unknown as JsonObject,
         updateTime: now,
       });
+    });
+  }
+
+  /** Every provider's models, as `provider:model` (Conductor's `GET /api/integrations/all`). */
+  async providerModelNames(filter: { type?: string; activeOnly?: boolean }): Promise<string[]> {
+    const rows = await this.store.read((tx) => tx.listServices());
+    const names: string[] = [];
+    for (const row of rows) {
+      if (!isLlmProviderRow(row.name)) continue;
+      const record = recordOf(row);
+      if (filter.type !== undefined && record.type !== filter.type) continue;
+      if (filter.activeOnly === true && !record.enabled) continue;
+      for (const m of record.models)
+        if (filter.activeOnly !== true || m.enabled) names.push(`${record.name}:${m.api}`);
+    }
+    return names;
+  }
+
+  async providerTags(name: string): Promise<IntegrationTag[]> {
+    return recordOf(await this.row(name)).tags ?? [];
+  }
+
+  /** Adds tags to a provider (a tag already there with the same key and value is kept once). */
+  async changeProviderTags(name: string, body: unknown, change: 'add' | 'remove'): Promise<void> {
+    const given = tagsOf(body);
+    await this.store.transaction(async (tx) => {
+      const row = await tx.getService(LLM_PROVIDER_ROW_PREFIX + name);
+      if (!row) throw fail('INTEGRATION_PROVIDER_NOT_FOUND', { name });
+      const record = recordOf(row);
+      const tags = change === 'add' ? mergeTags(record.tags, given) : removeTags(record.tags, given);
+      await tx.putService({ ...row, record: { ...record, tags } as unknown as JsonObject });
+    });
+  }
+
+  async modelTags(name: string, api: string): Promise<IntegrationTag[]> {
+    const record = recordOf(await this.row(name));
+    const model = record.models.find((m) => m.api === api);
+    if (!model) throw fail('INTEGRATION_MODEL_NOT_FOUND', { model: api, name });
+    return model.tags ?? [];
+  }
+
+  async changeModelTags(name: string, api: string, body: unknown, change: 'add' | 'remove'): Promise<void> {
+    const given = tagsOf(body);
+    await this.updateModel(name, api, (m) => ({
+      ...m,
+      tags: change === 'add' ? mergeTags(m.tags, given) : removeTags(m.tags, given),
+    }));
+  }
+
+  /** The prompts associated with a model, by name. */
+  async modelPrompts(name: string, api: string): Promise<string[]> {
+    const record = recordOf(await this.row(name));
+    const model = record.models.find((m) => m.api === api);
+    if (!model) throw fail('INTEGRATION_MODEL_NOT_FOUND', { model: api, name });
+    return model.prompts ?? [];
+  }
+
+  async associatePrompt(name: string, api: string, prompt: string): Promise<void> {
+    await this.updateModel(name, api, (m) => ({
+      ...m,
+      prompts: [...new Set([...(m.prompts ?? []), prompt])].sort(),
+    }));
+  }
+
+  private async updateModel(
+    name: string,
+    api: string,
+    change: (model: LlmModelRecord) => LlmModelRecord,
+  ): Promise<void> {
+    await this.store.transaction(async (tx) => {
+      const row = await tx.getService(LLM_PROVIDER_ROW_PREFIX + name);
+      if (!row) throw fail('INTEGRATION_PROVIDER_NOT_FOUND', { name });
+      const record = recordOf(row);
+      const model = record.models.find((m) => m.api === api);
+      if (!model) throw fail('INTEGRATION_MODEL_NOT_FOUND', { model: api, name });
+      const models = record.models.map((m) => (m.api === api ? change(m) : m));
+      await tx.putService({ ...row, record: { ...record, models } as unknown as JsonObject });
     });
   }
 

@@ -11,6 +11,7 @@ import {
   effectiveState,
 } from './circuit-breaker.js';
 import { isLlmProviderRow } from '../llm/llm-providers.js';
+import { isPromptRow } from '../prompts/prompt-service.js';
 import { checkOpenApiDocument, methodsOf, OpenApiValidators } from '../connector/openapi-document.js';
 import {
   answerOf,
@@ -118,8 +119,9 @@ export class RegistryService {
 
   async list(): Promise<JsonObject[]> {
     const rows = await this.store.read((tx) => tx.listServices());
-    // LLM providers share the table under names no service can take; they are not services.
-    return rows.filter((row) => !isLlmProviderRow(row.name)).map((row) => answerOf(recordFrom(row), row));
+    // LLM providers and prompts share the table under names no service can take; they are not services.
+    return rows
+      .filter((row) => !isLlmProviderRow(row.name) && !isPromptRow(row.name)).map((row) => answerOf(recordFrom(row), row));
   }
 
   async delete(name: string): Promise<void> {
