@@ -36,9 +36,9 @@ export const ROOMS = [
   {
     name: 'kernel',
     floor: 1,
-    files: ['clock.ts', 'errors.ts', 'error-messages.ts', 'ids.ts', 'metrics.ts'],
+    files: ['clock.ts', 'errors.ts', 'error-messages.ts', 'ids.ts', 'key-file.ts', 'metrics.ts'],
     holds:
-      'the clock, the error class, the message of every registered error code, ids, the metrics registry',
+      'the clock, the error class, the message of every registered error code, ids, key files of the data dir, the metrics registry',
     mayImport: ['protocol'],
   },
   {

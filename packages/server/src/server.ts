@@ -55,6 +55,7 @@ import { createTracing, type Tracing } from './tracing/tracing.js';
 import { RunTracer } from './tracing/run-tracer.js';
 import { traceSlowTransactions } from './tracing/slow-transactions.js';
 import { traceLogFields } from './tracing/log-fields.js';
+import { dataDirSecretsKey } from './config/data-dir-secrets-key.js';
 
 export type ServerState = 'CREATED' | 'STARTING' | 'RUNNING' | 'STOPPING' | 'STOPPED';
 
@@ -198,12 +199,13 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     // Handlers of the calls the engine makes itself (HTTP, CALL_TOOL, …); a kind without one is refused.
     const callHandlers = createCallHandlers(options, input.callHandlers);
     const blobs = input.blobs ?? (await openBlobStore(options.blobs));
+    const secretsKey = options.secretsKey ?? dataDirSecretsKey(store.dialect, options.dataDir, logger);
     // Secrets, the service registry and the MCP, connector and document-analysis handlers (not
     // registered when the caller brings its own handlers).
     const integrations = createIntegrations({
       store,
       clock,
-      secretsKey: options.secretsKey,
+      secretsKey,
       fetch: callHandlers.agents.fetch,
       documents: { blobs, maxBytes: options.payloadMaxBytes },
       metricsRegistry: metrics.registry,
@@ -252,7 +254,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
       clock,
     );
     const repair = new RepairService(store, executor, wake, clock);
-    const auth = createAuth(options.auth, store, clock, options.secretsKey);
+    const auth = createAuth(options.auth, store, clock, secretsKey);
     await prepareAuth(auth);
     const timerLoop = new TimerLoop(store, executor, wake, clock, logger, { idleMs: options.timerIdleMs });
     hooks.onTimerArmed = (dueAt) => timerLoop.armed(dueAt);
@@ -351,7 +353,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
             'Baton is reachable from other machines with authentication off (BATON_AUTH=none); a gateway in front must check every caller',
           );
         }
-        if (options.auth.mode === 'on' && options.secretsKey === undefined) {
+        if (options.auth.mode === 'on' && secretsKey === undefined) {
           logger.warn(
             'BATON_SECRETS_KEY is not set: the token-signing key is stored in clear in the database, so a copy of it can sign tokens; set BATON_SECRETS_KEY to seal it',
           );

@@ -1,6 +1,5 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { readOrCreateKeyFile } from '../key-file.js';
 
 import type { PayloadOperation } from './payload-paths.js';
 
@@ -42,21 +41,5 @@ export class PayloadUrlSigner {
  */
 export function loadSigningKey(configured: string | undefined, dataDir: string): Buffer {
   if (configured !== undefined) return Buffer.from(configured, 'utf8');
-  const file = path.join(dataDir, 'blobs-signing.key');
-  try {
-    return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
-  mkdirSync(dataDir, { recursive: true });
-  const key = randomBytes(32);
-  try {
-    writeFileSync(file, key.toString('base64'), { mode: 0o600, flag: 'wx' });
-    return key;
-  } catch (err) {
-    // Another process made it first: use theirs.
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST')
-      return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
-    throw err;
-  }
+  return readOrCreateKeyFile(dataDir, 'blobs-signing.key').key;
 }

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
 
 import { call } from '../helpers/app.js';
 import { appSuite } from '../helpers/app-suite.js';
@@ -192,31 +195,53 @@ for (const storeCase of storeCases()) {
   });
 
   describe(`integration catalog without BATON_SECRETS_KEY on ${storeCase.name}`, () => {
-    const t = appSuite(storeCase);
+    // On SQLite the node makes its own key in the data dir; PostgreSQL nodes must share one.
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'baton-catalog-'));
+    const t = appSuite(storeCase, { env: { BATON_DATA_DIR: dataDir } });
+    after(() => rmSync(dataDir, { recursive: true, force: true }));
 
-    it('saves a provider without a key; one with a key value is refused naming BATON_SECRETS_KEY', async () => {
-      const free = await call(t.app, 'POST', '/api/integrations/provider/local', {
-        type: 'ollama',
-        configuration: { endpoint: 'http://127.0.0.1:11434' },
+    if (storeCase.name === 'sqlite')
+      it('seals a key value with the key the node made in its data dir, and never answers it', async () => {
+        const keyed = await call(t.app, 'POST', `/api/integrations/provider/${P}`, {
+          type: 'openai',
+          configuration: { api_key: PLAIN_KEY },
+        });
+        assert.equal(keyed.status, 200, keyed.text);
+        const file = path.join(dataDir, 'secrets.key');
+        assert.equal(statSync(file).mode & 0o777, 0o600, 'only the owner reads the key');
+        assert.equal(Buffer.from(readFileSync(file, 'utf8'), 'base64').length, 32);
+        const read = await call(t.app, 'GET', `/api/integrations/provider/${P}`);
+        assert.equal(read.status, 200, read.text);
+        assert.ok(!read.text.includes(PLAIN_KEY), 'the key value is never answered');
       });
-      assert.equal(free.status, 200, free.text);
-      const keyed = await call(t.app, 'POST', `/api/integrations/provider/${P}`, {
-        type: 'openai',
-        configuration: { api_key: PLAIN_KEY },
+
+    if (storeCase.name !== 'sqlite')
+      it('saves a provider without a key; one with a key value is refused naming BATON_SECRETS_KEY', async () => {
+        const free = await call(t.app, 'POST', '/api/integrations/provider/local', {
+          type: 'ollama',
+          configuration: { endpoint: 'http://127.0.0.1:11434' },
+        });
+        assert.equal(free.status, 200, free.text);
+        const keyed = await call(t.app, 'POST', `/api/integrations/provider/${P}`, {
+          type: 'openai',
+          configuration: { api_key: PLAIN_KEY },
+        });
+        assert.equal(keyed.status, 409, keyed.text);
+        assert.match(keyed.body.message, /BATON_SECRETS_KEY/);
+        assert.ok(!keyed.text.includes(PLAIN_KEY));
+        assert.equal(
+          (await call(t.app, 'GET', `/api/integrations/provider/${P}`)).status,
+          404,
+          'nothing was stored',
+        );
+        const model = await call(t.app, 'POST', '/api/integrations/provider/local/integration/m', {
+          configuration: { api_key: PLAIN_KEY },
+        });
+        assert.equal(model.status, 409, model.text);
+        assert.equal(
+          (await call(t.app, 'GET', '/api/integrations/provider/local/integration')).body.length,
+          0,
+        );
       });
-      assert.equal(keyed.status, 409, keyed.text);
-      assert.match(keyed.body.message, /BATON_SECRETS_KEY/);
-      assert.ok(!keyed.text.includes(PLAIN_KEY));
-      assert.equal(
-        (await call(t.app, 'GET', `/api/integrations/provider/${P}`)).status,
-        404,
-        'nothing was stored',
-      );
-      const model = await call(t.app, 'POST', '/api/integrations/provider/local/integration/m', {
-        configuration: { api_key: PLAIN_KEY },
-      });
-      assert.equal(model.status, 409, model.text);
-      assert.equal((await call(t.app, 'GET', '/api/integrations/provider/local/integration')).body.length, 0);
-    });
   });
 }
