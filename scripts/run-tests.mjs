@@ -125,6 +125,7 @@ const child = spawn(
 let code = await new Promise((resolve) => child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
 if (embedded) await embedded.stop();
 
+printSlowestFiles(summaryFile, 15);
 const problems = completenessProblems(files, summaryFile, env.CI === 'true');
 rmSync(summaryDir, { recursive: true, force: true });
 if (problems.length > 0) {
@@ -133,6 +134,30 @@ if (problems.length > 0) {
   if (code === 0) code = 1;
 }
 process.exit(code);
+
+/**
+ * The files whose tests took longest, from the completeness report, so every run's log shows where
+ * the suite's time goes. A file's seconds are its top-level tests' durations summed (its tests run
+ * one after another); process start-up and imports are not in them.
+ */
+function printSlowestFiles(file, count) {
+  let summary;
+  try {
+    summary = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return; // completenessProblems says why
+  }
+  const rows = summary
+    .filter((entry) => typeof entry.seconds === 'number')
+    .sort((a, b) => b.seconds - a.seconds)
+    .slice(0, count);
+  if (rows.length === 0) return;
+  const total = summary.reduce((sum, entry) => sum + (typeof entry.seconds === 'number' ? entry.seconds : 0), 0);
+  console.log(`\n# slowest ${rows.length} of ${summary.length} test files (seconds of tests; all files: ${total.toFixed(1)} s)`);
+  for (const entry of rows) {
+    console.log(`# ${entry.seconds.toFixed(1).padStart(7)}  ${path.relative(root, entry.file)}`);
+  }
+}
 
 /** What the completeness reporter found: files cut short or missing, and skips in CI. */
 function completenessProblems(expectedFiles, file, inCi) {
