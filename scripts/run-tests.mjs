@@ -175,8 +175,13 @@ function printSlowestFiles(file, count) {
     .sort((a, b) => b.seconds - a.seconds)
     .slice(0, count);
   if (rows.length === 0) return;
-  const total = summary.reduce((sum, entry) => sum + (typeof entry.seconds === 'number' ? entry.seconds : 0), 0);
-  console.log(`\n# slowest ${rows.length} of ${summary.length} test files (seconds of tests; all files: ${total.toFixed(1)} s)`);
+  const total = summary.reduce(
+    (sum, entry) => sum + (typeof entry.seconds === 'number' ? entry.seconds : 0),
+    0,
+  );
+  console.log(
+    `\n# slowest ${rows.length} of ${summary.length} test files (seconds of tests; all files: ${total.toFixed(1)} s)`,
+  );
   for (const entry of rows) {
     console.log(`# ${entry.seconds.toFixed(1).padStart(7)}  ${path.relative(root, entry.file)}`);
   }
@@ -200,9 +205,12 @@ function completenessProblems(expectedFiles, file, inCi) {
     // A file may register no test for the stores enabled (BATON_TEST_STORES), so this is a note.
     if (entry.silent) console.log(`# ${name}: registered no test in this run`);
     if (entry.unfinished.length > 0) {
-      problems.push(`${name}: ${entry.unfinished.length} test(s) started and never ended: ${entry.unfinished.join('; ')}`);
+      problems.push(
+        `${name}: ${entry.unfinished.length} test(s) started and never ended: ${entry.unfinished.join('; ')}`,
+      );
     }
-    if (inCi && entry.skipped > 0) problems.push(`${name}: ${entry.skipped} skipped test(s); CI runs every test`);
+    if (inCi && entry.skipped > 0)
+      problems.push(`${name}: ${entry.skipped} skipped test(s); CI runs every test`);
   }
   return problems;
 }
