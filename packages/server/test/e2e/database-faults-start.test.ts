@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 
-import type { TaskRecord, Workflow } from '@baton/protocol';
+import type { Workflow } from '@baton/protocol';
 import pg from 'pg';
 
 import {
@@ -15,11 +15,17 @@ import {
   startBaton,
   waitFor,
 } from '../helpers/baton-process.js';
+import {
+  acknowledged,
+  assertNothingLost,
+  startFaultCluster,
+  startWorkers,
+} from '../helpers/database-faults.js';
 import { workerTaskDefs, workflowDef } from '../helpers/definitions.js';
 import { FaultProxy } from '../helpers/fault-proxy.js';
-import { HttpWorker, type PolledTask, type TaskOutcome } from '../helpers/http-worker.js';
+import type { HttpWorker } from '../helpers/http-worker.js';
 import { enabledStores } from '../helpers/postgres.js';
-import { type PrivateCluster, startPrivateCluster } from '../helpers/private-postgres.js';
+import type { PrivateCluster } from '../helpers/private-postgres.js';
 
 /**
  * Faults at the edges of a node's life and outages longer than its bounds, on a PostgreSQL
@@ -36,7 +42,12 @@ const taskDefs = workerTaskDefs(TYPES, { responseTimeoutSeconds: 2, retryCount: 
 const definition = workflowDef(
   'start_flow',
   [
-    { name: 'start_a', taskReferenceName: 'a', type: 'SIMPLE', inputParameters: { n: '${workflow.input.n}' } },
+    {
+      name: 'start_a',
+      taskReferenceName: 'a',
+      type: 'SIMPLE',
+      inputParameters: { n: '${workflow.input.n}' },
+    },
     { name: 'start_b', taskReferenceName: 'b', type: 'SIMPLE', inputParameters: { n: '${a.output.n}' } },
   ],
   { n: '${b.output.n}' },
@@ -44,11 +55,6 @@ const definition = workflowDef(
 const RUNS = 40;
 /** Each crash lasts this long: many times the connect (1 s) and statement (2 s) bounds below. */
 const OUTAGE_MS = 6_000;
-
-async function handle(task: PolledTask): Promise<TaskOutcome> {
-  await delay(5);
-  return { outputData: { n: Number(task.inputData.n) + 1 } };
-}
 
 /** The nth message the node sends that contains `text` (1-based). */
 function nth(text: string, n: number): (bytes: string) => boolean {
@@ -71,18 +77,13 @@ void describe('e2e: faults as nodes start, and outages longer than the bounds', 
     'a migration cut twice, a node started while PostgreSQL is down, two long crashes back to back',
     { timeout: 300_000 },
     async (t) => {
-      const cluster: PrivateCluster = await startPrivateCluster();
+      const { cluster, dbUrl }: { cluster: PrivateCluster; dbUrl: string } = await startFaultCluster();
       const proxy = new FaultProxy({ host: '127.0.0.1', port: cluster.port });
       const proxyB = new FaultProxy({ host: '127.0.0.1', port: cluster.port });
       const nodes: BatonProcess[] = [];
       const workers: HttpWorker[] = [];
       let pendingB: Promise<BatonProcess> | undefined;
       try {
-        const admin = new pg.Client({ connectionString: cluster.url });
-        await admin.connect();
-        await admin.query('CREATE DATABASE baton');
-        await admin.end();
-        const dbUrl = cluster.url.replace(/\/postgres$/, '/baton');
         await proxy.listen();
         const env = {
           BATON_DB_CONNECT_TIMEOUT_MS: '1000',
@@ -121,7 +122,12 @@ void describe('e2e: faults as nodes start, and outages longer than the bounds', 
         //    Through a proxy of its own, which counts its tries to connect.
         await cluster.crash();
         await proxyB.listen();
-        pendingB = startBaton({ databaseUrl: proxyB.urlFor(dbUrl), env, name: 'start-b', readyTimeoutMs: 120_000 });
+        pendingB = startBaton({
+          databaseUrl: proxyB.urlFor(dbUrl),
+          env,
+          name: 'start-b',
+          readyTimeoutMs: 120_000,
+        });
         await waitFor(() => (proxyB.accepted >= 3 ? true : undefined), {
           timeoutMs: 60_000,
           intervalMs: 50,
@@ -148,22 +154,8 @@ void describe('e2e: faults as nodes start, and outages longer than the bounds', 
           10,
           (n) => postText(`${nodes[n % 2]!.url}/api/workflow/start_flow`, { input: { n } }),
         );
-        for (const node of nodes)
-          for (const [i, type] of TYPES.entries())
-            workers.push(
-              new HttpWorker({
-                baseUrl: node.url,
-                taskType: type,
-                workerId: `${node.port}-${i}`,
-                handler: handle,
-                concurrency: 4,
-                pollTimeoutMs: 1000,
-                resultRetryMs: 120_000,
-              }),
-            );
-        for (const w of workers) w.start();
-        const acknowledged = (): number => workers.reduce((sum, w) => sum + w.completed.length, 0);
-        await waitFor(() => (acknowledged() >= 10 ? true : undefined), {
+        workers.push(...startWorkers(nodes, TYPES, { concurrency: 4, resultRetryMs: 120_000 }));
+        await waitFor(() => (acknowledged(workers) >= 10 ? true : undefined), {
           timeoutMs: 60_000,
           intervalMs: 20,
           what: 'results before the crashes',
@@ -181,7 +173,9 @@ void describe('e2e: faults as nodes start, and outages longer than the bounds', 
           // A request that needs the database answers 503 with Retry-After, not a hang.
           for (const node of nodes) {
             const asked = performance.now();
-            const res = await fetch(`${node.url}/api/workflow/${ids[0]!}`, { signal: AbortSignal.timeout(30_000) });
+            const res = await fetch(`${node.url}/api/workflow/${ids[0]!}`, {
+              signal: AbortSignal.timeout(30_000),
+            });
             const text = await res.text();
             outageAnswers.push(performance.now() - asked);
             assert.equal(res.status, 503, text);
@@ -209,26 +203,9 @@ void describe('e2e: faults as nodes start, and outages longer than the bounds', 
         for (const w of workers) await w.stop();
 
         assert.deepEqual(alive, [true, true], 'both node processes are alive');
-        const allTasks = new Map<string, TaskRecord>();
-        for (const [n, run] of runs.entries()) {
-          assert.deepEqual(run.output, { n: n + 2 }, `output of run ${run.workflowId}`);
-          for (const task of run.tasks) allTasks.set(task.taskId, task);
-          for (const ref of ['a', 'b']) {
-            const completed = run.tasks.filter((x) => x.referenceTaskName === ref && x.status === 'COMPLETED');
-            assert.equal(completed.length, 1, `${run.workflowId} ${ref}: exactly one completed attempt`);
-          }
-        }
-        const received = workers.flatMap((w) => w.received.map((r) => r.taskId));
-        assert.equal(new Set(received).size, received.length, 'an attempt was handed out twice');
-        for (const taskId of workers.flatMap((w) => w.completed)) {
-          const task = allTasks.get(taskId);
-          assert.ok(task, `acknowledged task ${taskId} exists`);
-          if (task.status === 'COMPLETED')
-            assert.deepEqual(task.outputData, { n: Number(task.inputData.n) + 1 }, `recorded result of ${taskId}`);
-          else assert.ok(task.status === 'TIMED_OUT' && task.retried, `acknowledged task ${taskId} is ${task.status}`);
-        }
+        const allTasks = assertNothingLost(runs, workers, ['a', 'b']);
         t.diagnostic(
-          `${RUNS} runs, ${allTasks.size} attempts, ${acknowledged()} results acknowledged; ` +
+          `${RUNS} runs, ${allTasks.size} attempts, ${acknowledged(workers)} results acknowledged; ` +
             `503 answers during the crashes in ${outageAnswers.map((ms) => Math.round(ms)).join(', ')} ms`,
         );
       } catch (err) {

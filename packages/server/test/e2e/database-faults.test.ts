@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 
-import type { TaskRecord, Workflow } from '@baton/protocol';
+import type { Workflow } from '@baton/protocol';
 import pg from 'pg';
 
 import {
@@ -15,11 +15,17 @@ import {
   startBaton,
   waitFor,
 } from '../helpers/baton-process.js';
+import {
+  acknowledged,
+  assertNothingLost,
+  startFaultCluster,
+  startWorkers,
+} from '../helpers/database-faults.js';
 import { workerTaskDefs, workflowDef } from '../helpers/definitions.js';
 import { FaultProxy } from '../helpers/fault-proxy.js';
-import { HttpWorker, type PolledTask, type TaskOutcome } from '../helpers/http-worker.js';
+import type { HttpWorker } from '../helpers/http-worker.js';
 import { enabledStores } from '../helpers/postgres.js';
-import { type PrivateCluster, startPrivateCluster } from '../helpers/private-postgres.js';
+import type { PrivateCluster } from '../helpers/private-postgres.js';
 
 /**
  * Two Baton nodes on one PostgreSQL cluster of the test's own, each through a TCP proxy that
@@ -54,11 +60,6 @@ const definition = workflowDef(
   { n: '${b.output.n}' },
 );
 const RUNS = 80;
-
-async function handle(task: PolledTask): Promise<TaskOutcome> {
-  await delay(5);
-  return { outputData: { n: Number(task.inputData.n) + 1 } };
-}
 
 /** Bounds a wait for something the test set up to happen (an armed fault firing). */
 async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
@@ -121,7 +122,7 @@ void describe('e2e: two nodes outlive faults of their PostgreSQL', () => {
     'crash, killed connections, resets and black holes: nodes live, nothing lost, health DOWN then UP',
     { timeout: 300_000 },
     async (t) => {
-      const cluster: PrivateCluster = await startPrivateCluster();
+      const { cluster, dbUrl }: { cluster: PrivateCluster; dbUrl: string } = await startFaultCluster();
       const proxies = [
         new FaultProxy({ host: '127.0.0.1', port: cluster.port }),
         new FaultProxy({ host: '127.0.0.1', port: cluster.port }),
@@ -130,11 +131,6 @@ void describe('e2e: two nodes outlive faults of their PostgreSQL', () => {
       const workers: HttpWorker[] = [];
       const watches: HealthWatch[] = [];
       try {
-        const admin = new pg.Client({ connectionString: cluster.url });
-        await admin.connect();
-        await admin.query('CREATE DATABASE baton');
-        await admin.end();
-        const dbUrl = cluster.url.replace(/\/postgres$/, '/baton');
         for (const proxy of proxies) {
           await proxy.listen();
           for (const key of ['UPDATE timers AS t SET claimed_until', ';\nCOMMIT\0']) proxy.counts.set(key, 0);
@@ -148,7 +144,12 @@ void describe('e2e: two nodes outlive faults of their PostgreSQL', () => {
         for (const [i, proxy] of proxies.entries()) {
           // A loaded machine may take long to start a node: a generous bound.
           nodes.push(
-            await startBaton({ databaseUrl: proxy.urlFor(dbUrl), env, name: `fault-${i}`, readyTimeoutMs: 90_000 }),
+            await startBaton({
+              databaseUrl: proxy.urlFor(dbUrl),
+              env,
+              name: `fault-${i}`,
+              readyTimeoutMs: 90_000,
+            }),
           );
         }
         const [nodeA] = nodes as [BatonProcess, BatonProcess];
@@ -167,25 +168,11 @@ void describe('e2e: two nodes outlive faults of their PostgreSQL', () => {
             (n) => postText(`${nodes[n % 2]!.url}/api/workflow/fault_flow`, { input: { n } }),
           );
         const ids = await start(0, RUNS / 2);
-        for (const node of nodes)
-          for (const [i, type] of TYPES.entries())
-            workers.push(
-              new HttpWorker({
-                baseUrl: node.url,
-                taskType: type,
-                workerId: `${node.port}-${i}`,
-                handler: handle,
-                concurrency: 6,
-                pollTimeoutMs: 1000,
-                resultRetryMs: 90_000,
-              }),
-            );
-        for (const w of workers) w.start();
-        const acknowledged = (): number => workers.reduce((sum, w) => sum + w.completed.length, 0);
+        workers.push(...startWorkers(nodes, TYPES, { concurrency: 6, resultRetryMs: 90_000 }));
         /** Waits for this many more acknowledged results: the nodes work again between faults. */
         const progress = async (more: number, what: string): Promise<void> => {
-          const target = Math.min(ids.length * TYPES.length, acknowledged() + more);
-          await waitFor(() => (acknowledged() >= target ? true : undefined), {
+          const target = Math.min(ids.length * TYPES.length, acknowledged(workers) + more);
+          await waitFor(() => (acknowledged(workers) >= target ? true : undefined), {
             timeoutMs: 60_000,
             intervalMs: 20,
             what: `${target} acknowledged results (${what})`,
@@ -338,35 +325,7 @@ void describe('e2e: two nodes outlive faults of their PostgreSQL', () => {
         for (const w of workers) await w.stop();
 
         assert.deepEqual(alive, [true, true], 'both node processes are alive');
-        const allTasks = new Map<string, TaskRecord>();
-        for (const [n, run] of runs.entries()) {
-          assert.deepEqual(run.output, { n: n + 2 }, `output of run ${run.workflowId}`);
-          for (const task of run.tasks) allTasks.set(task.taskId, task);
-          for (const ref of ['a', 'w', 'b']) {
-            const completed = run.tasks.filter(
-              (x) => x.referenceTaskName === ref && x.status === 'COMPLETED',
-            );
-            assert.equal(completed.length, 1, `${run.workflowId} ${ref}: exactly one completed attempt`);
-          }
-        }
-        const received = workers.flatMap((w) => w.received.map((r) => r.taskId));
-        assert.equal(new Set(received).size, received.length, 'an attempt was handed out twice');
-        for (const taskId of workers.flatMap((w) => w.completed)) {
-          const task = allTasks.get(taskId);
-          assert.ok(task, `acknowledged task ${taskId} exists`);
-          if (task.status === 'COMPLETED')
-            assert.deepEqual(
-              task.outputData,
-              { n: Number(task.inputData.n) + 1 },
-              `recorded result of ${taskId}`,
-            );
-          // A result that came after its attempt's lock lapsed is acknowledged and ignored, as after a crash.
-          else
-            assert.ok(
-              task.status === 'TIMED_OUT' && task.retried,
-              `acknowledged task ${taskId} is ${task.status}`,
-            );
-        }
+        const allTasks = assertNothingLost(runs, workers, ['a', 'w', 'b']);
         for (const node of nodes) {
           const live = await http('GET', `${node.url}/health/live`);
           assert.equal(live.status, 200);
@@ -375,7 +334,7 @@ void describe('e2e: two nodes outlive faults of their PostgreSQL', () => {
         }
         const retries = [...allTasks.values()].filter((x) => x.retried).length;
         t.diagnostic(
-          `${RUNS} runs, ${allTasks.size} attempts (${retries} superseded), ${acknowledged()} results acknowledged, ` +
+          `${RUNS} runs, ${allTasks.size} attempts (${retries} superseded), ${acknowledged(workers)} results acknowledged, ` +
             `${proxyA.fired + proxyB.fired} armed faults fired`,
         );
       } catch (err) {

@@ -12,7 +12,7 @@ import {
   startBaton,
   waitFor,
 } from '../helpers/baton-process.js';
-import { json, startHttpTarget, type HttpTarget } from '../helpers/http-target.js';
+import { closedWithin, json, startHttpTarget, type HttpTarget } from '../helpers/http-target.js';
 import { createTestDatabase, enabledStores, type TestDatabase } from '../helpers/postgres.js';
 
 /**
@@ -214,12 +214,7 @@ if (pgEnabled)
         assert.ok(other);
         const terminatedAt = Date.now();
         await httpOk('DELETE', `${other.url}/api/workflow/${id}?reason=stop`);
-        const closedAt = await Promise.race([
-          holder.seen.closed,
-          new Promise<number>((_, reject) =>
-            setTimeout(() => reject(new Error('the call was not aborted within 15 s')), 15_000),
-          ),
-        ]);
+        const closedAt = await closedWithin(holder.seen, 15_000, 'the call was not aborted within 15 s');
         assert.ok(
           closedAt - terminatedAt < 15_000, // the call would run 30 s: closing well before proves the abort (the delay is a figure, not a bound)
           `the connection closed ${closedAt - terminatedAt} ms after terminate on the other node`,

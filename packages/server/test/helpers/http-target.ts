@@ -70,6 +70,39 @@ export function json(
   res.end(JSON.stringify(body));
 }
 
+/**
+ * When `seen`'s connection closed, or a rejection with `message` after `timeoutMs`. The bound's
+ * timer is cleared either way: a test that proves an abort must not leave a timer that keeps its
+ * file's process alive after the last test.
+ */
+export async function closedWithin(seen: SeenRequest, timeoutMs: number, message: string): Promise<number> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      seen.closed,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(message)), timeoutMs);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Waits `ms` before a slow answer, or less if the caller goes away first (an aborted call), so a
+ * long simulated delay does not outlive its connection and keep the test process alive.
+ */
+export function delayUnlessClosed(res: ServerResponse, ms: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    res.once('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
 /** Polls `probe` until it answers a value (not undefined), or fails after `timeoutMs`. */
 export async function eventually<T>(
   probe: () => Promise<T | undefined>,

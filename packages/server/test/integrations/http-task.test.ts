@@ -5,7 +5,14 @@ import type { FastifyInstance } from 'fastify';
 
 import { call } from '../helpers/app.js';
 import { appSuite, register } from '../helpers/app-suite.js';
-import { eventually, json, startHttpTarget, type HttpTarget } from '../helpers/http-target.js';
+import {
+  closedWithin,
+  delayUnlessClosed,
+  eventually,
+  json,
+  startHttpTarget,
+  type HttpTarget,
+} from '../helpers/http-target.js';
 import { runOf, startRun } from '../helpers/runs.js';
 import { storeCases } from '../helpers/stores.js';
 
@@ -89,7 +96,7 @@ for (const storeCase of storeCases()) {
         }
         if (url.pathname === '/slow') {
           const ms = Number(url.searchParams.get('ms') ?? '1000');
-          await new Promise((r) => setTimeout(r, ms));
+          await delayUnlessClosed(res, ms);
           if (!res.destroyed) json(res, 200, { slept: ms });
           return;
         }
@@ -285,12 +292,7 @@ for (const storeCase of storeCases()) {
       const terminatedAt = Date.now();
       const res = await call(app, 'DELETE', `/api/workflow/${id}?reason=stop`);
       assert.equal(res.status, 200, res.text);
-      const closedAt = await Promise.race([
-        seen.closed,
-        new Promise<number>((_, reject) =>
-          setTimeout(() => reject(new Error('connection still open after 15 s')), 15_000),
-        ),
-      ]);
+      const closedAt = await closedWithin(seen, 15_000, 'connection still open after 15 s');
       assert.ok(
         closedAt - terminatedAt < 15_000, // the call would run 30 s: closing well before proves the abort (the delay is a figure, not a bound)
         `the connection closed ${closedAt - terminatedAt} ms after terminate`,
@@ -326,12 +328,7 @@ for (const storeCase of storeCases()) {
       );
       const res = await call(app, 'DELETE', `/api/workflow/${id}?reason=parent%20stopped`);
       assert.equal(res.status, 200, res.text);
-      await Promise.race([
-        seen.closed,
-        new Promise((_, reject) =>
-          setTimeout(() => reject(new Error('the child call is still open after 5 s')), 5000),
-        ),
-      ]);
+      await closedWithin(seen, 5000, 'the child call is still open after 5 s');
       const parentRun = await runOf(app, id);
       const childRun = await runOf(app, parentRun.tasks[0].subWorkflowId);
       assert.equal(childRun.status, 'TERMINATED');
