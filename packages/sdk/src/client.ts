@@ -355,10 +355,18 @@ export class BatonClient {
     );
   }
 
-  /** Posts a worker's result. */
+  /**
+   * Posts a worker's result. Asks for strict handling, so a result the server does not apply
+   * (its attempt has ended, another worker holds the task) always answers 409 and is never
+   * mistaken for a recorded one.
+   */
   updateTask(result: TaskResult): Promise<unknown> {
     return this.send('POST', '/api/tasks', () =>
-      this.api.POST('/api/tasks', { body: result as never, parseAs: 'text' }),
+      this.api.POST('/api/tasks', {
+        body: result as never,
+        parseAs: 'text',
+        headers: { prefer: 'handling=strict' },
+      }),
     );
   }
 

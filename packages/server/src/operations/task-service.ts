@@ -329,6 +329,11 @@ export class TaskService {
       detach?: boolean;
       /** Checked on the task found, before anything changes. */
       access?: TaskAccess;
+      /**
+       * The caller asked for strict handling (`Prefer: handling=strict`): a lapsed result is
+       * refused with 409 like any other stale one instead of Conductor's silent 2xx.
+       */
+      strict?: boolean;
     } = {},
   ): Promise<{ task: TaskRecord; applied: boolean; lapsed: boolean }> {
     const after = afterCommit();
@@ -341,7 +346,7 @@ export class TaskService {
       if (verdict.kind !== 'apply') return { task, applied: false, verdict };
       return this.applyResult(tx, task, result, after, undefined, options.detach === true);
     }, GROUPED);
-    this.refuseIfStale(out, result.workerId);
+    this.refuseIfStale(out, result.workerId, options.strict === true);
     this.wake.wake([...after.wakeQueues]);
     // Past refuseIfStale only a lapsed refusal is left: answered 2xx, yet not recorded.
     return { task: out.task, applied: out.applied, lapsed: out.verdict?.kind === 'refuse' };
@@ -411,12 +416,12 @@ export class TaskService {
    * answered 409 naming the task's status (and its holder). Thrown after the transaction so a
    * transaction run again is not counted twice.
    */
-  private refuseIfStale(judged: Judged, workerId: string | undefined): void {
+  private refuseIfStale(judged: Judged, workerId: string | undefined, strict = false): void {
     const verdict = judged.verdict;
     if (verdict?.kind !== 'refuse') return;
     const task = judged.task;
     this.observers.metrics?.resultRefused(task.taskDefName, verdict.reason);
-    if (verdict.reason === 'lapsed') {
+    if (verdict.reason === 'lapsed' && !strict) {
       // Answered as Conductor does (2xx, nothing applied), but never in silence.
       this.observers.logger?.warn(
         { taskId: task.taskId, workflowId: task.workflowInstanceId, taskType: task.taskDefName, workerId },
@@ -437,7 +442,7 @@ export class TaskService {
       `task result refused: ${verdict.message}`,
     );
     throw failWith(
-      verdict.reason === 'ended' ? 'TASK_ATTEMPT_ENDED' : 'TASK_HELD_BY_OTHER_WORKER',
+      verdict.reason === 'held' ? 'TASK_HELD_BY_OTHER_WORKER' : 'TASK_ATTEMPT_ENDED',
       verdict.message,
     );
   }

@@ -168,8 +168,13 @@ export function taskRoutes(app: FastifyInstance, { tasks, payloads, workflows }:
     '/api/tasks',
     { schema: { tags, summary: 'Post a task result; answers the task id as text', body: taskResultSchema } },
     async (req, reply) => {
+      // RFC 7240 `Prefer: handling=strict` (Baton's SDK sends it): a late result of the holder is
+      // refused with 409 like every other stale result, instead of Conductor's 200.
+      const strict = /(?:^|[,;\s])handling\s*=\s*"?strict"?(?:$|[,;\s])/i.test(String(req.headers.prefer ?? ''));
+      if (strict) void reply.header('preference-applied', 'handling=strict');
       const { task, lapsed } = await tasks.update(await payloads.inlineResult(toResult(req.body)), {
         ...(req.taskAccess && { access: req.taskAccess }),
+        strict,
       });
       // A late result of the attempt's own holder: 200 as Conductor answers, and the header says
       // it was not recorded (an exact repeat was recorded before, so it carries none).
