@@ -60,8 +60,14 @@ export function judgeResult(task: TaskRecord, result: PostedResult, merged = fal
     // The worker Conductor's SDK suite models: it held the attempt, sent no heartbeat past the
     // response timeout, and reports at the end. Conductor answers 200 and ignores the result;
     // the caller answers the same (counted and logged), so such a worker is not failed by an
-    // error it cannot act on. Anyone else reporting on an ended attempt gets the 409.
-    const lapsed = task.status === 'TIMED_OUT' && worker !== undefined && worker === nonEmpty(task.workerId);
+    // error it cannot act on. Anyone else reporting on an ended attempt gets the 409, and so does
+    // that worker once a later attempt was made: the task is being done again, and a 2xx would
+    // let it believe its result counted.
+    const lapsed =
+      task.status === 'TIMED_OUT' &&
+      task.retried !== true &&
+      worker !== undefined &&
+      worker === nonEmpty(task.workerId);
     return {
       kind: 'refuse',
       reason: lapsed ? 'lapsed' : 'ended',
