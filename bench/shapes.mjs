@@ -1,0 +1,240 @@
+#!/usr/bin/env node
+// Baton under a workflow that branches: each run is a SIMPLE step, a FORK_JOIN of `branches`
+// branches of two SIMPLE steps each and its JOIN, a SWITCH on the run number (odd and even runs
+// take different cases, each one SIMPLE step) and a last SIMPLE step; the same workers as the
+// main bench (batch poll, update-v2, 16 slots) serve every task. Beside it, the linear workflow
+// of the same number of worker steps, in the same server, so the two shapes compare in one run.
+//   node bench/shapes.mjs [--store sqlite|postgres] [--runs 1000] [--branches 4] [--workers 16]
+//     [--only shape_branching|shape_linear] [--cpu-prof DIR]
+// (--cpu-prof: the server's V8 CPU profile, summarised over each pass, as profile-step.mjs does)
+// Prints steps/s, CPU per step of the server (and PostgreSQL's backends), and checks that every
+// run ended COMPLETED with the outputs its tasks gave. Run `npx tsc -b` first.
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+import { startBaton } from './lib/baton-server.mjs';
+import { CpuMeter } from './lib/cpu-meter.mjs';
+import { jsonClient } from './lib/http-json.mjs';
+import { dumpCounters, profileSummary } from './lib/profile-run.mjs';
+import { databaseName, dropDatabase, freshDatabase } from './lib/pg-admin.mjs';
+import { stepPayload } from './lib/payload.mjs';
+
+const { values } = parseArgs({
+  options: {
+    store: { type: 'string', default: 'sqlite' },
+    runs: { type: 'string', default: '1000' },
+    branches: { type: 'string', default: '4' },
+    workers: { type: 'string', default: '16' },
+    only: { type: 'string' },
+    'cpu-prof': { type: 'string' },
+  },
+});
+const PROF_DIR = values['cpu-prof'];
+const STATS_FILE = join(tmpdir(), `baton-shapes-stats-${process.pid}`);
+const RUNS = Number(values.runs);
+const BRANCHES = Number(values.branches);
+const WORKERS = Number(values.workers);
+const TASK_TYPE = 'shape_step';
+const simple = (ref) => ({
+  name: TASK_TYPE,
+  taskReferenceName: ref,
+  type: 'SIMPLE',
+  inputParameters: { run: '${workflow.input.run}', data: '${workflow.input.data}' },
+});
+
+/** The branching workflow and how many worker steps each of its runs takes. */
+function branching() {
+  const branches = Array.from({ length: BRANCHES }, (_, b) => [simple(`b${b}a`), simple(`b${b}b`)]);
+  return {
+    steps: 1 + BRANCHES * 2 + 1 + 1,
+    definition: {
+      name: 'shape_branching',
+      version: 1,
+      schemaVersion: 2,
+      ownerEmail: 'bench@example.com',
+      tasks: [
+        simple('first'),
+        { name: 'fork', taskReferenceName: 'fork', type: 'FORK_JOIN', forkTasks: branches },
+        {
+          name: 'join',
+          taskReferenceName: 'join',
+          type: 'JOIN',
+          joinOn: branches.map((b) => b.at(-1).taskReferenceName),
+        },
+        {
+          name: 'parity',
+          taskReferenceName: 'parity',
+          type: 'SWITCH',
+          evaluatorType: 'javascript',
+          expression: '$.run % 2 === 0 ? "even" : "odd"',
+          inputParameters: { run: '${workflow.input.run}' },
+          decisionCases: { even: [simple('even')], odd: [simple('odd')] },
+          defaultCase: [],
+        },
+        { ...simple('last'), inputParameters: { ...simple('last').inputParameters, last: true } },
+      ],
+      outputParameters: { last: '${last.output.data}' },
+    },
+  };
+}
+
+/** The linear workflow of `steps` worker steps, the last one marked. */
+function linear(steps) {
+  return {
+    steps,
+    definition: {
+      name: 'shape_linear',
+      version: 1,
+      schemaVersion: 2,
+      ownerEmail: 'bench@example.com',
+      tasks: Array.from({ length: steps }, (_, k) => {
+        const t = simple(`s${k}`);
+        return k === steps - 1 ? { ...t, inputParameters: { ...t.inputParameters, last: true } } : t;
+      }),
+      outputParameters: { last: `\${s${steps - 1}.output.data}` },
+    },
+  };
+}
+
+/** Runs `RUNS` runs of `definition` through `WORKERS` update-v2 slots; answers the pass's figures. */
+async function pass(client, meter, shape) {
+  let done = 0;
+  let stopped = false;
+  let finish;
+  let fail;
+  const allDone = new Promise((resolve, reject) => ((finish = resolve), (fail = reject)));
+  let busy = 0;
+  let wake;
+  const execute = async (first) => {
+    for (let task = first; task && !stopped;) {
+      const res = await client.post('/api/tasks/update-v2', {
+        taskId: task.taskId,
+        workflowInstanceId: task.workflowInstanceId,
+        workerId: 'shape-worker',
+        status: 'COMPLETED',
+        outputData: { data: stepPayload(task.inputData.run, task.referenceTaskName) },
+      });
+      if (res.status !== 200 && res.status !== 204) throw new Error(`update-v2 answered ${res.status}`);
+      if (task.inputData.last === true && ++done === RUNS) finish();
+      task = res.status === 200 ? res.body : undefined;
+    }
+  };
+  const poller = (async () => {
+    while (!stopped) {
+      if (busy >= WORKERS) {
+        await new Promise((resolve) => (wake = resolve));
+        continue;
+      }
+      const res = await client.get(
+        `/api/tasks/poll/batch/${TASK_TYPE}?count=${WORKERS - busy}&timeout=200&workerid=shape-worker`,
+      );
+      for (const task of res.body) {
+        busy++;
+        execute(task)
+          .catch(fail)
+          .finally(() => {
+            busy--;
+            wake?.();
+          });
+      }
+    }
+  })().catch(fail);
+  await meter.start();
+  const t0 = performance.now();
+  const ids = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (next < RUNS) {
+        const run = next++;
+        const res = await client.post(`/api/workflow/${shape.definition.name}`, {
+          input: { run, data: stepPayload(run, -1) },
+        });
+        ids.push(res.body);
+      }
+    }),
+  );
+  const timer = setTimeout(() => fail(new Error(`${RUNS} runs did not end within 10 minutes`)), 600_000);
+  await allDone;
+  const seconds = (performance.now() - t0) / 1000;
+  const cpu = await meter.stop();
+  clearTimeout(timer);
+  stopped = true;
+  wake?.();
+  await poller;
+  // Every run must have ended COMPLETED (the last step may be acknowledged a moment before the
+  // run's own end is written, so wait for it, bounded).
+  const deadline = Date.now() + 60_000;
+  for (const id of ids) {
+    for (;;) {
+      const run = (await client.get(`/api/workflow/${id}?includeTasks=false`)).body;
+      if (run.status === 'COMPLETED' && run.output?.last?.run !== undefined) break;
+      if (run.status !== 'RUNNING' || Date.now() > deadline)
+        throw new Error(`run ${id} is ${run.status}: ${run.reasonForIncompletion ?? 'no output'}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+  const steps = RUNS * shape.steps;
+  return { steps, seconds, cpu };
+}
+
+const databaseUrl = values.store === 'postgres' ? await freshDatabase('bench_shapes') : undefined;
+const HOOK = join(
+  dirname(fileURLToPath(import.meta.url)),
+  databaseUrl === undefined ? 'lib/sqlite-statements-hook.mjs' : 'lib/pg-statements-hook.mjs',
+);
+const server = await startBaton({
+  databaseUrl,
+  env: PROF_DIR ? { BATON_SQLITE_STATS_FILE: STATS_FILE, BATON_PG_STATS_FILE: STATS_FILE } : {},
+  nodeArgs: PROF_DIR ? ['--import', HOOK, '--cpu-prof', '--cpu-prof-dir', PROF_DIR] : [],
+});
+const client = jsonClient(server.url, { sockets: WORKERS + 24 });
+const pendingSummaries = [];
+try {
+  await client.post('/api/metadata/taskdefs', [
+    {
+      name: TASK_TYPE,
+      retryCount: 0,
+      responseTimeoutSeconds: 300,
+      timeoutSeconds: 0,
+      ownerEmail: 'bench@example.com',
+    },
+  ]);
+  const shapes = [branching()];
+  shapes.push(linear(shapes[0].steps));
+  for (const shape of shapes) await client.post('/api/metadata/workflow?overwrite=true', shape.definition);
+  let dumps = 0;
+  for (const shape of shapes.filter((s) => values.only === undefined || s.definition.name === values.only)) {
+    const before = PROF_DIR ? await dumpCounters(server.pid, STATS_FILE, ++dumps) : undefined;
+    const meter = new CpuMeter({
+      processes: [{ name: 'Baton server', pid: server.pid }],
+      pgDatabase: databaseUrl === undefined ? undefined : databaseName('bench_shapes'),
+    });
+    const { steps, seconds, cpu } = await pass(client, meter, shape);
+    const cpuMs = cpu.map(({ name, ms }) => `${name} ${(ms / steps).toFixed(3)}`).join(', ');
+    console.log(
+      `${values.store} ${shape.definition.name} (${shape.steps} worker steps a run): ${RUNS} runs, ` +
+        `${Math.round(steps / seconds)} steps/s in ${seconds.toFixed(1)} s; CPU ms per step: ${cpuMs}`,
+    );
+    if (PROF_DIR) {
+      const after = await dumpCounters(server.pid, STATS_FILE, ++dumps);
+      const d = (key) => after.totals[key] - before.totals[key];
+      console.log(`statements per step: ${(d('statements') / steps).toFixed(2)}`);
+      const rows = Object.entries(after.byStatement)
+        .map(([label, a]) => ({ label, n: a.statements - (before.byStatement[label]?.statements ?? 0) }))
+        .filter((r) => r.n > 0)
+        .sort((x, y) => y.n - x.n)
+        .slice(0, 25);
+      for (const r of rows) console.log(`  ${(r.n / steps).toFixed(2)}  ${r.label}`);
+      pendingSummaries.push({ before, after });
+    }
+  }
+} finally {
+  client.close();
+  await server.stop();
+  for (const { before, after } of pendingSummaries)
+    console.log(profileSummary(PROF_DIR, 30, before, after).join('\n'));
+  if (databaseUrl !== undefined) await dropDatabase('bench_shapes');
+}
