@@ -4,6 +4,7 @@ import type { PromptService } from '../prompts/prompt-service.js';
 import { TAG_LIST_SCHEMA } from './integration-tags.js';
 import { providerDefinitions } from './provider-definitions.js';
 import type { LlmProviderService } from './llm-providers.js';
+import { providerListRoute } from './llm-routes.js';
 
 /**
  * The rest of Orkes' integration routes its SDK calls: discovery (`/api/integrations/`, `/all`,
@@ -37,23 +38,11 @@ export function integrationCatalogRoutes(
   providers: LlmProviderService,
   prompts: PromptService,
 ): void {
-  app.get<{ Querystring: { category?: string; activeOnly?: boolean } }>(
+  providerListRoute(
+    app,
+    providers,
     '/api/integrations/',
-    {
-      schema: {
-        tags,
-        summary: 'Every integration (provider), optionally of one category or enabled only',
-        querystring: {
-          type: 'object',
-          properties: { category: { type: 'string', maxLength: 64 }, activeOnly },
-        },
-      },
-    },
-    (req) =>
-      providers.list({
-        ...(req.query.category !== undefined && { category: req.query.category }),
-        ...(req.query.activeOnly !== undefined && { activeOnly: req.query.activeOnly }),
-      }),
+    'Every integration (provider), optionally of one category or enabled only',
   );
 
   app.get<{ Querystring: { type?: string; activeOnly?: boolean } }>(

@@ -45,13 +45,22 @@ const modelBody = {
   },
 } as const;
 
-export function llmProviderRoutes(app: FastifyInstance, providers: LlmProviderService): void {
+/**
+ * The provider list at `url`: Orkes serves the same list as `/api/integrations/provider` and, for
+ * its SDK's discovery, as `/api/integrations/`; one handler answers both.
+ */
+export function providerListRoute(
+  app: FastifyInstance,
+  providers: LlmProviderService,
+  url: string,
+  summary: string,
+): void {
   app.get<{ Querystring: { category?: string; activeOnly?: boolean } }>(
-    '/api/integrations/provider',
+    url,
     {
       schema: {
         tags,
-        summary: 'The integration providers (LLM providers), optionally of one category or enabled only',
+        summary,
         querystring: {
           type: 'object',
           properties: { category: { type: 'string', maxLength: 64 }, activeOnly },
@@ -63,6 +72,15 @@ export function llmProviderRoutes(app: FastifyInstance, providers: LlmProviderSe
         ...(req.query.category !== undefined && { category: req.query.category }),
         ...(req.query.activeOnly !== undefined && { activeOnly: req.query.activeOnly }),
       }),
+  );
+}
+
+export function llmProviderRoutes(app: FastifyInstance, providers: LlmProviderService): void {
+  providerListRoute(
+    app,
+    providers,
+    '/api/integrations/provider',
+    'The integration providers (LLM providers), optionally of one category or enabled only',
   );
 
   app.get<{ Params: { name: string } }>(
