@@ -463,6 +463,44 @@ describe('web UI in Chromium', () => {
     await shot('definitions');
   });
 
+  it('checks a definition again when the server could not answer, instead of showing that as its problem', async () => {
+    // The first two checks meet an unavailable server (as a node under load or restarting
+    // answers); the editor keeps checking and then shows the server's real verdict.
+    let refused = 0;
+    await page.route('**/api/metadata/workflow/validate', async (route) => {
+      if (refused < 2) {
+        refused++;
+        await route.fulfill({
+          status: 503,
+          contentType: 'application/json',
+          body: '{"message":"unavailable"}',
+        });
+      } else await route.continue();
+    });
+    try {
+      await page.goto(api('/definitions/new'));
+      const editor = page.getByLabel('Definition (JSON)', { exact: true });
+      await editor.fill(
+        JSON.stringify({
+          name: 'ui_rechecked',
+          version: 1,
+          schemaVersion: 2,
+          ownerEmail: 'ops@example.com',
+          tasks: [
+            { name: 'n', taskReferenceName: 'twice', type: 'NOOP' },
+            { name: 'm', taskReferenceName: 'twice', type: 'NOOP' },
+          ],
+        }),
+      );
+      const problems = page.getByTestId('problems');
+      await problems.getByText(/twice/).first().waitFor();
+      assert.equal(refused, 2);
+      assert.doesNotMatch(await problems.innerText(), /unavailable/);
+    } finally {
+      await page.unroute('**/api/metadata/workflow/validate');
+    }
+  });
+
   it('validates a task definition as it is typed', async () => {
     await page.goto(api('/taskdefs/new'));
     const editor = page.getByLabel('Task definition (JSON)', { exact: true });

@@ -33,23 +33,52 @@ export function useValidation<T>(text: string, url: string, delayMs = 350): Vali
     }
     setState((s) => ({ problems: s.problems, valid: s.valid, parsed, checking: true }));
     let live = true;
-    const timer = window.setTimeout(() => {
+    let timer = 0;
+    // A check the server could not answer (unreachable, overloaded, restarting) says nothing about
+    // the document: it is asked again, later each time, rather than leaving that failure shown as
+    // the document's problem until the next keystroke.
+    const check = (attempt: number) => {
       sendJson('POST', url, parsed).then(
         () => live && setState({ parsed, problems: [], checking: false, valid: true }),
         (err: unknown) => {
           if (!live) return;
-          const problems = err instanceof ApiError ? err.validationErrors : [];
           const message = err instanceof Error ? err.message : String(err);
+          if (!judged(err)) {
+            setState({ parsed, problems: [], message, checking: true, valid: false });
+            timer = window.setTimeout(() => check(attempt + 1), retryDelayMs(attempt));
+            return;
+          }
+          const problems = err instanceof ApiError ? err.validationErrors : [];
           setState({ parsed, problems, message, checking: false, valid: false });
         },
       );
-    }, delayMs);
+    };
+    timer = window.setTimeout(() => check(1), delayMs);
     return () => {
       live = false;
       window.clearTimeout(timer);
     };
   }, [text, url, delayMs]);
   return state;
+}
+
+/**
+ * Whether a failed check is the server's verdict on the document (a 4xx other than 408 and 429),
+ * as opposed to a failure to check it at all.
+ */
+function judged(err: unknown): boolean {
+  return (
+    err instanceof ApiError &&
+    err.status >= 400 &&
+    err.status < 500 &&
+    err.status !== 408 &&
+    err.status !== 429
+  );
+}
+
+/** 0.5 s, 1 s, 2 s, then every 4 s. */
+function retryDelayMs(attempt: number): number {
+  return Math.min(4_000, 500 * 2 ** (attempt - 1));
 }
 
 /** The problems of a validation as the code editor marks them. */
