@@ -15,7 +15,8 @@ after(() => {
     process.stderr.write(
       `# ${process.argv[1] ?? 'a test file'} left handles open ${GRACE_MS} ms after its last test; ending it\n`,
     );
-    const handle = /** @type {{ _handle?: { setBlocking?: (on: boolean) => void } }} */ (process.stdout)._handle;
+    const handle = /** @type {{ _handle?: { setBlocking?: (on: boolean) => void } }} */ (process.stdout)
+      ._handle;
     handle?.setBlocking?.(true);
     process.exit(process.exitCode ?? 0);
   }, GRACE_MS);

@@ -66,7 +66,10 @@ describe('the CLI in the first hour (real CLI, real server)', () => {
   it("a refusal names the URL asked, the run's id in it (not the path template)", async () => {
     const r = await runCli(['pause', 'fh-no-such-run', '-s', baton.url]);
     assert.equal(r.code, 1);
-    assert.match(r.stderr, new RegExp(`refused PUT ${baton.url}/api/workflow/fh-no-such-run/pause \\(HTTP 404\\)`));
+    assert.match(
+      r.stderr,
+      new RegExp(`refused PUT ${baton.url}/api/workflow/fh-no-such-run/pause \\(HTTP 404\\)`),
+    );
     assert.doesNotMatch(r.stderr, /\{id\}/);
   });
 
@@ -143,7 +146,11 @@ describe('the CLI in the first hour (real CLI, real server)', () => {
     assert.equal(r.code, 1);
     const lines = r.stderr.trim().split('\n');
     assert.match(lines[0] ?? '', /failed validation$/);
-    assert.doesNotMatch(r.stderr, /body\[|body:/, 'no position in the request, no complaint about the whole body');
+    assert.doesNotMatch(
+      r.stderr,
+      /body\[|body:/,
+      'no position in the request, no complaint about the whole body',
+    );
     assert.deepEqual(lines.slice(1), [`  - ${path.join(defs, 'b.json')}:3:17 retryCount: must be >= 0`]);
   });
 

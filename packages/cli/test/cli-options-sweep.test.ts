@@ -132,7 +132,10 @@ describe('every command and option of the CLI', () => {
     }
     assert.ok(!(byName.get('server')?.options.map((o) => o.long) ?? []).includes('--json'));
     for (const name of ['migrate', 'backup', 'runs', 'start'])
-      assert.ok(byName.get(name)?.options.some((o) => o.long === '--json'), `${name} lacks --json`);
+      assert.ok(
+        byName.get(name)?.options.some((o) => o.long === '--json'),
+        `${name} lacks --json`,
+      );
   });
 
   it('migrate --json answers JSON', async () => {

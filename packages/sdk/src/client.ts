@@ -315,10 +315,7 @@ export class BatonClient {
   }
 
   /** A new run from the named task (the first task when none); answers its id. */
-  rerunWorkflow(
-    workflowId: string,
-    body: RerunRequest = {},
-  ): Promise<string> {
+  rerunWorkflow(workflowId: string, body: RerunRequest = {}): Promise<string> {
     return this.runControl('POST', '/rerun', () =>
       this.api.POST('/api/workflow/{workflowId}/rerun', {
         params: { path: { workflowId } },

@@ -1,5 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fsyncSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -10,7 +19,10 @@ import path from 'node:path';
  * once on one data dir agree: linking fails for the one that loses the race, which reads the
  * winner's key.
  */
-export function readOrCreateKeyFile(dataDir: string, name: string): { key: Buffer; file: string; created: boolean } {
+export function readOrCreateKeyFile(
+  dataDir: string,
+  name: string,
+): { key: Buffer; file: string; created: boolean } {
   const file = path.join(dataDir, name);
   const read = (): Buffer => {
     const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');

@@ -82,7 +82,11 @@ const SQLITE_CODES: Record<string, string> = {
  * The embedded SQLite store (no BATON_DATABASE_URL): a data directory that cannot be made or
  * written, or a file there that is not a database, named with BATON_DATA_DIR.
  */
-function describeDataDirFailure(code: string | undefined, message: string, dataDir: string): string | undefined {
+function describeDataDirFailure(
+  code: string | undefined,
+  message: string,
+  dataDir: string,
+): string | undefined {
   if (code === undefined) return undefined;
   const fsReason = DATA_DIR_CODES[code];
   if (fsReason !== undefined)

@@ -26,7 +26,12 @@ export { signaledTaskId } from './signals.js';
 export { allTasks, findTask, isWorkerTask, kindNameOf, walkTasks, workerTaskNames } from './graph.js';
 export { domainFor, queueNameFor } from './kinds/worker.js';
 export { registeredKinds, taskKindOf } from './kinds/registry.js';
-export { outsideWaiting, type KindWaiting, type WaitingFacts, type WaitingNeeds } from './kinds/waiting-explanation.js';
+export {
+  outsideWaiting,
+  type KindWaiting,
+  type WaitingFacts,
+  type WaitingNeeds,
+} from './kinds/waiting-explanation.js';
 export {
   isSystemQueue,
   SYSTEM_CALL_ENDED_WAKE,

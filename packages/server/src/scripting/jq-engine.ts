@@ -51,7 +51,10 @@ export class JqEngine {
     } catch {
       // jq writes `<skipped: too deep>` in place of a value nested past its printing depth
       // (10000 levels): far beyond what a run accepts, so it fails as too deep, not as bad JSON.
-      return { ok: false, error: `the script's value is nested deeper than ${MAX_JSON_DEPTH} levels (the limit)` };
+      return {
+        ok: false,
+        error: `the script's value is nested deeper than ${MAX_JSON_DEPTH} levels (the limit)`,
+      };
     }
   }
 

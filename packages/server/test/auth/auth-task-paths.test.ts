@@ -249,7 +249,10 @@ for (const storeCase of storeCases()) {
         return res.body.token as string;
       };
       const admin = await token(BOOTSTRAP.keyId, BOOTSTRAP.keySecret);
-      const created = await send(t.app, 'POST', '/api/applications', { token: admin, body: { name: client } });
+      const created = await send(t.app, 'POST', '/api/applications', {
+        token: admin,
+        body: { name: client },
+      });
       assert.equal(created.status, 200, created.text);
       const role = client.slice('app:'.length);
       if (role !== 'none') {
@@ -258,7 +261,9 @@ for (const storeCase of storeCases()) {
         });
         assert.equal(granted.status, 200, granted.text);
       }
-      const key = await send(t.app, 'POST', `/api/applications/${created.body.id}/accessKeys`, { token: admin });
+      const key = await send(t.app, 'POST', `/api/applications/${created.body.id}/accessKeys`, {
+        token: admin,
+      });
       assert.equal(key.status, 200, key.text);
       const fresh = await token(key.body.id, key.body.secret);
       appTokens.set(client, fresh);

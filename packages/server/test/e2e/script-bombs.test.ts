@@ -53,7 +53,11 @@ const BOMBS: readonly Bomb[] = [
   ['jq', 'error("x" * 10000000)', /^x{4096}$/],
   // Backtracking, nesting, traps and hooks that run while the value is read, code built at run time.
   ['js', '/(a+)+$/.test("a".repeat(40) + "!")', TIME],
-  ['js', 'let a = []; for (let i = 0; i < 5000; i++) a = [a]; a', /nested deeper than \d+ levels|stack limit/],
+  [
+    'js',
+    'let a = []; for (let i = 0; i < 5000; i++) a = [a]; a',
+    /nested deeper than \d+ levels|stack limit/,
+  ],
   ['js', 'new Proxy({}, { ownKeys() { while (true) {} } })', TIME],
   ['js', '({ get x() { while (true) {} } })', TIME],
   ['js', '({ toJSON() { while (true) {} } })', TIME],

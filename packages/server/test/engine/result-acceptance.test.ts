@@ -71,7 +71,10 @@ describe('judgeResult: which results are applied, repeated or refused', () => {
     assert.ok(other.kind === 'refuse' && other.reason === 'ended');
     const unnamed = judgeResult(timedOut, { status: 'COMPLETED' });
     assert.ok(unnamed.kind === 'refuse' && unnamed.reason === 'ended');
-    const canceled = judgeResult(taskWith({ status: 'CANCELED', workerId: 'w1' }), { status: 'COMPLETED', workerId: 'w1' });
+    const canceled = judgeResult(taskWith({ status: 'CANCELED', workerId: 'w1' }), {
+      status: 'COMPLETED',
+      workerId: 'w1',
+    });
     assert.ok(canceled.kind === 'refuse' && canceled.reason === 'ended');
   });
 

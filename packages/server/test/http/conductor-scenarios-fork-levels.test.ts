@@ -43,7 +43,10 @@ const definitions = [
   ]),
   workflowDef('cs_nested_fork_swf', [
     forkOf('outer_fork', [
-      [forkOf('inner_fork', [[subWorkflow('st1')], [worker('cs_task_rt_2', 't2')]]), joinOf('inner_join', ['st1', 't2'])],
+      [
+        forkOf('inner_fork', [[subWorkflow('st1')], [worker('cs_task_rt_2', 't2')]]),
+        joinOf('inner_join', ['st1', 't2']),
+      ],
       [worker('cs_task_rt_2', 't3')],
     ]),
     joinOf('outer_join', ['inner_join', 't3']),
@@ -73,7 +76,12 @@ async function childOf(s: Scenarios, id: string): Promise<string> {
   return child;
 }
 
-async function operate(s: Scenarios, id: string, path: string, body?: Record<string, unknown>): Promise<string> {
+async function operate(
+  s: Scenarios,
+  id: string,
+  path: string,
+  body?: Record<string, unknown>,
+): Promise<string> {
   const res = await call(s.t().app, 'POST', `/api/workflow/${id}/${path}`, body);
   assert.equal(res.status, 200, res.text);
   s.track(res.text);

@@ -140,7 +140,12 @@ async function assertFollows(s: Scenarios, id: string, child: string): Promise<v
  * The rest of a level started afresh: its t1 is SCHEDULED; complete it, follow the chain down to
  * a fresh leaf, complete the leaf's two tasks; answers the leaf.
  */
-async function runFreshFrom(s: Scenarios, id: string, levels: Levels, depth: 'mid' | 'leaf'): Promise<string> {
+async function runFreshFrom(
+  s: Scenarios,
+  id: string,
+  levels: Levels,
+  depth: 'mid' | 'leaf',
+): Promise<string> {
   assert.deepEqual(shape(await s.run(id)), [['cs_task_1', 'SCHEDULED']]);
   await s.complete('cs_task_1', { op: 'task1.done' });
   let leaf = id;
@@ -167,7 +172,12 @@ for (const storeCase of storeCases()) {
     const freshRoot = async (operation: 'restart' | 'rerun', fromTaskId: boolean) => {
       const levels = await threeLevelsFailed(s);
       const body = fromTaskId ? { reRunFromTaskId: (await s.run(levels.root)).tasks[0].taskId } : undefined;
-      const root2 = await operate(s, levels.root, operation, operation === 'rerun' ? (body ?? {}) : undefined);
+      const root2 = await operate(
+        s,
+        levels.root,
+        operation,
+        operation === 'rerun' ? (body ?? {}) : undefined,
+      );
       assert.deepEqual(shape(await s.run(root2)), [['cs_task_1', 'SCHEDULED']]);
       await s.complete('cs_task_1', { op1: 'task1.done' });
       const mid2 = await childOf(s, root2);
@@ -198,7 +208,12 @@ for (const storeCase of storeCases()) {
     const freshLeaf = async (operation: 'restart' | 'rerun', fromTaskId: boolean) => {
       const levels = await threeLevelsFailed(s);
       const body = fromTaskId ? { reRunFromTaskId: (await s.run(levels.leaf)).tasks[0].taskId } : undefined;
-      const leaf2 = await operate(s, levels.leaf, operation, operation === 'rerun' ? (body ?? {}) : undefined);
+      const leaf2 = await operate(
+        s,
+        levels.leaf,
+        operation,
+        operation === 'rerun' ? (body ?? {}) : undefined,
+      );
       assert.equal((await s.run(leaf2)).parentWorkflowId, levels.mid);
       await assertFollows(s, levels.mid, leaf2);
       await assertFollows(s, levels.root, levels.mid);
@@ -218,11 +233,13 @@ for (const storeCase of storeCases()) {
 
     describe('SubWorkflowRerunSpec', () => {
       it('"Test rerun on the root-level in a 3-level subworkflow"', () => freshRoot('rerun', false));
-      it('"Test rerun on the root-level with taskId in a 3-level subworkflow"', () => freshRoot('rerun', true));
+      it('"Test rerun on the root-level with taskId in a 3-level subworkflow"', () =>
+        freshRoot('rerun', true));
       it('"Test rerun on the mid-level in a 3-level subworkflow"', () => freshMid('rerun', false));
       it('"Test rerun on the mid-level with taskId in a 3-level subworkflow"', () => freshMid('rerun', true));
       it('"Test rerun on the leaf-level in a 3-level subworkflow"', () => freshLeaf('rerun', false));
-      it('"Test rerun on the leaf-level with taskId in a 3-level subworkflow"', () => freshLeaf('rerun', true));
+      it('"Test rerun on the leaf-level with taskId in a 3-level subworkflow"', () =>
+        freshLeaf('rerun', true));
       it('a rerun of the leaf from its failed task keeps the completed first task', async () => {
         const levels = await threeLevelsFailed(s);
         const failedTaskId = (await s.run(levels.leaf)).tasks[1].taskId;

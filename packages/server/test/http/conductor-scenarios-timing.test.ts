@@ -18,20 +18,28 @@ import { storeCases } from '../helpers/stores.js';
 const OWNER = 'test@harness.com';
 /** Each test gets its own worker types (`<prefix>_1`, `<prefix>_2`): no test polls another's task. */
 const linear = (prefix: string) =>
-  workflowDef(`${prefix}_wf`, [
-    {
-      name: `${prefix}_1`,
-      taskReferenceName: 't1',
-      type: 'SIMPLE',
-      inputParameters: { p1: '${workflow.input.param1}', p2: '${workflow.input.param2}', p3: '${CPEWF_TASK_ID}' },
-    },
-    {
-      name: `${prefix}_2`,
-      taskReferenceName: 't2',
-      type: 'SIMPLE',
-      inputParameters: { tp1: '${workflow.input.param1}', tp2: '${t1.output.op}' },
-    },
-  ], { o3: '${t1.output.op}' });
+  workflowDef(
+    `${prefix}_wf`,
+    [
+      {
+        name: `${prefix}_1`,
+        taskReferenceName: 't1',
+        type: 'SIMPLE',
+        inputParameters: {
+          p1: '${workflow.input.param1}',
+          p2: '${workflow.input.param2}',
+          p3: '${CPEWF_TASK_ID}',
+        },
+      },
+      {
+        name: `${prefix}_2`,
+        taskReferenceName: 't2',
+        type: 'SIMPLE',
+        inputParameters: { tp1: '${workflow.input.param1}', tp2: '${t1.output.op}' },
+      },
+    ],
+    { o3: '${t1.output.op}' },
+  );
 const taskDef = (name: string, fields: Record<string, unknown> = {}) => ({
   name,
   retryCount: 1,
@@ -50,8 +58,11 @@ for (const storeCase of storeCases()) {
     const t = appSuite(storeCase, { clock });
     const fire = (): Promise<number> => t.server.timers.fireDue();
     /** Registers `prefix`'s two worker types (with `first` and `second` settings) and its workflow. */
-    const setup = async (prefix: string, first: Record<string, unknown> = {}, second: Record<string, unknown> = {}) =>
-      register(t.app, [linear(prefix)], [taskDef(`${prefix}_1`, first), taskDef(`${prefix}_2`, second)]);
+    const setup = async (
+      prefix: string,
+      first: Record<string, unknown> = {},
+      second: Record<string, unknown> = {},
+    ) => register(t.app, [linear(prefix)], [taskDef(`${prefix}_1`, first), taskDef(`${prefix}_2`, second)]);
     const start = async (prefix: string): Promise<string> => {
       const res = await call(t.app, 'POST', `/api/workflow/${prefix}_wf`, {
         input,
@@ -109,7 +120,12 @@ for (const storeCase of storeCases()) {
         clock.advance(11_000);
         await fire();
         assert.equal((await runOf(t.app, id)).status, 'TIMED_OUT');
-        const late = { taskId: task.taskId, workflowInstanceId: id, status: 'COMPLETED', outputData: { x: 1 } };
+        const late = {
+          taskId: task.taskId,
+          workflowInstanceId: id,
+          status: 'COMPLETED',
+          outputData: { x: 1 },
+        };
         const own = await call(t.app, 'POST', '/api/tasks', { ...late, workerId: 'holder' });
         assert.equal(own.status, 200, own.text);
         assert.equal(own.headers['baton-result-applied'], 'false');
@@ -443,7 +459,13 @@ for (const storeCase of storeCases()) {
       });
 
       it('"totalTimeoutSeconds=0 is disabled — retries continue as normal"', async () => {
-        await setup('rp_t0', { retryCount: 5, retryDelaySeconds: 0, totalTimeoutSeconds: 0, timeoutSeconds: 3600, responseTimeoutSeconds: 3600 });
+        await setup('rp_t0', {
+          retryCount: 5,
+          retryDelaySeconds: 0,
+          totalTimeoutSeconds: 0,
+          timeoutSeconds: 3600,
+          responseTimeoutSeconds: 3600,
+        });
         const id = await start('rp_t0');
         clock.advance(3_000_000);
         await failTask('rp_t0_1', 'failed');

@@ -61,17 +61,29 @@ async function startQuirkServer() {
         });
       if (path === '/v1/chat/completions' && body.model === 'parallel')
         return sse([
-          { id: 's1', model: 'parallel', choices: [{ index: 0, delta: { role: 'assistant', content: 'Work' } }] },
+          {
+            id: 's1',
+            model: 'parallel',
+            choices: [{ index: 0, delta: { role: 'assistant', content: 'Work' } }],
+          },
           { choices: [{ index: 0, delta: { content: 'ing.' } }] },
           {
             choices: [
-              { index: 0, delta: { tool_calls: [{ index: 0, id: 'c9', function: { name: 'add', arguments: '{"a":' } }] } },
+              {
+                index: 0,
+                delta: {
+                  tool_calls: [{ index: 0, id: 'c9', function: { name: 'add', arguments: '{"a":' } }],
+                },
+              },
             ],
           },
           { choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '2}' } }] } }] },
           {
             choices: [
-              { index: 0, delta: { tool_calls: [{ index: 1, id: 'c10', function: { name: 'mul', arguments: '{}' } }] } },
+              {
+                index: 0,
+                delta: { tool_calls: [{ index: 1, id: 'c10', function: { name: 'mul', arguments: '{}' } }] },
+              },
             ],
           },
           { choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] },
@@ -87,15 +99,30 @@ async function startQuirkServer() {
         // No usage anywhere, a ping, the tool's input in JSON pieces after text.
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         for (const e of [
-          { type: 'message_start', message: { id: 'msg_2', type: 'message', role: 'assistant', content: [] } },
+          {
+            type: 'message_start',
+            message: { id: 'msg_2', type: 'message', role: 'assistant', content: [] },
+          },
           { type: 'ping' },
           { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
           { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Check' } },
           { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'ing.' } },
           { type: 'content_block_stop', index: 0 },
-          { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'tu7', name: 'add', input: {} } },
-          { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"a"' } },
-          { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: ': 3}' } },
+          {
+            type: 'content_block_start',
+            index: 1,
+            content_block: { type: 'tool_use', id: 'tu7', name: 'add', input: {} },
+          },
+          {
+            type: 'content_block_delta',
+            index: 1,
+            delta: { type: 'input_json_delta', partial_json: '{"a"' },
+          },
+          {
+            type: 'content_block_delta',
+            index: 1,
+            delta: { type: 'input_json_delta', partial_json: ': 3}' },
+          },
           { type: 'content_block_stop', index: 1 },
           { type: 'message_delta', delta: { stop_reason: 'tool_use' } },
           { type: 'message_stop' },
@@ -221,7 +248,11 @@ for (const storeCase of storeCases()) {
       assert.equal(out.tokenUsed, 0);
       const request = server.seen.find((s) => s.path === '/v1/chat/completions');
       assert.ok(request, 'the bare host was called under /v1');
-      assert.equal(request.headers.authorization, undefined, 'no key was configured, so no Authorization is sent');
+      assert.equal(
+        request.headers.authorization,
+        undefined,
+        'no key was configured, so no Authorization is sent',
+      );
     });
 
     it('a stream with an untyped tool call split over chunks and usage in a last chunk without id', async () => {

@@ -415,7 +415,11 @@ for (const storeCase of storeCases()) {
         httpFlow(
           'from_human',
           [{ name: 'human', taskReferenceName: 'human', type: 'HUMAN', inputParameters: {} }],
-          { uri: '${workflow.input.base}/human?k=${human.output.x}', method: 'POST', body: '${human.output}' },
+          {
+            uri: '${workflow.input.base}/human?k=${human.output.x}',
+            method: 'POST',
+            body: '${human.output}',
+          },
         ),
         {
           name: 'child_of_registered',
@@ -439,7 +443,11 @@ for (const storeCase of storeCases()) {
               taskReferenceName: 'start',
               type: 'START_WORKFLOW',
               inputParameters: {
-                startWorkflow: { name: 'wfWebhook', version: 1, input: { callbackUrl: '${workflow.input.cb}' } },
+                startWorkflow: {
+                  name: 'wfWebhook',
+                  version: 1,
+                  input: { callbackUrl: '${workflow.input.cb}' },
+                },
               },
             },
           ],

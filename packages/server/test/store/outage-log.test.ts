@@ -8,8 +8,10 @@ function recorder() {
   return {
     lines,
     logger: {
-      warn: (fields: object, message: string) => lines.push({ level: 'warn', fields: { ...fields }, message }),
-      info: (fields: object, message: string) => lines.push({ level: 'info', fields: { ...fields }, message }),
+      warn: (fields: object, message: string) =>
+        lines.push({ level: 'warn', fields: { ...fields }, message }),
+      info: (fields: object, message: string) =>
+        lines.push({ level: 'info', fields: { ...fields }, message }),
     },
   };
 }

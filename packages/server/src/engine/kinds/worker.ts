@@ -237,7 +237,11 @@ function nonNegativeInt(value: unknown): number {
  * jitter (Conductor keeps the jitter in the message's delay only, so the same retry shows the
  * same value); a requeue made due at once (`delayMs` 0) shows 0.
  */
-function shownDelaySeconds(config: EffectiveTaskDef, previous: TaskRecord | undefined, delayMs: number): number {
+function shownDelaySeconds(
+  config: EffectiveTaskDef,
+  previous: TaskRecord | undefined,
+  delayMs: number,
+): number {
   const whole = Math.floor(delayMs / 1000);
   return previous ? Math.min(whole, retryDelaySeconds(config, previous.retryCount)) : whole;
 }

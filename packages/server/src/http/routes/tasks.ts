@@ -170,7 +170,9 @@ export function taskRoutes(app: FastifyInstance, { tasks, payloads, workflows }:
     async (req, reply) => {
       // RFC 7240 `Prefer: handling=strict` (Baton's SDK sends it): a late result of the holder is
       // refused with 409 like every other stale result, instead of Conductor's 200.
-      const strict = /(?:^|[,;\s])handling\s*=\s*"?strict"?(?:$|[,;\s])/i.test(String(req.headers.prefer ?? ''));
+      const strict = /(?:^|[,;\s])handling\s*=\s*"?strict"?(?:$|[,;\s])/i.test(
+        String(req.headers.prefer ?? ''),
+      );
       if (strict) void reply.header('preference-applied', 'handling=strict');
       const { task, lapsed } = await tasks.update(await payloads.inlineResult(toResult(req.body)), {
         ...(req.taskAccess && { access: req.taskAccess }),

@@ -97,8 +97,10 @@ export async function gatherMessageStream(
     role: 'assistant',
     model,
     content,
-    stop_reason: (stopReason ?? (content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn')) as
-      Anthropic.Message['stop_reason'],
+    stop_reason: (stopReason ??
+      (content.some((b) => b.type === 'tool_use')
+        ? 'tool_use'
+        : 'end_turn')) as Anthropic.Message['stop_reason'],
     stop_sequence: null,
     usage: { input_tokens: inputTokens, output_tokens: outputTokens },
   } as unknown as Anthropic.Message;

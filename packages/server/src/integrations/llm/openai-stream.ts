@@ -54,8 +54,10 @@ export async function gatherChatStream(
       {
         index: 0,
         logprobs: null,
-        finish_reason: (finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop')) as
-          OpenAI.Chat.ChatCompletion.Choice['finish_reason'],
+        finish_reason: (finishReason ??
+          (toolCalls.length > 0
+            ? 'tool_calls'
+            : 'stop')) as OpenAI.Chat.ChatCompletion.Choice['finish_reason'],
         message: {
           role: 'assistant',
           content,

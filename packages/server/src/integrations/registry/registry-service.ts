@@ -121,7 +121,8 @@ export class RegistryService {
     const rows = await this.store.read((tx) => tx.listServices());
     // LLM providers and prompts share the table under names no service can take; they are not services.
     return rows
-      .filter((row) => !isLlmProviderRow(row.name) && !isPromptRow(row.name)).map((row) => answerOf(recordFrom(row), row));
+      .filter((row) => !isLlmProviderRow(row.name) && !isPromptRow(row.name))
+      .map((row) => answerOf(recordFrom(row), row));
   }
 
   async delete(name: string): Promise<void> {
