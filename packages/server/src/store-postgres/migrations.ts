@@ -443,6 +443,9 @@ ALTER INDEX runs_search_words SET (fastupdate = off);
   'compact-rows': {
     none: 'PostgreSQL nodes of the previous release may share the database during a rolling upgrade and read task records and run definitions whole: the compact rows ship there as a later contract step, once no running node reads the whole shape',
   },
+  'packed-task-records': {
+    none: 'task records are stored whole on PostgreSQL (see compact-rows); packing them follows the compact shape there',
+  },
 };
 
 /** The PostgreSQL migrations, numbered as PostgreSQL databases record them. */

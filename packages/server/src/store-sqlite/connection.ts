@@ -1,5 +1,7 @@
 import Database from 'better-sqlite3';
 
+import { taskField } from '../store/task-record-storage.js';
+
 /** A better-sqlite3 connection with a cache of prepared statements (keyed by SQL text). */
 export class SqliteConnection {
   private readonly statements = new Map<string, Database.Statement<unknown[], unknown>>();
@@ -56,6 +58,9 @@ export function openConnection(
   db.pragma('temp_store = MEMORY');
   // Unicode-aware lower() for free-text search (SQLite's own lower() folds ASCII only),
   // so both stores match the same runs.
+  // One field of a task's stored record, packed or not (task-record-storage.ts): what searches
+  // read for the fields a packed record does not keep in clear.
+  db.function('baton_task_field', { deterministic: true }, taskField);
   db.function('baton_lower', { deterministic: true }, (value: unknown) =>
     typeof value === 'string' ? value.toLowerCase() : null,
   );

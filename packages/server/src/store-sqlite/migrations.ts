@@ -461,6 +461,15 @@ UPDATE runs SET definition = '#' || (SELECT d.id FROM run_definitions AS d WHERE
   WHERE substr(definition, 1, 1) <> '#';
 `,
   },
+  'packed-task-records': {
+    sql: `
+-- A task record keeps in clear only what an index reads (workflowType, startTime, executed while false)
+-- and packs the rest, compressed, into this column (store/task-record-storage.ts, record-codec.ts).
+-- Rows written before keep their whole records and read as they did. An older release cannot read
+-- a packed row, so it refuses this schema (one process owns an SQLite database: none shares it).
+ALTER TABLE tasks ADD COLUMN packed BLOB;
+`,
+  },
 };
 
 /** The SQLite migrations, numbered as SQLite databases record them. */

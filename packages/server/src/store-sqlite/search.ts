@@ -9,8 +9,9 @@ import type { SqliteConnection } from './connection.js';
 import { RUN_COLUMNS, type RunRow, run } from './sql.js';
 
 /**
- * Search on SQLite: task search and the condition part of run searches. Fields map to columns
- * or to the exact expressions of migration 7's indexes; values are named parameters.
+ * Search on SQLite: task search and the condition part of run searches. Fields map to columns,
+ * to the exact expressions of migration 7's indexes (on fields a packed task record keeps in
+ * clear), or to `baton_task_field`, which reads a record packed or not; values are named parameters.
  */
 const TASK_COLUMNS: Readonly<Record<TaskSearchField, FilterColumn>> = {
   taskId: { sql: 'task_id', numeric: false },
@@ -19,18 +20,18 @@ const TASK_COLUMNS: Readonly<Record<TaskSearchField, FilterColumn>> = {
   workflowId: { sql: 'workflow_id', numeric: false },
   workflowType: { sql: "json_extract(record, '$.workflowType')", numeric: false },
   referenceTaskName: { sql: 'reference_task_name', numeric: false },
-  workerId: { sql: "json_extract(record, '$.workerId')", numeric: false },
+  workerId: { sql: "baton_task_field(record, packed, 'workerId')", numeric: false },
   startTime: { sql: "json_extract(record, '$.startTime')", numeric: true },
-  scheduledTime: { sql: "json_extract(record, '$.scheduledTime')", numeric: true },
+  scheduledTime: { sql: "baton_task_field(record, packed, 'scheduledTime')", numeric: true },
   updateTime: { sql: 'update_time', numeric: true },
-  endTime: { sql: "json_extract(record, '$.endTime')", numeric: true },
+  endTime: { sql: "baton_task_field(record, packed, 'endTime')", numeric: true },
 };
 
 const SORT_COLUMNS: Readonly<Record<TaskSortField, string>> = {
   updateTime: 'update_time',
   startTime: "json_extract(record, '$.startTime')",
-  scheduledTime: "json_extract(record, '$.scheduledTime')",
-  endTime: "json_extract(record, '$.endTime')",
+  scheduledTime: "baton_task_field(record, packed, 'scheduledTime')",
+  endTime: "baton_task_field(record, packed, 'endTime')",
   status: 'status',
   taskType: 'task_type',
   taskId: 'task_id',
@@ -86,8 +87,8 @@ export function searchTasks(
   const text = freeTextNeedle(query.freeText);
   if (text !== undefined) {
     where.push(
-      `(task_id = @text OR instr(baton_lower(json_extract(record, '$.inputData')), @needle) > 0
-        OR instr(baton_lower(json_extract(record, '$.outputData')), @needle) > 0)`,
+      `(task_id = @text OR instr(baton_lower(baton_task_field(record, packed, 'inputData')), @needle) > 0
+        OR instr(baton_lower(baton_task_field(record, packed, 'outputData')), @needle) > 0)`,
     );
     params.text = text;
     params.needle = text.toLowerCase();

@@ -41,7 +41,7 @@ import { SqlEventsTx } from '../store/events-tx.js';
 import {
   type StoredTaskRow,
   TASK_ROW_COLUMNS,
-  storedTaskRecord,
+  storedTaskParts,
   taskFromRow,
 } from '../store/task-record-storage.js';
 import { TX_ACCESS, guardMethods } from '../store/tx-access.js';
@@ -99,7 +99,7 @@ function taskDef(row: TaskDefRow): StoredTaskDef {
  */
 /** Writes one whole task record; callers may add conditions after the WHERE. */
 const UPDATE_TASK = `UPDATE tasks SET workflow_id = @workflowId, seq = @seq, reference_task_name = @ref, task_type = @type,
-  status = @status, update_time = @updateTime, record = @record
+  status = @status, update_time = @updateTime, record = @record, packed = @packed
   WHERE task_id = @taskId`;
 
 /** `$n` parameters (any order, any repeats) as `?` with the values in the order they appear. */
@@ -358,8 +358,8 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
   async insertTasks(tasks: readonly TaskRecord[]): Promise<void> {
     for (const t of tasks) {
       this.c.run(
-        `INSERT INTO tasks (task_id, workflow_id, seq, reference_task_name, task_type, status, update_time, record)
-         VALUES (@taskId, @workflowId, @seq, @ref, @type, @status, @updateTime, @record)`,
+        `INSERT INTO tasks (task_id, workflow_id, seq, reference_task_name, task_type, status, update_time, record, packed)
+         VALUES (@taskId, @workflowId, @seq, @ref, @type, @status, @updateTime, @record, @packed)`,
         taskColumns(t),
       );
     }
@@ -556,7 +556,8 @@ function runColumns(r: RunRecord): Record<string, string | number | null> {
   };
 }
 
-function taskColumns(t: TaskRecord): Record<string, string | number> {
+function taskColumns(t: TaskRecord): Record<string, string | number | Buffer | null> {
+  const { record, packed } = storedTaskParts(t);
   return {
     taskId: t.taskId,
     workflowId: t.workflowInstanceId,
@@ -565,6 +566,7 @@ function taskColumns(t: TaskRecord): Record<string, string | number> {
     type: t.taskType,
     status: t.status,
     updateTime: t.updateTime,
-    record: storedTaskRecord(t),
+    record,
+    packed,
   };
 }

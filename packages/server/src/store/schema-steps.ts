@@ -39,6 +39,7 @@ export const SCHEMA_STEPS = [
   { version: 13, name: 'schema-compatibility', compatibleFrom: 11 },
   { version: 14, name: 'storage-per-step', compatibleFrom: 11 },
   { version: 15, name: 'compact-rows', compatibleFrom: 15, contract: true },
+  { version: 16, name: 'packed-task-records', compatibleFrom: 16, contract: true },
 ] as const satisfies readonly SchemaStep[];
 
 export type SchemaStepName = (typeof SCHEMA_STEPS)[number]['name'];

@@ -1,5 +1,7 @@
 import type { TaskRecord } from '@baton/protocol';
 
+import { packRecord, unpackRecord } from './record-codec.js';
+
 /**
  * The compact stored form of a task record (docs/design/payloads-and-archive.md, "Bytes per
  * step"): what a task row's `record` column holds on a store that writes it. A task is written
@@ -12,6 +14,13 @@ import type { TaskRecord } from '@baton/protocol';
  * Reading restores both, so a read answers exactly what was written. A record stored whole (by an
  * older release) reads the same: its own fields win over the defaults, and the columns hold the
  * same values as its fields.
+ *
+ * On a store that packs task records (SQLite), the record is also split (`storedTaskParts`):
+ * `record` keeps in clear only the fields SQL reads from it through an index (`CLEAR_FIELDS`), and
+ * `packed` holds the rest, compressed (record-codec.ts). Every version is packed, the first one
+ * too: a row written large and rewritten smaller leaves the difference as a hole in its page that
+ * nothing fills (rows are appended in key order), so packing only the final version saved half of
+ * what it could. Reading merges the two parts, so where a field was stored never shows.
  */
 
 /** The columns a task row has besides `record`, as SQL names them. */
@@ -28,11 +37,21 @@ export interface TaskRowColumns {
 /** A task row as a read selects it: `TASK_ROW_COLUMNS`. */
 export interface StoredTaskRow extends TaskRowColumns {
   record: string;
+  /** The packed rest of a final version's record; absent or null on a record kept whole. */
+  packed?: Uint8Array | null;
 }
 
-/** What a read selects to rebuild a task (the columns, then the stored record). */
+/** What a read selects to rebuild a task (the columns, then the stored record and its packed rest). */
 export const TASK_ROW_COLUMNS =
-  'task_id, workflow_id, seq, reference_task_name, task_type, status, update_time, record';
+  'task_id, workflow_id, seq, reference_task_name, task_type, status, update_time, record, packed';
+
+/**
+ * The fields a packed task's `record` keeps in clear: those an index reads from the record's
+ * JSON (SQLite's `tasks_search_workflow_type`, `tasks_search_start`, and `executed` in the
+ * condition of `tasks_to_decide`, stored only while false). Every other field SQL may look at goes
+ * through `taskField`, which reads both parts.
+ */
+export const CLEAR_FIELDS: ReadonlySet<string> = new Set(['workflowType', 'startTime', 'executed']);
 
 /** The fields a task row keeps in columns, so its stored record leaves them out. */
 const COLUMN_FIELDS = [
@@ -68,25 +87,74 @@ const DEFAULT_FIELDS = Object.keys(STORED_DEFAULTS) as DefaultField[];
 const COLUMN_FIELD_SET: ReadonlySet<string> = new Set(COLUMN_FIELDS);
 const DEFAULT_VALUES: ReadonlyMap<string, unknown> = new Map(Object.entries(STORED_DEFAULTS));
 
-/** The JSON text a task row's `record` column holds for `task`. */
+/** Whether a field of `task` is left out of its stored record (a column, or its usual value). */
+function leftOut(task: TaskRecord, field: string, value: unknown): boolean {
+  if (COLUMN_FIELD_SET.has(field)) return true;
+  if (DEFAULT_VALUES.has(field) && DEFAULT_VALUES.get(field) === value) return true;
+  return field === 'taskDefName' && value === task.taskType;
+}
+
+/** The JSON text a task row's `record` column holds for `task`, kept whole (never packed). */
 export function storedTaskRecord(task: TaskRecord): string {
   // Copied field by field rather than spread and deleted from: a deleted property turns the object
   // into a slow dictionary, and this runs on every task write.
   const stored: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(task)) {
-    if (COLUMN_FIELD_SET.has(field)) continue;
-    if (DEFAULT_VALUES.has(field) && DEFAULT_VALUES.get(field) === value) continue;
-    if (field === 'taskDefName' && value === task.taskType) continue;
-    stored[field] = value;
+    if (!leftOut(task, field, value)) stored[field] = value;
   }
   return JSON.stringify(stored);
+}
+
+/** What a task row's `record` and `packed` columns hold for `task`, on a store that packs. */
+export function storedTaskParts(task: TaskRecord): { record: string; packed: Buffer } {
+  const clear: Record<string, unknown> = {};
+  const rest: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(task)) {
+    if (leftOut(task, field, value)) continue;
+    if (CLEAR_FIELDS.has(field)) clear[field] = value;
+    else rest[field] = value;
+  }
+  return { record: JSON.stringify(clear), packed: packRecord(JSON.stringify(rest)) };
+}
+
+/** The record of a row, both parts merged, as parsed JSON (the columns not yet laid over it). */
+function storedFields(row: {
+  task_id: string;
+  record: string;
+  packed?: Uint8Array | null;
+}): Record<string, unknown> {
+  const task = JSON.parse(row.record) as Record<string, unknown>;
+  if (row.packed !== undefined && row.packed !== null)
+    Object.assign(
+      task,
+      JSON.parse(unpackRecord(row.packed, `task ${row.task_id}`)) as Record<string, unknown>,
+    );
+  return task;
+}
+
+/**
+ * One top-level field of a stored task record, as SQLite's `json_extract(record, '$.field')`
+ * answers it (an object or array as JSON text): the SQL function `baton_task_field(record,
+ * packed, field)` that searches use for the fields a packed record does not keep in clear.
+ */
+export function taskField(record: unknown, packed: unknown, field: unknown): string | number | null {
+  if (typeof record !== 'string' || typeof field !== 'string') return null;
+  const fields =
+    packed instanceof Uint8Array
+      ? storedFields({ task_id: '(searched)', record, packed })
+      : (JSON.parse(record) as Record<string, unknown>);
+  const value = fields[field];
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'string' || typeof value === 'number') return value;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  return JSON.stringify(value);
 }
 
 /** The task a row holds, whole again: the stored record, its left-out defaults, then the columns. */
 export function taskFromRow(row: StoredTaskRow): TaskRecord {
   // Filled in on the parsed object itself: spreading three objects into a new one on every task
   // read cost more than the parse.
-  const task = JSON.parse(row.record) as Record<string, unknown>;
+  const task = storedFields(row);
   for (const field of DEFAULT_FIELDS) if (task[field] === undefined) task[field] = STORED_DEFAULTS[field];
   if (task.taskDefName === undefined) task.taskDefName = row.task_type;
   task.taskId = row.task_id;

@@ -18,11 +18,12 @@ import {
 
 /**
  * Steps a dialect has no SQL for: `hot-path` predates the joined lists; `storage-per-step` sets a
- * PostgreSQL index option, and `compact-rows` reshapes SQLite's task and run rows (PostgreSQL
- * nodes of the previous release may still share a database, so it waits for a later release there).
+ * PostgreSQL index option, and `compact-rows` reshapes SQLite's task and run rows and
+ * `packed-task-records` packs SQLite's final task versions (PostgreSQL nodes of the previous release
+ * may still share a database, so both wait for a later release there).
  */
 const WITHOUT_SQL: Readonly<Record<string, readonly string[]>> = {
-  postgres: ['compact-rows'],
+  postgres: ['compact-rows', 'packed-task-records'],
   sqlite: ['hot-path', 'storage-per-step'],
 };
 

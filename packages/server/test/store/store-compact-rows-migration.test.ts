@@ -54,7 +54,8 @@ for (const c of storeCases().filter((s) => s.name === 'sqlite')) {
           'ALTER TABLE task_latest_old RENAME TO task_latest',
           `UPDATE runs SET definition = (SELECT d.definition FROM run_definitions AS d WHERE '#' || d.id = runs.definition)`,
           'DROP TABLE run_definitions',
-          "DELETE FROM schema_migrations WHERE name = 'compact-rows'",
+          'ALTER TABLE tasks DROP COLUMN packed',
+          "DELETE FROM schema_migrations WHERE name IN ('compact-rows', 'packed-task-records')",
         ]);
         const store = openSqliteStore({ file });
         try {

@@ -148,6 +148,7 @@ for (const c of storeCases()) {
                 'DROP TRIGGER runs_search_delete',
                 'DROP TABLE run_search',
                 'ALTER TABLE runs DROP COLUMN search_rowid',
+                'ALTER TABLE tasks DROP COLUMN packed',
               ]),
           'DELETE FROM schema_migrations WHERE version >= 5',
           'ALTER TABLE schema_migrations DROP COLUMN compatible_from',

@@ -61,6 +61,7 @@ for (const c of storeCases()) {
                 'DROP TRIGGER runs_search_delete',
                 'DROP TABLE run_search',
                 'ALTER TABLE runs DROP COLUMN search_rowid',
+                'ALTER TABLE tasks DROP COLUMN packed',
               ]),
           'DROP INDEX queue_messages_locked',
           `DELETE FROM schema_migrations WHERE version > ${previous}`,
