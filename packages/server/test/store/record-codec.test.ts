@@ -55,6 +55,27 @@ void describe('packed records (store/record-codec.ts)', () => {
     assert.equal(packDictionary(2), undefined);
   });
 
+  void it('never reads a packed record with a damaged byte as other text (its checksum)', () => {
+    const text = JSON.stringify({ outputData: { amount: 42.5, note: 'a small note', list: [1, 2, 3] } });
+    const packed = packRecord(text);
+    for (let at = 1; at < packed.length; at++) {
+      for (const flip of [0x01, 0x80]) {
+        const damaged = Buffer.from(packed);
+        damaged[at] = (damaged[at] ?? 0) ^ flip;
+        // Either the damage is caught, or it fell in bits the stream does not use (the padding
+        // after its last code) and the very text comes back: never other text.
+        let read: string | undefined;
+        try {
+          read = unpackRecord(damaged, 'task t-9');
+        } catch (e) {
+          assert.ok(e instanceof PackedRecordError, String(e));
+          continue;
+        }
+        assert.equal(read, text, `byte ${at} flipped by ${flip} read as other text`);
+      }
+    }
+  });
+
   void it('names the row when its packed record cannot be read, and never guesses', () => {
     const good = packRecord('{"a":1}');
     assert.throws(
