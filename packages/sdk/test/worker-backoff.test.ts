@@ -74,14 +74,12 @@ describe('worker loop when idle (real server, recorded wire)', () => {
       const expected = [1, 2, 4, 8, 8];
       const gaps = expected.map((_, i) => all[i + 1]!.startedAt - all[i]!.endedAt!);
       t.diagnostic(`gaps on the wire between empty polls (ms): ${gaps.map((g) => g.toFixed(2)).join(', ')}`);
+      // The wire shows each wait was taken (a busy machine only makes a gap longer, so only the
+      // lower bound is checked there); the runner's events show each wait's length exactly.
       for (const [i, gap] of gaps.entries()) {
         assert.ok(
           gap >= expected[i]! - 0.5,
           `gap ${i} was ${gap.toFixed(2)} ms, expected ≥ ${expected[i]} ms`,
-        );
-        assert.ok(
-          gap < expected[i]! + 250,
-          `gap ${i} was ${gap.toFixed(2)} ms, expected about ${expected[i]} ms`,
         );
       }
       // The work reset the back-off: the poll after the task came at once, the next empty one 1 ms later.
@@ -91,9 +89,17 @@ describe('worker loop when idle (real server, recorded wire)', () => {
       assert.deepEqual(idle.slice(0, 5), expected);
       assert.equal(idle[withWork], 1, 'back to 1 ms after work arrived');
       const gapAfterWork = all[withWork + 2]!.startedAt - all[withWork + 1]!.endedAt!;
-      assert.ok(gapAfterWork >= 0.5 && gapAfterWork < 250, `gap after work ${gapAfterWork.toFixed(2)} ms`);
-      const gapRightAfterWork = all[withWork + 1]!.startedAt - all[withWork]!.endedAt!;
-      assert.ok(gapRightAfterWork < 250, 'no idle wait after a poll that brought work');
+      assert.ok(gapAfterWork >= 0.5, `gap after work ${gapAfterWork.toFixed(2)} ms`);
+      // No idle wait after the poll that brought work: the runner polled again without one (the
+      // events, in order: that poll, its task done, the next poll; no idle between them).
+      const order = events.filter((e) => e.type === 'poll' || e.type === 'idle' || e.type === 'task-done');
+      const pollEvents = order.flatMap((e, i) => (e.type === 'poll' ? [i] : []));
+      const between = order.slice(pollEvents[withWork]! + 1, pollEvents[withWork + 1]);
+      assert.deepEqual(
+        between.map((e) => e.type),
+        ['task-done'],
+        'no idle wait after a poll that brought work',
+      );
     } finally {
       await pool.stop({ graceMs: 1000 });
     }
