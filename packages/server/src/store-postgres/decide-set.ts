@@ -2,13 +2,14 @@ import type { TaskRecord } from '@baton/protocol';
 
 import { latestByNameRows, PG_TO_DECIDE } from '../store/decide-set.js';
 import type { Query, Sql } from './sql.js';
+import { type PgTaskRow, TASK_COLUMNS, taskFromPgRow } from './task-rows.js';
 
 /** The decide set on PostgreSQL (see ../decide-set.ts and ARCHITECTURE.md "The decide set"). */
 
 // Two index scans: the partial index `tasks_to_decide` and `task_latest`'s primary key.
 export const DECIDE_TASKS: Sql = {
   name: 'baton_decide_tasks',
-  text: `SELECT record FROM tasks WHERE task_id IN (
+  text: `SELECT ${TASK_COLUMNS} FROM tasks WHERE task_id IN (
       SELECT task_id FROM tasks WHERE workflow_id = $1 AND ${PG_TO_DECIDE}
       UNION
       SELECT task_id FROM task_latest WHERE workflow_id = $1)
@@ -31,5 +32,5 @@ export function latestByNameParams(tasks: readonly TaskRecord[]): [string[], str
 }
 
 export async function decideTasks(q: Query, workflowId: string): Promise<TaskRecord[]> {
-  return (await q<{ record: TaskRecord }>(DECIDE_TASKS, [workflowId])).rows.map((r) => r.record);
+  return (await q<PgTaskRow>(DECIDE_TASKS, [workflowId])).rows.map(taskFromPgRow);
 }

@@ -1,4 +1,4 @@
-import type { QueueCounts, TaskRecord } from '@baton/protocol';
+import type { QueueCounts } from '@baton/protocol';
 
 import {
   type QueueCountsRow,
@@ -26,7 +26,14 @@ import { storableTime } from '../bounds/time.js';
 /** A claimed message's row, with its task's record and the task definitions' change counter. */
 export interface ClaimedRow extends QueueMessageRow {
   prev_visible_at: number;
-  task_record: TaskRecord | null;
+  // The claimed task's row (task-rows.ts), every one null when the task is gone.
+  task_record: Record<string, unknown> | null;
+  task_workflow_id: string | null;
+  task_seq: number | null;
+  task_ref_name: string | null;
+  task_type: string | null;
+  task_status: string | null;
+  task_update_time: number | null;
   defs_version: number | null;
 }
 

@@ -5,6 +5,7 @@ import { freeTextNeedle, freeTextWords, likePrefix, runOrderBy, taskOrderBy } fr
 import { type FilterColumn, RUN_FILTER_COLUMNS, compileFilter } from '../store/sql-filter.js';
 import type { ArchivedRun, RunQuery, TaskQuery, TaskSearchField, TaskSortField } from '../store/store.js';
 import type { Query } from './sql.js';
+import { type PgTaskRow, TASK_COLUMNS, taskFromPgRow } from './task-rows.js';
 
 /**
  * Task search on PostgreSQL. Every field maps to a column or to the exact expression of an
@@ -70,7 +71,7 @@ export function taskSearchSql(query: TaskQuery): {
   const offset = p(Math.max(0, query.start));
   return {
     count: `SELECT count(*)::int AS n FROM tasks ${whereSql}`,
-    page: `SELECT record FROM tasks ${whereSql} ORDER BY ${taskOrderBy(query.sort, SORT_COLUMNS)} LIMIT ${limit} OFFSET ${offset}`,
+    page: `SELECT ${TASK_COLUMNS} FROM tasks ${whereSql} ORDER BY ${taskOrderBy(query.sort, SORT_COLUMNS)} LIMIT ${limit} OFFSET ${offset}`,
     filterParams,
     pageParams: params,
   };
@@ -82,8 +83,8 @@ export async function searchTasks(
 ): Promise<{ totalHits: number; results: TaskRecord[] }> {
   const sql = taskSearchSql(query);
   const count = await q<{ n: number }>(sql.count, sql.filterParams);
-  const page = await q<{ record: TaskRecord }>(sql.page, sql.pageParams);
-  return { totalHits: count.rows[0]?.n ?? 0, results: page.rows.map((r) => r.record) };
+  const page = await q<PgTaskRow>(sql.page, sql.pageParams);
+  return { totalHits: count.rows[0]?.n ?? 0, results: page.rows.map(taskFromPgRow) };
 }
 
 /** Run search on PostgreSQL: hot runs and the archive's index answer the same conditions. */

@@ -2,6 +2,7 @@ import type pg from 'pg';
 
 import { storableParams } from './text.js';
 import { LISTENER_NAME, QUEUE_CHANNEL } from './queue-listener.js';
+import { TASK_COLUMNS } from './task-rows.js';
 
 /**
  * Hot statements are named: pg prepares a named statement once per connection and then only
@@ -29,10 +30,12 @@ const named = (name: string, text: string): Sql => ({ name: `baton_${name}`, tex
 
 const WF_COLUMNS = 'definition, version, create_time, update_time';
 /**
- * The end of a claim (`u`: the messages it locked): each with its task's record (null when the task
- * is gone) and the task definitions' change counter, read in the claim's own snapshot.
+ * The end of a claim (`u`: the messages it locked): each with its task's record and columns (null
+ * when the task is gone; the record alone may be compact, task-rows.ts) and the task definitions' change counter, read in the claim's own snapshot.
  */
-const CLAIMED_WITH = `SELECT u.*, t.record AS task_record, (SELECT version FROM task_defs_version) AS defs_version
+const CLAIMED_WITH = `SELECT u.*, t.record AS task_record, t.seq AS task_seq, t.reference_task_name AS task_ref_name,
+       t.task_type AS task_type, t.status AS task_status, t.update_time AS task_update_time, t.workflow_id AS task_workflow_id,
+       (SELECT version FROM task_defs_version) AS defs_version
      FROM u LEFT JOIN tasks AS t ON t.task_id = u.task_id`;
 const MESSAGE_COLUMNS = `m.task_id, m.queue_name, m.workflow_id, m.task_ref, m.attempt, m.priority, m.visible_at, m.lock_ms,
   m.locked_until, m.lock_token, m.worker_id, m.delivery_count, m.dead_lettered, m.created_at`;
@@ -184,11 +187,11 @@ export const SQL = {
        AND CASE t.status WHEN 'SCHEDULED' THEN true WHEN 'IN_PROGRESS' THEN true ELSE false END
      RETURNING t.task_id`,
   ),
-  getTask: named('get_task', 'SELECT record FROM tasks WHERE task_id = $1'),
-  getTasks: named('get_tasks', 'SELECT task_id, record FROM tasks WHERE task_id = ANY($1::text[])'),
+  getTask: named('get_task', `SELECT ${TASK_COLUMNS} FROM tasks WHERE task_id = $1`),
+  getTasks: named('get_tasks', `SELECT ${TASK_COLUMNS} FROM tasks WHERE task_id = ANY($1::text[])`),
   getRunTasks: named(
     'get_run_tasks',
-    'SELECT record FROM tasks WHERE workflow_id = $1 ORDER BY seq, task_id',
+    `SELECT ${TASK_COLUMNS} FROM tasks WHERE workflow_id = $1 ORDER BY seq, task_id`,
   ),
   appendTaskLogs: named(
     'append_task_logs',

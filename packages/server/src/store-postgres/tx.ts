@@ -52,6 +52,7 @@ import * as auth from './auth.js';
 import { deferMessages, lockTaskLimit, setTaskRateWindow } from './limits.js';
 import { type Query, SQL } from './sql.js';
 import { type ClaimedRow, PgQueueTx } from './queue.js';
+import { type PgTaskRow, taskFromPgColumns, taskFromPgRow } from './task-rows.js';
 import type { TaskDefCache } from './task-def-cache.js';
 import type { WriteBehind } from './write-behind.js';
 import type { MemberLocks } from './group-commit.js';
@@ -79,10 +80,12 @@ interface RunRow {
   record: Omit<RunRecord, 'workflowDefinition'>;
   definition: WorkflowDef;
 }
+/** A task read back whole (task-rows.ts), with its id for putting reads in order. */
 interface TaskRow {
   task_id: string;
-  record: TaskRecord;
+  task: TaskRecord;
 }
+const taskRow = (r: PgTaskRow): TaskRow => ({ task_id: r.task_id, task: taskFromPgRow(r) });
 
 const workflowDef = (r: WorkflowDefRow): StoredWorkflowDef =>
   workflowDefFromColumns(r.definition, r.version, r.create_time, r.update_time);
@@ -279,9 +282,11 @@ export class PgTx extends PgQueueTx implements Tx {
       { sql: SQL.lockRun, values: [workflowId] },
       { sql: DECIDE_TASKS, values: [workflowId] },
     ]);
-    const inSet = (decideSet?.rows as TaskRow[] | undefined)?.find((r) => r.record.taskId === taskId);
-    // A copy: the caller may change its task, and the decide set must stay as read.
-    const task = inSet ? { ...inSet.record } : await this.getTask(taskId);
+    const inSet = (decideSet?.rows as PgTaskRow[] | undefined)?.find((r) => r.task_id === taskId);
+    // A fresh restore: the caller may change its task, and the decide set must stay as read.
+    const task = inSet
+      ? taskFromPgRow({ ...inSet, record: { ...inSet.record } })
+      : await this.getTask(taskId);
     const locked = this.lockedRow(workflowId, lock, decideSet);
     this.locked = { workflowId, at: this.writes.statements, run: locked };
     return task;
@@ -298,7 +303,7 @@ export class PgTx extends PgQueueTx implements Tx {
       this.prefetched = {
         workflowId,
         at: this.writes.statements,
-        tasks: (decideSet.rows as Array<{ record: TaskRecord }>).map((r) => r.record),
+        tasks: (decideSet.rows as PgTaskRow[]).map((r) => taskFromPgRow({ ...r, record: { ...r.record } })),
       };
     }
     if (!row) return undefined;
@@ -309,7 +314,19 @@ export class PgTx extends PgQueueTx implements Tx {
   protected override claimedWith(rows: readonly ClaimedRow[]): void {
     if (!this.writes) return;
     const found: TaskRow[] = [];
-    for (const r of rows) if (r.task_record) found.push({ task_id: r.task_id, record: r.task_record });
+    for (const r of rows) {
+      const task = taskFromPgColumns({
+        task_id: r.task_id,
+        workflow_id: r.task_workflow_id,
+        seq: r.task_seq,
+        reference_task_name: r.task_ref_name,
+        task_type: r.task_type,
+        status: r.task_status,
+        update_time: r.task_update_time,
+        record: r.task_record,
+      });
+      if (task) found.push({ task_id: r.task_id, task });
+    }
     this.claimedTasks = { at: this.writes.statements, ids: new Set(rows.map((r) => r.task_id)), rows: found };
     // As with a run lock: definitions read next come from the cache while the counter holds.
     if (rows[0]) this.sawDefsVersion(rows[0].defs_version);
@@ -436,8 +453,9 @@ export class PgTx extends PgQueueTx implements Tx {
   }
 
   async getTask(taskId: string): Promise<TaskRecord | undefined> {
-    const { rows } = await this.q<TaskRow>(SQL.getTask, [taskId]);
-    return rows[0]?.record;
+    const { rows } = await this.q<PgTaskRow>(SQL.getTask, [taskId]);
+    const row = rows[0];
+    return row ? taskFromPgRow(row) : undefined;
   }
 
   async getTasks(taskIds: readonly string[]): Promise<TaskRecord[]> {
@@ -446,13 +464,13 @@ export class PgTx extends PgQueueTx implements Tx {
     const claimed = this.claimedTasks;
     this.claimedTasks = undefined;
     if (claimed && claimed.at === this.writes?.statements && taskIds.every((id) => claimed.ids.has(id)))
-      return inRequestedOrder(taskIds, claimed.rows, (r) => r.record);
-    const { rows } = await this.q<TaskRow>(SQL.getTasks, [uniqueSorted(taskIds)]);
-    return inRequestedOrder(taskIds, rows, (r) => r.record);
+      return inRequestedOrder(taskIds, claimed.rows, (r) => r.task);
+    const { rows } = await this.q<PgTaskRow>(SQL.getTasks, [uniqueSorted(taskIds)]);
+    return inRequestedOrder(taskIds, rows.map(taskRow), (r) => r.task);
   }
 
   async getRunTasks(workflowId: string): Promise<TaskRecord[]> {
-    return (await this.q<TaskRow>(SQL.getRunTasks, [workflowId])).rows.map((r) => r.record);
+    return (await this.q<PgTaskRow>(SQL.getRunTasks, [workflowId])).rows.map(taskFromPgRow);
   }
 
   async getDecideTasks(workflowId: string): Promise<TaskRecord[]> {
