@@ -1,6 +1,6 @@
 import type { TaskRecord } from '@baton/protocol';
 
-import { STORED_DEFAULTS, type TaskRowColumns } from '../store/task-record-storage.js';
+import { restoreTask, type TaskRowColumns } from '../store/task-record-storage.js';
 
 /**
  * Task rows as PostgreSQL reads them: the row's columns and its `record`, restored to the whole
@@ -8,9 +8,8 @@ import { STORED_DEFAULTS, type TaskRowColumns } from '../store/task-record-stora
  * (docs/design/payloads-and-archive.md, "Bytes per step": the columns and the usual values left
  * out); both read the same, so a database may hold both shapes while its nodes are upgraded.
  *
- * Not `taskFromRow` of store/task-record-storage.ts: that parses the record's text, and the
- * driver hands PostgreSQL's jsonb over already parsed, so re-serialising it to reuse the parse
- * would cost more than the few lines repeated here.
+ * The driver hands PostgreSQL's jsonb over already parsed, so rows go to `restoreTask` directly
+ * rather than through `taskFromRow`, which parses a record's text.
  */
 
 /** A task row as `TASK_COLUMNS` selects it. */
@@ -22,26 +21,9 @@ export interface PgTaskRow extends TaskRowColumns {
 export const TASK_COLUMNS =
   'task_id, workflow_id, seq, reference_task_name, task_type, status, update_time, record';
 
-const DEFAULT_ENTRIES = Object.entries(STORED_DEFAULTS);
-
-/**
- * The task a row holds, whole: the stored record, the usual values it left out, then the columns.
- * The columns win over the record's own fields: they are what every update writes, and a whole
- * record holds the same values.
- */
+/** The task a row holds, whole (store/task-record-storage.ts `restoreTask`). */
 export function taskFromPgRow(row: PgTaskRow): TaskRecord {
-  // Filled in on the parsed object itself, which the driver made for this read alone.
-  const task = row.record;
-  for (const [field, value] of DEFAULT_ENTRIES) if (task[field] === undefined) task[field] = value;
-  if (task.taskDefName === undefined) task.taskDefName = row.task_type;
-  task.taskId = row.task_id;
-  task.workflowInstanceId = row.workflow_id;
-  task.seq = row.seq;
-  task.status = row.status;
-  task.referenceTaskName = row.reference_task_name;
-  task.taskType = row.task_type;
-  task.updateTime = row.update_time;
-  return task as unknown as TaskRecord;
+  return restoreTask(row.record, row);
 }
 
 /** The same, for a row whose task may be missing (a left join): every column null then. */

@@ -185,9 +185,19 @@ export function taskField(record: unknown, packed: unknown, field: unknown): str
 
 /** The task a row holds, whole again: the stored record, its left-out defaults, then the columns. */
 export function taskFromRow(row: StoredTaskRow): TaskRecord {
-  // Filled in on the parsed object itself: spreading three objects into a new one on every task
-  // read cost more than the parse.
-  const task = storedFields(row);
+  return restoreTask(storedFields(row), row);
+}
+
+/**
+ * A task whole again from its stored record's fields (parsed; either shape) and its row's
+ * columns: the usual values the record left out, then the columns, which win over the record's
+ * own fields (they are what every update writes, and a whole record holds the same values).
+ * Both dialects read through it; PostgreSQL's driver hands the record over already parsed.
+ */
+export function restoreTask(fields: Record<string, unknown>, row: TaskRowColumns): TaskRecord {
+  // Filled in on the parsed object itself, made for this read alone: spreading three objects into
+  // a new one on every task read cost more than the parse.
+  const task = fields;
   for (const field of DEFAULT_FIELDS) if (task[field] === undefined) task[field] = STORED_DEFAULTS[field];
   if (task.taskDefName === undefined) task.taskDefName = row.task_type;
   task.taskId = row.task_id;
