@@ -344,8 +344,12 @@ void describe('e2e: two nodes outlive faults of their PostgreSQL', () => {
         for (const node of nodes) {
           const live = await http('GET', `${node.url}/health/live`);
           assert.equal(live.status, 200);
-          const ready = await http('GET', `${node.url}/health/ready`);
-          assert.equal(ready.status, 200);
+          // Ready again within a bound: a pool connection the last fault left behind may be found
+          // by this first look, as by any request (the suite waits on /health the same way).
+          await waitFor(
+            async () => ((await http('GET', `${node.url}/health/ready`)).status === 200 ? true : undefined),
+            { timeoutMs: 30_000, intervalMs: 100, what: `${node.url}/health/ready 200 at the end` },
+          );
         }
         const retries = [...allTasks.values()].filter((x) => x.retried).length;
         t.diagnostic(
