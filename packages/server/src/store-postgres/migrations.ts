@@ -446,6 +446,21 @@ ALTER INDEX runs_search_words SET (fastupdate = off);
   'packed-task-records': {
     none: 'task records are stored whole on PostgreSQL (see compact-rows); packing them follows the compact shape there',
   },
+  'task-record-shape': {
+    sql: `
+-- Packed task records (store-postgres/record-shape.ts): a task row's record keeps in clear only what
+-- SQL reads from it, and packed holds the rest, compressed. Which shape a node writes is the
+-- database's setting: whole on a database upgraded from an earlier release, whose nodes may still
+-- be running and read records whole, until the operator switches it; a database this step creates
+-- is set to packed by the node that creates it. Both shapes read the same.
+CREATE TABLE store_settings (
+  name  TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+INSERT INTO store_settings (name, value) VALUES ('task_records', 'whole');
+ALTER TABLE tasks ADD COLUMN packed BYTEA;
+`,
+  },
 };
 
 /** The PostgreSQL migrations, numbered as PostgreSQL databases record them. */

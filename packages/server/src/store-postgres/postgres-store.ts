@@ -2,6 +2,7 @@ import pg from 'pg';
 
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { PgTx } from './tx.js';
+import { type TaskRecordShape, taskRecordShape } from './record-shape.js';
 import { TaskDefCache } from './task-def-cache.js';
 import { type PreparedPlan, WriteBehind } from './write-behind.js';
 import { SQL, queryOn } from './sql.js';
@@ -92,6 +93,8 @@ export class PostgresStore implements Store {
   readonly notifyStats: NotifyStats = { sent: 0, skipped: 0 };
   private readonly taskDefCache = new TaskDefCache();
   private readonly migrations: readonly Migration[];
+  /** The shape this node writes task rows in (record-shape.ts), read when it migrates. */
+  private readonly records: { shape: TaskRecordShape } = { shape: 'whole' };
   private closing: Promise<void> | undefined;
   /** Batches grouped transactions (absent when the options turn it off). */
   readonly group: GroupCommit | undefined;
@@ -154,7 +157,7 @@ export class PostgresStore implements Store {
             connect: () => this.acquire(),
             prepared: preparedOn,
             tx: (q, state, notified, writes, locks) =>
-              new PgTx(q, state, notified, writes, this.taskDefCache, locks),
+              new PgTx(q, state, notified, writes, this.taskDefCache, locks, this.records),
             alone: (fn) => this.transaction(fn),
             notify: (names) => this.notifier.add(names),
             lost: (err, client) => void this.lostConnection(err, client),
@@ -220,7 +223,8 @@ export class PostgresStore implements Store {
       'SELECT * FROM schema_migrations',
     );
     const applied = rows.map((r) => ({ version: r.version, compatibleFrom: r.compatible_from ?? null }));
-    for (const m of pendingMigrations('PostgreSQL', this.migrations, applied)) {
+    const pending = pendingMigrations('PostgreSQL', this.migrations, applied);
+    for (const m of pending) {
       await client.query('BEGIN');
       try {
         await client.query(m.sql);
@@ -242,6 +246,9 @@ export class PostgresStore implements Store {
         throw new Error(`PostgreSQL migration ${m.version} (${m.name}) failed: ${message}`, { cause: err });
       }
     }
+    // A database this node has just made holds no row an earlier release could meet: it packs.
+    const made = rows.length === 0 && pending.some((m) => m.name === 'task-record-shape');
+    this.records.shape = await taskRecordShape(client, made);
   }
 
   async transaction<T>(fn: (tx: Tx) => Promise<T>, options?: TransactionOptions): Promise<T> {
@@ -296,7 +303,9 @@ export class PostgresStore implements Store {
       writes = new WriteBehind(queryOn(client), preparedOn(client));
       // BEGIN goes with the transaction's first statement.
       writes.later('BEGIN', []);
-      const result = await fn(new PgTx(writes.q, state, notified, writes, this.taskDefCache));
+      const result = await fn(
+        new PgTx(writes.q, state, notified, writes, this.taskDefCache, undefined, this.records),
+      );
       state.closed = true;
       // The deferred writes and COMMIT in one round trip.
       await writes.flush('COMMIT');

@@ -28,6 +28,7 @@ export interface ClaimedRow extends QueueMessageRow {
   prev_visible_at: number;
   // The claimed task's row (task-rows.ts), every one null when the task is gone.
   task_record: Record<string, unknown> | null;
+  task_packed: Buffer | null;
   task_workflow_id: string | null;
   task_seq: number | null;
   task_ref_name: string | null;

@@ -4,7 +4,8 @@ import { ARCHIVED_COLUMNS, type ArchivedRunRow, archivedFromRow } from '../store
 import { freeTextNeedle, freeTextWords, likePrefix, runOrderBy, taskOrderBy } from '../store/sql-common.js';
 import { type FilterColumn, RUN_FILTER_COLUMNS, compileFilter } from '../store/sql-filter.js';
 import type { ArchivedRun, RunQuery, TaskQuery, TaskSearchField, TaskSortField } from '../store/store.js';
-import type { Query } from './sql.js';
+import { type Query, SQL } from './sql.js';
+import { packedFields } from '../store/task-record-storage.js';
 import { type PgTaskRow, TASK_COLUMNS, taskFromPgRow } from './task-rows.js';
 
 /**
@@ -36,13 +37,22 @@ const SORT_COLUMNS: Readonly<Record<TaskSortField, string>> = {
   workflowId: 'workflow_id',
 };
 
-/** The two statements of a task search with their parameters (the query-plan test reads them). */
-export function taskSearchSql(query: TaskQuery): {
-  count: string;
-  page: string;
-  filterParams: unknown[];
-  pageParams: unknown[];
-} {
+/**
+ * The statements of a task search with their parameters (the query-plan test reads them). Without
+ * free text: a count and a page. With it, `scan`: the rows the filter keeps, in the search's order,
+ * a chunk at a time, each with `hit` set where SQL could decide it (the id, or a whole record's
+ * inputs or outputs). A packed row's inputs and outputs can only be read in the server
+ * (record-shape.ts), so the scan keeps every packed row the filter keeps and `searchTasks` reads
+ * those itself. Free text has no index either way: the filter's indexes bound what it reads.
+ */
+export type TaskSearchSql =
+  | { kind: 'page'; count: string; page: string; filterParams: unknown[]; pageParams: unknown[] }
+  | { kind: 'scan'; scan: string; params: unknown[]; text: string; needle: string };
+
+/** How many rows a free-text scan reads per statement. */
+export const TEXT_SCAN_CHUNK = 2_000;
+
+export function taskSearchSql(query: TaskQuery): TaskSearchSql {
   const params: unknown[] = [];
   const p = (value: unknown): string => {
     params.push(value);
@@ -57,21 +67,32 @@ export function taskSearchSql(query: TaskQuery): {
     );
   }
   const text = freeTextNeedle(query.freeText);
+  const order = taskOrderBy(query.sort, SORT_COLUMNS);
   if (text !== undefined) {
     const exact = p(text);
     const needle = p(text.toLowerCase());
-    where.push(
-      `(task_id = ${exact} OR strpos(lower((record->'inputData')::text), ${needle}) > 0
-        OR strpos(lower((record->'outputData')::text), ${needle}) > 0)`,
-    );
+    const wholeHit = `(packed IS NULL AND (strpos(lower((record->'inputData')::text), ${needle}) > 0
+        OR strpos(lower((record->'outputData')::text), ${needle}) > 0))`;
+    where.push(`(task_id = ${exact} OR packed IS NOT NULL OR ${wholeHit})`);
+    const limit = p(TEXT_SCAN_CHUNK);
+    const offset = p(0);
+    return {
+      kind: 'scan',
+      scan: `SELECT task_id, packed, (task_id = ${exact} OR ${wholeHit}) AS hit FROM tasks
+        WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`,
+      params,
+      text,
+      needle: text.toLowerCase(),
+    };
   }
   const whereSql = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
   const filterParams = [...params];
   const limit = p(Math.max(0, query.size));
   const offset = p(Math.max(0, query.start));
   return {
+    kind: 'page',
     count: `SELECT count(*)::int AS n FROM tasks ${whereSql}`,
-    page: `SELECT ${TASK_COLUMNS} FROM tasks ${whereSql} ORDER BY ${taskOrderBy(query.sort, SORT_COLUMNS)} LIMIT ${limit} OFFSET ${offset}`,
+    page: `SELECT ${TASK_COLUMNS} FROM tasks ${whereSql} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`,
     filterParams,
     pageParams: params,
   };
@@ -82,9 +103,55 @@ export async function searchTasks(
   query: TaskQuery,
 ): Promise<{ totalHits: number; results: TaskRecord[] }> {
   const sql = taskSearchSql(query);
+  if (sql.kind === 'scan') return searchTasksByText(q, query, sql);
   const count = await q<{ n: number }>(sql.count, sql.filterParams);
   const page = await q<PgTaskRow>(sql.page, sql.pageParams);
   return { totalHits: count.rows[0]?.n ?? 0, results: page.rows.map(taskFromPgRow) };
+}
+
+/**
+ * Free text: the scan's rows in order, a chunk at a time; a packed row is a hit when its inputs'
+ * or outputs' JSON holds the needle, as SQL reads a whole one. Counts every hit and keeps the ids
+ * of the page's, then reads those rows whole.
+ */
+async function searchTasksByText(
+  q: Query,
+  query: TaskQuery,
+  sql: Extract<TaskSearchSql, { kind: 'scan' }>,
+): Promise<{ totalHits: number; results: TaskRecord[] }> {
+  const first = Math.max(0, query.start);
+  const end = first + Math.max(0, query.size);
+  const params = [...sql.params];
+  const page: string[] = [];
+  let hits = 0;
+  for (let offset = 0; ; offset += TEXT_SCAN_CHUNK) {
+    params[params.length - 1] = offset;
+    const { rows } = await q<{ task_id: string; packed: Buffer | null; hit: boolean }>(sql.scan, params);
+    for (const row of rows) {
+      const hit = row.hit || (row.packed !== null && packedTextHit(row.task_id, row.packed, sql.needle));
+      if (!hit) continue;
+      if (hits >= first && hits < end) page.push(row.task_id);
+      hits++;
+    }
+    if (rows.length < TEXT_SCAN_CHUNK) break;
+  }
+  if (page.length === 0) return { totalHits: hits, results: [] };
+  const { rows } = await q<PgTaskRow>(SQL.getTasks, [page]);
+  const byId = new Map(rows.map((r) => [r.task_id, r]));
+  const results = page.flatMap((id) => {
+    const row = byId.get(id);
+    return row ? [taskFromPgRow(row)] : [];
+  });
+  return { totalHits: hits, results };
+}
+
+function packedTextHit(taskId: string, packed: Buffer, needle: string): boolean {
+  const fields = packedFields(taskId, {}, packed);
+  for (const field of ['inputData', 'outputData'] as const) {
+    const value = fields[field];
+    if (value !== undefined && JSON.stringify(value).toLowerCase().includes(needle)) return true;
+  }
+  return false;
 }
 
 /** Run search on PostgreSQL: hot runs and the archive's index answer the same conditions. */

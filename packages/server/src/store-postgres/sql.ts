@@ -33,7 +33,7 @@ const WF_COLUMNS = 'definition, version, create_time, update_time';
  * The end of a claim (`u`: the messages it locked): each with its task's record and columns (null
  * when the task is gone; the record alone may be compact, task-rows.ts) and the task definitions' change counter, read in the claim's own snapshot.
  */
-const CLAIMED_WITH = `SELECT u.*, t.record AS task_record, t.seq AS task_seq, t.reference_task_name AS task_ref_name,
+const CLAIMED_WITH = `SELECT u.*, t.record AS task_record, t.packed AS task_packed, t.seq AS task_seq, t.reference_task_name AS task_ref_name,
        t.task_type AS task_type, t.status AS task_status, t.update_time AS task_update_time, t.workflow_id AS task_workflow_id,
        (SELECT version FROM task_defs_version) AS defs_version
      FROM u LEFT JOIN tasks AS t ON t.task_id = u.task_id`;
@@ -41,7 +41,8 @@ const MESSAGE_COLUMNS = `m.task_id, m.queue_name, m.workflow_id, m.task_ref, m.a
   m.locked_until, m.lock_token, m.worker_id, m.delivery_count, m.dead_lettered, m.created_at`;
 
 /**
- * Writes whole task records from a JSON array; callers add conditions after the WHERE. The ids
+ * Writes task rows from a JSON array (record-shape.ts `taskRowsJson`: an element is the whole task,
+ * or its columns with the clear part `r` and the packed rest `p`); callers add conditions after the WHERE. The ids
  * again as an array (`ids`, e.g. `ANY($7::text[])`) let a generic plan find the rows by primary
  * key; joined on the JSON alone, it cannot know how many there are and scans.
  */
@@ -49,7 +50,7 @@ const updateTasksFromJson = (
   ids: string,
 ): string => `UPDATE tasks AS t SET workflow_id = e->>'workflowInstanceId', seq = (e->>'seq')::int,
        reference_task_name = e->>'referenceTaskName', task_type = e->>'taskType', status = e->>'status',
-       update_time = (e->>'updateTime')::bigint, record = e
+       update_time = (e->>'updateTime')::bigint, record = COALESCE(e->'r', e), packed = decode(e->>'p', 'base64')
      FROM jsonb_array_elements($1::jsonb) AS e
      WHERE t.task_id = ${ids} AND t.task_id = e->>'taskId'`;
 
@@ -164,9 +165,9 @@ export const SQL = {
   insertTasks: named(
     'insert_tasks',
     `WITH ins AS (
-       INSERT INTO tasks (task_id, workflow_id, seq, reference_task_name, task_type, status, update_time, record)
+       INSERT INTO tasks (task_id, workflow_id, seq, reference_task_name, task_type, status, update_time, record, packed)
        SELECT e->>'taskId', e->>'workflowInstanceId', (e->>'seq')::int, e->>'referenceTaskName', e->>'taskType',
-         e->>'status', (e->>'updateTime')::bigint, e
+         e->>'status', (e->>'updateTime')::bigint, COALESCE(e->'r', e), decode(e->>'p', 'base64')
        FROM jsonb_array_elements($1::jsonb) AS e
      ), ${UPSERT_LATEST_CTE}
      SELECT 1`,

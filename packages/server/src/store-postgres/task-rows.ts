@@ -1,6 +1,6 @@
 import type { TaskRecord } from '@baton/protocol';
 
-import { restoreTask, type TaskRowColumns } from '../store/task-record-storage.js';
+import { packedFields, restoreTask, type TaskRowColumns } from '../store/task-record-storage.js';
 
 /**
  * Task rows as PostgreSQL reads them: the row's columns and its `record`, restored to the whole
@@ -15,22 +15,30 @@ import { restoreTask, type TaskRowColumns } from '../store/task-record-storage.j
 /** A task row as `TASK_COLUMNS` selects it. */
 export interface PgTaskRow extends TaskRowColumns {
   record: Record<string, unknown>;
+  /** The packed rest of a packed record (record-shape.ts); null on a record kept whole. */
+  packed: Buffer | null;
 }
 
 /** What a read of task rows selects, to rebuild a task whichever shape its record has. */
 export const TASK_COLUMNS =
-  'task_id, workflow_id, seq, reference_task_name, task_type, status, update_time, record';
+  'task_id, workflow_id, seq, reference_task_name, task_type, status, update_time, record, packed';
 
-/** The task a row holds, whole (store/task-record-storage.ts `restoreTask`). */
+/**
+ * The task a row holds, whole (store/task-record-storage.ts `restoreTask`). A whole or compact
+ * record is filled in place (callers that keep the row pass a copy); a packed one is merged into a
+ * new object.
+ */
 export function taskFromPgRow(row: PgTaskRow): TaskRecord {
-  return restoreTask(row.record, row);
+  const fields = row.packed === null ? row.record : packedFields(row.task_id, row.record, row.packed);
+  return restoreTask(fields, row);
 }
 
 /** The same, for a row whose task may be missing (a left join): every column null then. */
 export function taskFromPgColumns(row: {
   [K in keyof PgTaskRow]: PgTaskRow[K] | null;
 }): TaskRecord | undefined {
-  const { task_id, workflow_id, seq, reference_task_name, task_type, status, update_time, record } = row;
+  const { task_id, workflow_id, seq, reference_task_name, task_type, status, update_time, record, packed } =
+    row;
   if (
     task_id === null ||
     workflow_id === null ||
@@ -51,5 +59,6 @@ export function taskFromPgColumns(row: {
     status,
     update_time,
     record,
+    packed,
   });
 }

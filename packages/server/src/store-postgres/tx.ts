@@ -52,6 +52,7 @@ import * as auth from './auth.js';
 import { deferMessages, lockTaskLimit, setTaskRateWindow } from './limits.js';
 import { type Query, SQL } from './sql.js';
 import { type ClaimedRow, PgQueueTx } from './queue.js';
+import { type TaskRecordShape, taskRowsJson } from './record-shape.js';
 import { type PgTaskRow, taskFromPgColumns, taskFromPgRow } from './task-rows.js';
 import type { TaskDefCache } from './task-def-cache.js';
 import type { WriteBehind } from './write-behind.js';
@@ -108,6 +109,8 @@ export class PgTx extends PgQueueTx implements Tx {
     private readonly taskDefCache?: TaskDefCache,
     /** A group commit's member: what it locks, so that no other member locks it too (group-commit.ts). */
     private readonly locks?: MemberLocks,
+    /** The shape task rows are written in: the database's setting, read when the store started. */
+    private readonly records: { shape: TaskRecordShape } = { shape: 'whole' },
   ) {
     super(q, state, writes);
     this.events = new SqlEventsTx(
@@ -324,6 +327,7 @@ export class PgTx extends PgQueueTx implements Tx {
         status: r.task_status,
         update_time: r.task_update_time,
         record: r.task_record,
+        packed: r.task_packed,
       });
       if (task) found.push({ task_id: r.task_id, task });
     }
@@ -424,7 +428,10 @@ export class PgTx extends PgQueueTx implements Tx {
 
   async insertTasks(tasks: readonly TaskRecord[]): Promise<void> {
     if (tasks.length === 0) return;
-    await this.write(SQL.insertTasks, [JSON.stringify(tasks), ...latestByNameParams(tasks)]);
+    await this.write(SQL.insertTasks, [
+      taskRowsJson(tasks, this.records.shape),
+      ...latestByNameParams(tasks),
+    ]);
   }
 
   async updateTasks(tasks: readonly TaskRecord[]): Promise<void> {
@@ -433,7 +440,7 @@ export class PgTx extends PgQueueTx implements Tx {
     const byId = new Map(tasks.map((t) => [t.taskId, t]));
     const latest = [...byId.values()];
     await this.write(SQL.updateTasks, [
-      JSON.stringify(latest),
+      taskRowsJson(latest, this.records.shape),
       ...latestByNameParams(latest),
       byId.size,
       [...byId.keys()],
@@ -446,7 +453,7 @@ export class PgTx extends PgQueueTx implements Tx {
     // Under READ COMMITTED the WHERE is re-checked on the newest row version after any lock
     // wait, so a task ended by a concurrent commit is skipped, not overwritten.
     const { rows } = await this.q<{ task_id: string }>(SQL.updateOpenTasks, [
-      JSON.stringify([...byId.values()]),
+      taskRowsJson([...byId.values()], this.records.shape),
       [...byId.keys()],
     ]);
     return rows.map((r) => r.task_id);

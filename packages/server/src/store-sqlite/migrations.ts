@@ -470,6 +470,9 @@ UPDATE runs SET definition = '#' || (SELECT d.id FROM run_definitions AS d WHERE
 ALTER TABLE tasks ADD COLUMN packed BLOB;
 `,
   },
+  'task-record-shape': {
+    none: 'an SQLite database packs its task records since packed-task-records: one process owns it, so no earlier release shares it and there is no shape to choose',
+  },
 };
 
 /** The SQLite migrations, numbered as SQLite databases record them. */

@@ -40,6 +40,10 @@ export const SCHEMA_STEPS = [
   { version: 14, name: 'storage-per-step', compatibleFrom: 11 },
   { version: 15, name: 'compact-rows', compatibleFrom: 15, contract: true },
   { version: 16, name: 'packed-task-records', compatibleFrom: 16, contract: true },
+  // Its SQL only adds; a contract because a database made at this step packs its task records
+  // from the start, which no earlier release reads (an upgraded one keeps the whole shape until
+  // its operator switches, store-postgres/record-shape.ts).
+  { version: 17, name: 'task-record-shape', compatibleFrom: 17, contract: true },
 ] as const satisfies readonly SchemaStep[];
 
 export type SchemaStepName = (typeof SCHEMA_STEPS)[number]['name'];

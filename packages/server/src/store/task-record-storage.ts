@@ -53,6 +53,18 @@ export const TASK_ROW_COLUMNS =
  */
 export const CLEAR_FIELDS: ReadonlySet<string> = new Set(['workflowType', 'startTime', 'executed']);
 
+/**
+ * The same on PostgreSQL, which has no function to unpack a record in SQL: also every field a
+ * task search filters or sorts by in SQL (store-postgres/search.ts). Only free text in inputs and
+ * outputs reads packed rows, in the server.
+ */
+export const PG_CLEAR_FIELDS: ReadonlySet<string> = new Set([
+  ...CLEAR_FIELDS,
+  'workerId',
+  'scheduledTime',
+  'endTime',
+]);
+
 /** The fields a task row keeps in columns, so its stored record leaves them out. */
 const COLUMN_FIELDS = [
   'taskId',
@@ -105,21 +117,27 @@ export function storedTaskRecord(task: TaskRecord): string {
   return JSON.stringify(stored);
 }
 
-/** What a task row's `record` and `packed` columns hold for `task`, on a store that packs. */
-export function storedTaskParts(task: TaskRecord): { record: string; packed: Buffer } {
+/**
+ * What a task row's `record` and `packed` columns hold for `task`, on a store that packs: `clear`
+ * names the fields kept in clear (`CLEAR_FIELDS` on SQLite, `PG_CLEAR_FIELDS` on PostgreSQL).
+ */
+export function storedTaskParts(
+  task: TaskRecord,
+  clearFields: ReadonlySet<string> = CLEAR_FIELDS,
+): { record: string; packed: Buffer; clear: Readonly<Record<string, unknown>> } {
   const clear: Record<string, unknown> = {};
   const rest: Record<string, unknown> = {};
   const whole: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(task)) {
     if (leftOut(task, field, value)) continue;
-    if (CLEAR_FIELDS.has(field)) clear[field] = value;
+    if (clearFields.has(field)) clear[field] = value;
     else rest[field] = value;
     whole[field] = value;
   }
   const record = JSON.stringify(clear);
   const packed = packRecord(JSON.stringify(rest));
-  remember(task.taskId, { record, packed, whole: JSON.stringify(whole) });
-  return { record, packed };
+  remember(task.taskId, { record, clear, packed, whole: JSON.stringify(whole) });
+  return { record, packed, clear };
 }
 
 /**
@@ -132,6 +150,8 @@ export function storedTaskParts(task: TaskRecord): { record: string; packed: Buf
  */
 interface Written {
   record: string;
+  /** `record` as an object: PostgreSQL's driver hands the clear part over parsed. */
+  clear: Readonly<Record<string, unknown>>;
   packed: Buffer;
   whole: string;
 }
@@ -163,6 +183,33 @@ function storedFields(row: {
     task,
     JSON.parse(unpackRecord(row.packed, `task ${row.task_id}`)) as Record<string, unknown>,
   );
+}
+
+/**
+ * The same for a row whose clear part comes parsed (PostgreSQL's jsonb): a new object, so the
+ * caller's row is never changed. The clear fields are all strings, numbers or booleans, so a hit
+ * compares them one by one.
+ */
+export function packedFields(
+  taskId: string,
+  clear: Readonly<Record<string, unknown>>,
+  packed: Uint8Array,
+): Record<string, unknown> {
+  const hit = recent.get(taskId);
+  if (hit !== undefined && hit.packed.equals(packed) && sameClear(hit.clear, clear))
+    return JSON.parse(hit.whole) as Record<string, unknown>;
+  return Object.assign(
+    {},
+    clear,
+    JSON.parse(unpackRecord(packed, `task ${taskId}`)) as Record<string, unknown>,
+  );
+}
+
+function sameClear(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): boolean {
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  for (const key of keys) if (a[key] !== b[key]) return false;
+  return true;
 }
 
 /**

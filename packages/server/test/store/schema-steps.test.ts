@@ -19,12 +19,13 @@ import {
 /**
  * Steps a dialect has no SQL for: `hot-path` predates the joined lists; `storage-per-step` sets a
  * PostgreSQL index option, and `compact-rows` reshapes SQLite's task and run rows and
- * `packed-task-records` packs SQLite's final task versions (PostgreSQL nodes of the previous release
- * may still share a database, so both wait for a later release there).
+ * `packed-task-records` packs SQLite's task records (PostgreSQL nodes of the previous release
+ * may still share a database, so PostgreSQL packs from `task-record-shape` on, by a setting of the
+ * database's, which SQLite, owned by one process, does not need).
  */
 const WITHOUT_SQL: Readonly<Record<string, readonly string[]>> = {
   postgres: ['compact-rows', 'packed-task-records'],
-  sqlite: ['hot-path', 'storage-per-step'],
+  sqlite: ['hot-path', 'storage-per-step', 'task-record-shape'],
 };
 
 const names = SCHEMA_STEPS.map((s) => s.name);

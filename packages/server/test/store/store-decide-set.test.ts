@@ -143,6 +143,8 @@ for (const c of storeCases()) {
                 'DROP INDEX runs_search_words',
                 'DROP INDEX runs_id_prefix',
                 'ALTER TABLE runs DROP COLUMN search_text',
+                'DROP TABLE store_settings',
+                'ALTER TABLE tasks DROP COLUMN packed',
               ]
             : [
                 'DROP TRIGGER runs_search_delete',

@@ -99,10 +99,14 @@ if (enabledStores().includes('postgres')) {
     for (const [name, query] of cases) {
       it(`${name}: no sequential scan of tasks`, async (t) => {
         const sql = taskSearchSql(query);
-        for (const [text, params] of [
-          [sql.count, sql.filterParams],
-          [sql.page, sql.pageParams],
-        ] as const) {
+        const statements: Array<readonly [string, readonly unknown[]]> =
+          sql.kind === 'page'
+            ? [
+                [sql.count, sql.filterParams],
+                [sql.page, sql.pageParams],
+              ]
+            : [[sql.scan, sql.params]];
+        for (const [text, params] of statements) {
           const { rows } = await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
             `EXPLAIN (FORMAT JSON) ${text}`,
             [...params],
