@@ -34,22 +34,17 @@ export function isTaskRecordShape(value: unknown): value is TaskRecordShape {
  */
 export function taskRowsJson(tasks: readonly TaskRecord[], shape: TaskRecordShape): string {
   if (shape === 'whole') return JSON.stringify(tasks);
-  return JSON.stringify(
-    tasks.map((task) => {
-      const { clear, packed } = storedTaskParts(task, PG_CLEAR_FIELDS);
-      return {
-        taskId: task.taskId,
-        workflowInstanceId: task.workflowInstanceId,
-        seq: task.seq,
-        referenceTaskName: task.referenceTaskName,
-        taskType: task.taskType,
-        status: task.status,
-        updateTime: task.updateTime,
-        r: clear,
-        p: packed.toString('base64'),
-      };
-    }),
-  );
+  // Written out by hand around the clear part's text, which packing has made already.
+  const rows = tasks.map((task) => {
+    const { record, packed } = storedTaskParts(task, PG_CLEAR_FIELDS);
+    return (
+      `{"taskId":${JSON.stringify(task.taskId)},"workflowInstanceId":${JSON.stringify(task.workflowInstanceId)}` +
+      `,"seq":${JSON.stringify(task.seq)},"referenceTaskName":${JSON.stringify(task.referenceTaskName)}` +
+      `,"taskType":${JSON.stringify(task.taskType)},"status":${JSON.stringify(task.status)}` +
+      `,"updateTime":${JSON.stringify(task.updateTime)},"r":${record},"p":"${packed.toString('base64')}"}`
+    );
+  });
+  return `[${rows.join(',')}]`;
 }
 
 /**
