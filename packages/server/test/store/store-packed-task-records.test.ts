@@ -11,41 +11,13 @@ import type { Store } from '../../src/store/store.js';
 import { storedTaskRecord } from '../../src/store/task-record-storage.js';
 import { rawSql } from '../helpers/raw-sql.js';
 import { storeCases } from '../helpers/stores.js';
-import { run, task } from './fixtures.js';
+import { run } from './fixtures.js';
+import { searchableTasks, searchesFind } from './task-record-fixtures.js';
 
 // SQLite packs task records (schema step packed-task-records): a row keeps in its JSON record only
 // what an index reads, and the rest compressed. Every read, the decide set and every search answer
 // what was written, for rows packed and for rows an earlier release wrote whole; a row that cannot
 // be unpacked fails its read by name.
-const T = 1_764_000_000_000;
-
-function tasksOf(workflowId: string): TaskRecord[] {
-  return [
-    task(workflowId, 1, {
-      status: 'COMPLETED',
-      executed: true,
-      scheduledTime: T,
-      startTime: T + 10,
-      endTime: T + 20,
-      workerId: 'worker-a',
-      inputData: { note: 'crème brûlée 🎉', nested: { list: [1, 2, 3] } },
-      outputData: { result: 'needle-in-output', big: 'y'.repeat(20_000) },
-      pollCount: 1,
-    }),
-    task(workflowId, 2, {
-      status: 'FAILED',
-      executed: false,
-      scheduledTime: T,
-      startTime: T + 30,
-      endTime: T + 40,
-      workerId: 'worker-b',
-      reasonForIncompletion: 'it broke',
-      inputData: { marker: 'needle-in-input' },
-    }),
-    task(workflowId, 3, { status: 'SCHEDULED', scheduledTime: T + 50, retryCount: 1, taskDefName: 'other' }),
-  ];
-}
-
 async function readsEverything(
   store: Store,
   workflowId: string,
@@ -66,46 +38,13 @@ async function readsEverything(
   assert.deepEqual(decide, tasks);
 }
 
-async function searchFinds(
-  store: Store,
-  params: Parameters<typeof toTaskQuery>[0],
-  expected: readonly TaskRecord[],
-) {
-  const answer = await store.read((tx) => tx.searchTasks(toTaskQuery({ ...params, sort: 'updateTime:ASC' })));
-  assert.deepEqual(
-    answer.results.map((t) => t.taskId).sort(),
-    expected.map((t) => t.taskId).sort(),
-    JSON.stringify(params),
-  );
-  assert.equal(answer.totalHits, expected.length);
-}
-
-async function searchesFind(store: Store, tasks: readonly TaskRecord[]): Promise<void> {
-  const [done, failed, open] = tasks as [TaskRecord, TaskRecord, TaskRecord];
-  await searchFinds(store, { workflowType: 'wf' }, tasks);
-  await searchFinds(store, { workerId: 'worker-b' }, [failed]);
-  await searchFinds(store, { from: String(T + 5), to: String(T + 35) }, [done, failed]);
-  await searchFinds(store, { freeText: 'needle-in-output' }, [done]);
-  await searchFinds(store, { freeText: 'NEEDLE-IN-INPUT' }, [failed]);
-  await searchFinds(store, { freeText: 'brûlée' }, [done]);
-  await searchFinds(store, { query: `endTime > ${T + 25}` }, [failed]);
-  await searchFinds(store, { query: `scheduledTime >= ${T + 50}` }, [open]);
-  const byEnd = await store.read((tx) =>
-    tx.searchTasks(toTaskQuery({ workflowType: 'wf', sort: 'endTime:DESC' })),
-  );
-  assert.deepEqual(
-    byEnd.results.map((t) => t.taskId),
-    [failed, done, open].map((t) => t.taskId),
-  );
-}
-
 for (const c of storeCases().filter((s) => s.name === 'sqlite')) {
   void describe(`store: packed task records (${c.name})`, () => {
     void it('packs every version, keeps in clear only what an index reads, and reads and searches it all back', async () => {
       const h = await c.open();
       try {
         const r = run();
-        const tasks = tasksOf(r.workflowId);
+        const tasks = searchableTasks(r.workflowId);
         await h.store.transaction(async (tx) => {
           await tx.insertRun(r);
           await tx.insertTasks(tasks);
@@ -150,7 +89,7 @@ for (const c of storeCases().filter((s) => s.name === 'sqlite')) {
       const file = h.file ?? '';
       try {
         const r = run();
-        const tasks = tasksOf(r.workflowId);
+        const tasks = searchableTasks(r.workflowId);
         await h.store.transaction(async (tx) => {
           await tx.insertRun(r);
           await tx.insertTasks(tasks);
@@ -203,7 +142,7 @@ for (const c of storeCases().filter((s) => s.name === 'sqlite')) {
       const h = await c.open();
       try {
         const r = run();
-        const [first] = tasksOf(r.workflowId) as [TaskRecord];
+        const [first] = searchableTasks(r.workflowId) as [TaskRecord];
         await h.store.transaction(async (tx) => {
           await tx.insertRun(r);
           await tx.insertTasks([first]);

@@ -14,36 +14,18 @@ import { createTestDatabase } from '../helpers/postgres.js';
 import { rawSql } from '../helpers/raw-sql.js';
 import { storeCases } from '../helpers/stores.js';
 import { run, task } from './fixtures.js';
+import { searchableTasks, searchesFind } from './task-record-fixtures.js';
 
 // PostgreSQL reads a task row in every shape: whole, as the releases before compact records write
 // it; compact (the columns and the usual values left out, store/task-record-storage.ts); packed
 // (store-postgres/record-shape.ts). A database holding all three reads exactly what was written,
 // through every read of task rows: one task, several, a run's tasks, the decide set (with a run
 // lock and without) and searches.
-const T = 1_764_000_000_000;
-
+/** The searchable tasks, and one in progress holding values other than the usual ones. */
 function tasksOf(workflowId: string): TaskRecord[] {
   return [
-    task(workflowId, 1, {
-      status: 'COMPLETED',
-      executed: true,
-      scheduledTime: T,
-      startTime: T + 10,
-      endTime: T + 20,
-      workerId: 'worker-a',
-      inputData: { note: 'crème brûlée 🎉' },
-      outputData: { result: 'needle-in-output' },
-      pollCount: 1,
-    }),
-    // executed false: the decide set's partial index reads it from the record, so it is stored.
-    task(workflowId, 2, {
-      status: 'FAILED',
-      executed: false,
-      retried: true,
-      reasonForIncompletion: 'it broke',
-    }),
-    task(workflowId, 3, { status: 'SCHEDULED', scheduledTime: T + 50, retryCount: 1, taskDefName: 'other' }),
-    task(workflowId, 4, { status: 'IN_PROGRESS', iteration: 2, workflowPriority: 3 }),
+    ...searchableTasks(workflowId),
+    task(workflowId, 4, { status: 'IN_PROGRESS', iteration: 2, workflowPriority: 3, retried: true }),
   ];
 }
 
@@ -141,6 +123,24 @@ for (const c of storeCases().filter((s) => s.name === 'postgres')) {
           mixed.results.map((t) => t.taskId).sort(),
           [tasks[0]?.taskId, tasks[1]?.taskId].sort(),
         );
+      } finally {
+        await h.cleanup();
+      }
+    });
+
+    void it('finds packed rows by every search field: the clear ones in SQL, free text in the server', async () => {
+      const h = await c.open();
+      try {
+        const r = run();
+        const tasks = searchableTasks(r.workflowId);
+        await h.store.transaction(async (tx) => {
+          await tx.insertRun(r);
+          await tx.insertTasks(tasks);
+        });
+        await rawSql(h, [
+          `DO $$ BEGIN IF (SELECT count(*) FROM tasks WHERE packed IS NULL) <> 0 THEN RAISE 'not packed'; END IF; END $$`,
+        ]);
+        await searchesFind(h.store, tasks);
       } finally {
         await h.cleanup();
       }
