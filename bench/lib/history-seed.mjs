@@ -47,11 +47,17 @@ const CLONE_RUNS = `
     r.definition
   FROM ${CLONES} JOIN tpl_runs AS r ON r.k = c.i % $5`;
 
+// A packed row (packages/server/src/store-postgres/record-shape.ts) keeps its times in the clear
+// record and nothing of its id, run or update time in the packed rest, which is copied as it is; a
+// whole one repeats its columns in its record, so they are rewritten there too.
 const CLONE_TASKS = `
-  INSERT INTO tasks (task_id, workflow_id, seq, reference_task_name, task_type, status, update_time, record)
+  INSERT INTO tasks (task_id, workflow_id, seq, reference_task_name, task_type, status, update_time, record, packed)
   SELECT x.task_id, c.wid, t.seq, t.reference_task_name, t.task_type, t.status, c.t0 + t.ut,
-    t.record || jsonb_build_object('taskId', x.task_id, 'workflowInstanceId', c.wid,
-      'scheduledTime', c.t0 + t.at, 'startTime', c.t0 + t.st, 'endTime', c.t0 + t.et, 'updateTime', c.t0 + t.ut)
+    t.record || jsonb_build_object('scheduledTime', c.t0 + t.at, 'startTime', c.t0 + t.st, 'endTime', c.t0 + t.et)
+      || CASE WHEN t.packed IS NULL
+           THEN jsonb_build_object('taskId', x.task_id, 'workflowInstanceId', c.wid, 'updateTime', c.t0 + t.ut)
+           ELSE '{}'::jsonb END,
+    t.packed
   FROM ${CLONES} JOIN tpl_tasks AS t ON t.k = c.i % $5
   CROSS JOIN LATERAL (SELECT ${TASK_ID} AS task_id OFFSET 0) AS x`;
 
