@@ -5,7 +5,6 @@ import Database from 'better-sqlite3';
 
 import type { TaskRecord } from '@baton/protocol';
 
-import { toTaskQuery } from '../../src/search/task-search.js';
 import { openSqliteStore } from '../../src/store-sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 import { storedTaskRecord } from '../../src/store/task-record-storage.js';
