@@ -4,7 +4,7 @@ import { ARCHIVED_COLUMNS, type ArchivedRunRow, archivedFromRow } from '../store
 import { freeTextNeedle, freeTextWords, likePrefix, runOrderBy, taskOrderBy } from '../store/sql-common.js';
 import { type FilterColumn, RUN_FILTER_COLUMNS, compileFilter } from '../store/sql-filter.js';
 import type { ArchivedRun, RunQuery, TaskQuery, TaskSearchField, TaskSortField } from '../store/store.js';
-import { type Query, SQL } from './sql.js';
+import type { Query } from './sql.js';
 import { packedFields } from '../store/task-record-storage.js';
 import { type PgTaskRow, TASK_COLUMNS, taskFromPgRow } from './task-rows.js';
 
@@ -39,18 +39,24 @@ const SORT_COLUMNS: Readonly<Record<TaskSortField, string>> = {
 
 /**
  * The statements of a task search with their parameters (the query-plan test reads them). Without
- * free text: a count and a page. With it, `scan`: the rows the filter keeps, in the search's order,
- * a chunk at a time, each with `hit` set where SQL could decide it (the id, or a whole record's
- * inputs or outputs). A packed row's inputs and outputs can only be read in the server
- * (record-shape.ts), so the scan keeps every packed row the filter keeps and `searchTasks` reads
- * those itself. Free text has no index either way: the filter's indexes bound what it reads.
+ * free text: a count and a page. With it, `scan` and `page`:
+ *
+ * - `scan` reads the rows the filter keeps, in primary-key order after the last id read (`$after`,
+ *   the last parameter), a chunk at a time, each with `hit` set where SQL could decide it (the id,
+ *   or a whole record's inputs or outputs). A packed row's inputs and outputs can only be read in
+ *   the server (record-shape.ts), so the scan keeps every packed row the filter keeps and
+ *   `searchTasks` decides those itself. Key order, not the search's, so each chunk starts where the
+ *   last ended instead of skipping past it: the whole scan reads each row once.
+ * - `page` then orders the hits the search's way and takes its page (`$1` the hits' ids).
+ *
+ * Free text has no index either way: the filter's indexes bound what it reads.
  */
 export type TaskSearchSql =
   | { kind: 'page'; count: string; page: string; filterParams: unknown[]; pageParams: unknown[] }
-  | { kind: 'scan'; scan: string; params: unknown[]; text: string; needle: string };
+  | { kind: 'scan'; scan: string; params: unknown[]; page: string; needle: string };
 
 /** How many rows a free-text scan reads per statement. */
-export const TEXT_SCAN_CHUNK = 2_000;
+export const TEXT_SCAN_CHUNK = 5_000;
 
 export function taskSearchSql(query: TaskQuery): TaskSearchSql {
   const params: unknown[] = [];
@@ -75,13 +81,13 @@ export function taskSearchSql(query: TaskQuery): TaskSearchSql {
         OR strpos(lower((record->'outputData')::text), ${needle}) > 0))`;
     where.push(`(task_id = ${exact} OR packed IS NOT NULL OR ${wholeHit})`);
     const limit = p(TEXT_SCAN_CHUNK);
-    const offset = p(0);
+    const after = p('');
     return {
       kind: 'scan',
       scan: `SELECT task_id, packed, (task_id = ${exact} OR ${wholeHit}) AS hit FROM tasks
-        WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`,
+        WHERE ${where.join(' AND ')} AND task_id > ${after} ORDER BY task_id LIMIT ${limit}`,
       params,
-      text,
+      page: `SELECT ${TASK_COLUMNS} FROM tasks WHERE task_id = ANY($1::text[]) ORDER BY ${order} LIMIT $2 OFFSET $3`,
       needle: text.toLowerCase(),
     };
   }
@@ -110,39 +116,30 @@ export async function searchTasks(
 }
 
 /**
- * Free text: the scan's rows in order, a chunk at a time; a packed row is a hit when its inputs'
- * or outputs' JSON holds the needle, as SQL reads a whole one. Counts every hit and keeps the ids
- * of the page's, then reads those rows whole.
+ * Free text: the scan's rows a chunk at a time; a packed row is a hit when its inputs' or
+ * outputs' JSON holds the needle, as SQL reads a whole one. Then the hits, ordered the search's
+ * way, give the page and their number the total.
  */
 async function searchTasksByText(
   q: Query,
   query: TaskQuery,
   sql: Extract<TaskSearchSql, { kind: 'scan' }>,
 ): Promise<{ totalHits: number; results: TaskRecord[] }> {
-  const first = Math.max(0, query.start);
-  const end = first + Math.max(0, query.size);
   const params = [...sql.params];
-  const page: string[] = [];
-  let hits = 0;
-  for (let offset = 0; ; offset += TEXT_SCAN_CHUNK) {
-    params[params.length - 1] = offset;
+  const hits: string[] = [];
+  for (;;) {
     const { rows } = await q<{ task_id: string; packed: Buffer | null; hit: boolean }>(sql.scan, params);
     for (const row of rows) {
-      const hit = row.hit || (row.packed !== null && packedTextHit(row.task_id, row.packed, sql.needle));
-      if (!hit) continue;
-      if (hits >= first && hits < end) page.push(row.task_id);
-      hits++;
+      if (row.hit || (row.packed !== null && packedTextHit(row.task_id, row.packed, sql.needle)))
+        hits.push(row.task_id);
     }
-    if (rows.length < TEXT_SCAN_CHUNK) break;
+    const last = rows.at(-1);
+    if (last === undefined || rows.length < TEXT_SCAN_CHUNK) break;
+    params[params.length - 1] = last.task_id;
   }
-  if (page.length === 0) return { totalHits: hits, results: [] };
-  const { rows } = await q<PgTaskRow>(SQL.getTasks, [page]);
-  const byId = new Map(rows.map((r) => [r.task_id, r]));
-  const results = page.flatMap((id) => {
-    const row = byId.get(id);
-    return row ? [taskFromPgRow(row)] : [];
-  });
-  return { totalHits: hits, results };
+  if (hits.length === 0 || query.size <= 0) return { totalHits: hits.length, results: [] };
+  const { rows } = await q<PgTaskRow>(sql.page, [hits, Math.max(0, query.size), Math.max(0, query.start)]);
+  return { totalHits: hits.length, results: rows.map(taskFromPgRow) };
 }
 
 function packedTextHit(taskId: string, packed: Buffer, needle: string): boolean {

@@ -93,6 +93,8 @@ if (enabledStores().includes('postgres')) {
       ['run name', toTaskQuery({ workflowType: 'flow_3' })],
       ['start time range', toTaskQuery({ from: '1700010000000', to: '1700011000000' })],
       ['type with free text', toTaskQuery({ taskType: 'type_9', freeText: 'w109' })],
+      // Free text alone reads every row once, in key order a chunk at a time (never past skipped rows).
+      ['free text alone', toTaskQuery({ freeText: 'w4242' })],
       ['type, sorted by start time', toTaskQuery({ taskType: 'type_4', sort: 'startTime:DESC' })],
     ];
 
@@ -105,7 +107,10 @@ if (enabledStores().includes('postgres')) {
                 [sql.count, sql.filterParams],
                 [sql.page, sql.pageParams],
               ]
-            : [[sql.scan, sql.params]];
+            : [
+                [sql.scan, sql.params],
+                [sql.page, [['t109', 't1090'], query.size, query.start]],
+              ];
         for (const [text, params] of statements) {
           const { rows } = await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
             `EXPLAIN (FORMAT JSON) ${text}`,
