@@ -6,49 +6,23 @@ import Database from 'better-sqlite3';
 import type { TaskRecord } from '@baton/protocol';
 
 import { openSqliteStore } from '../../src/store-sqlite/sqlite-store.js';
-import type { Store } from '../../src/store/store.js';
 import { storedTaskRecord } from '../../src/store/task-record-storage.js';
 import { rawSql } from '../helpers/raw-sql.js';
 import { storeCases } from '../helpers/stores.js';
 import { run } from './fixtures.js';
-import { searchableTasks, searchesFind } from './task-record-fixtures.js';
+import { readsBack, searchableTasks, searchesFind, storeRunOf } from './task-record-fixtures.js';
 
 // SQLite packs task records (schema step packed-task-records): a row keeps in its JSON record only
 // what an index reads, and the rest compressed. Every read, the decide set and every search answer
 // what was written, for rows packed and for rows an earlier release wrote whole; a row that cannot
 // be unpacked fails its read by name.
-async function readsEverything(
-  store: Store,
-  workflowId: string,
-  tasks: readonly TaskRecord[],
-): Promise<void> {
-  assert.deepEqual(await store.read((tx) => tx.getRunTasks(workflowId)), tasks);
-  for (const t of tasks) assert.deepEqual(await store.read((tx) => tx.getTask(t.taskId)), t);
-  assert.deepEqual(
-    await store.read((tx) => tx.getTasks(tasks.map((t) => t.taskId).reverse())),
-    [...tasks].reverse(),
-  );
-  // The decide set: the open task and the one ended but not yet acted on, and the latest of each name.
-  const decide = await store.read((tx) => tx.getDecideTasks(workflowId));
-  assert.deepEqual(
-    decide.map((t) => t.taskId),
-    tasks.map((t) => t.taskId),
-  );
-  assert.deepEqual(decide, tasks);
-}
-
 for (const c of storeCases().filter((s) => s.name === 'sqlite')) {
   void describe(`store: packed task records (${c.name})`, () => {
     void it('packs every version, keeps in clear only what an index reads, and reads and searches it all back', async () => {
       const h = await c.open();
       try {
-        const r = run();
-        const tasks = searchableTasks(r.workflowId);
-        await h.store.transaction(async (tx) => {
-          await tx.insertRun(r);
-          await tx.insertTasks(tasks);
-        });
-        await readsEverything(h.store, r.workflowId, tasks);
+        const { r, tasks } = await storeRunOf(h.store, searchableTasks);
+        await readsBack(h.store, r.workflowId, tasks);
         await searchesFind(h.store, tasks);
         const db = new Database(h.file ?? '', { readonly: true });
         try {
@@ -77,7 +51,7 @@ for (const c of storeCases().filter((s) => s.name === 'sqlite')) {
           outputData: { late: 'value' },
         } as TaskRecord;
         await h.store.transaction((tx) => tx.updateTasks([ended]));
-        await readsEverything(h.store, r.workflowId, [tasks[0], tasks[1], ended] as TaskRecord[]);
+        await readsBack(h.store, r.workflowId, [tasks[0], tasks[1], ended] as TaskRecord[]);
       } finally {
         await h.cleanup();
       }
@@ -87,12 +61,7 @@ for (const c of storeCases().filter((s) => s.name === 'sqlite')) {
       const h = await c.open();
       const file = h.file ?? '';
       try {
-        const r = run();
-        const tasks = searchableTasks(r.workflowId);
-        await h.store.transaction(async (tx) => {
-          await tx.insertRun(r);
-          await tx.insertTasks(tasks);
-        });
+        const { r, tasks } = await storeRunOf(h.store, searchableTasks);
         await h.store.close();
         // As the release before left it: compact JSON text records, no packed column.
         await rawSql(h, [
@@ -106,7 +75,7 @@ for (const c of storeCases().filter((s) => s.name === 'sqlite')) {
         const store = openSqliteStore({ file });
         try {
           await store.migrate();
-          await readsEverything(store, r.workflowId, tasks);
+          await readsBack(store, r.workflowId, tasks);
           await searchesFind(store, tasks);
           const raw = () => {
             const db = new Database(file, { readonly: true });
@@ -127,7 +96,7 @@ for (const c of storeCases().filter((s) => s.name === 'sqlite')) {
           const acted = { ...tasks[1], executed: true } as TaskRecord;
           await store.transaction((tx) => tx.updateTasks([acted]));
           assert.ok(Buffer.isBuffer(raw()[1]?.packed), 'a rewritten row is packed');
-          await readsEverything(store, r.workflowId, [tasks[0], acted, tasks[2]] as TaskRecord[]);
+          await readsBack(store, r.workflowId, [tasks[0], acted, tasks[2]] as TaskRecord[]);
           await searchesFind(store, [tasks[0], acted, tasks[2]] as TaskRecord[]);
         } finally {
           await store.close();

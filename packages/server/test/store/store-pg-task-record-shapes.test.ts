@@ -14,7 +14,7 @@ import { createTestDatabase } from '../helpers/postgres.js';
 import { rawSql } from '../helpers/raw-sql.js';
 import { storeCases } from '../helpers/stores.js';
 import { run, task } from './fixtures.js';
-import { searchableTasks, searchesFind } from './task-record-fixtures.js';
+import { readsBack, searchableTasks, searchesFind, storeRunOf } from './task-record-fixtures.js';
 
 // PostgreSQL reads a task row in every shape: whole, as the releases before compact records write
 // it; compact (the columns and the usual values left out, store/task-record-storage.ts); packed
@@ -34,13 +34,7 @@ async function readsEverything(
   workflowId: string,
   tasks: readonly TaskRecord[],
 ): Promise<void> {
-  assert.deepEqual(await store.read((tx) => tx.getRunTasks(workflowId)), tasks);
-  for (const t of tasks) assert.deepEqual(await store.read((tx) => tx.getTask(t.taskId)), t);
-  assert.deepEqual(
-    await store.read((tx) => tx.getTasks(tasks.map((t) => t.taskId).reverse())),
-    [...tasks].reverse(),
-  );
-  assert.deepEqual(await store.read((tx) => tx.getDecideTasks(workflowId)), tasks);
+  await readsBack(store, workflowId, tasks);
   // In a transaction the decide set comes with the run's lock, and the task read locking the run
   // from it: a task changed by its caller must not change the set read with it.
   await store.transaction(async (tx) => {
@@ -71,12 +65,7 @@ for (const c of storeCases().filter((s) => s.name === 'postgres')) {
     void it('reads packed, whole and compact records alike, mixed in one run', async () => {
       const h = await c.open();
       try {
-        const r = run();
-        const tasks = tasksOf(r.workflowId);
-        await h.store.transaction(async (tx) => {
-          await tx.insertRun(r);
-          await tx.insertTasks(tasks);
-        });
+        const { r, tasks } = await storeRunOf(h.store, tasksOf);
         // A database this release made packs its rows from the first.
         await rawSql(h, [
           `DO $$ BEGIN IF (SELECT count(*) FROM tasks WHERE packed IS NOT NULL AND NOT record ? 'inputData') <> 4 THEN RAISE 'not packed'; END IF; END $$`,
@@ -131,12 +120,7 @@ for (const c of storeCases().filter((s) => s.name === 'postgres')) {
     void it('finds packed rows by every search field: the clear ones in SQL, free text in the server', async () => {
       const h = await c.open();
       try {
-        const r = run();
-        const tasks = searchableTasks(r.workflowId);
-        await h.store.transaction(async (tx) => {
-          await tx.insertRun(r);
-          await tx.insertTasks(tasks);
-        });
+        const { tasks } = await storeRunOf(h.store, searchableTasks);
         await rawSql(h, [
           `DO $$ BEGIN IF (SELECT count(*) FROM tasks WHERE packed IS NULL) <> 0 THEN RAISE 'not packed'; END IF; END $$`,
         ]);
@@ -188,10 +172,9 @@ for (const c of storeCases().filter((s) => s.name === 'postgres')) {
         await upgraded.close();
 
         // The operator switches once every node runs this release; each node packs from its next start.
-        const client = new pg.Client({ connectionString: db.url });
-        await client.connect();
-        await client.query("UPDATE store_settings SET value = 'packed' WHERE name = 'task_records'");
-        await client.end();
+        await rawSql({ url: db.url }, [
+          "UPDATE store_settings SET value = 'packed' WHERE name = 'task_records'",
+        ]);
         const switched = open();
         await switched.migrate();
         const done = { ...first, status: 'COMPLETED' as const, outputData: { after: 'switch' } };
@@ -201,10 +184,9 @@ for (const c of storeCases().filter((s) => s.name === 'postgres')) {
         await switched.close();
 
         // A setting no release knows is refused at start, by name.
-        const bad = new pg.Client({ connectionString: db.url });
-        await bad.connect();
-        await bad.query("UPDATE store_settings SET value = 'zipped' WHERE name = 'task_records'");
-        await bad.end();
+        await rawSql({ url: db.url }, [
+          "UPDATE store_settings SET value = 'zipped' WHERE name = 'task_records'",
+        ]);
         const refused = open();
         await assert.rejects(
           refused.migrate(),

@@ -4,7 +4,7 @@ import type { TaskRecord } from '@baton/protocol';
 
 import { toTaskQuery } from '../../src/search/task-search.js';
 import type { Store } from '../../src/store/store.js';
-import { task } from './fixtures.js';
+import { run, task } from './fixtures.js';
 
 // Tasks whose stored records exercise every shape a store keeps (clear, packed, left-out
 // defaults), and the searches that must find them by each field, whichever part holds it: shared by
@@ -70,4 +70,34 @@ export async function searchesFind(store: Store, tasks: readonly TaskRecord[]): 
     byEnd.results.map((t) => t.taskId),
     [failed, done, open].map((t) => t.taskId),
   );
+}
+
+/** Every read of task rows answers exactly `tasks`: a run's, each by id, several, the decide set. */
+export async function readsBack(
+  store: Store,
+  workflowId: string,
+  tasks: readonly TaskRecord[],
+): Promise<void> {
+  assert.deepEqual(await store.read((tx) => tx.getRunTasks(workflowId)), tasks);
+  for (const t of tasks) assert.deepEqual(await store.read((tx) => tx.getTask(t.taskId)), t);
+  assert.deepEqual(
+    await store.read((tx) => tx.getTasks(tasks.map((t) => t.taskId).reverse())),
+    [...tasks].reverse(),
+  );
+  // The decide set: here every task is open, ended but not yet acted on, or the latest of its name.
+  assert.deepEqual(await store.read((tx) => tx.getDecideTasks(workflowId)), tasks);
+}
+
+/** A new run holding the tasks `tasksOf` makes for it, written in one transaction. */
+export async function storeRunOf(
+  store: Store,
+  tasksOf: (workflowId: string) => TaskRecord[],
+): Promise<{ r: ReturnType<typeof run>; tasks: TaskRecord[] }> {
+  const r = run();
+  const tasks = tasksOf(r.workflowId);
+  await store.transaction(async (tx) => {
+    await tx.insertRun(r);
+    await tx.insertTasks(tasks);
+  });
+  return { r, tasks };
 }
