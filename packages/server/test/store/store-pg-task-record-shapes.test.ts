@@ -130,6 +130,25 @@ for (const c of storeCases().filter((s) => s.name === 'postgres')) {
       }
     });
 
+    void it('nodes that make a database together all pack: the one that migrates sets it, the others read it', async () => {
+      const db = await createTestDatabase();
+      const nodes = [0, 1, 2].map(() => openPostgresStore({ url: db.url, poolSize: 2 }));
+      try {
+        await Promise.all(nodes.map((n) => n.migrate()));
+        const r = run();
+        await nodes[0]?.transaction((tx) => tx.insertRun(r));
+        const tasks = searchableTasks(r.workflowId);
+        await Promise.all(nodes.map((n, i) => n.transaction((tx) => tx.insertTasks(tasks.slice(i, i + 1)))));
+        await rawSql({ url: db.url }, [
+          `DO $$ BEGIN IF (SELECT count(*) FROM tasks WHERE packed IS NOT NULL) <> 3 THEN RAISE 'not every node packs'; END IF; END $$`,
+        ]);
+        for (const n of nodes) await readsBack(n, r.workflowId, tasks);
+      } finally {
+        await Promise.all(nodes.map((n) => n.close()));
+        await db.drop();
+      }
+    });
+
     void it('an upgraded database keeps writing whole records until its operator switches it', async () => {
       const db = await createTestDatabase();
       const open = (migrations?: typeof POSTGRES_MIGRATIONS) =>
