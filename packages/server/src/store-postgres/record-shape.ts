@@ -60,8 +60,10 @@ export async function taskRecordShape(
     "SELECT to_regclass('store_settings') IS NOT NULL AS present",
   );
   if (table[0]?.present !== true) return 'whole';
-  if (made)
+  if (made) {
     await client.query('UPDATE store_settings SET value = $2 WHERE name = $1', [SHAPE_SETTING, 'packed']);
+    return 'packed';
+  }
   const { rows } = await client.query<{ value: string }>('SELECT value FROM store_settings WHERE name = $1', [
     SHAPE_SETTING,
   ]);

@@ -5,7 +5,7 @@ import { freeTextNeedle, freeTextWords, likePrefix, runOrderBy, taskOrderBy } fr
 import { type FilterColumn, RUN_FILTER_COLUMNS, compileFilter } from '../store/sql-filter.js';
 import type { ArchivedRun, RunQuery, TaskQuery, TaskSearchField, TaskSortField } from '../store/store.js';
 import type { Query } from './sql.js';
-import { packedFields } from '../store/task-record-storage.js';
+import { packedRest } from '../store/task-record-storage.js';
 import { type PgTaskRow, TASK_COLUMNS, taskFromPgRow } from './task-rows.js';
 
 /**
@@ -143,7 +143,7 @@ async function searchTasksByText(
 }
 
 function packedTextHit(taskId: string, packed: Buffer, needle: string): boolean {
-  const fields = packedFields(taskId, {}, packed);
+  const fields = packedRest(taskId, packed);
   for (const field of ['inputData', 'outputData'] as const) {
     const value = fields[field];
     if (value !== undefined && JSON.stringify(value).toLowerCase().includes(needle)) return true;

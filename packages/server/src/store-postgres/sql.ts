@@ -30,8 +30,9 @@ const named = (name: string, text: string): Sql => ({ name: `baton_${name}`, tex
 
 const WF_COLUMNS = 'definition, version, create_time, update_time';
 /**
- * The end of a claim (`u`: the messages it locked): each with its task's record and columns (null
- * when the task is gone; the record alone may be compact, task-rows.ts) and the task definitions' change counter, read in the claim's own snapshot.
+ * The end of a claim (`u`: the messages it locked): each with its task's row (all null when the
+ * task is gone; whole, compact or packed, task-rows.ts) and the task definitions' change counter,
+ * read in the claim's own snapshot.
  */
 const CLAIMED_WITH = `SELECT u.*, t.record AS task_record, t.packed AS task_packed, t.seq AS task_seq, t.reference_task_name AS task_ref_name,
        t.task_type AS task_type, t.status AS task_status, t.update_time AS task_update_time, t.workflow_id AS task_workflow_id,
@@ -41,10 +42,11 @@ const MESSAGE_COLUMNS = `m.task_id, m.queue_name, m.workflow_id, m.task_ref, m.a
   m.locked_until, m.lock_token, m.worker_id, m.delivery_count, m.dead_lettered, m.created_at`;
 
 /**
- * Writes task rows from a JSON array (record-shape.ts `taskRowsJson`: an element is the whole task,
- * or its columns with the clear part `r` and the packed rest `p`); callers add conditions after the WHERE. The ids
- * again as an array (`ids`, e.g. `ANY($7::text[])`) let a generic plan find the rows by primary
- * key; joined on the JSON alone, it cannot know how many there are and scans.
+ * Writes task rows from a JSON array (record-shape.ts `taskRowsJson`: an element is the whole
+ * task, or its columns with the clear part `r` and the packed rest `p`); callers add conditions
+ * after the WHERE. The ids again as an array (`ids`, e.g. `ANY($7::text[])`) let a generic plan
+ * find the rows by primary key; joined on the JSON alone, it cannot know how many there are and
+ * scans.
  */
 const updateTasksFromJson = (
   ids: string,

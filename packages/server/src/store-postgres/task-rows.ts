@@ -33,6 +33,14 @@ export function taskFromPgRow(row: PgTaskRow): TaskRecord {
   return restoreTask(fields, row);
 }
 
+/**
+ * The same for a row the caller keeps (a decide set read once and restored again): a whole or
+ * compact record is copied before it is filled; a packed one is merged into a new object anyway.
+ */
+export function taskFromKeptPgRow(row: PgTaskRow): TaskRecord {
+  return taskFromPgRow(row.packed === null ? { ...row, record: { ...row.record } } : row);
+}
+
 /** The same, for a row whose task may be missing (a left join): every column null then. */
 export function taskFromPgColumns(row: {
   [K in keyof PgTaskRow]: PgTaskRow[K] | null;

@@ -53,7 +53,7 @@ import { deferMessages, lockTaskLimit, setTaskRateWindow } from './limits.js';
 import { type Query, SQL } from './sql.js';
 import { type ClaimedRow, PgQueueTx } from './queue.js';
 import { type TaskRecordShape, taskRowsJson } from './record-shape.js';
-import { type PgTaskRow, taskFromPgColumns, taskFromPgRow } from './task-rows.js';
+import { type PgTaskRow, taskFromKeptPgRow, taskFromPgColumns, taskFromPgRow } from './task-rows.js';
 import type { TaskDefCache } from './task-def-cache.js';
 import type { WriteBehind } from './write-behind.js';
 import type { MemberLocks } from './group-commit.js';
@@ -287,9 +287,7 @@ export class PgTx extends PgQueueTx implements Tx {
     ]);
     const inSet = (decideSet?.rows as PgTaskRow[] | undefined)?.find((r) => r.task_id === taskId);
     // A fresh restore: the caller may change its task, and the decide set must stay as read.
-    const task = inSet
-      ? taskFromPgRow({ ...inSet, record: { ...inSet.record } })
-      : await this.getTask(taskId);
+    const task = inSet ? taskFromKeptPgRow(inSet) : await this.getTask(taskId);
     const locked = this.lockedRow(workflowId, lock, decideSet);
     this.locked = { workflowId, at: this.writes.statements, run: locked };
     return task;
@@ -306,7 +304,7 @@ export class PgTx extends PgQueueTx implements Tx {
       this.prefetched = {
         workflowId,
         at: this.writes.statements,
-        tasks: (decideSet.rows as PgTaskRow[]).map((r) => taskFromPgRow({ ...r, record: { ...r.record } })),
+        tasks: (decideSet.rows as PgTaskRow[]).map(taskFromKeptPgRow),
       };
     }
     if (!row) return undefined;

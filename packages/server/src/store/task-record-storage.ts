@@ -180,11 +180,15 @@ function storedFields(row: {
   const hit = recent.get(row.task_id);
   if (hit !== undefined && hit.record === row.record && hit.packed.equals(row.packed))
     return JSON.parse(hit.whole) as Record<string, unknown>;
-  const task = JSON.parse(row.record) as Record<string, unknown>;
   return Object.assign(
-    task,
-    JSON.parse(unpackRecord(row.packed, `task ${row.task_id}`)) as Record<string, unknown>,
+    JSON.parse(row.record) as Record<string, unknown>,
+    packedRest(row.task_id, row.packed),
   );
+}
+
+/** The fields a row's `packed` column holds, unpacked and parsed (a damaged one fails by the task's id). */
+export function packedRest(taskId: string, packed: Uint8Array): Record<string, unknown> {
+  return JSON.parse(unpackRecord(packed, `task ${taskId}`)) as Record<string, unknown>;
 }
 
 /**
@@ -200,11 +204,7 @@ export function packedFields(
   const hit = recent.get(taskId);
   if (hit !== undefined && hit.packed.equals(packed) && sameClear(hit.clear, clear))
     return JSON.parse(hit.whole) as Record<string, unknown>;
-  return Object.assign(
-    {},
-    clear,
-    JSON.parse(unpackRecord(packed, `task ${taskId}`)) as Record<string, unknown>,
-  );
+  return Object.assign({}, clear, packedRest(taskId, packed));
 }
 
 function sameClear(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): boolean {
