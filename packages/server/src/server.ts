@@ -150,12 +150,12 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     if (names.length === 0) wake.wakeAll();
     else wake.wake(names);
   });
-  // The script threads load their WebAssembly modules here, before the server takes requests.
+  // The script threads load their WebAssembly modules when a script first runs, and end when idle.
   let sandbox: SandboxedScripts | undefined;
   let scripts: AsyncScriptRunner;
   if (input.scripts) scripts = asyncScripts(input.scripts);
   else {
-    sandbox = await createScriptRunner({
+    sandbox = createScriptRunner({
       scriptMemoryMb: options.scriptMemoryMb,
       scriptTimeoutMs: options.scriptTimeoutMs,
       outputMaxBytes: options.payloadInlineMaxBytes,

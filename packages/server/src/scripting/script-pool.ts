@@ -8,8 +8,11 @@ import type { AsyncScriptRunner } from './async-scripts.js';
 import type { ScriptLimits } from './limits.js';
 import type { ScriptAnswer, ScriptOperation, ScriptOutcome, ScriptRequest } from './script-worker.js';
 
-/** How long a new script thread may take to load QuickJS and jq before it is given up and made again. */
+/** How long a new script thread may take to load QuickJS and jq before it is given up. */
 const START_TIMEOUT_MS = 30_000;
+
+/** How long a loaded thread waits for work before it ends and gives its memory back. */
+export const SCRIPT_THREAD_IDLE_MS = 5 * 60_000;
 
 interface Job {
   readonly request: ScriptRequest;
@@ -21,8 +24,19 @@ interface Slot {
   ready: boolean;
   job?: Job;
   timer?: NodeJS.Timeout;
+  /** Ends the thread once it has sat without work for the idle time. */
+  idleTimer?: NodeJS.Timeout;
   /** Set once the slot is being replaced: late messages and exits of its thread are ignored. */
   gone: boolean;
+}
+
+export interface ScriptPoolSettings {
+  /** The most threads at once (default: one per core, at least 2, at most 8). */
+  readonly size?: number;
+  /** How long a thread without work is kept (default `SCRIPT_THREAD_IDLE_MS`). */
+  readonly idleMs?: number;
+  /** The thread's module (default `script-worker.js`); tests give one that fails to load. */
+  readonly threadModule?: URL;
 }
 
 /**
@@ -34,41 +48,39 @@ interface Slot {
  * that takes work only once it has loaded, so its first evaluation has exactly the same time
  * cap as any other. Evaluations wait in order for a free thread; the wait is not counted
  * against their cap.
+ *
+ * Threads are made when evaluations wait for one, up to the pool's size, and end after sitting
+ * idle: each holds a JavaScript heap and both WebAssembly runtimes (about 25 to 50 MB), which a
+ * node whose workflows run no script should not carry. The first evaluation after a quiet spell
+ * waits for a thread to load (about 0.2 s), outside its time cap.
  */
 export class ScriptPool implements AsyncScriptRunner {
   private readonly slots = new Set<Slot>();
   private readonly queue: Job[] = [];
   private nextId = 1;
+  private made = 0;
   private closed = false;
-  /** Called once, when the first thread has loaded. */
-  private readonly onReady: (() => void)[] = [];
+  private readonly size: number;
+  private readonly idleMs: number;
+  private readonly threadModule: URL;
 
-  private constructor(
+  constructor(
     private readonly limits: ScriptLimits,
-    size: number,
+    settings: ScriptPoolSettings = {},
   ) {
-    for (let i = 0; i < size; i++) this.spawn();
+    this.size = Math.max(1, settings.size ?? Math.max(2, Math.min(8, availableParallelism())));
+    this.idleMs = settings.idleMs ?? SCRIPT_THREAD_IDLE_MS;
+    this.threadModule = settings.threadModule ?? new URL('./script-worker.js', import.meta.url);
   }
 
-  /** Starts `size` threads (default: one per core, at least 2) and waits until one has loaded both modules. */
-  static async start(
-    limits: ScriptLimits,
-    size = Math.max(2, Math.min(8, availableParallelism())),
-  ): Promise<ScriptPool> {
-    const pool = new ScriptPool(limits, size);
-    let timer: NodeJS.Timeout | undefined;
-    const loaded = await Promise.race([
-      new Promise<boolean>((resolve) => pool.onReady.push(() => resolve(true))),
-      new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(false), START_TIMEOUT_MS);
-      }),
-    ]);
-    clearTimeout(timer);
-    if (!loaded) {
-      await pool.close();
-      throw new Error(`the script threads could not start: none loaded within ${START_TIMEOUT_MS} ms`);
-    }
-    return pool;
+  /** How many threads are loading or loaded now (for tests and diagnostics). */
+  get threads(): number {
+    return this.slots.size;
+  }
+
+  /** How many threads were made since the pool was (for tests and diagnostics). */
+  get threadsMade(): number {
+    return this.made;
   }
 
   javascript(script: string, input: JsonValue): Promise<ScriptResult<JsonValue>> {
@@ -102,21 +114,39 @@ export class ScriptPool implements AsyncScriptRunner {
     });
   }
 
-  /** Hands waiting evaluations to loaded, idle threads. */
+  /**
+   * Hands waiting evaluations to loaded, idle threads, then makes threads for those still waiting
+   * (as many as are not already loading, up to the pool's size).
+   */
   private pump(): void {
     for (const slot of this.slots) {
-      if (this.queue.length === 0) return;
+      if (this.queue.length === 0) break;
       if (!slot.ready || slot.job || slot.gone) continue;
       const job = this.queue.shift() as Job;
+      clearTimeout(slot.idleTimer);
       slot.job = job;
       slot.timer = setTimeout(() => this.expire(slot), this.limits.timeoutMs);
       slot.worker.postMessage(job.request);
     }
+    let loading = 0;
+    for (const slot of this.slots) if (!slot.ready) loading++;
+    while (!this.closed && this.slots.size < this.size && loading < this.queue.length) {
+      this.spawn();
+      loading++;
+    }
+  }
+
+  /** A loaded thread without work ends after the idle time unless work reaches it first. */
+  private idle(slot: Slot): void {
+    clearTimeout(slot.idleTimer);
+    slot.idleTimer = setTimeout(() => {
+      if (!slot.job && !slot.gone) void this.retire(slot, 'idle');
+    }, this.idleMs);
+    slot.idleTimer.unref();
   }
 
   private spawn(): void {
-    if (this.closed) return;
-    const worker = new Worker(new URL('./script-worker.js', import.meta.url), {
+    const worker = new Worker(this.threadModule, {
       workerData: this.limits,
       resourceLimits: {
         // The thread's own JavaScript heap: QuickJS's heap and jq's memory live in WebAssembly
@@ -136,10 +166,11 @@ export class ScriptPool implements AsyncScriptRunner {
     worker.stdout.resume();
     worker.stderr.resume();
     const slot: Slot = { worker, ready: false, gone: false };
+    this.made++;
     this.slots.add(slot);
     // Loading is bounded on its own: a thread that never becomes ready is made again.
     slot.timer = setTimeout(() => {
-      if (!slot.ready) this.replace(slot, 'the script thread did not start');
+      if (!slot.ready) this.replace(slot, `the script thread did not load within ${START_TIMEOUT_MS} ms`);
     }, START_TIMEOUT_MS);
     slot.timer.unref();
     worker.unref();
@@ -153,8 +184,8 @@ export class ScriptPool implements AsyncScriptRunner {
     if ('ready' in message) {
       clearTimeout(slot.timer);
       slot.ready = true;
-      for (const ready of this.onReady.splice(0)) ready();
       this.pump();
+      if (!slot.job) this.idle(slot);
       return;
     }
     const job = slot.job;
@@ -163,7 +194,10 @@ export class ScriptPool implements AsyncScriptRunner {
     slot.job = undefined;
     job.resolve(message.result);
     if (message.broken) this.replace(slot, 'the script thread was left unusable');
-    else this.pump();
+    else {
+      this.pump();
+      if (!slot.job) this.idle(slot);
+    }
   }
 
   /** The deadline passed: the evaluation fails, and its thread is ended whatever it is doing. */
@@ -183,22 +217,30 @@ export class ScriptPool implements AsyncScriptRunner {
     this.replace(slot, 'time limit');
   }
 
-  /** Ends a slot's thread (failing its evaluation with `reason`) and starts a new thread in its place. */
+  /**
+   * Ends a slot's thread (failing its evaluation with `reason`). A loaded thread is replaced at
+   * once: the pool is in use. A thread that failed while loading would likely fail again: the
+   * evaluations waiting for it fail with the reason unless another thread is alive to take them,
+   * and the next evaluation tries a new thread.
+   */
   private replace(slot: Slot, reason: string): void {
     if (slot.gone) return;
     void this.retire(slot, reason);
     if (slot.ready) {
-      this.spawn();
+      if (!this.closed) this.spawn();
       return;
     }
-    // A thread that failed while loading would likely fail again at once: wait before the next.
-    setTimeout(() => this.spawn(), 1000).unref();
+    if (this.slots.size === 0) {
+      const why = `the script threads could not start: ${reason}`;
+      for (const job of this.queue.splice(0)) job.resolve({ ok: false, error: why });
+    }
   }
 
   private async retire(slot: Slot, reason: string): Promise<void> {
     slot.gone = true;
     this.slots.delete(slot);
     clearTimeout(slot.timer);
+    clearTimeout(slot.idleTimer);
     const job = slot.job;
     slot.job = undefined;
     job?.resolve({ ok: false, error: reason });

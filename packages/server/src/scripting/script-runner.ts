@@ -15,12 +15,20 @@ export interface ScriptSettings {
   readonly scriptTimeoutMs: number;
   /** The inline limit: a script's value larger than this as JSON fails its evaluation. */
   readonly outputMaxBytes?: number;
-  /** How many script threads (default: one per core, at least 2). */
+  /** The most script threads at once (default: one per core, at least 2, at most 8). */
   readonly threads?: number;
+  /** How long a script thread without work is kept (default 5 minutes). */
+  readonly threadIdleMs?: number;
 }
 
-/** Starts the script threads; resolves once one of them has loaded both WebAssembly modules. */
-export async function createScriptRunner(settings: ScriptSettings): Promise<SandboxedScripts> {
+/**
+ * The script runner. No thread is made until a script or filter is evaluated or checked: the
+ * threads load on demand and end when idle (`script-pool.ts`).
+ */
+export function createScriptRunner(settings: ScriptSettings): SandboxedScripts {
   const limits = scriptLimits(settings.scriptMemoryMb, settings.scriptTimeoutMs, settings.outputMaxBytes);
-  return ScriptPool.start(limits, settings.threads);
+  return new ScriptPool(limits, {
+    ...(settings.threads !== undefined && { size: settings.threads }),
+    ...(settings.threadIdleMs !== undefined && { idleMs: settings.threadIdleMs }),
+  });
 }

@@ -10,7 +10,7 @@ let scripts: SandboxedScripts;
 /** The same memory cap and a time cap no allocation test can reach first, however busy the machine. */
 let roomyClock: JavaScriptSandbox;
 before(async () => {
-  scripts = await createScriptRunner({ scriptMemoryMb: 16, scriptTimeoutMs: 1000 });
+  scripts = createScriptRunner({ scriptMemoryMb: 16, scriptTimeoutMs: 1000 });
   roomyClock = await JavaScriptSandbox.load(scriptLimits(16, 600_000));
 });
 after(async () => {
@@ -140,7 +140,7 @@ describe('javascript sandbox', () => {
   });
 
   it('a syntax check that runs out of time does not refuse the text (a busy machine is no syntax error)', async () => {
-    const hurried = await createScriptRunner({ scriptMemoryMb: 64, scriptTimeoutMs: 1 });
+    const hurried = createScriptRunner({ scriptMemoryMb: 64, scriptTimeoutMs: 1 });
     try {
       const long = `var a = [${'1,'.repeat(2_000_000)}1]; a.length`;
       // The same text run under that cap does hit it: the check above did run out of time.

@@ -8,9 +8,9 @@ import { createScriptRunner, type SandboxedScripts } from '../../src/scripting/s
  * event loop), the caps each evaluation runs under, and the thread that replaces a failed one.
  */
 let scripts: SandboxedScripts;
-before(async () => {
+before(() => {
   // A small inline limit, so output caps are reached with small values.
-  scripts = await createScriptRunner({
+  scripts = createScriptRunner({
     scriptMemoryMb: 16,
     scriptTimeoutMs: 1000,
     outputMaxBytes: 64 * 1024,
@@ -80,7 +80,7 @@ describe('script threads', () => {
   it('a value over the inline limit is refused, from a script and from jq', async () => {
     // A time cap far past what these take, so the size limit is what ends them however busy the
     // machine is (a slow jq stream must not end at the time cap instead).
-    const scripts = await createScriptRunner({
+    const scripts = createScriptRunner({
       scriptMemoryMb: 16,
       scriptTimeoutMs: 120_000,
       outputMaxBytes: 64 * 1024,
