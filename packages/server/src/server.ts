@@ -260,7 +260,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     hooks.onTimerArmed = (dueAt) => timerLoop.armed(dueAt);
     // Events, schedules and instruction texts (src/events, src/schedules, src/instructions).
     hooks.onDecided = lifecycleOutbox(() => clock.now());
-    const events = createEvents({
+    const events = await createEvents({
       options,
       store,
       executor,

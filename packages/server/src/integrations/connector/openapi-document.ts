@@ -1,4 +1,3 @@
-import SwaggerParser from '@apidevtools/swagger-parser';
 import type { JsonObject, JsonValue } from '@baton/protocol';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import ajvFormats from 'ajv-formats';
@@ -42,7 +41,9 @@ export async function checkOpenApiDocument(doc: JsonObject): Promise<string[]> {
     ];
   }
   try {
-    // The parser dereferences what it is given: give it a copy.
+    // Loaded by the first registration that needs it, not at start. The parser dereferences
+    // what it is given: give it a copy.
+    const { default: SwaggerParser } = await import('@apidevtools/swagger-parser');
     await (SwaggerParser.validate as (api: unknown, options: unknown) => Promise<unknown>)(
       structuredClone(doc),
       {

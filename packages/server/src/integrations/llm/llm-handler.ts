@@ -3,10 +3,8 @@ import type { JsonObject, ValidationError, WorkflowTask } from '@baton/protocol'
 import type { CallContext, CallHandler, CallOutcome, SystemCall } from '../call-handler.js';
 import { CallInputError, failureOf, messageOf } from '../call-failure.js';
 import { CallSecrets } from '../secrets/call-secrets.js';
-import { AnthropicClient } from './anthropic-client.js';
 import { type LlmClient, ProviderStatusError, resultOf } from './llm-answer.js';
 import type { LlmMetrics } from './llm-metrics.js';
-import { OpenAiClient } from './openai-client.js';
 import { type LlmProviderRecord, type LlmProviderService, protocolOf, refusal } from './llm-providers.js';
 import {
   chatRequestOf,
@@ -178,13 +176,18 @@ export class LlmCallHandler implements CallHandler {
       record.apiKeySecret === undefined
         ? undefined
         : (await secrets.values([record.apiKeySecret])).get(record.apiKeySecret);
-    if (protocolOf(record.type) === 'anthropic')
+    // Each provider's SDK is loaded by the first call that needs it: together they hold about
+    // 30 MB of a node's memory, which a node that never calls a model should not carry.
+    if (protocolOf(record.type) === 'anthropic') {
+      const { AnthropicClient } = await import('./anthropic-client.js');
       return new AnthropicClient({ baseURL: record.endpoint, apiKey, fetch: ctx.fetch });
+    }
     const baseURL = record.endpoint ?? DEFAULT_BASE_URL[record.type.toLowerCase()];
     if (baseURL === undefined)
       throw new CallInputError(
         `LLM provider '${record.name}' (type ${record.type}) has no endpoint configured`,
       );
+    const { OpenAiClient } = await import('./openai-client.js');
     if (protocolOf(record.type) === 'azure') {
       const version = record.configuration.api_version ?? record.configuration.apiVersion;
       return new OpenAiClient({

@@ -1,11 +1,9 @@
 import { createHash } from 'node:crypto';
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  StreamableHTTPClientTransport,
-  StreamableHTTPError,
-} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+
+import { loadedMcpSdk, mcpSdk } from './mcp-sdk.js';
 
 /** Where a session goes: the server's URL and the headers every request carries. */
 export interface McpTarget {
@@ -38,13 +36,15 @@ export class McpSessions {
     return `${target.url} ${createHash('sha256').update(JSON.stringify(headers)).digest('hex')}`;
   }
 
-  private static open(target: McpTarget, fetch: FetchLike, signal: AbortSignal): Promise<Client> {
-    const transport = new StreamableHTTPClientTransport(new URL(target.url), {
+  private static async open(target: McpTarget, fetch: FetchLike, signal: AbortSignal): Promise<Client> {
+    const sdk = await mcpSdk();
+    const transport = new sdk.StreamableHTTPClientTransport(new URL(target.url), {
       requestInit: { headers: target.headers },
       fetch,
     });
-    const client = new Client({ name: 'baton', version: '0.1.0' });
-    return client.connect(transport, { signal }).then(() => client);
+    const client = new sdk.Client({ name: 'baton', version: '0.1.0' });
+    await client.connect(transport, { signal });
+    return client;
   }
 
   /**
@@ -85,7 +85,8 @@ export class McpSessions {
   }
 
   private static isLostSession(err: unknown): boolean {
-    if (err instanceof StreamableHTTPError) return err.code === 404;
+    const sdk = loadedMcpSdk();
+    if (sdk !== undefined && err instanceof sdk.StreamableHTTPError) return err.code === 404;
     return err instanceof Error && /not connected/i.test(err.message);
   }
 

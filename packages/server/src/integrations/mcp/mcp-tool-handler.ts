@@ -1,6 +1,5 @@
 import type { JsonObject, JsonValue, ValidationError, WorkflowTask } from '@baton/protocol';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 
 import type { CallContext, CallHandler, CallOutcome, SystemCall } from '../call-handler.js';
 import { CallInputError, failureOf, messageOf } from '../call-failure.js';
@@ -10,6 +9,7 @@ import { serviceHeaders } from '../registry/service-auth.js';
 import { CallSecrets } from '../secrets/call-secrets.js';
 import type { SecretService } from '../secrets/secret-service.js';
 import type { ServiceMethod, ServiceRecord } from '../registry/service-record.js';
+import { loadedMcpSdk, mcpErrorCode } from './mcp-sdk.js';
 import type { McpSessions, McpTarget } from './mcp-sessions.js';
 
 /**
@@ -146,7 +146,7 @@ export class McpToolHandler implements CallHandler {
     } catch (err) {
       await permit?.end(serviceVerdict(err, ctx.signal));
       const what = listing ? 'Listing tools failed' : 'Tool call failed';
-      if (err instanceof McpError)
+      if (mcpErrorCode(err) !== undefined)
         return secrets.outcome({ status: 'FAILED', reason: `${what}: ${messageOf(err)}` });
       return secrets.outcome(failureOf(err, what));
     } finally {
@@ -200,9 +200,11 @@ export class McpToolHandler implements CallHandler {
  */
 function serviceVerdict(err: unknown, signal: AbortSignal): CallVerdict | undefined {
   if (signal.aborted || err instanceof CallInputError) return undefined;
-  if (err instanceof McpError) {
-    const noAnswer: number[] = [ErrorCode.RequestTimeout, ErrorCode.ConnectionClosed];
-    return noAnswer.includes(err.code) ? 'failure' : 'success';
+  const code = mcpErrorCode(err);
+  const sdk = loadedMcpSdk();
+  if (code !== undefined && sdk !== undefined) {
+    const noAnswer: number[] = [sdk.ErrorCode.RequestTimeout, sdk.ErrorCode.ConnectionClosed];
+    return noAnswer.includes(code) ? 'failure' : 'success';
   }
   return 'failure';
 }
