@@ -112,7 +112,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
   const { options } = input;
   const clock = input.clock ?? systemClock;
   // Off unless an OTLP endpoint is configured; when off nothing below makes a span or an id.
-  const tracing = input.tracing ?? createTracing(options.tracing);
+  const tracing = input.tracing ?? (await createTracing(options.tracing));
   const logger =
     input.logger ??
     pino({

@@ -48,10 +48,10 @@ function edges(spans: readonly ReceivedSpan[], callerSpanId: string): string[] {
 }
 
 describe('tracing settings', () => {
-  it('is off unless an OTLP endpoint is configured, and off makes no exporter and no span', () => {
+  it('is off unless an OTLP endpoint is configured, and off makes no exporter and no span', async () => {
     const off = compileOptions({});
     assert.equal(off.tracing.endpoint, undefined);
-    const tracing = createTracing(off.tracing);
+    const tracing = await createTracing(off.tracing);
     assert.equal(tracing.enabled, false);
     assert.equal(tracing.current(), undefined);
     assert.deepEqual(traceLogFields(tracing), {});
@@ -71,7 +71,7 @@ describe('tracing settings', () => {
       },
       shutdown: () => Promise.resolve(),
     };
-    const tracing = createTracing(compileOptions({}).tracing, exporter);
+    const tracing = await createTracing(compileOptions({}).tracing, exporter);
     const lines: Array<Record<string, unknown>> = [];
     const logger = pino(
       { mixin: () => traceLogFields(tracing) },
