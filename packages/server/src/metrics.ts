@@ -21,11 +21,13 @@ export class Metrics {
 
   /**
    * `queueCounts` is called on each scrape for the queue depth gauges; `groupCommit` for the
-   * group commit counters (PostgreSQL: batches, members, fallbacks, evicted, merged).
+   * group commit counters (PostgreSQL: batches, members, fallbacks, evicted, merged);
+   * `scriptThreads` for the script threads gauge.
    */
   constructor(
     queueCounts?: () => Promise<QueueCounts[]>,
     groupCommit?: () => Readonly<Record<string, number>> | undefined,
+    scriptThreads?: () => number,
   ) {
     const registers = [this.registry];
     this.runsStarted = new Counter({
@@ -100,6 +102,16 @@ export class Metrics {
           const stats = groupCommit();
           this.reset();
           if (stats) for (const [count, value] of Object.entries(stats)) this.inc({ count }, value);
+        },
+      });
+    }
+    if (scriptThreads) {
+      new Gauge({
+        name: 'baton_script_threads',
+        help: 'Script threads loading or loaded: made when a script or jq filter is evaluated, ended after sitting idle',
+        registers,
+        collect() {
+          this.set(scriptThreads());
         },
       });
     }

@@ -167,6 +167,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     const metrics = new Metrics(
       () => store.read((tx) => tx.queueCounts(clock.now())),
       store instanceof PostgresStore ? () => store.group?.stats : undefined,
+      sandbox && (() => sandbox.threads),
     );
     const liveness = new WorkerLiveness(store, clock);
     await whileDatabaseAway(() => liveness.refresh(), waitForDatabase);

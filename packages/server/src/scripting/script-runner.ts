@@ -7,6 +7,8 @@ import { ScriptPool } from './script-pool.js';
  * script threads (`script-pool.ts`) so that no script runs on the event loop.
  */
 export interface SandboxedScripts extends AsyncScriptRunner {
+  /** Script threads loading or loaded now. */
+  readonly threads: number;
   close(): Promise<void>;
 }
 
