@@ -11,7 +11,7 @@ import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace';
 import type { RunRecord, RunTrace, TaskRecord } from '@baton/protocol';
 
-import { SCOPE } from './span-scope.js';
+import { SCOPE } from './tracing-contract.js';
 import { taskSpanId } from './trace-ids.js';
 
 /**

@@ -28,8 +28,7 @@ import type { RunTrace } from '@baton/protocol';
 
 import type { TracingOptions } from '../config/tracing-options.js';
 import { newSpanId, newTraceId } from './trace-ids.js';
-import { parentContext, SCOPE } from './span-scope.js';
-import type { Tracing } from './tracing.js';
+import { parentContext, SCOPE, type Tracing } from './tracing-contract.js';
 
 const SHUTDOWN_WAIT_MS = 2000;
 
