@@ -304,12 +304,14 @@ export const SQL = {
      GROUP BY q.queue_name ORDER BY q.queue_name`,
   ),
   // One index seek per queue (queue_messages_visible), not a walk over the in-flight messages.
+  // `priority IS NOT NULL` (always true) is that index's condition, which the claim does not
+  // state so that it can never take this index (migration claim-index-apart).
   nextVisibleAt: named(
     'next_visible_at',
     `SELECT min(x.v) AS v FROM unnest($1::text[]) AS q(name)
      CROSS JOIN LATERAL (
        SELECT min(visible_at) AS v FROM queue_messages WHERE queue_name = q.name AND NOT dead_lettered
-         AND locked_until IS NULL
+         AND locked_until IS NULL AND priority IS NOT NULL
      ) AS x`,
   ),
   notify: named('notify', 'SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p'),

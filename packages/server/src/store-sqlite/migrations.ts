@@ -473,6 +473,9 @@ ALTER TABLE tasks ADD COLUMN packed BLOB;
   'task-record-shape': {
     none: 'an SQLite database packs its task records since packed-task-records: one process owns it, so no earlier release shares it and there is no shape to choose',
   },
+  'claim-index-apart': {
+    none: 'SQLite statements name the index they take (INDEXED BY in store-sqlite/queue.ts and sql.ts): no statistics can lead its planner to another',
+  },
 };
 
 /** The SQLite migrations, numbered as SQLite databases record them. */

@@ -13,6 +13,14 @@ import { storableTime } from '../bounds/time.js';
  * The worker-queue, timer and dead-letter methods of the SQLite `Tx` (`SqliteTx` extends this;
  * it adds `notifyQueues`).
  */
+/**
+ * The earliest time a message of one queue becomes visible: one min() per queue, a single seek on
+ * queue_messages_visible, named so that the planner (which has no statistics) cannot take the
+ * claim's index and walk the queue.
+ */
+export const NEXT_VISIBLE =
+  'SELECT min(visible_at) AS v FROM queue_messages INDEXED BY queue_messages_visible WHERE queue_name = ? AND dead_lettered = 0 AND locked_until IS NULL';
+
 export abstract class SqliteQueueTx extends SqlTimerTx<SqliteConnection> {
   constructor(
     protected readonly c: SqliteConnection,
@@ -79,12 +87,8 @@ export abstract class SqliteQueueTx extends SqlTimerTx<SqliteConnection> {
 
   async nextVisibleAt(queueNames: readonly string[], _now: number): Promise<number | undefined> {
     let next: number | undefined;
-    // One min() per queue: each is a single seek on queue_messages_visible.
     for (const name of uniqueSorted(queueNames)) {
-      const v = this.c.get<{ v: number | null }>(
-        'SELECT min(visible_at) AS v FROM queue_messages WHERE queue_name = ? AND dead_lettered = 0 AND locked_until IS NULL',
-        name,
-      )?.v;
+      const v = this.c.get<{ v: number | null }>(NEXT_VISIBLE, name)?.v;
       if (v !== null && v !== undefined && (next === undefined || v < next)) next = v;
     }
     return next;

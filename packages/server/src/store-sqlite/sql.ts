@@ -38,6 +38,16 @@ export function runDefinitionRef(c: SqliteConnection, text: string): string {
 }
 const CLAIM_ORDER = 'priority DESC, visible_at, task_id';
 
+/**
+ * The messages a claim takes from one queue (queue, now, count). Its index is named: it gives the
+ * claim order, so the walk stops at the LIMIT. Left to itself SQLite's planner (which has no
+ * statistics) took queue_messages_visible and sorted the whole queue: 14 ms a claim with 100,000
+ * messages waiting, on the one writer.
+ */
+export const CLAIM_PICK = `SELECT task_id, priority, visible_at FROM queue_messages INDEXED BY queue_messages_claim
+       WHERE queue_name = ? AND dead_lettered = 0 AND locked_until IS NULL AND visible_at <= ?
+       ORDER BY ${CLAIM_ORDER} LIMIT ?`;
+
 export function parse<T>(text: string): T {
   return JSON.parse(text) as T;
 }
@@ -122,9 +132,7 @@ export function claimMessages(c: SqliteConnection, request: ClaimRequest): Store
     const want = request.count - claimed.length;
     if (want <= 0) break;
     const picked = c.all<{ task_id: string; priority: number; visible_at: number }>(
-      `SELECT task_id, priority, visible_at FROM queue_messages
-       WHERE queue_name = ? AND dead_lettered = 0 AND locked_until IS NULL AND visible_at <= ?
-       ORDER BY ${CLAIM_ORDER} LIMIT ?`,
+      CLAIM_PICK,
       queueName,
       request.now,
       want,
