@@ -1,5 +1,5 @@
 // The scale scenario: Baton's hot path does not slow down as finished history grows (part A),
-// and open runs are cheap in memory (part B). Needs the built server (`npx tsc -b`) and the
+// and open runs are cheap in memory, on PostgreSQL and on SQLite (part B). Needs the built server (`npx tsc -b`) and the
 // PostgreSQL of pg-admin.mjs.
 //   node bench/scale.mjs [--sizes 10000,100000,1000000] [--runs 300] [--warmup 30]
 //                        [--open 100000] [--concurrency 32] [--skip-history] [--skip-open]
@@ -38,7 +38,10 @@ export async function runScale({
     machine: `${os.cpus().length} × ${os.cpus()[0]?.model.trim()}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`,
   };
   if (history) results.history = await measureHistory({ sizes, runs, warmupRuns, log });
-  if (open > 0) results.openRuns = await measureOpenRuns({ open, concurrency, log });
+  if (open > 0) {
+    results.openRuns = await measureOpenRuns({ open, concurrency, log });
+    results.openRunsSqlite = await measureOpenRuns({ open, store: 'sqlite', concurrency, log });
+  }
   results.seconds = (performance.now() - began) / 1000;
   results.markdown = writeScaleResults(results, resultsDir);
   return results;

@@ -4,6 +4,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
 
+import Database from 'better-sqlite3';
 import pg from 'pg';
 
 import { batonApi } from './baton-api.mjs';
@@ -16,20 +17,48 @@ import { quantile } from './stats.mjs';
 const WORKFLOW = 'scale_open';
 const IDLE_TYPE = 'scale_idle';
 
+/** What the store holds: open runs and queued messages (a fresh PostgreSQL database, or SQLite's file). */
+async function countOpen(store, databaseUrl, dataDir) {
+  const sql = `SELECT (SELECT count(*) FROM runs WHERE status = 'RUNNING') AS running,
+                      (SELECT count(*) FROM queue_messages) AS queued`;
+  if (store === 'sqlite') {
+    const db = new Database(`${dataDir}/baton.db`, { readonly: true });
+    try {
+      const row = db.prepare(sql).get();
+      return { running: Number(row.running), queued: Number(row.queued) };
+    } finally {
+      db.close();
+    }
+  }
+  const admin = new pg.Client({ connectionString: databaseUrl, application_name: 'bench-admin' });
+  await admin.connect();
+  try {
+    const { rows } = await admin.query(sql);
+    return { running: Number(rows[0].running), queued: Number(rows[0].queued) };
+  } finally {
+    await admin.end();
+  }
+}
+
 /**
- * Starts `open` runs, `concurrency` at a time, on a fresh database; answers the start rate, the
- * server's RSS and peak RSS after `settleMs`, and how fast it still answers a poll.
+ * Starts `open` runs, `concurrency` at a time, on a fresh database (`store`: postgres or sqlite);
+ * answers the start rate, the server's RSS and peak RSS after `settleMs`, and how fast it still
+ * answers a poll.
  */
 export async function measureOpenRuns({
   open,
+  store = 'postgres',
   concurrency = 32,
   settleMs = 5000,
   database = 'bench_scale_open',
   log = () => {},
 }) {
   const began = performance.now();
-  const databaseUrl = await freshDatabase(database);
-  const server = await startBaton({ databaseUrl, env: { BATON_LOG_LEVEL: 'error' } });
+  const databaseUrl = store === 'postgres' ? await freshDatabase(database) : undefined;
+  const server = await startBaton({
+    ...(databaseUrl !== undefined && { databaseUrl }),
+    env: { BATON_LOG_LEVEL: 'error' },
+  });
   try {
     const api = batonApi(server.url);
     await api.registerTaskDefs([
@@ -48,7 +77,7 @@ export async function measureOpenRuns({
     });
     const idleRssBytes = rssOf(server.pid);
 
-    log(`starting ${open} runs, ${concurrency} at a time`);
+    log(`${store}: starting ${open} runs, ${concurrency} at a time`);
     let next = 0;
     const starting = performance.now();
     await Promise.all(
@@ -67,15 +96,7 @@ export async function measureOpenRuns({
     const peakRssBytes = peakRssOf(server.pid);
 
     // The store must hold what the figures claim: every run open, its first task queued.
-    const admin = new pg.Client({ connectionString: databaseUrl, application_name: 'bench-admin' });
-    await admin.connect();
-    const { rows } = await admin.query(
-      `SELECT (SELECT count(*) FROM runs WHERE status = 'RUNNING') AS running,
-              (SELECT count(*) FROM queue_messages) AS queued`,
-    );
-    await admin.end();
-    const running = Number(rows[0].running);
-    const queued = Number(rows[0].queued);
+    const { running, queued } = await countOpen(store, databaseUrl, server.dataDir);
     if (running !== open || queued !== open) {
       throw new Error(`expected ${open} open runs and queued tasks, found ${running} and ${queued}`);
     }
@@ -89,6 +110,7 @@ export async function measureOpenRuns({
       if (tasks.length !== 1) throw new Error('a poll with open runs waiting answered no task');
     }
     const result = {
+      store,
       openRuns: running,
       concurrency,
       startSeconds,
@@ -106,6 +128,6 @@ export async function measureOpenRuns({
     return { ...result, seconds: (performance.now() - began) / 1000 };
   } finally {
     await server.stop();
-    await dropDatabase(database);
+    if (databaseUrl !== undefined) await dropDatabase(database);
   }
 }

@@ -43,18 +43,23 @@ export function scaleMarkdown(results) {
       '',
     );
   }
-  const open = results.openRuns;
-  if (open) {
+  const opens = [results.openRuns, results.openRunsSqlite].filter((o) => o !== undefined);
+  if (opens.length > 0) {
+    const first = opens[0];
     lines.push(
       `## Memory with open runs`,
       '',
-      '| open runs | starts/s | RSS MB | peak RSS MB | idle RSS MB | poll p50 ms |',
-      '| ---: | ---: | ---: | ---: | ---: | ---: |',
-      `| ${count(open.openRuns)} | ${open.startsPerSecond.toFixed(0)} | ${mb(open.rssBytes)} | ${mb(open.peakRssBytes)} | ` +
-        `${mb(open.idleRssBytes)} | ${ms(open.poll.p50)} |`,
+      '| store | open runs | starts/s | RSS MB | peak RSS MB | idle RSS MB | poll p50 ms |',
+      '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+      ...opens.map(
+        (open) =>
+          `| ${open.store ?? 'postgres'} | ${count(open.openRuns)} | ${open.startsPerSecond.toFixed(0)} | ${mb(open.rssBytes)} | ` +
+          `${mb(open.peakRssBytes)} | ${mb(open.idleRssBytes)} | ${ms(open.poll.p50)} |`,
+      ),
       '',
-      `Started ${open.concurrency} at a time; RSS read ${open.settleMs / 1000} s after the last start ` +
-        `(target ≤ ${mb(OPEN_RSS_TARGET_BYTES)} MB); part B took ${open.seconds.toFixed(0)} s.`,
+      `Started ${first.concurrency} at a time; RSS read ${first.settleMs / 1000} s after the last start ` +
+        `(target ≤ ${mb(OPEN_RSS_TARGET_BYTES)} MB); part B took ` +
+        `${opens.map((o) => o.seconds.toFixed(0)).join(' + ')} s.`,
       '',
     );
   }
