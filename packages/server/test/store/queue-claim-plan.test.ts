@@ -5,15 +5,14 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
 import Database from 'better-sqlite3';
-import pg from 'pg';
+import type pg from 'pg';
 
-import { openPostgresStore } from '../../src/store-postgres/postgres-store.js';
 import { SQL } from '../../src/store-postgres/sql.js';
 import { NEXT_VISIBLE } from '../../src/store-sqlite/queue.js';
 import { CLAIM_PICK } from '../../src/store-sqlite/sql.js';
 import { openSqliteStore } from '../../src/store-sqlite/sqlite-store.js';
-import type { Store } from '../../src/store/store.js';
-import { createTestDatabase, enabledStores, type TestDatabase } from '../helpers/postgres.js';
+import { type PlanNode, planDatabase, planNodes } from '../helpers/pg-plans.js';
+import { enabledStores } from '../helpers/postgres.js';
 
 /**
  * A poll with a long queue waiting: the claim walks queue_messages_claim in its order and stops at
@@ -27,28 +26,13 @@ import { createTestDatabase, enabledStores, type TestDatabase } from '../helpers
 // the shallower index and a sort.
 const WAITING = 50_000;
 
-interface PlanNode {
-  'Node Type': string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-
-function planNodes(node: PlanNode): PlanNode[] {
-  return [node, ...(node.Plans ?? []).flatMap(planNodes)];
-}
-
 if (enabledStores().includes('postgres')) {
   describe('the claim plan on PostgreSQL, with statistics that lag the queue', () => {
-    let db: TestDatabase;
-    let store: Store;
     let client: pg.Client;
+    let close: () => Promise<void> = () => Promise.resolve();
 
     before(async () => {
-      db = await createTestDatabase();
-      store = openPostgresStore({ url: db.url, poolSize: 2 });
-      await store.migrate();
-      client = new pg.Client({ connectionString: db.url });
-      await client.connect();
+      ({ client, close } = await planDatabase());
       await client.query(
         `INSERT INTO queue_messages (task_id, queue_name, workflow_id, task_ref, attempt, priority, visible_at, lock_ms, created_at)
          SELECT md5(i::text)::uuid::text, 'busy', md5('w' || i)::uuid::text, 'wait', 0, 0, 1000 + i, 300000, 1000 + i FROM generate_series(1, ${WAITING}) AS i`,
@@ -63,9 +47,7 @@ if (enabledStores().includes('postgres')) {
     });
 
     after(async () => {
-      await client?.end();
-      await store?.close();
-      await db?.drop();
+      await close();
     });
 
     async function planOf(sql: string, params: unknown[], mode: string): Promise<PlanNode[]> {

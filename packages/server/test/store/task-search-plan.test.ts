@@ -2,15 +2,15 @@ import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';
 
-import pg from 'pg';
+import type pg from 'pg';
 
-import { openPostgresStore } from '../../src/store-postgres/postgres-store.js';
 import { taskSearchSql } from '../../src/store-postgres/search.js';
 import { DECIDE_TASKS } from '../../src/store-postgres/decide-set.js';
 import { SQL } from '../../src/store-postgres/sql.js';
 import type { Store, TaskQuery } from '../../src/store/store.js';
 import { toTaskQuery } from '../../src/search/task-search.js';
-import { createTestDatabase, enabledStores, type TestDatabase } from '../helpers/postgres.js';
+import { indexesRead, type PlanNode, planDatabase, planNodes } from '../helpers/pg-plans.js';
+import { enabledStores } from '../helpers/postgres.js';
 
 /**
  * Task search on a large PostgreSQL store (100,000 tasks) is served from indexes: the query
@@ -19,23 +19,6 @@ import { createTestDatabase, enabledStores, type TestDatabase } from '../helpers
  */
 
 const TASKS = 100_000;
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  'Index Cond'?: string;
-  Plans?: PlanNode[];
-}
-
-/** A plan's nodes, the root first. */
-function planNodes(node: PlanNode): PlanNode[] {
-  return [node, ...(node.Plans ?? []).flatMap(planNodes)];
-}
-
-/** Every index a plan reads, by name (`Index Name` of index and bitmap index scans). */
-const indexesRead = (plan: PlanNode): string[] =>
-  planNodes(plan).flatMap((n) => (n['Index Name'] ? [n['Index Name']] : []));
 
 /** Index scans with no key condition: the whole index (or a partial index's whole) read. */
 const unkeyedIndexScans = (plan: PlanNode): string[] =>
@@ -48,16 +31,12 @@ const seqScansOfTasks = (plan: PlanNode): string[] =>
 
 if (enabledStores().includes('postgres')) {
   describe('task search plans on PostgreSQL (100,000 tasks)', () => {
-    let db: TestDatabase;
     let store: Store;
     let client: pg.Client;
+    let close: () => Promise<void> = () => Promise.resolve();
 
     before(async () => {
-      db = await createTestDatabase();
-      store = openPostgresStore({ url: db.url, poolSize: 2 });
-      await store.migrate();
-      client = new pg.Client({ connectionString: db.url });
-      await client.connect();
+      ({ store, client, close } = await planDatabase());
       // 100,000 tasks over 10,000 runs of 20 definitions, 50 task types, 5 statuses.
       await client.query(
         `INSERT INTO tasks (task_id, workflow_id, seq, reference_task_name, task_type, status, update_time, record)
@@ -75,9 +54,7 @@ if (enabledStores().includes('postgres')) {
     });
 
     after(async () => {
-      await client?.end();
-      await store?.close();
-      await db?.drop();
+      await close();
     });
 
     const cases: Array<[string, TaskQuery]> = [
