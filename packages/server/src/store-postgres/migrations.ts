@@ -461,17 +461,17 @@ INSERT INTO store_settings (name, value) VALUES ('task_records', 'whole');
 ALTER TABLE tasks ADD COLUMN packed BYTEA;
 `,
   },
-  'claim-index-apart': {
+  'queue-claim-index-only': {
     sql: `
 -- The claim walks queue_messages_claim in its order and stops at its LIMIT. queue_messages_visible
 -- (for the earliest time a message becomes visible) matched the claim's conditions too, and with
 -- statistics that lag a burst of enqueues (the planner believing a queue holds a row or two) it
 -- was taken for the claim, which then read and sorted the whole queue: 40 to 60 ms a poll with
--- 100,000 messages waiting. Its condition now names priority, which the claim does not, so the
--- claim cannot take it; the next-visible query names it and still gets its one index seek.
+-- 100,000 messages waiting. The next-visible query now reads the claim's index as well (one seek
+-- per priority the queue uses), so the claim's index is the queue's only one: no statistics can
+-- lead the planner to another, and a message no longer writes a second index entry. Nodes of the
+-- earlier release read the claim's index for their next-visible query, or the table.
 DROP INDEX queue_messages_visible;
-CREATE INDEX queue_messages_visible ON queue_messages (queue_name, visible_at)
-  WHERE NOT dead_lettered AND locked_until IS NULL AND priority IS NOT NULL;
 `,
   },
 };

@@ -303,15 +303,27 @@ export const SQL = {
      LEFT JOIN queue_messages AS m ON m.queue_name = q.queue_name
      GROUP BY q.queue_name ORDER BY q.queue_name`,
   ),
-  // One index seek per queue (queue_messages_visible), not a walk over the in-flight messages.
-  // `priority IS NOT NULL` (always true) is that index's condition, which the claim does not
-  // state so that it can never take this index (migration claim-index-apart).
+  // The earliest time a message of each queue becomes visible, from the claim's index, which holds
+  // each queue's waiting messages by priority, then visible time: one seek for each priority the
+  // queue uses (a skip scan: the first entry of the highest priority, then of the next lower one,
+  // and so on), never a walk over its messages. It is the queue's one index (migration
+  // queue-claim-index-only), so no statistics can lead the planner elsewhere.
   nextVisibleAt: named(
     'next_visible_at',
     `SELECT min(x.v) AS v FROM unnest($1::text[]) AS q(name)
      CROSS JOIN LATERAL (
-       SELECT min(visible_at) AS v FROM queue_messages WHERE queue_name = q.name AND NOT dead_lettered
-         AND locked_until IS NULL AND priority IS NOT NULL
+       WITH RECURSIVE p(priority, v) AS (
+         (SELECT priority, visible_at FROM queue_messages
+          WHERE queue_name = q.name AND NOT dead_lettered AND locked_until IS NULL
+          ORDER BY priority DESC, visible_at LIMIT 1)
+         UNION ALL
+         SELECT n.priority, n.visible_at FROM p CROSS JOIN LATERAL (
+           SELECT priority, visible_at FROM queue_messages
+           WHERE queue_name = q.name AND NOT dead_lettered AND locked_until IS NULL AND priority < p.priority
+           ORDER BY priority DESC, visible_at LIMIT 1
+         ) AS n
+       )
+       SELECT min(v) AS v FROM p
      ) AS x`,
   ),
   notify: named('notify', 'SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p'),

@@ -473,8 +473,8 @@ ALTER TABLE tasks ADD COLUMN packed BLOB;
   'task-record-shape': {
     none: 'an SQLite database packs its task records since packed-task-records: one process owns it, so no earlier release shares it and there is no shape to choose',
   },
-  'claim-index-apart': {
-    none: 'SQLite statements name the index they take (INDEXED BY in store-sqlite/queue.ts and sql.ts): no statistics can lead its planner to another',
+  'queue-claim-index-only': {
+    none: 'SQLite statements name the index they take (INDEXED BY in store-sqlite/queue.ts and sql.ts): its planner, which keeps no statistics, cannot be led to another, so its next-visible index stays',
   },
 };
 

@@ -44,9 +44,9 @@ export const SCHEMA_STEPS = [
   // from the start, which no earlier release reads (an upgraded one keeps the whole shape until
   // its operator switches, store-postgres/record-shape.ts).
   { version: 17, name: 'task-record-shape', compatibleFrom: 17, contract: true },
-  // Replaces a non-unique index under its own name: no statement of an earlier release can fail
-  // for it (the rule's check allows exactly that, test/store/migration-rules.test.ts).
-  { version: 18, name: 'claim-index-apart', compatibleFrom: 17 },
+  // Drops a non-unique index: no statement of an earlier release can fail for it, only its plans
+  // change (the rule's check allows exactly that, test/store/migration-rules.test.ts).
+  { version: 18, name: 'queue-claim-index-only', compatibleFrom: 17 },
 ] as const satisfies readonly SchemaStep[];
 
 export type SchemaStepName = (typeof SCHEMA_STEPS)[number]['name'];

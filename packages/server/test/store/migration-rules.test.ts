@@ -27,19 +27,26 @@ const NOT_EXPAND: ReadonlyArray<[RegExp, string]> = [
 ];
 
 /**
- * A non-unique index dropped and made again under its own name in one step: no statement of an
- * earlier release names an index or needs one to succeed (only a unique index can be an
- * `ON CONFLICT` arbiter), so replacing one only changes plans. Such pairs are left out of the check.
+ * A non-unique index dropped: no statement of an earlier release names an index or needs a
+ * non-unique one to succeed (only a unique index can be an `ON CONFLICT` arbiter), so dropping one
+ * only changes plans. An index counts as non-unique when the last statement before the drop that
+ * made an index of that name (in `made`: the SQL of the steps before, then this step's) made it
+ * without UNIQUE. Such drops are left out of the check.
  */
-function withoutReplacedIndexes(code: string): string {
-  return code.replace(/\bDROP\s+INDEX\s+(?:IF\s+EXISTS\s+)?(\w+)\s*;/gi, (drop, name: string) =>
-    new RegExp(`\\bCREATE\\s+INDEX\\s+${name}\\s+ON\\b`, 'i').test(code) ? '' : drop,
-  );
+function withoutNonUniqueIndexDrops(code: string, earlier: string): string {
+  return code.replace(/\bDROP\s+INDEX\s+(?:IF\s+EXISTS\s+)?(\w+)\s*;/gi, (drop, name: string, at: number) => {
+    const made = `${earlier}\n${code.slice(0, at)}`;
+    const creations = [
+      ...made.matchAll(new RegExp(`\\bCREATE\\s+(UNIQUE\\s+)?INDEX\\s+${name}\\s+ON\\b`, 'gi')),
+    ];
+    const last = creations.at(-1);
+    return last !== undefined && last[1] === undefined ? '' : drop;
+  });
 }
 
-/** Problems of one step's SQL as an expand-only step (comments left out). */
-function expandProblems(sql: string): string[] {
-  const code = withoutReplacedIndexes(sql.replace(/--[^\n]*/g, ''));
+/** Problems of one step's SQL as an expand-only step (comments left out); `earlier`: the SQL of the steps before it. */
+function expandProblems(sql: string, earlier = ''): string[] {
+  const code = withoutNonUniqueIndexDrops(sql.replace(/--[^\n]*/g, ''), earlier.replace(/--[^\n]*/g, ''));
   const problems = NOT_EXPAND.filter(([re]) => re.test(code)).map(([, what]) => what);
   // A new NOT NULL column without a default fails every insert of a node that does not know it.
   for (const clause of code.match(/\bADD\s+COLUMN\b[^,;]*/gi) ?? [])
@@ -84,7 +91,15 @@ for (const [dialect, list] of [
           );
           continue;
         }
-        assert.deepEqual(expandProblems(m.sql), [], `step ${m.version} (${m.name}) is not expand-only`);
+        const earlier = list
+          .filter((o) => o.version < m.version)
+          .map((o) => o.sql)
+          .join('\n');
+        assert.deepEqual(
+          expandProblems(m.sql, earlier),
+          [],
+          `step ${m.version} (${m.name}) is not expand-only`,
+        );
       }
     });
   });
@@ -96,15 +111,22 @@ void describe('the expand-only check', () => {
     assert.deepEqual(expandProblems("ALTER TABLE t ADD COLUMN b TEXT NOT NULL DEFAULT 'x'"), []);
     assert.deepEqual(expandProblems('-- DROP TABLE t is for a later release\nSELECT 1'), []);
     assert.deepEqual(expandProblems('ALTER TABLE t DROP COLUMN a'), ['drops']);
-    // An index replaced under its own name only changes plans; dropped alone, or replaced by a
-    // unique one, it is not expand.
-    assert.deepEqual(expandProblems('DROP INDEX t_a;\nCREATE INDEX t_a ON t (a) WHERE b;'), []);
+    // Dropping an index made without UNIQUE (before, or again in the same step) only changes plans.
+    assert.deepEqual(expandProblems('DROP INDEX t_a;', 'CREATE INDEX t_a ON t (a);'), []);
+    assert.deepEqual(
+      expandProblems('DROP INDEX t_a;\nCREATE INDEX t_a ON t (a) WHERE b;', 'CREATE INDEX t_a ON t (a);'),
+      [],
+    );
     assert.deepEqual(expandProblems('DROP INDEX t_a;'), ['drops']);
-    assert.deepEqual(expandProblems('DROP INDEX t_a;\nCREATE INDEX t_b ON t (a);'), ['drops']);
-    assert.deepEqual(expandProblems('DROP INDEX t_a;\nCREATE UNIQUE INDEX t_a ON t (a);'), [
-      'drops',
-      'adds a uniqueness older writes may break',
-    ]);
+    assert.deepEqual(expandProblems('DROP INDEX t_a;', 'CREATE UNIQUE INDEX t_a ON t (a);'), ['drops']);
+    assert.deepEqual(
+      expandProblems(
+        'DROP INDEX t_a;',
+        'CREATE INDEX t_a ON t (a);\nDROP INDEX t_a;\nCREATE UNIQUE INDEX t_a ON t (a);',
+      ),
+      ['drops'],
+    );
+    assert.deepEqual(expandProblems('DROP INDEX t_b;', 'CREATE INDEX t_a ON t (a);'), ['drops']);
     assert.deepEqual(expandProblems('ALTER TABLE t RENAME COLUMN a TO b'), ['renames']);
     assert.deepEqual(expandProblems('ALTER TABLE t ALTER COLUMN a TYPE BIGINT'), [
       'alters a column (type, NOT NULL, default)',

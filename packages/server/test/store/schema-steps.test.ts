@@ -21,12 +21,12 @@ import {
  * PostgreSQL index option, and `compact-rows` reshapes SQLite's task and run rows and
  * `packed-task-records` packs SQLite's task records (PostgreSQL nodes of the previous release
  * may still share a database, so PostgreSQL packs from `task-record-shape` on, by a setting of the
- * database's, which SQLite, owned by one process, does not need); `claim-index-apart` keeps
+ * database's, which SQLite, owned by one process, does not need); `queue-claim-index-only` keeps
  * PostgreSQL's planner from taking the wrong queue index, where SQLite's statements name theirs.
  */
 const WITHOUT_SQL: Readonly<Record<string, readonly string[]>> = {
   postgres: ['compact-rows', 'packed-task-records'],
-  sqlite: ['hot-path', 'storage-per-step', 'task-record-shape', 'claim-index-apart'],
+  sqlite: ['hot-path', 'storage-per-step', 'task-record-shape', 'queue-claim-index-only'],
 };
 
 const names = SCHEMA_STEPS.map((s) => s.name);

@@ -145,6 +145,8 @@ for (const c of storeCases()) {
                 'ALTER TABLE runs DROP COLUMN search_text',
                 'DROP TABLE store_settings',
                 'ALTER TABLE tasks DROP COLUMN packed',
+                // Dropped by queue-claim-index-only; the steps replayed drop and make it again.
+                'CREATE INDEX queue_messages_visible ON queue_messages (queue_name, visible_at) WHERE NOT dead_lettered',
               ]
             : [
                 'DROP TRIGGER runs_search_delete',
