@@ -168,7 +168,7 @@ export class ScriptPool implements AsyncScriptRunner {
     const slot: Slot = { worker, ready: false, gone: false };
     this.made++;
     this.slots.add(slot);
-    // Loading is bounded on its own: a thread that never becomes ready is made again.
+    // Loading is bounded on its own: a thread that never becomes ready is given up (`replace`).
     slot.timer = setTimeout(() => {
       if (!slot.ready) this.replace(slot, `the script thread did not load within ${START_TIMEOUT_MS} ms`);
     }, START_TIMEOUT_MS);
