@@ -10,10 +10,6 @@ import * as timers from './timers.js';
 import { storableTime } from '../bounds/time.js';
 
 /**
- * The worker-queue, timer and dead-letter methods of the SQLite `Tx` (`SqliteTx` extends this;
- * it adds `notifyQueues`).
- */
-/**
  * The earliest time a message of one queue becomes visible: one min() per queue, a single seek on
  * queue_messages_visible, named so that the planner (which has no statistics) cannot take the
  * claim's index and walk the queue.
@@ -21,6 +17,10 @@ import { storableTime } from '../bounds/time.js';
 export const NEXT_VISIBLE =
   'SELECT min(visible_at) AS v FROM queue_messages INDEXED BY queue_messages_visible WHERE queue_name = ? AND dead_lettered = 0 AND locked_until IS NULL';
 
+/**
+ * The worker-queue, timer and dead-letter methods of the SQLite `Tx` (`SqliteTx` extends this;
+ * it adds `notifyQueues`).
+ */
 export abstract class SqliteQueueTx extends SqlTimerTx<SqliteConnection> {
   constructor(
     protected readonly c: SqliteConnection,

@@ -51,7 +51,12 @@ export function loadedMcpSdk(): McpSdk | undefined {
   return loaded;
 }
 
-/** A protocol error's code (JSON-RPC), or undefined for any other error. */
-export function mcpErrorCode(err: unknown): number | undefined {
-  return loaded !== undefined && err instanceof loaded.McpError ? err.code : undefined;
+/**
+ * What a protocol error of the SDK says: `no-answer` when the server never answered (a request
+ * timeout, a closed connection), `answered` for an error it sent; undefined for any other error.
+ */
+export function mcpFailure(err: unknown): 'answered' | 'no-answer' | undefined {
+  if (loaded === undefined || !(err instanceof loaded.McpError)) return undefined;
+  const noAnswer: number[] = [loaded.ErrorCode.RequestTimeout, loaded.ErrorCode.ConnectionClosed];
+  return noAnswer.includes(err.code) ? 'no-answer' : 'answered';
 }

@@ -9,7 +9,7 @@ import { serviceHeaders } from '../registry/service-auth.js';
 import { CallSecrets } from '../secrets/call-secrets.js';
 import type { SecretService } from '../secrets/secret-service.js';
 import type { ServiceMethod, ServiceRecord } from '../registry/service-record.js';
-import { loadedMcpSdk, mcpErrorCode } from './mcp-sdk.js';
+import { mcpFailure } from './mcp-sdk.js';
 import type { McpSessions, McpTarget } from './mcp-sessions.js';
 
 /**
@@ -146,7 +146,7 @@ export class McpToolHandler implements CallHandler {
     } catch (err) {
       await permit?.end(serviceVerdict(err, ctx.signal));
       const what = listing ? 'Listing tools failed' : 'Tool call failed';
-      if (mcpErrorCode(err) !== undefined)
+      if (mcpFailure(err) !== undefined)
         return secrets.outcome({ status: 'FAILED', reason: `${what}: ${messageOf(err)}` });
       return secrets.outcome(failureOf(err, what));
     } finally {
@@ -200,13 +200,8 @@ export class McpToolHandler implements CallHandler {
  */
 function serviceVerdict(err: unknown, signal: AbortSignal): CallVerdict | undefined {
   if (signal.aborted || err instanceof CallInputError) return undefined;
-  const code = mcpErrorCode(err);
-  const sdk = loadedMcpSdk();
-  if (code !== undefined && sdk !== undefined) {
-    const noAnswer: number[] = [sdk.ErrorCode.RequestTimeout, sdk.ErrorCode.ConnectionClosed];
-    return noAnswer.includes(code) ? 'failure' : 'success';
-  }
-  return 'failure';
+  const failure = mcpFailure(err);
+  return failure === 'answered' ? 'success' : 'failure';
 }
 
 /** The text parts of a tool's answer, for a failure reason. */
