@@ -80,6 +80,15 @@ function branching() {
   };
 }
 
+/** The group commit's counters (PostgreSQL) from the server's `/metrics`: none on SQLite. */
+async function groupCommitCounts(url) {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const counts = new Map();
+  for (const m of text.matchAll(/^baton_db_group_commit_total\{count="(\w+)"\} (\d+)$/gm))
+    counts.set(m[1], Number(m[2]));
+  return counts;
+}
+
 /** The linear workflow of `steps` worker steps, the last one marked. */
 function linear(steps) {
   return {
@@ -212,12 +221,18 @@ try {
       processes: [{ name: 'Baton server', pid: server.pid }],
       pgDatabase: databaseUrl === undefined ? undefined : databaseName('bench_shapes'),
     });
+    const grouped = await groupCommitCounts(server.url);
     const { steps, seconds, cpu } = await pass(client, meter, shape);
     const cpuMs = cpu.map(({ name, ms }) => `${name} ${(ms / steps).toFixed(3)}`).join(', ');
     console.log(
       `${values.store} ${shape.definition.name} (${shape.steps} worker steps a run): ${RUNS} runs, ` +
         `${Math.round(steps / seconds)} steps/s in ${seconds.toFixed(1)} s; CPU ms per step: ${cpuMs}`,
     );
+    if (grouped.size > 0) {
+      const now = await groupCommitCounts(server.url);
+      const per = [...now].map(([k, v]) => `${k} ${((v - (grouped.get(k) ?? 0)) / steps).toFixed(2)}`);
+      console.log(`group commit per step: ${per.join(', ')}`);
+    }
     if (PROF_DIR) {
       const after = await dumpCounters(server.pid, STATS_FILE, ++dumps);
       const d = (key) => after.totals[key] - before.totals[key];

@@ -18,8 +18,8 @@ import { storeFault } from '../store/store-faults.js';
  *
  * Each member still locks its run by its row (`lockRun`), and two members never hold the same
  * run, nor the same task type's limit row (`lockTaskLimit`): a member that asks for one that
- * another member (of any batch in flight on this node) holds leaves the batch and runs alone once
- * the batch has ended. A member's failure is its own:
+ * another member (of any batch in flight on this node) holds leaves the batch and joins the next
+ * one once the batch has ended (alone, after `MAX_REQUEUES` times). A member's failure is its own:
  *   - a member that failed having changed nothing (plain SELECTs, deferred writes never sent) is
  *     dropped with its deferred writes, and the others commit;
  *   - otherwise (it sent a write, or PostgreSQL refused a statement of the batch, which aborts
@@ -76,6 +76,8 @@ interface Unit {
   fn: (tx: Tx) => Promise<unknown>;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
+  /** Times it has left a batch for a lock another member held (`MAX_REQUEUES`). */
+  evictions: number;
 }
 
 /** What the group committer has done, for tests and metrics. */
@@ -85,7 +87,7 @@ export type GroupCommitStats = {
   members: number;
   /** Batches rolled back, their members run again alone. */
   fallbacks: number;
-  /** Members that left a batch for a lock another member held. */
+  /** Times a member left a batch for a lock another member held (one member may leave several). */
   evicted: number;
   /** Deferred writes that went as part of another member's statement (merge-writes.ts). */
   merged: number;
@@ -98,6 +100,17 @@ export type GroupCommitStats = {
  */
 const STALL_FACTOR = 4;
 const STALL_FLOOR_MS = 5;
+
+/**
+ * A member that left a batch for a lock another member held joins the next batch, ahead of what
+ * arrived since, up to this many times; after that it runs alone. The results of one run's
+ * parallel branches arrive together, and all but one leave their batch: each in a transaction of
+ * its own paid its own BEGIN, round trips and COMMIT, where the next batch shares them
+ * (docs/PERFORMANCE.md, "Built: a member that left its batch joins the next"). The bound keeps a
+ * member whose lock a held-up batch keeps from coming back batch after batch: alone, it waits for
+ * the row lock in PostgreSQL as any transaction does.
+ */
+const MAX_REQUEUES = 3;
 
 export class GroupCommit {
   private waiting: Unit[] = [];
@@ -122,7 +135,7 @@ export class GroupCommit {
 
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const unit: Unit = { fn, resolve: (value) => resolve(value as T), reject };
+      const unit: Unit = { fn, resolve: (value) => resolve(value as T), reject, evictions: 0 };
       this.waiting.push(unit);
       this.schedule();
     });
@@ -271,8 +284,14 @@ export class GroupCommit {
         broken = true;
       });
     }
-    const alone = rollback ? units : later;
-    if (!rollback) this.stats.evicted += later.length;
+    const alone = rollback ? [...units] : [];
+    if (!rollback) {
+      this.stats.evicted += later.length;
+      for (const u of later) u.evictions++;
+      alone.push(...later.filter((u) => u.evictions > MAX_REQUEUES));
+      // Ahead of what arrived meanwhile: the batch that starts as this one ends takes them.
+      this.waiting.unshift(...later.filter((u) => u.evictions <= MAX_REQUEUES));
+    }
     for (const m of members) for (const k of m.keys) if (this.held.get(k) === m) this.held.delete(k);
     client.release(broken || plans.inDoubt);
     for (const u of alone) void this.options.alone(u.fn).then(u.resolve, u.reject);
