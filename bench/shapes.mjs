@@ -236,7 +236,9 @@ try {
     if (PROF_DIR) {
       const after = await dumpCounters(server.pid, STATS_FILE, ++dumps);
       const d = (key) => after.totals[key] - before.totals[key];
-      console.log(`statements per step: ${(d('statements') / steps).toFixed(2)}`);
+      console.log(
+        `statements per step: ${(d('statements') / steps).toFixed(2)}, round trips ${(d('roundTrips') / steps).toFixed(2)}`,
+      );
       const rows = Object.entries(after.byStatement)
         .map(([label, a]) => ({ label, n: a.statements - (before.byStatement[label]?.statements ?? 0) }))
         .filter((r) => r.n > 0)
