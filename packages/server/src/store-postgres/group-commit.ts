@@ -78,6 +78,8 @@ interface Unit {
   reject: (err: unknown) => void;
   /** Times it has left a batch for a lock another member held (`MAX_REQUEUES`). */
   evictions: number;
+  /** The key it was let in for from `parked`, until the batch that takes it ends. */
+  reservation?: string;
 }
 
 /** What the group committer has done, for tests and metrics. */
@@ -102,13 +104,14 @@ const STALL_FACTOR = 4;
 const STALL_FLOOR_MS = 5;
 
 /**
- * A member that left a batch for a lock another member held joins the next batch, ahead of what
- * arrived since, up to this many times; after that it runs alone. The results of one run's
- * parallel branches arrive together, and all but one leave their batch: each in a transaction of
- * its own paid its own BEGIN, round trips and COMMIT, where the next batch shares them
- * (docs/PERFORMANCE.md, "Built: a member that left its batch joins the next"). The bound keeps a
- * member whose lock a held-up batch keeps from coming back batch after batch: alone, it waits for
- * the row lock in PostgreSQL as any transaction does.
+ * A member that left a batch for a lock another member held waits, in order with the others that
+ * left for the same key, until no batch in flight holds the key; then one of them at a time joins
+ * the next batch, ahead of what arrived since (`parked`). The results of one run's parallel
+ * branches arrive together, and all but one leave their batch: each in a transaction of its own
+ * paid its own BEGIN, round trips and COMMIT, where a batch shares them, and several of them at
+ * once only waited for each other's row lock in PostgreSQL (docs/PERFORMANCE.md, "Built: a member
+ * that left its batch joins the next"). A member that has left batches more than this many times
+ * runs alone, and waits for the row lock in PostgreSQL as any transaction does.
  */
 const MAX_REQUEUES = 3;
 
@@ -122,6 +125,10 @@ export class GroupCommit {
   private stallCheck: NodeJS.Timeout | undefined;
   /** Locks (runs, limit rows) held by members of batches in flight, and by which. */
   private readonly held = new Map<string, Member>();
+  /** Members that left a batch for a key, by key, in the order they left. */
+  private readonly parked = new Map<string, Unit[]>();
+  /** Keys a parked member was let in for, until the batch that takes it ends. */
+  private readonly reserved = new Set<string>();
   readonly stats: GroupCommitStats = { batches: 0, members: 0, fallbacks: 0, evicted: 0, merged: 0 };
   private readonly maxBatch: number;
   private readonly maxInFlight: number;
@@ -172,9 +179,17 @@ export class GroupCommit {
         this.typicalMs += (this.now() - batch.at - this.typicalMs) / 10;
         this.schedule();
       };
-      // A lone transaction goes the plain way: nothing to share, no message to wait for.
+      // A lone transaction goes the plain way: nothing to share, no message to wait for. One let
+      // in from `parked` keeps its key reserved until it ends, so the next of that key waits.
       const only = units.length === 1 ? units[0] : undefined;
-      if (only) void this.options.alone(only.fn).then(only.resolve, only.reject).finally(done);
+      if (only)
+        void this.options
+          .alone(only.fn)
+          .then(only.resolve, only.reject)
+          .finally(() => {
+            this.endReservations([only]);
+            done();
+          });
       else void this.runBatch(units).finally(done);
       this.schedule();
     });
@@ -199,6 +214,7 @@ export class GroupCommit {
     try {
       client = await this.options.connect();
     } catch (err) {
+      this.endReservations(units);
       for (const u of units) u.reject(err);
       return;
     }
@@ -221,14 +237,14 @@ export class GroupCommit {
     for (const m of members) m.state.closed = true;
 
     const committing: Array<{ member: Member; value: unknown }> = [];
-    const later: Unit[] = [];
+    const later: Array<{ unit: Unit; key: string }> = [];
     const dropped: Array<{ unit: Unit; err: unknown }> = [];
     let rollback = channel.failed !== undefined;
     members.forEach((m, i) => {
       const o = outcomes[i];
       if (o?.status === 'fulfilled') committing.push({ member: m, value: o.value });
       else if (m.writes.wrote) rollback = true;
-      else if (o?.reason instanceof HeldInBatch) later.push(m.unit);
+      else if (o?.reason instanceof HeldInBatch) later.push({ unit: m.unit, key: o.reason.key });
       else dropped.push({ unit: m.unit, err: o?.reason });
     });
 
@@ -259,7 +275,11 @@ export class GroupCommit {
           // No answer: the COMMIT may or may not have happened. As a transaction of its own.
           broken = true;
           this.options.lost?.(err, client);
-          for (const u of [...committing.map((c) => c.member.unit), ...dropped.map((d) => d.unit), ...later])
+          for (const u of [
+            ...committing.map((c) => c.member.unit),
+            ...dropped.map((d) => d.unit),
+            ...later.map((l) => l.unit),
+          ])
             u.reject(err);
           later.length = 0;
         } else {
@@ -287,14 +307,48 @@ export class GroupCommit {
     const alone = rollback ? [...units] : [];
     if (!rollback) {
       this.stats.evicted += later.length;
-      for (const u of later) u.evictions++;
-      alone.push(...later.filter((u) => u.evictions > MAX_REQUEUES));
-      // Ahead of what arrived meanwhile: the batch that starts as this one ends takes them.
-      this.waiting.unshift(...later.filter((u) => u.evictions <= MAX_REQUEUES));
+      for (const { unit, key } of later) {
+        if (++unit.evictions > MAX_REQUEUES) alone.push(unit);
+        else this.park(key, unit);
+      }
     }
     for (const m of members) for (const k of m.keys) if (this.held.get(k) === m) this.held.delete(k);
+    this.endReservations(units);
     client.release(broken || plans.inDoubt);
     for (const u of alone) void this.options.alone(u.fn).then(u.resolve, u.reject);
+  }
+
+  /** `unit` waits for `key`; one let in for it and turned away again keeps its place at the front. */
+  private park(key: string, unit: Unit): void {
+    const line = this.parked.get(key) ?? [];
+    if (unit.reservation === key) line.unshift(unit);
+    else line.push(unit);
+    this.parked.set(key, line);
+  }
+
+  /** The batch that took `units` has ended: the keys they were let in for are free to let in the next. */
+  private endReservations(units: readonly Unit[]): void {
+    for (const u of units) {
+      if (u.reservation !== undefined) this.reserved.delete(u.reservation);
+      delete u.reservation;
+    }
+    // Ahead of what arrived meanwhile: the batch that starts as this one ends takes them.
+    this.unpark();
+  }
+
+  /** Lets the first parked member of each key no batch in flight holds into the waiting line. */
+  private unpark(): void {
+    const ready: Unit[] = [];
+    for (const [key, line] of this.parked) {
+      if (this.held.has(key) || this.reserved.has(key)) continue;
+      const unit = line.shift();
+      if (line.length === 0) this.parked.delete(key);
+      if (unit === undefined) continue;
+      unit.reservation = key;
+      this.reserved.add(key);
+      ready.push(unit);
+    }
+    this.waiting.unshift(...ready);
   }
 
   /** The locks of one member: a key another member holds sends it out of the batch. */

@@ -231,10 +231,9 @@ if (enabledStores().includes('postgres')) {
     async function countThreeTimes(workflowId: string, lockFirst?: (tx: Tx) => Promise<unknown>) {
       const d = await countTimes(3, workflowId, lockFirst);
       assert.equal(d.fallbacks, 0);
-      // The two that found the run held join the next batch, where one finds it held again, and
-      // then runs as a batch of one.
-      assert.equal(d.evicted, 3);
-      assert.equal(d.batches, 2);
+      // The two that found the run held wait for it, then go one at a time (alone: nothing else waits).
+      assert.equal(d.evicted, 2);
+      assert.equal(d.batches, 1);
     }
 
     /** `n` grouped members counting in one run; each must see the one before it. */
@@ -259,21 +258,20 @@ if (enabledStores().includes('postgres')) {
       return delta(before);
     }
 
-    it('two members of one run never share a transaction: the second runs in the next batch, once the first committed', async () => {
+    it('two members of one run never share a transaction: the second runs once the first committed', async () => {
       const [r] = await runs(1);
       assert.ok(r);
       await countThreeTimes(r.workflowId);
     });
 
-    it('a member that has left batches several times runs alone, and still sees the ones before it', async () => {
+    it('members that found their run held go one at a time, and see the ones before', async () => {
       const [r] = await runs(1);
       assert.ok(r);
-      // Six members of one run: each batch commits one of them; the fourth time a member finds
-      // the run held it no longer waits for a batch but runs as a transaction of its own.
+      // Six members of one run: each leaves the first batch once, then they go one by one.
       const d = await countTimes(6, r.workflowId);
       assert.equal(d.fallbacks, 0);
-      assert.equal(d.evicted, 5 + 4 + 3 + 2);
-      assert.equal(d.batches, 4);
+      assert.equal(d.evicted, 5);
+      assert.equal(d.batches, 1);
     });
 
     it('a task read that locks its run keeps two members of that run apart, as lockRun does', async () => {
@@ -304,8 +302,8 @@ if (enabledStores().includes('postgres')) {
       );
       const d = delta(before);
       assert.equal(d.fallbacks, 0);
-      // The two that found it held join the next batch, where one finds it held again.
-      assert.equal(d.evicted, 3);
+      // The two that found it held wait for it, and then join a batch one at a time.
+      assert.equal(d.evicted, 2);
     });
 
     it('two members never hold one task type limit row together: the second counts after the first', async () => {
@@ -321,8 +319,8 @@ if (enabledStores().includes('postgres')) {
       assert.deepEqual([...seen].sort(), [0, 1, 2]);
       const d = delta(before);
       assert.equal(d.fallbacks, 0);
-      // The two that found it held join the next batch, where one finds it held again.
-      assert.equal(d.evicted, 3);
+      // The two that found it held wait for it, and then join a batch one at a time.
+      assert.equal(d.evicted, 2);
     });
 
     it('on a new connection, a member may send a write another member prepares before that member sends it', async () => {
