@@ -18,8 +18,9 @@ import { storeFault } from '../store/store-faults.js';
  *
  * Each member still locks its run by its row (`lockRun`), and two members never hold the same
  * run, nor the same task type's limit row (`lockTaskLimit`): a member that asks for one that
- * another member (of any batch in flight on this node) holds leaves the batch and joins the next
- * one once the batch has ended (alone, after `MAX_REQUEUES` times). A member's failure is its own:
+ * another member (of any batch in flight on this node) holds leaves the batch and waits in line for
+ * that key; once no batch holds it, the first in line joins the next batch (`parked`; alone after
+ * `MAX_REQUEUES` times turned away). A member's failure is its own:
  *   - a member that failed having changed nothing (plain SELECTs, deferred writes never sent) is
  *     dropped with its deferred writes, and the others commit;
  *   - otherwise (it sent a write, or PostgreSQL refused a statement of the batch, which aborts
