@@ -107,9 +107,14 @@ export default function JsonCodeEditor(props: JsonCodeEditorProps) {
     // Created once; later values arrive through the effect below.
   }, []);
 
-  // A value set from outside (a loaded definition) replaces the document.
+  // A value set from outside (a loaded definition) replaces the document. Only a value that
+  // changed counts: the first render after the editor is made still carries the value it was made
+  // with, and text typed in between (the change not yet back in the props) must not be replaced
+  // by it.
+  const applied = useRef(props.value);
   useEffect(() => {
-    if (!view) return;
+    if (!view || props.value === applied.current) return;
+    applied.current = props.value;
     const current = view.state.doc.toString();
     if (current !== props.value) {
       view.dispatch({ changes: { from: 0, to: current.length, insert: props.value } });
