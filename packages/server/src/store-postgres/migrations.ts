@@ -474,6 +474,20 @@ ALTER TABLE tasks ADD COLUMN packed BYTEA;
 DROP INDEX queue_messages_visible;
 `,
   },
+  'run-search-pending-list': {
+    sql: `
+-- The free-text index takes a run's words through a pending list again, now a bounded one. Without
+-- it (storage-per-step) every word of a run, at its start and at its end, was an insert into the
+-- GIN tree, and a word most runs share (a key of their input) rewrote a segment of its posting tree
+-- in the WAL each time: over half of the WAL a step wrote, growing with history (3.4 KB a step with
+-- 500 runs stored, 5.2 KB with 800; docs/PERFORMANCE.md, "Built: the free-text index's words go in
+-- batches"). Through the list, the inserting transaction appends the entries and, once the list
+-- passes 64 kB, merges them into the tree, each word's posting list once per merge. The list never
+-- holds more than about 64 kB, so it adds no bytes per step, only a constant; a search still reads
+-- it, so a run is found by its words as soon as it commits.
+ALTER INDEX runs_search_words SET (fastupdate = on, gin_pending_list_limit = 64);
+`,
+  },
 };
 
 /** The PostgreSQL migrations, numbered as PostgreSQL databases record them. */

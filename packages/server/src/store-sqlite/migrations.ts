@@ -476,6 +476,9 @@ ALTER TABLE tasks ADD COLUMN packed BLOB;
   'queue-claim-index-only': {
     none: 'SQLite statements name the index they take (INDEXED BY in store-sqlite/queue.ts and sql.ts): its planner, which keeps no statistics, cannot be led to another, so its next-visible index stays',
   },
+  'run-search-pending-list': {
+    none: "SQLite's free-text index is an FTS5 table (run_search), which already writes a transaction's words as a small segment and merges segments in bulk",
+  },
 };
 
 /** The SQLite migrations, numbered as SQLite databases record them. */

@@ -47,6 +47,8 @@ export const SCHEMA_STEPS = [
   // Drops a non-unique index: no statement of an earlier release can fail for it, only its plans
   // change (the rule's check allows exactly that, test/store/migration-rules.test.ts).
   { version: 18, name: 'queue-claim-index-only', compatibleFrom: 17 },
+  // A storage parameter of an index: every statement of an earlier release reads and writes as before.
+  { version: 19, name: 'run-search-pending-list', compatibleFrom: 17 },
 ] as const satisfies readonly SchemaStep[];
 
 export type SchemaStepName = (typeof SCHEMA_STEPS)[number]['name'];

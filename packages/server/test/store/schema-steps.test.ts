@@ -22,11 +22,18 @@ import {
  * `packed-task-records` packs SQLite's task records (PostgreSQL nodes of the previous release
  * may still share a database, so PostgreSQL packs from `task-record-shape` on, by a setting of the
  * database's, which SQLite, owned by one process, does not need); `queue-claim-index-only` keeps
- * PostgreSQL's planner from taking the wrong queue index, where SQLite's statements name theirs.
+ * PostgreSQL's planner from taking the wrong queue index, where SQLite's statements name theirs;
+ * `run-search-pending-list` sets an option of PostgreSQL's GIN index, where SQLite has FTS5.
  */
 const WITHOUT_SQL: Readonly<Record<string, readonly string[]>> = {
   postgres: ['compact-rows', 'packed-task-records'],
-  sqlite: ['hot-path', 'storage-per-step', 'task-record-shape', 'queue-claim-index-only'],
+  sqlite: [
+    'hot-path',
+    'storage-per-step',
+    'task-record-shape',
+    'queue-claim-index-only',
+    'run-search-pending-list',
+  ],
 };
 
 const names = SCHEMA_STEPS.map((s) => s.name);
