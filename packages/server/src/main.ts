@@ -1,4 +1,7 @@
 #!/usr/bin/env node
+// First: V8's tier-up budget, before the server's modules run (processes/tier-up-budget.ts).
+import './processes/tier-up.js';
+
 import cluster from 'node:cluster';
 
 import { pino } from 'pino';
