@@ -53,7 +53,10 @@ if (enabledStores().includes('postgres')) {
       const { rows } = await client.query<{ reloptions: string[] | null }>(
         "SELECT reloptions FROM pg_class WHERE relname = 'runs_search_words'",
       );
-      assert.deepEqual([...(rows[0]?.reloptions ?? [])].sort(), ['fastupdate=on', 'gin_pending_list_limit=64']);
+      assert.deepEqual([...(rows[0]?.reloptions ?? [])].sort(), [
+        'fastupdate=on',
+        'gin_pending_list_limit=64',
+      ]);
     });
 
     void it('finds runs by words waiting in the list and by words merged from it, and the list stays bounded', async () => {
