@@ -10,8 +10,9 @@
 // summary printed here: self time by function and by package);
 // and with --explain-log FILE (the PostgreSQL server's log, e.g.
 // /var/log/postgresql/postgresql-15-main.log), the backends' executor time by statement, from
-// auto_explain (pg-executor-log.mjs; it slows the backends, so read its CPU figures apart).
-//   node bench/profile-step.mjs --runs 300 [--protocol legacy] [--cpu-prof /tmp/prof] [--explain-log FILE]
+// auto_explain (pg-executor-log.mjs; it slows the backends, so read its CPU figures apart);
+// and with --wal-records, the WAL the pass wrote by record type, from pg_waldump (wal-records.mjs).
+//   node bench/profile-step.mjs --runs 300 [--protocol legacy] [--cpu-prof /tmp/prof] [--explain-log FILE] [--wal-records]
 // Run `npx tsc -b` first.
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -26,9 +27,10 @@ import { jsonClient } from './lib/http-json.mjs';
 import { cpuLine, dumpCounters, profileFlags, profileSummary } from './lib/profile-run.mjs';
 import { databaseName, dropDatabase, freshDatabase } from './lib/pg-admin.mjs';
 import { executorSummary, logEveryPlan, logOffset } from './lib/pg-executor-log.mjs';
+import { walRecords, walSource } from './lib/wal-records.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const { options, protocol, profDir, top, explainLog } = profileFlags('300');
+const { options, protocol, profDir, top, explainLog, walByRecord } = profileFlags('300');
 const DB = 'bench_profile';
 const statsFile = join(tmpdir(), `baton-pg-stats-${process.pid}`);
 
@@ -75,6 +77,7 @@ let sentBefore;
 let sentAfter;
 let logFrom;
 let logTo;
+let wal;
 try {
   await register(client, options.steps);
   // Stats are cumulative and updated by backends at transaction end; force the snapshot.
@@ -93,6 +96,7 @@ try {
   await new Promise((r) => setTimeout(r, 1500));
   await admin.query('SELECT pg_stat_clear_snapshot()');
   after = await tableStats(admin);
+  if (walByRecord) wal = walRecords(await walSource(admin), before.db.lsn, after.db.lsn);
 } finally {
   client.close();
   await server.stop();
@@ -157,5 +161,9 @@ for (const s of statements)
   out.push(`| \`${s.label.replace(/\|/g, '\\|')}\` | ${per(s.n)} | ${(s.bytes / steps).toFixed(0)} |`);
 
 if (explainLog) out.push(...executorSummary(explainLog, logFrom, logTo, databaseName(DB), steps));
+if (wal) {
+  out.push('', '| WAL record (whole server) | records / step | bytes / step |', '| --- | ---: | ---: |');
+  for (const r of wal) out.push(`| ${r.type} | ${per(r.records)} | ${(r.bytes / steps).toFixed(0)} |`);
+}
 out.push(...profileSummary(profDir, top, sentBefore, sentAfter));
 process.stdout.write(`${out.join('\n')}\n`);

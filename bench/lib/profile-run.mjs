@@ -19,6 +19,8 @@ export function profileFlags(defaultRuns) {
       top: { type: 'string', default: '25' },
       // PostgreSQL only: the server's log file, for auto_explain's executor times.
       'explain-log': { type: 'string' },
+      // PostgreSQL only: the WAL the pass wrote, by record type (wal-records.mjs).
+      'wal-records': { type: 'boolean', default: false },
     },
   });
   const protocol = values.protocol;
@@ -36,6 +38,7 @@ export function profileFlags(defaultRuns) {
     profDir,
     top: Number(values.top),
     explainLog: values['explain-log'],
+    walByRecord: values['wal-records'],
   };
 }
 
