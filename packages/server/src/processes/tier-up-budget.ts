@@ -14,16 +14,13 @@ export const INTERRUPT_BUDGET = 16 * 1024;
 const BUDGET_FLAG = /^--interrupt[-_]budget(=|$)/;
 
 /**
- * Sets the budget unless the operator set it (in `node`'s own arguments or `NODE_OPTIONS`).
- * Runs before the server's modules are evaluated (the first import of main.ts), so their
- * functions get the budget from their first call.
+ * Sets the budget unless the operator gave `node` one on its command line (node refuses the flag
+ * in `NODE_OPTIONS`, so its own arguments are the only place to look). Runs before the server's
+ * modules are evaluated (the first import of main.ts), so their functions get the budget from
+ * their first call.
  */
-export function tierUpSooner(
-  execArgv: readonly string[] = process.execArgv,
-  nodeOptions: string = process.env.NODE_OPTIONS ?? '',
-): boolean {
-  const given = [...execArgv, ...nodeOptions.split(/\s+/)].some((arg) => BUDGET_FLAG.test(arg));
-  if (given) return false;
+export function tierUpSooner(execArgv: readonly string[] = process.execArgv): boolean {
+  if (execArgv.some((arg) => BUDGET_FLAG.test(arg))) return false;
   setFlagsFromString(`--interrupt-budget=${INTERRUPT_BUDGET}`);
   return true;
 }
