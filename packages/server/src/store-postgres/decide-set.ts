@@ -1,28 +1,38 @@
-import type { TaskRecord } from '@baton/protocol';
-
-import { latestByNameRows, PG_TO_DECIDE } from '../store/decide-set.js';
+import { type LatestByNameRow, PG_TO_DECIDE } from '../store/decide-set.js';
 import type { Query, Sql } from './sql.js';
-import { type PgTaskRow, TASK_COLUMNS, taskFromPgRow } from './task-rows.js';
+import { type PgTaskRow, TASK_COLUMNS } from './task-rows.js';
 
 /** The decide set on PostgreSQL (see ../decide-set.ts and ARCHITECTURE.md "The decide set"). */
 
-// Two index scans: the partial index `tasks_to_decide` and `task_latest`'s primary key.
+// A run with `task_latest` rows (by name, latest-by-name.ts): two index scans, the partial index
+// `tasks_to_decide` and `task_latest`'s primary key. A run without (unnamed: no name repeats):
+// every task of the run, through `tasks_workflow_seq`. The EXISTS does not depend on a row, so
+// PostgreSQL runs it once, as a one-time filter; `by_name` tells the transaction which it was.
 export const DECIDE_TASKS: Sql = {
-  name: 'baton_decide_tasks',
-  text: `SELECT ${TASK_COLUMNS} FROM tasks WHERE task_id IN (
+  name: 'baton_decide_tasks_by_name',
+  text: `SELECT ${TASK_COLUMNS}, EXISTS (SELECT 1 FROM task_latest WHERE workflow_id = $1) AS by_name
+    FROM tasks WHERE task_id IN (
       SELECT task_id FROM tasks WHERE workflow_id = $1 AND ${PG_TO_DECIDE}
       UNION
-      SELECT task_id FROM task_latest WHERE workflow_id = $1)
+      SELECT task_id FROM task_latest WHERE workflow_id = $1
+      UNION
+      SELECT task_id FROM tasks WHERE workflow_id = $1 AND NOT EXISTS (SELECT 1 FROM task_latest WHERE workflow_id = $1))
     ORDER BY seq, task_id`,
 };
 
-/**
- * The parameters ($2…$5) that keep `task_latest` current for tasks a decision inserted or
- * updated, in the same statement (sql.ts `insertTasks`, `updateTasks`). `updateOpenTasks`
- * does not touch it: see ARCHITECTURE.md "The decide set".
- */
-export function latestByNameParams(tasks: readonly TaskRecord[]): [string[], string[], number[], string[]] {
-  const rows = latestByNameRows(tasks);
+/** A decide set's rows, with whether their run has `task_latest` rows. */
+export type DecideSetRow = PgTaskRow & { by_name: boolean };
+
+/** Whether a run has `task_latest` rows, for a run whose decide set came back empty. */
+export const RUN_HAS_LATEST: Sql = {
+  name: 'baton_run_has_latest',
+  text: 'SELECT EXISTS (SELECT 1 FROM task_latest WHERE workflow_id = $1) AS by_name',
+};
+
+/** The parameters ($2…$5) that upsert `task_latest` rows (sql.ts `insertTasks`, `updateTasks`). */
+export function latestByNameParams(
+  rows: readonly LatestByNameRow[],
+): [string[], string[], number[], string[]] {
   return [
     rows.map((r) => r.workflowId),
     rows.map((r) => r.name),
@@ -31,6 +41,6 @@ export function latestByNameParams(tasks: readonly TaskRecord[]): [string[], str
   ];
 }
 
-export async function decideTasks(q: Query, workflowId: string): Promise<TaskRecord[]> {
-  return (await q<PgTaskRow>(DECIDE_TASKS, [workflowId])).rows.map(taskFromPgRow);
+export async function decideTasks(q: Query, workflowId: string): Promise<DecideSetRow[]> {
+  return (await q<DecideSetRow>(DECIDE_TASKS, [workflowId])).rows;
 }

@@ -488,6 +488,17 @@ DROP INDEX queue_messages_visible;
 ALTER INDEX runs_search_words SET (fastupdate = on, gin_pending_list_limit = 64);
 `,
   },
+  'latest-by-name-on-repeat': {
+    sql: `
+-- Which task_latest rows a node writes (store-postgres/latest-by-name.ts) is the database's
+-- setting: every-task, as every earlier release writes them, on a database upgraded from one,
+-- whose nodes may still be running and write a run only the rows of the tasks they write, until
+-- the operator switches it; on-repeat on a database this step creates, set by the node that
+-- creates it: a run keeps rows only once a name of it has had a second task, and then for every
+-- name, and until then the decide set is every task of the run.
+INSERT INTO store_settings (name, value) VALUES ('latest_by_name', 'every-task');
+`,
+  },
 };
 
 /** The PostgreSQL migrations, numbered as PostgreSQL databases record them. */

@@ -2,7 +2,9 @@ import pg from 'pg';
 
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { PgTx } from './tx.js';
-import { type TaskRecordShape, taskRecordShape } from './record-shape.js';
+import { taskRecordShape } from './record-shape.js';
+import { latestByNameMode } from './latest-by-name.js';
+import type { StoreSettings } from './tx.js';
 import { TaskDefCache } from './task-def-cache.js';
 import { type PreparedPlan, WriteBehind } from './write-behind.js';
 import { SQL, queryOn } from './sql.js';
@@ -93,8 +95,11 @@ export class PostgresStore implements Store {
   readonly notifyStats: NotifyStats = { sent: 0, skipped: 0 };
   private readonly taskDefCache = new TaskDefCache();
   private readonly migrations: readonly Migration[];
-  /** The shape this node writes task rows in (record-shape.ts), read when it migrates. */
-  private readonly records: { shape: TaskRecordShape } = { shape: 'whole' };
+  /**
+   * The shape this node writes task rows in (record-shape.ts) and the rule for `task_latest`
+   * rows (latest-by-name.ts), both read when it migrates.
+   */
+  private readonly records: StoreSettings = { shape: 'whole', latestByName: 'every-task' };
   private closing: Promise<void> | undefined;
   /** Batches grouped transactions (absent when the options turn it off). */
   readonly group: GroupCommit | undefined;
@@ -249,6 +254,9 @@ export class PostgresStore implements Store {
     // A database this node has just made holds no row an earlier release could meet: it packs.
     const made = rows.length === 0 && pending.some((m) => m.name === 'task-record-shape');
     this.records.shape = await taskRecordShape(client, made);
+    // The same for the latest-by-name rule, from the step that brought it.
+    const madeByName = rows.length === 0 && pending.some((m) => m.name === 'latest-by-name-on-repeat');
+    this.records.latestByName = await latestByNameMode(client, madeByName);
   }
 
   async transaction<T>(fn: (tx: Tx) => Promise<T>, options?: TransactionOptions): Promise<T> {

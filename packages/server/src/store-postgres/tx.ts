@@ -47,7 +47,15 @@ import * as archive from './archive.js';
 import * as mailbox from './mailbox.js';
 
 import { searchArchivedRuns, searchRuns, searchTasks } from './search.js';
-import { DECIDE_TASKS, decideTasks, latestByNameParams } from './decide-set.js';
+import {
+  DECIDE_TASKS,
+  type DecideSetRow,
+  RUN_HAS_LATEST,
+  decideTasks,
+  latestByNameParams,
+} from './decide-set.js';
+import { LatestByName, type LatestByNameMode } from './latest-by-name.js';
+import type { LatestByNameRow } from '../store/decide-set.js';
 import * as auth from './auth.js';
 import { deferMessages, lockTaskLimit, setTaskRateWindow } from './limits.js';
 import { type Query, SQL } from './sql.js';
@@ -99,6 +107,12 @@ const run = (r: RunRow): RunRecord => runFromColumns(r.record, r.definition);
  * inside `read` on the pool (autocommit, each statement sees the latest commit). JSON goes in
  * as text cast to jsonb and comes back parsed.
  */
+/** The database's settings a node reads when it starts (`store_settings`). */
+export interface StoreSettings {
+  shape: TaskRecordShape;
+  latestByName: LatestByNameMode;
+}
+
 export class PgTx extends PgQueueTx implements Tx {
   constructor(
     q: Query,
@@ -109,10 +123,11 @@ export class PgTx extends PgQueueTx implements Tx {
     private readonly taskDefCache?: TaskDefCache,
     /** A group commit's member: what it locks, so that no other member locks it too (group-commit.ts). */
     private readonly locks?: MemberLocks,
-    /** The shape task rows are written in: the database's setting, read when the store started. */
-    private readonly records: { shape: TaskRecordShape } = { shape: 'whole' },
+    /** How task rows are written: the database's settings, read when the store started. */
+    private readonly records: StoreSettings = { shape: 'whole', latestByName: 'every-task' },
   ) {
     super(q, state, writes);
+    this.names = new LatestByName(records.latestByName);
     this.events = new SqlEventsTx(
       {
         rows: async <R>(sql: string, params: readonly unknown[]) => (await q(sql, params)).rows as R[],
@@ -131,6 +146,8 @@ export class PgTx extends PgQueueTx implements Tx {
   private locked: { workflowId: string; at: number; run: RunRecord | undefined } | undefined;
   /** The decide set read with the last run lock, good until another statement is sent or queued. */
   private prefetched: { workflowId: string; at: number; tasks: TaskRecord[] } | undefined;
+  /** What this transaction knows of its runs' names, for the `task_latest` rows its writes keep. */
+  private readonly names: LatestByName;
   /** The tasks of the messages the last claim took (`ids`: all of them, `rows`: those that still exist), good as `prefetched` is. */
   private claimedTasks: { at: number; ids: Set<string>; rows: TaskRow[] } | undefined;
 
@@ -247,6 +264,7 @@ export class PgTx extends PgQueueTx implements Tx {
       JSON.stringify(r.workflowDefinition),
       runSearchText(r),
     ]);
+    this.names.learnNewRun(r.workflowId);
   }
 
   async getRun(workflowId: string): Promise<RunRecord | undefined> {
@@ -301,11 +319,10 @@ export class PgTx extends PgQueueTx implements Tx {
   ): RunRecord | undefined {
     const row = lock?.rows[0] as (RunRow & DefsVersionColumn) | undefined;
     if (row && decideSet && this.writes) {
-      this.prefetched = {
-        workflowId,
-        at: this.writes.statements,
-        tasks: (decideSet.rows as PgTaskRow[]).map(taskFromKeptPgRow),
-      };
+      const rows = decideSet.rows as DecideSetRow[];
+      const tasks = rows.map(taskFromKeptPgRow);
+      this.prefetched = { workflowId, at: this.writes.statements, tasks };
+      this.names.learnDecideSet(workflowId, tasks, rows[0]?.by_name);
     }
     if (!row) return undefined;
     this.sawDefsVersion(row.defs_version);
@@ -396,6 +413,7 @@ export class PgTx extends PgQueueTx implements Tx {
 
   async deleteRunRows(workflowId: string): Promise<void> {
     await archive.deleteRunRows(this.q, workflowId);
+    this.names.forget(workflowId);
   }
 
   async insertArchivedRun(row: ArchivedRun): Promise<void> {
@@ -428,8 +446,22 @@ export class PgTx extends PgQueueTx implements Tx {
     if (tasks.length === 0) return;
     await this.write(SQL.insertTasks, [
       taskRowsJson(tasks, this.records.shape),
-      ...latestByNameParams(tasks),
+      ...latestByNameParams(await this.latestRowsFor(tasks)),
     ]);
+  }
+
+  /** The `task_latest` rows a write of `tasks` keeps (latest-by-name.ts), learning their runs first. */
+  private async latestRowsFor(tasks: readonly TaskRecord[]): Promise<LatestByNameRow[]> {
+    for (const workflowId of this.names.unknownRuns(tasks)) {
+      const rows = await decideTasks(this.q, workflowId);
+      const first = rows[0];
+      if (first) this.names.learnDecideSet(workflowId, rows.map(taskFromPgRow), first.by_name);
+      else {
+        const { rows: has } = await this.q<{ by_name: boolean }>(RUN_HAS_LATEST, [workflowId]);
+        this.names.learnDecideSet(workflowId, [], has[0]?.by_name === true);
+      }
+    }
+    return this.names.rowsFor(tasks);
   }
 
   async updateTasks(tasks: readonly TaskRecord[]): Promise<void> {
@@ -439,7 +471,7 @@ export class PgTx extends PgQueueTx implements Tx {
     const latest = [...byId.values()];
     await this.write(SQL.updateTasks, [
       taskRowsJson(latest, this.records.shape),
-      ...latestByNameParams(latest),
+      ...latestByNameParams(await this.latestRowsFor(latest)),
       byId.size,
       [...byId.keys()],
     ]);
@@ -475,7 +507,9 @@ export class PgTx extends PgQueueTx implements Tx {
   }
 
   async getRunTasks(workflowId: string): Promise<TaskRecord[]> {
-    return (await this.q<PgTaskRow>(SQL.getRunTasks, [workflowId])).rows.map(taskFromPgRow);
+    const tasks = (await this.q<PgTaskRow>(SQL.getRunTasks, [workflowId])).rows.map(taskFromPgRow);
+    if (this.state.writable) this.names.learnAllTasks(workflowId, tasks);
+    return tasks;
   }
 
   async getDecideTasks(workflowId: string): Promise<TaskRecord[]> {
@@ -483,7 +517,10 @@ export class PgTx extends PgQueueTx implements Tx {
     this.prefetched = undefined;
     if (prefetched?.workflowId === workflowId && prefetched.at === this.writes?.statements)
       return prefetched.tasks;
-    return decideTasks(this.q, workflowId);
+    const rows = await decideTasks(this.q, workflowId);
+    const tasks = rows.map(taskFromPgRow);
+    if (this.state.writable) this.names.learnDecideSet(workflowId, tasks, rows[0]?.by_name);
+    return tasks;
   }
 
   async appendTaskLogs(logs: readonly TaskLog[]): Promise<void> {

@@ -479,6 +479,9 @@ ALTER TABLE tasks ADD COLUMN packed BLOB;
   'run-search-pending-list': {
     none: "SQLite's free-text index is an FTS5 table (run_search), which already writes a transaction's words as a small segment and merges segments in bulk",
   },
+  'latest-by-name-on-repeat': {
+    none: 'SQLite keeps a task_latest row for every task it writes, as before: its rows live once, in the key b-tree (WITHOUT ROWID), and one embedded node never shares its file with an earlier release',
+  },
 };
 
 /** The SQLite migrations, numbered as SQLite databases record them. */

@@ -49,6 +49,11 @@ export const SCHEMA_STEPS = [
   { version: 18, name: 'queue-claim-index-only', compatibleFrom: 17 },
   // A storage parameter of an index: every statement of an earlier release reads and writes as before.
   { version: 19, name: 'run-search-pending-list', compatibleFrom: 17 },
+  // Its SQL only adds a setting; a contract because a database made at this step keeps
+  // `task_latest` rows only for runs that repeat a name (store-postgres/latest-by-name.ts), and an
+  // earlier release would write such a run only some of them (an upgraded database keeps a row
+  // for every task until its operator switches).
+  { version: 20, name: 'latest-by-name-on-repeat', compatibleFrom: 20, contract: true },
 ] as const satisfies readonly SchemaStep[];
 
 export type SchemaStepName = (typeof SCHEMA_STEPS)[number]['name'];

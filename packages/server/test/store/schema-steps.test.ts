@@ -23,7 +23,9 @@ import {
  * may still share a database, so PostgreSQL packs from `task-record-shape` on, by a setting of the
  * database's, which SQLite, owned by one process, does not need); `queue-claim-index-only` keeps
  * PostgreSQL's planner from taking the wrong queue index, where SQLite's statements name theirs;
- * `run-search-pending-list` sets an option of PostgreSQL's GIN index, where SQLite has FTS5.
+ * `run-search-pending-list` sets an option of PostgreSQL's GIN index, where SQLite has FTS5;
+ * `latest-by-name-on-repeat` changes what PostgreSQL writes to `task_latest`, where SQLite writes
+ * as before.
  */
 const WITHOUT_SQL: Readonly<Record<string, readonly string[]>> = {
   postgres: ['compact-rows', 'packed-task-records'],
@@ -33,6 +35,7 @@ const WITHOUT_SQL: Readonly<Record<string, readonly string[]>> = {
     'task-record-shape',
     'queue-claim-index-only',
     'run-search-pending-list',
+    'latest-by-name-on-repeat',
   ],
 };
 

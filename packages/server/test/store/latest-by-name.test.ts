@@ -1,0 +1,274 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+
+import type pg from 'pg';
+import type { TaskRecord } from '@baton/protocol';
+
+import { openPostgresStore } from '../../src/store-postgres/postgres-store.js';
+import type { Store } from '../../src/store/store.js';
+import { planDatabase } from '../helpers/pg-plans.js';
+import { createTestDatabase, enabledStores } from '../helpers/postgres.js';
+import { T0, run, task } from './fixtures.js';
+
+/**
+ * On PostgreSQL a run keeps `task_latest` rows only once one of its names has had a second task,
+ * and then for every name (store-postgres/latest-by-name.ts): a run whose names never repeat
+ * writes none, and its decide set is every task it has. What a decision is given stays the same
+ * either way (store-decide-set.test.ts holds that on both dialects). A database upgraded to the
+ * step keeps a row for every task until its operator switches (`store_settings.latest_by_name`).
+ */
+
+const ids = (tasks: readonly TaskRecord[]): string[] => tasks.map((t) => t.taskId);
+const ended = (t: TaskRecord, extra: Partial<TaskRecord> = {}): TaskRecord => ({
+  ...t,
+  status: 'COMPLETED',
+  executed: true,
+  endTime: T0 + t.seq,
+  updateTime: T0 + t.seq,
+  ...extra,
+});
+
+if (enabledStores().includes('postgres')) {
+  void describe('latest task by name on PostgreSQL: rows only for runs that repeat a name', () => {
+    let store: Store;
+    let client: pg.Client;
+    let close: () => Promise<void> = () => Promise.resolve();
+
+    before(async () => {
+      ({ store, client, close } = await planDatabase());
+    });
+
+    after(async () => {
+      await close();
+    });
+
+    const latestRows = async (workflowId: string): Promise<Array<[string, string]>> =>
+      (
+        await client.query<{ name: string; task_id: string }>(
+          'SELECT name, task_id FROM task_latest WHERE workflow_id = $1 ORDER BY name',
+          [workflowId],
+        )
+      ).rows.map((r) => [r.name, r.task_id]);
+
+    /** A decision's transaction as the engine runs it: the run locked, its decide set read, then the writes. */
+    const decide = (
+      workflowId: string,
+      write: (decideSet: TaskRecord[]) => { inserted?: TaskRecord[]; updated?: TaskRecord[] },
+    ): Promise<void> =>
+      store.transaction(async (tx) => {
+        assert.ok(await tx.lockRun(workflowId));
+        const { inserted = [], updated = [] } = write(await tx.getDecideTasks(workflowId));
+        await tx.insertTasks(inserted);
+        await tx.updateTasks(updated);
+      });
+
+    void it('a straight line writes no rows, and its decide set is every task it has', async () => {
+      const r = run();
+      let current = task(r.workflowId, 1, { referenceTaskName: 'step_1', status: 'IN_PROGRESS' });
+      await store.transaction(async (tx) => {
+        await tx.insertRun(r);
+        await tx.insertTasks([current]);
+      });
+      const done: TaskRecord[] = [];
+      for (let seq = 2; seq <= 6; seq++) {
+        const next = task(r.workflowId, seq, { referenceTaskName: `step_${seq}`, status: 'IN_PROGRESS' });
+        const finished = ended(current);
+        await decide(r.workflowId, (set) => {
+          assert.deepEqual(ids(set), ids([...done, current]));
+          return { inserted: [next], updated: [finished] };
+        });
+        done.push(finished);
+        current = next;
+      }
+      assert.deepEqual(await latestRows(r.workflowId), []);
+      assert.deepEqual(await store.read((tx) => tx.getDecideTasks(r.workflowId)), [...done, current]);
+    });
+
+    void it('a retry writes the rows of every name at once, and the run stays by name', async () => {
+      const r = run();
+      const a = ended(task(r.workflowId, 1, { referenceTaskName: 'a' }));
+      const b = task(r.workflowId, 2, { referenceTaskName: 'b', status: 'IN_PROGRESS' });
+      await store.transaction(async (tx) => {
+        await tx.insertRun(r);
+        await tx.insertTasks([a, b]);
+      });
+      const failed = ended(b, { status: 'FAILED', retried: true });
+      const retry = task(r.workflowId, 3, {
+        referenceTaskName: 'b',
+        retriedTaskId: b.taskId,
+        retryCount: 1,
+        status: 'IN_PROGRESS',
+      });
+      await decide(r.workflowId, () => ({ inserted: [retry], updated: [failed] }));
+      assert.deepEqual(
+        await latestRows(r.workflowId),
+        [
+          ['a', a.taskId],
+          ['b', retry.taskId],
+        ],
+        'a row for every name, the retry the latest of b',
+      );
+      // The failed attempt is neither open, pending nor the latest of its name any more.
+      assert.deepEqual(ids(await store.read((tx) => tx.getDecideTasks(r.workflowId))), ids([a, retry]));
+      // A new name afterwards gets its row as before.
+      const c = task(r.workflowId, 4, { referenceTaskName: 'c', status: 'IN_PROGRESS' });
+      await decide(r.workflowId, (set) => {
+        assert.deepEqual(ids(set), ids([a, retry]));
+        return { inserted: [c], updated: [ended(retry)] };
+      });
+      assert.deepEqual(
+        (await latestRows(r.workflowId)).map(([name]) => name),
+        ['a', 'b', 'c'],
+      );
+      assert.deepEqual(ids(await store.read((tx) => tx.getDecideTasks(r.workflowId))), ids([a, retry, c]));
+    });
+
+    void it('a transaction that has not read the run reads it before it writes a repeated name', async () => {
+      const r = run();
+      const first = ended(task(r.workflowId, 1, { referenceTaskName: 'x__1', iteration: 1 }));
+      const other = ended(task(r.workflowId, 2, { referenceTaskName: 'y' }));
+      await store.transaction(async (tx) => {
+        await tx.insertRun(r);
+        await tx.insertTasks([first, other]);
+      });
+      assert.deepEqual(await latestRows(r.workflowId), []);
+      // No lock, no decide set: the write finds out by itself that `x` repeats.
+      const second = task(r.workflowId, 3, { referenceTaskName: 'x__2', iteration: 2 });
+      await store.transaction((tx) => tx.insertTasks([second]));
+      assert.deepEqual(await latestRows(r.workflowId), [
+        ['x', second.taskId],
+        ['y', other.taskId],
+      ]);
+      assert.deepEqual(ids(await store.read((tx) => tx.getDecideTasks(r.workflowId))), ids([other, second]));
+    });
+
+    void it('a run inserted with a repeated name (a retry of a run) is by name from its first write', async () => {
+      const r = run();
+      const failed = ended(task(r.workflowId, 1, { referenceTaskName: 'a' }), {
+        status: 'FAILED',
+        retried: true,
+      });
+      const again = task(r.workflowId, 2, { referenceTaskName: 'a', retriedTaskId: failed.taskId });
+      const z = ended(task(r.workflowId, 3, { referenceTaskName: 'z' }));
+      await store.transaction(async (tx) => {
+        await tx.insertRun(r);
+        await tx.insertTasks([failed, again, z]);
+      });
+      assert.deepEqual(await latestRows(r.workflowId), [
+        ['a', again.taskId],
+        ['z', z.taskId],
+      ]);
+      assert.deepEqual(ids(await store.read((tx) => tx.getDecideTasks(r.workflowId))), ids([again, z]));
+    });
+
+    void it('a run with rows from an earlier release keeps them current', async () => {
+      const r = run();
+      const a = ended(task(r.workflowId, 1, { referenceTaskName: 'a' }));
+      const b = task(r.workflowId, 2, { referenceTaskName: 'b', status: 'IN_PROGRESS' });
+      await store.transaction(async (tx) => {
+        await tx.insertRun(r);
+        await tx.insertTasks([a, b]);
+      });
+      // What every release before wrote: a row for each name.
+      await client.query(
+        `INSERT INTO task_latest (workflow_id, name, seq, task_id) VALUES ($1, 'a', 1, $2), ($1, 'b', 2, $3)`,
+        [r.workflowId, a.taskId, b.taskId],
+      );
+      const c = task(r.workflowId, 3, { referenceTaskName: 'c', status: 'IN_PROGRESS' });
+      await decide(r.workflowId, () => ({ inserted: [c], updated: [ended(b)] }));
+      assert.deepEqual(
+        (await latestRows(r.workflowId)).map(([name]) => name),
+        ['a', 'b', 'c'],
+      );
+      assert.deepEqual(ids(await store.read((tx) => tx.getDecideTasks(r.workflowId))), ids([a, b, c]));
+    });
+  });
+
+  void describe('latest task by name on PostgreSQL: a database upgraded to the step', () => {
+    const latestCount = async (client: pg.Client, workflowId: string): Promise<number> =>
+      (
+        await client.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM task_latest WHERE workflow_id = $1',
+          [workflowId],
+        )
+      ).rows[0]?.n ?? -1;
+
+    void it('keeps a row for every task until switched, and a run made unnamed gets all its rows back', async () => {
+      const db = await createTestDatabase();
+      const made = openPostgresStore({ url: db.url, poolSize: 2 });
+      let upgraded: Store | undefined;
+      const { default: Pg } = await import('pg');
+      const client = new Pg.Client({ connectionString: db.url });
+      try {
+        await made.migrate();
+        await client.connect();
+        const setting = async (): Promise<string | undefined> =>
+          (
+            await client.query<{ value: string }>(
+              "SELECT value FROM store_settings WHERE name = 'latest_by_name'",
+            )
+          ).rows[0]?.value;
+        assert.equal(
+          await setting(),
+          'on-repeat',
+          'a database the step makes is set by the node that makes it',
+        );
+        // A run written unnamed, while the database was set so.
+        const unnamed = run();
+        const a = ended(task(unnamed.workflowId, 1, { referenceTaskName: 'a' }));
+        const b = task(unnamed.workflowId, 2, { referenceTaskName: 'b', status: 'IN_PROGRESS' });
+        await made.transaction(async (tx) => {
+          await tx.insertRun(unnamed);
+          await tx.insertTasks([a, b]);
+        });
+        assert.equal(await latestCount(client, unnamed.workflowId), 0);
+        await made.close();
+
+        // As on a database upgraded from an earlier release: every task keeps its row.
+        await client.query("UPDATE store_settings SET value = 'every-task' WHERE name = 'latest_by_name'");
+        upgraded = openPostgresStore({ url: db.url, poolSize: 2 });
+        await upgraded.migrate();
+        const line = run();
+        const first = task(line.workflowId, 1, { referenceTaskName: 'first', status: 'IN_PROGRESS' });
+        await upgraded.transaction(async (tx) => {
+          await tx.insertRun(line);
+          await tx.insertTasks([first]);
+        });
+        assert.equal(await latestCount(client, line.workflowId), 1);
+        const second = task(line.workflowId, 2, { referenceTaskName: 'second', status: 'IN_PROGRESS' });
+        await upgraded.transaction(async (tx) => {
+          assert.ok(await tx.lockRun(line.workflowId));
+          await tx.getDecideTasks(line.workflowId);
+          await tx.insertTasks([second]);
+          await tx.updateTasks([ended(first)]);
+        });
+        assert.equal(await latestCount(client, line.workflowId), 2);
+        // The unnamed run's next write gives it the rows of every name, not only its own.
+        const c = task(unnamed.workflowId, 3, { referenceTaskName: 'c', status: 'IN_PROGRESS' });
+        await upgraded.transaction(async (tx) => {
+          assert.ok(await tx.lockRun(unnamed.workflowId));
+          await tx.getDecideTasks(unnamed.workflowId);
+          await tx.insertTasks([c]);
+          await tx.updateTasks([ended(b)]);
+        });
+        assert.equal(await latestCount(client, unnamed.workflowId), 3);
+        assert.deepEqual(
+          ids(await upgraded.read((tx) => tx.getDecideTasks(unnamed.workflowId))),
+          ids([a, b, c]),
+        );
+        // A value the node does not know stops it at start, naming the setting.
+        await upgraded.close();
+        upgraded = undefined;
+        await client.query("UPDATE store_settings SET value = 'sometimes' WHERE name = 'latest_by_name'");
+        const refused = openPostgresStore({ url: db.url, poolSize: 2 });
+        await assert.rejects(refused.migrate(), /store_settings\.latest_by_name is "sometimes"/);
+        await refused.close();
+      } finally {
+        await client.end().catch(() => {});
+        await upgraded?.close();
+        await made.close().catch(() => {});
+        await db.drop();
+      }
+    });
+  });
+}
