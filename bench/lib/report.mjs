@@ -205,7 +205,9 @@ function cpuCell(pass) {
 
 /** What the pass's runs added to the store, per finished step; — where it was not measured. */
 function storageCell(pass) {
-  return ok(pass) && measured(pass.storage?.bytesPerStep) ? formatBytes(pass.storage.bytesPerStep) : '—';
+  if (!ok(pass) || !measured(pass.storage?.bytesPerStep)) return '—';
+  const live = pass.storage.liveBytesPerStep;
+  return `${formatBytes(pass.storage.bytesPerStep)}${measured(live) ? ` (live ${formatBytes(live)})` : ''}`;
 }
 
 /** The comparison table alone (what docs/benchmarks.md carries), with its footnotes. */
@@ -248,7 +250,7 @@ export function renderTable(systems) {
   }
   if (systems.some((s) => ok(s.throughput) && measured(s.throughput.storage?.bytesPerStep))) {
     notes.push(
-      'Stored bytes / step: what the throughput pass added to the store, divided by its finished steps: on PostgreSQL pg_total_relation_size of every table (heap, indexes, TOAST), on SQLite the pages in use (WAL included); — for a system that keeps no history of finished steps.',
+      'Stored bytes / step: what the throughput pass added to the store, divided by its finished steps: on PostgreSQL pg_total_relation_size of every table (heap, indexes, TOAST), on SQLite the pages in use (WAL included); — for a system that keeps no history of finished steps. In brackets, the same counting live rows only (PostgreSQL: after VACUUM FULL of every table; SQLite: a VACUUM INTO copy): the server here runs no autovacuum, so the first figure also holds every dead row version a pass left.',
     );
   }
   if (systems.some((s) => s.kind === 'ceiling')) {

@@ -39,7 +39,7 @@ function sample({ pgLight = { ms: 1.5, slowMs: 8 } } = {}) {
         steps: 8000,
         seconds: 2,
         processes: [{ name: 'Baton server', peakRssBytes: mb(120) }],
-        storage: { bytes: 8000 * 1234.4, bytesPerStep: 1234.4 },
+        storage: { bytes: 8000 * 1234.4, bytesPerStep: 1234.4, liveBytesPerStep: 987.6 },
         cpu: [
           { name: 'harness (workers)', ms: 800 },
           { name: 'Baton server', ms: 4000 },
@@ -243,7 +243,7 @@ describe('renderTable', () => {
   it('shows rates, latencies, memory and ratios', () => {
     assert.match(
       rows[2],
-      /^\| \*\*Baton \(PostgreSQL\)\*\* \| 4,000 \| 400 \| 1\.00 \(harness 0\.100, server 0\.500, PG 0\.400\) \| 0\.900 \(harness 0\.100, server 0\.500, PG 0\.300\) \| 1\.50 \/ 8\.00 \| 1\.00 \/ 5\.00 \| 1,234 \| Baton server 140 \| 1\.00× \|$/,
+      /^\| \*\*Baton \(PostgreSQL\)\*\* \| 4,000 \| 400 \| 1\.00 \(harness 0\.100, server 0\.500, PG 0\.400\) \| 0\.900 \(harness 0\.100, server 0\.500, PG 0\.300\) \| 1\.50 \/ 8\.00 \| 1\.00 \/ 5\.00 \| 1,234 \(live 988\) \| Baton server 140 \| 1\.00× \|$/,
     );
     assert.match(table, /\| BullMQ 6 \(Redis 7\) <&> \| 2,000 \| .* \| 2\.00× \|/);
     assert.match(table, /CPU ms \/ step: user \+ system CPU of every process/);

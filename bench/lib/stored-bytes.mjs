@@ -5,6 +5,13 @@
 //   table of the database outside the system catalogs.
 //   SQLite: the pages in use, (page_count − freelist_count) × page_size, read through a
 //   connection of its own, which sees the WAL's committed pages too, checkpointed or not.
+// And the same once only the live rows are left ("live"): PostgreSQL keeps the old version of an
+// updated or deleted row until a vacuum frees its space (the figure above counts them: this
+// machine's server runs no autovacuum), so every table is rewritten with VACUUM FULL and measured
+// again; SQLite's database is copied with VACUUM INTO and the copy measured. That is about what a
+// server whose vacuum keeps up holds for each step.
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +36,27 @@ export async function pgStoredBytes(databaseUrl) {
   }
 }
 
+/** The same after VACUUM FULL of every user table: the bytes of the live rows, packed. */
+export async function pgLiveBytes(databaseUrl) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    // A system still holding a lock (a maintenance job) must not hang the bench.
+    await client.query("SET lock_timeout = '60s'");
+    const { rows } = await client.query(
+      `SELECT format('%I.%I', n.nspname, c.relname) AS name
+         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE c.relkind IN ('r', 'm')
+          AND n.nspname NOT IN ('pg_catalog', 'information_schema')
+          AND n.nspname NOT LIKE 'pg_toast%'`,
+    );
+    for (const { name } of rows) await client.query(`VACUUM FULL ${name}`);
+  } finally {
+    await client.end();
+  }
+  return pgStoredBytes(databaseUrl);
+}
+
 let Database;
 
 /** Bytes of the pages in use in the SQLite database `file` (tables and indexes). */
@@ -48,13 +76,35 @@ export function sqliteStoredBytes(file) {
   }
 }
 
+/** The pages in use of a VACUUM INTO copy of the SQLite database `file`: its live rows, packed. */
+export function sqliteLiveBytes(file) {
+  Database ??= createRequire(
+    join(dirname(fileURLToPath(import.meta.url)), '../../packages/server/package.json'),
+  )('better-sqlite3');
+  const copy = join(tmpdir(), `baton-bench-live-${process.pid}-${Date.now()}.db`);
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    db.prepare('VACUUM INTO ?').run(copy);
+  } finally {
+    db.close();
+  }
+  try {
+    return sqliteStoredBytes(copy);
+  } finally {
+    rmSync(copy, { force: true });
+  }
+}
+
 /**
  * Measures around a pass: `await before()` then, once the pass is done, `after(steps)` answers
- * { bytes, bytesPerStep, how } with bytes the growth over the pass.
+ * { bytes, bytesPerStep, liveBytesPerStep, how } with bytes the growth over the pass, and
+ * liveBytesPerStep the growth counting live rows only (null if the rewrite failed).
  */
 export function storedBytesMeter({ databaseUrl, sqliteFile }) {
   const measure = async () =>
     databaseUrl !== undefined ? pgStoredBytes(databaseUrl) : sqliteStoredBytes(sqliteFile);
+  const measureLive = async () =>
+    databaseUrl !== undefined ? pgLiveBytes(databaseUrl) : sqliteLiveBytes(sqliteFile);
   const how =
     databaseUrl !== undefined
       ? 'PostgreSQL: pg_total_relation_size of every table (heap, indexes, TOAST), growth over the pass'
@@ -67,7 +117,15 @@ export function storedBytesMeter({ databaseUrl, sqliteFile }) {
     async after(steps) {
       const end = await measure();
       const bytes = end - start;
-      return { bytes, totalBytes: end, bytesPerStep: steps > 0 ? bytes / steps : null, how };
+      // Last: the rewrite changes what `end` would read.
+      const live = await measureLive().catch(() => null);
+      return {
+        bytes,
+        totalBytes: end,
+        bytesPerStep: steps > 0 ? bytes / steps : null,
+        liveBytesPerStep: live !== null && steps > 0 ? (live - start) / steps : null,
+        how,
+      };
     },
   };
 }
