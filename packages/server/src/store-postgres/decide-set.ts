@@ -4,19 +4,21 @@ import { type PgTaskRow, TASK_COLUMNS } from './task-rows.js';
 
 /** The decide set on PostgreSQL (see ../decide-set.ts and ARCHITECTURE.md "The decide set"). */
 
-// A run with `task_latest` rows (by name, latest-by-name.ts): two index scans, the partial index
-// `tasks_to_decide` and `task_latest`'s primary key. A run without (unnamed: no name repeats):
-// every task of the run, through `tasks_workflow_seq`. The EXISTS does not depend on a row, so
-// PostgreSQL runs it once, as a one-time filter; `by_name` tells the transaction which it was.
+// A run without `task_latest` rows (unnamed, latest-by-name.ts: no name repeats) answers every
+// task it has, straight from `tasks_workflow_seq`. A run with them (by name): the partial index
+// `tasks_to_decide` and `task_latest`'s primary key, the records then read by primary key. Each
+// branch is behind an EXISTS that does not depend on a row, which PostgreSQL evaluates once, as a
+// one-time filter, so only one branch reads anything; `by_name` says which it was.
 export const DECIDE_TASKS: Sql = {
-  name: 'baton_decide_tasks_by_name',
-  text: `SELECT ${TASK_COLUMNS}, EXISTS (SELECT 1 FROM task_latest WHERE workflow_id = $1) AS by_name
-    FROM tasks WHERE task_id IN (
+  name: 'baton_decide_tasks',
+  text: `SELECT ${TASK_COLUMNS}, false AS by_name FROM tasks
+    WHERE workflow_id = $1 AND NOT EXISTS (SELECT 1 FROM task_latest WHERE workflow_id = $1)
+    UNION ALL
+    SELECT ${TASK_COLUMNS}, true AS by_name FROM tasks
+    WHERE EXISTS (SELECT 1 FROM task_latest WHERE workflow_id = $1) AND task_id IN (
       SELECT task_id FROM tasks WHERE workflow_id = $1 AND ${PG_TO_DECIDE}
       UNION
-      SELECT task_id FROM task_latest WHERE workflow_id = $1
-      UNION
-      SELECT task_id FROM tasks WHERE workflow_id = $1 AND NOT EXISTS (SELECT 1 FROM task_latest WHERE workflow_id = $1))
+      SELECT task_id FROM task_latest WHERE workflow_id = $1)
     ORDER BY seq, task_id`,
 };
 
