@@ -2,6 +2,7 @@ import type { TaskRecord } from '@baton/protocol';
 
 import { documentRefOf } from '../engine/index.js';
 import { type LatestByNameRow, latestByNameRows } from '../store/decide-set.js';
+import { databaseSetting } from './store-settings.js';
 
 /**
  * Which `task_latest` rows a transaction's task writes must keep (store/ARCHITECTURE.md, "The
@@ -132,29 +133,13 @@ export const LATEST_BY_NAME_SETTING = 'latest_by_name';
  * created the database, which then writes rows only for runs that repeat a name. A database whose
  * schema predates the setting (a test's shorter migration list) writes them for every task.
  */
-export async function latestByNameMode(
-  client: { query: <R extends object>(sql: string, values?: unknown[]) => Promise<{ rows: R[] }> },
+export function latestByNameMode(
+  client: Parameters<typeof databaseSetting>[0],
   made: boolean,
 ): Promise<LatestByNameMode> {
-  const { rows: present } = await client.query<{ n: number }>(
-    "SELECT count(*)::int AS n FROM schema_migrations WHERE name = 'latest-by-name-on-repeat'",
-  );
-  if ((present[0]?.n ?? 0) === 0) return 'every-task';
-  if (made) {
-    await client.query('UPDATE store_settings SET value = $2 WHERE name = $1', [
-      LATEST_BY_NAME_SETTING,
-      'on-repeat',
-    ]);
-    return 'on-repeat';
-  }
-  const { rows } = await client.query<{ value: string }>('SELECT value FROM store_settings WHERE name = $1', [
-    LATEST_BY_NAME_SETTING,
-  ]);
-  const value = rows[0]?.value;
-  if (value === undefined) return 'every-task';
-  if (!(LATEST_BY_NAME_MODES as readonly string[]).includes(value))
-    throw new Error(
-      `store_settings.${LATEST_BY_NAME_SETTING} is ${JSON.stringify(value)}: it must be one of ${LATEST_BY_NAME_MODES.join(', ')}`,
-    );
-  return value as LatestByNameMode;
+  return databaseSetting(client, LATEST_BY_NAME_SETTING, LATEST_BY_NAME_MODES, {
+    made,
+    madeValue: 'on-repeat',
+    fallback: 'every-task',
+  });
 }

@@ -1,6 +1,7 @@
 import type { TaskRecord } from '@baton/protocol';
 
 import { PG_CLEAR_FIELDS, storedTaskParts } from '../store/task-record-storage.js';
+import { databaseSetting } from './store-settings.js';
 
 /**
  * The shape a node writes task rows in on PostgreSQL (schema step `task-record-shape`):
@@ -52,26 +53,13 @@ export function taskRowsJson(tasks: readonly TaskRecord[], shape: TaskRecordShap
  * created the database, which then packs from its first row. A database whose schema predates the
  * setting (a test's shorter migration list) writes whole records.
  */
-export async function taskRecordShape(
-  client: { query: <R extends object>(sql: string, values?: unknown[]) => Promise<{ rows: R[] }> },
+export function taskRecordShape(
+  client: Parameters<typeof databaseSetting>[0],
   made: boolean,
 ): Promise<TaskRecordShape> {
-  const { rows: table } = await client.query<{ present: boolean }>(
-    "SELECT to_regclass('store_settings') IS NOT NULL AS present",
-  );
-  if (table[0]?.present !== true) return 'whole';
-  if (made) {
-    await client.query('UPDATE store_settings SET value = $2 WHERE name = $1', [SHAPE_SETTING, 'packed']);
-    return 'packed';
-  }
-  const { rows } = await client.query<{ value: string }>('SELECT value FROM store_settings WHERE name = $1', [
-    SHAPE_SETTING,
-  ]);
-  const value = rows[0]?.value;
-  if (value === undefined) return 'whole';
-  if (!isTaskRecordShape(value))
-    throw new Error(
-      `store_settings.${SHAPE_SETTING} is ${JSON.stringify(value)}: it must be one of ${TASK_RECORD_SHAPES.join(', ')}`,
-    );
-  return value;
+  return databaseSetting(client, SHAPE_SETTING, TASK_RECORD_SHAPES, {
+    made,
+    madeValue: 'packed',
+    fallback: 'whole',
+  });
 }

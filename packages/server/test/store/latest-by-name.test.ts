@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
 import type pg from 'pg';
-import type { TaskRecord } from '@baton/protocol';
+import type { RunRecord, TaskRecord } from '@baton/protocol';
 
 import { openPostgresStore } from '../../src/store-postgres/postgres-store.js';
 import type { Store } from '../../src/store/store.js';
@@ -50,6 +50,12 @@ if (enabledStores().includes('postgres')) {
         )
       ).rows.map((r) => [r.name, r.task_id]);
 
+    const insertRunWith = (r: RunRecord, tasks: TaskRecord[]): Promise<void> =>
+      store.transaction(async (tx) => {
+        await tx.insertRun(r);
+        await tx.insertTasks(tasks);
+      });
+
     /** A decision's transaction as the engine runs it: the run locked, its decide set read, then the writes. */
     const decide = (
       workflowId: string,
@@ -65,10 +71,7 @@ if (enabledStores().includes('postgres')) {
     void it('a straight line writes no rows, and its decide set is every task it has', async () => {
       const r = run();
       let current = task(r.workflowId, 1, { referenceTaskName: 'step_1', status: 'IN_PROGRESS' });
-      await store.transaction(async (tx) => {
-        await tx.insertRun(r);
-        await tx.insertTasks([current]);
-      });
+      await insertRunWith(r, [current]);
       const done: TaskRecord[] = [];
       for (let seq = 2; seq <= 6; seq++) {
         const next = task(r.workflowId, seq, { referenceTaskName: `step_${seq}`, status: 'IN_PROGRESS' });
@@ -88,10 +91,7 @@ if (enabledStores().includes('postgres')) {
       const r = run();
       const a = ended(task(r.workflowId, 1, { referenceTaskName: 'a' }));
       const b = task(r.workflowId, 2, { referenceTaskName: 'b', status: 'IN_PROGRESS' });
-      await store.transaction(async (tx) => {
-        await tx.insertRun(r);
-        await tx.insertTasks([a, b]);
-      });
+      await insertRunWith(r, [a, b]);
       const failed = ended(b, { status: 'FAILED', retried: true });
       const retry = task(r.workflowId, 3, {
         referenceTaskName: 'b',
@@ -127,10 +127,7 @@ if (enabledStores().includes('postgres')) {
       const r = run();
       const first = ended(task(r.workflowId, 1, { referenceTaskName: 'x__1', iteration: 1 }));
       const other = ended(task(r.workflowId, 2, { referenceTaskName: 'y' }));
-      await store.transaction(async (tx) => {
-        await tx.insertRun(r);
-        await tx.insertTasks([first, other]);
-      });
+      await insertRunWith(r, [first, other]);
       assert.deepEqual(await latestRows(r.workflowId), []);
       // No lock, no decide set: the write finds out by itself that `x` repeats.
       const second = task(r.workflowId, 3, { referenceTaskName: 'x__2', iteration: 2 });
@@ -150,10 +147,7 @@ if (enabledStores().includes('postgres')) {
       });
       const again = task(r.workflowId, 2, { referenceTaskName: 'a', retriedTaskId: failed.taskId });
       const z = ended(task(r.workflowId, 3, { referenceTaskName: 'z' }));
-      await store.transaction(async (tx) => {
-        await tx.insertRun(r);
-        await tx.insertTasks([failed, again, z]);
-      });
+      await insertRunWith(r, [failed, again, z]);
       assert.deepEqual(await latestRows(r.workflowId), [
         ['a', again.taskId],
         ['z', z.taskId],
@@ -165,10 +159,7 @@ if (enabledStores().includes('postgres')) {
       const r = run();
       const a = ended(task(r.workflowId, 1, { referenceTaskName: 'a' }));
       const b = task(r.workflowId, 2, { referenceTaskName: 'b', status: 'IN_PROGRESS' });
-      await store.transaction(async (tx) => {
-        await tx.insertRun(r);
-        await tx.insertTasks([a, b]);
-      });
+      await insertRunWith(r, [a, b]);
       // What every release before wrote: a row for each name.
       await client.query(
         `INSERT INTO task_latest (workflow_id, name, seq, task_id) VALUES ($1, 'a', 1, $2), ($1, 'b', 2, $3)`,
