@@ -68,13 +68,6 @@ export class LatestByName {
     return [...unknown];
   }
 
-  /** Whether a run has `task_latest` rows, learned by a statement of its own. */
-  learnByName(workflowId: string, byName: boolean): void {
-    const run = this.runs.get(workflowId);
-    if (run) run.byName = byName;
-    else this.runs.set(workflowId, { byName, latest: new Map() });
-  }
-
   /**
    * The `task_latest` rows to upsert for tasks about to be written (every run among them learned),
    * and what the transaction then knows of their runs.

@@ -1,10 +1,9 @@
 import pg from 'pg';
 
 import { POSTGRES_MIGRATIONS } from './migrations.js';
-import { PgTx } from './tx.js';
+import { PgTx, type StoreSettings } from './tx.js';
 import { taskRecordShape } from './record-shape.js';
 import { latestByNameMode } from './latest-by-name.js';
-import type { StoreSettings } from './tx.js';
 import { TaskDefCache } from './task-def-cache.js';
 import { type PreparedPlan, WriteBehind } from './write-behind.js';
 import { SQL, queryOn } from './sql.js';

@@ -102,17 +102,17 @@ const taskDef = (r: TaskDefRow): StoredTaskDef =>
   taskDefFromColumns(r.definition, r.create_time, r.update_time);
 const run = (r: RunRow): RunRecord => runFromColumns(r.record, r.definition);
 
-/**
- * The PostgreSQL `Tx`: inside `transaction` every query runs on the transaction's client;
- * inside `read` on the pool (autocommit, each statement sees the latest commit). JSON goes in
- * as text cast to jsonb and comes back parsed.
- */
 /** The database's settings a node reads when it starts (`store_settings`). */
 export interface StoreSettings {
   shape: TaskRecordShape;
   latestByName: LatestByNameMode;
 }
 
+/**
+ * The PostgreSQL `Tx`: inside `transaction` every query runs on the transaction's client;
+ * inside `read` on the pool (autocommit, each statement sees the latest commit). JSON goes in
+ * as text cast to jsonb and comes back parsed.
+ */
 export class PgTx extends PgQueueTx implements Tx {
   constructor(
     q: Query,
@@ -453,15 +453,21 @@ export class PgTx extends PgQueueTx implements Tx {
   /** The `task_latest` rows a write of `tasks` keeps (latest-by-name.ts), learning their runs first. */
   private async latestRowsFor(tasks: readonly TaskRecord[]): Promise<LatestByNameRow[]> {
     for (const workflowId of this.names.unknownRuns(tasks)) {
-      const rows = await decideTasks(this.q, workflowId);
-      const first = rows[0];
-      if (first) this.names.learnDecideSet(workflowId, rows.map(taskFromPgRow), first.by_name);
-      else {
+      // No row came back to say whether the run has `task_latest` rows: ask on its own.
+      if ((await this.readDecideSet(workflowId)).length === 0) {
         const { rows: has } = await this.q<{ by_name: boolean }>(RUN_HAS_LATEST, [workflowId]);
         this.names.learnDecideSet(workflowId, [], has[0]?.by_name === true);
       }
     }
     return this.names.rowsFor(tasks);
+  }
+
+  /** A run's decide set read on its own, remembered for the `task_latest` rows of later writes. */
+  private async readDecideSet(workflowId: string): Promise<TaskRecord[]> {
+    const rows = await decideTasks(this.q, workflowId);
+    const tasks = rows.map(taskFromPgRow);
+    if (this.state.writable) this.names.learnDecideSet(workflowId, tasks, rows[0]?.by_name);
+    return tasks;
   }
 
   async updateTasks(tasks: readonly TaskRecord[]): Promise<void> {
@@ -517,10 +523,7 @@ export class PgTx extends PgQueueTx implements Tx {
     this.prefetched = undefined;
     if (prefetched?.workflowId === workflowId && prefetched.at === this.writes?.statements)
       return prefetched.tasks;
-    const rows = await decideTasks(this.q, workflowId);
-    const tasks = rows.map(taskFromPgRow);
-    if (this.state.writable) this.names.learnDecideSet(workflowId, tasks, rows[0]?.by_name);
-    return tasks;
+    return this.readDecideSet(workflowId);
   }
 
   async appendTaskLogs(logs: readonly TaskLog[]): Promise<void> {
