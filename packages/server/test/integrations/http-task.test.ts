@@ -72,6 +72,11 @@ for (const storeCase of storeCases()) {
   void describe(`HTTP tasks on ${storeCase.name}`, () => {
     const suite = appSuite(storeCase);
     let target: HttpTarget;
+    const held = (() => {
+      let release = (): void => {};
+      const promise = new Promise<void>((resolve) => (release = resolve));
+      return { promise, release: () => release() };
+    })();
     before(async () => {
       target = await startHttpTarget(async (req, res, body) => {
         const url = new URL(req.url ?? '/', 'http://x');
@@ -94,6 +99,12 @@ for (const storeCase of storeCases()) {
           res.end();
           return;
         }
+        if (url.pathname === '/held') {
+          // Open until the test lets it go: a test that reads the call in flight races no clock.
+          await held.promise;
+          if (!res.destroyed) json(res, 200, { held: true });
+          return;
+        }
         if (url.pathname === '/slow') {
           const ms = Number(url.searchParams.get('ms') ?? '1000');
           await delayUnlessClosed(res, ms);
@@ -103,7 +114,10 @@ for (const storeCase of storeCases()) {
         json(res, 404, { error: 'no such path' });
       });
     });
-    after(async () => target.close());
+    after(async () => {
+      held.release();
+      await target.close();
+    });
 
     void it('makes the call and completes the task with the response (JSON parsed, Idempotency-Key = taskId)', async () => {
       const { app } = suite;
@@ -233,18 +247,21 @@ for (const storeCase of storeCases()) {
     void it('says why an open call waits, and counts calls in /metrics', async () => {
       const { app } = suite;
       const id = await startHttp(app, {
-        uri: `${target.url}/slow?ms=1500`,
+        uri: `${target.url}/held`,
         method: 'GET',
-        readTimeOut: 10_000,
+        readTimeOut: 60_000,
       });
+      // The executor holds the message before the task's start is written; wait for both.
       const waiting = await eventually(async () => {
         const run = await runOf(app, id);
-        const w = run.tasks[0]?.waitingFor;
-        return w?.reason === 'lock' ? w : undefined;
+        const task = run.tasks[0];
+        const w = task?.waitingFor;
+        return w?.reason === 'lock' && task.status === 'IN_PROGRESS' ? w : undefined;
       }, 'the call to be in flight');
+      held.release();
       assert.match(
         waiting.message,
-        new RegExp(`^waiting: calling GET ${target.url}/slow\\?ms=1500 \\(attempt 1 since `),
+        new RegExp(`^waiting: calling GET ${target.url}/held \\(attempt 1 since `),
       );
       assert.match(waiting.workerId, /^baton-executor@/);
       await runTo(app, id, ['COMPLETED']);
