@@ -499,6 +499,22 @@ ALTER INDEX runs_search_words SET (fastupdate = on, gin_pending_list_limit = 64)
 INSERT INTO store_settings (name, value) VALUES ('latest_by_name', 'every-task');
 `,
   },
+  'shared-run-definitions': {
+    sql: `
+-- A run's definition snapshot once per distinct JSON text, keyed by its SHA-256, the run row
+-- holding the digest (store-postgres/run-definitions.ts). Where a node keeps it is the database's
+-- setting: in-row, as every earlier release writes and reads it, on a database upgraded from one,
+-- until the operator switches; shared on a database this step creates, set by the node that
+-- creates it. Reads take either, so rows written before the switch stay as they are.
+CREATE TABLE run_definitions (
+  digest     BYTEA PRIMARY KEY,
+  definition JSONB NOT NULL
+);
+ALTER TABLE runs ADD COLUMN definition_digest BYTEA;
+ALTER TABLE runs ALTER COLUMN definition DROP NOT NULL;
+INSERT INTO store_settings (name, value) VALUES ('run_definitions', 'in-row');
+`,
+  },
 };
 
 /** The PostgreSQL migrations, numbered as PostgreSQL databases record them. */

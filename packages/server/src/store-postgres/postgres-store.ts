@@ -4,6 +4,7 @@ import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { PgTx, type StoreSettings } from './tx.js';
 import { taskRecordShape } from './record-shape.js';
 import { latestByNameMode } from './latest-by-name.js';
+import { RunDefinitionCache, runDefinitionsMode } from './run-definitions.js';
 import { TaskDefCache } from './task-def-cache.js';
 import { type PreparedPlan, WriteBehind } from './write-behind.js';
 import { SQL, queryOn } from './sql.js';
@@ -98,7 +99,12 @@ export class PostgresStore implements Store {
    * The shape this node writes task rows in (record-shape.ts) and the rule for `task_latest`
    * rows (latest-by-name.ts), both read when it migrates.
    */
-  private readonly records: StoreSettings = { shape: 'whole', latestByName: 'every-task' };
+  private readonly records: StoreSettings = {
+    shape: 'whole',
+    latestByName: 'every-task',
+    runDefinitions: 'in-row',
+  };
+  private readonly runDefinitions = new RunDefinitionCache();
   private closing: Promise<void> | undefined;
   /** Batches grouped transactions (absent when the options turn it off). */
   readonly group: GroupCommit | undefined;
@@ -161,7 +167,16 @@ export class PostgresStore implements Store {
             connect: () => this.acquire(),
             prepared: preparedOn,
             tx: (q, state, notified, writes, locks) =>
-              new PgTx(q, state, notified, writes, this.taskDefCache, locks, this.records),
+              new PgTx(
+                q,
+                state,
+                notified,
+                writes,
+                this.taskDefCache,
+                locks,
+                this.records,
+                this.runDefinitions,
+              ),
             alone: (fn) => this.transaction(fn),
             notify: (names) => this.notifier.add(names),
             lost: (err, client) => void this.lostConnection(err, client),
@@ -256,6 +271,9 @@ export class PostgresStore implements Store {
     // The same for the latest-by-name rule, from the step that brought it.
     const madeByName = rows.length === 0 && pending.some((m) => m.name === 'latest-by-name-on-repeat');
     this.records.latestByName = await latestByNameMode(client, madeByName);
+    // And where run definitions are kept.
+    const madeShared = rows.length === 0 && pending.some((m) => m.name === 'shared-run-definitions');
+    this.records.runDefinitions = await runDefinitionsMode(client, madeShared);
   }
 
   async transaction<T>(fn: (tx: Tx) => Promise<T>, options?: TransactionOptions): Promise<T> {
@@ -311,7 +329,16 @@ export class PostgresStore implements Store {
       // BEGIN goes with the transaction's first statement.
       writes.later('BEGIN', []);
       const result = await fn(
-        new PgTx(writes.q, state, notified, writes, this.taskDefCache, undefined, this.records),
+        new PgTx(
+          writes.q,
+          state,
+          notified,
+          writes,
+          this.taskDefCache,
+          undefined,
+          this.records,
+          this.runDefinitions,
+        ),
       );
       state.closed = true;
       // The deferred writes and COMMIT in one round trip.
@@ -353,7 +380,18 @@ export class PostgresStore implements Store {
     this.assertOpen();
     const state = new TxState(false);
     try {
-      return await fn(new PgTx(queryOn(this.pool), state));
+      return await fn(
+        new PgTx(
+          queryOn(this.pool),
+          state,
+          undefined,
+          undefined,
+          undefined,
+          undefined,
+          this.records,
+          this.runDefinitions,
+        ),
+      );
     } finally {
       state.closed = true;
     }

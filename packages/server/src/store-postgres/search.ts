@@ -1,10 +1,11 @@
-import type { RunRecord, TaskRecord, WorkflowDef } from '@baton/protocol';
+import type { RunRecord, TaskRecord } from '@baton/protocol';
 
 import { ARCHIVED_COLUMNS, type ArchivedRunRow, archivedFromRow } from '../store/archive-rows.js';
 import { freeTextNeedle, freeTextWords, likePrefix, runOrderBy, taskOrderBy } from '../store/sql-common.js';
 import { type FilterColumn, RUN_FILTER_COLUMNS, compileFilter } from '../store/sql-filter.js';
 import type { ArchivedRun, RunQuery, TaskQuery, TaskSearchField, TaskSortField } from '../store/store.js';
-import type { Query } from './sql.js';
+import { type Query, RUN_COLUMNS } from './sql.js';
+import type { RunDefinitionColumns } from './run-definitions.js';
 import { packedRest } from '../store/task-record-storage.js';
 import { type PgTaskRow, TASK_COLUMNS, taskFromPgRow } from './task-rows.js';
 
@@ -153,9 +154,8 @@ function packedTextHit(taskId: string, packed: Buffer, needle: string): boolean 
 
 /** Run search on PostgreSQL: hot runs and the archive's index answer the same conditions. */
 
-export interface RunRow {
+export interface RunRow extends RunDefinitionColumns {
   record: Omit<RunRecord, 'workflowDefinition'>;
-  definition: WorkflowDef;
 }
 
 type Placeholder = (value: unknown) => string;
@@ -219,7 +219,7 @@ export async function searchRuns(q: Query, query: RunQuery): Promise<{ totalHits
   const [count, page] = await Promise.all([
     q<{ n: number }>(`SELECT count(*) AS n FROM runs ${whereSql}`, filterParams),
     q<RunRow>(
-      `SELECT record, definition FROM runs ${whereSql} ORDER BY ${runOrderBy(query.sort, '"C"')} LIMIT ${limit} OFFSET ${offset}`,
+      `SELECT ${RUN_COLUMNS} FROM runs ${whereSql} ORDER BY ${runOrderBy(query.sort, '"C"')} LIMIT ${limit} OFFSET ${offset}`,
       params,
     ),
   ]);

@@ -29,6 +29,8 @@ export function queryOn(target: pg.Pool | pg.PoolClient | pg.Client): Query {
 const named = (name: string, text: string): Sql => ({ name: `baton_${name}`, text });
 
 const WF_COLUMNS = 'definition, version, create_time, update_time';
+/** A run as a read answers it: its definition in the row, or the digest of its shared one (run-definitions.ts). */
+export const RUN_COLUMNS = "record, definition, encode(definition_digest, 'hex') AS definition_digest";
 /**
  * The end of a claim (`u`: the messages it locked): each with its task's row (all null when the
  * task is gone; whole, compact or packed, task-rows.ts) and the task definitions' change counter,
@@ -130,11 +132,28 @@ export const SQL = {
        parent_workflow_id, idempotency_key, create_time, update_time, end_time, record, definition, search_text)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13::jsonb, $14)`,
   ),
-  getRun: named('get_run', 'SELECT record, definition FROM runs WHERE workflow_id = $1'),
+  // The definition once per distinct text (run-definitions.ts): a snapshot already kept costs a
+  // probe of the key, and the run row holds its digest.
+  insertRunSharedDefinition: named(
+    'insert_run_shared_definition',
+    `WITH kept AS (
+       INSERT INTO run_definitions (digest, definition) VALUES (decode($15, 'hex'), $13::jsonb)
+       ON CONFLICT (digest) DO NOTHING
+     )
+     INSERT INTO runs (workflow_id, workflow_name, workflow_version, status, correlation_id, priority,
+       parent_workflow_id, idempotency_key, create_time, update_time, end_time, record, definition_digest, search_text)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, decode($15, 'hex'), $14)`,
+  ),
+  runDefinitions: named(
+    'run_definitions',
+    `SELECT encode(digest, 'hex') AS digest, definition FROM run_definitions
+     WHERE digest = ANY(ARRAY(SELECT decode(d, 'hex') FROM unnest($1::text[]) AS d))`,
+  ),
+  getRun: named('get_run', `SELECT ${RUN_COLUMNS} FROM runs WHERE workflow_id = $1`),
   // With the task definitions' change counter (task-def-cache.ts).
   lockRun: named(
     'lock_run',
-    `SELECT record, definition, (SELECT version FROM task_defs_version) AS defs_version
+    `SELECT ${RUN_COLUMNS}, (SELECT version FROM task_defs_version) AS defs_version
      FROM runs WHERE workflow_id = $1 FOR UPDATE OF runs`,
   ),
   updateRun: named(
@@ -153,12 +172,12 @@ export const SQL = {
   ),
   runsByCorrelation: named(
     'runs_by_correlation',
-    `SELECT record, definition FROM runs WHERE correlation_id = $1 AND workflow_name = $2
+    `SELECT ${RUN_COLUMNS} FROM runs WHERE correlation_id = $1 AND workflow_name = $2
      ORDER BY create_time, workflow_id`,
   ),
   openRunsByCorrelation: named(
     'open_runs_by_correlation',
-    `SELECT record, definition FROM runs WHERE correlation_id = $1 AND workflow_name = $2 AND status = ANY($3::text[])
+    `SELECT ${RUN_COLUMNS} FROM runs WHERE correlation_id = $1 AND workflow_name = $2 AND status = ANY($3::text[])
      ORDER BY create_time, workflow_id`,
   ),
 

@@ -64,6 +64,12 @@ import { type TaskRecordShape, taskRowsJson } from './record-shape.js';
 import { type PgTaskRow, taskFromKeptPgRow, taskFromPgColumns, taskFromPgRow } from './task-rows.js';
 import type { TaskDefCache } from './task-def-cache.js';
 import type { WriteBehind } from './write-behind.js';
+import {
+  type RunDefinitionColumns,
+  RunDefinitionCache,
+  type RunDefinitionsMode,
+  definitionDigest,
+} from './run-definitions.js';
 import type { MemberLocks } from './group-commit.js';
 import { SqlEventsTx } from '../store/events-tx.js';
 import { TX_ACCESS, guardMethods } from '../store/tx-access.js';
@@ -85,9 +91,8 @@ interface TaskDefRow {
   create_time: number;
   update_time: number;
 }
-interface RunRow {
+interface RunRow extends RunDefinitionColumns {
   record: Omit<RunRecord, 'workflowDefinition'>;
-  definition: WorkflowDef;
 }
 /** A task read back whole (task-rows.ts), with its id for putting reads in order. */
 interface TaskRow {
@@ -100,12 +105,12 @@ const workflowDef = (r: WorkflowDefRow): StoredWorkflowDef =>
   workflowDefFromColumns(r.definition, r.version, r.create_time, r.update_time);
 const taskDef = (r: TaskDefRow): StoredTaskDef =>
   taskDefFromColumns(r.definition, r.create_time, r.update_time);
-const run = (r: RunRow): RunRecord => runFromColumns(r.record, r.definition);
 
 /** The database's settings a node reads when it starts (`store_settings`). */
 export interface StoreSettings {
   shape: TaskRecordShape;
   latestByName: LatestByNameMode;
+  runDefinitions: RunDefinitionsMode;
 }
 
 /**
@@ -124,7 +129,13 @@ export class PgTx extends PgQueueTx implements Tx {
     /** A group commit's member: what it locks, so that no other member locks it too (group-commit.ts). */
     private readonly locks?: MemberLocks,
     /** How task rows are written: the database's settings, read when the store started. */
-    private readonly records: StoreSettings = { shape: 'whole', latestByName: 'every-task' },
+    private readonly records: StoreSettings = {
+      shape: 'whole',
+      latestByName: 'every-task',
+      runDefinitions: 'in-row',
+    },
+    /** The shared run definitions this node has read (run-definitions.ts). */
+    private readonly runDefinitions: RunDefinitionCache = new RunDefinitionCache(),
   ) {
     super(q, state, writes);
     this.names = new LatestByName(records.latestByName);
@@ -248,7 +259,9 @@ export class PgTx extends PgQueueTx implements Tx {
   // --- runs
 
   async insertRun(r: RunRecord): Promise<void> {
-    await this.q(SQL.insertRun, [
+    const definition = JSON.stringify(r.workflowDefinition);
+    const shared = this.records.runDefinitions === 'shared';
+    await this.q(shared ? SQL.insertRunSharedDefinition : SQL.insertRun, [
       r.workflowId,
       r.workflowName,
       r.workflowVersion,
@@ -261,15 +274,16 @@ export class PgTx extends PgQueueTx implements Tx {
       r.updateTime,
       r.endTime,
       JSON.stringify(runRecordColumn(r)),
-      JSON.stringify(r.workflowDefinition),
+      definition,
       runSearchText(r),
+      ...(shared ? [definitionDigest(definition)] : []),
     ]);
     this.names.learnNewRun(r.workflowId);
   }
 
   async getRun(workflowId: string): Promise<RunRecord | undefined> {
     const { rows } = await this.q<RunRow>(SQL.getRun, [workflowId]);
-    return rows[0] && run(rows[0]);
+    return (await this.runsOf(rows))[0];
   }
 
   /** `SELECT … FOR UPDATE`: a second transaction locking the same run waits until this one ends. */
@@ -289,7 +303,7 @@ export class PgTx extends PgQueueTx implements Tx {
           { sql: DECIDE_TASKS, values: [workflowId] },
         ])
       : [await this.q(SQL.lockRun, [workflowId])];
-    return this.lockedRow(workflowId, lock, decideSet);
+    return await this.lockedRow(workflowId, lock, decideSet);
   }
 
   async getTaskLockingRun(taskId: string, workflowId: string): Promise<TaskRecord | undefined> {
@@ -306,18 +320,21 @@ export class PgTx extends PgQueueTx implements Tx {
     const inSet = (decideSet?.rows as PgTaskRow[] | undefined)?.find((r) => r.task_id === taskId);
     // A fresh restore: the caller may change its task, and the decide set must stay as read.
     const task = inSet ? taskFromKeptPgRow(inSet) : await this.getTask(taskId);
-    const locked = this.lockedRow(workflowId, lock, decideSet);
+    const locked = await this.lockedRow(workflowId, lock, decideSet);
     this.locked = { workflowId, at: this.writes.statements, run: locked };
     return task;
   }
 
   /** The run a lock statement answered, remembering the decide set read with it. */
-  private lockedRow(
+  private async lockedRow(
     workflowId: string,
     lock: pg.QueryResult | undefined,
     decideSet: pg.QueryResult | undefined,
-  ): RunRecord | undefined {
+  ): Promise<RunRecord | undefined> {
     const row = lock?.rows[0] as (RunRow & DefsVersionColumn) | undefined;
+    // First, as it may read a definition this node has not met: the decide set is kept as of
+    // the statements sent so far.
+    const locked = row && (await this.runsOf([row]))[0];
     if (row && decideSet && this.writes) {
       const rows = decideSet.rows as DecideSetRow[];
       const tasks = rows.map(taskFromKeptPgRow);
@@ -326,7 +343,40 @@ export class PgTx extends PgQueueTx implements Tx {
     }
     if (!row) return undefined;
     this.sawDefsVersion(row.defs_version);
-    return run(row);
+    return locked;
+  }
+
+  /**
+   * Runs as read, each with its definition: from its row, or shared by digest, from this node's
+   * cache or else read in one statement for all the digests it has not met.
+   */
+  private async runsOf(rows: readonly RunRow[]): Promise<RunRecord[]> {
+    const fetched = new Map<string, WorkflowDef>();
+    const unknown = new Set<string>();
+    for (const r of rows)
+      if (
+        r.definition === null &&
+        r.definition_digest !== null &&
+        this.runDefinitions.get(r.definition_digest) === undefined
+      )
+        unknown.add(r.definition_digest);
+    if (unknown.size > 0) {
+      const { rows: defs } = await this.q<{ digest: string; definition: WorkflowDef }>(SQL.runDefinitions, [
+        [...unknown],
+      ]);
+      for (const d of defs) fetched.set(d.digest, this.runDefinitions.remember(d.digest, d.definition));
+    }
+    return rows.map((r) => {
+      const digest = r.definition_digest;
+      const definition =
+        r.definition ??
+        (digest === null ? undefined : (fetched.get(digest) ?? this.runDefinitions.get(digest)));
+      if (definition === undefined)
+        throw new Error(
+          `run ${r.record.workflowId}: its definition ${digest ?? '(none)'} is not in run_definitions`,
+        );
+      return runFromColumns(r.record, definition);
+    });
   }
 
   protected override claimedWith(rows: readonly ClaimedRow[]): void {
@@ -383,7 +433,7 @@ export class PgTx extends PgQueueTx implements Tx {
 
   async searchRuns(query: RunQuery): Promise<{ totalHits: number; results: RunRecord[] }> {
     const { totalHits, rows } = await searchRuns(this.q, query);
-    return { totalHits, results: rows.map(run) };
+    return { totalHits, results: await this.runsOf(rows) };
   }
 
   async runsByCorrelationId(
@@ -394,7 +444,7 @@ export class PgTx extends PgQueueTx implements Tx {
     const { rows } = includeClosed
       ? await this.q<RunRow>(SQL.runsByCorrelation, [correlationId, name])
       : await this.q<RunRow>(SQL.openRunsByCorrelation, [correlationId, name, [...OPEN_RUN_STATUSES]]);
-    return rows.map(run);
+    return this.runsOf(rows);
   }
 
   async searchTasks(query: TaskQuery): Promise<{ totalHits: number; results: TaskRecord[] }> {

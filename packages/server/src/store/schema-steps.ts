@@ -54,6 +54,11 @@ export const SCHEMA_STEPS = [
   // earlier release would write such a run only some of them (an upgraded database keeps a row
   // for every task until its operator switches).
   { version: 20, name: 'latest-by-name-on-repeat', compatibleFrom: 20, contract: true },
+  // Its SQL adds a table, a column and a setting, and lets `runs.definition` be empty; a contract
+  // because a database made at this step keeps a run's definition in `run_definitions`, which no
+  // earlier release reads (an upgraded one keeps it in the row until its operator switches,
+  // store-postgres/run-definitions.ts).
+  { version: 21, name: 'shared-run-definitions', compatibleFrom: 21, contract: true },
 ] as const satisfies readonly SchemaStep[];
 
 export type SchemaStepName = (typeof SCHEMA_STEPS)[number]['name'];

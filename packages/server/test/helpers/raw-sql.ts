@@ -23,3 +23,17 @@ export async function rawSql(
     db.close();
   }
 }
+
+/**
+ * PostgreSQL back to before the `shared-run-definitions` step, for a test that takes a database
+ * to an earlier schema by hand: run definitions back in their rows, the step's table, column and
+ * setting gone.
+ */
+export const PG_BEFORE_SHARED_RUN_DEFINITIONS: readonly string[] = [
+  `UPDATE runs SET definition = d.definition FROM run_definitions AS d
+   WHERE runs.definition IS NULL AND d.digest = runs.definition_digest`,
+  'ALTER TABLE runs DROP COLUMN definition_digest',
+  'ALTER TABLE runs ALTER COLUMN definition SET NOT NULL',
+  'DROP TABLE run_definitions',
+  "DELETE FROM store_settings WHERE name = 'run_definitions'",
+];

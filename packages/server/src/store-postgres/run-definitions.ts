@@ -1,0 +1,90 @@
+import { createHash } from 'node:crypto';
+
+import type { WorkflowDef } from '@baton/protocol';
+
+import { databaseSetting } from './store-settings.js';
+
+/**
+ * Where a run row's definition snapshot is kept: `in-row`, in the run's own `definition` column,
+ * as every earlier release writes and reads it; `shared`, once per distinct snapshot in
+ * `run_definitions`, keyed by the SHA-256 of its JSON text, the run holding only that digest.
+ * Reads take either. Most runs of a workflow share one snapshot, so `shared` keeps a few hundred
+ * bytes less a run row (twice, as the row is written at the start and at the end) and a run lock
+ * answers 32 bytes where it answered the whole definition.
+ */
+export type RunDefinitionsMode = 'in-row' | 'shared';
+
+const RUN_DEFINITIONS_SETTING = 'run_definitions';
+const RUN_DEFINITIONS_MODES = ['in-row', 'shared'] as const;
+
+/** The columns a run's definition is read from: one of the two is set (the digest in hex). */
+export interface RunDefinitionColumns {
+  definition: WorkflowDef | null;
+  definition_digest: string | null;
+}
+
+/**
+ * The key of a snapshot in `run_definitions`, in hex: statements carry it as text
+ * (`decode($n, 'hex')`), since a transaction's writes are sent as SQL literals (write-behind.ts).
+ */
+export function definitionDigest(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/**
+ * The snapshots this node has read or written, by digest. A digest names one text forever, so an
+ * entry never goes stale; the bound only keeps a node that starts many one-off definitions
+ * (inline in their start requests) from holding all of them. Entries are frozen: every run of a
+ * workflow shares one, and none may change it for the others.
+ */
+export class RunDefinitionCache {
+  private readonly byDigest = new Map<string, WorkflowDef>();
+
+  constructor(private readonly capacity = 1_000) {}
+
+  get(key: string): WorkflowDef | undefined {
+    const def = this.byDigest.get(key);
+    if (def !== undefined) {
+      // Least recently used goes first: move this one to the end.
+      this.byDigest.delete(key);
+      this.byDigest.set(key, def);
+    }
+    return def;
+  }
+
+  remember(key: string, def: WorkflowDef): WorkflowDef {
+    const frozen = deepFreeze(def);
+    this.byDigest.delete(key);
+    this.byDigest.set(key, frozen);
+    if (this.byDigest.size > this.capacity) {
+      const oldest = this.byDigest.keys().next();
+      if (oldest.done !== true) this.byDigest.delete(oldest.value);
+    }
+    return frozen;
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
+/**
+ * The mode the database is set to, once its migrations have run. `made`: this node has just
+ * created the database, which no earlier release has met: `shared`. A database upgraded from an
+ * earlier release keeps definitions in the row until its operator switches (docs/operations.md,
+ * "Upgrading"); so does a schema older than the setting (a test's shorter migration list).
+ */
+export function runDefinitionsMode(
+  client: Parameters<typeof databaseSetting>[0],
+  made: boolean,
+): Promise<RunDefinitionsMode> {
+  return databaseSetting(client, RUN_DEFINITIONS_SETTING, RUN_DEFINITIONS_MODES, {
+    made,
+    madeValue: 'shared',
+    fallback: 'in-row',
+  });
+}

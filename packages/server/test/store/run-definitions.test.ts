@@ -1,0 +1,182 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+
+import type pg from 'pg';
+import type { RunRecord } from '@baton/protocol';
+
+import { openPostgresStore } from '../../src/store-postgres/postgres-store.js';
+import type { Store } from '../../src/store/store.js';
+import { createTestDatabase, enabledStores } from '../helpers/postgres.js';
+import { run, workflowDef } from './fixtures.js';
+
+/**
+ * On PostgreSQL a run's definition snapshot is kept once per distinct text in `run_definitions`,
+ * the run row holding its digest (store-postgres/run-definitions.ts). Every read answers the
+ * definition as it was written, whether it was kept so or in the row, and a node that has not met
+ * a digest reads it. A database upgraded to the step keeps definitions in the row until its
+ * operator switches (`store_settings.run_definitions`).
+ */
+
+const columns = async (
+  client: pg.Client,
+  workflowId: string,
+): Promise<{ inRow: boolean; digest: string | null }> => {
+  const { rows } = await client.query<{ in_row: boolean; digest: string | null }>(
+    "SELECT definition IS NOT NULL AS in_row, encode(definition_digest, 'hex') AS digest FROM runs WHERE workflow_id = $1",
+    [workflowId],
+  );
+  const row = rows[0];
+  assert.ok(row, `run ${workflowId} is stored`);
+  return { inRow: row.in_row, digest: row.digest };
+};
+
+const kept = async (client: pg.Client): Promise<number> =>
+  Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM run_definitions')).rows[0]?.n ?? -1);
+
+const insert = (store: Store, runs: readonly RunRecord[]): Promise<void> =>
+  store.transaction(async (tx) => {
+    for (const r of runs) await tx.insertRun(r);
+  });
+
+if (enabledStores().includes('postgres')) {
+  void describe('run definitions on PostgreSQL: one row per distinct snapshot', () => {
+    let store: Store;
+    let client: pg.Client;
+    let url: string;
+    let close: () => Promise<void> = () => Promise.resolve();
+
+    before(async () => {
+      const db = await createTestDatabase();
+      url = db.url;
+      store = openPostgresStore({ url, poolSize: 2 });
+      await store.migrate();
+      const { default: Pg } = await import('pg');
+      client = new Pg.Client({ connectionString: url });
+      await client.connect();
+      close = async () => {
+        await client.end();
+        await store.close();
+        await db.drop();
+      };
+    });
+
+    after(async () => {
+      await close();
+    });
+
+    void it('keeps one row for every run of a definition, and every read answers it whole', async () => {
+      const before = await kept(client);
+      const def = { ...workflowDef('shared_wf', 3), description: 'one snapshot for twenty runs' };
+      const runs = Array.from({ length: 20 }, (_, i) =>
+        run({
+          workflowName: 'shared_wf',
+          workflowVersion: 3,
+          correlationId: `c-${i % 2}`,
+          workflowDefinition: def,
+        }),
+      );
+      await insert(store, runs.slice(0, 10));
+      await insert(store, runs.slice(10));
+      assert.equal(await kept(client), before + 1, 'twenty runs of one definition keep it once');
+      const first = await columns(client, runs[0]?.workflowId ?? '');
+      assert.equal(first.inRow, false);
+      assert.match(first.digest ?? '', /^[0-9a-f]{64}$/);
+      for (const r of runs) assert.deepEqual(await columns(client, r.workflowId), first);
+
+      // A node that has met none of them reads each through every read a run has.
+      const fresh = openPostgresStore({ url, poolSize: 2 });
+      try {
+        const target = runs[3];
+        assert.ok(target);
+        const read = await fresh.read((tx) => tx.getRun(target.workflowId));
+        assert.deepEqual(read?.workflowDefinition, def);
+        const locked = await fresh.transaction((tx) => tx.lockRun(target.workflowId));
+        assert.deepEqual(locked?.workflowDefinition, def);
+        const byCorrelation = await fresh.read((tx) => tx.runsByCorrelationId('shared_wf', 'c-1', true));
+        assert.equal(byCorrelation.length, 10);
+        for (const r of byCorrelation) assert.deepEqual(r.workflowDefinition, def);
+        const found = await fresh.read((tx) =>
+          tx.searchRuns({ name: 'shared_wf', start: 0, size: 100, sort: [] }),
+        );
+        assert.equal(found.totalHits, 20);
+        for (const r of found.results) assert.deepEqual(r.workflowDefinition, def);
+        // Shared by every run the node reads: none may change it for the others.
+        assert.ok(Object.isFrozen(read?.workflowDefinition));
+        assert.ok(Object.isFrozen(read?.workflowDefinition.tasks));
+      } finally {
+        await fresh.close();
+      }
+    });
+
+    void it('keeps two rows for two versions, and a run read within its start transaction', async () => {
+      const before = await kept(client);
+      const one = run({ workflowName: 'versions', workflowVersion: 1 });
+      const two = run({ workflowName: 'versions', workflowVersion: 2 });
+      const again = run({ workflowName: 'versions', workflowVersion: 2 });
+      const inside = await store.transaction(async (tx) => {
+        await tx.insertRun(one);
+        await tx.insertRun(two);
+        await tx.insertRun(again);
+        return tx.lockRun(two.workflowId);
+      });
+      assert.deepEqual(inside?.workflowDefinition, two.workflowDefinition);
+      assert.equal(await kept(client), before + 2);
+      const [a, b] = await Promise.all([columns(client, one.workflowId), columns(client, two.workflowId)]);
+      assert.notEqual(a.digest, b.digest);
+      assert.deepEqual(await columns(client, again.workflowId), b);
+    });
+
+    void it('an upgraded database keeps definitions in the row until switched, and reads both', async () => {
+      const db = await createTestDatabase();
+      const made = openPostgresStore({ url: db.url, poolSize: 2 });
+      let upgraded: Store | undefined;
+      let switched: Store | undefined;
+      const { default: Pg } = await import('pg');
+      const own = new Pg.Client({ connectionString: db.url });
+      try {
+        await made.migrate();
+        await made.close();
+        await own.connect();
+        const setting = async (): Promise<string | undefined> =>
+          (
+            await own.query<{ value: string }>(
+              "SELECT value FROM store_settings WHERE name = 'run_definitions'",
+            )
+          ).rows[0]?.value;
+        // As on a database upgraded from an earlier release.
+        await own.query("UPDATE store_settings SET value = 'in-row' WHERE name = 'run_definitions'");
+        upgraded = openPostgresStore({ url: db.url, poolSize: 2 });
+        await upgraded.migrate();
+        assert.equal(await setting(), 'in-row', 'a node that did not make the database leaves the setting');
+        const old = run({ workflowName: 'upgrade' });
+        await insert(upgraded, [old]);
+        assert.deepEqual(await columns(own, old.workflowId), { inRow: true, digest: null });
+        assert.equal(await kept(own), 0);
+        await upgraded.close();
+
+        // The operator switches: new runs share, the run written before reads as it was.
+        await own.query("UPDATE store_settings SET value = 'shared' WHERE name = 'run_definitions'");
+        switched = openPostgresStore({ url: db.url, poolSize: 2 });
+        await switched.migrate();
+        const next = run({ workflowName: 'upgrade' });
+        await insert(switched, [next]);
+        assert.equal((await columns(own, next.workflowId)).inRow, false);
+        assert.equal(await kept(own), 1);
+        for (const r of [old, next]) {
+          const read: RunRecord | undefined = await switched.read((tx) => tx.getRun(r.workflowId));
+          assert.deepEqual(read?.workflowDefinition, r.workflowDefinition);
+        }
+
+        await own.query("UPDATE store_settings SET value = 'somewhere' WHERE name = 'run_definitions'");
+        const wrong = openPostgresStore({ url: db.url, poolSize: 2 });
+        await assert.rejects(wrong.migrate(), /store_settings\.run_definitions is "somewhere"/);
+        await wrong.close();
+      } finally {
+        await own.end().catch(() => {});
+        await upgraded?.close().catch(() => {});
+        await switched?.close().catch(() => {});
+        await db.drop();
+      }
+    });
+  });
+}
