@@ -23,6 +23,9 @@ export interface RunDefinitionColumns {
   definition_digest: string | null;
 }
 
+/** A run row as far as its definition goes: the columns, and the run's id to name in an error. */
+type RunDefinitionRow = RunDefinitionColumns & { record: { workflowId: string } };
+
 /**
  * The key of a snapshot in `run_definitions`, in hex: statements carry it as text
  * (`decode($n, 'hex')`), since a transaction's writes are sent as SQL literals (write-behind.ts).
@@ -32,7 +35,7 @@ export function definitionDigest(text: string): string {
 }
 
 /**
- * The snapshots this node has read or written, by digest. A digest names one text forever, so an
+ * The snapshots this node has read, by digest. A digest names one text forever, so an
  * entry never goes stale; the bound only keeps a node that starts many one-off definitions
  * (inline in their start requests) from holding all of them. Entries are frozen: every run of a
  * workflow shares one, and none may change it for the others.
@@ -61,6 +64,38 @@ export class RunDefinitionCache {
       if (oldest.done !== true) this.byDigest.delete(oldest.value);
     }
     return frozen;
+  }
+
+  /**
+   * The definition of each of `rows`: from the row, or shared, from this cache or else `read` in
+   * one call for every digest it has not met. A digest that `read` does not find fails the read,
+   * naming the run.
+   */
+  async resolve(
+    rows: readonly RunDefinitionRow[],
+    read: (digests: string[]) => Promise<ReadonlyArray<{ digest: string; definition: WorkflowDef }>>,
+  ): Promise<(row: RunDefinitionRow) => WorkflowDef> {
+    const fetched = new Map<string, WorkflowDef>();
+    const unknown = new Set<string>();
+    for (const r of rows)
+      if (
+        r.definition === null &&
+        r.definition_digest !== null &&
+        this.get(r.definition_digest) === undefined
+      )
+        unknown.add(r.definition_digest);
+    if (unknown.size > 0)
+      for (const d of await read([...unknown])) fetched.set(d.digest, this.remember(d.digest, d.definition));
+    return (r) => {
+      const digest = r.definition_digest;
+      const definition =
+        r.definition ?? (digest === null ? undefined : (fetched.get(digest) ?? this.get(digest)));
+      if (definition === undefined)
+        throw new Error(
+          `run ${r.record.workflowId}: its definition ${digest ?? '(none)'} is not in run_definitions`,
+        );
+      return definition;
+    };
   }
 }
 

@@ -351,32 +351,12 @@ export class PgTx extends PgQueueTx implements Tx {
    * cache or else read in one statement for all the digests it has not met.
    */
   private async runsOf(rows: readonly RunRow[]): Promise<RunRecord[]> {
-    const fetched = new Map<string, WorkflowDef>();
-    const unknown = new Set<string>();
-    for (const r of rows)
-      if (
-        r.definition === null &&
-        r.definition_digest !== null &&
-        this.runDefinitions.get(r.definition_digest) === undefined
-      )
-        unknown.add(r.definition_digest);
-    if (unknown.size > 0) {
-      const { rows: defs } = await this.q<{ digest: string; definition: WorkflowDef }>(SQL.runDefinitions, [
-        [...unknown],
-      ]);
-      for (const d of defs) fetched.set(d.digest, this.runDefinitions.remember(d.digest, d.definition));
-    }
-    return rows.map((r) => {
-      const digest = r.definition_digest;
-      const definition =
-        r.definition ??
-        (digest === null ? undefined : (fetched.get(digest) ?? this.runDefinitions.get(digest)));
-      if (definition === undefined)
-        throw new Error(
-          `run ${r.record.workflowId}: its definition ${digest ?? '(none)'} is not in run_definitions`,
-        );
-      return runFromColumns(r.record, definition);
-    });
+    const definitionOf = await this.runDefinitions.resolve(
+      rows,
+      async (digests) =>
+        (await this.q<{ digest: string; definition: WorkflowDef }>(SQL.runDefinitions, [digests])).rows,
+    );
+    return rows.map((r) => runFromColumns(r.record, definitionOf(r)));
   }
 
   protected override claimedWith(rows: readonly ClaimedRow[]): void {

@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
 import type pg from 'pg';
-import type { RunRecord } from '@baton/protocol';
+import type { RunRecord, WorkflowDef } from '@baton/protocol';
 
 import { openPostgresStore } from '../../src/store-postgres/postgres-store.js';
+import { RunDefinitionCache, definitionDigest } from '../../src/store-postgres/run-definitions.js';
 import type { Store } from '../../src/store/store.js';
 import { createTestDatabase, enabledStores } from '../helpers/postgres.js';
 import { run, workflowDef } from './fixtures.js';
@@ -37,6 +38,46 @@ const insert = (store: Store, runs: readonly RunRecord[]): Promise<void> =>
   store.transaction(async (tx) => {
     for (const r of runs) await tx.insertRun(r);
   });
+
+void describe('the run definition cache', () => {
+  const def = (name: string): WorkflowDef => ({ name, version: 1, tasks: [] });
+  const row = (workflowId: string, digest: string | null, definition: WorkflowDef | null = null) => ({
+    record: { workflowId },
+    definition,
+    definition_digest: digest,
+  });
+
+  void it('reads the digests it has not met in one call, and keeps the last ones it used', async () => {
+    const cache = new RunDefinitionCache(2);
+    const asked: string[][] = [];
+    const read = (digests: string[]) => {
+      asked.push(digests);
+      return Promise.resolve(digests.map((d) => ({ digest: d, definition: def(d) })));
+    };
+    const rows = [row('r1', 'a'), row('r2', 'b'), row('r3', 'a'), row('r4', null, def('in-row'))];
+    const of = await cache.resolve(rows, read);
+    assert.deepEqual(
+      rows.map((r) => of(r).name),
+      ['a', 'b', 'a', 'in-row'],
+    );
+    assert.deepEqual(asked, [['a', 'b']]);
+    await cache.resolve([row('r1', 'a')], read);
+    assert.equal(asked.length, 1, 'a digest met is not read again');
+    // Capacity two: c pushes out the least recently used, b.
+    await cache.resolve([row('r5', 'c')], read);
+    await cache.resolve([row('r1', 'a'), row('r2', 'b')], read);
+    assert.deepEqual(asked.slice(1), [['c'], ['b']]);
+  });
+
+  void it('fails a read whose digest is not stored, naming the run', async () => {
+    const of = await new RunDefinitionCache().resolve([row('run-9', 'ff')], () => Promise.resolve([]));
+    assert.throws(() => of(row('run-9', 'ff')), /run run-9: its definition ff is not in run_definitions/);
+  });
+
+  void it('digests the JSON text with SHA-256, in hex', () => {
+    assert.equal(definitionDigest('{}'), '44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a');
+  });
+});
 
 if (enabledStores().includes('postgres')) {
   void describe('run definitions on PostgreSQL: one row per distinct snapshot', () => {
