@@ -499,20 +499,21 @@ ALTER INDEX runs_search_words SET (fastupdate = on, gin_pending_list_limit = 64)
 INSERT INTO store_settings (name, value) VALUES ('latest_by_name', 'every-task');
 `,
   },
-  'shared-run-definitions': {
+  'compact-run-rows': {
     sql: `
--- A run's definition snapshot once per distinct JSON text, keyed by its SHA-256, the run row
--- holding the digest (store-postgres/run-definitions.ts). Where a node keeps it is the database's
--- setting: in-row, as every earlier release writes and reads it, on a database upgraded from one,
--- until the operator switches; shared on a database this step creates, set by the node that
--- creates it. Reads take either, so rows written before the switch stay as they are.
+-- Compact run rows (store-postgres/run-rows.ts): the record without what the row's columns hold,
+-- and the definition snapshot once per distinct JSON text, keyed by its SHA-256, the run row
+-- holding the digest (store-postgres/run-definitions.ts). Which shape a node writes is the
+-- database's setting: whole, as every earlier release writes and reads it, on a database upgraded
+-- from one, until the operator switches; compact on a database this step creates, set by the node
+-- that creates it. Reads take either, row by row, so rows written before the switch read as they did.
 CREATE TABLE run_definitions (
   digest     BYTEA PRIMARY KEY,
   definition JSONB NOT NULL
 );
 ALTER TABLE runs ADD COLUMN definition_digest BYTEA;
 ALTER TABLE runs ALTER COLUMN definition DROP NOT NULL;
-INSERT INTO store_settings (name, value) VALUES ('run_definitions', 'in-row');
+INSERT INTO store_settings (name, value) VALUES ('run_rows', 'whole');
 `,
   },
 };

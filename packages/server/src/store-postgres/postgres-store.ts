@@ -4,7 +4,8 @@ import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { PgTx, type StoreSettings } from './tx.js';
 import { taskRecordShape } from './record-shape.js';
 import { latestByNameMode } from './latest-by-name.js';
-import { RunDefinitionCache, runDefinitionsMode } from './run-definitions.js';
+import { RunDefinitionCache } from './run-definitions.js';
+import { runRowsMode } from './run-rows.js';
 import { TaskDefCache } from './task-def-cache.js';
 import { type PreparedPlan, WriteBehind } from './write-behind.js';
 import { SQL, queryOn } from './sql.js';
@@ -102,7 +103,7 @@ export class PostgresStore implements Store {
   private readonly records: StoreSettings = {
     shape: 'whole',
     latestByName: 'every-task',
-    runDefinitions: 'in-row',
+    runRows: 'whole',
   };
   private readonly runDefinitions = new RunDefinitionCache();
   private closing: Promise<void> | undefined;
@@ -271,9 +272,9 @@ export class PostgresStore implements Store {
     // The same for the latest-by-name rule, from the step that brought it.
     const madeByName = rows.length === 0 && pending.some((m) => m.name === 'latest-by-name-on-repeat');
     this.records.latestByName = await latestByNameMode(client, madeByName);
-    // And where run definitions are kept.
-    const madeShared = rows.length === 0 && pending.some((m) => m.name === 'shared-run-definitions');
-    this.records.runDefinitions = await runDefinitionsMode(client, madeShared);
+    // And the shape of run rows.
+    const madeCompact = rows.length === 0 && pending.some((m) => m.name === 'compact-run-rows');
+    this.records.runRows = await runRowsMode(client, madeCompact);
   }
 
   async transaction<T>(fn: (tx: Tx) => Promise<T>, options?: TransactionOptions): Promise<T> {

@@ -2,20 +2,13 @@ import { createHash } from 'node:crypto';
 
 import type { WorkflowDef } from '@baton/protocol';
 
-import { databaseSetting } from './store-settings.js';
-
 /**
- * Where a run row's definition snapshot is kept: `in-row`, in the run's own `definition` column,
- * as every earlier release writes and reads it; `shared`, once per distinct snapshot in
- * `run_definitions`, keyed by the SHA-256 of its JSON text, the run holding only that digest.
- * Reads take either. Most runs of a workflow share one snapshot, so `shared` keeps a few hundred
- * bytes less a run row (twice, as the row is written at the start and at the end) and a run lock
+ * A run's definition snapshot, kept once per distinct text in `run_definitions` on a database
+ * whose run rows are compact (run-rows.ts), keyed by the SHA-256 of its JSON text, the run row
+ * holding only that digest. Most runs of a workflow share one snapshot, so a run row is a few
+ * hundred bytes smaller (twice, as it is written at the start and at the end) and a run lock
  * answers 32 bytes where it answered the whole definition.
  */
-export type RunDefinitionsMode = 'in-row' | 'shared';
-
-const RUN_DEFINITIONS_SETTING = 'run_definitions';
-const RUN_DEFINITIONS_MODES = ['in-row', 'shared'] as const;
 
 /** The columns a run's definition is read from: one of the two is set (the digest in hex). */
 export interface RunDefinitionColumns {
@@ -24,7 +17,7 @@ export interface RunDefinitionColumns {
 }
 
 /** A run row as far as its definition goes: the columns, and the run's id to name in an error. */
-type RunDefinitionRow = RunDefinitionColumns & { record: { workflowId: string } };
+type RunDefinitionRow = RunDefinitionColumns & { workflow_id: string };
 
 /**
  * The key of a snapshot in `run_definitions`, in hex: statements carry it as text
@@ -92,7 +85,7 @@ export class RunDefinitionCache {
         r.definition ?? (digest === null ? undefined : (fetched.get(digest) ?? this.get(digest)));
       if (definition === undefined)
         throw new Error(
-          `run ${r.record.workflowId}: its definition ${digest ?? '(none)'} is not in run_definitions`,
+          `run ${r.workflow_id}: its definition ${digest ?? '(none)'} is not in run_definitions`,
         );
       return definition;
     };
@@ -105,21 +98,4 @@ function deepFreeze<T>(value: T): T {
     for (const inner of Object.values(value)) deepFreeze(inner);
   }
   return value;
-}
-
-/**
- * The mode the database is set to, once its migrations have run. `made`: this node has just
- * created the database, which no earlier release has met: `shared`. A database upgraded from an
- * earlier release keeps definitions in the row until its operator switches (docs/operations.md,
- * "Upgrading"); so does a schema older than the setting (a test's shorter migration list).
- */
-export function runDefinitionsMode(
-  client: Parameters<typeof databaseSetting>[0],
-  made: boolean,
-): Promise<RunDefinitionsMode> {
-  return databaseSetting(client, RUN_DEFINITIONS_SETTING, RUN_DEFINITIONS_MODES, {
-    made,
-    madeValue: 'shared',
-    fallback: 'in-row',
-  });
 }

@@ -4,8 +4,8 @@ import { ARCHIVED_COLUMNS, type ArchivedRunRow, archivedFromRow } from '../store
 import { freeTextNeedle, freeTextWords, likePrefix, runOrderBy, taskOrderBy } from '../store/sql-common.js';
 import { type FilterColumn, RUN_FILTER_COLUMNS, compileFilter } from '../store/sql-filter.js';
 import type { ArchivedRun, RunQuery, TaskQuery, TaskSearchField, TaskSortField } from '../store/store.js';
-import { type Query, RUN_COLUMNS } from './sql.js';
-import type { RunDefinitionColumns } from './run-definitions.js';
+import type { Query } from './sql.js';
+import { RUN_COLUMNS, type RunRow } from './run-rows.js';
 import { packedRest } from '../store/task-record-storage.js';
 import { type PgTaskRow, TASK_COLUMNS, taskFromPgRow } from './task-rows.js';
 
@@ -153,10 +153,6 @@ function packedTextHit(taskId: string, packed: Buffer, needle: string): boolean 
 }
 
 /** Run search on PostgreSQL: hot runs and the archive's index answer the same conditions. */
-
-export interface RunRow extends RunDefinitionColumns {
-  record: Omit<RunRecord, 'workflowDefinition'>;
-}
 
 type Placeholder = (value: unknown) => string;
 

@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { storableParams } from './text.js';
 import { LISTENER_NAME, QUEUE_CHANNEL } from './queue-listener.js';
 import { TASK_COLUMNS } from './task-rows.js';
+import { RUN_COLUMNS } from './run-rows.js';
 
 /**
  * Hot statements are named: pg prepares a named statement once per connection and then only
@@ -29,8 +30,6 @@ export function queryOn(target: pg.Pool | pg.PoolClient | pg.Client): Query {
 const named = (name: string, text: string): Sql => ({ name: `baton_${name}`, text });
 
 const WF_COLUMNS = 'definition, version, create_time, update_time';
-/** A run as a read answers it: its definition in the row, or the digest of its shared one (run-definitions.ts). */
-export const RUN_COLUMNS = "record, definition, encode(definition_digest, 'hex') AS definition_digest";
 /**
  * The end of a claim (`u`: the messages it locked): each with its task's row (all null when the
  * task is gone; whole, compact or packed, task-rows.ts) and the task definitions' change counter,
@@ -132,10 +131,10 @@ export const SQL = {
        parent_workflow_id, idempotency_key, create_time, update_time, end_time, record, definition, search_text)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13::jsonb, $14)`,
   ),
-  // The definition once per distinct text (run-definitions.ts): a snapshot already kept costs a
-  // probe of the key, and the run row holds its digest.
-  insertRunSharedDefinition: named(
-    'insert_run_shared_definition',
+  // A compact row (run-rows.ts): the definition once per distinct text (run-definitions.ts), a
+  // snapshot already kept costing a probe of the key, and the run row holding its digest.
+  insertCompactRun: named(
+    'insert_compact_run',
     `WITH kept AS (
        INSERT INTO run_definitions (digest, definition) VALUES (decode($15, 'hex'), $13::jsonb)
        ON CONFLICT (digest) DO NOTHING

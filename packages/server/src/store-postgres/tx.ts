@@ -19,8 +19,6 @@ import {
   definitionColumn,
   inRequestedOrder,
   pollFromRow,
-  runFromColumns,
-  runRecordColumn,
   taskDefFromColumns,
   runSearchText,
   searchTextOnUpdate,
@@ -64,12 +62,8 @@ import { type TaskRecordShape, taskRowsJson } from './record-shape.js';
 import { type PgTaskRow, taskFromKeptPgRow, taskFromPgColumns, taskFromPgRow } from './task-rows.js';
 import type { TaskDefCache } from './task-def-cache.js';
 import type { WriteBehind } from './write-behind.js';
-import {
-  type RunDefinitionColumns,
-  RunDefinitionCache,
-  type RunDefinitionsMode,
-  definitionDigest,
-} from './run-definitions.js';
+import { RunDefinitionCache, definitionDigest } from './run-definitions.js';
+import { type RunRow, type RunRowsMode, runFromPgRow, runRecordJson } from './run-rows.js';
 import type { MemberLocks } from './group-commit.js';
 import { SqlEventsTx } from '../store/events-tx.js';
 import { TX_ACCESS, guardMethods } from '../store/tx-access.js';
@@ -91,9 +85,6 @@ interface TaskDefRow {
   create_time: number;
   update_time: number;
 }
-interface RunRow extends RunDefinitionColumns {
-  record: Omit<RunRecord, 'workflowDefinition'>;
-}
 /** A task read back whole (task-rows.ts), with its id for putting reads in order. */
 interface TaskRow {
   task_id: string;
@@ -110,7 +101,7 @@ const taskDef = (r: TaskDefRow): StoredTaskDef =>
 export interface StoreSettings {
   shape: TaskRecordShape;
   latestByName: LatestByNameMode;
-  runDefinitions: RunDefinitionsMode;
+  runRows: RunRowsMode;
 }
 
 /**
@@ -132,7 +123,7 @@ export class PgTx extends PgQueueTx implements Tx {
     private readonly records: StoreSettings = {
       shape: 'whole',
       latestByName: 'every-task',
-      runDefinitions: 'in-row',
+      runRows: 'whole',
     },
     /** The shared run definitions this node has read (run-definitions.ts). */
     private readonly runDefinitions: RunDefinitionCache = new RunDefinitionCache(),
@@ -260,8 +251,8 @@ export class PgTx extends PgQueueTx implements Tx {
 
   async insertRun(r: RunRecord): Promise<void> {
     const definition = JSON.stringify(r.workflowDefinition);
-    const shared = this.records.runDefinitions === 'shared';
-    await this.q(shared ? SQL.insertRunSharedDefinition : SQL.insertRun, [
+    const compact = this.records.runRows === 'compact';
+    await this.q(compact ? SQL.insertCompactRun : SQL.insertRun, [
       r.workflowId,
       r.workflowName,
       r.workflowVersion,
@@ -273,10 +264,10 @@ export class PgTx extends PgQueueTx implements Tx {
       r.createTime,
       r.updateTime,
       r.endTime,
-      JSON.stringify(runRecordColumn(r)),
+      runRecordJson(r, this.records.runRows),
       definition,
       runSearchText(r),
-      ...(shared ? [definitionDigest(definition)] : []),
+      ...(compact ? [definitionDigest(definition)] : []),
     ]);
     this.names.learnNewRun(r.workflowId);
   }
@@ -356,7 +347,7 @@ export class PgTx extends PgQueueTx implements Tx {
       async (digests) =>
         (await this.q<{ digest: string; definition: WorkflowDef }>(SQL.runDefinitions, [digests])).rows,
     );
-    return rows.map((r) => runFromColumns(r.record, definitionOf(r)));
+    return rows.map((r) => runFromPgRow(r, definitionOf(r)));
   }
 
   protected override claimedWith(rows: readonly ClaimedRow[]): void {
@@ -400,7 +391,7 @@ export class PgTx extends PgQueueTx implements Tx {
       r.idempotencyKey ?? null,
       r.updateTime,
       r.endTime,
-      JSON.stringify(runRecordColumn(r)),
+      runRecordJson(r, this.records.runRows),
       searchTextOnUpdate(r) ?? null,
     ]);
   }

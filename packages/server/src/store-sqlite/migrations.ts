@@ -482,8 +482,8 @@ ALTER TABLE tasks ADD COLUMN packed BLOB;
   'latest-by-name-on-repeat': {
     none: 'SQLite keeps a task_latest row for every task it writes, as before: its rows live once, in the key b-tree (WITHOUT ROWID), and one embedded node never shares its file with an earlier release',
   },
-  'shared-run-definitions': {
-    none: 'SQLite has kept a run definition once per distinct text since its own step (run_definitions, the run holding #<id>)',
+  'compact-run-rows': {
+    none: 'SQLite has kept a run definition once per distinct text since its compact-rows step (run_definitions, the run holding #<id>); its run records stay whole, as text, under a kilobyte a step already',
   },
 };
 

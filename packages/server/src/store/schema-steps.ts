@@ -55,10 +55,10 @@ export const SCHEMA_STEPS = [
   // for every task until its operator switches).
   { version: 20, name: 'latest-by-name-on-repeat', compatibleFrom: 20, contract: true },
   // Its SQL adds a table, a column and a setting, and lets `runs.definition` be empty; a contract
-  // because a database made at this step keeps a run's definition in `run_definitions`, which no
-  // earlier release reads (an upgraded one keeps it in the row until its operator switches,
-  // store-postgres/run-definitions.ts).
-  { version: 21, name: 'shared-run-definitions', compatibleFrom: 21, contract: true },
+  // because a database made at this step writes compact run rows (their definition in
+  // `run_definitions`, their record without what the columns hold), which no earlier release
+  // reads (an upgraded one keeps whole rows until its operator switches, store-postgres/run-rows.ts).
+  { version: 21, name: 'compact-run-rows', compatibleFrom: 21, contract: true },
 ] as const satisfies readonly SchemaStep[];
 
 export type SchemaStepName = (typeof SCHEMA_STEPS)[number]['name'];

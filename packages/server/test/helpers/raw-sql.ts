@@ -25,15 +25,20 @@ export async function rawSql(
 }
 
 /**
- * PostgreSQL back to before the `shared-run-definitions` step, for a test that takes a database
- * to an earlier schema by hand: run definitions back in their rows, the step's table, column and
- * setting gone.
+ * PostgreSQL back to before the `compact-run-rows` step, for a test that takes a database to an
+ * earlier schema by hand: whole run rows (the column fields back in the record, the definition
+ * back in the row), the step's table, column and setting gone.
  */
-export const PG_BEFORE_SHARED_RUN_DEFINITIONS: readonly string[] = [
+export const PG_BEFORE_COMPACT_RUN_ROWS: readonly string[] = [
   `UPDATE runs SET definition = d.definition FROM run_definitions AS d
    WHERE runs.definition IS NULL AND d.digest = runs.definition_digest`,
+  `UPDATE runs SET record = jsonb_strip_nulls(jsonb_build_object(
+     'workflowId', workflow_id, 'workflowName', workflow_name, 'workflowVersion', workflow_version,
+     'status', status, 'correlationId', correlation_id, 'priority', priority,
+     'parentWorkflowId', parent_workflow_id, 'idempotencyKey', idempotency_key,
+     'createTime', create_time, 'updateTime', update_time, 'endTime', end_time)) || record`,
   'ALTER TABLE runs DROP COLUMN definition_digest',
   'ALTER TABLE runs ALTER COLUMN definition SET NOT NULL',
   'DROP TABLE run_definitions',
-  "DELETE FROM store_settings WHERE name = 'run_definitions'",
+  "DELETE FROM store_settings WHERE name = 'run_rows'",
 ];

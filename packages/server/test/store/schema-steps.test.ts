@@ -36,7 +36,7 @@ const WITHOUT_SQL: Readonly<Record<string, readonly string[]>> = {
     'queue-claim-index-only',
     'run-search-pending-list',
     'latest-by-name-on-repeat',
-    'shared-run-definitions',
+    'compact-run-rows',
   ],
 };
 

@@ -5,7 +5,7 @@ import type { TaskRecord } from '@baton/protocol';
 
 import { openPostgresStore } from '../../src/store-postgres/postgres-store.js';
 import { openSqliteStore } from '../../src/store-sqlite/sqlite-store.js';
-import { PG_BEFORE_SHARED_RUN_DEFINITIONS, rawSql } from '../helpers/raw-sql.js';
+import { PG_BEFORE_COMPACT_RUN_ROWS, rawSql } from '../helpers/raw-sql.js';
 import { storeCases } from '../helpers/stores.js';
 import { storeSuite } from '../helpers/store-suite.js';
 import { T0, run, task } from './fixtures.js';
@@ -140,7 +140,7 @@ for (const c of storeCases()) {
           // The free-text index on runs came later too (migrated again below).
           ...(h.url !== undefined
             ? [
-                ...PG_BEFORE_SHARED_RUN_DEFINITIONS,
+                ...PG_BEFORE_COMPACT_RUN_ROWS,
                 'DROP INDEX runs_search_words',
                 'DROP INDEX runs_id_prefix',
                 'ALTER TABLE runs DROP COLUMN search_text',

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 
 import { openPostgresStore } from '../../src/store-postgres/postgres-store.js';
 import { openSqliteStore } from '../../src/store-sqlite/sqlite-store.js';
-import { PG_BEFORE_SHARED_RUN_DEFINITIONS, rawSql } from '../helpers/raw-sql.js';
+import { PG_BEFORE_COMPACT_RUN_ROWS, rawSql } from '../helpers/raw-sql.js';
 import { storeCases } from '../helpers/stores.js';
 import { T0, message, run, task } from './fixtures.js';
 
@@ -53,7 +53,7 @@ for (const c of storeCases()) {
           // As that release made it: without the later free-text index either (migrated again below).
           ...(h.url !== undefined
             ? [
-                ...PG_BEFORE_SHARED_RUN_DEFINITIONS,
+                ...PG_BEFORE_COMPACT_RUN_ROWS,
                 'DROP INDEX runs_search_words',
                 'DROP INDEX runs_id_prefix',
                 'ALTER TABLE runs DROP COLUMN search_text',

@@ -11,24 +11,25 @@ import { createTestDatabase, enabledStores } from '../helpers/postgres.js';
 import { run, workflowDef } from './fixtures.js';
 
 /**
- * On PostgreSQL a run's definition snapshot is kept once per distinct text in `run_definitions`,
- * the run row holding its digest (store-postgres/run-definitions.ts). Every read answers the
- * definition as it was written, whether it was kept so or in the row, and a node that has not met
- * a digest reads it. A database upgraded to the step keeps definitions in the row until its
- * operator switches (`store_settings.run_definitions`).
+ * On PostgreSQL a compact run row (store-postgres/run-rows.ts) keeps its record without what its
+ * columns hold, and its definition snapshot once per distinct text in `run_definitions`, the row
+ * holding its digest (run-definitions.ts). Every read answers the run as it was written, whether
+ * its row is compact or whole, and a node that has not met a digest reads it. A database upgraded
+ * to the step writes whole rows until its operator switches (`store_settings.run_rows`).
  */
 
 const columns = async (
   client: pg.Client,
   workflowId: string,
-): Promise<{ inRow: boolean; digest: string | null }> => {
-  const { rows } = await client.query<{ in_row: boolean; digest: string | null }>(
-    "SELECT definition IS NOT NULL AS in_row, encode(definition_digest, 'hex') AS digest FROM runs WHERE workflow_id = $1",
+): Promise<{ inRow: boolean; digest: string | null; wholeRecord: boolean }> => {
+  const { rows } = await client.query<{ in_row: boolean; digest: string | null; whole: boolean }>(
+    `SELECT definition IS NOT NULL AS in_row, encode(definition_digest, 'hex') AS digest,
+       record ? 'workflowId' AS whole FROM runs WHERE workflow_id = $1`,
     [workflowId],
   );
   const row = rows[0];
   assert.ok(row, `run ${workflowId} is stored`);
-  return { inRow: row.in_row, digest: row.digest };
+  return { inRow: row.in_row, digest: row.digest, wholeRecord: row.whole };
 };
 
 const kept = async (client: pg.Client): Promise<number> =>
@@ -42,7 +43,7 @@ const insert = (store: Store, runs: readonly RunRecord[]): Promise<void> =>
 void describe('the run definition cache', () => {
   const def = (name: string): WorkflowDef => ({ name, version: 1, tasks: [] });
   const row = (workflowId: string, digest: string | null, definition: WorkflowDef | null = null) => ({
-    record: { workflowId },
+    workflow_id: workflowId,
     definition,
     definition_digest: digest,
   });
@@ -80,7 +81,7 @@ void describe('the run definition cache', () => {
 });
 
 if (enabledStores().includes('postgres')) {
-  void describe('run definitions on PostgreSQL: one row per distinct snapshot', () => {
+  void describe('compact run rows on PostgreSQL: the record without its columns, one definition row per snapshot', () => {
     let store: Store;
     let client: pg.Client;
     let url: string;
@@ -121,6 +122,7 @@ if (enabledStores().includes('postgres')) {
       assert.equal(await kept(client), before + 1, 'twenty runs of one definition keep it once');
       const first = await columns(client, runs[0]?.workflowId ?? '');
       assert.equal(first.inRow, false);
+      assert.equal(first.wholeRecord, false, 'the record leaves out what the columns hold');
       assert.match(first.digest ?? '', /^[0-9a-f]{64}$/);
       for (const r of runs) assert.deepEqual(await columns(client, r.workflowId), first);
 
@@ -130,17 +132,31 @@ if (enabledStores().includes('postgres')) {
         const target = runs[3];
         assert.ok(target);
         const read = await fresh.read((tx) => tx.getRun(target.workflowId));
-        assert.deepEqual(read?.workflowDefinition, def);
+        assert.deepEqual(read, target, 'the run reads back whole');
         const locked = await fresh.transaction((tx) => tx.lockRun(target.workflowId));
         assert.deepEqual(locked?.workflowDefinition, def);
         const byCorrelation = await fresh.read((tx) => tx.runsByCorrelationId('shared_wf', 'c-1', true));
-        assert.equal(byCorrelation.length, 10);
-        for (const r of byCorrelation) assert.deepEqual(r.workflowDefinition, def);
+        assert.deepEqual(
+          byCorrelation.map((r) => r.workflowId).sort(),
+          runs
+            .filter((r) => r.correlationId === 'c-1')
+            .map((r) => r.workflowId)
+            .sort(),
+        );
+        for (const r of byCorrelation)
+          assert.deepEqual(
+            r,
+            runs.find((x) => x.workflowId === r.workflowId),
+          );
         const found = await fresh.read((tx) =>
           tx.searchRuns({ name: 'shared_wf', start: 0, size: 100, sort: [] }),
         );
         assert.equal(found.totalHits, 20);
-        for (const r of found.results) assert.deepEqual(r.workflowDefinition, def);
+        for (const r of found.results)
+          assert.deepEqual(
+            r,
+            runs.find((x) => x.workflowId === r.workflowId),
+          );
         // Shared by every run the node reads: none may change it for the others.
         assert.ok(Object.isFrozen(read?.workflowDefinition));
         assert.ok(Object.isFrozen(read?.workflowDefinition.tasks));
@@ -167,7 +183,30 @@ if (enabledStores().includes('postgres')) {
       assert.deepEqual(await columns(client, again.workflowId), b);
     });
 
-    void it('an upgraded database keeps definitions in the row until switched, and reads both', async () => {
+    void it('keeps what an update changes in the columns, and optional fields absent when unset', async () => {
+      const r = run({ workflowName: 'updated', correlationId: 'before', parentWorkflowId: 'p-1' });
+      await insert(store, [r]);
+      const ended = {
+        ...r,
+        status: 'COMPLETED' as const,
+        correlationId: 'after',
+        priority: 7,
+        updateTime: r.updateTime + 5,
+        endTime: r.updateTime + 5,
+        output: { done: true },
+      };
+      delete (ended as Partial<RunRecord>).parentWorkflowId;
+      await store.transaction(async (tx) => {
+        assert.ok(await tx.lockRun(r.workflowId));
+        await tx.updateRun(ended);
+      });
+      const read = await store.read((tx) => tx.getRun(r.workflowId));
+      assert.deepEqual(read, ended);
+      assert.equal(read !== undefined && 'parentWorkflowId' in read, false);
+      assert.equal(read !== undefined && 'idempotencyKey' in read, false);
+    });
+
+    void it('an upgraded database writes whole rows until switched, and reads both', async () => {
       const db = await createTestDatabase();
       const made = openPostgresStore({ url: db.url, poolSize: 2 });
       let upgraded: Store | undefined;
@@ -179,38 +218,58 @@ if (enabledStores().includes('postgres')) {
         await made.close();
         await own.connect();
         const setting = async (): Promise<string | undefined> =>
-          (
-            await own.query<{ value: string }>(
-              "SELECT value FROM store_settings WHERE name = 'run_definitions'",
-            )
-          ).rows[0]?.value;
+          (await own.query<{ value: string }>("SELECT value FROM store_settings WHERE name = 'run_rows'"))
+            .rows[0]?.value;
         // As on a database upgraded from an earlier release.
-        await own.query("UPDATE store_settings SET value = 'in-row' WHERE name = 'run_definitions'");
+        await own.query("UPDATE store_settings SET value = 'whole' WHERE name = 'run_rows'");
         upgraded = openPostgresStore({ url: db.url, poolSize: 2 });
         await upgraded.migrate();
-        assert.equal(await setting(), 'in-row', 'a node that did not make the database leaves the setting');
+        assert.equal(await setting(), 'whole', 'a node that did not make the database leaves the setting');
         const old = run({ workflowName: 'upgrade' });
         await insert(upgraded, [old]);
-        assert.deepEqual(await columns(own, old.workflowId), { inRow: true, digest: null });
+        assert.deepEqual(await columns(own, old.workflowId), {
+          inRow: true,
+          digest: null,
+          wholeRecord: true,
+        });
         assert.equal(await kept(own), 0);
         await upgraded.close();
 
         // The operator switches: new runs share, the run written before reads as it was.
-        await own.query("UPDATE store_settings SET value = 'shared' WHERE name = 'run_definitions'");
+        await own.query("UPDATE store_settings SET value = 'compact' WHERE name = 'run_rows'");
         switched = openPostgresStore({ url: db.url, poolSize: 2 });
         await switched.migrate();
         const next = run({ workflowName: 'upgrade' });
         await insert(switched, [next]);
-        assert.equal((await columns(own, next.workflowId)).inRow, false);
+        const compact = await columns(own, next.workflowId);
+        assert.equal(compact.inRow, false);
+        assert.equal(compact.wholeRecord, false);
         assert.equal(await kept(own), 1);
         for (const r of [old, next]) {
           const read: RunRecord | undefined = await switched.read((tx) => tx.getRun(r.workflowId));
-          assert.deepEqual(read?.workflowDefinition, r.workflowDefinition);
+          assert.deepEqual(read, r);
         }
+        // A whole row written again after the switch: its record compact, its definition where it was.
+        const oldEnded = {
+          ...old,
+          status: 'TERMINATED' as const,
+          updateTime: old.updateTime + 1,
+          endTime: old.updateTime + 1,
+        };
+        await switched.transaction(async (tx) => {
+          assert.ok(await tx.lockRun(old.workflowId));
+          await tx.updateRun(oldEnded);
+        });
+        assert.deepEqual(await columns(own, old.workflowId), {
+          inRow: true,
+          digest: null,
+          wholeRecord: false,
+        });
+        assert.deepEqual(await switched.read((tx) => tx.getRun(old.workflowId)), oldEnded);
 
-        await own.query("UPDATE store_settings SET value = 'somewhere' WHERE name = 'run_definitions'");
+        await own.query("UPDATE store_settings SET value = 'somewhere' WHERE name = 'run_rows'");
         const wrong = openPostgresStore({ url: db.url, poolSize: 2 });
-        await assert.rejects(wrong.migrate(), /store_settings\.run_definitions is "somewhere"/);
+        await assert.rejects(wrong.migrate(), /store_settings\.run_rows is "somewhere"/);
         await wrong.close();
       } finally {
         await own.end().catch(() => {});
