@@ -5,7 +5,8 @@
 // bench's other systems around it. `--warm N`: the first N runs are not measured (the server's
 // code is compiled as it runs; a long-running server has done that long ago). `--timeline`: where
 // the server's time on an update-v2 goes (lib/update-v2-timeline-hook.mjs), in ms per request.
-//   node bench/update-v2-latency.mjs [--sqlite] [--runs 60] [--warm 0] [--timeline]
+// `--cpu-prof DIR`: the server's V8 CPU profile, written there when it stops.
+//   node bench/update-v2-latency.mjs [--sqlite] [--runs 60] [--warm 0] [--timeline] [--cpu-prof DIR]
 // Run `npx tsc -b` first.
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -26,8 +27,10 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '60' },
     warm: { type: 'string', default: '0' },
     timeline: { type: 'boolean', default: false },
+    'cpu-prof': { type: 'string' },
   },
 });
+const profArgs = values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof']] : [];
 if (values.timeline && values.sqlite)
   throw new Error('--timeline times PostgreSQL messages: not with --sqlite');
 const timelineFile = join(tmpdir(), `baton-timeline-${process.pid}`);
@@ -37,10 +40,13 @@ const DB = 'bench_update_v2_latency';
 const databaseUrl = values.sqlite ? undefined : await freshDatabase(DB);
 const server = await startBaton({
   databaseUrl,
-  ...(values.timeline && {
-    env: { BATON_TIMELINE_FILE: timelineFile },
-    nodeArgs: ['--import', join(dirname(fileURLToPath(import.meta.url)), 'lib/update-v2-timeline-hook.mjs')],
-  }),
+  nodeArgs: [
+    ...profArgs,
+    ...(values.timeline
+      ? ['--import', join(dirname(fileURLToPath(import.meta.url)), 'lib/update-v2-timeline-hook.mjs')]
+      : []),
+  ],
+  ...(values.timeline && { env: { BATON_TIMELINE_FILE: timelineFile } }),
 });
 const client = jsonClient(server.url, { sockets: 4 });
 const updates = [];
