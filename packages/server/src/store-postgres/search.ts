@@ -1,4 +1,4 @@
-import type { RunRecord, TaskRecord } from '@baton/protocol';
+import type { TaskRecord } from '@baton/protocol';
 
 import { ARCHIVED_COLUMNS, type ArchivedRunRow, archivedFromRow } from '../store/archive-rows.js';
 import { freeTextNeedle, freeTextWords, likePrefix, runOrderBy, taskOrderBy } from '../store/sql-common.js';
