@@ -68,21 +68,17 @@ export class RunDefinitionCache {
     rows: readonly RunDefinitionRow[],
     read: (digests: string[]) => Promise<ReadonlyArray<{ digest: string; definition: WorkflowDef }>>,
   ): Promise<(row: RunDefinitionRow) => WorkflowDef> {
-    const fetched = new Map<string, WorkflowDef>();
-    const unknown = new Set<string>();
+    // Each digest looked up once here: the answer below reads only this page's own map.
+    const shared = new Map<string, WorkflowDef | undefined>();
     for (const r of rows)
-      if (
-        r.definition === null &&
-        r.definition_digest !== null &&
-        this.get(r.definition_digest) === undefined
-      )
-        unknown.add(r.definition_digest);
-    if (unknown.size > 0)
-      for (const d of await read([...unknown])) fetched.set(d.digest, this.remember(d.digest, d.definition));
+      if (r.definition === null && r.definition_digest !== null && !shared.has(r.definition_digest))
+        shared.set(r.definition_digest, this.get(r.definition_digest));
+    const unknown = [...shared].flatMap(([digest, def]) => (def === undefined ? [digest] : []));
+    if (unknown.length > 0)
+      for (const d of await read(unknown)) shared.set(d.digest, this.remember(d.digest, d.definition));
     return (r) => {
       const digest = r.definition_digest;
-      const definition =
-        r.definition ?? (digest === null ? undefined : (fetched.get(digest) ?? this.get(digest)));
+      const definition = r.definition ?? (digest === null ? undefined : shared.get(digest));
       if (definition === undefined)
         throw new Error(
           `run ${r.workflow_id}: its definition ${digest ?? '(none)'} is not in run_definitions`,

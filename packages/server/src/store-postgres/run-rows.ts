@@ -1,5 +1,6 @@
 import type { RunRecord, WorkflowDef, WorkflowStatus } from '@baton/protocol';
 
+import { runRecordColumn } from '../store/sql-common.js';
 import type { RunDefinitionColumns } from './run-definitions.js';
 import { databaseSetting } from './store-settings.js';
 
@@ -53,10 +54,7 @@ export interface RunRow extends RunDefinitionColumns {
 
 /** The `record` column's JSON for `run`, in the shape `mode` writes. */
 export function runRecordJson(run: RunRecord, mode: RunRowsMode): string {
-  if (mode === 'whole') {
-    const { workflowDefinition: _definition, ...record } = run;
-    return JSON.stringify(record);
-  }
+  if (mode === 'whole') return JSON.stringify(runRecordColumn(run));
   const {
     workflowDefinition: _definition,
     workflowId: _id,
