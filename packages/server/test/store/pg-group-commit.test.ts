@@ -399,6 +399,40 @@ if (enabledStores().includes('postgres')) {
       assert.ok(await taskExists((await stuck).taskId));
     });
 
+    it('a committed batch answers its members once the next batch has begun', async () => {
+      const rs = await runs(4);
+      const events: string[] = [];
+      const inside = [signal(), signal()];
+      const go = signal();
+      // Two members make the first batch and stay in it until told.
+      const first = rs.slice(0, 2).map((r, i) =>
+        store
+          .transaction(
+            member(r.workflowId, i, async () => {
+              inside[i]?.resolve();
+              await go.promise;
+            }),
+            GROUPED,
+          )
+          .then(() => events.push(`answered ${i}`)),
+      );
+      await Promise.all(inside.map((s) => s.promise));
+      // Two more arrive while it is in flight: they wait to be the next batch.
+      const next = rs.slice(2).map((r, i) =>
+        store
+          .transaction(async (tx) => {
+            events.push(`began ${i + 2}`);
+            return member(r.workflowId, i + 2)(tx);
+          }, GROUPED)
+          .then(() => events.push(`answered ${i + 2}`)),
+      );
+      go.resolve();
+      await Promise.all([...first, ...next]);
+      const at = (e: string) => events.indexOf(e);
+      for (const answered of ['answered 0', 'answered 1'])
+        for (const began of ['began 2', 'began 3'])
+          assert.ok(at(began) < at(answered), `${began} before ${answered}: ${events.join(', ')}`);
+    });
     it('a lone transaction runs as it would without group commit', async () => {
       const [r] = await runs(1);
       assert.ok(r);
