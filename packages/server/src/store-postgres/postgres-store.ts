@@ -171,12 +171,12 @@ export class PostgresStore implements Store {
               new PgTx(
                 q,
                 state,
+                this.records,
+                this.runDefinitions,
                 notified,
                 writes,
                 this.taskDefCache,
                 locks,
-                this.records,
-                this.runDefinitions,
               ),
             alone: (fn) => this.transaction(fn),
             notify: (names) => this.notifier.add(names),
@@ -330,16 +330,7 @@ export class PostgresStore implements Store {
       // BEGIN goes with the transaction's first statement.
       writes.later('BEGIN', []);
       const result = await fn(
-        new PgTx(
-          writes.q,
-          state,
-          notified,
-          writes,
-          this.taskDefCache,
-          undefined,
-          this.records,
-          this.runDefinitions,
-        ),
+        new PgTx(writes.q, state, this.records, this.runDefinitions, notified, writes, this.taskDefCache),
       );
       state.closed = true;
       // The deferred writes and COMMIT in one round trip.
@@ -381,18 +372,7 @@ export class PostgresStore implements Store {
     this.assertOpen();
     const state = new TxState(false);
     try {
-      return await fn(
-        new PgTx(
-          queryOn(this.pool),
-          state,
-          undefined,
-          undefined,
-          undefined,
-          undefined,
-          this.records,
-          this.runDefinitions,
-        ),
-      );
+      return await fn(new PgTx(queryOn(this.pool), state, this.records, this.runDefinitions));
     } finally {
       state.closed = true;
     }

@@ -62,7 +62,7 @@ import { type TaskRecordShape, taskRowsJson } from './record-shape.js';
 import { type PgTaskRow, taskFromKeptPgRow, taskFromPgColumns, taskFromPgRow } from './task-rows.js';
 import type { TaskDefCache } from './task-def-cache.js';
 import type { WriteBehind } from './write-behind.js';
-import { RunDefinitionCache, definitionDigest } from './run-definitions.js';
+import { type RunDefinitionCache, definitionDigest } from './run-definitions.js';
 import { type RunRow, type RunRowsMode, runFromPgRow, runRecordJson } from './run-rows.js';
 import type { MemberLocks } from './group-commit.js';
 import { SqlEventsTx } from '../store/events-tx.js';
@@ -113,20 +113,16 @@ export class PgTx extends PgQueueTx implements Tx {
   constructor(
     q: Query,
     state: TxState,
+    /** How rows are written: the database's settings, read when the store started. */
+    private readonly records: StoreSettings,
+    /** The shared run definitions this node has read (run-definitions.ts). */
+    private readonly runDefinitions: RunDefinitionCache,
     /** Queue names to NOTIFY once committed (absent in `read`). */
     private readonly notified?: Set<string>,
     writes?: WriteBehind,
     private readonly taskDefCache?: TaskDefCache,
     /** A group commit's member: what it locks, so that no other member locks it too (group-commit.ts). */
     private readonly locks?: MemberLocks,
-    /** How task rows are written: the database's settings, read when the store started. */
-    private readonly records: StoreSettings = {
-      shape: 'whole',
-      latestByName: 'every-task',
-      runRows: 'whole',
-    },
-    /** The shared run definitions this node has read (run-definitions.ts). */
-    private readonly runDefinitions: RunDefinitionCache = new RunDefinitionCache(),
   ) {
     super(q, state, writes);
     this.names = new LatestByName(records.latestByName);
