@@ -26,6 +26,7 @@ import {
   submitTaskOutput,
   taskDef,
   WAIT,
+  waitInEditor,
 } from './helpers/fixtures.js';
 
 /**
@@ -391,7 +392,7 @@ describe('web UI in Chromium', () => {
     };
     await editor.fill(JSON.stringify(broken, null, 2));
     const problems = page.getByTestId('problems');
-    await problems.getByText(/pay/).first().waitFor();
+    await waitInEditor(page, problems.getByText(/pay/).first());
     assert.doesNotMatch(await problems.innerText(), /valid$/);
     assert.equal(await page.getByRole('button', { name: 'Create' }).isDisabled(), true);
     // A code editor: line numbers, JSON highlighting, the problem marked on its line.

@@ -1,4 +1,4 @@
-import type { Locator, Page } from 'playwright-core';
+import type { Locator, Page, Request, Response } from 'playwright-core';
 
 import type * as BatonProcessModule from '../../../server/test/helpers/baton-process.js';
 
@@ -191,6 +191,47 @@ export async function searchByCorrelation(page: Page, helpers: Helpers, correlat
     what: 'the search to narrow to one run',
   });
   return { rows, id: await rows.getAttribute('data-run') };
+}
+
+/**
+ * Waits for `target` in a definition editor; if it never shows, fails with what the page had
+ * instead: the problems list, the editor's text, each validation answer (or failed request) and
+ * any error the page threw. Such a wait once timed out on a loaded CI machine with nothing said
+ * about why, and did not fail again when run alone or beside busy cores.
+ */
+export async function waitInEditor(page: Page, target: Locator): Promise<void> {
+  const seen: string[] = [];
+  const validation = (url: string) => url.includes('/validate');
+  const onResponse = (res: Response) => {
+    if (validation(res.url())) seen.push(`${res.status()} ${res.request().method()} ${res.url()}`);
+  };
+  const onFailed = (req: Request) => {
+    if (validation(req.url())) seen.push(`failed (${req.failure()?.errorText ?? '?'}) ${req.url()}`);
+  };
+  const onError = (err: Error) => seen.push(`page error: ${err.message}`);
+  page.on('response', onResponse);
+  page.on('requestfailed', onFailed);
+  page.on('pageerror', onError);
+  try {
+    await target.waitFor();
+  } catch (err) {
+    const problems = await page
+      .getByTestId('problems')
+      .innerText()
+      .catch(() => '(no problems panel)');
+    const text = await page
+      .locator('.cm-content')
+      .innerText()
+      .catch(() => '(no editor)');
+    throw new Error(
+      `${err instanceof Error ? err.message : String(err)}\nproblems panel: ${problems}\n` +
+        `editor text: ${text.slice(0, 2_000)}\nvalidation seen: ${seen.join('; ') || '(nothing)'}`,
+    );
+  } finally {
+    page.off('response', onResponse);
+    page.off('requestfailed', onFailed);
+    page.off('pageerror', onError);
+  }
 }
 
 /** The order run's boxes once the charge is done and the approval waits. */
