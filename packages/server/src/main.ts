@@ -12,6 +12,7 @@ import { describeStartFailure } from './config/start-failure.js';
 import { coerceError } from './errors.js';
 import { ProcessGroup } from './processes/process-group.js';
 import { createServer } from './server.js';
+import { listenForStartUpProbes, type StartUpProbes } from './http/start-up-probes.js';
 import { openStore } from './open-store.js';
 import { SchemaVersionError } from './store/schema-versions.js';
 import { startWait, whileDatabaseAway } from './store/database-wait.js';
@@ -45,9 +46,12 @@ async function main(): Promise<void> {
 
 /** One node: the server, listening, until a signal (or, under a primary, the primary's end). */
 async function runNode(options: Options, rawEnv: RawEnv, index: number | undefined): Promise<void> {
+  // Under a primary, the primary answered the probes while it migrated (runPrimary).
+  const probes = index === undefined ? await answerProbes(options) : undefined;
   const server = await startPhase('open', options, () =>
     createServer({ options, rawEnv, ...(index !== undefined && { processIndex: index }) }),
   );
+  await probes?.close();
   await startPhase('listen', options, () => server.listen());
 
   let signals = 0;
@@ -83,6 +87,7 @@ async function runNode(options: Options, rawEnv: RawEnv, index: number | undefin
 /** The primary of BATON_PROCESSES: migrate once, fork the nodes, pass signals on, exit after them. */
 async function runPrimary(options: Options): Promise<void> {
   const logger = pino({ level: options.logLevel, base: { pid: process.pid, role: 'primary' } });
+  const probes = await answerProbes(options);
   // Every node migrates on start under a lock; doing it here first means one failure message
   // (database unreachable, schema too new) instead of one per process and restart.
   await startPhase('open', options, async () => {
@@ -100,6 +105,8 @@ async function runPrimary(options: Options): Promise<void> {
       await store.close();
     }
   });
+  // The nodes bind the port through the primary: free it first.
+  await probes?.close();
   const group = new ProcessGroup({
     count: options.processes,
     logger,
@@ -122,6 +129,15 @@ async function runPrimary(options: Options): Promise<void> {
   const code = await group.run();
   logger.info({ code }, 'all node processes stopped');
   process.exit(code);
+}
+
+/**
+ * The port answers from the start: `/health/live` 200, readiness 503 (http/start-up-probes.ts),
+ * until the node serves. Not on port 0: the server would get another port than the probes.
+ */
+async function answerProbes(options: Options): Promise<StartUpProbes | undefined> {
+  if (options.port === 0) return undefined;
+  return startPhase('listen', options, () => listenForStartUpProbes(options.port, options.host));
 }
 
 /** Runs a start-up step; a failure people can fix is one line naming the setting, then exit 1. */

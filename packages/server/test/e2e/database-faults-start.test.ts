@@ -7,6 +7,7 @@ import pg from 'pg';
 
 import {
   type BatonProcess,
+  freePort,
   getJson,
   http,
   httpOk,
@@ -122,17 +123,31 @@ void describe('e2e: faults as nodes start, and outages longer than the bounds', 
         //    Through a proxy of its own, which counts its tries to connect.
         await cluster.crash();
         await proxyB.listen();
+        const portB = await freePort();
         pendingB = startBaton({
           databaseUrl: proxyB.urlFor(dbUrl),
           env,
           name: 'start-b',
           readyTimeoutMs: 120_000,
+          port: portB,
         });
         await waitFor(() => (proxyB.accepted >= 3 ? true : undefined), {
           timeoutMs: 60_000,
           intervalMs: 50,
           what: 'node B trying to reach the database while it is down',
         });
+        // Meanwhile its port answers: alive (a liveness probe must not restart a node that only
+        // waits), not ready, and a request is told to come back.
+        const waiting = `http://127.0.0.1:${portB}`;
+        assert.equal((await http('GET', `${waiting}/health/live`)).status, 200);
+        assert.equal((await http('GET', `${waiting}/health/ready`)).status, 503);
+        const early = await fetch(`${waiting}/api/workflow/start_flow`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+        });
+        assert.equal(early.status, 503, await early.text());
+        assert.ok(early.headers.get('retry-after') !== null, 'Retry-After while starting');
         await cluster.start();
         const nodeB = await pendingB;
         pendingB = undefined;
