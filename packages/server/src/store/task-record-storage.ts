@@ -1,6 +1,7 @@
 import type { TaskRecord } from '@baton/protocol';
 
 import { packRecord, unpackRecord } from './record-codec.js';
+import { type RecentRow, RecentRows } from './recent-rows.js';
 
 /**
  * The compact stored form of a task record (docs/design/payloads-and-archive.md, "Bytes per
@@ -138,7 +139,7 @@ export function storedTaskParts(
   // The whole record's text joined from the two (their fields are disjoint), not stringified again.
   const whole =
     record === '{}' ? restText : restText === '{}' ? record : `${record.slice(0, -1)},${restText.slice(1)}`;
-  remember(task.taskId, { record, clear, packed, whole });
+  remember(task.taskId, record, clear, packed, whole);
   return { record, packed, clear };
 }
 
@@ -148,25 +149,45 @@ export function storedTaskParts(
  * reads a step), and unpacking it, mostly the set-up of a zlib stream, then parsing two texts and
  * merging them cost three times the one parse of a record kept whole. A row whose two parts are
  * the ones remembered reads the whole text instead: equal parts hold equal fields, so a hit is
- * exact whichever store or database the row came from.
+ * exact whichever store or database the row came from. Bounded by bytes (recent-rows.ts).
  */
-interface Written {
+interface Written extends RecentRow {
   record: string;
   /** `record` as an object: PostgreSQL's driver hands the clear part over parsed. */
   clear: Readonly<Record<string, unknown>>;
   packed: Buffer;
   whole: string;
 }
-const recent = new Map<string, Written>();
-const RECENT_MAX = 4_096;
+/**
+ * About what the rows of 4,096 of the bench's tasks held when the bound was a count of rows, so
+ * RSS with 100,000 open runs stays where it was (`node bench/scale.mjs --skip-history`: 229 MB on
+ * PostgreSQL, 236 on SQLite, against 202 and 248 before, in one sitting). About 5,500 rows of the
+ * branching shape fit, fewer than its 600 runs in flight read (`node bench/shapes.mjs --store
+ * postgres --runs 600`: 17,500 rows unpacked, 27,800 with 4,096 rows). Four times this budget
+ * held them all (none unpacked), but RSS in that scenario rose to 316 and 318 MB, over the 300 a
+ * node may take there, to save about 10 µs an unpacking, a few per step of that shape.
+ */
+const RECENT_BUDGET_BYTES = 8 * 1024 * 1024;
+/** A larger row (an output of a quarter megabyte or more) would push out a great many ordinary ones. */
+const RECENT_MAX_ROW_BYTES = 256 * 1024;
+/** What a kept row holds beyond its texts and bytes: the map's entry, its objects, the clear part. */
+const ROW_OVERHEAD_BYTES = 200;
+const recent = new RecentRows<Written>(RECENT_BUDGET_BYTES, RECENT_MAX_ROW_BYTES);
 
-function remember(taskId: string, written: Written): void {
-  recent.delete(taskId);
-  if (recent.size >= RECENT_MAX) {
-    const oldest = recent.keys().next();
-    if (oldest.done !== true) recent.delete(oldest.value);
-  }
-  recent.set(taskId, written);
+/** What the recent rows hold now, and their bounds (for tests). */
+export function recentRowsHeld(): { rows: number; bytes: number; budgetBytes: number; maxRowBytes: number } {
+  return { ...recent.size, budgetBytes: RECENT_BUDGET_BYTES, maxRowBytes: RECENT_MAX_ROW_BYTES };
+}
+
+function remember(
+  taskId: string,
+  record: string,
+  clear: Readonly<Record<string, unknown>>,
+  packed: Buffer,
+  whole: string,
+): void {
+  const bytes = whole.length + 2 * record.length + packed.length + ROW_OVERHEAD_BYTES;
+  recent.set(taskId, { record, clear, packed, whole, bytes });
 }
 
 /** The record of a row, both parts merged, as parsed JSON (the columns not yet laid over it). */

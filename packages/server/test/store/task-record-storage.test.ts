@@ -5,6 +5,9 @@ import type { TaskRecord } from '@baton/protocol';
 
 import {
   STORED_DEFAULTS,
+  packedFields,
+  recentRowsHeld,
+  storedTaskParts,
   type StoredTaskRow,
   storedTaskRecord,
   taskFromRow,
@@ -67,5 +70,28 @@ void describe('compact task records (store/task-record-storage.ts)', () => {
   void it('read a record stored whole (by an earlier release) the same', () => {
     const t = task('run-1', 5, { status: 'COMPLETED', executed: true, retried: false });
     assert.deepEqual(taskFromRow(rowOf(t, JSON.stringify(t))), t);
+  });
+
+  // A row is read back soon after it is written, from the node's copy when it has one; the copies
+  // are bounded by their bytes, so large outputs cannot pile up in the node's memory.
+  void it('keeps copies of written rows within a byte budget, and none of a row too large for it', () => {
+    const large = 'y'.repeat(recentRowsHeld().maxRowBytes);
+    const t = task('run-large', 1, { status: 'COMPLETED', outputData: { large } });
+    const parts = storedTaskParts(t);
+    const before = recentRowsHeld();
+    assert.deepEqual(
+      packedFields(t.taskId, parts.clear, parts.packed).outputData,
+      { large },
+      'read back whole, unpacked',
+    );
+    for (let i = 0; i < 30; i++) storedTaskParts(task(`run-large-${i}`, 1, { outputData: { large } }));
+    assert.deepEqual(recentRowsHeld().rows, before.rows, 'no large row kept');
+    for (let i = 0; i < 20_000; i++) storedTaskParts(task(`run-small-${i}`, 1, { outputData: { i } }));
+    const held = recentRowsHeld();
+    assert.ok(held.bytes <= held.budgetBytes, `${held.bytes} bytes held, budget ${held.budgetBytes}`);
+    assert.ok(held.rows > 4_096, `${held.rows} small rows kept`);
+    const last = task('run-small-19999', 1, { outputData: { i: 19_999 } });
+    const lastParts = storedTaskParts(last);
+    assert.deepEqual(packedFields(last.taskId, lastParts.clear, lastParts.packed).outputData, { i: 19_999 });
   });
 });
