@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 
 import type { WorkflowDef } from '@baton/protocol';
 
+import { RecentRows } from '../store/recent-rows.js';
+
 /**
  * A run's definition snapshot, kept once per distinct text in `run_definitions` on a database
  * whose run rows are compact (run-rows.ts), keyed by the SHA-256 of its JSON text, the run row
@@ -30,32 +32,29 @@ export function definitionDigest(text: string): string {
 /**
  * The snapshots this node has read, by digest. A digest names one text forever, so an
  * entry never goes stale; the bound only keeps a node that starts many one-off definitions
- * (inline in their start requests) from holding all of them. Entries are frozen: every run of a
- * workflow shares one, and none may change it for the others.
+ * (inline in their start requests) from holding all of them. It counts their size, not their
+ * number: a definition may be megabytes (up to `BATON_MAX_BODY_BYTES` inline), and a thousand of
+ * those were gigabytes. Entries are frozen: every run of a workflow shares one, and none may
+ * change it for the others.
  */
 export class RunDefinitionCache {
-  private readonly byDigest = new Map<string, WorkflowDef>();
+  private readonly byDigest: RecentRows<{ readonly bytes: number; readonly def: WorkflowDef }>;
 
-  constructor(private readonly capacity = 1_000) {}
+  constructor({
+    budgetBytes = 32 * 1024 * 1024,
+    maxDefinitionBytes = 4 * 1024 * 1024,
+  }: { budgetBytes?: number; maxDefinitionBytes?: number } = {}) {
+    this.byDigest = new RecentRows(budgetBytes, maxDefinitionBytes);
+  }
 
+  /** The definition kept for `key`, now the last to be pushed out. */
   get(key: string): WorkflowDef | undefined {
-    const def = this.byDigest.get(key);
-    if (def !== undefined) {
-      // Least recently used goes first: move this one to the end.
-      this.byDigest.delete(key);
-      this.byDigest.set(key, def);
-    }
-    return def;
+    return this.byDigest.get(key)?.def;
   }
 
   remember(key: string, def: WorkflowDef): WorkflowDef {
     const frozen = deepFreeze(def);
-    this.byDigest.delete(key);
-    this.byDigest.set(key, frozen);
-    if (this.byDigest.size > this.capacity) {
-      const oldest = this.byDigest.keys().next();
-      if (oldest.done !== true) this.byDigest.delete(oldest.value);
-    }
+    this.byDigest.set(key, { def: frozen, bytes: definitionBytes(frozen) });
     return frozen;
   }
 
@@ -86,6 +85,11 @@ export class RunDefinitionCache {
       return definition;
     };
   }
+}
+
+/** About the memory a parsed definition holds: twice its JSON text (read once, when first met). */
+export function definitionBytes(def: WorkflowDef): number {
+  return 2 * JSON.stringify(def).length;
 }
 
 function deepFreeze<T>(value: T): T {

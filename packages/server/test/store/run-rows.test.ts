@@ -5,7 +5,11 @@ import type pg from 'pg';
 import type { RunRecord, WorkflowDef } from '@baton/protocol';
 
 import { openPostgresStore } from '../../src/store-postgres/postgres-store.js';
-import { RunDefinitionCache, definitionDigest } from '../../src/store-postgres/run-definitions.js';
+import {
+  RunDefinitionCache,
+  definitionBytes,
+  definitionDigest,
+} from '../../src/store-postgres/run-definitions.js';
 import type { Store } from '../../src/store/store.js';
 import { createTestDatabase, enabledStores } from '../helpers/postgres.js';
 import { run, workflowDef } from './fixtures.js';
@@ -49,7 +53,8 @@ void describe('the run definition cache', () => {
   });
 
   void it('reads the digests it has not met in one call, and keeps the last ones it used', async () => {
-    const cache = new RunDefinitionCache(2);
+    // Room for two of them.
+    const cache = new RunDefinitionCache({ budgetBytes: 2 * definitionBytes(def('a')) });
     const asked: string[][] = [];
     const read = (digests: string[]) => {
       asked.push(digests);
@@ -68,6 +73,35 @@ void describe('the run definition cache', () => {
     await cache.resolve([row('r5', 'c')], read);
     await cache.resolve([row('r1', 'a'), row('r2', 'b')], read);
     assert.deepEqual(asked.slice(1), [['c'], ['b']]);
+  });
+
+  void it('keeps definitions within a byte budget, and none too large for it', async () => {
+    let reads = 0;
+    const read = (digests: string[]) => {
+      reads += 1;
+      return Promise.resolve(
+        digests.map((d) => ({ digest: d, definition: { ...def(d), description: 'x'.repeat(30_000) } })),
+      );
+    };
+    const resolveAll = async (cache: RunDefinitionCache, digests: string[]) => {
+      const of = await cache.resolve(
+        digests.map((d, i) => row(`r${i}`, d)),
+        read,
+      );
+      return digests.map((d, i) => of(row(`r${i}`, d)).name);
+    };
+    // Each counts about 60,000 bytes: two fit in the budget, not three.
+    const cache = new RunDefinitionCache({ budgetBytes: 150_000, maxDefinitionBytes: 100_000 });
+    assert.deepEqual(await resolveAll(cache, ['d1', 'd2', 'd3']), ['d1', 'd2', 'd3']);
+    assert.equal(reads, 1);
+    await resolveAll(cache, ['d2', 'd3']);
+    assert.equal(reads, 1, 'the last two are kept');
+    await resolveAll(cache, ['d1']);
+    assert.equal(reads, 2, 'the first was pushed out');
+    const small = new RunDefinitionCache({ maxDefinitionBytes: 1_000 });
+    assert.deepEqual(await resolveAll(small, ['huge']), ['huge'], 'too large to keep, still answered');
+    await resolveAll(small, ['huge']);
+    assert.equal(reads, 4, 'and read again');
   });
 
   void it('fails a read whose digest is not stored, naming the run', async () => {
