@@ -1,4 +1,4 @@
-import { BatonConnectionError, type BatonClient, type Workflow } from '@baton/sdk';
+import { BatonApiError, BatonConnectionError, type BatonClient, type Workflow } from '@baton/sdk';
 
 import { duration, paint, statusColour, visibleLength } from './output.js';
 import { buildTree, detailOf, progress, progressBar, renderTree } from './run-tree.js';
@@ -125,6 +125,18 @@ function truncate(line: string, width: number): string {
   return out;
 }
 
+/**
+ * Whether a read failed because the server is away or cannot serve for now: not reachable (a
+ * restart, a deploy), or reachable and answering a retryable 503 (a node starting, or one whose
+ * database is away). Either way the run goes on, and a later read may succeed.
+ */
+function serverAway(raw: unknown): raw is Error {
+  return (
+    raw instanceof BatonConnectionError ||
+    (raw instanceof BatonApiError && raw.status === 503 && raw.retryable)
+  );
+}
+
 /** How long a watch rides out a server it cannot reach (a restart, a deploy) before giving up. */
 const OUTAGE_TOLERANCE_MS = 60_000;
 
@@ -142,7 +154,7 @@ async function readRun(
       if (said) err.write('reached the server again\n');
       return run;
     } catch (raw) {
-      if (!(raw instanceof BatonConnectionError) || Date.now() + delay > giveUpAt) throw raw;
+      if (!serverAway(raw) || Date.now() + delay > giveUpAt) throw raw;
       if (!said) err.write(`${raw.message}; retrying for up to ${OUTAGE_TOLERANCE_MS / 1000} s\n`);
       said = true;
       await new Promise((r) => setTimeout(r, delay));
