@@ -27,14 +27,23 @@ function clientAnswering(failures: Error[]): { client: BatonClient; reads: () =>
 }
 
 const out = { write: () => true, columns: 80, rows: 24 } as unknown as NodeJS.WriteStream;
-const starting = () =>
-  BatonApiError.from('GET', 'http://127.0.0.1:1/api/workflow/run-1', 503, {
-    status: 503,
-    code: 'NOT_READY',
-    errorCode: 'DATABASE_UNAVAILABLE',
-    message: 'The database is unavailable; try again later (the node is starting)',
-    retryable: true,
+/** An error answer of the server, as the SDK throws it. */
+const answered = (status: number, errorCode: string, retryable: boolean, message = errorCode) =>
+  BatonApiError.from('GET', 'http://127.0.0.1:1/api/workflow/run-1', status, {
+    status,
+    errorCode,
+    message,
+    retryable,
   });
+const starting = () =>
+  answered(
+    503,
+    'DATABASE_UNAVAILABLE',
+    true,
+    'The database is unavailable; try again later (the node is starting)',
+  );
+const watching = (failure: Error) =>
+  watchRun(clientAnswering([failure]).client, 'run-1', { live: false, colour: false, out });
 
 describe('a watch rides out a server that answers it cannot serve yet', () => {
   it('reads again after a retryable 503 (a node starting, its database away) until the run is there', async () => {
@@ -45,30 +54,7 @@ describe('a watch rides out a server that answers it cannot serve yet', () => {
   });
 
   it('gives up at once on an answer that will not change (404), or a 503 the server says not to repeat', async () => {
-    const missing = BatonApiError.from('GET', 'http://127.0.0.1:1/api/workflow/run-1', 404, {
-      status: 404,
-      code: 'NOT_FOUND',
-      errorCode: 'RUN_NOT_FOUND',
-      message: 'no run run-1',
-      retryable: false,
-    });
-    await assert.rejects(
-      watchRun(clientAnswering([missing]).client, 'run-1', { live: false, colour: false, out }),
-      {
-        status: 404,
-      },
-    );
-    const final = BatonApiError.from('GET', 'http://127.0.0.1:1/api/workflow/run-1', 503, {
-      status: 503,
-      errorCode: 'SOMETHING_FINAL',
-      message: 'no',
-      retryable: false,
-    });
-    await assert.rejects(
-      watchRun(clientAnswering([final]).client, 'run-1', { live: false, colour: false, out }),
-      {
-        status: 503,
-      },
-    );
+    await assert.rejects(watching(answered(404, 'RUN_NOT_FOUND', false)), { status: 404 });
+    await assert.rejects(watching(answered(503, 'SOMETHING_FINAL', false)), { status: 503 });
   });
 });
