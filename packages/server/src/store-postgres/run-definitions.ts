@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 
 import type { WorkflowDef } from '@baton/protocol';
 
-import { RecentRows } from '../store/recent-rows.js';
+import { ByteBoundedCache } from '../store/byte-bounded-cache.js';
 
 /**
  * A run's definition snapshot, kept once per distinct text in `run_definitions` on a database
@@ -38,13 +38,13 @@ export function definitionDigest(text: string): string {
  * change it for the others.
  */
 export class RunDefinitionCache {
-  private readonly byDigest: RecentRows<{ readonly bytes: number; readonly def: WorkflowDef }>;
+  private readonly byDigest: ByteBoundedCache<{ readonly bytes: number; readonly def: WorkflowDef }>;
 
   constructor({
     budgetBytes = 32 * 1024 * 1024,
     maxDefinitionBytes = 4 * 1024 * 1024,
   }: { budgetBytes?: number; maxDefinitionBytes?: number } = {}) {
-    this.byDigest = new RecentRows(budgetBytes, maxDefinitionBytes);
+    this.byDigest = new ByteBoundedCache(budgetBytes, maxDefinitionBytes);
   }
 
   /** The definition kept for `key`, now the last to be pushed out. */

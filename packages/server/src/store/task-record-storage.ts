@@ -1,7 +1,7 @@
 import type { TaskRecord } from '@baton/protocol';
 
 import { packRecord, unpackRecord } from './record-codec.js';
-import { type RecentRow, RecentRows } from './recent-rows.js';
+import { ByteBoundedCache, type Sized } from './byte-bounded-cache.js';
 
 /**
  * The compact stored form of a task record (docs/design/payloads-and-archive.md, "Bytes per
@@ -149,9 +149,9 @@ export function storedTaskParts(
  * reads a step), and unpacking it, mostly the set-up of a zlib stream, then parsing two texts and
  * merging them cost three times the one parse of a record kept whole. A row whose two parts are
  * the ones remembered reads the whole text instead: equal parts hold equal fields, so a hit is
- * exact whichever store or database the row came from. Bounded by bytes (recent-rows.ts).
+ * exact whichever store or database the row came from. Bounded by bytes (byte-bounded-cache.ts).
  */
-interface Written extends RecentRow {
+interface Written extends Sized {
   record: string;
   /** `record` as an object: PostgreSQL's driver hands the clear part over parsed. */
   clear: Readonly<Record<string, unknown>>;
@@ -172,7 +172,7 @@ const RECENT_BUDGET_BYTES = 8 * 1024 * 1024;
 const RECENT_MAX_ROW_BYTES = 256 * 1024;
 /** What a kept row holds beyond its texts and bytes: the map's entry, its objects, the clear part. */
 const ROW_OVERHEAD_BYTES = 200;
-const recent = new RecentRows<Written>(RECENT_BUDGET_BYTES, RECENT_MAX_ROW_BYTES);
+const recent = new ByteBoundedCache<Written>(RECENT_BUDGET_BYTES, RECENT_MAX_ROW_BYTES);
 
 /** What the recent rows hold now, and their bounds (for tests). */
 export function recentRowsHeld(): { rows: number; bytes: number; budgetBytes: number; maxRowBytes: number } {

@@ -1,18 +1,19 @@
 /**
- * The task rows a node wrote or read last, by task id, bounded by the memory they hold rather than
- * their number (task-record-storage.ts keeps them so that reading a row back skips its unpacking).
- * A bound by number holds any amount of memory when outputs are large: an inline output may be
- * megabytes, and 4,096 such rows were gigabytes. Here rows count by their bytes, a row too large
- * for its share is not kept at all (its reads unpack it, as any row not kept), and a row read again
- * moves to the back, since the first-written rows of a run in flight are read by each of its
- * decisions.
+ * Entries a node keeps to skip work (a task row's unpacking, a definition snapshot's read), bounded
+ * by the memory they hold rather than their number. A bound by number holds any amount of memory
+ * when the entries are large: an inline output or definition may be megabytes, and 4,096 task rows
+ * of such outputs were gigabytes. Here entries count by their bytes, one too large for its share is
+ * not kept at all (its reads do the work, as for any entry not kept), and one read again moves to
+ * the back, since what is read again (a run's first rows, read by each of its decisions; a
+ * workflow's definition) is what the cache is for. Users: task-record-storage.ts and
+ * store-postgres/run-definitions.ts.
  */
-export interface RecentRow {
-  /** About the memory the row holds, in bytes. */
+export interface Sized {
+  /** About the memory the entry holds, in bytes. */
   readonly bytes: number;
 }
 
-export class RecentRows<Row extends RecentRow> {
+export class ByteBoundedCache<Row extends Sized> {
   private readonly rows = new Map<string, Row>();
   private held = 0;
 

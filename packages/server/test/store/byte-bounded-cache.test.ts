@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { RecentRows } from '../../src/store/recent-rows.js';
+import { ByteBoundedCache } from '../../src/store/byte-bounded-cache.js';
 
 const row = (bytes: number, name = '') => ({ bytes, name });
 
-void describe('recent task rows, bounded by bytes (store/recent-rows.ts)', () => {
+void describe('a cache bounded by bytes (store/byte-bounded-cache.ts)', () => {
   void it('keeps rows up to the budget and pushes out the oldest past it', () => {
-    const rows = new RecentRows<{ bytes: number; name: string }>(1_000, 500);
+    const rows = new ByteBoundedCache<{ bytes: number; name: string }>(1_000, 500);
     for (let i = 0; i < 10; i++) rows.set(`t${i}`, row(100, `v${i}`));
     assert.deepEqual(rows.size, { rows: 10, bytes: 1_000 });
     rows.set('t10', row(250));
@@ -18,7 +18,7 @@ void describe('recent task rows, bounded by bytes (store/recent-rows.ts)', () =>
   });
 
   void it('a row read again is pushed out last', () => {
-    const rows = new RecentRows<{ bytes: number; name: string }>(300, 300);
+    const rows = new ByteBoundedCache<{ bytes: number; name: string }>(300, 300);
     rows.set('a', row(100));
     rows.set('b', row(100));
     rows.set('c', row(100));
@@ -31,7 +31,7 @@ void describe('recent task rows, bounded by bytes (store/recent-rows.ts)', () =>
   });
 
   void it('a new version of a row replaces the old one and its bytes', () => {
-    const rows = new RecentRows<{ bytes: number; name: string }>(1_000, 1_000);
+    const rows = new ByteBoundedCache<{ bytes: number; name: string }>(1_000, 1_000);
     rows.set('a', row(400, 'first'));
     rows.set('a', row(100, 'second'));
     assert.deepEqual(rows.size, { rows: 1, bytes: 100 });
@@ -42,7 +42,7 @@ void describe('recent task rows, bounded by bytes (store/recent-rows.ts)', () =>
   });
 
   void it('a row larger than its share is not kept, and does not leave the old version behind', () => {
-    const rows = new RecentRows<{ bytes: number; name: string }>(10_000, 1_000);
+    const rows = new ByteBoundedCache<{ bytes: number; name: string }>(10_000, 1_000);
     rows.set('small', row(10));
     rows.set('big', row(900, 'fits'));
     rows.set('big', row(5_000, 'too large'));
