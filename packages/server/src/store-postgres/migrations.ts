@@ -516,6 +516,15 @@ ALTER TABLE runs ALTER COLUMN definition DROP NOT NULL;
 INSERT INTO store_settings (name, value) VALUES ('run_rows', 'whole');
 `,
   },
+  'run-definition-pruning': {
+    sql: `
+-- Definition snapshots no run refers to any more are deleted once they have been unused for a while
+-- (archive/definition-pruner.ts, store-postgres/run-definitions.ts): the index finds whether a run
+-- still refers to one, and unused_since is when a pass first found none did.
+ALTER TABLE run_definitions ADD COLUMN unused_since BIGINT;
+CREATE INDEX runs_definition_digest ON runs (definition_digest) WHERE definition_digest IS NOT NULL;
+`,
+  },
 };
 
 /** The PostgreSQL migrations, numbered as PostgreSQL databases record them. */

@@ -30,6 +30,24 @@ export function definitionDigest(text: string): string {
 }
 
 /**
+ * The advisory lock that keeps a start and a pruning pass apart on one snapshot: `fn` one of
+ * PostgreSQL's `pg_*advisory_xact_lock*` functions, `hex` the SQL of the digest in hex. A start
+ * takes it shared before it probes for the snapshot, so starts never wait on one another; a
+ * pruning pass tries it alone and leaves a snapshot whose lock it cannot get, and checks that no
+ * run refers to the snapshot only once it holds the lock, in a statement of its own (a newer
+ * snapshot of the database, under READ COMMITTED). So a start either finished before that check,
+ * and its run keeps the snapshot, or waits for the pass to commit and then stores the snapshot again.
+ * The key is a namespace of the run definitions and the digest's first 32 bits: two digests that
+ * share them only keep each other's pass from deleting at the same time.
+ */
+export function definitionLock(fn: string, hex: string): string {
+  return `${fn}(${DEFINITION_LOCK_SPACE}, ('x' || substr(${hex}, 1, 8))::bit(32)::int)`;
+}
+
+/** The first key of the run definitions' advisory locks ('btnd'); the migration lock uses the one-key form. */
+const DEFINITION_LOCK_SPACE = 0x62746e64;
+
+/**
  * The snapshots this node has read, by digest. A digest names one text forever, so an
  * entry never goes stale; the bound only keeps a node that starts many one-off definitions
  * (inline in their start requests) from holding all of them. It counts their size, not their

@@ -4,6 +4,7 @@ import { storableParams } from './text.js';
 import { LISTENER_NAME, QUEUE_CHANNEL } from './queue-listener.js';
 import { TASK_COLUMNS } from './task-rows.js';
 import { RUN_COLUMNS } from './run-rows.js';
+import { definitionLock } from './run-definitions.js';
 
 /**
  * Hot statements are named: pg prepares a named statement once per connection and then only
@@ -132,11 +133,14 @@ export const SQL = {
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13::jsonb, $14)`,
   ),
   // A compact row (run-rows.ts): the definition once per distinct text (run-definitions.ts), a
-  // snapshot already kept costing a probe of the key, and the run row holding its digest.
+  // snapshot already kept costing a probe of the key, and the run row holding its digest. The
+  // digest's shared lock is taken before the probe (the insert reads its row from `guard`): a
+  // pruning pass cannot delete a snapshot this start found kept (run-definitions.ts).
   insertCompactRun: named(
     'insert_compact_run',
-    `WITH kept AS (
-       INSERT INTO run_definitions (digest, definition) VALUES (decode($15, 'hex'), $13::jsonb)
+    `WITH guard AS (SELECT ${definitionLock('pg_advisory_xact_lock_shared', '$15')}),
+     kept AS (
+       INSERT INTO run_definitions (digest, definition) SELECT decode($15, 'hex'), $13::jsonb FROM guard
        ON CONFLICT (digest) DO NOTHING
      )
      INSERT INTO runs (workflow_id, workflow_name, workflow_version, status, correlation_id, priority,

@@ -28,6 +28,8 @@ import {
 import type {
   ArchiveClaim,
   ArchivedRun,
+  DefinitionPrunePage,
+  DefinitionPruning,
   AuthRecord,
   AuthRecordKind,
   PollRecord,
@@ -42,6 +44,7 @@ import type {
 } from '../store/store.js';
 import * as ig from './integrations.js';
 import * as archive from './archive.js';
+import { pruneRunDefinitions } from './definition-pruning.js';
 import * as mailbox from './mailbox.js';
 
 import { searchArchivedRuns, searchRuns, searchTasks } from './search.js';
@@ -431,6 +434,10 @@ export class PgTx extends PgQueueTx implements Tx {
   async deleteRunRows(workflowId: string): Promise<void> {
     await archive.deleteRunRows(this.q, workflowId);
     this.names.forget(workflowId);
+  }
+
+  async pruneRunDefinitions(page: DefinitionPruning): Promise<DefinitionPrunePage> {
+    return pruneRunDefinitions(this.q, page);
   }
 
   async insertArchivedRun(row: ArchivedRun): Promise<void> {

@@ -485,6 +485,16 @@ ALTER TABLE tasks ADD COLUMN packed BLOB;
   'compact-run-rows': {
     none: 'SQLite has kept a run definition once per distinct text since its compact-rows step (run_definitions, the run holding #<id>); its run records stay whole, as text, under a kilobyte a step already',
   },
+  'run-definition-pruning': {
+    sql: `
+-- Definition snapshots no run refers to any more are deleted once they have been unused for a while
+-- (archive/definition-pruner.ts, store-sqlite/run-definitions.ts): the index finds whether a run
+-- still refers to one ('#<id>' in runs.definition since compact-rows), and unused_since is when a
+-- pass first found none did.
+ALTER TABLE run_definitions ADD COLUMN unused_since INTEGER;
+CREATE INDEX runs_definition ON runs (definition);
+`,
+  },
 };
 
 /** The SQLite migrations, numbered as SQLite databases record them. */

@@ -25,6 +25,8 @@ import {
 import type {
   ArchiveClaim,
   ArchivedRun,
+  DefinitionPrunePage,
+  DefinitionPruning,
   AuthRecord,
   AuthRecordKind,
   PollRecord,
@@ -52,6 +54,7 @@ import * as rc from './mailbox.js';
 import { decideTasks, recordLatestByName } from './decide-set.js';
 import { SqliteQueueTx } from './queue.js';
 import * as archive from './archive.js';
+import { pruneRunDefinitions } from './definition-pruning.js';
 import { searchArchivedRuns, searchRuns, searchTasks } from './search.js';
 import {
   RUN_COLUMNS,
@@ -310,6 +313,10 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
 
   async deleteRunRows(workflowId: string): Promise<void> {
     archive.deleteRunRows(this.c, workflowId);
+  }
+
+  async pruneRunDefinitions(page: DefinitionPruning): Promise<DefinitionPrunePage> {
+    return pruneRunDefinitions(this.c, page);
   }
 
   async insertArchivedRun(row: ArchivedRun): Promise<void> {

@@ -59,6 +59,8 @@ export const SCHEMA_STEPS = [
   // `run_definitions`, their record without what the columns hold), which no earlier release
   // reads (an upgraded one keeps whole rows until its operator switches, store-postgres/run-rows.ts).
   { version: 21, name: 'compact-run-rows', compatibleFrom: 21, contract: true },
+  // A nullable column and an index: every statement of an earlier release reads and writes as before.
+  { version: 22, name: 'run-definition-pruning', compatibleFrom: 21 },
 ] as const satisfies readonly SchemaStep[];
 
 export type SchemaStepName = (typeof SCHEMA_STEPS)[number]['name'];

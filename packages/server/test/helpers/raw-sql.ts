@@ -25,6 +25,15 @@ export async function rawSql(
 }
 
 /**
+ * What an SQLite test that rolls its schema back to an earlier step undoes of
+ * run-definition-pruning (`run_definitions` itself stays: the SQLite steps make it only if it is not there).
+ */
+export const SQLITE_BEFORE_DEFINITION_PRUNING: readonly string[] = [
+  'DROP INDEX runs_definition',
+  'ALTER TABLE run_definitions DROP COLUMN unused_since',
+];
+
+/**
  * PostgreSQL back to before the `compact-run-rows` step, for a test that takes a database to an
  * earlier schema by hand: whole run rows (the column fields back in the record, the definition
  * back in the row), the step's table, column and setting gone.

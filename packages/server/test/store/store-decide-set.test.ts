@@ -5,7 +5,7 @@ import type { TaskRecord } from '@baton/protocol';
 
 import { openPostgresStore } from '../../src/store-postgres/postgres-store.js';
 import { openSqliteStore } from '../../src/store-sqlite/sqlite-store.js';
-import { PG_BEFORE_COMPACT_RUN_ROWS, rawSql } from '../helpers/raw-sql.js';
+import { PG_BEFORE_COMPACT_RUN_ROWS, SQLITE_BEFORE_DEFINITION_PRUNING, rawSql } from '../helpers/raw-sql.js';
 import { storeCases } from '../helpers/stores.js';
 import { storeSuite } from '../helpers/store-suite.js';
 import { T0, run, task } from './fixtures.js';
@@ -153,6 +153,7 @@ for (const c of storeCases()) {
                 'DROP TRIGGER runs_search_delete',
                 'DROP TABLE run_search',
                 'ALTER TABLE runs DROP COLUMN search_rowid',
+                ...SQLITE_BEFORE_DEFINITION_PRUNING,
                 'ALTER TABLE tasks DROP COLUMN packed',
               ]),
           'DELETE FROM schema_migrations WHERE version >= 5',

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 
 import { openPostgresStore } from '../../src/store-postgres/postgres-store.js';
 import { openSqliteStore } from '../../src/store-sqlite/sqlite-store.js';
-import { PG_BEFORE_COMPACT_RUN_ROWS, rawSql } from '../helpers/raw-sql.js';
+import { PG_BEFORE_COMPACT_RUN_ROWS, SQLITE_BEFORE_DEFINITION_PRUNING, rawSql } from '../helpers/raw-sql.js';
 import { storeCases } from '../helpers/stores.js';
 import { T0, message, run, task } from './fixtures.js';
 
@@ -66,6 +66,7 @@ for (const c of storeCases()) {
                 'DROP TRIGGER runs_search_delete',
                 'DROP TABLE run_search',
                 'ALTER TABLE runs DROP COLUMN search_rowid',
+                ...SQLITE_BEFORE_DEFINITION_PRUNING,
                 'ALTER TABLE tasks DROP COLUMN packed',
               ]),
           'DROP INDEX queue_messages_locked',

@@ -33,6 +33,27 @@ export interface ArchiveClaim {
   limit: number;
 }
 
+/** One page of a pass over the stored run-definition snapshots (`pruneRunDefinitions`). */
+export interface DefinitionPruning {
+  /** Where the page starts: `next` of the page before it; absent on the first page. */
+  after?: string;
+  /** Snapshots a page looks at. */
+  limit: number;
+  /** When a snapshot found unused now is marked unused since (epoch ms). */
+  now: number;
+  /** A snapshot unused since this time or before, and still unused, is deleted. */
+  unusedBefore: number;
+}
+
+export interface DefinitionPrunePage {
+  /** Where the next page starts; absent when this page was the last. */
+  next?: string;
+  /** Snapshots no run refers to that this page marked unused. */
+  marked: number;
+  /** Snapshots this page deleted. */
+  deleted: number;
+}
+
 /** The archive: runs moved to blob storage, `archived_runs` their index. */
 export interface ArchivePort {
   /**
@@ -48,6 +69,14 @@ export interface ArchivePort {
    * mailbox, queue messages, timers and archive claim. The caller holds the run's lock.
    */
   deleteRunRows(workflowId: string): Promise<void>;
+  /**
+   * One page of a pass over the run-definition snapshots, in key order: a snapshot no run refers
+   * to is marked unused (once), one a run refers to again is unmarked, and one unused since
+   * `unusedBefore` or earlier is deleted. A run that refers to a snapshot, committed or starting
+   * at the same moment, keeps it (run definitions are shared by every run of one text, and a
+   * start may reuse one at any time). A page is its own transaction's work, kept short.
+   */
+  pruneRunDefinitions(page: DefinitionPruning): Promise<DefinitionPrunePage>;
   insertArchivedRun(row: ArchivedRun): Promise<void>;
   getArchivedRun(workflowId: string): Promise<ArchivedRun | undefined>;
   /** The query over archived runs (free text matches id, correlation id and name only). */
@@ -62,6 +91,7 @@ export const ARCHIVE_ACCESS = {
   claimRunsToArchive: 'write',
   getRunLogs: 'read',
   deleteRunRows: 'write',
+  pruneRunDefinitions: 'write',
   insertArchivedRun: 'write',
   getArchivedRun: 'read',
   searchArchivedRuns: 'read',
