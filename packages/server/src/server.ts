@@ -46,6 +46,7 @@ import { PayloadService } from './payloads/payload-service.js';
 import { TaskSearch } from './search/task-search.js';
 import { ArchiveReader } from './archive/archive-reader.js';
 import { Archiver, type ArchiveFaults } from './archive/archiver.js';
+import { RunDefinitionPruner } from './archive/definition-pruner.js';
 import { RunRemoval } from './archive/run-removal.js';
 import { SignalResponder } from './operations/signal-response.js';
 import { loadSigningKey, PayloadUrlSigner } from './payloads/signed-url.js';
@@ -73,6 +74,8 @@ export interface BatonServer {
   readonly blobs: BlobStore;
   /** Moves ended runs to blob storage; its loop runs when BATON_ARCHIVE_AFTER is set. */
   readonly archiver: Archiver;
+  /** Deletes the stored run definitions no run refers to any more (archive/definition-pruner.ts). */
+  readonly definitionPruner: RunDefinitionPruner;
   state(): ServerState;
   /** Listens on options.host:options.port; answers the bound address. */
   listen(): Promise<string>;
@@ -91,6 +94,8 @@ export interface CreateServerInput {
   blobs?: BlobStore;
   /** Run the archiver loop when BATON_ARCHIVE_AFTER is set (default true); tests call `archiver.runOnce()`. */
   archiveLoop?: boolean;
+  /** Run the pruner of unused run definitions in the background (default true); tests call `definitionPruner.runOnce()`. */
+  definitionPruning?: boolean;
   /** Failure points of the archiver (tests of its crash safety). */
   archiveFaults?: ArchiveFaults;
   /** Use this script runner instead of loading the sandbox (tests). */
@@ -233,6 +238,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
       batch: options.archiveBatch,
       ...(input.archiveFaults !== undefined && { faults: input.archiveFaults }),
     });
+    const definitionPruner = new RunDefinitionPruner(store, clock, logger);
     const tasks = new TaskService(store, executor, wake, clock, { metrics, liveness, polls, logger });
     const workflows = new WorkflowService(store, executor, wake, clock, tasks.withPending, archive);
     const runControl = new RunControlService(store, executor, wake, archive);
@@ -311,6 +317,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     });
     if (input.timerLoop !== false) timerLoop.start();
     if (options.archiveAfterMs !== undefined && input.archiveLoop !== false) archiver.start();
+    if (input.definitionPruning !== false) definitionPruner.start();
     await events.start();
     const systemTasks =
       input.systemTaskExecutor === false
@@ -343,6 +350,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
       timers: timerLoop,
       blobs,
       archiver,
+      definitionPruner,
       state: () => state,
       listen: async () => {
         const address = await app.listen({ port: options.port, host: options.host });
@@ -374,6 +382,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
           await timerLoop.stop();
           await events.stop();
           await archiver.stop();
+          await definitionPruner.stop();
           await polls.close().catch(() => {});
           await integrations.close().catch(() => {});
           unsubscribe();

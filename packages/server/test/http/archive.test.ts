@@ -214,6 +214,45 @@ for (const storeCase of storeCases()) {
       assert.match(retry.body.message, /archived: it cannot be retried; rerun it/);
     });
 
+    it('prunes the definition of a one-off run once the run is removed and an hour has passed', async () => {
+      const name = `one_off_${Date.now()}`;
+      const oneOff = workflowDef(name, [{ name: 'arch_one', taskReferenceName: 'one', type: 'SIMPLE' }]);
+      // Whatever earlier tests left unused goes first, so the counts below are this run's.
+      await t.server.definitionPruner.runOnce();
+      clock.advance(2 * HOUR);
+      await t.server.definitionPruner.runOnce();
+
+      const start = async (): Promise<string> => {
+        const started = await call(t.app, 'POST', '/api/workflow', { name, workflowDef: oneOff });
+        assert.equal(started.status, 200, started.text);
+        const id = started.text;
+        await postResult(t.app, await pollOneTask(t.app, 'arch_one'), 'COMPLETED', { outputData: {} });
+        assert.equal((await runOf(t.app, id)).status, 'COMPLETED');
+        return id;
+      };
+      const id = await start();
+      assert.deepEqual(
+        await t.server.definitionPruner.runOnce(),
+        { marked: 0, deleted: 0 },
+        'its run is hot',
+      );
+      const removed = await call(t.app, 'DELETE', `/api/workflow/${id}/remove?archiveWorkflow=false`);
+      assert.equal(removed.status, 200, removed.text);
+      assert.deepEqual(await t.server.definitionPruner.runOnce(), { marked: 1, deleted: 0 });
+      clock.advance(30 * 60_000);
+      assert.deepEqual(
+        await t.server.definitionPruner.runOnce(),
+        { marked: 0, deleted: 0 },
+        'unused for half an hour',
+      );
+      clock.advance(31 * 60_000);
+      assert.deepEqual(await t.server.definitionPruner.runOnce(), { marked: 0, deleted: 1 });
+
+      // The same definition started again is stored again.
+      const again = await start();
+      assert.deepEqual((await runOf(t.app, again)).workflowDefinition.tasks, oneOff.tasks);
+    });
+
     it('removes runs: archiving now, deleting for good, and refusing a running one', async () => {
       const id = await finishedRun(t.app, 'eve');
       const archivedNow = await call(t.app, 'DELETE', `/api/workflow/${id}/remove`);
