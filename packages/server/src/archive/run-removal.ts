@@ -13,8 +13,9 @@ export interface BulkAnswer {
 /**
  * Conductor's remove (`DELETE /api/workflow/{id}/remove?archiveWorkflow=`): with
  * `archiveWorkflow` (the default) an ended run is moved to the archive now, whatever its age;
- * without it the run is deleted for good, from the hot tables or from the archive. A run that
- * has not ended is refused (409): terminate it first.
+ * without it the run is deleted for good, from the hot tables or from the archive, and with it
+ * its idempotency key (a start may use the key again) and the operator actions recorded on it. A
+ * run that has not ended is refused (409): terminate it first.
  */
 export class RunRemoval {
   constructor(
@@ -44,13 +45,17 @@ export class RunRemoval {
           throw fail('RUN_NOT_REMOVABLE', { workflowId, status: run.status });
         }
         await tx.deleteRunRows(workflowId);
+        await tx.deleteRunTraces(workflowId);
       });
       return;
     }
     if (!archived) throw fail('RUN_NOT_FOUND', { workflowId });
     if (archive) return;
     // The index row goes first: a document without one is never read, a row without its document would be.
-    await this.store.transaction((tx) => tx.deleteArchivedRun(workflowId));
+    await this.store.transaction(async (tx) => {
+      await tx.deleteArchivedRun(workflowId);
+      await tx.deleteRunTraces(workflowId);
+    });
     // Without its row the document is never read again; one left behind by a failing blob
     // store is only space.
     await this.blobs.delete(archived.blobKey).catch(() => undefined);

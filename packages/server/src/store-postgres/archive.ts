@@ -56,6 +56,14 @@ export async function deleteRunRows(q: Query, workflowId: string): Promise<void>
   );
 }
 
+export async function deleteRunTraces(q: Query, workflowId: string): Promise<void> {
+  await q(
+    `WITH keys AS (DELETE FROM idempotency_keys WHERE workflow_id = $1)
+     DELETE FROM run_actions WHERE workflow_id = $1`,
+    [workflowId],
+  );
+}
+
 export async function insertArchivedRun(q: Query, row: ArchivedRun): Promise<void> {
   await q(
     `INSERT INTO archived_runs (${ARCHIVED_COLUMNS})

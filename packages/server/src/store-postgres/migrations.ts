@@ -525,6 +525,13 @@ ALTER TABLE run_definitions ADD COLUMN unused_since BIGINT;
 CREATE INDEX runs_definition_digest ON runs (definition_digest) WHERE definition_digest IS NOT NULL;
 `,
   },
+  'idempotency-keys-by-run': {
+    sql: `
+-- A run removed for good takes its idempotency key with it (store-postgres/archive.ts deleteRunTraces): the key is
+-- found by the run's id, where the primary key starts with the definition's name.
+CREATE INDEX idempotency_keys_workflow ON idempotency_keys (workflow_id);
+`,
+  },
 };
 
 /** The PostgreSQL migrations, numbered as PostgreSQL databases record them. */

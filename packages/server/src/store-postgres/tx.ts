@@ -436,6 +436,10 @@ export class PgTx extends PgQueueTx implements Tx {
     this.names.forget(workflowId);
   }
 
+  async deleteRunTraces(workflowId: string): Promise<void> {
+    await archive.deleteRunTraces(this.q, workflowId);
+  }
+
   async pruneRunDefinitions(page: DefinitionPruning): Promise<DefinitionPrunePage> {
     return pruneRunDefinitions(this.q, page);
   }

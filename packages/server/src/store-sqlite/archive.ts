@@ -60,6 +60,11 @@ export function deleteRunRows(c: SqliteConnection, workflowId: string): void {
   for (const statement of DELETE_RUN_ROWS) c.run(statement, workflowId);
 }
 
+export function deleteRunTraces(c: SqliteConnection, workflowId: string): void {
+  c.run('DELETE FROM idempotency_keys WHERE workflow_id = ?', workflowId);
+  c.run('DELETE FROM run_actions WHERE workflow_id = ?', workflowId);
+}
+
 export function insertArchivedRun(c: SqliteConnection, row: ArchivedRun): void {
   c.run(
     `INSERT INTO archived_runs (${ARCHIVED_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

@@ -495,6 +495,13 @@ ALTER TABLE run_definitions ADD COLUMN unused_since INTEGER;
 CREATE INDEX runs_definition ON runs (definition);
 `,
   },
+  'idempotency-keys-by-run': {
+    sql: `
+-- A run removed for good takes its idempotency key with it (store-sqlite/archive.ts deleteRunTraces): the key is
+-- found by the run's id, where the primary key starts with the definition's name.
+CREATE INDEX idempotency_keys_workflow ON idempotency_keys (workflow_id);
+`,
+  },
 };
 
 /** The SQLite migrations, numbered as SQLite databases record them. */

@@ -315,6 +315,10 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
     archive.deleteRunRows(this.c, workflowId);
   }
 
+  async deleteRunTraces(workflowId: string): Promise<void> {
+    archive.deleteRunTraces(this.c, workflowId);
+  }
+
   async pruneRunDefinitions(page: DefinitionPruning): Promise<DefinitionPrunePage> {
     return pruneRunDefinitions(this.c, page);
   }

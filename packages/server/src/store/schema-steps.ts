@@ -61,6 +61,8 @@ export const SCHEMA_STEPS = [
   { version: 21, name: 'compact-run-rows', compatibleFrom: 21, contract: true },
   // A nullable column and an index: every statement of an earlier release reads and writes as before.
   { version: 22, name: 'run-definition-pruning', compatibleFrom: 21 },
+  // An index only: every statement of an earlier release reads and writes as before.
+  { version: 23, name: 'idempotency-keys-by-run', compatibleFrom: 21 },
 ] as const satisfies readonly SchemaStep[];
 
 export type SchemaStepName = (typeof SCHEMA_STEPS)[number]['name'];

@@ -24,6 +24,9 @@ export async function rawSql(
   }
 }
 
+/** What a test that rolls its schema back to an earlier step undoes of idempotency-keys-by-run, on either dialect. */
+export const BEFORE_IDEMPOTENCY_KEYS_BY_RUN: readonly string[] = ['DROP INDEX idempotency_keys_workflow'];
+
 /**
  * What an SQLite test that rolls its schema back to an earlier step undoes of
  * run-definition-pruning (`run_definitions` itself stays: the SQLite steps make it only if it is not there).

@@ -290,6 +290,61 @@ for (const storeCase of storeCases()) {
       assert.equal((await call(t.app, 'GET', `/api/workflow/${other}`)).status, 404);
     });
 
+    it('a run removed for good frees its idempotency key and drops its operator actions; an archived one keeps both', async () => {
+      const startKeyed = (key: string, strategy: 'FAIL' | 'RETURN_EXISTING') =>
+        call(t.app, 'POST', '/api/workflow/arch_flow', {
+          input: { who: key },
+          idempotencyKey: key,
+          idempotencyStrategy: strategy,
+        });
+      const endedKeyed = async (key: string): Promise<string> => {
+        const started = await startKeyed(key, 'FAIL');
+        assert.equal(started.status, 200, started.text);
+        assert.equal((await call(t.app, 'POST', `/api/workflow/${started.text}/terminate`)).status, 200);
+        const run = await runOf(t.app, started.text);
+        assert.deepEqual(
+          run.operatorActions.map((a: { action: string }) => a.action),
+          ['terminate'],
+        );
+        return started.text;
+      };
+      const key = `key-${Date.now()}`;
+
+      // From the hot tables.
+      const hot = await endedKeyed(`${key}-hot`);
+      assert.equal((await startKeyed(`${key}-hot`, 'FAIL')).status, 409);
+      const gone = await call(t.app, 'DELETE', `/api/workflow/${hot}/remove?archiveWorkflow=false`);
+      assert.equal(gone.status, 200, gone.text);
+      assert.deepEqual(await t.store.read((tx) => tx.getRunActions(hot)), []);
+      const anew = await startKeyed(`${key}-hot`, 'FAIL');
+      assert.equal(anew.status, 200, anew.text);
+      assert.notEqual(anew.text, hot);
+
+      // Archived first: the key still answers the archived run, and its actions still show.
+      const archived = await endedKeyed(`${key}-arch`);
+      assert.equal((await call(t.app, 'DELETE', `/api/workflow/${archived}/remove`)).status, 200);
+      const again = await startKeyed(`${key}-arch`, 'RETURN_EXISTING');
+      assert.equal(again.text, archived);
+      const read = await runOf(t.app, archived);
+      assert.equal(read.archived, true);
+      assert.deepEqual(
+        read.operatorActions.map((a: { action: string }) => a.action),
+        ['terminate'],
+      );
+      // Then removed from the archive for good.
+      assert.equal(
+        (await call(t.app, 'DELETE', `/api/workflow/${archived}/remove?archiveWorkflow=false`)).status,
+        200,
+      );
+      assert.deepEqual(await t.store.read((tx) => tx.getRunActions(archived)), []);
+      const fresh = await startKeyed(`${key}-arch`, 'RETURN_EXISTING');
+      assert.equal(fresh.status, 200, fresh.text);
+      assert.notEqual(fresh.text, archived, 'a new run, not the removed one');
+      // Their tasks would be polled by the tests after this one.
+      for (const id of [anew.text, fresh.text])
+        assert.equal((await call(t.app, 'POST', `/api/workflow/${id}/terminate`)).status, 200);
+    });
+
     it('a crash between any two steps of the move loses nothing and leaves nothing half-moved', async () => {
       // Earlier tests' ended runs move first, so each pass below is about one run.
       clock.advance(2 * HOUR);

@@ -5,7 +5,12 @@ import type { TaskRecord } from '@baton/protocol';
 
 import { openPostgresStore } from '../../src/store-postgres/postgres-store.js';
 import { openSqliteStore } from '../../src/store-sqlite/sqlite-store.js';
-import { PG_BEFORE_COMPACT_RUN_ROWS, SQLITE_BEFORE_DEFINITION_PRUNING, rawSql } from '../helpers/raw-sql.js';
+import {
+  PG_BEFORE_COMPACT_RUN_ROWS,
+  SQLITE_BEFORE_DEFINITION_PRUNING,
+  BEFORE_IDEMPOTENCY_KEYS_BY_RUN,
+  rawSql,
+} from '../helpers/raw-sql.js';
 import { storeCases } from '../helpers/stores.js';
 import { storeSuite } from '../helpers/store-suite.js';
 import { T0, run, task } from './fixtures.js';
@@ -132,6 +137,7 @@ for (const c of storeCases()) {
         await h.store.close();
         // Back to schema 4 with the tasks written by a version that had no decide set.
         await rawSql(h, [
+          ...BEFORE_IDEMPOTENCY_KEYS_BY_RUN,
           // What the migrations after 5 made, so that migrating again replays them all.
           ...LATER_TABLES.map((table) => `DROP TABLE ${table}`),
           ...LATER_TASK_INDEXES.map((index) => `DROP INDEX ${index}`),

@@ -3,7 +3,12 @@ import { describe, it } from 'node:test';
 
 import { openPostgresStore } from '../../src/store-postgres/postgres-store.js';
 import { openSqliteStore } from '../../src/store-sqlite/sqlite-store.js';
-import { PG_BEFORE_COMPACT_RUN_ROWS, SQLITE_BEFORE_DEFINITION_PRUNING, rawSql } from '../helpers/raw-sql.js';
+import {
+  PG_BEFORE_COMPACT_RUN_ROWS,
+  SQLITE_BEFORE_DEFINITION_PRUNING,
+  BEFORE_IDEMPOTENCY_KEYS_BY_RUN,
+  rawSql,
+} from '../helpers/raw-sql.js';
 import { storeCases } from '../helpers/stores.js';
 import { T0, message, run, task } from './fixtures.js';
 
@@ -50,6 +55,7 @@ for (const c of storeCases()) {
         await h.store.close();
         const previous = h.url !== undefined ? 10 : 9;
         await rawSql(h, [
+          ...BEFORE_IDEMPOTENCY_KEYS_BY_RUN,
           // As that release made it: without the later free-text index either (migrated again below).
           ...(h.url !== undefined
             ? [

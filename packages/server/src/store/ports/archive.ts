@@ -70,6 +70,12 @@ export interface ArchivePort {
    */
   deleteRunRows(workflowId: string): Promise<void>;
   /**
+   * Deletes what a run leaves outside its hot rows and its archive index row: its idempotency key
+   * and the operator actions recorded on it. For a run removed for good; an archived run keeps
+   * both (a start repeating its key still finds it, and its read still shows who did what).
+   */
+  deleteRunTraces(workflowId: string): Promise<void>;
+  /**
    * One page of a pass over the run-definition snapshots, in key order: a snapshot no run refers
    * to is marked unused (once), one a run refers to again is unmarked, and one unused since
    * `unusedBefore` or earlier is deleted. A run that refers to a snapshot, committed or starting
@@ -91,6 +97,7 @@ export const ARCHIVE_ACCESS = {
   claimRunsToArchive: 'write',
   getRunLogs: 'read',
   deleteRunRows: 'write',
+  deleteRunTraces: 'write',
   pruneRunDefinitions: 'write',
   insertArchivedRun: 'write',
   getArchivedRun: 'read',

@@ -120,6 +120,47 @@ for (const c of storeCases()) {
       });
     });
 
+    void it("keeps a run's idempotency key and actions once its hot rows are gone, and deletes them as its traces", async () => {
+      const name = uid('traces-');
+      const [gone, kept] = [ended(name, T0 + 1), ended(name, T0 + 1)];
+      const action = (workflowId: string) => ({ workflowId, action: 'terminate', actor: 'ops', at: T0 });
+      await store.transaction(async (tx) => {
+        for (const [r, key] of [
+          [gone, 'key-gone'],
+          [kept, 'key-kept'],
+        ] as const) {
+          await tx.insertRun(r);
+          assert.equal(await tx.claimIdempotencyKey(name, key, r.workflowId, T0), undefined);
+          await tx.appendRunAction(action(r.workflowId));
+        }
+      });
+      // Archived (its hot rows gone): a repeated key still finds the run, its actions still show.
+      await store.transaction((tx) => tx.deleteRunRows(gone.workflowId));
+      await store.read(async (tx) => {
+        assert.equal(await tx.getRun(gone.workflowId), undefined);
+        assert.equal((await tx.getRunActions(gone.workflowId)).length, 1);
+      });
+      await store.transaction(async (tx) => {
+        assert.equal(await tx.claimIdempotencyKey(name, 'key-gone', 'someone-else', T0), gone.workflowId);
+      });
+
+      await store.transaction((tx) => tx.deleteRunTraces(gone.workflowId));
+      assert.deepEqual(await store.read((tx) => tx.getRunActions(gone.workflowId)), []);
+      await store.transaction(async (tx) => {
+        assert.equal(
+          await tx.claimIdempotencyKey(name, 'key-gone', 'next-run', T0),
+          undefined,
+          'the key is free',
+        );
+        assert.equal(await tx.claimIdempotencyKey(name, 'key-kept', 'next-run', T0), kept.workflowId);
+      });
+      assert.equal(
+        (await store.read((tx) => tx.getRunActions(kept.workflowId))).length,
+        1,
+        'the other run keeps its own',
+      );
+    });
+
     void it('keeps, finds, links and deletes archived index rows', async () => {
       const name = uid('arch-');
       const r1 = ended(name, T0 + 20, { correlationId: 'corr', createTime: T0 + 1 });
