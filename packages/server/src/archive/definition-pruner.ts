@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 
 import type { Clock } from '../clock.js';
-import { OutageLog } from '../store/outage-log.js';
+import { PeriodicPass } from '../store/periodic-pass.js';
 import type { Store } from '../store/store.js';
 
 export interface DefinitionPrunerOptions {
@@ -39,12 +39,7 @@ export interface DefinitionPrunePass {
  * work twice.
  */
 export class RunDefinitionPruner {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = true;
-  /** Set by stop(): a pass under way ends after its page. */
-  private halted = false;
-  private readonly outage: OutageLog;
+  private readonly loop: PeriodicPass;
 
   constructor(
     private readonly store: Store,
@@ -52,22 +47,19 @@ export class RunDefinitionPruner {
     private readonly logger: Logger,
     private readonly options: DefinitionPrunerOptions = DEFINITION_PRUNER_DEFAULTS,
   ) {
-    this.outage = new OutageLog(logger, 'definition pruner');
+    this.loop = new PeriodicPass('definition pruner', logger, options.intervalMs, async () => {
+      const pass = await this.runOnce();
+      if (pass.deleted > 0)
+        this.logger.info({ deleted: pass.deleted }, 'deleted run definitions no run refers to');
+    });
   }
 
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.halted = false;
-    this.schedule();
+    this.loop.start();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.halted = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.running;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** One pass over every snapshot. */
@@ -87,30 +79,7 @@ export class RunDefinitionPruner {
       pass.marked += page.marked;
       pass.deleted += page.deleted;
       after = page.next;
-    } while (after !== undefined && !this.halted);
+    } while (after !== undefined && !this.loop.halted);
     return pass;
-  }
-
-  // The first pass waits one interval too: a node that starts has other work first.
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.loopOnce().finally(() => {
-        this.running = undefined;
-      });
-    }, this.options.intervalMs);
-    this.timer.unref();
-  }
-
-  private async loopOnce(): Promise<void> {
-    try {
-      const pass = await this.runOnce();
-      this.outage.succeeded();
-      if (pass.deleted > 0)
-        this.logger.info({ deleted: pass.deleted }, 'deleted run definitions no run refers to');
-    } catch (raw) {
-      this.outage.failed(raw);
-    }
-    this.schedule();
   }
 }

@@ -1,0 +1,66 @@
+import { type OutageLogger, OutageLog } from './outage-log.js';
+
+/**
+ * A housekeeping pass a node runs every `intervalMs` in the background (the first one interval
+ * after `start`: a node that starts has other work first), one at a time. A pass that fails is
+ * reported as the other background loops report theirs (an outage once, then reminders; any other
+ * error in full), and the next pass starts over. `stop` waits for a pass under way, which should
+ * look at `halted` between its transactions and end early.
+ */
+export class PeriodicPass {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = true;
+  private stopping = false;
+  private readonly outage: OutageLog;
+
+  constructor(
+    /** How the log names the loop: "definition pruner"… */
+    loop: string,
+    logger: OutageLogger,
+    private readonly intervalMs: number,
+    private readonly pass: () => Promise<void>,
+  ) {
+    this.outage = new OutageLog(logger, loop);
+  }
+
+  /** Set by `stop`: a pass under way should end after its current transaction. */
+  get halted(): boolean {
+    return this.stopping;
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.stopping = false;
+    this.schedule();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.stopping = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.once().finally(() => {
+        this.running = undefined;
+      });
+    }, this.intervalMs);
+    this.timer.unref();
+  }
+
+  private async once(): Promise<void> {
+    try {
+      await this.pass();
+      this.outage.succeeded();
+    } catch (raw) {
+      this.outage.failed(raw);
+    }
+    this.schedule();
+  }
+}
