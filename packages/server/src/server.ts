@@ -47,6 +47,7 @@ import { TaskSearch } from './search/task-search.js';
 import { ArchiveReader } from './archive/archive-reader.js';
 import { Archiver, type ArchiveFaults } from './archive/archiver.js';
 import { RunDefinitionPruner } from './archive/definition-pruner.js';
+import { ScheduleExecutionRetention } from './schedules/execution-retention.js';
 import { RunRemoval } from './archive/run-removal.js';
 import { SignalResponder } from './operations/signal-response.js';
 import { loadSigningKey, PayloadUrlSigner } from './payloads/signed-url.js';
@@ -94,8 +95,11 @@ export interface CreateServerInput {
   blobs?: BlobStore;
   /** Run the archiver loop when BATON_ARCHIVE_AFTER is set (default true); tests call `archiver.runOnce()`. */
   archiveLoop?: boolean;
-  /** Run the pruner of unused run definitions in the background (default true); tests call `definitionPruner.runOnce()`. */
-  definitionPruning?: boolean;
+  /**
+   * Run the background housekeeping passes (default true): the pruner of unused run definitions
+   * (tests call `definitionPruner.runOnce()`) and the schedule history's retention.
+   */
+  housekeeping?: boolean;
   /** Failure points of the archiver (tests of its crash safety). */
   archiveFaults?: ArchiveFaults;
   /** Use this script runner instead of loading the sandbox (tests). */
@@ -278,6 +282,9 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
       registry: metrics.registry,
     });
     const schedules = new ScheduleService(store, executor, wake, clock);
+    const scheduleRetention = new ScheduleExecutionRetention(store, clock, logger, {
+      retentionMs: options.scheduleExecutionRetentionDays * 24 * 3600 * 1000,
+    });
     timerLoop.handleKind(SCHEDULE_TIMER_KIND, (tx, timer, after) => schedules.fire(tx, timer, after));
     const instructions = new InstructionService(store, clock);
     const app = await buildApp({
@@ -317,7 +324,10 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     });
     if (input.timerLoop !== false) timerLoop.start();
     if (options.archiveAfterMs !== undefined && input.archiveLoop !== false) archiver.start();
-    if (input.definitionPruning !== false) definitionPruner.start();
+    if (input.housekeeping !== false) {
+      definitionPruner.start();
+      scheduleRetention.start();
+    }
     await events.start();
     const systemTasks =
       input.systemTaskExecutor === false
@@ -383,6 +393,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
           await events.stop();
           await archiver.stop();
           await definitionPruner.stop();
+          await scheduleRetention.stop();
           await polls.close().catch(() => {});
           await integrations.close().catch(() => {});
           unsubscribe();

@@ -145,6 +145,12 @@ export const ENV_KEYS = [
     default: '7',
   },
   {
+    name: 'BATON_SCHEDULE_RETENTION_DAYS',
+    description:
+      "Schedule executions (one per fired slot) older than this are pruned; each schedule's latest is kept",
+    default: '30',
+  },
+  {
     name: 'BATON_EVENT_REFRESH_MS',
     description: 'How often a node checks for event handler changes made on any node',
     default: '1000',

@@ -52,6 +52,7 @@ export interface Options {
   readonly natsUrl: string | undefined;
   readonly natsAckWaitMs: number;
   readonly eventExecutionRetentionDays: number;
+  readonly scheduleExecutionRetentionDays: number;
   readonly eventHandlerRefreshMs: number;
   /** Blob storage: a directory under the data dir, or an S3-compatible bucket. */
   readonly blobs: BlobSettings;
@@ -298,6 +299,7 @@ export function compileOptions(raw: RawEnv, cwd = process.cwd(), cpus = availabl
     natsUrl,
     natsAckWaitMs: integer(raw, 'BATON_NATS_ACK_WAIT_MS', 1000, 3_600_000),
     eventExecutionRetentionDays: integer(raw, 'BATON_EVENT_RETENTION_DAYS', 1, 3650),
+    scheduleExecutionRetentionDays: integer(raw, 'BATON_SCHEDULE_RETENTION_DAYS', 1, 3650),
     eventHandlerRefreshMs: integer(raw, 'BATON_EVENT_REFRESH_MS', 50, 600_000),
     blobs: blobSettings(raw, dataDir),
     payloadInlineMaxBytes: integer(raw, 'BATON_PAYLOAD_INLINE_MAX_BYTES', 1024, 1024 * 1024 * 1024),

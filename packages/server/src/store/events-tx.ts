@@ -347,6 +347,19 @@ export class SqlEventsTx implements EventsTx {
     return t === null || t === undefined ? undefined : num(t);
   }
 
+  pruneScheduleExecutions(before: number, limit: number): Promise<number> {
+    // Each schedule's latest slot stays, whatever its age: catch-up and the next firing start after it.
+    return this.write(
+      `DELETE FROM schedule_executions WHERE execution_id IN (
+         SELECT e.execution_id FROM schedule_executions AS e
+          WHERE e.execution_time < $1
+            AND e.scheduled_time < (SELECT max(l.scheduled_time) FROM schedule_executions AS l
+                                     WHERE l.schedule_name = e.schedule_name)
+          ORDER BY e.execution_time LIMIT $2)`,
+      [before, limit],
+    );
+  }
+
   // --- instruction texts
 
   async insertInstruction(r: InstructionRow): Promise<boolean> {

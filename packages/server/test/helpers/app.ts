@@ -48,8 +48,8 @@ export async function testApp(
     ...(options.archiveFaults && { archiveFaults: options.archiveFaults }),
     // On a manual clock the test runs archive passes itself (`server.archiver.runOnce()`).
     archiveLoop: !(options.clock instanceof ManualClock),
-    // And its passes of the run-definition pruner (`server.definitionPruner.runOnce()`).
-    definitionPruning: !(options.clock instanceof ManualClock),
+    // And the housekeeping passes (`server.definitionPruner.runOnce()`).
+    housekeeping: !(options.clock instanceof ManualClock),
     // On a manual clock the test fires due timers itself (`server.timers.fireDue()`).
     timerLoop: options.timerLoop ?? !(options.clock instanceof ManualClock),
   });

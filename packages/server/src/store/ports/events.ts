@@ -138,6 +138,11 @@ export interface EventsTx {
   ): Promise<Page<ScheduleExecutionRow>>;
   /** The latest claimed slot of a schedule (catch-up starts after it). */
   lastScheduledTime(scheduleName: string): Promise<number | undefined>;
+  /**
+   * Deletes up to `limit` executions that ran before `before`, oldest first, but never a
+   * schedule's latest slot (what `lastScheduledTime` answers); answers how many went.
+   */
+  pruneScheduleExecutions(before: number, limit: number): Promise<number>;
 
   // --- instruction texts
   /** false when that name and version exist. */
@@ -162,6 +167,7 @@ export const EVENTS_ACCESS = {
   insertEventExecutions: 'write',
   listEventExecutions: 'read',
   pruneEventExecutions: 'write',
+  pruneScheduleExecutions: 'write',
   appendOutbox: 'write',
   takeRelayLease: 'write',
   releaseRelayLease: 'write',

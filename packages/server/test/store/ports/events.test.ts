@@ -166,6 +166,54 @@ for (const c of storeCases()) {
       assert.equal(await store.transaction((tx) => tx.events.deleteSchedule(name)), true);
     });
 
+    void it("prunes schedule executions past a time, oldest first, but never a schedule's latest slot", async () => {
+      const T1 = T0 + 1e9;
+      // What earlier tests left goes first, so the counts below are this test's.
+      await store.transaction((tx) => tx.events.pruneScheduleExecutions(T1 - 1, 1000));
+      const [often, once] = [uid('often-'), uid('once-')];
+      const slot = (name: string, t: number): ScheduleExecutionRow => ({
+        executionId: uid('x-'),
+        scheduleName: name,
+        scheduledTime: t,
+        executionTime: t + 3,
+        state: 'EXECUTED',
+        record: {},
+      });
+      await store.transaction(async (tx) => {
+        for (const row of [
+          slot(often, T1),
+          slot(often, T1 + 1000),
+          slot(often, T1 + 2000),
+          slot(once, T1 + 500),
+        ])
+          assert.equal(await tx.events.claimScheduleSlot(row), true);
+      });
+      const times = async (name: string): Promise<number[]> =>
+        (await store.read((tx) => tx.events.listScheduleExecutions(name, 0, 10))).results.map(
+          (r) => r.scheduledTime,
+        );
+
+      assert.equal(
+        await store.transaction((tx) => tx.events.pruneScheduleExecutions(T1 + 10_000, 1)),
+        1,
+        'a batch',
+      );
+      assert.deepEqual(await times(often), [T1 + 2000, T1 + 1000], 'the oldest went first');
+      assert.equal(await store.transaction((tx) => tx.events.pruneScheduleExecutions(T1 + 10_000, 100)), 1);
+      assert.deepEqual(await times(often), [T1 + 2000], 'its latest slot stays');
+      assert.deepEqual(await times(once), [T1 + 500], 'a schedule with one slot keeps it');
+      assert.equal(await store.read((tx) => tx.events.lastScheduledTime(often)), T1 + 2000);
+
+      await store.transaction((tx) => tx.events.claimScheduleSlot(slot(often, T1 + 3000)));
+      assert.equal(
+        await store.transaction((tx) => tx.events.pruneScheduleExecutions(T1 + 2000, 100)),
+        0,
+        'ran at T1 + 2003: not before',
+      );
+      assert.equal(await store.transaction((tx) => tx.events.pruneScheduleExecutions(T1 + 2004, 100)), 1);
+      assert.deepEqual(await times(often), [T1 + 3000]);
+    });
+
     void it('keeps instruction versions and answers the latest', async () => {
       const name = uid('ins-');
       const row = (version: number, text: string) => ({
