@@ -8,7 +8,7 @@ import type { Clock } from '../clock.js';
 import { coerceError } from '../errors.js';
 import type { ArchivedRun, Store } from '../store/store.js';
 import { archiveDocument, archiveKey, decodeArchive, encodeArchive, sha256 } from './archive-document.js';
-import { OutageLog } from '../store/outage-log.js';
+import { PeriodicPass } from '../store/periodic-pass.js';
 
 /**
  * The points between the archiver's steps. A fault hook (tests) may throw at any of them, as a
@@ -60,12 +60,7 @@ const ALL_MESSAGES = 1_000_000_000;
  */
 export class Archiver {
   private readonly node = `archiver-${randomUUID()}`;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = true;
-  /** Set by stop(): a pass under way ends after the run it is moving. */
-  private halted = false;
-  private readonly outage: OutageLog;
+  private readonly loop: PeriodicPass;
 
   constructor(
     private readonly store: Store,
@@ -74,46 +69,30 @@ export class Archiver {
     private readonly logger: Logger,
     private readonly options: ArchiverOptions,
   ) {
-    this.outage = new OutageLog(logger, 'archiver');
+    // The first pass at once; a full batch means more may be due: the next at once too.
+    this.loop = new PeriodicPass(
+      'archiver',
+      logger,
+      options.intervalMs,
+      async () => {
+        const pass = await this.runOnce();
+        if (pass.archived.length > 0)
+          this.logger.info({ archived: pass.archived.length }, 'archived ended runs');
+        const full =
+          pass.archived.length + pass.failed.length >= this.options.batch && pass.failed.length === 0;
+        return full ? 'again' : undefined;
+      },
+      0,
+    );
   }
 
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.halted = false;
-    this.schedule(0);
+    this.loop.start();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.halted = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.running;
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.loopOnce().finally(() => {
-        this.running = undefined;
-      });
-    }, delayMs);
-  }
-
-  private async loopOnce(): Promise<void> {
-    let full = false;
-    try {
-      const pass = await this.runOnce();
-      this.outage.succeeded();
-      full = pass.archived.length + pass.failed.length >= this.options.batch && pass.failed.length === 0;
-      if (pass.archived.length > 0)
-        this.logger.info({ archived: pass.archived.length }, 'archived ended runs');
-    } catch (raw) {
-      this.outage.failed(raw);
-    }
-    // A full batch means more may be due: go on at once; otherwise sleep.
-    this.schedule(full ? 0 : this.options.intervalMs);
+  /** A pass under way ends after the run it is moving. */
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** One pass: claims a batch of due runs and moves each. */
@@ -131,7 +110,7 @@ export class Archiver {
     const pass: ArchivePass = { archived: [], failed: [] };
     let next = 0;
     const lane = async (): Promise<void> => {
-      while (next < ids.length && !this.halted) {
+      while (next < ids.length && !this.loop.halted) {
         const workflowId = ids[next++] ?? '';
         try {
           await this.fault('claimed', workflowId);

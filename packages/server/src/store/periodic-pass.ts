@@ -1,11 +1,12 @@
 import { type OutageLogger, OutageLog } from './outage-log.js';
 
 /**
- * A housekeeping pass a node runs every `intervalMs` in the background (the first one interval
- * after `start`: a node that starts has other work first), one at a time. A pass that fails is
- * reported as the other background loops report theirs (an outage once, then reminders; any other
- * error in full), and the next pass starts over. `stop` waits for a pass under way, which should
- * look at `halted` between its transactions and end early.
+ * A pass a node runs in the background every `intervalMs` (the first one `firstAfterMs` after
+ * `start`, by default an interval too: a node that starts has other work first), one at a time;
+ * a pass that answers `'again'` found more to do than it took and runs again at once. A pass that
+ * fails is reported as every background loop reports its failures (an outage once, then
+ * reminders; any other error in full), and the next pass starts over. `stop` waits for a pass
+ * under way, which should look at `halted` between its transactions and end early.
  */
 export class PeriodicPass {
   private timer: NodeJS.Timeout | undefined;
@@ -19,7 +20,8 @@ export class PeriodicPass {
     loop: string,
     logger: OutageLogger,
     private readonly intervalMs: number,
-    private readonly pass: () => Promise<void>,
+    private readonly pass: () => Promise<'again' | void>,
+    private readonly firstAfterMs = intervalMs,
   ) {
     this.outage = new OutageLog(logger, loop);
   }
@@ -33,7 +35,7 @@ export class PeriodicPass {
     if (!this.stopped) return;
     this.stopped = false;
     this.stopping = false;
-    this.schedule();
+    this.schedule(this.firstAfterMs);
   }
 
   async stop(): Promise<void> {
@@ -44,23 +46,24 @@ export class PeriodicPass {
     await this.running;
   }
 
-  private schedule(): void {
+  private schedule(delayMs: number): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
       this.running = this.once().finally(() => {
         this.running = undefined;
       });
-    }, this.intervalMs);
+    }, delayMs);
     this.timer.unref();
   }
 
   private async once(): Promise<void> {
+    let again = false;
     try {
-      await this.pass();
+      again = (await this.pass()) === 'again';
       this.outage.succeeded();
     } catch (raw) {
       this.outage.failed(raw);
     }
-    this.schedule();
+    this.schedule(again ? 0 : this.intervalMs);
   }
 }
