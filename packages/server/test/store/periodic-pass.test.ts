@@ -25,10 +25,9 @@ void describe('a periodic pass', () => {
       'test loop',
       log,
       60 * 60_000,
-      async () => {
+      () => {
         const answer = answers[calls++];
-        if (answer === 'fail') throw new Error('boom');
-        return answer;
+        return answer === 'fail' ? Promise.reject(new Error('boom')) : Promise.resolve(answer);
       },
       0,
     );
