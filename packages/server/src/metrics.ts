@@ -1,6 +1,9 @@
 import type { QueueCounts } from '@baton/protocol';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
+/** What `baton_housekeeping_removed_total` counts, by its `what` label. */
+export type HousekeepingKind = 'runs_archived' | 'run_definitions' | 'schedule_executions';
+
 /**
  * Baton's Prometheus metrics (`GET /metrics`). One instance per server, on its own registry,
  * so two servers in one process (tests) never share counters. Counters are bumped by the
@@ -18,6 +21,7 @@ export class Metrics {
   private readonly alertOnly: Counter<'task_type' | 'timeout_kind'>;
   private readonly refusedResults: Counter<'task_type' | 'reason'>;
   private readonly scheduleToStart: Histogram<'task_type'>;
+  private readonly housekeeping: Counter<'what'>;
 
   /**
    * `queueCounts` is called on each scrape for the queue depth gauges; `groupCommit` for the
@@ -34,6 +38,12 @@ export class Metrics {
       name: 'baton_runs_started_total',
       help: 'Runs started',
       labelNames: ['workflow_name'],
+      registers,
+    });
+    this.housekeeping = new Counter({
+      name: 'baton_housekeeping_removed_total',
+      help: 'What the background passes moved out of the hot tables or deleted: runs archived, run definitions no run used, schedule executions past their retention',
+      labelNames: ['what'],
       registers,
     });
     this.runsEnded = new Counter({
@@ -173,6 +183,11 @@ export class Metrics {
    */
   resultRefused(taskType: string, reason: 'ended' | 'held' | 'lapsed'): void {
     this.refusedResults.inc({ task_type: taskType, reason });
+  }
+
+  /** `n` more of `what` moved to the archive or deleted by a housekeeping pass. */
+  housekept(what: HousekeepingKind, n: number): void {
+    if (n > 0) this.housekeeping.inc({ what }, n);
   }
 
   get contentType(): string {

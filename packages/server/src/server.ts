@@ -46,7 +46,7 @@ import { PayloadService } from './payloads/payload-service.js';
 import { TaskSearch } from './search/task-search.js';
 import { ArchiveReader } from './archive/archive-reader.js';
 import { Archiver, type ArchiveFaults } from './archive/archiver.js';
-import { RunDefinitionPruner } from './archive/definition-pruner.js';
+import { DEFINITION_PRUNER_DEFAULTS, RunDefinitionPruner } from './archive/definition-pruner.js';
 import { ScheduleExecutionRetention } from './schedules/execution-retention.js';
 import { RunRemoval } from './archive/run-removal.js';
 import { SignalResponder } from './operations/signal-response.js';
@@ -241,8 +241,12 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
       intervalMs: options.archiveIntervalMs,
       batch: options.archiveBatch,
       ...(input.archiveFaults !== undefined && { faults: input.archiveFaults }),
+      onArchived: () => metrics.housekept('runs_archived', 1),
     });
-    const definitionPruner = new RunDefinitionPruner(store, clock, logger);
+    const definitionPruner = new RunDefinitionPruner(store, clock, logger, {
+      ...DEFINITION_PRUNER_DEFAULTS,
+      onDeleted: (n) => metrics.housekept('run_definitions', n),
+    });
     const tasks = new TaskService(store, executor, wake, clock, { metrics, liveness, polls, logger });
     const workflows = new WorkflowService(store, executor, wake, clock, tasks.withPending, archive);
     const runControl = new RunControlService(store, executor, wake, archive);
@@ -284,6 +288,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     const schedules = new ScheduleService(store, executor, wake, clock);
     const scheduleRetention = new ScheduleExecutionRetention(store, clock, logger, {
       retentionMs: options.scheduleExecutionRetentionDays * 24 * 3600 * 1000,
+      onDeleted: (n) => metrics.housekept('schedule_executions', n),
     });
     timerLoop.handleKind(SCHEDULE_TIMER_KIND, (tx, timer, after) => schedules.fire(tx, timer, after));
     const instructions = new InstructionService(store, clock);

@@ -30,6 +30,8 @@ export interface ArchiverOptions {
   /** How long a claim keeps other archivers off a run (default 5 min); a dead node's claims lapse. */
   leaseMs?: number;
   faults?: ArchiveFaults;
+  /** Told of each run moved, by a pass or a removal (metrics). */
+  onArchived?: () => void;
 }
 
 /** What moving one run came to. */
@@ -177,7 +179,7 @@ export class Archiver {
       ...(run.correlationId !== undefined && { correlationId: run.correlationId }),
       ...(run.parentWorkflowId !== undefined && { parentWorkflowId: run.parentWorkflowId }),
     };
-    return this.store.transaction(async (tx): Promise<ArchiveOutcome> => {
+    const outcome = await this.store.transaction(async (tx): Promise<ArchiveOutcome> => {
       const current = await tx.lockRun(workflowId);
       if (!current) return 'gone';
       // Anything that changed since the read (a dead-letter requeue reopening the run, a log
@@ -189,6 +191,8 @@ export class Archiver {
       await this.fault('deleting', workflowId);
       return 'archived';
     });
+    if (outcome === 'archived') this.options.onArchived?.();
+    return outcome;
   }
 
   private async fault(step: ArchiveStep, workflowId: string): Promise<void> {

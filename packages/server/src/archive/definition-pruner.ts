@@ -11,6 +11,8 @@ export interface DefinitionPrunerOptions {
   unusedForMs: number;
   /** Snapshots a page (one transaction) looks at. */
   pageSize: number;
+  /** Told how many snapshots each pass deleted (metrics). */
+  onDeleted?: (n: number) => void;
 }
 
 export const DEFINITION_PRUNER_DEFAULTS: DefinitionPrunerOptions = {
@@ -80,6 +82,7 @@ export class RunDefinitionPruner {
       pass.deleted += page.deleted;
       after = page.next;
     } while (after !== undefined && !this.loop.halted);
+    this.options.onDeleted?.(pass.deleted);
     return pass;
   }
 }

@@ -11,6 +11,8 @@ export interface ScheduleRetentionOptions {
   intervalMs?: number;
   /** Executions one transaction deletes (default 1,000). */
   batch?: number;
+  /** Told how many executions each pass deleted (metrics). */
+  onDeleted?: (n: number) => void;
 }
 
 /**
@@ -57,6 +59,7 @@ export class ScheduleExecutionRetention {
     for (;;) {
       const n = await this.store.transaction((tx) => tx.events.pruneScheduleExecutions(before, batch));
       deleted += n;
+      this.options.onDeleted?.(n);
       if (n < batch || this.loop.halted) return deleted;
     }
   }

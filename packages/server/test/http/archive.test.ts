@@ -41,6 +41,15 @@ const definition = workflowDef(
   { result: '${two.output.result}' },
 );
 
+/** What `baton_housekeeping_removed_total` counts for `what` so far. */
+async function housekept(app: FastifyInstance, what: string): Promise<number> {
+  const res = await call(app, 'GET', '/metrics');
+  const line = res.text
+    .split('\n')
+    .find((l) => l.startsWith(`baton_housekeeping_removed_total{what="${what}"}`));
+  return line === undefined ? 0 : Number(line.split(' ').at(-1));
+}
+
 /** Runs `arch_flow` to COMPLETED, with a log line and a mailbox message; answers its id. */
 async function finishedRun(app: FastifyInstance, who: string, correlationId?: string): Promise<string> {
   const id = await startRun(app, 'arch_flow', {
@@ -97,6 +106,7 @@ for (const storeCase of storeCases()) {
       clock.advance(2 * HOUR);
       const pass = await t.server.archiver.runOnce();
       assert.deepEqual(pass.archived, [id]);
+      assert.equal(await housekept(t.app, 'runs_archived'), 1);
       assert.equal(await hotRowsOf(t, id), 0, 'no hot rows left');
 
       const after = await runOf(t.app, id);
@@ -246,7 +256,9 @@ for (const storeCase of storeCases()) {
         'unused for half an hour',
       );
       clock.advance(31 * 60_000);
+      const removedBefore = await housekept(t.app, 'run_definitions');
       assert.deepEqual(await t.server.definitionPruner.runOnce(), { marked: 0, deleted: 1 });
+      assert.equal(await housekept(t.app, 'run_definitions'), removedBefore + 1, 'counted in /metrics');
 
       // The same definition started again is stored again.
       const again = await start();

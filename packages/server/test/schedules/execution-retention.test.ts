@@ -48,11 +48,14 @@ for (const c of storeCases()) {
         for (const row of rows) await tx.events.claimScheduleSlot(row);
       });
       const clock = new ManualClock(T0 + 34 * 3_600_000);
+      const batches: number[] = [];
       const retention = new ScheduleExecutionRetention(store, clock, pino({ level: 'silent' }), {
         retentionMs: DAY,
         batch: 3,
+        onDeleted: (n) => batches.push(n),
       });
-      assert.equal(await retention.runOnce(), 10, 'in four batches of at most three');
+      assert.equal(await retention.runOnce(), 10);
+      assert.deepEqual(batches, [3, 3, 3, 1], 'in batches of at most three, each counted');
       const left = await store.read((tx) => tx.events.listScheduleExecutions(name, 0, 20));
       assert.deepEqual(
         left.results.map((r) => r.scheduledTime),
