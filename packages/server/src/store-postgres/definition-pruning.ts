@@ -10,7 +10,14 @@ import type { Query } from './sql.js';
  * its run first or stores the snapshot again after this transaction.
  */
 
-const USED = 'EXISTS (SELECT 1 FROM runs AS r WHERE r.definition_digest = d.digest)';
+/**
+ * Whether a run refers to snapshot `d`, always as one probe of `runs_definition_digest` per
+ * snapshot. Written as EXISTS in a page's select list, it let the planner choose a hashed plan
+ * instead, which reads the whole `runs` table once per page: on a database of 10,000 runs, 4 ms
+ * of a page's 7.6, and every run once more for each page as the tables grow. A scalar subquery
+ * with LIMIT has no such alternative.
+ */
+const USED = '((SELECT true FROM runs AS r WHERE r.definition_digest = d.digest LIMIT 1) IS NOT NULL)';
 
 export async function pruneRunDefinitions(q: Query, page: DefinitionPruning): Promise<DefinitionPrunePage> {
   const { rows } = await q<{ digest: string; unused_since: string | number | null; used: boolean }>(
