@@ -24,6 +24,7 @@ import {
   retryRun,
   searchByCorrelation,
   submitTaskOutput,
+  replaceEditorText,
   taskDef,
   WAIT,
   waitInEditor,
@@ -390,7 +391,7 @@ describe('web UI in Chromium', () => {
         { name: 'notify', taskReferenceName: 'pay', type: 'NOOP' },
       ],
     };
-    await editor.fill(JSON.stringify(broken, null, 2));
+    await replaceEditorText(editor, JSON.stringify(broken, null, 2));
     const problems = page.getByTestId('problems');
     await waitInEditor(page, problems.getByText(/pay/).first());
     assert.doesNotMatch(await problems.innerText(), /valid$/);
@@ -416,7 +417,7 @@ describe('web UI in Chromium', () => {
     await shot('definition-editor');
 
     // Half-typed JSON: the parse error is shown at once, on its line; the last diagram stays.
-    await editor.fill('{ "name": ');
+    await replaceEditorText(editor, '{ "name": ');
     await problems.getByText(/JSON does not parse/).waitFor();
     assert.equal(await problems.getByRole('button').first().getAttribute('data-line'), '1');
     assert.equal(
@@ -428,7 +429,7 @@ describe('web UI in Chromium', () => {
       ...broken,
       tasks: [broken.tasks[0], { ...broken.tasks[1], taskReferenceName: 'notify' }],
     };
-    await editor.fill(JSON.stringify(fixed, null, 2));
+    await replaceEditorText(editor, JSON.stringify(fixed, null, 2));
     await problems.getByText('✓ valid').waitFor();
     await page.locator('.box[data-ref="notify"]').waitFor();
     await page.getByRole('button', { name: 'Create' }).click();
@@ -440,14 +441,14 @@ describe('web UI in Chromium', () => {
     await problems.getByText('✓ valid').waitFor();
     await page.getByRole('button', { name: 'Save over v1' }).waitFor();
     // While the JSON does not parse, one disabled button says so (no "Save over v?", no twin).
-    await editor.fill('{ "name": "ui_drafted", ');
+    await replaceEditorText(editor, '{ "name": "ui_drafted", ');
     const unparsed = page.getByRole('button', { name: 'JSON does not parse', exact: true });
     await unparsed.waitFor();
     assert.equal(await page.getByRole('button', { name: /Save over/ }).count(), 0);
     assert.equal(await unparsed.count(), 1);
     assert.equal(await unparsed.isDisabled(), true);
     const edited = { ...fixed, description: 'second draft' };
-    await editor.fill(JSON.stringify(edited, null, 2));
+    await replaceEditorText(editor, JSON.stringify(edited, null, 2));
     await problems.getByText('✓ valid').waitFor();
     await page.getByRole('button', { name: 'Save as new version' }).click();
     await page.waitForURL('**/definitions/ui_drafted');
@@ -481,7 +482,8 @@ describe('web UI in Chromium', () => {
     try {
       await page.goto(api('/definitions/new'));
       const editor = page.getByLabel('Definition (JSON)', { exact: true });
-      await editor.fill(
+      await replaceEditorText(
+        editor,
         JSON.stringify({
           name: 'ui_rechecked',
           version: 1,
@@ -505,13 +507,16 @@ describe('web UI in Chromium', () => {
   it('validates a task definition as it is typed', async () => {
     await page.goto(api('/taskdefs/new'));
     const editor = page.getByLabel('Task definition (JSON)', { exact: true });
-    await editor.fill(JSON.stringify({ name: 'ui_typed', retryCount: -1 }));
+    await replaceEditorText(editor, JSON.stringify({ name: 'ui_typed', retryCount: -1 }));
     await page
       .getByTestId('problems')
       .getByText(/retryCount/)
       .waitFor();
     await page.locator('.cm-lintRange-error').first().waitFor();
-    await editor.fill(JSON.stringify({ name: 'ui_typed', retryCount: 2, ownerEmail: 'ops@example.com' }));
+    await replaceEditorText(
+      editor,
+      JSON.stringify({ name: 'ui_typed', retryCount: 2, ownerEmail: 'ops@example.com' }),
+    );
     await page.getByTestId('problems').getByText('✓ valid').waitFor();
     await page.getByRole('button', { name: 'Create' }).click();
     await page.waitForURL('**/taskdefs/ui_typed');

@@ -194,6 +194,18 @@ export async function searchByCorrelation(page: Page, helpers: Helpers, correlat
 }
 
 /**
+ * Replaces the whole text of a code editor (CodeMirror): its own select-all, which its keymap
+ * applies at once, then the text as typed input. Playwright's `fill` selects through the page's
+ * DOM selection, which the editor takes in a moment later: on a loaded CI machine the text once
+ * went in before the editor's template instead of over it.
+ */
+export async function replaceEditorText(editor: Locator, text: string): Promise<void> {
+  await editor.click();
+  await editor.press('Control+a');
+  await editor.page().keyboard.insertText(text);
+}
+
+/**
  * Waits for `target` in a definition editor; if it never shows, fails with what the page had
  * instead: the problems list, the editor's text, each validation answer (or failed request) and
  * any error the page threw. Such a wait once timed out on a loaded CI machine with nothing said
