@@ -14,14 +14,15 @@ import { createTestDatabase, enabledStores, type TestDatabase } from '../helpers
 
 /**
  * A /health answer slower than this means the event loop was held: a script on the event loop
- * holds it for its whole time cap (1 s here). Script threads run at low priority and the server
- * does a few milliseconds of work per probe; what remains is the machine. Measured on a 2-core
- * machine shared with several builds and test suites (load average 12-15): probes max 130-220 ms
- * with trivial scripts only, 180-520 ms with every bomb running, the server's main thread using
- * 2-5 ms of CPU in each slow probe and the rest waiting for a core. On an unloaded machine the
- * worst probe of the sweep is well under 100 ms.
+ * holds it for its whole time cap (1 s here), so the bound stays under that cap. Script threads
+ * run at low priority and the server does a few milliseconds of work per probe; what remains is
+ * the machine. Measured on a 2-core machine shared with several builds and test suites (load
+ * average 12-15): probes max 130-220 ms with trivial scripts only, 180-520 ms with every bomb
+ * running, the server's main thread using 2-5 ms of CPU in each slow probe and the rest waiting
+ * for a core. A CI run in a slow hour saw 602 ms against the 600 the bound was then. On an
+ * unloaded machine the worst probe of the sweep is well under 100 ms.
  */
-const PROBE_BOUND_MS = 600;
+const PROBE_BOUND_MS = 900;
 
 type Bomb = readonly [kind: 'js' | 'jq', source: string, reason: RegExp];
 
