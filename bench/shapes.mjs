@@ -5,8 +5,10 @@
 // main bench (batch poll, update-v2, 16 slots) serve every task. Beside it, the linear workflow
 // of the same number of worker steps, in the same server, so the two shapes compare in one run.
 //   node bench/shapes.mjs [--store sqlite|postgres] [--runs 1000] [--branches 4] [--workers 16]
-//     [--only shape_branching|shape_linear] [--cpu-prof DIR]
-// (--cpu-prof: the server's V8 CPU profile, summarised over each pass, as profile-step.mjs does)
+//     [--only shape_branching|shape_linear] [--cpu-prof DIR] [--nodes N]
+// (--cpu-prof: the server's V8 CPU profile, summarised over each pass, as profile-step.mjs does;
+// --nodes: PostgreSQL only, N servers on the one database, the worker slots and the starts spread
+// over them as in the main bench's baton-postgres-N-nodes, so one run's branches reach several)
 // Prints steps/s, CPU per step of the server (and PostgreSQL's backends), and checks that every
 // run ended COMPLETED with the outputs its tasks gave. Run `npx tsc -b` first.
 import { tmpdir } from 'node:os';
@@ -16,6 +18,7 @@ import { parseArgs } from 'node:util';
 
 import { startBaton } from './lib/baton-server.mjs';
 import { CpuMeter } from './lib/cpu-meter.mjs';
+import { spreadSlots } from './lib/baton-system.mjs';
 import { jsonClient } from './lib/http-json.mjs';
 import { dumpCounters, profileSummary } from './lib/profile-run.mjs';
 import { databaseName, dropDatabase, freshDatabase } from './lib/pg-admin.mjs';
@@ -29,6 +32,7 @@ const { values } = parseArgs({
     workers: { type: 'string', default: '16' },
     only: { type: 'string' },
     'cpu-prof': { type: 'string' },
+    nodes: { type: 'string', default: '1' },
   },
 });
 const PROF_DIR = values['cpu-prof'];
@@ -36,6 +40,9 @@ const STATS_FILE = join(tmpdir(), `baton-shapes-stats-${process.pid}`);
 const RUNS = Number(values.runs);
 const BRANCHES = Number(values.branches);
 const WORKERS = Number(values.workers);
+const NODES = Number(values.nodes);
+if (NODES > 1 && values.store !== 'postgres') throw new Error('--nodes above 1 needs --store postgres');
+if (NODES > 1 && values['cpu-prof']) throw new Error('--cpu-prof profiles one node: leave out --nodes');
 const TASK_TYPE = 'shape_step';
 const simple = (ref) => ({
   name: TASK_TYPE,
@@ -80,12 +87,14 @@ function branching() {
   };
 }
 
-/** The group commit's counters (PostgreSQL) from the server's `/metrics`: none on SQLite. */
-async function groupCommitCounts(url) {
-  const text = await (await fetch(`${url}/metrics`)).text();
+/** The group commit's counters (PostgreSQL) from the servers' `/metrics`, summed: none on SQLite. */
+async function groupCommitCounts(servers) {
   const counts = new Map();
-  for (const m of text.matchAll(/^baton_db_group_commit_total\{count="(\w+)"\} (\d+)$/gm))
-    counts.set(m[1], Number(m[2]));
+  for (const { url } of servers) {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    for (const m of text.matchAll(/^baton_db_group_commit_total\{count="(\w+)"\} (\d+)$/gm))
+      counts.set(m[1], (counts.get(m[1]) ?? 0) + Number(m[2]));
+  }
   return counts;
 }
 
@@ -107,16 +116,17 @@ function linear(steps) {
   };
 }
 
-/** Runs `RUNS` runs of `definition` through `WORKERS` update-v2 slots; answers the pass's figures. */
-async function pass(client, meter, shape) {
+/**
+ * Runs `RUNS` runs of `definition` through `WORKERS` update-v2 slots, spread over the nodes'
+ * clients (each slot polls and posts to one node); answers the pass's figures.
+ */
+async function pass(clients, meter, shape) {
   let done = 0;
   let stopped = false;
   let finish;
   let fail;
   const allDone = new Promise((resolve, reject) => ((finish = resolve), (fail = reject)));
-  let busy = 0;
-  let wake;
-  const execute = async (first) => {
+  const execute = async (client, first) => {
     for (let task = first; task && !stopped;) {
       const res = await client.post('/api/tasks/update-v2', {
         taskId: task.taskId,
@@ -130,26 +140,30 @@ async function pass(client, meter, shape) {
       task = res.status === 200 ? res.body : undefined;
     }
   };
-  const poller = (async () => {
+  const wakes = [];
+  const pollers = spreadSlots(WORKERS, clients.length).map(async (slots, i) => {
+    const client = clients[i];
+    let busy = 0;
     while (!stopped) {
-      if (busy >= WORKERS) {
-        await new Promise((resolve) => (wake = resolve));
+      if (busy >= slots) {
+        await new Promise((resolve) => (wakes[i] = resolve));
         continue;
       }
       const res = await client.get(
-        `/api/tasks/poll/batch/${TASK_TYPE}?count=${WORKERS - busy}&timeout=200&workerid=shape-worker`,
+        `/api/tasks/poll/batch/${TASK_TYPE}?count=${slots - busy}&timeout=200&workerid=shape-worker`,
       );
       for (const task of res.body) {
         busy++;
-        execute(task)
+        execute(client, task)
           .catch(fail)
           .finally(() => {
             busy--;
-            wake?.();
+            wakes[i]?.();
           });
       }
     }
-  })().catch(fail);
+  });
+  const poller = Promise.all(pollers).catch(fail);
   await meter.start();
   const t0 = performance.now();
   const ids = [];
@@ -158,7 +172,7 @@ async function pass(client, meter, shape) {
     Array.from({ length: 16 }, async () => {
       while (next < RUNS) {
         const run = next++;
-        const res = await client.post(`/api/workflow/${shape.definition.name}`, {
+        const res = await clients[run % clients.length].post(`/api/workflow/${shape.definition.name}`, {
           input: { run, data: stepPayload(run, -1) },
         });
         ids.push(res.body);
@@ -171,14 +185,14 @@ async function pass(client, meter, shape) {
   const cpu = await meter.stop();
   clearTimeout(timer);
   stopped = true;
-  wake?.();
+  for (const wake of wakes) wake?.();
   await poller;
   // Every run must have ended COMPLETED (the last step may be acknowledged a moment before the
   // run's own end is written, so wait for it, bounded).
   const deadline = Date.now() + 60_000;
   for (const id of ids) {
     for (;;) {
-      const run = (await client.get(`/api/workflow/${id}?includeTasks=false`)).body;
+      const run = (await clients[0].get(`/api/workflow/${id}?includeTasks=false`)).body;
       if (run.status === 'COMPLETED' && run.output?.last?.run !== undefined) break;
       if (run.status !== 'RUNNING' || Date.now() > deadline)
         throw new Error(`run ${id} is ${run.status}: ${run.reasonForIncompletion ?? 'no output'}`);
@@ -194,12 +208,18 @@ const HOOK = join(
   dirname(fileURLToPath(import.meta.url)),
   databaseUrl === undefined ? 'lib/sqlite-statements-hook.mjs' : 'lib/pg-statements-hook.mjs',
 );
-const server = await startBaton({
-  databaseUrl,
-  env: PROF_DIR ? { BATON_SQLITE_STATS_FILE: STATS_FILE, BATON_PG_STATS_FILE: STATS_FILE } : {},
-  nodeArgs: PROF_DIR ? ['--import', HOOK, '--cpu-prof', '--cpu-prof-dir', PROF_DIR] : [],
-});
-const client = jsonClient(server.url, { sockets: WORKERS + 24 });
+const servers = [];
+for (let i = 0; i < NODES; i++)
+  servers.push(
+    await startBaton({
+      databaseUrl,
+      env: PROF_DIR ? { BATON_SQLITE_STATS_FILE: STATS_FILE, BATON_PG_STATS_FILE: STATS_FILE } : {},
+      nodeArgs: PROF_DIR ? ['--import', HOOK, '--cpu-prof', '--cpu-prof-dir', PROF_DIR] : [],
+    }),
+  );
+const server = servers[0];
+const clients = servers.map((s) => jsonClient(s.url, { sockets: Math.ceil(WORKERS / NODES) + 24 }));
+const client = clients[0];
 const pendingSummaries = [];
 try {
   await client.post('/api/metadata/taskdefs', [
@@ -218,18 +238,21 @@ try {
   for (const shape of shapes.filter((s) => values.only === undefined || s.definition.name === values.only)) {
     const before = PROF_DIR ? await dumpCounters(server.pid, STATS_FILE, ++dumps) : undefined;
     const meter = new CpuMeter({
-      processes: [{ name: 'Baton server', pid: server.pid }],
+      processes: servers.map((s, i) => ({
+        name: NODES > 1 ? `Baton server ${i + 1}` : 'Baton server',
+        pid: s.pid,
+      })),
       pgDatabase: databaseUrl === undefined ? undefined : databaseName('bench_shapes'),
     });
-    const grouped = await groupCommitCounts(server.url);
-    const { steps, seconds, cpu } = await pass(client, meter, shape);
+    const grouped = await groupCommitCounts(servers);
+    const { steps, seconds, cpu } = await pass(clients, meter, shape);
     const cpuMs = cpu.map(({ name, ms }) => `${name} ${(ms / steps).toFixed(3)}`).join(', ');
     console.log(
-      `${values.store} ${shape.definition.name} (${shape.steps} worker steps a run): ${RUNS} runs, ` +
+      `${values.store}${NODES > 1 ? ` (${NODES} nodes)` : ''} ${shape.definition.name} (${shape.steps} worker steps a run): ${RUNS} runs, ` +
         `${Math.round(steps / seconds)} steps/s in ${seconds.toFixed(1)} s; CPU ms per step: ${cpuMs}`,
     );
     if (grouped.size > 0) {
-      const now = await groupCommitCounts(server.url);
+      const now = await groupCommitCounts(servers);
       const per = [...now].map(([k, v]) => `${k} ${((v - (grouped.get(k) ?? 0)) / steps).toFixed(2)}`);
       console.log(`group commit per step: ${per.join(', ')}`);
     }
@@ -249,8 +272,8 @@ try {
     }
   }
 } finally {
-  client.close();
-  await server.stop();
+  for (const c of clients) c.close();
+  for (const s of servers) await s.stop();
   for (const { before, after } of pendingSummaries)
     console.log(profileSummary(PROF_DIR, 30, before, after).join('\n'));
   if (databaseUrl !== undefined) await dropDatabase('bench_shapes');
