@@ -20,7 +20,9 @@ import { storeFault } from '../store/store-faults.js';
  * run, nor the same task type's limit row (`lockTaskLimit`): a member that asks for one that
  * another member (of any batch in flight on this node) holds leaves the batch and waits in line for
  * that key; once no batch holds it, the first in line joins the next batch (`parked`; alone after
- * `MAX_REQUEUES` times turned away). A member's failure is its own:
+ * `MAX_REQUEUES` times turned away). A run locked by a transaction outside the batch is not
+ * waited for inside it either: that member leaves for the next batch (`LockedElsewhere`). A
+ * member's failure is its own:
  *   - a member that failed having changed nothing (plain SELECTs, deferred writes never sent) is
  *     dropped with its deferred writes, and the others commit;
  *   - otherwise (it sent a write, or PostgreSQL refused a statement of the batch, which aborts
@@ -73,6 +75,23 @@ export class HeldInBatch extends Error {
   }
 }
 
+/**
+ * A member found its run locked by a transaction outside the batch: another node's, or one of
+ * this node's that runs alone. Waiting for that lock inside the batch would hold up every other
+ * member until that transaction ends (and two nodes' batches waiting for each other's runs would
+ * deadlock until PostgreSQL aborts one, every member of that batch then running again alone). So
+ * the member takes the lock without waiting (`SKIP LOCKED`) and, finding it taken, leaves the
+ * batch for the next one, behind what arrived meanwhile; turned away more than `MAX_REQUEUES`
+ * times in all, it runs alone and waits for the lock by itself. Joining the next batch cost less
+ * than running alone at once (a batch's shared BEGIN and COMMIT, docs/PERFORMANCE.md, "Built: a
+ * run locked elsewhere does not hold up a batch").
+ */
+export class LockedElsewhere extends Error {
+  constructor(readonly key: string) {
+    super(`${key} is locked by a transaction outside this group commit`);
+  }
+}
+
 interface Unit {
   fn: (tx: Tx) => Promise<unknown>;
   resolve: (value: unknown) => void;
@@ -92,6 +111,8 @@ export type GroupCommitStats = {
   fallbacks: number;
   /** Times a member left a batch for a lock another member held (one member may leave several). */
   evicted: number;
+  /** Times a member left a batch for a run locked outside it (`LockedElsewhere`). */
+  elsewhere: number;
   /** Deferred writes that went as part of another member's statement (merge-writes.ts). */
   merged: number;
 };
@@ -130,7 +151,14 @@ export class GroupCommit {
   private readonly parked = new Map<string, Unit[]>();
   /** Keys a parked member was let in for, until the batch that takes it ends. */
   private readonly reserved = new Set<string>();
-  readonly stats: GroupCommitStats = { batches: 0, members: 0, fallbacks: 0, evicted: 0, merged: 0 };
+  readonly stats: GroupCommitStats = {
+    batches: 0,
+    members: 0,
+    fallbacks: 0,
+    evicted: 0,
+    elsewhere: 0,
+    merged: 0,
+  };
   private readonly maxBatch: number;
   private readonly maxInFlight: number;
   private readonly now: () => number;
@@ -243,7 +271,8 @@ export class GroupCommit {
     for (const m of members) m.state.closed = true;
 
     const committing: Array<{ member: Member; value: unknown }> = [];
-    const later: Array<{ unit: Unit; key: string }> = [];
+    // Members that left: for a key another member held (parked), or locked elsewhere (alone).
+    const later: Array<{ unit: Unit; key?: string }> = [];
     const dropped: Array<{ unit: Unit; err: unknown }> = [];
     let rollback = channel.failed !== undefined;
     members.forEach((m, i) => {
@@ -251,6 +280,7 @@ export class GroupCommit {
       if (o?.status === 'fulfilled') committing.push({ member: m, value: o.value });
       else if (m.writes.wrote) rollback = true;
       else if (o?.reason instanceof HeldInBatch) later.push({ unit: m.unit, key: o.reason.key });
+      else if (o?.reason instanceof LockedElsewhere) later.push({ unit: m.unit });
       else dropped.push({ unit: m.unit, err: o?.reason });
     });
 
@@ -315,9 +345,11 @@ export class GroupCommit {
     }
     const alone = rollback ? [...units] : [];
     if (!rollback) {
-      this.stats.evicted += later.length;
       for (const { unit, key } of later) {
+        if (key === undefined) this.stats.elsewhere++;
+        else this.stats.evicted++;
         if (++unit.evictions > MAX_REQUEUES) alone.push(unit);
+        else if (key === undefined) this.waiting.push(unit);
         else this.park(key, unit);
       }
     }

@@ -159,6 +159,15 @@ export const SQL = {
     `SELECT ${RUN_COLUMNS}, (SELECT version FROM task_defs_version) AS defs_version
      FROM runs WHERE workflow_id = $1 FOR UPDATE OF runs`,
   ),
+  // A group commit's member (group-commit.ts, `LockedElsewhere`): a run another transaction has
+  // locked answers no row at once, instead of holding up the whole batch until that one ends.
+  lockRunInBatch: named(
+    'lock_run_in_batch',
+    `SELECT ${RUN_COLUMNS}, (SELECT version FROM task_defs_version) AS defs_version
+     FROM runs WHERE workflow_id = $1 FOR UPDATE OF runs SKIP LOCKED`,
+  ),
+  // Whether a run the lock above skipped exists: read without a lock, so it never waits.
+  runExists: named('run_exists', 'SELECT EXISTS (SELECT 1 FROM runs WHERE workflow_id = $1) AS found'),
   updateRun: named(
     'update_run',
     `WITH u AS (

@@ -59,7 +59,7 @@ import { LatestByName, type LatestByNameMode } from './latest-by-name.js';
 import type { LatestByNameRow } from '../store/decide-set.js';
 import * as auth from './auth.js';
 import { deferMessages, lockTaskLimit, setTaskRateWindow } from './limits.js';
-import { type Query, SQL } from './sql.js';
+import { type Query, type Sql, SQL } from './sql.js';
 import { type ClaimedRow, PgQueueTx } from './queue.js';
 import { type TaskRecordShape, taskRowsJson } from './record-shape.js';
 import { type PgTaskRow, taskFromKeptPgRow, taskFromPgColumns, taskFromPgRow } from './task-rows.js';
@@ -67,7 +67,7 @@ import type { TaskDefCache } from './task-def-cache.js';
 import type { WriteBehind } from './write-behind.js';
 import { type RunDefinitionCache, definitionDigest } from './run-definitions.js';
 import { type RunRow, type RunRowsMode, runFromPgRow, runRecordJson } from './run-rows.js';
-import type { MemberLocks } from './group-commit.js';
+import { LockedElsewhere, type MemberLocks } from './group-commit.js';
 import { SqlEventsTx } from '../store/events-tx.js';
 import { TX_ACCESS, guardMethods } from '../store/tx-access.js';
 import { isStorableVersion } from '../bounds/ranges.js';
@@ -289,11 +289,29 @@ export class PgTx extends PgQueueTx implements Tx {
     // it next (executor `handleIn`), and this saves that round trip.
     const [lock, decideSet] = this.writes
       ? await this.writes.queryMany([
-          { sql: SQL.lockRun, values: [workflowId] },
+          { sql: this.lockRunSql, values: [workflowId] },
           { sql: DECIDE_TASKS, values: [workflowId] },
         ])
       : [await this.q(SQL.lockRun, [workflowId])];
+    await this.notLockedElsewhere(workflowId, lock);
     return await this.lockedRow(workflowId, lock, decideSet);
+  }
+
+  /** A group commit's member takes its run's lock without waiting for another transaction's. */
+  private get lockRunSql(): Sql {
+    return this.locks ? SQL.lockRunInBatch : SQL.lockRun;
+  }
+
+  /**
+   * For a group commit's member whose lock statement found no row: a run that exists was skipped
+   * because another transaction holds its lock (another node's, or one of this node's outside
+   * the batch), and the member leaves its batch to wait for it alone (`LockedElsewhere`). A run
+   * that does not exist reads as missing, as it always has.
+   */
+  private async notLockedElsewhere(workflowId: string, lock: pg.QueryResult | undefined): Promise<void> {
+    if (!this.locks || (lock?.rows.length ?? 0) > 0) return;
+    const { rows } = await this.q<{ found: boolean }>(SQL.runExists, [workflowId]);
+    if (rows[0]?.found === true) throw new LockedElsewhere(`run:${workflowId}`);
   }
 
   async getTaskLockingRun(taskId: string, workflowId: string): Promise<TaskRecord | undefined> {
@@ -304,9 +322,10 @@ export class PgTx extends PgQueueTx implements Tx {
     // from there, as new as the run it is decided against, and a task of another run, an older
     // attempt or a task that does not exist costs one more round trip.
     const [lock, decideSet] = await this.writes.queryMany([
-      { sql: SQL.lockRun, values: [workflowId] },
+      { sql: this.lockRunSql, values: [workflowId] },
       { sql: DECIDE_TASKS, values: [workflowId] },
     ]);
+    await this.notLockedElsewhere(workflowId, lock);
     const inSet = (decideSet?.rows as PgTaskRow[] | undefined)?.find((r) => r.task_id === taskId);
     // A fresh restore: the caller may change its task, and the decide set must stay as read.
     const task = inSet ? taskFromKeptPgRow(inSet) : await this.getTask(taskId);

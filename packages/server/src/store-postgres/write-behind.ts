@@ -27,6 +27,7 @@ import { storableParams } from './text.js';
 const PREPARED_STATEMENTS: ReadonlySet<string> = new Set([
   'baton_get_task',
   'baton_lock_run',
+  'baton_lock_run_in_batch',
   'baton_decide_tasks',
   'baton_insert_tasks',
   'baton_update_tasks',

@@ -33,6 +33,7 @@ if (enabledStores().includes('postgres')) {
         members: now.members - before.members,
         fallbacks: now.fallbacks - before.fallbacks,
         evicted: now.evicted - before.evicted,
+        elsewhere: now.elsewhere - before.elsewhere,
         merged: now.merged - before.merged,
       };
     };
@@ -61,7 +62,14 @@ if (enabledStores().includes('postgres')) {
       const rs = await runs(8);
       const before = stats();
       const out = await Promise.all(rs.map((r, i) => store.transaction(member(r.workflowId, i), GROUPED)));
-      assert.deepEqual(delta(before), { batches: 1, members: 8, fallbacks: 0, evicted: 0, merged: 7 });
+      assert.deepEqual(delta(before), {
+        batches: 1,
+        members: 8,
+        fallbacks: 0,
+        evicted: 0,
+        elsewhere: 0,
+        merged: 7,
+      });
       for (const o of out) assert.ok(await taskExists(o.taskId), 'every member committed');
     });
 
@@ -87,7 +95,14 @@ if (enabledStores().includes('postgres')) {
       for (const id of answered) assert.ok(await taskExists(id));
       const tasksOfFailed = await store.read((tx) => tx.getRunTasks(rs[1]?.workflowId ?? ''));
       assert.deepEqual(tasksOfFailed, [], 'its deferred write never reached the database');
-      assert.deepEqual(delta(before), { batches: 1, members: 3, fallbacks: 0, evicted: 0, merged: 1 });
+      assert.deepEqual(delta(before), {
+        batches: 1,
+        members: 3,
+        fallbacks: 0,
+        evicted: 0,
+        elsewhere: 0,
+        merged: 1,
+      });
     });
 
     it('a member that fails after its writes went out rolls the batch back; the others run again alone and commit', async () => {
@@ -114,7 +129,14 @@ if (enabledStores().includes('postgres')) {
         if (o?.status === 'fulfilled') assert.ok(await taskExists(o.value.taskId));
         assert.equal(calls[i], 2, 'ran in the batch, then alone');
       }
-      assert.deepEqual(delta(before), { batches: 1, members: 3, fallbacks: 1, evicted: 0, merged: 0 });
+      assert.deepEqual(delta(before), {
+        batches: 1,
+        members: 3,
+        fallbacks: 1,
+        evicted: 0,
+        elsewhere: 0,
+        merged: 0,
+      });
     });
 
     it('a deferred write PostgreSQL refuses at COMMIT fails only its own member', async () => {
@@ -137,7 +159,14 @@ if (enabledStores().includes('postgres')) {
         assert.equal(o?.status, 'fulfilled');
         if (o?.status === 'fulfilled') assert.ok(await taskExists(o.value.taskId));
       }
-      assert.deepEqual(delta(before), { batches: 1, members: 3, fallbacks: 1, evicted: 0, merged: 2 });
+      assert.deepEqual(delta(before), {
+        batches: 1,
+        members: 3,
+        fallbacks: 1,
+        evicted: 0,
+        elsewhere: 0,
+        merged: 2,
+      });
     });
 
     it('the same write of several members is one statement, and each member keeps its own order', async () => {
@@ -163,7 +192,14 @@ if (enabledStores().includes('postgres')) {
       );
       // Three inserts went as one statement, as did three enqueues; the four updates as two, since
       // member 2's first update comes before its insert.
-      assert.deepEqual(delta(before), { batches: 1, members: 3, fallbacks: 0, evicted: 0, merged: 6 });
+      assert.deepEqual(delta(before), {
+        batches: 1,
+        members: 3,
+        fallbacks: 0,
+        evicted: 0,
+        elsewhere: 0,
+        merged: 6,
+      });
       for (const [i, t] of out.entries()) {
         assert.equal((await store.read((tx) => tx.getTask(t.taskId)))?.status, 'IN_PROGRESS');
         assert.equal((await store.read((tx) => tx.getMessage(t.taskId)))?.createdAt, T0 + i, 'its own time');
@@ -192,7 +228,14 @@ if (enabledStores().includes('postgres')) {
         seen,
         rs.map((r, i) => ({ run: r.workflowId, decide: (tasksOf[i] ?? []).map((t) => t.taskId) })),
       );
-      assert.deepEqual(delta(before), { batches: 1, members: 3, fallbacks: 0, evicted: 0, merged: 0 });
+      assert.deepEqual(delta(before), {
+        batches: 1,
+        members: 3,
+        fallbacks: 0,
+        evicted: 0,
+        elsewhere: 0,
+        merged: 0,
+      });
     });
 
     it('a merged write PostgreSQL refuses fails only the member it came from', async () => {
@@ -221,7 +264,14 @@ if (enabledStores().includes('postgres')) {
         if (o?.status === 'fulfilled')
           assert.equal((await store.read((tx) => tx.getTask(o.value)))?.status, 'COMPLETED');
       }
-      assert.deepEqual(delta(before), { batches: 1, members: 3, fallbacks: 1, evicted: 0, merged: 2 });
+      assert.deepEqual(delta(before), {
+        batches: 1,
+        members: 3,
+        fallbacks: 1,
+        evicted: 0,
+        elsewhere: 0,
+        merged: 2,
+      });
     });
 
     /**
@@ -399,6 +449,116 @@ if (enabledStores().includes('postgres')) {
       assert.ok(await taskExists((await stuck).taskId));
     });
 
+    /** A transaction outside group commit that holds `workflowId`'s lock until it is released. */
+    async function holdRun(workflowId: string) {
+      const locked = signal();
+      const release = signal();
+      const holder = store.transaction(async (tx) => {
+        await tx.lockRun(workflowId);
+        locked.resolve();
+        await release.promise;
+      });
+      await locked.promise;
+      return { release: () => release.resolve(), ended: holder };
+    }
+    /** `promise`, or undefined if it has not settled within 30 s (a bound, never the expected path). */
+    const within = <T>(promise: Promise<T>) =>
+      Promise.race([
+        promise,
+        new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 30_000).unref()),
+      ]);
+
+    for (const how of ['lockRun', 'getTaskLockingRun'] as const) {
+      it(`a member whose run another transaction holds (${how}) leaves its batch at once, and commits once the lock is free`, async () => {
+        const [held, ...others] = await runs(3);
+        assert.ok(held);
+        const t = task(held.workflowId, 0);
+        await store.transaction((tx) => tx.insertTasks([t]));
+        const holder = await holdRun(held.workflowId);
+        const before = stats();
+        let lockedOut: Promise<{ taskId: string }> | undefined;
+        let out: Array<{ taskId: string }> | undefined;
+        try {
+          // All three in one turn: one batch. Its other members must commit while the lock is held.
+          lockedOut = store.transaction(
+            how === 'lockRun'
+              ? member(held.workflowId, 1)
+              : async (tx) => {
+                  assert.equal((await tx.getTaskLockingRun(t.taskId, held.workflowId))?.taskId, t.taskId);
+                  return member(held.workflowId, 1)(tx);
+                },
+            GROUPED,
+          );
+          out = await within(
+            Promise.all(others.map((r, i) => store.transaction(member(r.workflowId, i), GROUPED))),
+          );
+        } finally {
+          holder.release();
+        }
+        assert.ok(out, 'the others committed while the lock was held');
+        for (const o of out) assert.ok(await taskExists(o.taskId));
+        await holder.ended;
+        assert.ok(await taskExists((await lockedOut).taskId), 'the member that left committed');
+        const d = delta(before);
+        assert.equal(d.batches, 1);
+        assert.equal(d.members, 3);
+        assert.equal(d.elsewhere, 1);
+        assert.equal(d.evicted, 0);
+        assert.equal(d.fallbacks, 0);
+      });
+    }
+
+    it('a member turned away by a run locked elsewhere joins the next batch, and runs alone after three times', async () => {
+      const [held, ...companions] = await runs(5);
+      assert.ok(held);
+      const holder = await holdRun(held.workflowId);
+      const before = stats();
+      let attempts = 0;
+      const alone = signal();
+      const companionsDone: Array<Promise<{ taskId: string }>> = [];
+      const companion = (i: number) => {
+        const c = companions[i];
+        assert.ok(c);
+        companionsDone.push(store.transaction(member(c.workflowId, 0), GROUPED));
+      };
+      let lockedOut: Promise<{ taskId: string }> | undefined;
+      try {
+        // Attempts 1 to 4 each share a batch with a companion that arrived meanwhile; the fifth
+        // runs alone and waits for the lock.
+        lockedOut = store.transaction(async (tx) => {
+          attempts++;
+          if (attempts <= 3) companion(attempts);
+          if (attempts === 5) alone.resolve();
+          return member(held.workflowId, 1)(tx);
+        }, GROUPED);
+        companion(0);
+        assert.equal(await within(alone.promise.then(() => true)), true, 'it ran alone in the end');
+      } finally {
+        holder.release();
+      }
+      await holder.ended;
+      assert.ok(await taskExists((await lockedOut).taskId));
+      for (const c of await Promise.all(companionsDone)) assert.ok(await taskExists(c.taskId));
+      assert.equal(attempts, 5);
+      const d = delta(before);
+      assert.deepEqual([d.batches, d.members, d.elsewhere, d.evicted, d.fallbacks], [4, 8, 4, 0, 0]);
+    });
+
+    it('a member of a batch that locks a run that does not exist reads it as missing', async () => {
+      const [r] = await runs(1);
+      assert.ok(r);
+      const before = stats();
+      const [missing, own] = await Promise.all([
+        store.transaction((tx) => tx.lockRun(uid('no-such-run-')), GROUPED),
+        store.transaction(member(r.workflowId, 0), GROUPED),
+      ]);
+      assert.equal(missing, undefined);
+      assert.ok(await taskExists(own.taskId));
+      const d = delta(before);
+      assert.equal(d.batches, 1);
+      assert.equal(d.elsewhere, 0);
+    });
+
     it('a committed batch answers its members once the next batch has begun', async () => {
       const rs = await runs(4);
       const events: string[] = [];
@@ -439,7 +599,14 @@ if (enabledStores().includes('postgres')) {
       const before = stats();
       const o = await store.transaction(member(r.workflowId, 0), GROUPED);
       assert.ok(await taskExists(o.taskId));
-      assert.deepEqual(delta(before), { batches: 0, members: 0, fallbacks: 0, evicted: 0, merged: 0 });
+      assert.deepEqual(delta(before), {
+        batches: 0,
+        members: 0,
+        fallbacks: 0,
+        evicted: 0,
+        elsewhere: 0,
+        merged: 0,
+      });
     });
 
     it('its counts are Prometheus counters', async () => {
@@ -448,7 +615,9 @@ if (enabledStores().includes('postgres')) {
       const s = stats();
       for (const [count, value] of Object.entries(s))
         assert.match(text, new RegExp(`baton_db_group_commit_total\\{count="${count}"\\} ${value}\\n`));
-      assert.ok(s.batches > 0 && s.members > s.batches && s.fallbacks > 0 && s.evicted > 0);
+      assert.ok(
+        s.batches > 0 && s.members > s.batches && s.fallbacks > 0 && s.evicted > 0 && s.elsewhere > 0,
+      );
     });
   });
 }
