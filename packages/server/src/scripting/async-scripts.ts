@@ -1,6 +1,7 @@
 import type { JsonValue } from '@baton/protocol';
 
 import type { ScriptResult, ScriptRunner } from '../engine/index.js';
+import { ControlFlowError } from '../control-flow-error.js';
 
 /**
  * The server's side of scripts: the same four operations as the engine's `ScriptRunner` port,
@@ -29,7 +30,7 @@ type Call =
   | { readonly op: 'checkJavascript' | 'checkJq'; readonly source: string };
 
 /** A pure computation asked for a script the memo does not hold yet (see `settleScripts`). */
-class ScriptPending extends Error {
+class ScriptPending extends ControlFlowError {
   constructor() {
     super('a script result is pending (internal: caught by settleScripts)');
   }

@@ -7,6 +7,7 @@ import { TxPlans, WriteBehind, inline } from './write-behind.js';
 import type { Tx } from '../store/store.js';
 import { TxState } from '../store/sql-common.js';
 import { storeFault } from '../store/store-faults.js';
+import { ControlFlowError } from '../control-flow-error.js';
 
 /**
  * Group commit: concurrent transactions of one node that asked for it (`Store.transaction(fn,
@@ -69,7 +70,7 @@ export interface MemberLocks {
 }
 
 /** A member asked for a lock that another member of a batch in flight holds. */
-export class HeldInBatch extends Error {
+export class HeldInBatch extends ControlFlowError {
   constructor(readonly key: string) {
     super(`${key} is held by another transaction of this group commit`);
   }
@@ -86,7 +87,7 @@ export class HeldInBatch extends Error {
  * than running alone at once (a batch's shared BEGIN and COMMIT, docs/PERFORMANCE.md, "Built: a
  * run locked elsewhere does not hold up a batch").
  */
-export class LockedElsewhere extends Error {
+export class LockedElsewhere extends ControlFlowError {
   constructor(readonly key: string) {
     super(`${key} is locked by a transaction outside this group commit`);
   }
