@@ -36,9 +36,17 @@ export const ROOMS = [
   {
     name: 'kernel',
     floor: 1,
-    files: ['clock.ts', 'errors.ts', 'error-messages.ts', 'ids.ts', 'key-file.ts', 'metrics.ts'],
+    files: [
+      'clock.ts',
+      'control-flow-error.ts',
+      'errors.ts',
+      'error-messages.ts',
+      'ids.ts',
+      'key-file.ts',
+      'metrics.ts',
+    ],
     holds:
-      'the clock, the error class, the message of every registered error code, ids, key files of the data dir, the metrics registry',
+      'the clock, the error class, the errors that only steer, the message of every registered error code, ids, key files of the data dir, the metrics registry',
     mayImport: ['protocol'],
   },
   {
