@@ -118,6 +118,11 @@ export type GroupCommitStats = {
   merged: number;
 };
 
+/** Every count at zero: a group committer's before its first transaction. */
+export function noGroupCommits(): GroupCommitStats {
+  return { batches: 0, members: 0, fallbacks: 0, evicted: 0, elsewhere: 0, merged: 0 };
+}
+
 /**
  * A batch in flight that has taken this many times as long as batches typically take (never
  * less than the floor) counts as held up, most likely waiting for a row lock, and no longer keeps
@@ -152,14 +157,7 @@ export class GroupCommit {
   private readonly parked = new Map<string, Unit[]>();
   /** Keys a parked member was let in for, until the batch that takes it ends. */
   private readonly reserved = new Set<string>();
-  readonly stats: GroupCommitStats = {
-    batches: 0,
-    members: 0,
-    fallbacks: 0,
-    evicted: 0,
-    elsewhere: 0,
-    merged: 0,
-  };
+  readonly stats: GroupCommitStats = noGroupCommits();
   private readonly maxBatch: number;
   private readonly maxInFlight: number;
   private readonly now: () => number;
