@@ -81,8 +81,8 @@ export class HeldInBatch extends ControlFlowError {
  * this node's that runs alone. Waiting for that lock inside the batch would hold up every other
  * member until that transaction ends (and two nodes' batches waiting for each other's runs would
  * deadlock until PostgreSQL aborts one, every member of that batch then running again alone). So
- * the member takes the lock without waiting (`SKIP LOCKED`) and, finding it taken, leaves the
- * batch for the next one, behind what arrived meanwhile; turned away more than `MAX_REQUEUES`
+ * a member that has written nothing yet takes the lock without waiting (`SKIP LOCKED`) and,
+ * finding it taken, leaves the batch for the next one, behind what arrived meanwhile; turned away more than `MAX_REQUEUES`
  * times in all, it runs alone and waits for the lock by itself. Joining the next batch cost less
  * than running alone at once (a batch's shared BEGIN and COMMIT, docs/PERFORMANCE.md, "Built: a
  * run locked elsewhere does not hold up a batch").

@@ -59,7 +59,7 @@ import { LatestByName, type LatestByNameMode } from './latest-by-name.js';
 import type { LatestByNameRow } from '../store/decide-set.js';
 import * as auth from './auth.js';
 import { deferMessages, lockTaskLimit, setTaskRateWindow } from './limits.js';
-import { type Query, type Sql, SQL } from './sql.js';
+import { type Query, SQL } from './sql.js';
 import { type ClaimedRow, PgQueueTx } from './queue.js';
 import { type TaskRecordShape, taskRowsJson } from './record-shape.js';
 import { type PgTaskRow, taskFromKeptPgRow, taskFromPgColumns, taskFromPgRow } from './task-rows.js';
@@ -287,29 +287,35 @@ export class PgTx extends PgQueueTx implements Tx {
     this.locks?.claim(`run:${workflowId}`);
     // The decide set goes in the same message, read once the lock is held: a decision asks for
     // it next (executor `handleIn`), and this saves that round trip.
+    const skip = this.skipsLockedRuns;
     const [lock, decideSet] = this.writes
       ? await this.writes.queryMany([
-          { sql: this.lockRunSql, values: [workflowId] },
+          { sql: skip ? SQL.lockRunInBatch : SQL.lockRun, values: [workflowId] },
           { sql: DECIDE_TASKS, values: [workflowId] },
         ])
       : [await this.q(SQL.lockRun, [workflowId])];
-    await this.notLockedElsewhere(workflowId, lock);
+    if (skip) await this.notLockedElsewhere(workflowId, lock);
     return await this.lockedRow(workflowId, lock, decideSet);
   }
 
-  /** A group commit's member takes its run's lock without waiting for another transaction's. */
-  private get lockRunSql(): Sql {
-    return this.locks ? SQL.lockRunInBatch : SQL.lockRun;
+  /**
+   * Whether a run lock skips a run another transaction holds (group-commit.ts, `LockedElsewhere`):
+   * for a group commit's member that has written nothing, so that leaving its batch takes nothing
+   * back. One that has (a second run locked after writing for the first) waits for the lock, as
+   * leaving would roll the whole batch back.
+   */
+  private get skipsLockedRuns(): boolean {
+    return this.locks !== undefined && this.writes?.clean === true;
   }
 
   /**
-   * For a group commit's member whose lock statement found no row: a run that exists was skipped
+   * For a lock statement that skipped locked rows and found none: a run that exists was skipped
    * because another transaction holds its lock (another node's, or one of this node's outside
-   * the batch), and the member leaves its batch to wait for it alone (`LockedElsewhere`). A run
-   * that does not exist reads as missing, as it always has.
+   * the batch), and the member leaves its batch (`LockedElsewhere`). A run that does not exist
+   * reads as missing, as it always has.
    */
   private async notLockedElsewhere(workflowId: string, lock: pg.QueryResult | undefined): Promise<void> {
-    if (!this.locks || (lock?.rows.length ?? 0) > 0) return;
+    if ((lock?.rows.length ?? 0) > 0) return;
     const { rows } = await this.q<{ found: boolean }>(SQL.runExists, [workflowId]);
     if (rows[0]?.found === true) throw new LockedElsewhere(`run:${workflowId}`);
   }
@@ -321,11 +327,12 @@ export class PgTx extends PgQueueTx implements Tx {
     // nearly always in the decide set (it is open, or the latest of its name): then it is read
     // from there, as new as the run it is decided against, and a task of another run, an older
     // attempt or a task that does not exist costs one more round trip.
+    const skip = this.skipsLockedRuns;
     const [lock, decideSet] = await this.writes.queryMany([
-      { sql: this.lockRunSql, values: [workflowId] },
+      { sql: skip ? SQL.lockRunInBatch : SQL.lockRun, values: [workflowId] },
       { sql: DECIDE_TASKS, values: [workflowId] },
     ]);
-    await this.notLockedElsewhere(workflowId, lock);
+    if (skip) await this.notLockedElsewhere(workflowId, lock);
     const inSet = (decideSet?.rows as PgTaskRow[] | undefined)?.find((r) => r.task_id === taskId);
     // A fresh restore: the caller may change its task, and the decide set must stay as read.
     const task = inSet ? taskFromKeptPgRow(inSet) : await this.getTask(taskId);

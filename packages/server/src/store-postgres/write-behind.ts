@@ -153,6 +153,11 @@ export class WriteBehind {
     return this.sentWrite;
   }
 
+  /** Whether nothing has been written nor waits to be: leaving the transaction takes nothing back. */
+  get clean(): boolean {
+    return !this.sentWrite && this.pending.length === 0;
+  }
+
   /**
    * The statements that run `sql` with `values`: EXECUTE of its prepared plan (after what sets
    * it up, the first time), or the statement inlined. The last one answers. `names` collects the

@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
+import pg from 'pg';
+
 import { Metrics } from '../../src/metrics.js';
 import { openPostgresStore, type PostgresStore } from '../../src/store-postgres/postgres-store.js';
 import { type GroupCommitStats, noGroupCommits } from '../../src/store-postgres/group-commit.js';
 import type { Tx } from '../../src/store/store.js';
+import { waitFor } from '../helpers/baton-process.js';
 import { createTestDatabase, enabledStores, type TestDatabase } from '../helpers/postgres.js';
 import { T0, message, run, signal, task, uid } from './fixtures.js';
 
@@ -491,6 +494,42 @@ if (enabledStores().includes('postgres')) {
       assert.equal(attempts, 5);
       const d = delta(before);
       assert.deepEqual([d.batches, d.members, d.elsewhere, d.evicted, d.fallbacks], [4, 8, 4, 0, 0]);
+    });
+
+    it('a member that has written waits inside its batch for a run locked elsewhere, as leaving would roll the batch back', async () => {
+      const [held, own, other] = await runs(3);
+      assert.ok(held && own && other);
+      const holder = await holdRun(held.workflowId);
+      const before = stats();
+      const client = new pg.Client({ connectionString: db.url });
+      await client.connect();
+      let out: Array<{ taskId: string }>;
+      try {
+        const both = Promise.all([
+          // Its own run first, a task of it (a deferred write), then the run held elsewhere.
+          store.transaction(
+            member(own.workflowId, 0, async (tx) => {
+              assert.equal((await tx.lockRun(held.workflowId))?.workflowId, held.workflowId);
+            }),
+            GROUPED,
+          ),
+          store.transaction(member(other.workflowId, 0), GROUPED),
+        ]);
+        await waitFor(
+          async () =>
+            ((await client.query("SELECT 1 FROM pg_locks WHERE locktype = 'transactionid' AND NOT granted"))
+              .rowCount ?? 0) > 0 || undefined,
+          { timeoutMs: 10_000, intervalMs: 20, what: 'the batch waiting for the lock held elsewhere' },
+        );
+        holder.release();
+        out = await both;
+      } finally {
+        holder.release();
+        await client.end();
+      }
+      await holder.ended;
+      for (const o of out) assert.ok(await taskExists(o.taskId));
+      assert.deepEqual(delta(before), counted({ batches: 1, members: 2 }));
     });
 
     it('a member of a batch that locks a run that does not exist reads it as missing', async () => {
