@@ -79,13 +79,13 @@ export class HeldInBatch extends ControlFlowError {
 /**
  * A member found its run locked by a transaction outside the batch: another node's, or one of
  * this node's that runs alone. Waiting for that lock inside the batch would hold up every other
- * member until that transaction ends (and two nodes' batches waiting for each other's runs would
+ * member until that transaction ends (and two nodes' batches waiting for each other's runs could
  * deadlock until PostgreSQL aborts one, every member of that batch then running again alone). So
  * a member that has written nothing yet takes the lock without waiting (`SKIP LOCKED`) and,
- * finding it taken, leaves the batch for the next one, behind what arrived meanwhile; turned away more than `MAX_REQUEUES`
- * times in all, it runs alone and waits for the lock by itself. Joining the next batch cost less
- * than running alone at once (a batch's shared BEGIN and COMMIT, docs/PERFORMANCE.md, "Built: a
- * run locked elsewhere does not hold up a batch").
+ * finding it taken, leaves the batch for the next one, behind what arrived meanwhile; turned
+ * away more than `MAX_REQUEUES` times in all, it runs alone and waits for the lock by itself.
+ * Joining the next batch cost less than running alone at once (a batch's shared BEGIN and
+ * COMMIT; docs/PERFORMANCE.md, "Built: a run locked elsewhere does not hold up a batch").
  */
 export class LockedElsewhere extends ControlFlowError {
   constructor(readonly key: string) {
@@ -270,7 +270,8 @@ export class GroupCommit {
     for (const m of members) m.state.closed = true;
 
     const committing: Array<{ member: Member; value: unknown }> = [];
-    // Members that left: for a key another member held (parked), or locked elsewhere (alone).
+    // Members that left: for a key another member held (parked), or for a run locked elsewhere
+    // (the next batch).
     const later: Array<{ unit: Unit; key?: string }> = [];
     const dropped: Array<{ unit: Unit; err: unknown }> = [];
     let rollback = channel.failed !== undefined;
