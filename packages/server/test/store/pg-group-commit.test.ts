@@ -363,44 +363,6 @@ if (enabledStores().includes('postgres')) {
       }
     });
 
-    it('a batch held up by a lock another transaction holds lets the next batch start beside it', async () => {
-      const [held, ...others] = await runs(3);
-      assert.ok(held);
-      const locked = signal();
-      const release = signal();
-      // Another transaction (not grouped) holds the first run's lock until told.
-      const holder = store.transaction(async (tx) => {
-        await tx.lockRun(held.workflowId);
-        locked.resolve();
-        await release.promise;
-      });
-      await locked.promise;
-      const started = signal();
-      const stuck = store.transaction(async (tx) => {
-        started.resolve();
-        return member(held.workflowId, 0)(tx);
-      }, GROUPED);
-      // In flight (and about to wait for the lock) before the others arrive.
-      await started.promise;
-      // Arriving while that one waits: they must commit while the lock is still held.
-      let out: Array<{ taskId: string }> | undefined;
-      try {
-        const committed = Promise.all(
-          others.map((r, i) => store.transaction(member(r.workflowId, i), GROUPED)),
-        );
-        const bound = new Promise<undefined>((resolve) =>
-          setTimeout(() => resolve(undefined), 30_000).unref(),
-        );
-        out = await Promise.race([committed, bound]);
-      } finally {
-        release.resolve();
-      }
-      assert.ok(out, 'the others committed while the first batch waited for its lock');
-      for (const o of out) assert.ok(await taskExists(o.taskId));
-      await holder;
-      assert.ok(await taskExists((await stuck).taskId));
-    });
-
     /** A transaction outside group commit that holds `workflowId`'s lock until it is released. */
     async function holdRun(workflowId: string) {
       const locked = signal();
@@ -419,6 +381,33 @@ if (enabledStores().includes('postgres')) {
         promise,
         new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 30_000).unref()),
       ]);
+
+    it('a batch held up by a lock another transaction holds lets the next batch start beside it', async () => {
+      const [held, ...others] = await runs(3);
+      assert.ok(held);
+      // Another transaction (not grouped) holds the first run's lock until told.
+      const holder = await holdRun(held.workflowId);
+      const started = signal();
+      const stuck = store.transaction(async (tx) => {
+        started.resolve();
+        return member(held.workflowId, 0)(tx);
+      }, GROUPED);
+      // In flight (and about to wait for the lock) before the others arrive.
+      await started.promise;
+      // Arriving while that one waits: they must commit while the lock is still held.
+      let out: Array<{ taskId: string }> | undefined;
+      try {
+        out = await within(
+          Promise.all(others.map((r, i) => store.transaction(member(r.workflowId, i), GROUPED))),
+        );
+      } finally {
+        holder.release();
+      }
+      assert.ok(out, 'the others committed while the first batch waited for its lock');
+      for (const o of out) assert.ok(await taskExists(o.taskId));
+      await holder.ended;
+      assert.ok(await taskExists((await stuck).taskId));
+    });
 
     for (const how of ['lockRun', 'getTaskLockingRun'] as const) {
       it(`a member whose run another transaction holds (${how}) leaves its batch at once, and commits once the lock is free`, async () => {
