@@ -61,13 +61,24 @@ function sample({ pgLight = { ms: 1.5, slowMs: 8 } } = {}) {
     system(
       'baton-sqlite',
       'baton',
-      raw('Baton (embedded SQLite)', { steps: 12000, seconds: 1 }),
+      raw('Baton (embedded SQLite)', {
+        steps: 12000,
+        seconds: 1,
+        storage: { bytes: 12000 * 1100, bytesPerStep: 1100, liveBytesPerStep: 1030 },
+      }),
       raw('Baton (embedded SQLite)', { steps: 100, seconds: 1, ms: 0.5 }),
     ),
     system(
       'graphile-worker',
       'peer',
-      raw('Graphile Worker 0.17.3', { steps: 6000, seconds: 2 }),
+      raw('Graphile Worker 0.17.3', {
+        steps: 6000,
+        seconds: 2,
+        cpu: [
+          { name: 'harness (workers)', ms: 3000 },
+          { name: 'PostgreSQL backends', ms: 3600 },
+        ],
+      }),
       raw('Graphile Worker 0.17.3', { steps: 100, seconds: 1, ms: 3 }),
     ),
     system(
@@ -157,46 +168,94 @@ describe('compare', () => {
   });
 });
 
+/** DBOS at the given steps/s, CPU a step and light-load p50, for the lead target. */
+function dbos({ rate = 3500, cpuMs = 1.2, p50 = 2 } = {}) {
+  return system(
+    'dbos',
+    'peer',
+    raw('DBOS Transact 5', {
+      steps: rate,
+      seconds: 1,
+      cpu: [{ name: 'harness (workers)', ms: rate * cpuMs }],
+    }),
+    raw('DBOS Transact 5', { steps: 100, seconds: 1, ms: p50 }),
+  );
+}
+
+const byName = (list) => Object.fromEntries(list.map((t) => [t.target, t]));
+
 describe('targets', () => {
-  it('judges each target on the figures', () => {
-    const [peer, stretch, light, sqlite, cpu, legacy] = targets(sample());
-    assert.equal(cpu.status, 'met', '1.00 ms per step exactly meets the target, 0.9 ms at light load too');
-    assert.equal(cpu.detail, 'throughput 1.00 ms, light load 0.900 ms');
-    assert.equal(legacy.status, 'not measured');
-    assert.equal(peer.status, 'met');
-    assert.equal(peer.target, "Baton-PG steps/s ≥ Graphile Worker 0.17.3's");
-    assert.equal(peer.detail, '4,000 steps/s vs 3,000 steps/s');
-    assert.equal(stretch.status, 'met');
-    assert.match(stretch.target, /^Stretch: Baton-PG steps\/s ≥ BullMQ/);
-    assert.equal(light.status, 'met');
-    assert.match(light.detail, /p50 1\.50 ms, p99 8\.00 ms/);
-    assert.equal(sqlite.status, 'met');
-    assert.equal(sqlite.detail, '12,000 steps/s');
+  it("judges each of the round's targets on the figures of the same run", () => {
+    const list = targets([...sample(), dbos()]);
+    assert.deepEqual(
+      list.map((t) => [t.target, t.status, t.detail]),
+      [
+        ["Baton-PG steps/s ≥ Graphile Worker 0.17.3's", 'met', '4,000 vs 3,000 steps/s'],
+        ["Baton-PG CPU per step (all processes) ≤ Graphile Worker 0.17.3's", 'met', '1.00 vs 1.10 ms'],
+        [
+          'Baton-PG ahead of DBOS Transact 5 in steps/s, CPU per step and light-load hand-off p50',
+          'met',
+          'steps/s 4,000 vs 3,500, CPU 1.00 vs 1.20 ms, p50 1.50 vs 2.00 ms',
+        ],
+        ["Baton-SQLite steps/s ≥ 2.00× Baton-PG's", 'met', '3.00×: 12,000 vs 4,000 steps/s'],
+        ["2 Baton nodes on one PostgreSQL ≥ 1.60× one node's steps/s", 'not measured', ''],
+        [
+          'Baton-PG stores a finished step in ≤ 1 KB (live rows)',
+          'met',
+          '988 bytes a step, 1,234 as the pass left them',
+        ],
+        [
+          'Baton-SQLite stores a finished step in ≤ 1 KB (live rows)',
+          'not met',
+          '1,030 bytes a step, 1,100 as the pass left them',
+        ],
+        [
+          "Baton-PG light-load hand-off p50 ≤ Graphile Worker 0.17.3's and p99 ≤ 10 ms",
+          'met',
+          'p50 1.50 vs 3.00 ms, p99 8.00 ms (100 hand-offs)',
+        ],
+      ],
+    );
   });
 
-  it('fails the CPU target on a light-load pass over it, and judges a skipped one on the throughput pass', () => {
+  it('fails the lead target on any one of its three figures, ties included', () => {
+    const lead = (peer) => targets([...sample(), peer])[2];
+    assert.equal(lead(dbos({ rate: 4000 })).status, 'not met', 'a tie in steps/s is not ahead');
+    assert.equal(lead(dbos({ cpuMs: 0.99 })).status, 'not met');
+    const slowP50 = lead(dbos({ p50: 1.4 }));
+    assert.equal(slowP50.status, 'not met');
+    assert.match(slowP50.detail, /p50 1\.50 vs 1\.40 ms/);
+    assert.equal(lead(dbos()).status, 'met');
+  });
+
+  it('says not measured for a peer that did not run, and not met once a measured part fails', () => {
     const systems = sample();
+    const lead = targets(systems)[2];
+    assert.equal(lead.status, 'not measured');
+    assert.equal(lead.target, 'Baton-PG ahead of dbos in steps/s, CPU per step and light-load hand-off p50');
     const pg = systems.find((s) => s.id === 'baton-postgres');
-    pg.latency.cpuMsPerStep = 1.5;
-    const [, , , , over] = targets(systems);
-    assert.equal(over.status, 'not met');
-    assert.equal(over.detail, 'throughput 1.00 ms, light load 1.50 ms');
     pg.latency = { status: 'skipped', reason: '--skip-latency' };
-    const [, , , , skipped] = targets(systems);
-    assert.equal(skipped.status, 'met');
-    assert.equal(skipped.detail, 'throughput 1.00 ms');
+    const withDbos = byName(targets([...systems, dbos({ rate: 5000 })]));
+    const partial =
+      withDbos['Baton-PG ahead of DBOS Transact 5 in steps/s, CPU per step and light-load hand-off p50'];
+    assert.equal(partial.status, 'not met', 'steps/s fails though p50 was not measured');
+    assert.equal(partial.detail, 'steps/s 4,000 vs 5,000, CPU 1.00 vs 1.20 ms');
+    const light = withDbos["Baton-PG light-load hand-off p50 ≤ Graphile Worker 0.17.3's and p99 ≤ 10 ms"];
+    assert.equal(light.status, 'not measured');
   });
 
-  it('fails the latency target on a slow p99 and the peer targets on faster peers', () => {
+  it('fails the latency target on a slow p99 and the graphile-worker targets on a faster, cheaper peer', () => {
     const systems = sample({ pgLight: { ms: 1.5, slowMs: 12 } });
-    systems.find((s) => s.id === 'graphile-worker').throughput.stepsPerSecond = 4001;
-    systems.find((s) => s.id === 'bullmq').throughput.stepsPerSecond = 4001;
-    systems.find((s) => s.id === 'baton-sqlite').throughput.stepsPerSecond = 2999;
-    const [peer, stretch, light, sqlite] = targets(systems);
-    assert.equal(peer.status, 'not met');
-    assert.equal(stretch.status, 'not met');
-    assert.equal(light.status, 'not met');
-    assert.equal(sqlite.status, 'not met');
+    const graphile = systems.find((s) => s.id === 'graphile-worker');
+    graphile.throughput.stepsPerSecond = 4001;
+    graphile.throughput.cpuMsPerStep = 0.99;
+    systems.find((s) => s.id === 'baton-sqlite').throughput.stepsPerSecond = 7999;
+    const list = targets(systems);
+    assert.deepEqual(
+      list.map((t) => t.status),
+      ['not met', 'not met', 'not measured', 'not met', 'not measured', 'met', 'not met', 'not met'],
+    );
+    assert.equal(list[7].detail, 'p50 1.50 vs 3.00 ms, p99 12.0 ms (100 hand-offs)');
   });
 
   it('holds two nodes to 1.6× one node', () => {
@@ -208,12 +267,12 @@ describe('targets', () => {
       throughput: { ...pg.throughput, stepsPerSecond: 6400 },
     };
     systems.push(two);
-    const met = targets(systems).at(-1);
+    const met = targets(systems)[4];
     assert.equal(met.status, 'met');
-    assert.equal(met.detail, '1.60× (6,400 vs 4,000 steps/s)');
+    assert.equal(met.detail, '1.60×: 6,400 vs 4,000 steps/s');
     assert.equal(compare(systems).twoNodesOverOne, 1.6);
     two.throughput.stepsPerSecond = 6000;
-    assert.equal(targets(systems).at(-1).status, 'not met');
+    assert.equal(targets(systems)[4].status, 'not met');
   });
 
   it('says not measured when Baton-PG failed', () => {
@@ -225,8 +284,17 @@ describe('targets', () => {
     };
     assert.deepEqual(
       targets(systems).map((t) => t.status),
-      // SQLite's target stands on its own figures.
-      ['not measured', 'not measured', 'not measured', 'met', 'not measured', 'not measured', 'not measured'],
+      // SQLite's storage stands on its own figures.
+      [
+        'not measured',
+        'not measured',
+        'not measured',
+        'not measured',
+        'not measured',
+        'not measured',
+        'not met',
+        'not measured',
+      ],
     );
   });
 });
@@ -282,10 +350,16 @@ describe('renderMarkdown', () => {
     assert.match(md, /2 × Test CPU, 8\.0 GiB RAM/);
     assert.match(
       md,
-      /- Baton-PG steps\/s ≥ Graphile Worker 0\.17\.3's: \*\*met\*\* \(4,000 steps\/s vs 3,000 steps\/s\)/,
+      /- Baton-PG steps\/s ≥ Graphile Worker 0\.17\.3's: \*\*met\*\* \(4,000 vs 3,000 steps\/s\)/,
     );
-    assert.match(md, /- Stretch: Baton-PG steps\/s ≥ BullMQ 6 \(Redis 7\) <&>'s: \*\*met\*\*/);
-    assert.match(md, /- Embedded SQLite ≥ 3,000 steps\/s: \*\*met\*\* \(12,000 steps\/s\)/);
+    assert.match(
+      md,
+      /- Baton-SQLite steps\/s ≥ 2\.00× Baton-PG's: \*\*met\*\* \(3\.00×: 12,000 vs 4,000 steps\/s\)/,
+    );
+    assert.match(
+      md,
+      /- 2 Baton nodes on one PostgreSQL ≥ 1\.60× one node's steps\/s: \*\*not measured\*\*$/m,
+    );
     assert.match(md, /- `dbos`: bench\/systems\/dbos\.mjs does not exist yet/);
     assert.match(md, / {2}- throughput: failed: boom \| with a pipe/);
   });
