@@ -54,6 +54,11 @@ export class ByteBoundedCache<Row extends Sized> {
     this.held -= row.bytes;
   }
 
+  /** The kept rows, oldest first (for tests). */
+  values(): IterableIterator<Row> {
+    return this.rows.values();
+  }
+
   /** How many rows and bytes are kept (for tests and metrics). */
   get size(): { rows: number; bytes: number } {
     return { rows: this.rows.size, bytes: this.held };

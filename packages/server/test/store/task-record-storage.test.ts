@@ -90,6 +90,11 @@ void describe('compact task records (store/task-record-storage.ts)', () => {
     const held = recentRowsHeld();
     assert.ok(held.bytes <= held.budgetBytes, `${held.bytes} bytes held, budget ${held.budgetBytes}`);
     assert.ok(held.rows > 4_096, `${held.rows} small rows kept`);
+    // A slice of Node's shared buffer pool would hold its whole 8 KB slab, far past the budget.
+    assert.ok(
+      held.packedBufferBytes <= held.bytes,
+      `the kept packed bytes live in ${held.packedBufferBytes} bytes of buffers, the rows count ${held.bytes}`,
+    );
     const last = task('run-small-19999', 1, { outputData: { i: 19_999 } });
     const lastParts = storedTaskParts(last);
     assert.deepEqual(packedFields(last.taskId, lastParts.clear, lastParts.packed).outputData, { i: 19_999 });
