@@ -105,12 +105,11 @@ export function targets(systems) {
   const leadName = leadPeer ? labelOf(leadPeer) : LEAD_PEER;
   const list = [];
 
-  const rate = stepsPerSecond(matchPeer);
   list.push(
     judged(`Baton-PG steps/s ≥ ${matchName}'s`, [
       comparison(
         pg,
-        rate,
+        stepsPerSecond(matchPeer),
         (a, b) => a >= b,
         (a, b) => `${formatRate(a)} vs ${formatRate(b)} steps/s`,
       ),

@@ -159,8 +159,9 @@ interface Written extends Sized {
   whole: string;
 }
 /**
- * About the memory the rows of 4,096 of the bench's tasks took when the bound was a count of rows,
- * so RSS with 100,000 open runs stays where it was (`node bench/scale.mjs --skip-history`: 229 MB
+ * The memory the rows of 4,096 of the bench's tasks really took when the bound was a count of rows
+ * (and that the earlier 8 MiB budget really took, as it counted too little a row), so RSS with
+ * 100,000 open runs stays where it was (`node bench/scale.mjs --skip-history`: 229 MB
  * on PostgreSQL, 236 on SQLite). A workflow that branches keeps more runs in flight than that:
  * its branches' tasks wait in the queue behind other runs' tasks, so each decision comes back to
  * a run after hundreds of others, and every task of a run is read by each of its decisions
@@ -204,13 +205,9 @@ function remember(
   packed: Buffer,
   whole: string,
 ): void {
-  // Kept in a buffer of its own: the packed bytes are a slice of Node's shared 8 KB buffer pool,
-  // and a kept slice holds the whole of its slab for as long as it is kept (the heap and external
-  // memory a kept row took fell from 2,312 to 1,590 bytes with the copy).
-  const own = Buffer.alloc(packed.length);
-  packed.copy(own);
-  const bytes = whole.length + 2 * record.length + own.length + ROW_OVERHEAD_BYTES;
-  recent.set(taskId, { record, clear, packed: own, whole, bytes });
+  // `packed` has a buffer of its own (record-codec.ts `packRecord`), so keeping it holds only its bytes.
+  const bytes = whole.length + 2 * record.length + packed.length + ROW_OVERHEAD_BYTES;
+  recent.set(taskId, { record, clear, packed, whole, bytes });
 }
 
 /** The record of a row, both parts merged, as parsed JSON (the columns not yet laid over it). */
