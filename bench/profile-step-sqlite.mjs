@@ -20,7 +20,8 @@ import { jsonClient } from './lib/http-json.mjs';
 import { cpuLine, dumpCounters, profileFlags, profileSummary } from './lib/profile-run.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const { options, protocol, profDir, top } = profileFlags('400');
+const { options, protocol, profDir, top, nodes } = profileFlags('400');
+if (nodes !== 1) throw new Error('--nodes is for PostgreSQL: SQLite is one node');
 const statsFile = join(tmpdir(), `baton-sqlite-stats-${process.pid}`);
 
 const dump = (pid, n) => dumpCounters(pid, statsFile, n);

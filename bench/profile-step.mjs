@@ -12,7 +12,7 @@
 // /var/log/postgresql/postgresql-15-main.log), the backends' executor time by statement, from
 // auto_explain (pg-executor-log.mjs; it slows the backends, so read its CPU figures apart);
 // and with --wal-records, the WAL the pass wrote by record type, from pg_waldump (wal-records.mjs).
-//   node bench/profile-step.mjs --runs 300 [--protocol legacy] [--cpu-prof /tmp/prof] [--explain-log FILE] [--wal-records]
+//   node bench/profile-step.mjs --runs 300 [--nodes 2] [--protocol legacy] [--cpu-prof /tmp/prof] [--explain-log FILE] [--wal-records]
 // Run `npx tsc -b` first.
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -30,7 +30,7 @@ import { executorSummary, logEveryPlan, logOffset } from './lib/pg-executor-log.
 import { walRecords, walSource } from './lib/wal-records.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const { options, protocol, profDir, top, explainLog, walByRecord } = profileFlags('300');
+const { options, protocol, profDir, top, explainLog, walByRecord, nodes } = profileFlags('300');
 const DB = 'bench_profile';
 const statsFile = join(tmpdir(), `baton-pg-stats-${process.pid}`);
 
@@ -54,22 +54,46 @@ async function tableStats(client) {
   };
 }
 
-const dump = (pid, n) => dumpCounters(pid, statsFile, n);
+/** Every node's statement counters, summed (the `at` of the first node's dump marks the profile). */
+async function dump(n) {
+  const parts = [];
+  for (const [i, server] of servers.entries())
+    parts.push(await dumpCounters(server.pid, `${statsFile}-${i}`, n));
+  const totals = {};
+  const byStatement = {};
+  for (const part of parts) {
+    for (const [key, value] of Object.entries(part.totals)) totals[key] = (totals[key] ?? 0) + value;
+    for (const [label, counts] of Object.entries(part.byStatement)) {
+      const sum = (byStatement[label] ??= {});
+      for (const [key, value] of Object.entries(counts)) sum[key] = (sum[key] ?? 0) + value;
+    }
+  }
+  return { ...parts[0], totals, byStatement };
+}
 
 const databaseUrl = await freshDatabase(DB);
 const admin = new pg.Client({ connectionString: databaseUrl });
 await admin.connect();
 if (explainLog) await logEveryPlan(admin, databaseName(DB));
-const server = await startBaton({
-  databaseUrl,
-  env: { BATON_PG_STATS_FILE: statsFile },
-  nodeArgs: [
-    '--import',
-    join(HERE, 'lib/pg-statements-hook.mjs'),
-    ...(profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : []),
-  ],
-});
-const client = jsonClient(server.url, { sockets: options.workers + 24 });
+// One server per node, each with its own counters file and, with --cpu-prof, its own directory.
+const servers = [];
+for (let i = 0; i < nodes; i++) {
+  const nodeProfDir = profDir && nodes > 1 ? join(profDir, `node-${i + 1}`) : profDir;
+  servers.push(
+    await startBaton({
+      databaseUrl,
+      env: { BATON_PG_STATS_FILE: `${statsFile}-${i}` },
+      nodeArgs: [
+        '--import',
+        join(HERE, 'lib/pg-statements-hook.mjs'),
+        ...(nodeProfDir ? ['--cpu-prof', '--cpu-prof-dir', nodeProfDir] : []),
+      ],
+    }),
+  );
+}
+const clients = servers.map((server) =>
+  jsonClient(server.url, { sockets: Math.ceil(options.workers / nodes) + 24 }),
+);
 let result;
 let before;
 let after;
@@ -79,18 +103,21 @@ let logFrom;
 let logTo;
 let wal;
 try {
-  await register(client, options.steps);
+  await register(clients[0], options.steps);
   // Stats are cumulative and updated by backends at transaction end; force the snapshot.
   await admin.query('SELECT pg_stat_clear_snapshot()');
   before = await tableStats(admin);
-  sentBefore = await dump(server.pid, 1);
+  sentBefore = await dump(1);
   if (explainLog) logFrom = logOffset(explainLog);
   const meter = new CpuMeter({
-    processes: [{ name: 'Baton server', pid: server.pid }],
+    processes: servers.map((server, i) => ({
+      name: nodes > 1 ? `Baton server ${i + 1}` : 'Baton server',
+      pid: server.pid,
+    })),
     pgDatabase: databaseName(DB),
   });
-  result = await drive(client, options, { protocol, meter });
-  sentAfter = await dump(server.pid, 2);
+  result = await drive(clients, options, { protocol, meter });
+  sentAfter = await dump(2);
   if (explainLog) logTo = logOffset(explainLog);
   // The statistics collector lags by up to 500 ms (PostgreSQL 15 flushes at most that often).
   await new Promise((r) => setTimeout(r, 1500));
@@ -98,8 +125,8 @@ try {
   after = await tableStats(admin);
   if (walByRecord) wal = walRecords(await walSource(admin), before.db.lsn, after.db.lsn);
 } finally {
-  client.close();
-  await server.stop();
+  for (const client of clients) client.close();
+  for (const server of servers) await server.stop();
   await admin.end();
   await dropDatabase(DB);
 }
@@ -108,7 +135,7 @@ const steps = result.steps;
 const per = (n) => (n / steps).toFixed(2);
 const out = [];
 out.push(
-  `Baton on PostgreSQL, ${protocol}: ${options.runs} runs × ${options.steps} steps, ${options.workers} workers: ` +
+  `Baton on PostgreSQL${nodes > 1 ? `, ${nodes} nodes` : ''}, ${protocol}: ${options.runs} runs × ${options.steps} steps, ${options.workers} workers: ` +
     `${steps} steps in ${result.seconds.toFixed(1)} s (${(steps / result.seconds).toFixed(0)} steps/s)`,
 );
 out.push(cpuLine(result, 2));
@@ -165,5 +192,8 @@ if (wal) {
   out.push('', '| WAL record (whole server) | records / step | bytes / step |', '| --- | ---: | ---: |');
   for (const r of wal) out.push(`| ${r.type} | ${per(r.records)} | ${(r.bytes / steps).toFixed(0)} |`);
 }
-out.push(...profileSummary(profDir, top, sentBefore, sentAfter));
+// With several nodes, the first node's profile (each node's is in its own directory).
+out.push(
+  ...profileSummary(profDir && nodes > 1 ? join(profDir, 'node-1') : profDir, top, sentBefore, sentAfter),
+);
 process.stdout.write(`${out.join('\n')}\n`);

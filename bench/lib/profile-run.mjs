@@ -21,6 +21,9 @@ export function profileFlags(defaultRuns) {
       'explain-log': { type: 'string' },
       // PostgreSQL only: the WAL the pass wrote, by record type (wal-records.mjs).
       'wal-records': { type: 'boolean', default: false },
+      // PostgreSQL only: this many server processes on the one database, the workers and the
+      // starts spread over them (as the bench's baton-postgres-2-nodes); counts are summed.
+      nodes: { type: 'string', default: '1' },
     },
   });
   const protocol = values.protocol;
@@ -39,6 +42,7 @@ export function profileFlags(defaultRuns) {
     top: Number(values.top),
     explainLog: values['explain-log'],
     walByRecord: values['wal-records'],
+    nodes: Number(values.nodes),
   };
 }
 
