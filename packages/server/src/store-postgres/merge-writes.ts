@@ -40,6 +40,7 @@ const MERGERS: ReadonlyMap<string, Merger> = new Map([
   // Twelve arrays of one element per message.
   [SQL.enqueue.name, { parts: new Array<Part>(12).fill('rows'), unique: [[0]] }],
   [SQL.removeMessages.name, { parts: ['keys'], unique: [] }],
+  [SQL.updateOpenTasksExpected.name, { parts: ['json', 'rows', 'count'], unique: [[1]] }],
 ]);
 
 function mergerOf(write: PendingWrite): Merger | undefined {

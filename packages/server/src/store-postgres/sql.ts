@@ -221,6 +221,16 @@ export const SQL = {
        AND CASE t.status WHEN 'SCHEDULED' THEN true WHEN 'IN_PROGRESS' THEN true ELSE false END
      RETURNING t.task_id`,
   ),
+  // The same compare-and-set deferred to COMMIT by a group commit's member (tx.ts
+  // `updateOpenTasks`): $3 tasks must still be open, or the batch fails and its members run alone.
+  updateOpenTasksExpected: named(
+    'update_open_tasks_expected',
+    `WITH upd AS (${updateTasksFromJson('ANY($2::text[])')}
+       AND CASE t.status WHEN 'SCHEDULED' THEN true WHEN 'IN_PROGRESS' THEN true ELSE false END
+     RETURNING 1)
+     SELECT baton_expect_rows((SELECT count(*) FROM upd), $3::bigint,
+       'updateOpenTasks: ' || ($3::bigint - (SELECT count(*) FROM upd)) || ' of the tasks ended meanwhile') AS n`,
+  ),
   getTask: named('get_task', `SELECT ${TASK_COLUMNS} FROM tasks WHERE task_id = $1`),
   getTasks: named('get_tasks', `SELECT ${TASK_COLUMNS} FROM tasks WHERE task_id = ANY($1::text[])`),
   getRunTasks: named(

@@ -540,12 +540,18 @@ export class PgTx extends PgQueueTx implements Tx {
   async updateOpenTasks(tasks: readonly TaskRecord[]): Promise<string[]> {
     if (tasks.length === 0) return [];
     const byId = new Map(tasks.map((t) => [t.taskId, t]));
+    const json = taskRowsJson([...byId.values()], this.records.shape);
+    // A group commit's member assumes every task is still open and defers the write to COMMIT,
+    // where it fails the batch if one is not: its members then run again alone and take the
+    // path below. A task ends between its claim and this write only in a race with a cancel or
+    // a timeout, and the round trip this saves is one of a hand-out's two (the claim and COMMIT).
+    if (this.locks !== undefined && this.writes !== undefined) {
+      await this.write(SQL.updateOpenTasksExpected, [json, [...byId.keys()], byId.size]);
+      return [...byId.keys()];
+    }
     // Under READ COMMITTED the WHERE is re-checked on the newest row version after any lock
     // wait, so a task ended by a concurrent commit is skipped, not overwritten.
-    const { rows } = await this.q<{ task_id: string }>(SQL.updateOpenTasks, [
-      taskRowsJson([...byId.values()], this.records.shape),
-      [...byId.keys()],
-    ]);
+    const { rows } = await this.q<{ task_id: string }>(SQL.updateOpenTasks, [json, [...byId.keys()]]);
     return rows.map((r) => r.task_id);
   }
 

@@ -7,6 +7,7 @@ import { Metrics } from '../../src/metrics.js';
 import { openPostgresStore, type PostgresStore } from '../../src/store-postgres/postgres-store.js';
 import { type GroupCommitStats, noGroupCommits } from '../../src/store-postgres/group-commit.js';
 import type { Tx } from '../../src/store/store.js';
+import type { TaskRecord } from '@baton/protocol';
 import { waitFor } from '../helpers/baton-process.js';
 import { createTestDatabase, enabledStores, type TestDatabase } from '../helpers/postgres.js';
 import { T0, message, run, signal, task, uid } from './fixtures.js';
@@ -140,6 +141,63 @@ if (enabledStores().includes('postgres')) {
         if (o?.status === 'fulfilled') assert.ok(await taskExists(o.value.taskId));
       }
       assert.deepEqual(delta(before), counted({ batches: 1, members: 3, fallbacks: 1, merged: 2 }));
+    });
+
+    /** Runs stored with one open task each, and those tasks. */
+    async function runsWithOpenTasks(n: number) {
+      const rs = await runs(n);
+      const tasks = rs.map((r) => task(r.workflowId, 0));
+      await store.transaction((tx) => tx.insertTasks(tasks));
+      return tasks;
+    }
+    const handedOut = (t: TaskRecord): TaskRecord => ({
+      ...t,
+      status: 'IN_PROGRESS',
+      pollCount: 1,
+      updateTime: T0 + 5,
+    });
+
+    it('a member’s compare-and-set of open tasks waits for COMMIT, one statement for the batch', async () => {
+      const tasks = await runsWithOpenTasks(3);
+      const before = stats();
+      const written = await Promise.all(
+        tasks.map((t) => store.transaction((tx) => tx.updateOpenTasks([handedOut(t)]), GROUPED)),
+      );
+      assert.deepEqual(
+        written,
+        tasks.map((t) => [t.taskId]),
+      );
+      assert.deepEqual(delta(before), counted({ batches: 1, members: 3, merged: 2 }));
+      for (const t of tasks)
+        assert.equal((await store.read((tx) => tx.getTask(t.taskId)))?.status, 'IN_PROGRESS');
+    });
+
+    it('a member’s task ended before its COMMIT fails the batch; alone, the member finds it ended and the others commit', async () => {
+      const tasks = await runsWithOpenTasks(3);
+      const ended = tasks[1] ?? assert.fail();
+      const before = stats();
+      const calls = [0, 0, 0];
+      const written = await Promise.all(
+        tasks.map((t, i) =>
+          store.transaction(async (tx) => {
+            calls[i] = (calls[i] ?? 0) + 1;
+            const out = await tx.updateOpenTasks([handedOut(t)]);
+            // Another transaction ends the task after this member took it to be open, while the
+            // batch is still open (a cancel racing a hand-out).
+            if (i === 1 && calls[i] === 1)
+              await store.transaction((other) =>
+                other.updateTasks([{ ...ended, status: 'CANCELED', endTime: T0 + 6, updateTime: T0 + 6 }]),
+              );
+            return out;
+          }, GROUPED),
+        ),
+      );
+      assert.deepEqual(written, [[tasks[0]?.taskId], [], [tasks[2]?.taskId]]);
+      assert.deepEqual(calls, [2, 2, 2], 'each ran in the batch, then alone');
+      assert.equal((await store.read((tx) => tx.getTask(ended.taskId)))?.status, 'CANCELED');
+      for (const i of [0, 2])
+        assert.equal((await store.read((tx) => tx.getTask(tasks[i]?.taskId ?? '')))?.status, 'IN_PROGRESS');
+      assert.equal(delta(before).fallbacks, 1);
     });
 
     it('the same write of several members is one statement, and each member keeps its own order', async () => {
