@@ -59,6 +59,14 @@ const updateTasksFromJson = (
      WHERE t.task_id = ${ids} AND t.task_id = e->>'taskId'`;
 
 /**
+ * The tasks of `updateTasksFromJson` that are still open (the hand-out's compare-and-set), as a
+ * condition to add after its WHERE. A CASE, not `status IN (…)`: a generic plan could otherwise
+ * AND the primary key with the status index and the decide set's partial index, and read every
+ * entry of both (thousands, mostly dead between vacuums) to update one row.
+ */
+const STILL_OPEN = `AND CASE t.status WHEN 'SCHEDULED' THEN true WHEN 'IN_PROGRESS' THEN true ELSE false END`;
+
+/**
  * The decide set's latest task per name ($2 workflow ids, $3 names, $4 seqs, $5 task ids), as a
  * CTE. A task's status change finds its own row already there: no write (it was a HOT update per step).
  */
@@ -214,11 +222,8 @@ export const SQL = {
   ),
   updateOpenTasks: named(
     'update_open_tasks',
-    // The open check is a CASE, not `status IN (…)`: a generic plan could otherwise AND the
-    // primary key with the status index and the decide set's partial index, and read every
-    // entry of both (thousands, mostly dead between vacuums) to update one row.
     `${updateTasksFromJson('ANY($2::text[])')}
-       AND CASE t.status WHEN 'SCHEDULED' THEN true WHEN 'IN_PROGRESS' THEN true ELSE false END
+       ${STILL_OPEN}
      RETURNING t.task_id`,
   ),
   // The same compare-and-set deferred to COMMIT by a group commit's member (tx.ts
@@ -226,7 +231,7 @@ export const SQL = {
   updateOpenTasksExpected: named(
     'update_open_tasks_expected',
     `WITH upd AS (${updateTasksFromJson('ANY($2::text[])')}
-       AND CASE t.status WHEN 'SCHEDULED' THEN true WHEN 'IN_PROGRESS' THEN true ELSE false END
+       ${STILL_OPEN}
      RETURNING 1)
      SELECT baton_expect_rows((SELECT count(*) FROM upd), $3::bigint,
        'updateOpenTasks: ' || ($3::bigint - (SELECT count(*) FROM upd)) || ' of the tasks ended meanwhile') AS n`,

@@ -544,7 +544,7 @@ export class PgTx extends PgQueueTx implements Tx {
     // A group commit's member assumes every task is still open and defers the write to COMMIT,
     // where it fails the batch if one is not: its members then run again alone and take the
     // path below. A task ends between its claim and this write only in a race with a cancel or
-    // a timeout, and the round trip this saves is one of a hand-out's two (the claim and COMMIT).
+    // a timeout, and the write no longer takes a round trip of its own between the claim and COMMIT.
     if (this.locks !== undefined && this.writes !== undefined) {
       await this.write(SQL.updateOpenTasksExpected, [json, [...byId.keys()], byId.size]);
       return [...byId.keys()];

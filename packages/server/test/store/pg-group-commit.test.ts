@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
+import type { TaskRecord } from '@baton/protocol';
 import pg from 'pg';
 
 import { Metrics } from '../../src/metrics.js';
 import { openPostgresStore, type PostgresStore } from '../../src/store-postgres/postgres-store.js';
 import { type GroupCommitStats, noGroupCommits } from '../../src/store-postgres/group-commit.js';
 import type { Tx } from '../../src/store/store.js';
-import type { TaskRecord } from '@baton/protocol';
 import { waitFor } from '../helpers/baton-process.js';
 import { createTestDatabase, enabledStores, type TestDatabase } from '../helpers/postgres.js';
 import { T0, message, run, signal, task, uid } from './fixtures.js';
