@@ -1,4 +1,6 @@
-import { deflateSync, inflateSync } from 'node:zlib';
+import { Deflate, Inflate, deflateSync, inflateSync } from 'node:zlib';
+
+import { ReusedZlib } from './reused-zlib.js';
 
 /**
  * Packed records: the JSON text of a stored record, compressed for a row that is written once
@@ -82,21 +84,37 @@ export function packDictionary(version: number): Buffer | undefined {
   return DICTIONARIES.get(version);
 }
 
+const PACK_OPTIONS = {
+  level: 1,
+  windowBits: WINDOW_BITS,
+  memLevel: MEM_LEVEL,
+  dictionary: DICTIONARY_V1,
+} as const;
+
+/** One deflate stream for every pack, and one inflate stream a dictionary (reused-zlib.ts). */
+const packer = new ReusedZlib(
+  () => new Deflate(PACK_OPTIONS),
+  (input) => deflateSync(input, PACK_OPTIONS),
+);
+const unpackers = new Map(
+  [...DICTIONARIES].map(([version, dictionary]) => {
+    const options = { windowBits: WINDOW_BITS, dictionary };
+    return [
+      version,
+      new ReusedZlib(
+        () => new Inflate(options),
+        (input) => inflateSync(input, options),
+      ),
+    ] as const;
+  }),
+);
+
 /** `json` packed with the current dictionary. */
 export function packRecord(json: string): Buffer {
-  const body = deflateSync(json, {
-    level: 1,
-    windowBits: WINDOW_BITS,
-    memLevel: MEM_LEVEL,
-    dictionary: DICTIONARY_V1,
-  });
   // A buffer of its own, not a slice of Node's shared 8 KB pool: a node keeps the packed bytes of
   // the rows it wrote last (task-record-storage.ts), and a kept slice holds its whole slab (a kept
   // row took 2,312 bytes of heap and buffers with pooled slices, 1,590 without).
-  const out = Buffer.allocUnsafeSlow(body.length + 1);
-  out[0] = CURRENT;
-  body.copy(out, 1);
-  return out;
+  return packer.toBuffer(Buffer.from(json, 'utf8'), CURRENT);
 }
 
 /** A packed record that cannot be read: named, never guessed at. */
@@ -107,13 +125,13 @@ export class PackedRecordError extends Error {
 /** The JSON text of a packed record; `what` names the row in the error if it cannot be read. */
 export function unpackRecord(packed: Uint8Array, what: string): string {
   const version = packed[0];
-  const dictionary = version === undefined ? undefined : DICTIONARIES.get(version);
-  if (dictionary === undefined)
+  const unpacker = version === undefined ? undefined : unpackers.get(version);
+  if (unpacker === undefined)
     throw new PackedRecordError(
       `${what}: its stored record is packed with codec ${version ?? '(none: empty)'}, which this release does not know`,
     );
   try {
-    return inflateSync(packed.subarray(1), { windowBits: WINDOW_BITS, dictionary }).toString('utf8');
+    return unpacker.toText(packed.subarray(1));
   } catch (err) {
     throw new PackedRecordError(
       `${what}: its stored record does not unpack (${err instanceof Error ? err.message : String(err)})`,
