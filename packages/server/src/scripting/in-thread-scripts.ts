@@ -11,6 +11,8 @@ import type { ScriptLimits } from './limits.js';
 export interface InThreadScripts extends ScriptRunner {
   /** QuickJS or jq was left unusable (a trap, memory not freed): the thread is to be replaced. */
   readonly broken: boolean;
+  /** Makes ahead what the next JavaScript evaluation needs (between evaluations, when idle). */
+  prepare(): void;
 }
 
 /**
@@ -25,6 +27,7 @@ export async function loadInThreadScripts(limits: ScriptLimits): Promise<InThrea
     jq: (filter, input) => bounded(jq.run(filter, input)),
     checkJavascript: (script) => javascript.check(script),
     checkJq: (filter) => jq.check(filter),
+    prepare: () => javascript.prepare(),
     get broken() {
       return javascript.broken || jq.broken;
     },

@@ -63,7 +63,10 @@ port.on('message', (request: ScriptRequest) => {
   // the cap is replaced, so the next evaluation gets the whole cap (memory is counted per task).
   const grown = largestMemoryBytes > limits.wasmMemoryBytes / 4;
   port.postMessage({ id: request.id, result, broken: scripts.broken || grown } satisfies ScriptAnswer);
+  // Answered: the next evaluation's context is made now, while no one waits for this thread.
+  scripts.prepare();
 });
+scripts.prepare();
 port.postMessage({ ready: true } satisfies ScriptAnswer);
 
 /**

@@ -102,6 +102,39 @@ describe('javascript sandbox', () => {
     assert.equal(value(await scripts.javascript('$.x', { x: 5 })), 5);
   });
 
+  it('gives each evaluation a context of its own when the next one is made ahead', () => {
+    roomyClock.prepare();
+    assert.equal(
+      value(roomyClock.run('Array.prototype.leak = 1; globalThis.kept = 2; Object.freeze(Object); 1', {})),
+      1,
+    );
+    roomyClock.prepare();
+    assert.deepEqual(value(roomyClock.run('[typeof [].leak, typeof kept, Object.isFrozen(Object)]', {})), [
+      'undefined',
+      'undefined',
+      false,
+    ]);
+  });
+
+  it('counts the time cap from the evaluation, not from when its context was made ahead', async () => {
+    let now = 0;
+    let ticking = false;
+    // Each look at the clock by the interrupt handler moves it on a millisecond, once ticking.
+    const sandbox = await JavaScriptSandbox.load(scriptLimits(16, 1000), () => (ticking ? ++now : now));
+    sandbox.prepare();
+    now = 1_000_000;
+    // A long loop asks the interrupt handler often: a deadline from the preparation would stop it.
+    assert.equal(
+      value(sandbox.run('let s = 0; for (let i = 0; i < 300000; i++) s += i % 3; s', {})),
+      300_000,
+    );
+    sandbox.prepare();
+    ticking = true;
+    assert.match(reason(sandbox.run('while (true) {}', {})), /time limit of 1000 ms/);
+    ticking = false;
+    assert.equal(value(sandbox.run('$.x', { x: 3 })), 3);
+  });
+
   it('exposes nothing of the host', async () => {
     assert.equal(
       value(
