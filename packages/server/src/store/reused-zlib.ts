@@ -4,8 +4,9 @@ import { constants, type Deflate, type Inflate } from 'node:zlib';
  * One zlib stream kept for many small synchronous calls, where `deflateSync` and `inflateSync`
  * build a stream for each: a Transform stream with its state, a 16 KB output buffer, zlib's own
  * state, and the preset dictionary hashed in anew. For a task record of a few hundred bytes that
- * set-up is most of the call (packing the bench's record: 22.5 µs with `deflateSync`, 12.4 µs
- * here; unpacking it 13.8 µs against 5.3), and the buffers it drops are garbage on every write.
+ * set-up is most of the call (packing the bench's record in a loop: 22.5 µs with `deflateSync`,
+ * 11.3 µs here; unpacking it 13.8 µs against 3.8), and the buffers it drops are garbage on every
+ * write.
  *
  * Node offers no public way to reuse a synchronous stream (the sync calls close theirs), so this
  * drives the stream's native handle the way Node's own `processChunkSync` does: `writeSync` with
