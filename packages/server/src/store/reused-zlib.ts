@@ -42,19 +42,15 @@ export class ReusedZlib {
    */
   toBuffer(input: Uint8Array, prefix?: number): Buffer {
     const head = prefix === undefined ? 0 : 1;
-    const own = (bytes: Uint8Array, from: number, to: number): Buffer => {
-      const out = Buffer.allocUnsafeSlow(head + to - from);
+    const own = (bytes: Uint8Array): Buffer => {
+      const out = Buffer.allocUnsafeSlow(head + bytes.length);
       if (prefix !== undefined) out[0] = prefix;
-      out.set(bytes.subarray(from, to), head);
+      out.set(bytes, head);
       return out;
     };
     const fast = this.usable ? this.fast(input) : undefined;
-    if (fast === undefined) {
-      const body = this.fallback(input);
-      return own(body, 0, body.length);
-    }
-    const whole = typeof fast === 'number' ? this.scratch.subarray(0, fast) : Buffer.concat(fast);
-    const out = own(whole, 0, whole.length);
+    if (fast === undefined) return own(this.fallback(input));
+    const out = own(typeof fast === 'number' ? this.scratch.subarray(0, fast) : Buffer.concat(fast));
     return this.checkedOnce(input, out.subarray(head)) ? out : this.toBuffer(input, prefix);
   }
 
@@ -86,7 +82,12 @@ export class ReusedZlib {
     let inOff = 0;
     let inLen = input.byteLength;
     for (;;) {
-      handle.writeSync(constants.Z_FINISH, input, inOff, inLen, this.scratch, 0, SCRATCH_BYTES);
+      try {
+        handle.writeSync(constants.Z_FINISH, input, inOff, inLen, this.scratch, 0, SCRATCH_BYTES);
+      } catch {
+        // Refused outright (not through zlib's error event): the stream's state is unknown.
+        engine.stream.destroy();
+      }
       if (engine.stream.destroyed) {
         // zlib reported an error (its stream is closed now): the public call reports it too.
         this.engine = undefined;
