@@ -111,9 +111,9 @@ const unpackers = new Map(
 
 /** `json` packed with the current dictionary. */
 export function packRecord(json: string): Buffer {
-  // A buffer of its own, not a slice of Node's shared 8 KB pool: a node keeps the packed bytes of
-  // the rows it wrote last (task-record-storage.ts), and a kept slice holds its whole slab (a kept
-  // row took 2,312 bytes of heap and buffers with pooled slices, 1,590 without).
+  // A buffer of its own, not a slice of Node's shared 8 KB pool: whoever keeps the packed bytes
+  // would hold the whole slab with them (when the node kept the buffers of the rows it wrote last,
+  // a kept row took 2,312 bytes of heap and buffers with pooled slices, 1,590 without).
   return packer.toBuffer(Buffer.from(json, 'utf8'), CURRENT);
 }
 

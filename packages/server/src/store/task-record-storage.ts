@@ -136,47 +136,48 @@ export function storedTaskParts(
   const record = JSON.stringify(clear);
   const restText = JSON.stringify(rest);
   const packed = packRecord(restText);
-  // The whole record's text joined from the two (their fields are disjoint), not stringified again.
-  const whole =
-    record === '{}' ? restText : restText === '{}' ? record : `${record.slice(0, -1)},${restText.slice(1)}`;
-  remember(task.taskId, record, clear, packed, whole);
+  remember(task.taskId, packed, restText);
   return { record, packed, clear };
 }
 
 /**
- * The rows this process wrote last, by task id, with their whole stored record as text. A task's
- * row is read back soon after it is written (its result, the decide set, the hand-out: about six
- * reads a step), and unpacking it, mostly the set-up of a zlib stream, then parsing two texts and
- * merging them cost three times the one parse of a record kept whole. A row whose two parts are
- * the ones remembered reads the whole text instead: equal parts hold equal fields, so a hit is
- * exact whichever store or database the row came from. Bounded by bytes (byte-bounded-cache.ts).
+ * What the rows this process wrote last unpack to, by task id: the packed bytes and the text they
+ * hold. A task's row is read back soon after it is written (its result, the decide set, the
+ * hand-out: about six reads a step), and unpacking it costs more than parsing its text. A row
+ * whose packed bytes are the ones remembered takes the remembered text instead: equal bytes unpack
+ * to equal text, so a hit is exact whichever store or database the row came from, and whatever SQL
+ * did meanwhile to the clear part, which is read from the row itself. Bounded by bytes
+ * (byte-bounded-cache.ts).
  */
 interface Written extends Sized {
-  record: string;
-  /** `record` as an object: PostgreSQL's driver hands the clear part over parsed. */
-  clear: Readonly<Record<string, unknown>>;
-  packed: Buffer;
-  whole: string;
+  /**
+   * The packed bytes, a character a byte: a one-byte string holds them in their length and a
+   * header, where a Buffer of its own costs a backing store and two objects besides.
+   */
+  packed: string;
+  /** The JSON text `packed` unpacks to. */
+  rest: string;
 }
 /**
- * The memory the rows of 4,096 of the bench's tasks really took when the bound was a count of rows
- * (and that the earlier 8 MiB budget really took, as it counted too little a row), so RSS with
- * 100,000 open runs stays where it was (`node bench/scale.mjs --skip-history`: 229 MB
- * on PostgreSQL, 236 on SQLite). A workflow that branches keeps more runs in flight than that:
- * its branches' tasks wait in the queue behind other runs' tasks, so each decision comes back to
- * a run after hundreds of others, and every task of a run is read by each of its decisions
- * (`node bench/shapes.mjs --store postgres --runs 2000 --only shape_branching` reads about 20,000
- * distinct rows in a cycle; what is not kept is unpacked). The budget holds what it can of those.
+ * The memory the kept rows really take: about 19 MB, what the rows of the 14 MiB budget before
+ * really took when each row kept its clear part twice and its whole text besides (they were
+ * counted at 1,705 bytes and took 2,200), so RSS with 100,000 open runs stays where it was
+ * (`node bench/scale.mjs --skip-history`). A workflow that branches keeps many runs in flight: its
+ * branches' tasks wait in the queue behind other runs' tasks, so each decision comes back to a run
+ * after hundreds of others, and every task of a run is read by each of its decisions (`node
+ * bench/shapes.mjs --store postgres --runs 2000 --only shape_branching` reads about 20,000
+ * distinct rows in a cycle; what is not kept is unpacked). The budget holds what it can of those:
+ * 12,500 of the bench's rows, where it held 8,600.
  */
-const RECENT_BUDGET_BYTES = 14 * 1024 * 1024;
+const RECENT_BUDGET_BYTES = 18 * 1024 * 1024;
 /** A larger row (an output of a quarter megabyte or more) would push out a great many ordinary ones. */
 const RECENT_MAX_ROW_BYTES = 256 * 1024;
 /**
- * What a kept row holds beyond its texts and bytes: the map's entry, its objects, the clear part,
- * the packed bytes' own buffer. Measured: 30,000 of the bench's tasks written, then the heap and
- * external memory after a full collection, divided by the rows kept.
+ * What a kept row holds beyond its two texts: its key, the map's entry, its object, the strings'
+ * headers. Measured: 30,000 of the bench's tasks written, then the heap after a full collection,
+ * divided by the rows kept, less their texts (about 1,510 bytes a row, 826 of them text).
  */
-const ROW_OVERHEAD_BYTES = 480;
+const ROW_OVERHEAD_BYTES = 680;
 const recent = new ByteBoundedCache<Written>(RECENT_BUDGET_BYTES, RECENT_MAX_ROW_BYTES);
 
 /** What the recent rows hold now, and their bounds (for tests). */
@@ -185,29 +186,32 @@ export function recentRowsHeld(): {
   bytes: number;
   budgetBytes: number;
   maxRowBytes: number;
-  /** The bytes of the buffers the kept rows' packed bytes live in. */
-  packedBufferBytes: number;
 } {
-  let packedBufferBytes = 0;
-  for (const row of recent.values()) packedBufferBytes += row.packed.buffer.byteLength;
-  return {
-    ...recent.size,
-    budgetBytes: RECENT_BUDGET_BYTES,
-    maxRowBytes: RECENT_MAX_ROW_BYTES,
-    packedBufferBytes,
-  };
+  return { ...recent.size, budgetBytes: RECENT_BUDGET_BYTES, maxRowBytes: RECENT_MAX_ROW_BYTES };
 }
 
-function remember(
-  taskId: string,
-  record: string,
-  clear: Readonly<Record<string, unknown>>,
-  packed: Buffer,
-  whole: string,
-): void {
-  // `packed` has a buffer of its own (record-codec.ts `packRecord`), so keeping it holds only its bytes.
-  const bytes = whole.length + 2 * record.length + packed.length + ROW_OVERHEAD_BYTES;
-  recent.set(taskId, { record, clear, packed, whole, bytes });
+function remember(taskId: string, packed: Buffer, rest: string): void {
+  // latin1: one character a byte, so the text is exactly the bytes (and a string of its own,
+  // holding no slab of Node's buffer pool).
+  const packedText = packed.toString('latin1');
+  recent.set(taskId, {
+    packed: packedText,
+    rest,
+    bytes: packedText.length + rest.length + ROW_OVERHEAD_BYTES,
+  });
+}
+
+/** The text a row's packed bytes hold: remembered when this process wrote them last, else unpacked. */
+function restText(taskId: string, packed: Uint8Array): string {
+  const hit = recent.get(taskId);
+  if (hit !== undefined && sameBytes(hit.packed, packed)) return hit.rest;
+  return unpackRecord(packed, `task ${taskId}`);
+}
+
+function sameBytes(text: string, bytes: Uint8Array): boolean {
+  if (text.length !== bytes.length) return false;
+  for (let i = 0; i < bytes.length; i++) if (text.charCodeAt(i) !== bytes[i]) return false;
+  return true;
 }
 
 /** The record of a row, both parts merged, as parsed JSON (the columns not yet laid over it). */
@@ -218,41 +222,32 @@ function storedFields(row: {
 }): Record<string, unknown> {
   if (row.packed === undefined || row.packed === null)
     return JSON.parse(row.record) as Record<string, unknown>;
-  const hit = recent.get(row.task_id);
-  if (hit !== undefined && hit.record === row.record && hit.packed.equals(row.packed))
-    return JSON.parse(hit.whole) as Record<string, unknown>;
-  return Object.assign(
-    JSON.parse(row.record) as Record<string, unknown>,
-    packedRest(row.task_id, row.packed),
-  );
+  // One parse of the two texts joined (their fields are disjoint), not two parses and a merge.
+  return JSON.parse(joinedRecord(row.record, restText(row.task_id, row.packed))) as Record<string, unknown>;
+}
+
+/** Two JSON objects' texts with disjoint fields as the text of one object holding both. */
+function joinedRecord(clear: string, rest: string): string {
+  if (clear === '{}') return rest;
+  if (rest === '{}') return clear;
+  return `${clear.slice(0, -1)},${rest.slice(1)}`;
 }
 
 /** The fields a row's `packed` column holds, unpacked and parsed (a damaged one fails by the task's id). */
 export function packedRest(taskId: string, packed: Uint8Array): Record<string, unknown> {
-  return JSON.parse(unpackRecord(packed, `task ${taskId}`)) as Record<string, unknown>;
+  return JSON.parse(restText(taskId, packed)) as Record<string, unknown>;
 }
 
 /**
  * The same for a row whose clear part comes parsed (PostgreSQL's jsonb): a new object, so the
- * caller's row is never changed. The clear fields are all strings, numbers or booleans, so a hit
- * compares them one by one.
+ * caller's row is never changed.
  */
 export function packedFields(
   taskId: string,
   clear: Readonly<Record<string, unknown>>,
   packed: Uint8Array,
 ): Record<string, unknown> {
-  const hit = recent.get(taskId);
-  if (hit !== undefined && hit.packed.equals(packed) && sameClear(hit.clear, clear))
-    return JSON.parse(hit.whole) as Record<string, unknown>;
   return Object.assign({}, clear, packedRest(taskId, packed));
-}
-
-function sameClear(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): boolean {
-  const keys = Object.keys(a);
-  if (keys.length !== Object.keys(b).length) return false;
-  for (const key of keys) if (a[key] !== b[key]) return false;
-  return true;
 }
 
 /**

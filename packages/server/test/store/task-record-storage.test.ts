@@ -12,6 +12,7 @@ import {
   storedTaskRecord,
   taskFromRow,
 } from '../../src/store/task-record-storage.js';
+import { packRecord } from '../../src/store/record-codec.js';
 import { task } from './fixtures.js';
 
 /** The row a store writes for `t`: its columns and its compact record. */
@@ -90,13 +91,34 @@ void describe('compact task records (store/task-record-storage.ts)', () => {
     const held = recentRowsHeld();
     assert.ok(held.bytes <= held.budgetBytes, `${held.bytes} bytes held, budget ${held.budgetBytes}`);
     assert.ok(held.rows > 4_096, `${held.rows} small rows kept`);
-    // A slice of Node's shared buffer pool would hold its whole 8 KB slab, far past the budget.
-    assert.ok(
-      held.packedBufferBytes <= held.bytes,
-      `the kept packed bytes live in ${held.packedBufferBytes} bytes of buffers, the rows count ${held.bytes}`,
-    );
     const last = task('run-small-19999', 1, { outputData: { i: 19_999 } });
     const lastParts = storedTaskParts(last);
     assert.deepEqual(packedFields(last.taskId, lastParts.clear, lastParts.packed).outputData, { i: 19_999 });
+  });
+
+  // The node keeps what the packed bytes it wrote unpack to; the clear part is always the row's own.
+  void it('read the clear part from the row even when SQL changed it, and unpack bytes it did not write', () => {
+    const t = task('run-clear', 2, { status: 'IN_PROGRESS', workerId: 'w1', outputData: { kept: true } });
+    const parts = storedTaskParts(t);
+    const row = { ...rowOf(t, parts.record), packed: parts.packed };
+    assert.deepEqual(taskFromRow(row), t, 'read back as written');
+    // A claim in SQL rewrote a clear field; the packed rest is the remembered one.
+    const clear = JSON.parse(parts.record) as Record<string, unknown>;
+    const changed = Object.keys(clear).find((k) => typeof clear[k] === 'number');
+    assert.ok(changed !== undefined, `a numeric clear field among ${parts.record}`);
+    const edited = { ...clear, [changed]: 12_345 };
+    const read = taskFromRow({ ...row, record: JSON.stringify(edited) }) as unknown as Record<
+      string,
+      unknown
+    >;
+    assert.equal(read[changed], 12_345, 'the clear part as the row holds it (SQLite)');
+    assert.deepEqual(read.outputData, { kept: true });
+    const pgRead = packedFields(t.taskId, edited, parts.packed);
+    assert.equal(pgRead[changed], 12_345, 'the clear part as the row holds it (PostgreSQL)');
+    assert.deepEqual(pgRead.outputData, { kept: true });
+    // Another node wrote the row since: its bytes differ, and they are what is read.
+    const elsewhere = packRecord(JSON.stringify({ outputData: { other: 1 } }));
+    assert.deepEqual(taskFromRow({ ...row, packed: elsewhere }).outputData, { other: 1 });
+    assert.deepEqual(packedFields(t.taskId, clear, elsewhere).outputData, { other: 1 });
   });
 });
