@@ -10,6 +10,11 @@ import { ControlFlowError } from '../control-flow-error.js';
  */
 export interface AsyncScriptRunner {
   javascript(script: string, input: JsonValue): Promise<ScriptResult<JsonValue>>;
+  /**
+   * The answer at once, for a script that needs no script thread (simple-expression.ts), or
+   * undefined: `javascript` then. The same answer `javascript` gives.
+   */
+  javascriptNow?(script: string, input: JsonValue): ScriptResult<JsonValue> | undefined;
   jq(filter: string, input: JsonValue): Promise<ScriptResult<JsonValue[]>>;
   checkJavascript(script: string): Promise<string | undefined>;
   checkJq(filter: string): Promise<string | undefined>;
@@ -64,7 +69,8 @@ export async function settleScripts<T>(
       throw new ScriptPending();
     };
     const sync: ScriptRunner = {
-      javascript: (source, input) => ask({ op: 'javascript', source, input }),
+      javascript: (source, input) =>
+        scripts.javascriptNow?.(source, input) ?? ask({ op: 'javascript', source, input }),
       jq: (source, input) => ask({ op: 'jq', source, input }),
       checkJavascript: (source) => ask({ op: 'checkJavascript', source }),
       checkJq: (source) => ask({ op: 'checkJq', source }),

@@ -5,6 +5,7 @@ import type { JsonValue } from '@baton/protocol';
 
 import type { ScriptResult } from '../engine/index.js';
 import type { AsyncScriptRunner } from './async-scripts.js';
+import { simpleJavascript } from './simple-expression.js';
 import type { ScriptLimits } from './limits.js';
 import type { ScriptAnswer, ScriptOperation, ScriptOutcome, ScriptRequest } from './script-worker.js';
 
@@ -84,7 +85,14 @@ export class ScriptPool implements AsyncScriptRunner {
   }
 
   javascript(script: string, input: JsonValue): Promise<ScriptResult<JsonValue>> {
+    const now = this.javascriptNow(script, input);
+    if (now !== undefined) return Promise.resolve(now);
     return this.submit('javascript', script, input) as Promise<ScriptResult<JsonValue>>;
+  }
+
+  /** A simple expression, evaluated here (simple-expression.ts); anything else goes to a thread. */
+  javascriptNow(script: string, input: JsonValue): ScriptResult<JsonValue> | undefined {
+    return this.closed ? undefined : simpleJavascript(script, input, this.limits);
   }
 
   jq(filter: string, input: JsonValue): Promise<ScriptResult<JsonValue[]>> {

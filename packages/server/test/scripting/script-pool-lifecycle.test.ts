@@ -31,7 +31,10 @@ describe('script thread lifecycle', () => {
     const pool = new ScriptPool(limits, { size: 2, idleMs: 300 });
     try {
       assert.equal(pool.threads, 0, 'a new pool holds no thread');
+      // A simple expression needs no thread (simple-expression.ts); a statement does.
       assert.deepEqual(await pool.javascript('$.x + 1', { x: 1 }), { ok: true, value: 2 });
+      assert.equal(pool.threads, 0, 'a simple expression needed no thread');
+      assert.deepEqual(await pool.javascript('var y = $.x + 1; y', { x: 1 }), { ok: true, value: 2 });
       assert.equal(pool.threads, 1, 'one evaluation needed one thread');
 
       const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => pool.jq('.i * 2', { i })));
@@ -57,7 +60,7 @@ describe('script thread lifecycle', () => {
     const pool = new ScriptPool(limits, { size: 1, idleMs: 2_000 });
     try {
       for (let i = 0; i < 40; i++) {
-        assert.deepEqual(await pool.javascript('$ + 1', i), { ok: true, value: i + 1 });
+        assert.deepEqual(await pool.javascript('var y = $ + 1; y', i), { ok: true, value: i + 1 });
         await sleep(10);
       }
       assert.equal(pool.threadsMade, 1);
@@ -73,7 +76,7 @@ describe('script thread lifecycle', () => {
     const pool = new ScriptPool(limits, { size: 2, threadModule: pathToFileURL(broken) });
     try {
       for (let round = 0; round < 2; round++) {
-        const answers = await Promise.all([pool.javascript('1', null), pool.jq('.', null)]);
+        const answers = await Promise.all([pool.javascript('var y = 1; y', null), pool.jq('.', null)]);
         for (const answer of answers) {
           assert.equal(answer.ok, false);
           assert.match(

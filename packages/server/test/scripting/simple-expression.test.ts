@@ -1,0 +1,233 @@
+import assert from 'node:assert/strict';
+import { before, describe, it } from 'node:test';
+
+import type { JsonValue } from '@baton/protocol';
+
+import { JavaScriptSandbox } from '../../src/scripting/javascript-sandbox.js';
+import { scriptLimits } from '../../src/scripting/limits.js';
+import { simpleJavascript } from '../../src/scripting/simple-expression.js';
+
+/** The sandbox is the reference: every answer given here must be the one it gives. */
+const limits = scriptLimits(16, 600_000);
+let sandbox: JavaScriptSandbox;
+before(async () => {
+  sandbox = await JavaScriptSandbox.load(limits);
+});
+
+const INPUT = {
+  run: 7,
+  even: 8,
+  zero: 0,
+  half: 0.5,
+  big: 1e21,
+  neg: -3,
+  s: 'abc',
+  empty: '',
+  num: '12',
+  t: true,
+  f: false,
+  n: null,
+  list: [1, 'two', { three: 3 }, null, [5]],
+  obj: { a: { b: 'deep' }, status: 'ok', count: 4, length: 9, __proto__x: 1 },
+  'odd key': 'spaced',
+} satisfies JsonValue;
+
+/** Answered here, exactly as the sandbox answers them. */
+const SIMPLE = [
+  '$.run % 2 === 0 ? "even" : "odd"',
+  '$.even % 2 === 0 ? "even" : "odd";',
+  "  $.obj.status == 'ok' && $.obj.count > 3  ",
+  '$.obj.a.b',
+  "$['odd key']",
+  '$.list[2].three + $.list.length',
+  '$.list[4][0]',
+  '$.list[9]',
+  '$.missing',
+  '$.missing === undefined',
+  '$.obj.length',
+  '$.s.length + $.s[1]',
+  '$.num == 12',
+  '$.num === 12',
+  '$.num * 2',
+  '$.num + 1',
+  "1 + '2'",
+  '$.half + $.half',
+  '0.1 + 0.2',
+  '$.zero || "default"',
+  '$.zero ?? "default"',
+  '$.n ?? $.s',
+  '!$.t',
+  '!!$.list',
+  '-$.neg',
+  '+$.num',
+  '-$.s',
+  '$.big > 1',
+  '$.big * 2',
+  '$.s < "abd"',
+  'null == undefined',
+  'null === undefined',
+  '$.n == 0',
+  '$.t + 1',
+  '$.run / $.zero',
+  '-$.zero',
+  '$.neg % 2',
+  '(1 + 2) * 3',
+  '1 + 2 * 3',
+  '10 - 3 - 2',
+  '$.t ? $.f ? 1 : 2 : 3',
+  '$.list',
+  '$.obj',
+  '$',
+  '$.obj.a',
+  '$.list[$.zero]',
+  '$.list["1"]',
+  'undefined',
+  '"a\\"b\\n"',
+  "'it\\'s'",
+  '$.t && $.obj',
+  '$.list === $.list',
+  '$.obj.a === $.obj.a',
+  '$.empty || $.s',
+  '$.run > 5 && $.run < 10',
+  '$.s + $.run',
+  '$.s + $.n',
+];
+
+/** Left to the sandbox: outside the language, or a value only the sandbox can answer for. */
+const NOT_SIMPLE = [
+  '$.list.size()',
+  '$.list.get(0)',
+  '$.obj.get',
+  '$.obj.toString',
+  '$.obj.constructor',
+  '$.__proto__',
+  '$.missing.x',
+  '$.n.x',
+  '$.run.x',
+  '$.s[7]',
+  '$.s + $.half',
+  '$.big + ""',
+  '$.list + 1',
+  '$.obj == "x"',
+  '$.obj < 1',
+  '-$.obj',
+  'Math.max(1, 2)',
+  'x',
+  '$.a = 1',
+  '$.run++',
+  '++$.run',
+  '$.run ** 2',
+  '$.a?.b',
+  '$.zero || $.n ?? 1',
+  '1e3',
+  '0x10',
+  '007',
+  '`t`',
+  "'\\u0041'",
+  '$.run; $.even',
+  '$.run // comment',
+  '(function () { return 1; })()',
+  'if ($.run > 1) { true; } else { false; }',
+  'return 1',
+  '',
+  ';',
+  '$.run\n++$.even',
+];
+
+void describe('simple expressions, evaluated without the sandbox', () => {
+  void it('answer what the sandbox answers', () => {
+    for (const script of SIMPLE) {
+      const here = simpleJavascript(script, INPUT, limits);
+      assert.ok(here !== undefined, `${script}: evaluated here`);
+      assert.deepEqual(here, sandbox.run(script, INPUT), script);
+    }
+  });
+
+  void it('leave everything else to the sandbox', () => {
+    for (const script of NOT_SIMPLE)
+      assert.equal(simpleJavascript(script, INPUT, limits), undefined, `${script}: left to the sandbox`);
+  });
+
+  void it('leave input values JSON would change to the sandbox', () => {
+    // An array with a hole at 1, as `[1, , 3]` makes it.
+    const holey: unknown[] = [1];
+    holey[2] = 3;
+    const odd = {
+      gone: undefined,
+      nan: Number.NaN,
+      negZero: -0,
+      holes: holey,
+      when: new Date(0),
+      deep: { gone: undefined },
+    } as unknown as JsonValue;
+    for (const script of ['$.gone', '$.nan', '$.negZero', '$.holes[1]', '$.when', '$.deep.gone'])
+      assert.equal(simpleJavascript(script, odd, limits), undefined, script);
+    // What JSON does carry reads as in the sandbox.
+    assert.deepEqual(simpleJavascript('$.holes[2]', odd, limits), { ok: true, value: 3 });
+    assert.deepEqual(simpleJavascript('$.deep', odd, limits), sandbox.run('$.deep', odd));
+  });
+
+  void it('leave an answer over the output budget to the sandbox, and never build a string past it', () => {
+    const tight = scriptLimits(16, 600_000, 1024);
+    const large = { s: 'x'.repeat(800) };
+    assert.equal(simpleJavascript('$.s + $.s', large, tight), undefined);
+    assert.equal(simpleJavascript('$', { s: 'x'.repeat(2000) }, tight), undefined);
+    assert.deepEqual(simpleJavascript('$.s.length', large, tight), { ok: true, value: 800 });
+  });
+
+  // Expressions drawn at random from the language over the input above: whatever is answered here
+  // must be exactly the sandbox's answer.
+  void it('agree with the sandbox on expressions drawn at random', () => {
+    let seed = 20261130;
+    const random = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const pick = <T>(xs: readonly T[]): T => xs[random(xs.length)] as T;
+    const leaves = [
+      '$.run',
+      '$.even',
+      '$.zero',
+      '$.half',
+      '$.neg',
+      '$.s',
+      '$.empty',
+      '$.num',
+      '$.t',
+      '$.f',
+      '$.n',
+      '$.missing',
+      '$.list[0]',
+      '$.list[1]',
+      '$.list.length',
+      '$.obj.count',
+      '$.obj.status',
+      '$.obj.a',
+      '1',
+      '2.5',
+      '0',
+      '"ok"',
+      "'7'",
+      'true',
+      'null',
+      'undefined',
+    ];
+    const binaries = ['+', '-', '*', '/', '%', '<', '<=', '>', '>=', '==', '!=', '===', '!==', '&&', '||'];
+    const expr = (depth: number): string => {
+      const r = random(depth <= 0 ? 1 : 6);
+      if (r === 0 || depth <= 0) return pick(leaves);
+      if (r === 1) return `${pick(['!', '-', '+'])}${expr(depth - 1)}`;
+      if (r === 2) return `(${expr(depth - 1)} ? ${expr(depth - 1)} : ${expr(depth - 1)})`;
+      return `(${expr(depth - 1)} ${pick(binaries)} ${expr(depth - 1)})`;
+    };
+    let answered = 0;
+    for (let i = 0; i < 600; i++) {
+      const script = expr(3);
+      const here = simpleJavascript(script, INPUT, limits);
+      if (here === undefined) continue;
+      answered++;
+      assert.deepEqual(here, sandbox.run(script, INPUT), script);
+    }
+    assert.ok(answered > 300, `${answered} of 600 answered here`);
+  });
+});
