@@ -23,7 +23,8 @@ import { outputBudget, type ScriptLimits } from './limits.js';
  *     the host's own operators, which ECMAScript defines exactly. Operands other than `===`,
  *     `!==`, `!` and the logical ones must be primitives (no object conversion), and a number
  *     joined to a string must be a safe integer (no question of how a fraction prints);
- *   - an optional `;` at the end. No calls, no assignment, no other identifiers, no comments.
+ *   - an optional `;` at the end, or an `if (…) { … } else { … }` of such expressions (Conductor's
+ *     loop conditions). No calls, no assignment, no other identifiers, no comments.
  *
  * The answer goes through JSON as the sandbox's does (`undefined` → null), and one larger than
  * the output budget goes to the sandbox, which refuses it in its own words. Strings made here stop
@@ -122,6 +123,9 @@ const OPERATORS = [
   ']',
   '(',
   ')',
+  '{',
+  '}',
+  ';',
 ];
 const ESCAPES: Readonly<Record<string, string>> = { '\\': '\\', "'": "'", '"': '"', n: '\n', t: '\t' };
 
@@ -203,9 +207,41 @@ class Parser {
 
   whole(): Node {
     if (this.list.length === 0) return notSimple();
-    const node = this.conditional();
+    const node = this.isName('if') ? this.ifStatement() : this.conditional();
     if (this.at !== this.list.length) return notSimple();
     return node;
+  }
+
+  private isName(v: string): boolean {
+    const t = this.peek();
+    return t?.t === 'name' && t.v === v;
+  }
+
+  /**
+   * `if (test) { a; } else { b; }` (Conductor's loop conditions are written so), `else if` chains
+   * and no `else`: the script's value is the value of the branch taken, undefined for none.
+   */
+  private ifStatement(): Node {
+    this.at++;
+    this.expect('(');
+    const test = this.conditional();
+    this.expect(')');
+    const yes = this.block();
+    let no: Node = { k: 'lit', v: undefined };
+    if (this.isName('else')) {
+      this.at++;
+      no = this.isName('if') ? this.ifStatement() : this.block();
+    }
+    return { k: 'cond', test, yes, no };
+  }
+
+  /** `{ expression; }` (the `;` optional). */
+  private block(): Node {
+    this.expect('{');
+    const value = this.conditional();
+    if (this.isOp(';')) this.at++;
+    this.expect('}');
+    return value;
   }
 
   private peek(): Token | undefined {

@@ -91,6 +91,12 @@ const SIMPLE = [
   '$.run > 5 && $.run < 10',
   '$.s + $.run',
   '$.s + $.n',
+  'if ($.run > 3) { true; } else { false; }',
+  'if ($.run < 3) { true; } else { false; }',
+  "if ($.obj.status == 'ok') { 'a' } else if ($.t) { 'b'; } else { 'c'; }",
+  "if ($.f) { 'a'; } else if ($.t) { 'b'; } else { 'c'; }",
+  'if ($.f) { 1; }',
+  'if ($.t) { $.list; };',
 ];
 
 /** Left to the sandbox: outside the language, or a value only the sandbox can answer for. */
@@ -127,11 +133,16 @@ const NOT_SIMPLE = [
   '$.run; $.even',
   '$.run // comment',
   '(function () { return 1; })()',
-  'if ($.run > 1) { true; } else { false; }',
   'return 1',
   '',
   ';',
   '$.run\n++$.even',
+  'if ($.t) true; else false;',
+  'if ($.t) { } else { false; }',
+  'if ($.t) { 1; 2; }',
+  'if ($.t) { 1 } $.run',
+  '{ $.run }',
+  'if ($.t) { var x = 1; x; }',
 ];
 
 void describe('simple expressions, evaluated without the sandbox', () => {
@@ -222,7 +233,10 @@ void describe('simple expressions, evaluated without the sandbox', () => {
     };
     let answered = 0;
     for (let i = 0; i < 600; i++) {
-      const script = expr(3);
+      const script =
+        i % 4 === 0
+          ? `if (${expr(2)}) { ${expr(2)}; } else if (${expr(1)}) { ${expr(1)} } else { ${expr(2)}; }`
+          : expr(3);
       const here = simpleJavascript(script, INPUT, limits);
       if (here === undefined) continue;
       answered++;
