@@ -38,10 +38,11 @@ export function simpleJavascript(
 ): ScriptResult<JsonValue> | undefined {
   const tree = parsed(script);
   if (tree === undefined) return undefined;
+  const budget = outputBudget(limits);
   try {
-    const value = evaluate(tree, input, outputBudget(limits));
+    const value = evaluate(tree, input, budget);
     const json = JSON.stringify(value === undefined ? null : value) as string | undefined;
-    if (json === undefined || Buffer.byteLength(json) > outputBudget(limits)) return undefined;
+    if (json === undefined || Buffer.byteLength(json) > budget) return undefined;
     return { ok: true, value: JSON.parse(json) as JsonValue };
   } catch (err) {
     if (err instanceof NotSimple) return undefined;

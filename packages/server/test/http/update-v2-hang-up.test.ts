@@ -1,17 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import type { Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { describe, it } from 'node:test';
 
-import { pino } from 'pino';
-
-import { compileOptions } from '../../src/config/options.js';
-import { createServer } from '../../src/server.js';
 import type { Store } from '../../src/store/store.js';
+import { testApp } from '../helpers/app.js';
 import { workerTaskDefs, workflowDef } from '../helpers/definitions.js';
+import { eventually } from '../helpers/http-target.js';
 import { storeCases } from '../helpers/stores.js';
 
 /** A store whose next worker transaction, once armed, waits until the test lets it go. */
@@ -53,15 +48,6 @@ function gatedStore(store: Store): {
   };
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 1000; i++) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`${what}: not within 10 s`);
-}
-
 void describe('update-v2 from a worker that hangs up before its answer', () => {
   const sqlite = storeCases().find((c) => c.name === 'sqlite') ?? storeCases()[0]!;
 
@@ -71,12 +57,8 @@ void describe('update-v2 from a worker that hangs up before its answer', () => {
   void it('applies the result and puts the next task back in its queue', async () => {
     const opened = await sqlite.open();
     const gated = gatedStore(opened.store);
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'baton-hang-up-'));
-    const server = await createServer({
-      options: compileOptions({ BATON_DATA_DIR: dataDir, BATON_PORT: '0', BATON_LOG_LEVEL: 'silent' }),
-      store: gated.store,
-      logger: pino({ level: 'silent' }),
-    });
+    const t = await testApp(gated.store, { env: { BATON_PORT: '0' } });
+    const server = t.server;
     try {
       const base = await server.listen();
       const post = (url: string, body: unknown) =>
@@ -123,18 +105,19 @@ void describe('update-v2 from a worker that hangs up before its answer', () => {
       await hungUp;
       const socket = await accepted;
       // The server has seen the connection go before the transaction runs.
-      await until('the connection closed on the server', () =>
-        Promise.resolve(socket.destroyed ? true : undefined),
+      await eventually(
+        () => Promise.resolve(socket.destroyed ? true : undefined),
+        'the connection to close on the server',
       );
       gate.release();
 
-      const run = await until('the result applied', async () => {
+      const run = await eventually(async () => {
         const res = await fetch(`${base}/api/workflow/${runId}`);
         const r = (await res.json()) as {
           tasks: Array<{ referenceTaskName: string; status: string; workerId?: string }>;
         };
         return r.tasks.find((t) => t.referenceTaskName === 'two' && t.status === 'SCHEDULED') ? r : undefined;
-      });
+      }, 'the result applied and the next task put back');
       assert.deepEqual(
         run.tasks.map((t) => [t.referenceTaskName, t.status]),
         [
@@ -151,9 +134,8 @@ void describe('update-v2 from a worker that hangs up before its answer', () => {
         [['two', 'other', 'IN_PROGRESS']],
       );
     } finally {
-      await server.stop();
+      await t.close();
       await opened.cleanup();
-      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });
