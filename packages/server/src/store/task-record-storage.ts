@@ -141,13 +141,15 @@ export function storedTaskParts(
 }
 
 /**
- * What the rows this process wrote last unpack to, by task id: the packed bytes and the text they
- * hold. A task's row is read back soon after it is written (its result, the decide set, the
- * hand-out: about six reads a step), and unpacking it costs more than parsing its text. A row
- * whose packed bytes are the ones remembered takes the remembered text instead: equal bytes unpack
- * to equal text, so a hit is exact whichever store or database the row came from, and whatever SQL
- * did meanwhile to the clear part, which is read from the row itself. Bounded by bytes
- * (byte-bounded-cache.ts).
+ * What the rows this process wrote last unpack to, by task id: the packed bytes and the fields
+ * they hold. A task's row is read back soon after it is written (its result, the decide set, the
+ * hand-out), and each decision on a run reads every task the run has made so far (store
+ * ARCHITECTURE.md, "The decide set"), so a row is read again at every later step of its run.
+ * Unpacking a row costs more than parsing its text, and parsing it more than the rest of its
+ * read. A row whose packed bytes are the ones remembered takes the remembered fields instead:
+ * equal bytes unpack to equal text, so a hit is exact whichever store or database the row came
+ * from, and whatever SQL did meanwhile to the clear part, which is read from the row itself.
+ * Bounded by bytes (byte-bounded-cache.ts).
  */
 interface Written extends Sized {
   /**
@@ -155,9 +157,19 @@ interface Written extends Sized {
    * header, where a Buffer of its own costs a backing store and two objects besides.
    */
   packed: string;
-  /** The JSON text `packed` unpacks to. */
-  rest: string;
+  /**
+   * What `packed` unpacks to: its JSON text as written, until a read first needs it; from then
+   * on its fields, parsed once and frozen all the way down, which every later read shares. Each
+   * read gets an object of its own at the top, so a caller may set a task's fields, but a value
+   * inside one is never changed in place (frozen, it could not be). Parsed, the bench's rows take
+   * less heap than their text, so the entry keeps the count it was given.
+   */
+  rest: string | FrozenFields;
 }
+
+/** A record's fields, frozen with every object and array they hold: safe to share between reads. */
+type FrozenFields = Readonly<Record<string, unknown>>;
+
 /**
  * The memory the kept rows really take: about 19 MB, what the rows of the 14 MiB budget before
  * really took when each row kept its clear part twice and its whole text besides (they were
@@ -201,11 +213,26 @@ function remember(taskId: string, packed: Buffer, rest: string): void {
   });
 }
 
-/** The text a row's packed bytes hold: remembered when this process wrote them last, else unpacked. */
-function restText(taskId: string, packed: Uint8Array): string {
+/**
+ * The fields a row's packed bytes hold, to read and never to change: shared and frozen when this
+ * process wrote those bytes last, else unpacked and parsed for this read alone (a damaged one
+ * fails by the task's id).
+ */
+export function packedRest(taskId: string, packed: Uint8Array): FrozenFields {
   const hit = recent.get(taskId);
-  if (hit !== undefined && sameBytes(hit.packed, packed)) return hit.rest;
-  return unpackRecord(packed, `task ${taskId}`);
+  if (hit === undefined || !sameBytes(hit.packed, packed))
+    return JSON.parse(unpackRecord(packed, `task ${taskId}`)) as Record<string, unknown>;
+  if (typeof hit.rest === 'string') hit.rest = deepFreeze(JSON.parse(hit.rest) as Record<string, unknown>);
+  return hit.rest;
+}
+
+/** `value` with every object and array inside it frozen (parsed JSON: no cycles, no sharing). */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 function sameBytes(text: string, bytes: Uint8Array): boolean {
@@ -214,33 +241,21 @@ function sameBytes(text: string, bytes: Uint8Array): boolean {
   return true;
 }
 
-/** The record of a row, both parts merged, as parsed JSON (the columns not yet laid over it). */
+/** The record of a row, both parts merged (the columns not yet laid over it): an object of its own. */
 function storedFields(row: {
   task_id: string;
   record: string;
   packed?: Uint8Array | null;
 }): Record<string, unknown> {
-  if (row.packed === undefined || row.packed === null)
-    return JSON.parse(row.record) as Record<string, unknown>;
-  // One parse of the two texts joined (their fields are disjoint), not two parses and a merge.
-  return JSON.parse(joinedRecord(row.record, restText(row.task_id, row.packed))) as Record<string, unknown>;
-}
-
-/** Two JSON objects' texts with disjoint fields as the text of one object holding both. */
-function joinedRecord(clear: string, rest: string): string {
-  if (clear === '{}') return rest;
-  if (rest === '{}') return clear;
-  return `${clear.slice(0, -1)},${rest.slice(1)}`;
-}
-
-/** The fields a row's `packed` column holds, unpacked and parsed (a damaged one fails by the task's id). */
-export function packedRest(taskId: string, packed: Uint8Array): Record<string, unknown> {
-  return JSON.parse(restText(taskId, packed)) as Record<string, unknown>;
+  const clear = JSON.parse(row.record) as Record<string, unknown>;
+  if (row.packed === undefined || row.packed === null) return clear;
+  // The rest laid over the clear part, parsed for this read (their fields are disjoint).
+  return Object.assign(clear, packedRest(row.task_id, row.packed));
 }
 
 /**
  * The same for a row whose clear part comes parsed (PostgreSQL's jsonb): a new object, so the
- * caller's row is never changed.
+ * caller's row is never changed. The values of its fields may be shared with other reads, frozen.
  */
 export function packedFields(
   taskId: string,

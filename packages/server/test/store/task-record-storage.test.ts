@@ -121,4 +121,33 @@ void describe('compact task records (store/task-record-storage.ts)', () => {
     assert.deepEqual(taskFromRow({ ...row, packed: elsewhere }).outputData, { other: 1 });
     assert.deepEqual(packedFields(t.taskId, clear, elsewhere).outputData, { other: 1 });
   });
+
+  // Every decision on a run reads every task it has made, so a row is parsed once and its fields
+  // shared by every later read: each read's top is its own, what is inside is frozen.
+  void it('share the fields of a kept row between reads, frozen, with a top of their own each', () => {
+    const t = task('run-shared', 3, {
+      status: 'COMPLETED',
+      inputData: { list: [{ deep: 1 }] },
+      outputData: { answer: { n: 42 } },
+    });
+    const parts = storedTaskParts(t);
+    const row = { ...rowOf(t, parts.record), packed: parts.packed };
+    const first = taskFromRow(row);
+    const second = taskFromRow(row);
+    assert.deepEqual(first, t, 'SQLite: read back as written');
+    assert.deepEqual(packedFields(t.taskId, parts.clear, parts.packed).outputData, t.outputData);
+    assert.equal(first.outputData, second.outputData, 'parsed once, shared');
+    assert.ok(Object.isFrozen(first.outputData) && Object.isFrozen(first.outputData.answer));
+    assert.ok(Object.isFrozen(first.inputData.list), 'arrays too');
+    assert.throws(() => {
+      (first.outputData as Record<string, unknown>).answer = 0;
+    }, TypeError);
+    first.outputData = { replaced: true };
+    first.status = 'FAILED';
+    assert.deepEqual(taskFromRow(row), t, 'a read that set its own fields changed no other read');
+    // Bytes this process did not write last are parsed for the read alone: the caller's to change.
+    const elsewhere = packRecord(JSON.stringify({ outputData: { other: { n: 1 } } }));
+    const own = taskFromRow({ ...row, packed: elsewhere });
+    assert.equal(Object.isFrozen(own.outputData), false);
+  });
 });
