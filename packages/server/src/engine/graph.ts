@@ -69,14 +69,27 @@ export function walkTasks(
   });
 }
 
-/** Every workflow task in the tree, in definition order. */
-export function allTasks(def: WorkflowDef): WorkflowTask[] {
+/**
+ * Every workflow task in the tree, in definition order. Kept for each tree it was asked of: each
+ * decision on a run asks it of the run's definition (the task definitions its worker tasks take,
+ * whether it reads its mailbox), and a run of a hundred steps walked its hundred nodes twice a
+ * step. A definition is never changed in place once read (a new version, or an edit, is a new
+ * object), and a tree given a new top-level list is walked anew.
+ */
+export function allTasks(def: WorkflowDef): readonly WorkflowTask[] {
+  const top: unknown = def.tasks;
+  if (!Array.isArray(top)) return [];
+  const kept = walked.get(top);
+  if (kept !== undefined) return kept;
   const out: WorkflowTask[] = [];
-  walkTasks(Array.isArray(def.tasks) ? def.tasks : [], (task) => {
+  walkTasks(top, (task) => {
     if (isPlainObject(task)) out.push(task as WorkflowTask);
   });
+  walked.set(top, Object.freeze(out));
   return out;
 }
+
+const walked = new WeakMap<readonly unknown[], readonly WorkflowTask[]>();
 
 /** Every taskReferenceName in the tree. */
 export function allTaskRefs(def: WorkflowDef): Set<string> {
