@@ -19,7 +19,7 @@ function definition(): WorkflowDef {
       },
       { name: 'join', taskReferenceName: 'join', type: 'JOIN', joinOn: ['b'] },
     ],
-  } as WorkflowDef;
+  };
 }
 
 void describe('the tasks of a definition tree (engine/graph.ts)', () => {
