@@ -249,7 +249,8 @@ function storedFields(row: {
 }): Record<string, unknown> {
   const clear = JSON.parse(row.record) as Record<string, unknown>;
   if (row.packed === undefined || row.packed === null) return clear;
-  // The rest laid over the clear part, parsed for this read (their fields are disjoint).
+  // The clear part is this read's own; the rest, which may be shared, is laid over it (their
+  // fields are disjoint).
   return Object.assign(clear, packedRest(row.task_id, row.packed));
 }
 
