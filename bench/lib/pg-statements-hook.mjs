@@ -49,7 +49,14 @@ pg.Client.prototype.query = function query(config, values, callback) {
     }
   } else if (typeof config === 'string') {
     totals.roundTrips++;
-    for (const piece of config.split(';\n')) count(`[simple] ${labelOf(piece)}`, Buffer.byteLength(piece));
+    if (Array.isArray(values) && values.length > 0) {
+      const paramBytes = values.reduce(
+        (n, v) => n + (v === null || v === undefined ? 0 : Buffer.byteLength(String(v))),
+        0,
+      );
+      count(`[unnamed] ${labelOf(config)}`, Buffer.byteLength(config) + paramBytes);
+    } else
+      for (const piece of config.split(';\n')) count(`[simple] ${labelOf(piece)}`, Buffer.byteLength(piece));
   }
   const onRows = (result) => {
     totals.rows += rowsOf(result);
