@@ -6,8 +6,9 @@
 //     (sqlite-statements-hook.mjs, loaded into the server);
 // and, with --cpu-prof DIR, the server's V8 CPU profile (open it in Chrome DevTools, or read the
 // summary printed here: self time by function and by package, and time with callees of the
-// server's functions).
-//   node bench/profile-step-sqlite.mjs --runs 400 [--cpu-prof /tmp/prof]
+// server's functions); with --oncpu, its time on the CPU as Linux perf samples it
+// (oncpu-profile.mjs).
+//   node bench/profile-step-sqlite.mjs --runs 400 [--cpu-prof /tmp/prof] [--oncpu]
 // Run `npx tsc -b` first.
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -17,10 +18,11 @@ import { drive, register } from './lib/baton-system.mjs';
 import { startBaton } from './lib/baton-server.mjs';
 import { CpuMeter } from './lib/cpu-meter.mjs';
 import { jsonClient } from './lib/http-json.mjs';
+import { ONCPU_NODE_ARGS, OnCpuRecorder } from './lib/oncpu-profile.mjs';
 import { cpuLine, dumpCounters, profileFlags, profileSummary } from './lib/profile-run.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const { options, protocol, profDir, top, nodes } = profileFlags('400');
+const { options, protocol, profDir, oncpu, top, nodes } = profileFlags('400');
 if (nodes !== 1) throw new Error('--nodes is for PostgreSQL: SQLite is one node');
 const statsFile = join(tmpdir(), `baton-sqlite-stats-${process.pid}`);
 
@@ -32,8 +34,10 @@ const server = await startBaton({
     '--import',
     join(HERE, 'lib/sqlite-statements-hook.mjs'),
     ...(profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : []),
+    ...(oncpu ? ONCPU_NODE_ARGS : []),
   ],
 });
+const recorder = oncpu ? new OnCpuRecorder(server.pid) : undefined;
 const client = jsonClient(server.url, { sockets: options.workers + 24 });
 let result;
 let sentBefore;
@@ -42,7 +46,9 @@ try {
   await register(client, options.steps);
   sentBefore = await dump(server.pid, 1);
   const meter = new CpuMeter({ processes: [{ name: 'Baton server', pid: server.pid }] });
+  recorder?.start();
   result = await drive(client, options, { protocol, meter });
+  await recorder?.stop();
   sentAfter = await dump(server.pid, 2);
 } finally {
   client.close();
@@ -77,4 +83,5 @@ for (const s of statements)
   );
 
 out.push(...profileSummary(profDir, top, sentBefore, sentAfter));
+if (recorder) out.push('', ...(await recorder.summary(top)));
 process.stdout.write(`${out.join('\n')}\n`);

@@ -11,8 +11,11 @@
 // and with --explain-log FILE (the PostgreSQL server's log, e.g.
 // /var/log/postgresql/postgresql-15-main.log), the backends' executor time by statement, from
 // auto_explain (pg-executor-log.mjs; it slows the backends, so read its CPU figures apart);
-// and with --wal-records, the WAL the pass wrote by record type, from pg_waldump (wal-records.mjs).
-//   node bench/profile-step.mjs --runs 300 [--nodes 2] [--protocol legacy] [--cpu-prof /tmp/prof] [--explain-log FILE] [--wal-records]
+// and with --wal-records, the WAL the pass wrote by record type, from pg_waldump (wal-records.mjs);
+// and with --oncpu, the (first) server's time on the CPU as Linux perf samples it, by thread, by
+// kind of code and by JavaScript function (oncpu-profile.mjs: what the V8 profile counts as busy
+// includes time descheduled in system calls).
+//   node bench/profile-step.mjs --runs 300 [--nodes 2] [--protocol legacy] [--cpu-prof /tmp/prof] [--oncpu] [--explain-log FILE] [--wal-records]
 // Run `npx tsc -b` first.
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -27,10 +30,11 @@ import { jsonClient } from './lib/http-json.mjs';
 import { cpuLine, dumpCounters, profileFlags, profileSummary } from './lib/profile-run.mjs';
 import { databaseName, dropDatabase, freshDatabase } from './lib/pg-admin.mjs';
 import { executorSummary, logEveryPlan, logOffset } from './lib/pg-executor-log.mjs';
+import { ONCPU_NODE_ARGS, OnCpuRecorder } from './lib/oncpu-profile.mjs';
 import { walRecords, walSource } from './lib/wal-records.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const { options, protocol, profDir, top, explainLog, walByRecord, nodes } = profileFlags('300');
+const { options, protocol, profDir, oncpu, top, explainLog, walByRecord, nodes } = profileFlags('300');
 const DB = 'bench_profile';
 const statsFile = join(tmpdir(), `baton-pg-stats-${process.pid}`);
 
@@ -87,6 +91,7 @@ for (let i = 0; i < nodes; i++) {
         '--import',
         join(HERE, 'lib/pg-statements-hook.mjs'),
         ...(nodeProfDir ? ['--cpu-prof', '--cpu-prof-dir', nodeProfDir] : []),
+        ...(oncpu ? ONCPU_NODE_ARGS : []),
       ],
     }),
   );
@@ -99,6 +104,7 @@ let before;
 let after;
 let sentBefore;
 let sentAfter;
+const recorder = oncpu ? new OnCpuRecorder(servers[0].pid) : undefined;
 let logFrom;
 let logTo;
 let wal;
@@ -116,7 +122,9 @@ try {
     })),
     pgDatabase: databaseName(DB),
   });
+  recorder?.start();
   result = await drive(clients, options, { protocol, meter });
+  await recorder?.stop();
   sentAfter = await dump(2);
   if (explainLog) logTo = logOffset(explainLog);
   // The statistics collector lags by up to 500 ms (PostgreSQL 15 flushes at most that often).
@@ -196,4 +204,5 @@ if (wal) {
 out.push(
   ...profileSummary(profDir && nodes > 1 ? join(profDir, 'node-1') : profDir, top, sentBefore, sentAfter),
 );
+if (recorder) out.push('', ...(await recorder.summary(top)));
 process.stdout.write(`${out.join('\n')}\n`);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
 import { summarizeProfile } from './cpu-profile.mjs';
+import { checkPerf } from './oncpu-profile.mjs';
 
 /** The profilers' flags: the throughput pass to run, the worker protocol, where profiles go. */
 export function profileFlags(defaultRuns) {
@@ -16,6 +17,8 @@ export function profileFlags(defaultRuns) {
       steps: { type: 'string', default: '10' },
       protocol: { type: 'string', default: 'update-v2' },
       'cpu-prof': { type: 'string' },
+      // The server's time on the CPU, sampled by Linux perf over the pass (oncpu-profile.mjs).
+      oncpu: { type: 'boolean', default: false },
       top: { type: 'string', default: '25' },
       // PostgreSQL only: the server's log file, for auto_explain's executor times.
       'explain-log': { type: 'string' },
@@ -30,6 +33,7 @@ export function profileFlags(defaultRuns) {
   if (protocol !== 'update-v2' && protocol !== 'legacy') throw new Error('--protocol is update-v2 or legacy');
   const profDir = values['cpu-prof'];
   if (profDir) mkdirSync(profDir, { recursive: true });
+  if (values.oncpu) checkPerf();
   return {
     options: {
       mode: 'throughput',
@@ -39,6 +43,7 @@ export function profileFlags(defaultRuns) {
     },
     protocol,
     profDir,
+    oncpu: values.oncpu,
     top: Number(values.top),
     explainLog: values['explain-log'],
     walByRecord: values['wal-records'],
