@@ -11,7 +11,7 @@
 // Needs `perf` (Debian's linux-perf) and leave to sample the process (kernel.perf_event_paranoid
 // of 2 or less allows a user's own processes).
 import { spawn, spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -66,6 +66,10 @@ export class OnCpuRecorder {
     } finally {
       rmSync(this.file, { force: true });
       rmSync(join(tmpdir(), `perf-${this.pid}.map`), { force: true });
+      // `--perf-basic-prof` also has V8 write a log of its own in the working directory.
+      for (const name of readdirSync('.'))
+        if (name.startsWith('isolate-') && name.endsWith(`-${this.pid}-v8.log`))
+          rmSync(name, { force: true });
     }
   }
 }
