@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import type { WorkflowDef } from '@baton/protocol';
 
 import { ByteBoundedCache } from '../store/byte-bounded-cache.js';
+import { deepFreeze } from '../store/deep-freeze.js';
 
 /**
  * A run's definition snapshot, kept once per distinct text in `run_definitions` on a database
@@ -108,12 +109,4 @@ export class RunDefinitionCache {
 /** About the memory a parsed definition holds: twice its JSON text (read once, when first met). */
 export function definitionBytes(def: WorkflowDef): number {
   return 2 * JSON.stringify(def).length;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const inner of Object.values(value)) deepFreeze(inner);
-  }
-  return value;
 }

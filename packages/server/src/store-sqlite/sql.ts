@@ -1,4 +1,4 @@
-import type { QueueCounts, RunRecord, WorkflowDef } from '@baton/protocol';
+import type { QueueCounts, RunRecord } from '@baton/protocol';
 
 import {
   type QueueMessageRow,
@@ -13,6 +13,7 @@ import {
 } from '../store/sql-common.js';
 import type { ClaimRequest, QueueMessage, StoredQueueMessage } from '../store/store.js';
 import type { SqliteConnection } from './connection.js';
+import { sharedDefinition } from './run-definitions.js';
 
 /** The longer SQLite statements (search, queue), as functions of a connection; `SqliteTx` calls them. */
 
@@ -51,10 +52,11 @@ export const CLAIM_PICK = `SELECT task_id, priority, visible_at FROM queue_messa
 export function parse<T>(text: string): T {
   return JSON.parse(text) as T;
 }
+/** A run from its row; its definition shared with the other runs of the same snapshot, frozen. */
 export function run(row: RunRow): RunRecord {
   return runFromColumns(
     parse<Omit<RunRecord, 'workflowDefinition'>>(row.record),
-    parse<WorkflowDef>(row.definition),
+    sharedDefinition(row.definition),
   );
 }
 /** An id list as one bound JSON array, read back with json_each: one cached statement for any length. */

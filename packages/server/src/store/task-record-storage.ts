@@ -2,6 +2,7 @@ import type { TaskRecord } from '@baton/protocol';
 
 import { packRecord, unpackRecord } from './record-codec.js';
 import { ByteBoundedCache, type Sized } from './byte-bounded-cache.js';
+import { deepFreeze } from './deep-freeze.js';
 
 /**
  * The compact stored form of a task record (docs/design/payloads-and-archive.md, "Bytes per
@@ -224,15 +225,6 @@ export function packedRest(taskId: string, packed: Uint8Array): FrozenFields {
     return JSON.parse(unpackRecord(packed, `task ${taskId}`)) as Record<string, unknown>;
   if (typeof hit.rest === 'string') hit.rest = deepFreeze(JSON.parse(hit.rest) as Record<string, unknown>);
   return hit.rest;
-}
-
-/** `value` with every object and array inside it frozen (parsed JSON: no cycles, no sharing). */
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    for (const inner of Object.values(value)) deepFreeze(inner);
-    Object.freeze(value);
-  }
-  return value;
 }
 
 function sameBytes(text: string, bytes: Uint8Array): boolean {

@@ -26,6 +26,37 @@ void describe('SQLite store specifics', () => {
     }
   });
 
+  void it('runs of one definition share it, frozen; another text reads as its own', async () => {
+    const store = openSqliteStore({ file: ':memory:' });
+    try {
+      await store.migrate();
+      const a = run({ workflowName: 'shared-def' });
+      const b = run({ workflowName: 'shared-def' });
+      const other = run({ workflowName: 'shared-def', workflowVersion: 2 });
+      await store.transaction(async (tx) => {
+        for (const r of [a, b, other]) await tx.insertRun(r);
+      });
+      const [ra, rb, ro] = await store.read((tx) =>
+        Promise.all([a, b, other].map((r) => tx.getRun(r.workflowId))),
+      );
+      assert.ok(ra && rb && ro);
+      assert.deepEqual(ra, a, 'read as written');
+      assert.equal(ra.workflowDefinition, rb.workflowDefinition, 'one object for one snapshot');
+      assert.ok(Object.isFrozen(ra.workflowDefinition) && Object.isFrozen(ra.workflowDefinition.tasks));
+      assert.throws(() => {
+        (ra.workflowDefinition as { description?: string }).description = 'changed';
+      }, TypeError);
+      assert.notEqual(ro.workflowDefinition, ra.workflowDefinition);
+      assert.equal(ro.workflowDefinition.version, 2);
+      // Each read's run is its own: only the definition is shared.
+      assert.notEqual(ra, rb);
+      ra.status = 'PAUSED';
+      assert.equal((await store.read((tx) => tx.getRun(a.workflowId)))?.status, 'RUNNING');
+    } finally {
+      await store.close();
+    }
+  });
+
   void it('never interleaves two async transactions on the connection', async () => {
     const store = openSqliteStore({ file: ':memory:' });
     try {
