@@ -155,7 +155,8 @@ function render(samples, top, frequency, main) {
   const leaves = new Map();
   for (const s of samples) {
     const leaf = s.frames[0] ?? '[unknown] (unknown)';
-    threads.set(threadOf(s, main), (threads.get(threadOf(s, main)) ?? 0) + 1);
+    const thread = threadOf(s, main);
+    threads.set(thread, (threads.get(thread) ?? 0) + 1);
     if (s.tid !== main) continue;
     const kind = kindOf(leaf);
     kinds.set(kind, (kinds.get(kind) ?? 0) + 1);

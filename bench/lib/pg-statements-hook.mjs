@@ -20,6 +20,10 @@ const labelOf = (text) => statementLabel(text, 60);
 
 const count = (name, bytes) => stats.add(name, { bytesOut: bytes });
 
+/** The bytes of a query's parameters, as text. */
+const bytesOf = (params) =>
+  params.reduce((n, v) => n + (v === null || v === undefined ? 0 : Buffer.byteLength(String(v))), 0);
+
 function rowsOf(result) {
   const list = Array.isArray(result) ? result : [result];
   return list.reduce((n, r) => n + (r?.rows?.length ?? 0), 0);
@@ -30,10 +34,7 @@ pg.Client.prototype.query = function query(config, values, callback) {
   if (typeof config === 'object' && config !== null && typeof config.text === 'string') {
     totals.roundTrips++;
     const params = config.values ?? (Array.isArray(values) ? values : []);
-    const paramBytes = params.reduce(
-      (n, v) => n + (v === null || v === undefined ? 0 : Buffer.byteLength(String(v))),
-      0,
-    );
+    const paramBytes = bytesOf(params);
     if (config.name) {
       const names = prepared.get(this) ?? new Set();
       prepared.set(this, names);
@@ -49,13 +50,9 @@ pg.Client.prototype.query = function query(config, values, callback) {
     }
   } else if (typeof config === 'string') {
     totals.roundTrips++;
-    if (Array.isArray(values) && values.length > 0) {
-      const paramBytes = values.reduce(
-        (n, v) => n + (v === null || v === undefined ? 0 : Buffer.byteLength(String(v))),
-        0,
-      );
-      count(`[unnamed] ${labelOf(config)}`, Buffer.byteLength(config) + paramBytes);
-    } else
+    if (Array.isArray(values) && values.length > 0)
+      count(`[unnamed] ${labelOf(config)}`, Buffer.byteLength(config) + bytesOf(values));
+    else
       for (const piece of config.split(';\n')) count(`[simple] ${labelOf(piece)}`, Buffer.byteLength(piece));
   }
   const onRows = (result) => {

@@ -23,8 +23,8 @@ export type Query = <R extends pg.QueryResultRow>(
 /**
  * A query function on a pool or on one client. Text goes as text and an array: pg copies a query
  * given as an object property by property (`cloneQueryConfig`), 1.4 % of the server's busy time
- * at light load, where most statements go this way (docs/PERFORMANCE.md, "Built: a kept row's read
- * only marks it").
+ * at light load, where most statements go this way (docs/PERFORMANCE.md, "Built: text queries
+ * without a copy").
  */
 export function queryOn(target: pg.Pool | pg.PoolClient | pg.Client): Query {
   return <R extends pg.QueryResultRow>(sql: Sql | string, values: readonly unknown[] = []) =>

@@ -32,8 +32,3 @@ export function sharedDefinition(text: string): WorkflowDef {
   parsed.set(text, { def, bytes: (1 + TREE_FACTOR) * text.length });
   return def;
 }
-
-/** How many definitions and bytes are kept (for tests). */
-export function sharedDefinitionsHeld(): { rows: number; bytes: number } {
-  return parsed.size;
-}
