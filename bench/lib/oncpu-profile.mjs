@@ -141,6 +141,34 @@ function threadOf(sample, main) {
   return 'helper threads: other';
 }
 
+/**
+ * The part of the server a main-thread sample worked for: the innermost frame that names one.
+ * So a JSON parse inside the store counts as the store's, a socket write under the HTTP
+ * framework as HTTP's. It says how much of one thread's time is the store's own, and how much
+ * could run elsewhere.
+ */
+const LAYERS = [
+  [
+    'store (SQL, drivers, records)',
+    /\/src\/store|better-sqlite3|\(.*sqlite.*\)$|\/pg\/lib|pg-protocol|\/pg-pool\//,
+  ],
+  [
+    'engine (decisions, hand-outs, scripts)',
+    /\/src\/(engine|decisions|operations|handout|instructions|loops|events|scripts|integrations)\//,
+  ],
+  [
+    'HTTP (framework, routes, sockets)',
+    /fastify|find-my-way|avvio|light-my-request|\/src\/http\/|node:_http|node:net|node:internal\/streams|node:internal\/http|llhttp|node:stream/,
+  ],
+];
+
+function layerOf(sample) {
+  for (const frame of sample.frames) {
+    for (const [name, pattern] of LAYERS) if (pattern.test(frame)) return name;
+  }
+  return 'other (event loop, timers, GC outside a call)';
+}
+
 function pct(n, of) {
   return `${((100 * n) / of).toFixed(1)} %`;
 }
@@ -153,11 +181,17 @@ function render(samples, top, frequency, main) {
   const kinds = new Map();
   const nearest = new Map();
   const leaves = new Map();
+  const layers = new Map();
+  // Property access that missed its inline cache is charged to no function of its own: where
+  // it happens says which objects change shape.
+  const slowAccess = new Map();
   for (const s of samples) {
     const leaf = s.frames[0] ?? '[unknown] (unknown)';
     const thread = threadOf(s, main);
     threads.set(thread, (threads.get(thread) ?? 0) + 1);
     if (s.tid !== main) continue;
+    const layer = layerOf(s);
+    layers.set(layer, (layers.get(layer) ?? 0) + 1);
     const kind = kindOf(leaf);
     kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
     leaves.set(symbolOf(leaf), (leaves.get(symbolOf(leaf)) ?? 0) + 1);
@@ -168,6 +202,7 @@ function render(samples, top, frequency, main) {
       ? js.replace(/^JS:[*~^+]?/, '').replace(/file:\/\/|\/[^ ]*\/(node_modules|packages)\//g, '')
       : `(native) ${symbolOf(s.frames.at(-1) ?? '')} … ${symbolOf(leaf)}`.slice(0, 100);
     nearest.set(name, (nearest.get(name) ?? 0) + 1);
+    if (kind === 'property access (inline caches)') slowAccess.set(name, (slowAccess.get(name) ?? 0) + 1);
   }
   const sorted = (map) => [...map].sort((a, b) => b[1] - a[1]);
   const lines = [
@@ -181,6 +216,10 @@ function render(samples, top, frequency, main) {
     '| --- | ---: |',
     ...sorted(kinds).map(([k, v]) => `| ${k} | ${pct(v, onMain.length)} |`),
     '',
+    '| main thread, by the part of the server it worked for (innermost frame that names one) | share |',
+    '| --- | ---: |',
+    ...sorted(layers).map(([k, v]) => `| ${k} | ${pct(v, onMain.length)} |`),
+    '',
     '| main thread, by the function the sample was in | share |',
     '| --- | ---: |',
     ...sorted(leaves)
@@ -191,6 +230,12 @@ function render(samples, top, frequency, main) {
     '| --- | ---: |',
     ...sorted(nearest)
       .slice(0, top)
+      .map(([k, v]) => `| \`${k}\` | ${pct(v, onMain.length)} |`),
+    '',
+    '| main thread, property access (inline caches) by nearest JavaScript function | share |',
+    '| --- | ---: |',
+    ...sorted(slowAccess)
+      .slice(0, 15)
       .map(([k, v]) => `| \`${k}\` | ${pct(v, onMain.length)} |`),
   ];
   return lines;
