@@ -18,6 +18,7 @@ import { checkMigrationList, pendingMigrations } from '../store/schema-versions.
 import type { Store, TransactionOptions, Tx } from '../store/store.js';
 import { GroupCommit } from './group-commit.js';
 import { PgTargets, targetOf } from './targets.js';
+import { settledTypes } from './result-fields.js';
 import { SQLSTATE, sqlState } from '../store/sqlstate.js';
 import { brokenConnection, storeFault } from '../store/store-faults.js';
 
@@ -74,7 +75,8 @@ export const MIGRATION_LOCK_KEY = '422541815662';
 function batonTypes(): pg.CustomTypesConfig {
   const types = new pg.TypeOverrides();
   types.setTypeParser(20, (value: string) => Number(value));
-  return types;
+  // Never changed from here on, so results may describe their columns once per shape.
+  return settledTypes(types);
 }
 
 /**
