@@ -6,6 +6,12 @@ import { taskField } from '../store/task-record-storage.js';
 export class SqliteConnection {
   private readonly statements = new Map<string, Database.Statement<unknown[], unknown>>();
   private static readonly MAX_CACHED = 512;
+  /**
+   * Statements run that may have written: every `run` (transaction control included, as a
+   * rollback changes what a read answers) and every `get` or `all` of a statement that writes
+   * (`RETURNING`). Equal counts around a stretch of code mean nothing was written in it.
+   */
+  writes = 0;
 
   constructor(readonly db: Database.Database) {}
 
@@ -24,14 +30,19 @@ export class SqliteConnection {
   }
 
   get<R>(sql: string, ...params: unknown[]): R | undefined {
-    return this.statement(sql).get(...params) as R | undefined;
+    const stmt = this.statement(sql);
+    if (!stmt.readonly) this.writes++;
+    return stmt.get(...params) as R | undefined;
   }
 
   all<R>(sql: string, ...params: unknown[]): R[] {
-    return this.statement(sql).all(...params) as R[];
+    const stmt = this.statement(sql);
+    if (!stmt.readonly) this.writes++;
+    return stmt.all(...params) as R[];
   }
 
   run(sql: string, ...params: unknown[]): Database.RunResult {
+    this.writes++;
     return this.statement(sql).run(...params);
   }
 

@@ -27,6 +27,11 @@ const DECIDE_TASKS = `SELECT ${TASK_ROW_COLUMNS} FROM tasks WHERE task_id IN (
     SELECT task_id FROM task_latest WHERE workflow_id = ?)
   ORDER BY seq, task_id`;
 
+/** A run's decide set as stored: restore each row with `taskFromRow` (as often as needed). */
+export function decideTaskRows(c: SqliteConnection, workflowId: string): StoredTaskRow[] {
+  return c.all<StoredTaskRow>(DECIDE_TASKS, workflowId, workflowId);
+}
+
 export function decideTasks(c: SqliteConnection, workflowId: string): TaskRecord[] {
-  return c.all<StoredTaskRow>(DECIDE_TASKS, workflowId, workflowId).map(taskFromRow);
+  return decideTaskRows(c, workflowId).map(taskFromRow);
 }

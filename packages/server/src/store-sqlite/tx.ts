@@ -51,7 +51,7 @@ import { deferMessages, lockTaskLimit, setTaskRateWindow } from './limits.js';
 import * as ig from './integrations.js';
 import * as auth from './auth.js';
 import * as rc from './mailbox.js';
-import { decideTasks, recordLatestByName } from './decide-set.js';
+import { decideTaskRows, decideTasks, recordLatestByName } from './decide-set.js';
 import { SqliteQueueTx } from './queue.js';
 import * as archive from './archive.js';
 import { pruneRunDefinitions } from './definition-pruning.js';
@@ -116,6 +116,8 @@ function positional(sql: string, params: readonly unknown[]): [string, ...unknow
 }
 
 export class SqliteTx extends SqliteQueueTx implements Tx {
+  /** The decide set `getTaskLockingRun` read, as stored, and the connection's write count then. */
+  private prefetched: { workflowId: string; at: number; rows: StoredTaskRow[] } | undefined;
   /** The shared statements, with `$n` parameters rewritten to SQLite's positional `?`. */
   readonly events = new SqlEventsTx(
     {
@@ -399,9 +401,18 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
     return row && taskFromRow(row);
   }
 
-  /** One writer at a time: there is no run lock to take first. */
-  async getTaskLockingRun(taskId: string, _workflowId: string): Promise<TaskRecord | undefined> {
-    return this.getTask(taskId);
+  /**
+   * One writer at a time: there is no run lock to take first. The task comes from its run's
+   * decide set, which the decision reads next: the set is kept, as stored, for `getDecideTasks`,
+   * good while nothing is written in between. The task is nearly always in it (it is open, or
+   * the latest of its name); a task of another run or an older attempt is read by its id.
+   */
+  async getTaskLockingRun(taskId: string, workflowId: string): Promise<TaskRecord | undefined> {
+    if (!this.state.writable) return this.getTask(taskId);
+    const rows = decideTaskRows(this.c, workflowId);
+    this.prefetched = { workflowId, at: this.c.writes, rows };
+    const row = rows.find((r) => r.task_id === taskId);
+    return row ? taskFromRow(row) : this.getTask(taskId);
   }
 
   async getTasks(taskIds: readonly string[]): Promise<TaskRecord[]> {
@@ -423,6 +434,11 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
   }
 
   async getDecideTasks(workflowId: string): Promise<TaskRecord[]> {
+    const prefetched = this.prefetched;
+    this.prefetched = undefined;
+    // Restored afresh: the caller may change its tasks, the task answered above among them.
+    if (prefetched?.workflowId === workflowId && prefetched.at === this.c.writes)
+      return prefetched.rows.map(taskFromRow);
     return decideTasks(this.c, workflowId);
   }
 

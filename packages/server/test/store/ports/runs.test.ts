@@ -75,6 +75,43 @@ for (const c of storeCases()) {
       assert.deepEqual(await store.read((tx) => tx.getTaskLockingRun(t.taskId, r.workflowId)), t);
     });
 
+    void it('answers the decide set as written when a write comes between it and the task read with the lock', async () => {
+      const r = run();
+      const t = task(r.workflowId, 0);
+      await store.transaction(async (tx) => {
+        await tx.insertRun(r);
+        await tx.insertTasks([t]);
+      });
+      const next = task(r.workflowId, 1, { referenceTaskName: 'next' });
+      await store.transaction(async (tx) => {
+        const got = await tx.getTaskLockingRun(t.taskId, r.workflowId);
+        assert.deepEqual(got, t);
+        await tx.updateTasks([{ ...t, status: 'COMPLETED', endTime: T0 + 2, executed: false }]);
+        await tx.insertTasks([next]);
+        assert.deepEqual(
+          (await tx.getDecideTasks(r.workflowId)).map((x) => [x.taskId, x.status]),
+          [
+            [t.taskId, 'COMPLETED'],
+            [next.taskId, 'SCHEDULED'],
+          ],
+        );
+      });
+      // Nothing written in between: the same set, each task an object of its own.
+      await store.transaction(async (tx) => {
+        const got = await tx.getTaskLockingRun(next.taskId, r.workflowId);
+        if (got) got.status = 'FAILED';
+        const set = await tx.getDecideTasks(r.workflowId);
+        assert.deepEqual(
+          set.map((x) => [x.taskId, x.status]),
+          [
+            [t.taskId, 'COMPLETED'],
+            [next.taskId, 'SCHEDULED'],
+          ],
+        );
+        assert.notEqual(set[1], got);
+      });
+    });
+
     void it('reads a task with its run lock whether or not the decide set holds it, and answers a copy', async () => {
       const r = run();
       // An ended attempt and its retry under one name: only the retry is in the decide set.
