@@ -6,7 +6,7 @@ import pg from 'pg';
  * For every result that has rows, PostgreSQL sends the columns' descriptions and node-postgres
  * (`lib/result.js`, `addFields`) looks up a parser for each column and builds the empty row that
  * each row of the result is copied from. It builds that row from an `Object.create(null)` object,
- * which V8 keeps as a dictionary, and then spreads it: about 6 µs for ten columns, paid again by
+ * which V8 keeps as a dictionary, and then spreads it: 6 to 9 µs for ten columns, paid again by
  * every result although a node sends the same few dozen statements all day (the lock, the decide
  * set, the claim: two or three results with rows a step; docs/PERFORMANCE.md, "Built: a
  * statement's columns described once"). Here the parsers and the empty row are kept per shape
