@@ -5,7 +5,7 @@ import { type QueueMessageRow, type TxState, messageFromRow, uniqueSorted } from
 import type { ClaimRequest, QueueMessage, StoredQueueMessage } from '../store/store.js';
 import { SqlTimerTx } from '../store/timer-tx.js';
 import type { SqliteConnection } from './connection.js';
-import { claimMessages, enqueueMessages, list, queueCounts } from './sql.js';
+import { claimMessages, enqueueMessages, oneOf, queueCounts } from './sql.js';
 import * as timers from './timers.js';
 import { storableTime } from '../bounds/time.js';
 
@@ -45,13 +45,8 @@ export abstract class SqliteQueueTx extends SqlTimerTx<SqliteConnection> {
 
   async removeMessages(taskIds: readonly string[]): Promise<void> {
     if (taskIds.length === 0) return;
-    // One id, as a step's ended task nearly always is: by key, without json_each (half the time).
-    if (taskIds.length === 1) this.c.run('DELETE FROM queue_messages WHERE task_id = ?', taskIds[0]);
-    else
-      this.c.run(
-        'DELETE FROM queue_messages WHERE task_id IN (SELECT value FROM json_each(?))',
-        list(taskIds),
-      );
+    const ids = oneOf('task_id', taskIds);
+    this.c.run(`DELETE FROM queue_messages WHERE ${ids.sql}`, ids.param);
   }
 
   async requeueMessage(taskId: string, visibleAt: number): Promise<boolean> {

@@ -64,6 +64,17 @@ export function list(values: readonly string[]): string {
   return JSON.stringify(values);
 }
 
+/**
+ * `column` among `values`, as a condition and its one parameter: by key for one value, which is
+ * what the hot statements nearly always hold (half the time of json_each; docs/PERFORMANCE.md,
+ * "Built: SQLite's one-id statements by key"), else the list through json_each.
+ */
+export function oneOf(column: string, values: readonly string[]): { sql: string; param: string } {
+  return values.length === 1
+    ? { sql: `${column} = ?`, param: values[0] as string }
+    : { sql: `${column} IN (SELECT value FROM json_each(?))`, param: list(values) };
+}
+
 export function ensureQueues(c: SqliteConnection, queueNames: readonly string[], now: number): void {
   for (const name of uniqueSorted(queueNames)) {
     c.run(
