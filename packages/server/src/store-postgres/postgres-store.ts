@@ -35,9 +35,10 @@ export interface PostgresStoreOptions {
   migrations?: readonly Migration[];
   /**
    * Group commit of transactions that ask for it (`transaction(fn, { group: true })`, see
-   * group-commit.ts): members per batch and batches in flight. `false` runs each alone.
+   * group-commit.ts): members per batch, batches in flight and the clock that says when a batch
+   * counts as held up (tests). `false` runs each alone.
    */
-  groupCommit?: false | { maxBatch?: number; maxInFlight?: number };
+  groupCommit?: false | { maxBatch?: number; maxInFlight?: number; now?: () => number };
   /** How long an answer to "does another node listen?" holds, in ms (default 5,000; peer-presence.ts). */
   peerCheckMs?: number;
   /**
