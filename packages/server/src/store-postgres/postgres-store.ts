@@ -16,7 +16,7 @@ import { type RetryOptions, withRetry } from './retry.js';
 import { type Migration, TxState } from '../store/sql-common.js';
 import { checkMigrationList, pendingMigrations } from '../store/schema-versions.js';
 import type { Store, TransactionOptions, Tx } from '../store/store.js';
-import { GroupCommit } from './group-commit.js';
+import { GroupCommit, type GroupCommitOptions } from './group-commit.js';
 import { PgTargets, targetOf } from './targets.js';
 import { settledTypes } from './result-fields.js';
 import { SQLSTATE, sqlState } from '../store/sqlstate.js';
@@ -38,7 +38,7 @@ export interface PostgresStoreOptions {
    * group-commit.ts): members per batch, batches in flight and the clock that says when a batch
    * counts as held up (tests). `false` runs each alone.
    */
-  groupCommit?: false | { maxBatch?: number; maxInFlight?: number; now?: () => number };
+  groupCommit?: false | Pick<GroupCommitOptions, 'maxBatch' | 'maxInFlight' | 'now'>;
   /** How long an answer to "does another node listen?" holds, in ms (default 5,000; peer-presence.ts). */
   peerCheckMs?: number;
   /**
