@@ -36,6 +36,19 @@ import { dropPollTimers, lockLapsingAttempts } from '../handout/hand-out-timers.
  */
 const GROUPED = { group: true } as const;
 
+/** Whether a hand-out that takes nothing reads when the next delayed message is due (`handOutIn`). */
+const WANT_NEXT_VISIBLE = true;
+const NO_NEXT_VISIBLE = false;
+
+async function nextVisibleOf(
+  tx: Tx,
+  queues: readonly string[],
+  now: number,
+  wanted: boolean,
+): Promise<{ nextVisibleAt?: number | undefined }> {
+  return wanted ? { nextVisibleAt: await tx.nextVisibleAt(queues, now) } : {};
+}
+
 export interface PollRequest {
   taskType: string;
   workerId: string;
@@ -171,26 +184,35 @@ export class TaskService {
 
   /**
    * One claim: messages locked, tasks IN_PROGRESS, poll recorded, all in one transaction. When
-   * nothing was claimed it also answers when the next delayed message comes due, so an empty
-   * poll costs one round trip, not two.
+   * nothing was claimed it also answers when the next delayed message comes due, in the same
+   * transaction, so a poll that goes on to wait needs no transaction of its own to learn how long.
    */
   private async handOut(
     request: PollRequest,
     queues: string[],
   ): Promise<{ tasks: TaskRecord[]; nextVisibleAt?: number | undefined }> {
     const seen = newHandOutSeen(this.clock.now());
-    const out = await this.store.transaction((tx) => this.handOutIn(tx, request, queues, seen), GROUPED);
+    const out = await this.store.transaction(
+      (tx) => this.handOutIn(tx, request, queues, seen, WANT_NEXT_VISIBLE),
+      GROUPED,
+    );
     this.observeHandOut(queues[1] ?? request.taskType, seen, out.tasks);
     if (seen.deferredQueues.size > 0) this.wake.wake([...seen.deferredQueues]);
     return out;
   }
 
-  /** The hand-out inside the caller's transaction; `seen` collects what is observed after commit. */
+  /**
+   * The hand-out inside the caller's transaction; `seen` collects what is observed after commit.
+   * `nextVisible`: whether a hand-out that takes nothing also reads when the next delayed message
+   * comes due. Only a poll that waits uses it; to update-v2, which answers at once, it would be a
+   * statement, and on PostgreSQL a round trip, for nothing.
+   */
   private async handOutIn(
     tx: Tx,
     request: PollRequest,
     queues: string[],
     seen: HandOutSeen,
+    nextVisible: boolean,
   ): Promise<{ tasks: TaskRecord[]; nextVisibleAt?: number | undefined }> {
     {
       const { firstStarts, deferredBy, deferredQueues } = seen;
@@ -207,7 +229,7 @@ export class TaskService {
         now,
         lockToken: newId(),
       });
-      if (claimed.length === 0) return { tasks: [], nextVisibleAt: await tx.nextVisibleAt(queues, now) };
+      if (claimed.length === 0) return { tasks: [], ...(await nextVisibleOf(tx, queues, now, nextVisible)) };
       const tasks = await tx.getTasks(claimed.map((m) => m.taskId));
       const byId = new Map(tasks.map((t) => [t.taskId, t]));
       const handed: TaskRecord[] = [];
@@ -264,7 +286,7 @@ export class TaskService {
       if (armedAt.length > 0) this.executor.timerArmed(Math.min(...armedAt));
       return taken.length > 0
         ? { tasks: taken }
-        : { tasks: taken, nextVisibleAt: await tx.nextVisibleAt(queues, now) };
+        : { tasks: taken, ...(await nextVisibleOf(tx, queues, now, nextVisible)) };
     }
   }
 
@@ -396,7 +418,7 @@ export class TaskService {
         poll.seen.firstStarts.set(wish.handed.task.taskId, 0);
         return { ...applied, next: wish.handed.task };
       }
-      const { tasks } = await this.handOutIn(tx, request, queues, poll.seen);
+      const { tasks } = await this.handOutIn(tx, request, queues, poll.seen, NO_NEXT_VISIBLE);
       return { ...applied, ...(tasks[0] !== undefined && { next: tasks[0] }) };
     }, GROUPED);
     this.refuseIfStale(out, result.workerId);
