@@ -4,12 +4,17 @@
 // over the interval it measures.
 import { renameSync, writeFileSync } from 'node:fs';
 
-/** A statement's text with whitespace folded and string literals elided, cut to `length`. */
+/**
+ * A statement's text with whitespace folded and string literals elided, cut to `length`. Numbers
+ * of six digits or more (times, as a claim's) are elided too: small ones (a count a statement
+ * expects) tell its shapes apart.
+ */
 export const labelOf = (text, length) =>
   text
     .replace(/\s+/g, ' ')
     .trim()
     .replace(/'(?:[^']|'')*'/g, "'…'")
+    .replace(/\b\d{6,}\b/g, '…')
     .slice(0, length);
 
 /** Totals and a tally by label; `add(label, amounts)` adds each amount to both. */

@@ -35,6 +35,12 @@ const PREPARED_STATEMENTS: ReadonlySet<string> = new Set([
   // A group commit's hand-outs, merged into one a batch (merge-writes.ts): planned each time it
   // cost PostgreSQL 6 % of its CPU a step on the branching shape (docs/PERFORMANCE.md).
   'baton_update_open_tasks_expected',
+  // The claims: an update-v2 with nothing next in its run claims with its decision's writes
+  // waiting, and planning the claim (four CTEs) cost PostgreSQL about 0.55 ms each time, eight
+  // times its execution. Their generic plan walks queue_messages_claim whatever the table's size
+  // (test/store/queue-claim-plan.test.ts).
+  'baton_claim',
+  'baton_claim_pair',
 ]);
 
 /**

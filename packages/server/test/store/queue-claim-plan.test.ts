@@ -95,6 +95,32 @@ if (enabledStores().includes('postgres')) {
         );
       });
 
+      // A task type's two queues in one statement, as a batch sends it prepared (write-behind.ts).
+      it(`a claim of a queue pair reads queue_messages_claim for each and sorts nothing (${mode})`, async () => {
+        const nodes = await planOf(
+          SQL.claimPair.text,
+          ['busy-high', 'busy', 10 ** 15, 1, 'token', 'worker'],
+          mode,
+        );
+        const indexes = nodes.flatMap((n) => (n['Index Name'] ? [n['Index Name']] : []));
+        assert.equal(
+          indexes.filter((i) => i === 'queue_messages_claim').length,
+          2,
+          `indexes read: ${indexes.join(', ')}`,
+        );
+        assert.ok(!indexes.includes('queue_messages_visible'), `indexes read: ${indexes.join(', ')}`);
+        // No sort, and no scan of a whole table but the one-row task_defs_version.
+        const whole = nodes.filter(
+          (n) =>
+            n['Node Type'] === 'Sort' ||
+            (n['Node Type'] === 'Seq Scan' && n['Relation Name'] !== 'task_defs_version'),
+        );
+        assert.deepEqual(
+          whole.map((n) => `${n['Node Type']} ${n['Relation Name'] ?? ''}`),
+          [],
+        );
+      });
+
       it(`the next visible time is a seek of queue_messages_claim per priority, no sort (${mode})`, async () => {
         const nodes = await planOf(SQL.nextVisibleAt.text.replace('$1::text[]', "ARRAY['busy']"), [], mode);
         const indexes = nodes.flatMap((n) => (n['Index Name'] ? [n['Index Name']] : []));
