@@ -48,6 +48,7 @@ const PREPARED_STATEMENTS: ReadonlySet<string> = new Set([
   'baton_insert_compact_run',
   'baton_update_run',
   'baton_get_wf_def',
+  'baton_get_latest_wf_def',
 ]);
 
 /**
