@@ -36,19 +36,6 @@ import { dropPollTimers, lockLapsingAttempts } from '../handout/hand-out-timers.
  */
 const GROUPED = { group: true } as const;
 
-/** Whether a hand-out that takes nothing reads when the next delayed message is due (`handOutIn`). */
-const WANT_NEXT_VISIBLE = true;
-const NO_NEXT_VISIBLE = false;
-
-async function nextVisibleOf(
-  tx: Tx,
-  queues: readonly string[],
-  now: number,
-  wanted: boolean,
-): Promise<{ nextVisibleAt?: number | undefined }> {
-  return wanted ? { nextVisibleAt: await tx.nextVisibleAt(queues, now) } : {};
-}
-
 export interface PollRequest {
   taskType: string;
   workerId: string;
@@ -192,28 +179,26 @@ export class TaskService {
     queues: string[],
   ): Promise<{ tasks: TaskRecord[]; nextVisibleAt?: number | undefined }> {
     const seen = newHandOutSeen(this.clock.now());
-    const out = await this.store.transaction(
-      (tx) => this.handOutIn(tx, request, queues, seen, WANT_NEXT_VISIBLE),
-      GROUPED,
-    );
+    const out = await this.store.transaction(async (tx) => {
+      const tasks = await this.handOutIn(tx, request, queues, seen);
+      // Read here, not in handOutIn: update-v2, which answers at once, would pay a statement (on
+      // PostgreSQL a round trip) for a figure only a waiting poll uses.
+      return tasks.length === 0 && request.count > 0
+        ? { tasks, nextVisibleAt: await tx.nextVisibleAt(queues, this.clock.now()) }
+        : { tasks };
+    }, GROUPED);
     this.observeHandOut(queues[1] ?? request.taskType, seen, out.tasks);
     if (seen.deferredQueues.size > 0) this.wake.wake([...seen.deferredQueues]);
     return out;
   }
 
-  /**
-   * The hand-out inside the caller's transaction; `seen` collects what is observed after commit.
-   * `nextVisible`: whether a hand-out that takes nothing also reads when the next delayed message
-   * comes due. Only a poll that waits uses it; to update-v2, which answers at once, it would be a
-   * statement, and on PostgreSQL a round trip, for nothing.
-   */
+  /** The hand-out inside the caller's transaction; `seen` collects what is observed after commit. */
   private async handOutIn(
     tx: Tx,
     request: PollRequest,
     queues: string[],
     seen: HandOutSeen,
-    nextVisible: boolean,
-  ): Promise<{ tasks: TaskRecord[]; nextVisibleAt?: number | undefined }> {
+  ): Promise<TaskRecord[]> {
     {
       const { firstStarts, deferredBy, deferredQueues } = seen;
       firstStarts.clear();
@@ -221,7 +206,7 @@ export class TaskService {
       deferredQueues.clear();
       const now = this.clock.now();
       await this.recordPoll(tx, request, queues, now);
-      if (request.count <= 0) return { tasks: [] };
+      if (request.count <= 0) return [];
       const claimed = await tx.claim({
         queueNames: queues,
         count: request.count,
@@ -229,7 +214,7 @@ export class TaskService {
         now,
         lockToken: newId(),
       });
-      if (claimed.length === 0) return { tasks: [], ...(await nextVisibleOf(tx, queues, now, nextVisible)) };
+      if (claimed.length === 0) return [];
       const tasks = await tx.getTasks(claimed.map((m) => m.taskId));
       const byId = new Map(tasks.map((t) => [t.taskId, t]));
       const handed: TaskRecord[] = [];
@@ -284,9 +269,7 @@ export class TaskService {
         await lockLapsingAttempts(tx, lapsed, now),
       ].filter((t): t is number => t !== undefined);
       if (armedAt.length > 0) this.executor.timerArmed(Math.min(...armedAt));
-      return taken.length > 0
-        ? { tasks: taken }
-        : { tasks: taken, ...(await nextVisibleOf(tx, queues, now, nextVisible)) };
+      return taken;
     }
   }
 
@@ -418,7 +401,7 @@ export class TaskService {
         poll.seen.firstStarts.set(wish.handed.task.taskId, 0);
         return { ...applied, next: wish.handed.task };
       }
-      const { tasks } = await this.handOutIn(tx, request, queues, poll.seen, NO_NEXT_VISIBLE);
+      const tasks = await this.handOutIn(tx, request, queues, poll.seen);
       return { ...applied, ...(tasks[0] !== undefined && { next: tasks[0] }) };
     }, GROUPED);
     this.refuseIfStale(out, result.workerId);

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import type { Store, Tx } from '../../src/store/store.js';
+import type { Store } from '../../src/store/store.js';
 import { call, testApp } from '../helpers/app.js';
 import { workflowDef } from '../helpers/definitions.js';
+import { overridingTx } from '../helpers/store-proxy.js';
 import { storeCases } from '../helpers/stores.js';
 
 /**
@@ -85,22 +86,7 @@ const definition = workflowDef(
 
 /** The store as decisions saw it before the decide set: every task of the run. */
 function loadingEverything(store: Store): Store {
-  const wrap = (tx: Tx): Tx =>
-    new Proxy(tx, {
-      get(target, key) {
-        if (key === 'getDecideTasks') return (workflowId: string) => target.getRunTasks(workflowId);
-        const value: unknown = Reflect.get(target, key, target);
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
-    });
-  return new Proxy(store, {
-    get(target, key) {
-      if (key === 'transaction' || key === 'read')
-        return <T>(fn: (tx: Tx) => Promise<T>) => target[key]((tx) => fn(wrap(tx)));
-      const value: unknown = Reflect.get(target, key, target);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
+  return overridingTx(store, (tx) => ({ getDecideTasks: (workflowId) => tx.getRunTasks(workflowId) }));
 }
 
 /** Runs the loop to its end with a worker that fails the first attempt of every 50th `a`. */

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
-import type { Store, Tx } from '../../src/store/store.js';
+import type { Store } from '../../src/store/store.js';
 import { type TestApp, call, testApp } from '../helpers/app.js';
 import { register } from '../helpers/app-suite.js';
 import { pollOneTask, pollTasks, startRun } from '../helpers/runs.js';
+import { overridingTx } from '../helpers/store-proxy.js';
 import { type OpenedStore, storeCases } from '../helpers/stores.js';
 
 /**
@@ -16,32 +17,12 @@ import { type OpenedStore, storeCases } from '../helpers/stores.js';
 /** The store, counting each transaction's calls of `nextVisibleAt`. */
 function countingNextVisible(store: Store): { store: Store; calls: () => number } {
   let calls = 0;
-  const wrap = (tx: Tx): Tx =>
-    new Proxy(tx, {
-      get(target, key) {
-        if (key === 'nextVisibleAt')
-          return (...args: Parameters<Tx['nextVisibleAt']>) => {
-            calls++;
-            return target.nextVisibleAt(...args);
-          };
-        const value: unknown = Reflect.get(target, key, target);
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
-    });
-  const counted = new Proxy(store, {
-    get(target, key) {
-      if (key === 'transaction' || key === 'read') {
-        const run = Reflect.get(target, key, target) as (
-          fn: (tx: Tx) => Promise<unknown>,
-          ...rest: unknown[]
-        ) => Promise<unknown>;
-        return (fn: (tx: Tx) => Promise<unknown>, ...rest: unknown[]) =>
-          run.call(target, (tx: Tx) => fn(wrap(tx)), ...rest);
-      }
-      const value: unknown = Reflect.get(target, key, target);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+  const counted = overridingTx(store, (tx) => ({
+    nextVisibleAt: (...args) => {
+      calls++;
+      return tx.nextVisibleAt(...args);
     },
-  });
+  }));
   return { store: counted, calls: () => calls };
 }
 
