@@ -131,6 +131,7 @@ let code = await new Promise((resolve) => child.on('exit', (c, signal) => resolv
 if (embedded) await embedded.stop();
 
 printSlowestFiles(summaryFile, 15);
+printFailures(summaryFile);
 const problems = completenessProblems(files, summaryFile, env.CI === 'true');
 rmSync(summaryDir, { recursive: true, force: true });
 if (problems.length > 0) {
@@ -184,6 +185,25 @@ function printSlowestFiles(file, count) {
   );
   for (const entry of rows) {
     console.log(`# ${entry.seconds.toFixed(1).padStart(7)}  ${path.relative(root, entry.file)}`);
+  }
+}
+
+/** Every failed test again at the very end, with its file and the first lines of its error. */
+function printFailures(file) {
+  let summary;
+  try {
+    summary = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return; // completenessProblems says why
+  }
+  const failures = summary.flatMap((entry) =>
+    (entry.failed ?? []).map((failure) => ({ ...failure, file: path.relative(root, entry.file) })),
+  );
+  if (failures.length === 0) return;
+  console.log(`\n# ${failures.length} failed test(s)`);
+  for (const failure of failures) {
+    console.log(`# ${failure.file}: ${failure.test}`);
+    for (const line of failure.error.split('\n')) console.log(`#     ${line}`);
   }
 }
 

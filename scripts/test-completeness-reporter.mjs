@@ -5,14 +5,15 @@
 // ended, files that reported no test at all (some register none for the stores enabled), the
 // number of skipped tests, and the seconds its top-level tests took (for the runner's table of the
 // slowest files; a file's tests run one after another, so their sum is the file's time less its
-// process start-up).
+// process start-up), and the tests that failed with the first lines of their error, so the end of a
+// long log, which is often all that is kept of it, still names what failed.
 export default async function* completenessReporter(source) {
-  /** @type {Map<string, { open: Map<string, number>, reported: number, silent: boolean, skipped: number, ms: number }>} */
+  /** @type {Map<string, { open: Map<string, number>, reported: number, silent: boolean, skipped: number, ms: number, failed: { test: string, error: string }[] }>} */
   const files = new Map();
   const fileOf = (file) => {
     let entry = files.get(file);
     if (!entry) {
-      entry = { open: new Map(), reported: 0, silent: false, skipped: 0, ms: 0 };
+      entry = { open: new Map(), reported: 0, silent: false, skipped: 0, ms: 0, failed: [] };
       files.set(file, entry);
     }
     return entry;
@@ -37,6 +38,10 @@ export default async function* completenessReporter(source) {
         if (data.skip !== undefined && data.skip !== false) entry.skipped += 1;
         const ms = data.details?.duration_ms;
         if (data.nesting === 0 && typeof ms === 'number') entry.ms += ms;
+        // A suite fails when a test in it does; the test itself is the one worth naming.
+        if (event.type === 'test:fail' && data.details?.type !== 'suite') {
+          entry.failed.push({ test: String(data.name), error: errorText(data.details?.error) });
+        }
       }
     }
   }
@@ -47,6 +52,15 @@ export default async function* completenessReporter(source) {
     skipped: entry.skipped,
     seconds: Math.round(entry.ms / 100) / 10,
     unfinished: [...entry.open.keys()].map((key) => key.replace('\u0000', ' ')),
+    failed: entry.failed,
   }));
   yield `${JSON.stringify(summary)}\n`;
+}
+
+/** The first lines of a failure: the runner wraps the test's own error as the cause. */
+function errorText(error) {
+  if (!error || typeof error !== 'object') return String(error ?? '');
+  const inner = error.cause && typeof error.cause === 'object' ? error.cause : error;
+  const text = typeof inner.stack === 'string' ? inner.stack : String(inner.message ?? inner);
+  return text.split('\n').slice(0, 12).join('\n').slice(0, 2000);
 }
