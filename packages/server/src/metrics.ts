@@ -1,4 +1,6 @@
 import type { QueueCounts } from '@baton/protocol';
+import { type IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
+
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** What `baton_housekeeping_removed_total` counts, by its `what` label. */
@@ -11,6 +13,8 @@ export type HousekeepingKind = 'runs_archived' | 'run_definitions' | 'schedule_e
  */
 export class Metrics {
   readonly registry = new Registry();
+  /** How late the event loop's timers ran since the last scrape: how long it was held. */
+  private readonly loopDelay: IntervalHistogram = monitorEventLoopDelay({ resolution: 10 });
   private readonly runsStarted: Counter<'workflow_name'>;
   private readonly runsEnded: Counter<'workflow_name' | 'status'>;
   private readonly runDuration: Histogram<'workflow_name' | 'status'>;
@@ -115,6 +119,17 @@ export class Metrics {
         },
       });
     }
+    const loopDelay = this.loopDelay;
+    loopDelay.enable();
+    new Gauge({
+      name: 'baton_event_loop_delay_seconds',
+      help: "How long this process's event loop was held since the last scrape, sampled every 10 ms: its p50, p99 and max. A long max is a request or a script that kept every other request waiting; scripts run on their own threads so that none can",
+      labelNames: ['stat'],
+      registers,
+      collect() {
+        reportLoopDelay(this, loopDelay);
+      },
+    });
     if (scriptThreads) {
       new Gauge({
         name: 'baton_script_threads',
@@ -173,6 +188,11 @@ export class Metrics {
   }
 
   /** A poll, task or total timeout under ALERT_ONLY fired for a task of this type. */
+  /** Ends the event-loop sampling (the server calls it when it stops). */
+  close(): void {
+    this.loopDelay.disable();
+  }
+
   alertOnlyTimeout(taskType: string, timeoutKind: string): void {
     this.alertOnly.inc({ task_type: taskType, timeout_kind: timeoutKind });
   }
@@ -198,4 +218,18 @@ export class Metrics {
   text(): Promise<string> {
     return this.registry.metrics();
   }
+}
+
+/**
+ * Sets the event-loop delay gauge from what was sampled since the last scrape, then starts over
+ * (from the next sample: a hold that begins within 10 ms of a scrape is not seen).
+ */
+function reportLoopDelay(gauge: Gauge<'stat'>, sampled: IntervalHistogram): void {
+  gauge.reset();
+  // Nothing sampled (a scrape right after the last one): no figures rather than zeros.
+  if (sampled.count === 0) return;
+  gauge.set({ stat: 'p50' }, sampled.percentile(50) / 1e9);
+  gauge.set({ stat: 'p99' }, sampled.percentile(99) / 1e9);
+  gauge.set({ stat: 'max' }, sampled.max / 1e9);
+  sampled.reset();
 }

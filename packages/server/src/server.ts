@@ -406,6 +406,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
           await tracing.shutdown().catch(() => {});
           await blobs.close();
           await sandbox?.close();
+          metrics.close();
           state = 'STOPPED';
         })();
         return stopping;

@@ -167,5 +167,26 @@ for (const storeCase of storeCases()) {
         1,
       );
     });
+
+    it('/metrics says how long the event loop was held since the previous scrape', async () => {
+      await metrics(); // starts the measure over
+      // The measure starts over from its next sample, 10 ms on (a hold before it is not seen).
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      // Hold the event loop for 150 ms, then let its sampling timer run late once.
+      const until = performance.now() + 150;
+      while (performance.now() < until);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      const text = await metrics();
+      const max = sample(text, 'baton_event_loop_delay_seconds', 'stat="max"') ?? 0;
+      assert.ok(max >= 0.1, `held 150 ms, reported ${max} s`);
+      const p50 = sample(text, 'baton_event_loop_delay_seconds', 'stat="p50"');
+      assert.ok(p50 !== undefined && p50 <= max);
+      const p99 = sample(text, 'baton_event_loop_delay_seconds', 'stat="p99"');
+      assert.ok(p99 !== undefined && p99 <= max);
+      // The next scrape no longer counts that hold.
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      const next = sample(await metrics(), 'baton_event_loop_delay_seconds', 'stat="max"') ?? 0;
+      assert.ok(next < 0.1, `the hold was counted again: ${next} s`);
+    });
   });
 }
