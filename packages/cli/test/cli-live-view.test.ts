@@ -26,24 +26,31 @@ describe('baton start --wait in a terminal (real CLI, real server, pseudo-termin
   after(() => baton?.stop());
 
   it('redraws each task state, a progress bar and why it waits, then ends with the output', async () => {
+    // The view's frames so far, without colour: the test moves on when the view has shown a state,
+    // not after a time that a loaded machine may overrun.
+    let frames = '';
     const view = runCliInTerminal(['start', 'decorate', '--input', '{"room": "hall"}', '--wait'], {
       env: { BATON_URL: baton.url, FORCE_COLOR: '1' },
+      // eslint-disable-next-line no-control-regex
+      onStdout: (soFar) => (frames = soFar.replace(/\u001b\[[0-9;]*[A-Za-z]/g, '')),
     });
-    // Let the view draw a few frames while no worker polls, then bring the workers.
-    await waitFor(
-      async () =>
-        (await client.searchWorkflows({ name: 'decorate', status: 'RUNNING' })).totalHits === 1
-          ? true
-          : undefined,
-      { timeoutMs: 30_000, what: 'the run to start' },
+    const shown = (pattern: RegExp, what: string) =>
+      waitFor(() => (pattern.test(frames) ? true : undefined), { timeoutMs: 30_000, what });
+    // Let the view draw why the run waits while no worker polls, then bring the workers; the first
+    // task holds until the view has drawn it running.
+    await shown(
+      /why it waits: paint: no worker has (ever )?polled paint/,
+      'the view to say why the run waits',
     );
-    await new Promise((r) => setTimeout(r, 1500));
     const pool = new WorkerPool({
       client,
       workers: [
         defineWorker({
           taskType: 'paint',
-          handler: async () => (await new Promise((r) => setTimeout(r, 700)), { colour: 'teal' }),
+          handler: async () => {
+            await shown(/● paint SIMPLE IN_PROGRESS/, 'the view to draw paint running');
+            return { colour: 'teal' };
+          },
         }),
         defineWorker({ taskType: 'dry', handler: () => ({}) }),
       ],

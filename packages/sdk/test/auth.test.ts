@@ -192,16 +192,18 @@ describe('client credentials (real server, auth on)', () => {
     assert.ok((await client.listTaskDefs()).some((d) => d.name === 'greet'));
   });
 
+  // The tokens below live 3 s: `exp` is in whole seconds, so a token asked for N seconds lives
+  // between N - 1 and N, and the calls made before it is meant to run out get two seconds at least.
   it('exchanges the key again when a short-lived token runs out; concurrent requests share one exchange', async () => {
     const counting = countingFetch();
     const client = new BatonClient({
       baseUrl: baton.url,
-      credentials: { ...ADMIN, expirationSeconds: 1 },
+      credentials: { ...ADMIN, expirationSeconds: 3 },
       fetch: counting.fetch,
     });
     await Promise.all([client.listTaskDefs(), client.listTaskDefs(), client.listTaskDefs()]);
     assert.equal(counting.exchanges(), 1);
-    assert.deepEqual(counting.bodies[0], { ...ADMIN, expiration: 1 });
+    assert.deepEqual(counting.bodies[0], { ...ADMIN, expiration: 3 });
     await client.listTaskDefs();
     const first = counting.exchanges();
     // Once the first token has expired (the server refuses it now), the client has a new one.
@@ -221,7 +223,7 @@ describe('client credentials (real server, auth on)', () => {
     const frozen = Date.now();
     const client = new BatonClient({
       baseUrl: baton.url,
-      credentials: { ...ADMIN, expirationSeconds: 1 },
+      credentials: { ...ADMIN, expirationSeconds: 3 },
       fetch: counting.fetch,
       now: () => frozen,
     });

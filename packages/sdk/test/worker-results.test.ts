@@ -129,13 +129,15 @@ describe('worker results (real server)', () => {
   });
 
   it('extends the lease while a handler runs past responseTimeoutSeconds', async () => {
-    await oneTaskFlow('long', { responseTimeoutSeconds: 1 });
+    // Extended every 1.5 s against a 3 s lease, at least four times: 1.5 s of slack a round for a
+    // loaded machine, where a 1 s lease extended every 0.5 s had half a second.
+    await oneTaskFlow('long', { responseTimeoutSeconds: 3 });
     run(
       defineWorker({
         taskType: 'long',
         handler: async () => {
-          await new Promise((r) => setTimeout(r, 3500));
-          return { slept: 3500 };
+          await new Promise((r) => setTimeout(r, 7000));
+          return { slept: 7000 };
         },
       }),
     );

@@ -91,7 +91,7 @@ function shellQuote(arg: string): string {
  */
 export function runCliInTerminal(
   args: string[],
-  opts: { env?: Record<string, string>; timeoutMs?: number } = {},
+  opts: { env?: Record<string, string>; timeoutMs?: number; onStdout?: (soFar: string) => void } = {},
 ): Promise<CliResult> {
   // A pseudo-terminal starts with no size; give it one a person's terminal might have.
   const command = `stty cols 160 rows 50; ${[process.execPath, cliEntry, ...args].map(shellQuote).join(' ')}`;
@@ -103,7 +103,10 @@ export function runCliInTerminal(
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stdout.setEncoding('utf8').on('data', (c: string) => {
+      stdout += c;
+      opts.onStdout?.(stdout);
+    });
     child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
     const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 60_000);
     child.on('error', reject);

@@ -130,8 +130,9 @@ describe('script threads', () => {
     const started = Date.now();
     assert.equal(reason(await scripts.jq('def f: f; f', null)), JQ_TIME_LIMIT);
     // The cap is kept by the main thread from the moment a loaded thread takes the filter: the
-    // old runner gave a new thread 10 s more. (A bound on behaviour, generous for a busy machine.)
-    assert.ok(Date.now() - started < 5_000, `the second runaway ran ${Date.now() - started} ms`);
+    // old runner gave a new thread 10 s more, 11 s in all. The bound is on that behaviour, with room
+    // for a new thread's WebAssembly to load on a busy machine.
+    assert.ok(Date.now() - started < 8_000, `the second runaway ran ${Date.now() - started} ms`);
   });
 
   it('registration checks compile without running, and a check that cannot finish refuses the filter', async () => {
