@@ -34,7 +34,8 @@ class LongOperation {
     if (checks < 2)
       return Promise.resolve({
         status: 'IN_PROGRESS',
-        checkAfterSeconds: 1,
+        // 2 s: the test reads the state between two checks, and a loaded machine may take a second.
+        checkAfterSeconds: 2,
         output: { checks: checks + 1, operation: 'op-1' },
         waitingFor: `document analysis running (check ${checks + 1})`,
       });
@@ -194,16 +195,18 @@ for (const storeCase of storeCases()) {
 
     void it('extends the lease while a call runs longer than it', async () => {
       const { app } = suite;
-      gate.delayMs = 2500;
+      // A 2 s lease beaten every 667 ms against a 5 s call: over a second of slack a beat for a
+      // loaded machine, where a 1 s lease left two thirds of one.
+      gate.delayMs = 5000;
       try {
         const def = oneTaskWorkflow('CONNECTOR');
         const name = (def.tasks as Array<{ name: string }>)[0]?.name;
-        await register(app, [def], [{ name, responseTimeoutSeconds: 1, retryCount: 0 }]);
+        await register(app, [def], [{ name, responseTimeoutSeconds: 2, retryCount: 0 }]);
         const id = await startRun(app, String(def.name));
         const run = await ended(app, id);
         assert.equal(run.status, 'COMPLETED', JSON.stringify(run.tasks));
         assert.equal(run.tasks.length, 1, 'one attempt: the lease never lapsed');
-        assert.equal(run.tasks[0].responseTimeoutSeconds, 1);
+        assert.equal(run.tasks[0].responseTimeoutSeconds, 2);
       } finally {
         gate.delayMs = 0;
       }
