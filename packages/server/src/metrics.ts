@@ -187,12 +187,12 @@ export class Metrics {
     this.noWorker.inc({ task_type: taskType });
   }
 
-  /** A poll, task or total timeout under ALERT_ONLY fired for a task of this type. */
   /** Ends the event-loop sampling (the server calls it when it stops). */
   close(): void {
     this.loopDelay.disable();
   }
 
+  /** A poll, task or total timeout under ALERT_ONLY fired for a task of this type. */
   alertOnlyTimeout(taskType: string, timeoutKind: string): void {
     this.alertOnly.inc({ task_type: taskType, timeout_kind: timeoutKind });
   }

@@ -172,12 +172,15 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     scripts = sandbox;
   }
   // A start that fails after the script threads exist must end them, or they keep the process alive.
+  // The metrics' event-loop sampling is ended too (it keeps nothing alive, but it runs every 10 ms).
+  let sampling: Metrics | undefined;
   try {
     const metrics = new Metrics(
       () => store.read((tx) => tx.queueCounts(clock.now())),
       store instanceof PostgresStore ? () => store.group?.stats : undefined,
       sandbox && (() => sandbox.threads),
     );
+    sampling = metrics;
     const liveness = new WorkerLiveness(store, clock);
     await whileDatabaseAway(() => liveness.refresh(), waitForDatabase);
     const lifecycleObserver = new DecisionMetrics(metrics, liveness, logger);
@@ -413,6 +416,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
       },
     };
   } catch (err) {
+    sampling?.close();
     await sandbox?.close().catch(() => {});
     unsubscribe();
     // A store this call opened is this call's to close; one passed in stays the caller's.
