@@ -3,6 +3,9 @@ import { type IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
 
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
+/** How often the event loop is sampled: a timer of this period, timed each time it fires. */
+const LOOP_SAMPLE_MS = 10;
+
 /** What `baton_housekeeping_removed_total` counts, by its `what` label. */
 export type HousekeepingKind = 'runs_archived' | 'run_definitions' | 'schedule_executions';
 
@@ -14,7 +17,7 @@ export type HousekeepingKind = 'runs_archived' | 'run_definitions' | 'schedule_e
 export class Metrics {
   readonly registry = new Registry();
   /** How late the event loop's timers ran since the last scrape: how long it was held. */
-  private readonly loopDelay: IntervalHistogram = monitorEventLoopDelay({ resolution: 10 });
+  private readonly loopDelay: IntervalHistogram = monitorEventLoopDelay({ resolution: LOOP_SAMPLE_MS });
   private readonly runsStarted: Counter<'workflow_name'>;
   private readonly runsEnded: Counter<'workflow_name' | 'status'>;
   private readonly runDuration: Histogram<'workflow_name' | 'status'>;
@@ -222,14 +225,17 @@ export class Metrics {
 
 /**
  * Sets the event-loop delay gauge from what was sampled since the last scrape, then starts over
- * (from the next sample: a hold that begins within 10 ms of a scrape is not seen).
+ * (from the next sample: a hold that begins within 10 ms of a scrape is not seen). Node records
+ * each interval between the timer's runs, period included: the period is taken off, so an idle
+ * loop reads about 0, not 10 ms.
  */
 function reportLoopDelay(gauge: Gauge<'stat'>, sampled: IntervalHistogram): void {
   gauge.reset();
   // Nothing sampled (a scrape right after the last one): no figures rather than zeros.
   if (sampled.count === 0) return;
-  gauge.set({ stat: 'p50' }, sampled.percentile(50) / 1e9);
-  gauge.set({ stat: 'p99' }, sampled.percentile(99) / 1e9);
-  gauge.set({ stat: 'max' }, sampled.max / 1e9);
+  const held = (ns: number): number => Math.max(0, ns / 1e6 - LOOP_SAMPLE_MS) / 1000;
+  gauge.set({ stat: 'p50' }, held(sampled.percentile(50)));
+  gauge.set({ stat: 'p99' }, held(sampled.percentile(99)));
+  gauge.set({ stat: 'max' }, held(sampled.max));
   sampled.reset();
 }

@@ -179,8 +179,9 @@ for (const storeCase of storeCases()) {
       const text = await metrics();
       const max = sample(text, 'baton_event_loop_delay_seconds', 'stat="max"') ?? 0;
       assert.ok(max >= 0.1, `held 150 ms, reported ${max} s`);
+      // Most samples ran on time: the sampling period is not reported as a hold.
       const p50 = sample(text, 'baton_event_loop_delay_seconds', 'stat="p50"');
-      assert.ok(p50 !== undefined && p50 <= max);
+      assert.ok(p50 !== undefined && p50 <= max && p50 < 0.1, `p50 ${p50} s`);
       const p99 = sample(text, 'baton_event_loop_delay_seconds', 'stat="p99"');
       assert.ok(p99 !== undefined && p99 <= max);
       // The next scrape no longer counts that hold.
