@@ -130,10 +130,15 @@ const child = spawn(
 let code = await new Promise((resolve) => child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
 if (embedded) await embedded.stop();
 
-printSlowestFiles(summaryFile, 15);
-printFailures(summaryFile);
-const problems = completenessProblems(files, summaryFile, env.CI === 'true');
+const report = readReport(summaryFile);
 rmSync(summaryDir, { recursive: true, force: true });
+if (report.summary) {
+  printSlowestFiles(report.summary, 15);
+  printFailures(report.summary);
+}
+const problems = report.summary
+  ? completenessProblems(files, report.summary, env.CI === 'true')
+  : [`no completeness report was written (${report.error})`];
 if (problems.length > 0) {
   console.error(`\n# the run is incomplete: ${problems.length} problem(s)`);
   for (const problem of problems) console.error(`#   ${problem}`);
@@ -159,18 +164,21 @@ function storeBacked(file) {
   );
 }
 
+/** The completeness reporter's summary, read once for the three reports below. */
+function readReport(file) {
+  try {
+    return { summary: JSON.parse(readFileSync(file, 'utf8')) };
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
 /**
  * The files whose tests took longest, from the completeness report, so every run's log shows where
  * the suite's time goes. A file's seconds are its top-level tests' durations summed (its tests run
  * one after another); process start-up and imports are not in them.
  */
-function printSlowestFiles(file, count) {
-  let summary;
-  try {
-    summary = JSON.parse(readFileSync(file, 'utf8'));
-  } catch {
-    return; // completenessProblems says why
-  }
+function printSlowestFiles(summary, count) {
   const rows = summary
     .filter((entry) => typeof entry.seconds === 'number')
     .sort((a, b) => b.seconds - a.seconds)
@@ -189,13 +197,7 @@ function printSlowestFiles(file, count) {
 }
 
 /** Every failed test again at the very end, with its file and the first lines of its error. */
-function printFailures(file) {
-  let summary;
-  try {
-    summary = JSON.parse(readFileSync(file, 'utf8'));
-  } catch {
-    return; // completenessProblems says why
-  }
+function printFailures(summary) {
   const failures = summary.flatMap((entry) =>
     (entry.failed ?? []).map((failure) => ({ ...failure, file: path.relative(root, entry.file) })),
   );
@@ -208,13 +210,7 @@ function printFailures(file) {
 }
 
 /** What the completeness reporter found: files cut short or missing, and skips in CI. */
-function completenessProblems(expectedFiles, file, inCi) {
-  let summary;
-  try {
-    summary = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (error) {
-    return [`no completeness report was written (${error instanceof Error ? error.message : String(error)})`];
-  }
+function completenessProblems(expectedFiles, summary, inCi) {
   const problems = [];
   const seen = new Set(summary.map((entry) => entry.file));
   for (const expected of expectedFiles) {
