@@ -12,7 +12,6 @@ import type { Clock } from '../clock.js';
 import {
   decide,
   newRunRecord,
-  type Command,
   type Decision,
   type EngineAlert,
   type EngineEvent,
@@ -21,8 +20,8 @@ import {
 } from '../engine/index.js';
 import { replaying, settleScripts, type AsyncScriptRunner } from '../scripting/async-scripts.js';
 import { newId } from '../ids.js';
-import type { QueueMessage, TimerRecord, Tx } from '../store/store.js';
-import { deadLetterMessage, syncTimers } from './command-writes.js';
+import type { Tx } from '../store/store.js';
+import { writeCommands } from './command-writes.js';
 import {
   childEndedEvent,
   childReopenedEvent,
@@ -45,7 +44,6 @@ import { loadDecideTasks } from './decide-tasks.js';
 import { type DirectHandOff, handOffDirectly, type HandOffWish } from '../handout/direct-hand-off.js';
 import { taskDefsForRun, withTaskDefsOf } from './run-task-defs.js';
 import { loadInstructions } from '../instructions/instruction-refs.js';
-import { OUTBOX_WAKE } from '../store/ports/events.js';
 import type { AfterCommit } from './after-commit.js';
 
 export { afterCommit, type AfterCommit } from './after-commit.js';
@@ -498,7 +496,14 @@ export class DecisionApplier {
     if (decision.runChanged && writeRun) await tx.updateRun(decision.run);
     if (decision.newTasks.length > 0) await tx.insertTasks(decision.newTasks);
     if (decision.updatedTasks.length > 0) await tx.updateTasks(decision.updatedTasks);
-    await this.applyCommands(tx, session, decision, after, handed, taskDefs);
+    const armedAt = await writeCommands(tx, decision, {
+      followUps: session.followUps,
+      after,
+      now: this.clock.now(),
+      ...(handed !== undefined && { handed }),
+      ...(taskDefs !== undefined && { taskDefs }),
+    });
+    if (armedAt !== undefined) this.timerArmed(armedAt);
     await signalEndedCalls(tx, decision, after);
     // Waiters on this run (sync execute) are woken after commit: on this node always (nothing
     // leaves the process), on every node only while a synchronous execute may wait for it. For
@@ -508,119 +513,5 @@ export class DecisionApplier {
     const runWake = runWakeName(decision.run.workflowId);
     after.wakeQueues.add(runWake);
     if ((decision.run.syncWaitUntil ?? 0) >= this.clock.now()) await tx.notifyQueues([runWake]);
-  }
-
-  private async applyCommands(
-    tx: Tx,
-    session: Session,
-    decision: Decision,
-    after: AfterCommit,
-    handed?: DirectHandOff,
-    taskDefs?: ReadonlyMap<string, StoredTaskDef>,
-  ): Promise<void> {
-    const run = decision.run;
-    const workflowId = run.workflowId;
-    const now = this.clock.now();
-    const enqueue: QueueMessage[] = [];
-    const dequeue: string[] = [];
-    const deadLetters: Array<Extract<Command, { type: 'DEAD_LETTER' }>> = [];
-    const arm: TimerRecord[] = [];
-    const wake = new Set<string>();
-    for (const command of decision.commands) {
-      switch (command.type) {
-        case 'ENQUEUE':
-          enqueue.push({
-            taskId: command.taskId,
-            queueName: command.queueName,
-            workflowId,
-            taskRef: command.taskRef,
-            attempt: command.attempt,
-            priority: command.priority,
-            visibleAt: command.visibleAt,
-            lockMs: command.lockMs,
-            ...(handed?.task.taskId === command.taskId && { lock: handed.lock }),
-          });
-          // A message queued already handed out wakes nobody. A delayed one (a retry's delay)
-          // wakes the polls waiting on its queue too: each re-reads the queue's next due time
-          // and sleeps until then, instead of until its own timeout (task-service.ts poll).
-          if (handed?.task.taskId !== command.taskId) wake.add(command.queueName);
-          break;
-        case 'DEQUEUE':
-          dequeue.push(command.taskId);
-          break;
-        case 'REQUEUE': {
-          const message = await tx.getMessage(command.taskId);
-          if (message) {
-            await tx.requeueMessage(command.taskId, command.visibleAt);
-            // Due now or later (callbackAfterSeconds): either way waiting polls must know.
-            wake.add(message.queueName);
-          }
-          break;
-        }
-        case 'EXTEND_LOCK':
-          await tx.extendLock(command.taskId, command.lockedUntil);
-          break;
-        case 'ARM_TIMER': {
-          const t = command.timer;
-          arm.push({
-            timerId: t.timerId,
-            workflowId,
-            kind: t.kind,
-            dueAt: t.dueAt,
-            payload: t.payload ?? {},
-            ...(t.taskId !== undefined && { taskId: t.taskId }),
-          });
-          break;
-        }
-        case 'CANCEL_TIMERS':
-          // At once, in order: a timer armed later in the same decision is kept.
-          await tx.dropTimers({
-            workflowId,
-            ...(command.taskId !== undefined && { taskIds: [command.taskId] }),
-            ...(command.kinds !== undefined && { kinds: command.kinds }),
-          });
-          break;
-        case 'DEAD_LETTER':
-          deadLetters.push(command);
-          break;
-        case 'ALERT':
-          after.alerts.push(command.alert);
-          break;
-        case 'START_CHILD':
-        case 'START_WORKFLOW':
-          // Started once this decision is fully written (see linked-runs.ts).
-          session.followUps.push({ kind: 'start', parent: run, command });
-          break;
-        case 'TERMINATE_CHILD':
-          session.followUps.push({
-            kind: 'event',
-            workflowId: command.childWorkflowId,
-            event: { type: 'PARENT_ENDED', reason: command.reason },
-          });
-          break;
-        case 'TAKE_MESSAGES':
-          await tx.deleteRunMessages(run.workflowId, command.messageIds);
-          break;
-        case 'PUBLISH_EVENT':
-          // The outbox row commits with the task that produced it; the relay sends it after commit.
-          await tx.events.appendOutbox([
-            { sink: command.sink, messageId: command.messageId, payload: command.payload, createdAt: now },
-          ]);
-          wake.add(OUTBOX_WAKE);
-          break;
-      }
-    }
-    // A dead letter keeps the message (dead-lettered) that a DEQUEUE of the same task would remove.
-    const dead = new Set(deadLetters.map((d) => d.taskId));
-    const remove = dequeue.filter((taskId) => !dead.has(taskId));
-    if (remove.length > 0) await tx.removeMessages(remove);
-    if (enqueue.length > 0) await tx.enqueue(enqueue, now);
-    for (const d of deadLetters) await deadLetterMessage(tx, workflowId, d, now);
-    const armedAt = await syncTimers(tx, decision, arm, now, taskDefs);
-    if (armedAt !== undefined) this.timerArmed(armedAt);
-    if (wake.size > 0) {
-      await tx.notifyQueues([...wake]);
-      for (const name of wake) after.wakeQueues.add(name);
-    }
   }
 }

@@ -4,7 +4,7 @@ import { terminateRejection } from '../engine/index.js';
 import { fail, failWith } from '../errors.js';
 import { newId } from '../ids.js';
 import type { AfterCommit, DecisionApplier } from '../decisions/decision-applier.js';
-import { openTaskByRef } from '../operations/task-service.js';
+import { openTaskByRef } from '../operations/task-by-ref.js';
 import type { Tx } from '../store/store.js';
 
 /** A start request as event actions and schedules give it (Conductor's StartWorkflowRequest). */

@@ -13,8 +13,8 @@ import {
 } from '@baton/protocol';
 
 import type { Clock } from '../clock.js';
-import { documentRefOf, judgeResult, taskKindOf, type ResultVerdict } from '../engine/index.js';
-import { fail, failWith } from '../errors.js';
+import { judgeResult } from '../engine/index.js';
+import { fail } from '../errors.js';
 import { newId } from '../ids.js';
 import type { WakeBus } from '../queue/wake-bus.js';
 import type { Store, Tx } from '../store/store.js';
@@ -28,6 +28,10 @@ import type { PollRecorder } from '../handout/poll-recorder.js';
 import { explainTasks } from '../views/waiting.js';
 import { isActivePoll, queueLiveness, type WorkerLiveness } from '../handout/worker-liveness.js';
 import { dropPollTimers, lockLapsingAttempts } from '../handout/hand-out-timers.js';
+import { pollQueues } from '../handout/poll-queues.js';
+import { newHandOutSeen, type HandOutSeen } from '../handout/hand-out-seen.js';
+import { latestTaskByRef, openTaskByRef } from './task-by-ref.js';
+import { checkResultRun, refuseIfStale, type Judged } from './result-refusals.js';
 
 /**
  * A worker's result or poll: short, at most one run (and what its end touches), arriving
@@ -47,53 +51,6 @@ export interface PollRequest {
   signal?: AbortSignal;
 }
 
-/**
- * The open task a completion by name means: the latest open one with exactly this ref, else
- * (a task inside a loop named without its `__N`) the latest open one of that plain ref. Tasks
- * only the interpreter ends (JOIN, DO_WHILE, …) are never meant.
- */
-export function openTaskByRef(tasks: readonly TaskRecord[], ref: string): TaskRecord | undefined {
-  return latestTaskByRef(
-    tasks.filter((t) => !isTerminalTaskStatus(t.status)),
-    ref,
-  );
-}
-
-/** The latest task with this ref (or plain ref of a loop), of those an outside result may mean. */
-function latestTaskByRef(tasks: readonly TaskRecord[], ref: string): TaskRecord | undefined {
-  const candidates = tasks.filter((t) => taskKindOf(t.workflowTask)?.engineOnly !== true);
-  const exact = candidates.filter((t) => t.referenceTaskName === ref);
-  const pool = exact.length > 0 ? exact : candidates.filter((t) => documentRefOf(t) === ref);
-  return pool.reduce<TaskRecord | undefined>(
-    (latest, t) => (!latest || t.seq > latest.seq ? t : latest),
-    undefined,
-  );
-}
-
-/**
- * Queues a poll drains, in order: the high-priority queue first
- * (docs/design/task-lifecycle.md#queues).
- */
-export function pollQueues(taskType: string, domain?: string): string[] {
-  const base = domain ? `${domain}-${taskType}` : taskType;
-  return [`${base}-high`, base];
-}
-
-/** What one hand-out saw, observed (metrics, liveness) only once it has committed. */
-interface HandOutSeen {
-  polledAt: number;
-  /** Schedule-to-start latency of tasks handed out for the first time. */
-  firstStarts: Map<string, number>;
-  /** Tasks held back by a limit. */
-  deferredBy: Array<{ type: string; reason: string }>;
-  /** The queues those went back on, delayed: other polls waiting there learn the new due time. */
-  deferredQueues: Set<string>;
-}
-
-function newHandOutSeen(polledAt: number): HandOutSeen {
-  return { polledAt, firstStarts: new Map(), deferredBy: [], deferredQueues: new Set() };
-}
-
 /** Optional observers of hand-outs and results: metrics, a logger, the worker liveness view, poll data. */
 export interface HandOutObservers {
   metrics?: Metrics;
@@ -102,13 +59,6 @@ export interface HandOutObservers {
   liveness?: WorkerLiveness;
   /** Buffers poll data; without it each poll is written inside its hand-out. */
   polls?: PollRecorder;
-}
-
-/** A result judged in its transaction: applied, or not, and why (a refusal is thrown after it). */
-interface Judged {
-  task: TaskRecord;
-  applied: boolean;
-  verdict?: ResultVerdict;
 }
 
 /** Hand-out, results and queue views for worker tasks. */
@@ -346,12 +296,12 @@ export class TaskService {
     const out = await this.store.transaction(async (tx): Promise<Judged> => {
       const task = await this.requireTask(tx, result.taskId, result.workflowInstanceId);
       access.check(task);
-      this.checkRunOf(task, result);
+      checkResultRun(task, result);
       const verdict = judgeResult(task, result);
       if (verdict.kind !== 'apply') return { task, applied: false, verdict };
       return this.applyResult(tx, task, result, after, undefined, options.detach === true);
     }, GROUPED);
-    this.refuseIfStale(out, result.workerId, options.strict === true);
+    refuseIfStale(out, result.workerId, this.observers, options.strict === true);
     this.wake.wake([...after.wakeQueues]);
     // Past refuseIfStale only a lapsed refusal is left: answered 2xx, yet not recorded.
     return { task: out.task, applied: out.applied, lapsed: out.verdict?.kind === 'refuse' };
@@ -376,7 +326,7 @@ export class TaskService {
       poll = undefined;
       const task = await this.requireTask(tx, result.taskId, result.workflowInstanceId);
       access.check(task);
-      this.checkRunOf(task, result);
+      checkResultRun(task, result);
       const asking = result.status !== 'IN_PROGRESS';
       const request: PollRequest = {
         taskType: task.taskDefName,
@@ -404,7 +354,7 @@ export class TaskService {
       const tasks = await this.handOutIn(tx, request, queues, poll.seen);
       return { ...applied, ...(tasks[0] !== undefined && { next: tasks[0] }) };
     }, GROUPED);
-    this.refuseIfStale(out, result.workerId);
+    refuseIfStale(out, result.workerId, this.observers);
     this.wake.wake([...after.wakeQueues]);
     if (poll)
       this.observeHandOut(poll.queues[1] ?? poll.request.taskType, poll.seen, out.next ? [out.next] : []);
@@ -414,58 +364,6 @@ export class TaskService {
       return rest;
     }
     return out;
-  }
-
-  /**
-   * A refused result (judged in the transaction, which changed nothing): counted, logged and
-   * answered 409 naming the task's status (and its holder). Thrown after the transaction so a
-   * transaction run again is not counted twice.
-   */
-  private refuseIfStale(judged: Judged, workerId: string | undefined, strict = false): void {
-    const verdict = judged.verdict;
-    if (verdict?.kind !== 'refuse') return;
-    const task = judged.task;
-    this.observers.metrics?.resultRefused(task.taskDefName, verdict.reason);
-    if (verdict.reason === 'lapsed' && !strict) {
-      // Answered as Conductor does (2xx, nothing applied), but never in silence.
-      this.observers.logger?.warn(
-        { taskId: task.taskId, workflowId: task.workflowInstanceId, taskType: task.taskDefName, workerId },
-        `late task result not applied: ${verdict.message}`,
-      );
-      return;
-    }
-    this.observers.logger?.warn(
-      {
-        taskId: task.taskId,
-        workflowId: task.workflowInstanceId,
-        taskType: task.taskDefName,
-        status: task.status,
-        holder: task.workerId,
-        workerId,
-        reason: verdict.reason,
-      },
-      `task result refused: ${verdict.message}`,
-    );
-    throw failWith(
-      verdict.reason === 'held' ? 'TASK_HELD_BY_OTHER_WORKER' : 'TASK_ATTEMPT_ENDED',
-      verdict.message,
-    );
-  }
-
-  private checkRunOf(task: TaskRecord, result: TaskResult): void {
-    if (result.workflowInstanceId && result.workflowInstanceId !== task.workflowInstanceId) {
-      throw fail(
-        'TASK_RESULT_RUN_MISMATCH',
-        { taskId: result.taskId, actual: task.workflowInstanceId, given: result.workflowInstanceId },
-        [
-          {
-            path: 'body.workflowInstanceId',
-            message: 'does not match the task',
-            invalidValue: result.workflowInstanceId,
-          },
-        ],
-      );
-    }
   }
 
   private async applyResult(
@@ -547,7 +445,7 @@ export class TaskService {
       await this.applyResult(tx, open, result, after);
       return open.taskId;
     });
-    if (refused) this.refuseIfStale(refused, workerId);
+    if (refused) refuseIfStale(refused, workerId, this.observers);
     this.wake.wake([...after.wakeQueues]);
     return taskId;
   }
