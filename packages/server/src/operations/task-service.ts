@@ -86,7 +86,8 @@ export class TaskService {
       const seen = this.wake.generation(queues);
       let handed: Awaited<ReturnType<TaskService['handOut']>>;
       try {
-        handed = await this.handOut(request, queues);
+        // A poll that will not wait (timeout 0, or its time is up) has no use for the next due time.
+        handed = await this.handOut(request, queues, deadline > performance.now() && !this.closed);
       } catch (err) {
         // A poll that has waited and then finds the database away ends early with nothing (the
         // worker polls again); one that meets it at once answers 503 (http/error-handler.ts).
@@ -127,13 +128,14 @@ export class TaskService {
   private async handOut(
     request: PollRequest,
     queues: string[],
+    willWait: boolean,
   ): Promise<{ tasks: TaskRecord[]; nextVisibleAt?: number | undefined }> {
     const seen = newHandOutSeen(this.clock.now());
     const out = await this.store.transaction(async (tx) => {
       const tasks = await this.handOutIn(tx, request, queues, seen);
-      // Read here, not in handOutIn: update-v2, which answers at once, would pay a statement (on
-      // PostgreSQL a round trip) for a figure only a waiting poll uses.
-      return tasks.length === 0 && request.count > 0
+      // Read here, not in handOutIn: update-v2, and a poll that answers at once, would pay a
+      // statement (on PostgreSQL a round trip) for a figure only a waiting poll uses.
+      return willWait && tasks.length === 0 && request.count > 0
         ? { tasks, nextVisibleAt: await tx.nextVisibleAt(queues, this.clock.now()) }
         : { tasks };
     }, GROUPED);

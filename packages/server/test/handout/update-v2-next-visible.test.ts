@@ -10,7 +10,7 @@ import { type OpenedStore, storeCases } from '../helpers/stores.js';
 
 /**
  * An update-v2 whose claim comes back empty answers at once, so it has no use for when the next
- * delayed message comes due; a poll that goes on to wait does. On PostgreSQL that read is a round
+ * delayed message comes due, nor has a poll with no time to wait; a poll that goes on to wait does. On PostgreSQL that read is a round
  * trip of its own before COMMIT, paid by the last step of every run at light load.
  */
 
@@ -74,10 +74,16 @@ for (const storeCase of storeCases()) {
       assert.deepEqual(run.body.tasks[0].outputData, { done: true });
     });
 
-    it('still reads it for a poll that finds nothing, which may wait for it', async () => {
+    it('a poll that finds nothing reads it only when it may wait', async () => {
       const before = counted.calls();
+      // timeout=0: answers at once, like update-v2.
       assert.deepEqual(await pollTasks(t.app, 'nv_step', 1, 'w1'), []);
-      assert.equal(counted.calls(), before + 1);
+      assert.equal(counted.calls(), before, 'a poll that answers at once read nextVisibleAt');
+      const waited = await call(t.app, 'GET', '/api/tasks/poll/batch/nv_step?count=1&timeout=50&workerid=w1');
+      assert.equal(waited.status, 200, waited.text);
+      assert.deepEqual(waited.body, []);
+      // Read before it waits (and, if its timer fires a moment before its deadline, once more).
+      assert.ok(counted.calls() > before, 'a poll that may wait did not read nextVisibleAt');
     });
 
     it('hands out queued work as before when the run it advanced has none', async () => {
