@@ -61,7 +61,7 @@ void describe('deferred writes as SQL literals', () => {
 
 void describe('deferred writes as prepared statements', () => {
   const named = { name: 'baton_insert_tasks', text: 'INSERT INTO t (a, b) VALUES ($1, $2)' };
-  const other = { name: 'baton_remove_messages', text: 'DELETE FROM t WHERE a = ANY($1)' };
+  const other = { name: 'baton_delete_task_def', text: 'DELETE FROM t WHERE a = ANY($1)' };
   /** A connection that records each message (split into statements) and fails when told to. */
   function connection(fail = false): { q: Query; sent: string[][] } {
     const sent: string[][] = [];
