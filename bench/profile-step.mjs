@@ -91,7 +91,8 @@ for (let i = 0; i < nodes; i++) {
         '--import',
         join(HERE, 'lib/pg-statements-hook.mjs'),
         ...(nodeProfDir ? ['--cpu-prof', '--cpu-prof-dir', nodeProfDir] : []),
-        ...(oncpu ? ONCPU_NODE_ARGS : []),
+        // Only the first server is sampled, and only it may leave perf maps and V8 logs behind.
+        ...(oncpu && i === 0 ? ONCPU_NODE_ARGS : []),
       ],
     }),
   );

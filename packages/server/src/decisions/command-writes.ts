@@ -74,8 +74,8 @@ export interface CommandContext {
   after: AfterCommit;
   now: number;
   /** update-v2's direct hand-off: the task queued already locked for its worker. */
-  handed?: DirectHandOff;
-  taskDefs?: ReadonlyMap<string, StoredTaskDef>;
+  handed?: DirectHandOff | undefined;
+  taskDefs?: ReadonlyMap<string, StoredTaskDef> | undefined;
 }
 
 /**

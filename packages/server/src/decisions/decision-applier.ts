@@ -500,8 +500,8 @@ export class DecisionApplier {
       followUps: session.followUps,
       after,
       now: this.clock.now(),
-      ...(handed !== undefined && { handed }),
-      ...(taskDefs !== undefined && { taskDefs }),
+      handed,
+      taskDefs,
     });
     if (armedAt !== undefined) this.timerArmed(armedAt);
     await signalEndedCalls(tx, decision, after);

@@ -465,7 +465,7 @@ export class TaskService {
   /**
    * The task, or 404. `lockingRun`: a result names its run (as workers' results do), so that run
    * is locked in the same round trip, the lock its decision takes next; a wrong run is refused
-   * after (checkRunOf) and the transaction rolls back.
+   * after (checkResultRun) and the transaction rolls back.
    */
   private async requireTask(tx: Tx, taskId: string, lockingRun?: string): Promise<TaskRecord> {
     const task = lockingRun ? await tx.getTaskLockingRun(taskId, lockingRun) : await tx.getTask(taskId);

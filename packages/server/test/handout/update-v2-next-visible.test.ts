@@ -10,8 +10,9 @@ import { type OpenedStore, storeCases } from '../helpers/stores.js';
 
 /**
  * An update-v2 whose claim comes back empty answers at once, so it has no use for when the next
- * delayed message comes due, nor has a poll with no time to wait; a poll that goes on to wait does. On PostgreSQL that read is a round
- * trip of its own before COMMIT, paid by the last step of every run at light load.
+ * delayed message comes due, nor has a poll with no time to wait; a poll that goes on to wait
+ * does. On PostgreSQL that read is a round trip of its own before COMMIT, paid by the last step of
+ * every run at light load.
  */
 
 /**
