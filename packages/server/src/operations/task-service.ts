@@ -121,6 +121,28 @@ export class TaskService {
   }
 
   /**
+   * An idle poller's look before it claims: its polls are recorded as claims would record them,
+   * and the answer is when the first message of their queues that nobody holds is (or was)
+   * visible, undefined when there is none. A claim finds work exactly when this is due. One read
+   * where claiming is a transaction per task type: an idle node's system-task executor looks once
+   * a second and claims only when a message is due or a wake-up says one was queued.
+   */
+  async nextDue(requests: readonly PollRequest[]): Promise<number | undefined> {
+    const queues = requests.map((r) => pollQueues(r.taskType, r.domain));
+    const look = async (tx: Tx): Promise<number | undefined> => {
+      const now = this.clock.now();
+      for (const [i, r] of requests.entries()) await this.recordPoll(tx, r, queues[i] ?? [], now);
+      return tx.nextVisibleAt(queues.flat(), now);
+    };
+    // Without a poll recorder a poll is a write: then the look is a transaction of its own.
+    const due = this.observers.polls ? await this.store.read(look) : await this.store.transaction(look);
+    const at = this.clock.now();
+    for (const [i, r] of requests.entries())
+      this.observers.liveness?.polled(queues[i]?.[1] ?? r.taskType, at);
+    return due;
+  }
+
+  /**
    * One claim: messages locked, tasks IN_PROGRESS, poll recorded, all in one transaction. When
    * nothing was claimed it also answers when the next delayed message comes due, in the same
    * transaction, so a poll that goes on to wait needs no transaction of its own to learn how long.

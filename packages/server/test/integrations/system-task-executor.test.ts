@@ -17,6 +17,7 @@ import { appSuite, register } from '../helpers/app-suite.js';
 import { eventually } from '../helpers/http-target.js';
 import { runOf, startRun } from '../helpers/runs.js';
 import { storeCases } from '../helpers/stores.js';
+import { overridingTx } from '../helpers/store-proxy.js';
 
 /**
  * The system-task executor with handlers made for the test (registered in place of the
@@ -258,6 +259,50 @@ for (const storeCase of storeCases()) {
         );
       } finally {
         gate.open();
+      }
+    });
+  });
+
+  void describe(`an idle system-task executor on ${storeCase.name}`, () => {
+    void it('looks for due calls with one read, and claims only when one is queued or due', async () => {
+      const opened = await storeCase.open();
+      const gate = new Gate();
+      gate.open();
+      let looks = 0;
+      let claims = 0;
+      const system = (queues: readonly string[]): boolean => queues.some((q) => q.startsWith('_system-'));
+      const counted = overridingTx(opened.store, (tx) => ({
+        nextVisibleAt: (queues, now) => {
+          if (system(queues)) looks++;
+          return tx.nextVisibleAt(queues, now);
+        },
+        claim: (request) => {
+          if (system(request.queueNames)) claims++;
+          return tx.claim(request);
+        },
+      }));
+      const app = await testApp(counted, { callHandlers: new CallHandlerRegistry().register(gate) });
+      try {
+        // The first round claims (a node may start with work queued); the rounds after it look.
+        await eventually(() => Promise.resolve(looks >= 1 ? true : undefined), 'a first look');
+        const claimsBefore = claims;
+        const looksBefore = looks;
+        await eventually(
+          () => Promise.resolve(looks >= looksBefore + 2 ? true : undefined),
+          'two more looks',
+        );
+        assert.equal(claims, claimsBefore, 'an idle executor claimed with nothing due');
+
+        // Queued work wakes it: claimed at once, not at the next look.
+        const def = oneTaskWorkflow('CONNECTOR');
+        await register(app.app, [def]);
+        const id = await startRun(app.app, String(def.name));
+        const run = await ended(app.app, id);
+        assert.equal(run.status, 'COMPLETED');
+        assert.ok(claims > claimsBefore, 'the queued call was claimed');
+      } finally {
+        await app.close();
+        await opened.cleanup();
       }
     });
   });

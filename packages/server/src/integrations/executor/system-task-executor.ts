@@ -7,7 +7,7 @@ import type { Clock } from '../../clock.js';
 import { BatonError } from '../../errors.js';
 import { SYSTEM_CALL_ENDED_WAKE, systemQueueName, type SystemCallKind } from '../../engine/index.js';
 import type { WakeBus } from '../../queue/wake-bus.js';
-import type { TaskService } from '../../operations/task-service.js';
+import type { PollRequest, TaskService } from '../../operations/task-service.js';
 import type { Store } from '../../store/store.js';
 import type {
   CallContext,
@@ -128,6 +128,13 @@ export class SystemTaskExecutor {
     const signal = this.stopController.signal;
     const idleMs = this.options.idleMs ?? 1000;
     let turn = 0;
+    // Whether to claim without looking first: after work was found, a wake-up for these queues,
+    // or the time a look said a message comes due. Otherwise the round looks (`nextDue`, one
+    // read) and claims only if a message is due: an idle node makes one read a second, not a
+    // claim transaction per kind. The look still comes at least every `idleMs`, so a lost
+    // wake-up costs no more latency than before.
+    let claimNext = true;
+    let dueAt: number | undefined;
     while (!signal.aborted) {
       // The kind that claims first rotates, so a flood of one kind never starves the others.
       const all = this.options.handlers.kinds();
@@ -140,15 +147,17 @@ export class SystemTaskExecutor {
       let claimed = 0;
       let left = free;
       try {
+        if (!claimNext && (dueAt === undefined || dueAt > this.options.clock.now())) {
+          dueAt = await this.options.tasks.nextDue(kinds.map((kind) => this.request(kind, 0)));
+          claimNext = dueAt !== undefined && dueAt <= this.options.clock.now();
+        }
+        // A claim answers what the look did: a message left due after it is another node's, or
+        // held back by a limit, and is looked for again, not claimed at once.
+        if (claimNext) dueAt = undefined;
         // A kind with work takes what is free; the next kind what is left.
-        for (const kind of kinds) {
+        for (const kind of claimNext ? kinds : []) {
           if (left === 0 || signal.aborted) break;
-          const tasks = await this.options.tasks.poll({
-            taskType: systemQueueName(kind),
-            workerId: this.options.nodeId,
-            count: left,
-            timeoutMs: 0,
-          });
+          const tasks = await this.options.tasks.poll(this.request(kind, left));
           for (const task of tasks) this.launch(kind, task);
           left -= tasks.length;
           claimed += tasks.length;
@@ -156,12 +165,24 @@ export class SystemTaskExecutor {
       } catch (error) {
         this.options.logger.warn({ err: error }, 'system-task executor could not claim; trying again');
         this.slots.release(left);
+        claimNext = true;
+        dueAt = undefined;
         await this.options.wake.wait([], idleMs, signal);
         continue;
       }
       this.slots.release(left);
-      if (claimed === 0) await this.options.wake.wait(queues, idleMs, signal, seen);
+      claimNext = claimed > 0;
+      if (claimed > 0) continue;
+      const untilDue = dueAt === undefined ? idleMs : dueAt - this.options.clock.now();
+      await this.options.wake.wait(queues, Math.min(idleMs, Math.max(0, untilDue)), signal, seen);
+      if (this.options.wake.generation(queues) !== seen) claimNext = true;
+      else if (dueAt !== undefined && dueAt <= this.options.clock.now()) claimNext = true;
     }
+  }
+
+  /** A claim of `count` calls of one kind, answered at once. */
+  private request(kind: SystemCallKind, count: number): PollRequest {
+    return { taskType: systemQueueName(kind), workerId: this.options.nodeId, count, timeoutMs: 0 };
   }
 
   private launch(kind: SystemCallKind, task: TaskRecord): void {
