@@ -39,8 +39,8 @@ export interface ClaimedRow extends QueueMessageRow {
 }
 
 /**
- * The worker-queue, timer and dead-letter methods of the PostgreSQL `Tx` (`PgTx` extends this;
- * it adds `notifyQueues`).
+ * The worker-queue, timer and dead-letter methods of the PostgreSQL `Tx` (`PgRunLockTx` extends
+ * this, and `PgTx` that; `PgTx` adds `notifyQueues`).
  */
 export abstract class PgQueueTx extends SqlTimerTx<Query> {
   constructor(
@@ -132,7 +132,8 @@ export abstract class PgQueueTx extends SqlTimerTx<Query> {
 
   /**
    * What a claim read besides its messages: each one's task (null: the task is gone) and the task
-   * definitions' change counter. `PgTx` keeps them for the reads a hand-out makes next.
+   * definitions' change counter. `PgRunLockTx` (run-lock.ts) keeps them for the reads a hand-out
+   * makes next.
    */
   protected claimedWith(_rows: readonly ClaimedRow[]): void {}
 

@@ -1,4 +1,3 @@
-import type pg from 'pg';
 import type {
   JsonObject,
   PollData,
@@ -17,7 +16,6 @@ import {
   type PollRow,
   type TxState,
   definitionColumn,
-  inRequestedOrder,
   pollFromRow,
   taskDefFromColumns,
   runSearchText,
@@ -48,26 +46,19 @@ import { pruneRunDefinitions } from './definition-pruning.js';
 import * as mailbox from './mailbox.js';
 
 import { searchArchivedRuns, searchRuns, searchTasks } from './search.js';
-import {
-  DECIDE_TASKS,
-  type DecideSetRow,
-  RUN_HAS_LATEST,
-  decideTasks,
-  latestByNameParams,
-} from './decide-set.js';
-import { LatestByName, type LatestByNameMode } from './latest-by-name.js';
-import type { LatestByNameRow } from '../store/decide-set.js';
+import { latestByNameParams } from './decide-set.js';
+import type { LatestByNameMode } from './latest-by-name.js';
 import * as auth from './auth.js';
 import { deferMessages, lockTaskLimit, setTaskRateWindow } from './limits.js';
 import { type Query, SQL } from './sql.js';
-import { type ClaimedRow, PgQueueTx } from './queue.js';
+import { type DefsVersionColumn, PgRunLockTx } from './run-lock.js';
 import { type TaskRecordShape, taskRowsJson } from './record-shape.js';
-import { type PgTaskRow, taskFromKeptPgRow, taskFromPgColumns, taskFromPgRow } from './task-rows.js';
+import { type PgTaskRow, taskFromPgRow } from './task-rows.js';
 import type { TaskDefCache } from './task-def-cache.js';
 import type { WriteBehind } from './write-behind.js';
 import { type RunDefinitionCache, definitionDigest } from './run-definitions.js';
-import { type RunRow, type RunRowsMode, runFromPgRow, runRecordJson } from './run-rows.js';
-import { LockedElsewhere, type MemberLocks } from './group-commit.js';
+import { type RunRow, type RunRowsMode, runRecordJson } from './run-rows.js';
+import type { MemberLocks } from './group-commit.js';
 import { SqlEventsTx } from '../store/events-tx.js';
 import { TX_ACCESS, guardMethods } from '../store/tx-access.js';
 import { isStorableVersion } from '../bounds/ranges.js';
@@ -78,22 +69,12 @@ interface WorkflowDefRow {
   create_time: number;
   update_time: number;
 }
-/** The task definitions' change counter, read with another row (null: never, the table has its row). */
-interface DefsVersionColumn {
-  defs_version: number | null;
-}
 interface TaskDefRow {
   name: string;
   definition: TaskDef;
   create_time: number;
   update_time: number;
 }
-/** A task read back whole (task-rows.ts), with its id for putting reads in order. */
-interface TaskRow {
-  task_id: string;
-  task: TaskRecord;
-}
-const taskRow = (r: PgTaskRow): TaskRow => ({ task_id: r.task_id, task: taskFromPgRow(r) });
 
 const workflowDef = (r: WorkflowDefRow): StoredWorkflowDef =>
   workflowDefFromColumns(r.definition, r.version, r.create_time, r.update_time);
@@ -110,25 +91,23 @@ export interface StoreSettings {
 /**
  * The PostgreSQL `Tx`: inside `transaction` every query runs on the transaction's client;
  * inside `read` on the pool (autocommit, each statement sees the latest commit). JSON goes in
- * as text cast to jsonb and comes back parsed.
+ * as text cast to jsonb and comes back parsed. The run lock and what is read with it are in
+ * `run-lock.ts`, the worker queues in `queue.ts`: the classes this one extends.
  */
-export class PgTx extends PgQueueTx implements Tx {
+export class PgTx extends PgRunLockTx implements Tx {
   constructor(
     q: Query,
     state: TxState,
     /** How rows are written: the database's settings, read when the store started. */
     private readonly records: StoreSettings,
-    /** The shared run definitions this node has read (run-definitions.ts). */
-    private readonly runDefinitions: RunDefinitionCache,
+    runDefinitions: RunDefinitionCache,
     /** Queue names to NOTIFY once committed (absent in `read`). */
     private readonly notified?: Set<string>,
     writes?: WriteBehind,
     private readonly taskDefCache?: TaskDefCache,
-    /** A group commit's member: what it locks, so that no other member locks it too (group-commit.ts). */
-    private readonly locks?: MemberLocks,
+    locks?: MemberLocks,
   ) {
-    super(q, state, writes);
-    this.names = new LatestByName(records.latestByName);
+    super(q, state, runDefinitions, records.latestByName, writes, locks);
     this.events = new SqlEventsTx(
       {
         rows: async <R>(sql: string, params: readonly unknown[]) => (await q(sql, params)).rows as R[],
@@ -139,18 +118,6 @@ export class PgTx extends PgQueueTx implements Tx {
   }
 
   readonly events: SqlEventsTx;
-
-  /** The task definitions' change counter read with the run lock; unset once this transaction changes one. */
-  private defsVersion: number | undefined;
-  private changedTaskDefs = false;
-  /** The run locked by getTaskLockingRun, good until another statement is sent or queued. */
-  private locked: { workflowId: string; at: number; run: RunRecord | undefined } | undefined;
-  /** The decide set read with the last run lock, good until another statement is sent or queued. */
-  private prefetched: { workflowId: string; at: number; tasks: TaskRecord[] } | undefined;
-  /** What this transaction knows of its runs' names, for the `task_latest` rows its writes keep. */
-  private readonly names: LatestByName;
-  /** The tasks of the messages the last claim took (`ids`: all of them, `rows`: those that still exist), good as `prefetched` is. */
-  private claimedTasks: { at: number; ids: Set<string>; rows: TaskRow[] } | undefined;
 
   // --- workflow definitions
 
@@ -246,7 +213,7 @@ export class PgTx extends PgQueueTx implements Tx {
     return (await this.q<{ queue_name: string }>(SQL.listQueues)).rows.map((r) => r.queue_name);
   }
 
-  // --- runs
+  // --- runs: `getRun`, `lockRun` and `getTaskLockingRun` in `run-lock.ts`
 
   async insertRun(r: RunRecord): Promise<void> {
     const definition = JSON.stringify(r.workflowDefinition);
@@ -269,141 +236,6 @@ export class PgTx extends PgQueueTx implements Tx {
       ...(compact ? [definitionDigest(definition)] : []),
     ]);
     this.names.learnNewRun(r.workflowId);
-  }
-
-  async getRun(workflowId: string): Promise<RunRecord | undefined> {
-    const { rows } = await this.q<RunRow>(SQL.getRun, [workflowId]);
-    return (await this.runsOf(rows))[0];
-  }
-
-  /** `SELECT … FOR UPDATE`: a second transaction locking the same run waits until this one ends. */
-  async lockRun(workflowId: string): Promise<RunRecord | undefined> {
-    // Outside a transaction a row lock would end with the statement: read plainly.
-    if (!this.state.writable) return this.getRun(workflowId);
-    // Locked by getTaskLockingRun with nothing sent since: the lock is held, the row unchanged.
-    const locked = this.locked;
-    this.locked = undefined;
-    if (locked?.workflowId === workflowId && locked.at === this.writes?.statements) return locked.run;
-    this.locks?.claim(`run:${workflowId}`);
-    // The decide set goes in the same message, read once the lock is held: a decision asks for
-    // it next (executor `handleIn`), and this saves that round trip.
-    const skip = this.skipsLockedRuns;
-    const [lock, decideSet] = this.writes
-      ? await this.writes.queryMany([
-          { sql: skip ? SQL.lockRunInBatch : SQL.lockRun, values: [workflowId] },
-          { sql: DECIDE_TASKS, values: [workflowId] },
-        ])
-      : [await this.q(SQL.lockRun, [workflowId])];
-    if (skip) await this.notLockedElsewhere(workflowId, lock);
-    return await this.lockedRow(workflowId, lock, decideSet);
-  }
-
-  /**
-   * Whether a run lock skips a run another transaction holds (group-commit.ts, `LockedElsewhere`):
-   * for a group commit's member that has written nothing, so that leaving its batch takes nothing
-   * back. One that has (a second run locked after writing for the first) waits for the lock, as
-   * leaving would roll the whole batch back.
-   */
-  private get skipsLockedRuns(): boolean {
-    return this.locks !== undefined && this.writes?.clean === true;
-  }
-
-  /**
-   * For a lock statement that skipped locked rows and found none: a run that exists was skipped
-   * because another transaction holds its lock (another node's, or one of this node's outside
-   * the batch), and the member leaves its batch (`LockedElsewhere`). A run that does not exist
-   * reads as missing, as it always has.
-   */
-  private async notLockedElsewhere(workflowId: string, lock: pg.QueryResult | undefined): Promise<void> {
-    if ((lock?.rows.length ?? 0) > 0) return;
-    const { rows } = await this.q<{ found: boolean }>(SQL.runExists, [workflowId]);
-    if (rows[0]?.found === true) throw new LockedElsewhere(`run:${workflowId}`);
-  }
-
-  async getTaskLockingRun(taskId: string, workflowId: string): Promise<TaskRecord | undefined> {
-    if (!this.state.writable || !this.writes) return this.getTask(taskId);
-    this.locks?.claim(`run:${workflowId}`);
-    // The run lock and the decide set in one message, read once the lock is held. The task is
-    // nearly always in the decide set (it is open, or the latest of its name): then it is read
-    // from there, as new as the run it is decided against, and a task of another run, an older
-    // attempt or a task that does not exist costs one more round trip.
-    const skip = this.skipsLockedRuns;
-    const [lock, decideSet] = await this.writes.queryMany([
-      { sql: skip ? SQL.lockRunInBatch : SQL.lockRun, values: [workflowId] },
-      { sql: DECIDE_TASKS, values: [workflowId] },
-    ]);
-    if (skip) await this.notLockedElsewhere(workflowId, lock);
-    const inSet = (decideSet?.rows as PgTaskRow[] | undefined)?.find((r) => r.task_id === taskId);
-    // A fresh restore: the caller may change its task, and the decide set must stay as read.
-    const task = inSet ? taskFromKeptPgRow(inSet) : await this.getTask(taskId);
-    const locked = await this.lockedRow(workflowId, lock, decideSet);
-    this.locked = { workflowId, at: this.writes.statements, run: locked };
-    return task;
-  }
-
-  /** The run a lock statement answered, remembering the decide set read with it. */
-  private async lockedRow(
-    workflowId: string,
-    lock: pg.QueryResult | undefined,
-    decideSet: pg.QueryResult | undefined,
-  ): Promise<RunRecord | undefined> {
-    const row = lock?.rows[0] as (RunRow & DefsVersionColumn) | undefined;
-    // First, as it may read a definition this node has not met: the decide set is kept as of
-    // the statements sent so far.
-    const locked = row && (await this.runsOf([row]))[0];
-    if (row && decideSet && this.writes) {
-      const rows = decideSet.rows as DecideSetRow[];
-      const tasks = rows.map(taskFromKeptPgRow);
-      this.prefetched = { workflowId, at: this.writes.statements, tasks };
-      this.names.learnDecideSet(workflowId, tasks, rows[0]?.by_name);
-    }
-    if (!row) return undefined;
-    this.sawDefsVersion(row.defs_version);
-    return locked;
-  }
-
-  /**
-   * Runs as read, each with its definition: from its row, or shared by digest, from this node's
-   * cache or else read in one statement for all the digests it has not met.
-   */
-  private async runsOf(rows: readonly RunRow[]): Promise<RunRecord[]> {
-    const definitionOf = await this.runDefinitions.resolve(
-      rows,
-      async (digests) =>
-        (await this.q<{ digest: string; definition: WorkflowDef }>(SQL.runDefinitions, [digests])).rows,
-    );
-    return rows.map((r) => runFromPgRow(r, definitionOf(r)));
-  }
-
-  protected override claimedWith(rows: readonly ClaimedRow[]): void {
-    if (!this.writes) return;
-    const found: TaskRow[] = [];
-    for (const r of rows) {
-      const task = taskFromPgColumns({
-        task_id: r.task_id,
-        workflow_id: r.task_workflow_id,
-        seq: r.task_seq,
-        reference_task_name: r.task_ref_name,
-        task_type: r.task_type,
-        status: r.task_status,
-        update_time: r.task_update_time,
-        record: r.task_record,
-        packed: r.task_packed,
-      });
-      if (task) found.push({ task_id: r.task_id, task });
-    }
-    this.claimedTasks = { at: this.writes.statements, ids: new Set(rows.map((r) => r.task_id)), rows: found };
-    // As with a run lock: definitions read next come from the cache while the counter holds.
-    if (rows[0]) this.sawDefsVersion(rows[0].defs_version);
-  }
-
-  /**
-   * The task definitions' change counter, read with a statement of this transaction: the
-   * definitions it reads next come from the node's cache at that value. Kept only while this
-   * transaction has not changed a definition itself.
-   */
-  private sawDefsVersion(version: number | null): void {
-    if (!this.changedTaskDefs) this.defsVersion = version ?? undefined;
   }
 
   async updateRun(r: RunRecord): Promise<void> {
@@ -494,7 +326,7 @@ export class PgTx extends PgQueueTx implements Tx {
     return archive.deleteArchivedRun(this.q, workflowId);
   }
 
-  // --- tasks
+  // --- tasks: `getTasks` and `getDecideTasks` in `run-lock.ts`
 
   async insertTasks(tasks: readonly TaskRecord[]): Promise<void> {
     if (tasks.length === 0) return;
@@ -502,26 +334,6 @@ export class PgTx extends PgQueueTx implements Tx {
       taskRowsJson(tasks, this.records.shape),
       ...latestByNameParams(await this.latestRowsFor(tasks)),
     ]);
-  }
-
-  /** The `task_latest` rows a write of `tasks` keeps (latest-by-name.ts), learning their runs first. */
-  private async latestRowsFor(tasks: readonly TaskRecord[]): Promise<LatestByNameRow[]> {
-    for (const workflowId of this.names.unknownRuns(tasks)) {
-      // No row came back to say whether the run has `task_latest` rows: ask on its own.
-      if ((await this.readDecideSet(workflowId)).length === 0) {
-        const { rows: has } = await this.q<{ by_name: boolean }>(RUN_HAS_LATEST, [workflowId]);
-        this.names.learnDecideSet(workflowId, [], has[0]?.by_name === true);
-      }
-    }
-    return this.names.rowsFor(tasks);
-  }
-
-  /** A run's decide set read on its own, remembered for the `task_latest` rows of later writes. */
-  private async readDecideSet(workflowId: string): Promise<TaskRecord[]> {
-    const rows = await decideTasks(this.q, workflowId);
-    const tasks = rows.map(taskFromPgRow);
-    if (this.state.writable) this.names.learnDecideSet(workflowId, tasks, rows[0]?.by_name);
-    return tasks;
   }
 
   async updateTasks(tasks: readonly TaskRecord[]): Promise<void> {
@@ -561,29 +373,10 @@ export class PgTx extends PgQueueTx implements Tx {
     return row ? taskFromPgRow(row) : undefined;
   }
 
-  async getTasks(taskIds: readonly string[]): Promise<TaskRecord[]> {
-    if (taskIds.length === 0) return [];
-    // A hand-out reads the tasks of what it has just claimed: the claim read them already.
-    const claimed = this.claimedTasks;
-    this.claimedTasks = undefined;
-    if (claimed && claimed.at === this.writes?.statements && taskIds.every((id) => claimed.ids.has(id)))
-      return inRequestedOrder(taskIds, claimed.rows, (r) => r.task);
-    const { rows } = await this.q<PgTaskRow>(SQL.getTasks, [uniqueSorted(taskIds)]);
-    return inRequestedOrder(taskIds, rows.map(taskRow), (r) => r.task);
-  }
-
   async getRunTasks(workflowId: string): Promise<TaskRecord[]> {
     const tasks = (await this.q<PgTaskRow>(SQL.getRunTasks, [workflowId])).rows.map(taskFromPgRow);
     if (this.state.writable) this.names.learnAllTasks(workflowId, tasks);
     return tasks;
-  }
-
-  async getDecideTasks(workflowId: string): Promise<TaskRecord[]> {
-    const prefetched = this.prefetched;
-    this.prefetched = undefined;
-    if (prefetched?.workflowId === workflowId && prefetched.at === this.writes?.statements)
-      return prefetched.tasks;
-    return this.readDecideSet(workflowId);
   }
 
   async appendTaskLogs(logs: readonly TaskLog[]): Promise<void> {

@@ -4,23 +4,18 @@ import type {
   PollData,
   RunLinks,
   RunRecord,
-  StoredTaskDef,
   TaskDef,
   TaskLog,
   TaskRecord,
-  WorkflowDef,
   WorkflowMessage,
 } from '@baton/protocol';
 
 import {
   OPEN_RUN_STATUSES,
   type PollRow,
-  definitionColumn,
   inRequestedOrder,
   pollFromRow,
   runRecordColumn,
-  taskDefFromColumns,
-  workflowDefFromColumns,
 } from '../store/sql-common.js';
 import type {
   ArchiveClaim,
@@ -51,8 +46,9 @@ import { deferMessages, lockTaskLimit, setTaskRateWindow } from './limits.js';
 import * as ig from './integrations.js';
 import * as auth from './auth.js';
 import * as rc from './mailbox.js';
-import { decideTaskRows, decideTasks, recordLatestByName } from './decide-set.js';
-import { SqliteQueueTx } from './queue.js';
+import { recordLatestByName } from './decide-set.js';
+import * as defs from './definitions.js';
+import { SqliteRunLockTx } from './run-lock.js';
 import * as archive from './archive.js';
 import { pruneRunDefinitions } from './definition-pruning.js';
 import { searchArchivedRuns, searchRuns, searchTasks } from './search.js';
@@ -63,44 +59,11 @@ import {
   ensureQueues,
   insertRunSearch,
   list,
-  oneOf,
-  parse,
   run,
   updateRunSearch,
 } from './sql.js';
 import { isStorableVersion } from '../bounds/ranges.js';
 
-interface WorkflowDefRow {
-  definition: string;
-  version: number;
-  create_time: number;
-  update_time: number;
-}
-interface TaskDefRow {
-  definition: string;
-  create_time: number;
-  update_time: number;
-}
-const WF_COLUMNS = 'definition, version, create_time, update_time';
-
-function workflowDef(row: WorkflowDefRow): StoredWorkflowDef {
-  return workflowDefFromColumns(
-    parse<WorkflowDef>(row.definition),
-    row.version,
-    row.create_time,
-    row.update_time,
-  );
-}
-function taskDef(row: TaskDefRow): StoredTaskDef {
-  return taskDefFromColumns(parse<TaskDef>(row.definition), row.create_time, row.update_time);
-}
-
-/**
- * The SQLite `Tx`. Statements run synchronously on the connection; the store has already
- * opened `BEGIN IMMEDIATE` (write) or runs on the read connection (read), so the methods are
- * async only to satisfy the port. Multi-row writes loop one cached statement inside the
- * transaction: with no network round trip, that is SQLite's fastest batch.
- */
 /** Writes one whole task record; callers may add conditions after the WHERE. */
 const UPDATE_TASK = `UPDATE tasks SET workflow_id = @workflowId, seq = @seq, reference_task_name = @ref, task_type = @type,
   status = @status, update_time = @updateTime, record = @record, packed = @packed
@@ -116,9 +79,15 @@ function positional(sql: string, params: readonly unknown[]): [string, ...unknow
   return [text, ...values];
 }
 
-export class SqliteTx extends SqliteQueueTx implements Tx {
-  /** The decide set `getTaskLockingRun` read, as stored, and the connection's write count then. */
-  private prefetched: { workflowId: string; at: number; rows: StoredTaskRow[] } | undefined;
+/**
+ * The SQLite `Tx`. Statements run synchronously on the connection; the store has already
+ * opened `BEGIN IMMEDIATE` (write) or runs on the read connection (read), so the methods are
+ * async only to satisfy the port. Multi-row writes loop one cached statement inside the
+ * transaction: with no network round trip, that is SQLite's fastest batch. The run lock and the
+ * decide set read with it are in `run-lock.ts`, the worker queues in `queue.ts`: the classes this
+ * one extends.
+ */
+export class SqliteTx extends SqliteRunLockTx implements Tx {
   /** The shared statements, with `$n` parameters rewritten to SQLite's positional `?`. */
   readonly events = new SqlEventsTx(
     {
@@ -128,109 +97,39 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
     this.state,
   );
 
-  // --- workflow definitions
-
-  async getWorkflowDef(name: string, version?: number): Promise<StoredWorkflowDef | undefined> {
-    if (version !== undefined && !isStorableVersion(version)) return undefined;
-    const row =
-      version === undefined
-        ? this.c.get<WorkflowDefRow>(
-            `SELECT ${WF_COLUMNS} FROM workflow_defs WHERE name = ? ORDER BY version DESC LIMIT 1`,
-            name,
-          )
-        : this.c.get<WorkflowDefRow>(
-            `SELECT ${WF_COLUMNS} FROM workflow_defs WHERE name = ? AND version = ?`,
-            name,
-            version,
-          );
-    return row && workflowDef(row);
+  // --- workflow and task definitions (`definitions.ts`)
+  getWorkflowDef(name: string, version?: number) {
+    return defs.getWorkflowDef(this.c, name, version);
   }
-
-  async listWorkflowDefs(): Promise<StoredWorkflowDef[]> {
-    return this.c
-      .all<WorkflowDefRow>(`SELECT ${WF_COLUMNS} FROM workflow_defs ORDER BY name, version`)
-      .map(workflowDef);
+  listWorkflowDefs() {
+    return defs.listWorkflowDefs(this.c);
   }
-
-  async latestWorkflowVersion(name: string): Promise<number | undefined> {
-    const row = this.c.get<{ v: number | null }>(
-      'SELECT max(version) AS v FROM workflow_defs WHERE name = ?',
-      name,
-    );
-    return row?.v ?? undefined;
+  latestWorkflowVersion(name: string) {
+    return defs.latestWorkflowVersion(this.c, name);
   }
-
-  async insertWorkflowDef(def: StoredWorkflowDef): Promise<boolean> {
-    const result = this.c.run(
-      `INSERT INTO workflow_defs (name, version, definition, create_time, update_time) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (name, version) DO NOTHING`,
-      def.name,
-      def.version,
-      JSON.stringify(definitionColumn(def)),
-      def.createTime,
-      def.updateTime,
-    );
-    return result.changes === 1;
+  insertWorkflowDef(def: StoredWorkflowDef) {
+    return defs.insertWorkflowDef(this.c, def);
   }
-
-  async upsertWorkflowDef(def: StoredWorkflowDef): Promise<void> {
-    this.c.run(
-      `INSERT INTO workflow_defs (name, version, definition, create_time, update_time) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (name, version) DO UPDATE SET definition = excluded.definition, update_time = excluded.update_time`,
-      def.name,
-      def.version,
-      JSON.stringify(definitionColumn(def)),
-      def.createTime,
-      def.updateTime,
-    );
+  upsertWorkflowDef(def: StoredWorkflowDef) {
+    return defs.upsertWorkflowDef(this.c, def);
   }
-
-  async deleteWorkflowDef(name: string, version: number): Promise<boolean> {
-    if (!isStorableVersion(version)) return false;
-    return this.c.run('DELETE FROM workflow_defs WHERE name = ? AND version = ?', name, version).changes > 0;
+  deleteWorkflowDef(name: string, version: number) {
+    return defs.deleteWorkflowDef(this.c, name, version);
   }
-
-  // --- task definitions
-
-  async getTaskDef(name: string): Promise<StoredTaskDef | undefined> {
-    const row = this.c.get<TaskDefRow>(
-      'SELECT definition, create_time, update_time FROM task_defs WHERE name = ?',
-      name,
-    );
-    return row && taskDef(row);
+  getTaskDef(name: string) {
+    return defs.getTaskDef(this.c, name);
   }
-
-  async getTaskDefs(names: readonly string[]): Promise<Map<string, StoredTaskDef>> {
-    const out = new Map<string, StoredTaskDef>();
-    if (names.length === 0) return out;
-    const named = oneOf('name', names);
-    const rows = this.c.all<TaskDefRow & { name: string }>(
-      `SELECT name, definition, create_time, update_time FROM task_defs WHERE ${named.sql}`,
-      named.param,
-    );
-    for (const row of rows) out.set(row.name, taskDef(row));
-    return out;
+  getTaskDefs(names: readonly string[]) {
+    return defs.getTaskDefs(this.c, names);
   }
-
-  async listTaskDefs(): Promise<StoredTaskDef[]> {
-    return this.c
-      .all<TaskDefRow>('SELECT definition, create_time, update_time FROM task_defs ORDER BY name')
-      .map(taskDef);
+  listTaskDefs() {
+    return defs.listTaskDefs(this.c);
   }
-
-  async upsertTaskDef(def: TaskDef & { createTime: number; updateTime: number }): Promise<void> {
-    this.c.run(
-      `INSERT INTO task_defs (name, definition, create_time, update_time) VALUES (?, ?, ?, ?)
-       ON CONFLICT (name) DO UPDATE SET definition = excluded.definition, update_time = excluded.update_time`,
-      def.name,
-      JSON.stringify(definitionColumn(def)),
-      def.createTime,
-      def.updateTime,
-    );
+  upsertTaskDef(def: TaskDef & { createTime: number; updateTime: number }) {
+    return defs.upsertTaskDef(this.c, def);
   }
-
-  async deleteTaskDef(name: string): Promise<boolean> {
-    return this.c.run('DELETE FROM task_defs WHERE name = ?', name).changes > 0;
+  deleteTaskDef(name: string) {
+    return defs.deleteTaskDef(this.c, name);
   }
 
   // --- queues
@@ -245,7 +144,7 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
       .map((r) => r.queue_name);
   }
 
-  // --- runs
+  // --- runs: `getRun` and `lockRun` in `run-lock.ts`
 
   async insertRun(r: RunRecord): Promise<void> {
     const searchRowid = insertRunSearch(this.c, r);
@@ -263,16 +162,6 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
         searchRowid,
       },
     );
-  }
-
-  async getRun(workflowId: string): Promise<RunRecord | undefined> {
-    const row = this.c.get<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE workflow_id = ?`, workflowId);
-    return row && run(row);
-  }
-
-  /** SQLite has one writer: the transaction's BEGIN IMMEDIATE already excludes every other writer. */
-  async lockRun(workflowId: string): Promise<RunRecord | undefined> {
-    return this.getRun(workflowId);
   }
 
   async updateRun(r: RunRecord): Promise<void> {
@@ -368,7 +257,7 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
     return rows.map(run);
   }
 
-  // --- tasks
+  // --- tasks: `getTaskLockingRun` and `getDecideTasks` in `run-lock.ts`
 
   async insertTasks(tasks: readonly TaskRecord[]): Promise<void> {
     for (const t of tasks) {
@@ -403,20 +292,6 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
     return row && taskFromRow(row);
   }
 
-  /**
-   * One writer at a time: there is no run lock to take first. The task comes from its run's
-   * decide set, which the decision reads next: the set is kept, as stored, for `getDecideTasks`,
-   * good while nothing is written in between. The task is nearly always in it (it is open, or
-   * the latest of its name); a task of another run or an older attempt is read by its id.
-   */
-  async getTaskLockingRun(taskId: string, workflowId: string): Promise<TaskRecord | undefined> {
-    if (!this.state.writable) return this.getTask(taskId);
-    const rows = decideTaskRows(this.c, workflowId);
-    this.prefetched = { workflowId, at: this.c.writes, rows };
-    const row = rows.find((r) => r.task_id === taskId);
-    return row ? taskFromRow(row) : this.getTask(taskId);
-  }
-
   async getTasks(taskIds: readonly string[]): Promise<TaskRecord[]> {
     if (taskIds.length === 0) return [];
     const rows = this.c.all<StoredTaskRow>(
@@ -433,15 +308,6 @@ export class SqliteTx extends SqliteQueueTx implements Tx {
         workflowId,
       )
       .map(taskFromRow);
-  }
-
-  async getDecideTasks(workflowId: string): Promise<TaskRecord[]> {
-    const prefetched = this.prefetched;
-    this.prefetched = undefined;
-    // Restored afresh: the caller may change its tasks, the task answered above among them.
-    if (prefetched?.workflowId === workflowId && prefetched.at === this.c.writes)
-      return prefetched.rows.map(taskFromRow);
-    return decideTasks(this.c, workflowId);
   }
 
   async appendTaskLogs(logs: readonly TaskLog[]): Promise<void> {

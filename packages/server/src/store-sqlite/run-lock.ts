@@ -1,0 +1,52 @@
+/* eslint-disable @typescript-eslint/require-await -- better-sqlite3 is synchronous; the port is async. */
+import type { RunRecord, TaskRecord } from '@baton/protocol';
+
+import { type StoredTaskRow, taskFromRow } from '../store/task-record-storage.js';
+import { decideTaskRows, decideTasks } from './decide-set.js';
+import { SqliteQueueTx } from './queue.js';
+import { RUN_COLUMNS, type RunRow, run } from './sql.js';
+
+/**
+ * The run section of the SQLite `Tx` (`SqliteTx` extends this), as `run-lock.ts` is on
+ * PostgreSQL: the run lock, and the decide set read with it for the decision that asks next. They
+ * share the one piece of state a decision's reads keep between calls, so they live together.
+ */
+export abstract class SqliteRunLockTx extends SqliteQueueTx {
+  /** The decide set `getTaskLockingRun` read, as stored, and the connection's write count then. */
+  private prefetched: { workflowId: string; at: number; rows: StoredTaskRow[] } | undefined;
+
+  abstract getTask(taskId: string): Promise<TaskRecord | undefined>;
+
+  async getRun(workflowId: string): Promise<RunRecord | undefined> {
+    const row = this.c.get<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE workflow_id = ?`, workflowId);
+    return row && run(row);
+  }
+
+  /** SQLite has one writer: the transaction's BEGIN IMMEDIATE already excludes every other writer. */
+  async lockRun(workflowId: string): Promise<RunRecord | undefined> {
+    return this.getRun(workflowId);
+  }
+
+  /**
+   * One writer at a time: there is no run lock to take first. The task comes from its run's
+   * decide set, which the decision reads next: the set is kept, as stored, for `getDecideTasks`,
+   * good while nothing is written in between. The task is nearly always in it (it is open, or
+   * the latest of its name); a task of another run or an older attempt is read by its id.
+   */
+  async getTaskLockingRun(taskId: string, workflowId: string): Promise<TaskRecord | undefined> {
+    if (!this.state.writable) return this.getTask(taskId);
+    const rows = decideTaskRows(this.c, workflowId);
+    this.prefetched = { workflowId, at: this.c.writes, rows };
+    const row = rows.find((r) => r.task_id === taskId);
+    return row ? taskFromRow(row) : this.getTask(taskId);
+  }
+
+  async getDecideTasks(workflowId: string): Promise<TaskRecord[]> {
+    const prefetched = this.prefetched;
+    this.prefetched = undefined;
+    // Restored afresh: the caller may change its tasks, the task answered above among them.
+    if (prefetched?.workflowId === workflowId && prefetched.at === this.c.writes)
+      return prefetched.rows.map(taskFromRow);
+    return decideTasks(this.c, workflowId);
+  }
+}
