@@ -67,13 +67,10 @@ export class PollRecorder {
     const polls = [...this.pending.values()];
     this.inFlight = this.pending;
     this.pending = new Map();
-    // Sorted, so that nodes flushing at once lock the rows in the same order.
-    polls.sort((a, b) =>
-      a.queueName === b.queueName ? cmp(a.workerId, b.workerId) : cmp(a.queueName, b.queueName),
-    );
+    // One statement on PostgreSQL, which writes the rows in key order (`recordPolls`).
     this.flushing = this.store
       .transaction(async (tx) => {
-        for (const poll of polls) await tx.recordPoll(poll);
+        await tx.recordPolls(polls);
       })
       .catch((err: unknown) => {
         // Kept for the next flush unless newer polls replaced them.

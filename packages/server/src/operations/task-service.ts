@@ -261,7 +261,7 @@ export class TaskService {
       ...(request.domain !== undefined && { domain: request.domain }),
     };
     if (this.observers.polls) this.observers.polls.record(poll);
-    else await tx.recordPoll(poll);
+    else await tx.recordPolls([poll]);
   }
 
   /** After the hand-out committed: liveness view and metrics. */

@@ -386,9 +386,10 @@ export const SQL = {
        AND (application_name = '${LISTENER_NAME}' OR query LIKE 'LISTEN ${QUEUE_CHANNEL}%')) AS others`,
   ),
 
-  recordPoll: named(
-    'record_poll',
-    `INSERT INTO poll_data (queue_name, worker_id, task_type, domain, last_poll_time) VALUES ($1, $2, $3, $4, $5)
+  recordPolls: named(
+    'record_polls',
+    `INSERT INTO poll_data (queue_name, worker_id, task_type, domain, last_poll_time)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[])
      ON CONFLICT (queue_name, worker_id) DO UPDATE SET task_type = EXCLUDED.task_type, domain = EXCLUDED.domain,
        last_poll_time = EXCLUDED.last_poll_time`,
   ),

@@ -16,6 +16,7 @@ import {
   type PollRow,
   type TxState,
   definitionColumn,
+  latestPolls,
   pollFromRow,
   taskDefFromColumns,
   runSearchText,
@@ -419,13 +420,15 @@ export class PgTx extends PgRunLockTx implements Tx {
 
   // --- worker liveness
 
-  async recordPoll(poll: PollRecord): Promise<void> {
-    await this.q(SQL.recordPoll, [
-      poll.queueName,
-      poll.workerId,
-      poll.taskType,
-      poll.domain ?? null,
-      poll.now,
+  async recordPolls(polls: readonly PollRecord[]): Promise<void> {
+    if (polls.length === 0) return;
+    const rows = latestPolls(polls);
+    await this.q(SQL.recordPolls, [
+      rows.map((p) => p.queueName),
+      rows.map((p) => p.workerId),
+      rows.map((p) => p.taskType),
+      rows.map((p) => p.domain ?? null),
+      rows.map((p) => p.now),
     ]);
   }
 

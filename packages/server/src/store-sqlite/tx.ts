@@ -14,6 +14,7 @@ import {
   OPEN_RUN_STATUSES,
   type PollRow,
   inRequestedOrder,
+  latestPolls,
   pollFromRow,
   runRecordColumn,
 } from '../store/sql-common.js';
@@ -348,17 +349,18 @@ export class SqliteTx extends SqliteRunLockTx implements Tx {
 
   // --- worker liveness
 
-  async recordPoll(poll: PollRecord): Promise<void> {
-    this.c.run(
-      `INSERT INTO poll_data (queue_name, worker_id, task_type, domain, last_poll_time) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (queue_name, worker_id) DO UPDATE SET task_type = excluded.task_type, domain = excluded.domain,
-         last_poll_time = excluded.last_poll_time`,
-      poll.queueName,
-      poll.workerId,
-      poll.taskType,
-      poll.domain ?? null,
-      poll.now,
-    );
+  async recordPolls(polls: readonly PollRecord[]): Promise<void> {
+    for (const poll of latestPolls(polls))
+      this.c.run(
+        `INSERT INTO poll_data (queue_name, worker_id, task_type, domain, last_poll_time) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (queue_name, worker_id) DO UPDATE SET task_type = excluded.task_type, domain = excluded.domain,
+           last_poll_time = excluded.last_poll_time`,
+        poll.queueName,
+        poll.workerId,
+        poll.taskType,
+        poll.domain ?? null,
+        poll.now,
+      );
   }
 
   async pollData(taskType?: string): Promise<PollData[]> {

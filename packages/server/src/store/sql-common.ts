@@ -9,6 +9,7 @@ import {
 } from '@baton/protocol';
 
 import type {
+  PollRecord,
   QueueMessage,
   RunQuery,
   RunSortField,
@@ -310,6 +311,20 @@ export function pollFromRow(row: PollRow): PollData {
   };
   if (row.domain !== null) out.domain = row.domain;
   return out;
+}
+
+/**
+ * The polls to write: the latest of each queue and worker (one statement may not upsert a row
+ * twice), in key order, so that nodes writing at once lock the rows in the same order.
+ */
+export function latestPolls(polls: readonly PollRecord[]): PollRecord[] {
+  const byKey = new Map<string, PollRecord>();
+  for (const poll of polls) {
+    const key = `${poll.queueName}\u0000${poll.workerId}`;
+    const known = byKey.get(key);
+    if (known === undefined || poll.now >= known.now) byKey.set(key, poll);
+  }
+  return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, poll]) => poll);
 }
 
 /** Rows in the order their ids were asked for (missing ids skipped, each id once). */

@@ -110,7 +110,12 @@ export interface QueuePort {
   deadLetteredMessages(queueNames: readonly string[]): Promise<StoredQueueMessage[]>;
 
   // --- worker liveness
-  recordPoll(poll: PollRecord): Promise<void>;
+  /**
+   * Each poll's queue and worker get its time (the latest, where one pair comes twice). A node
+   * writes its polls of an interval at once (`handout/poll-recorder.ts`): one statement for all of
+   * them on PostgreSQL, where a statement each made the flush one round trip per queue and worker.
+   */
+  recordPolls(polls: readonly PollRecord[]): Promise<void>;
   /** Poll data of a task type across its queues (all domains); all types when omitted. */
   pollData(taskType?: string): Promise<PollData[]>;
 }
@@ -132,6 +137,6 @@ export const QUEUE_ACCESS = {
   nextVisibleAt: 'read',
   notifyQueues: 'write',
   deadLetteredMessages: 'read',
-  recordPoll: 'write',
+  recordPolls: 'write',
   pollData: 'read',
 } as const satisfies PortAccess<QueuePort>;

@@ -295,26 +295,25 @@ for (const c of storeCases()) {
 
     void it('records polls and answers poll data by task type', async () => {
       const type = uid('type-');
-      await store.transaction(async (tx) => {
-        await tx.recordPoll({ queueName: type, taskType: type, workerId: 'w1', now: T0 });
-        await tx.recordPoll({
-          queueName: `dom-${type}`,
-          taskType: type,
-          domain: 'dom',
-          workerId: 'w1',
-          now: T0 + 1,
-        });
-        await tx.recordPoll({ queueName: type, taskType: type, workerId: 'w2', now: T0 + 2 });
-        await tx.recordPoll({ queueName: uid('other-'), taskType: uid('other-'), workerId: 'w1', now: T0 });
-      });
       await store.transaction((tx) =>
-        tx.recordPoll({ queueName: type, taskType: type, workerId: 'w1', now: T0 + 9 }),
+        tx.recordPolls([
+          { queueName: type, taskType: type, workerId: 'w1', now: T0 },
+          { queueName: `dom-${type}`, taskType: type, domain: 'dom', workerId: 'w1', now: T0 + 1 },
+          { queueName: type, taskType: type, workerId: 'w2', now: T0 + 3 },
+          // The same queue and worker twice in one call: the latest poll is kept.
+          { queueName: type, taskType: type, workerId: 'w2', now: T0 + 2 },
+          { queueName: uid('other-'), taskType: uid('other-'), workerId: 'w1', now: T0 },
+        ]),
       );
+      await store.transaction(async (tx) => {
+        await tx.recordPolls([]);
+        await tx.recordPolls([{ queueName: type, taskType: type, workerId: 'w1', now: T0 + 9 }]);
+      });
       const polls = await store.read((tx) => tx.pollData(type));
       assert.deepEqual(polls, [
         { queueName: `dom-${type}`, domain: 'dom', workerId: 'w1', lastPollTime: T0 + 1 },
         { queueName: type, workerId: 'w1', lastPollTime: T0 + 9 },
-        { queueName: type, workerId: 'w2', lastPollTime: T0 + 2 },
+        { queueName: type, workerId: 'w2', lastPollTime: T0 + 3 },
       ]);
       assert.ok((await store.read((tx) => tx.pollData())).length >= 4);
     });
