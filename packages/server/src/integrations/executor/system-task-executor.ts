@@ -147,7 +147,7 @@ export class SystemTaskExecutor {
       let claimed = 0;
       let left = free;
       try {
-        if (!claimNext && (dueAt === undefined || dueAt > this.options.clock.now())) {
+        if (!claimNext) {
           dueAt = await this.options.tasks.nextDue(kinds.map((kind) => this.request(kind, 0)));
           claimNext = dueAt !== undefined && dueAt <= this.options.clock.now();
         }
@@ -175,8 +175,9 @@ export class SystemTaskExecutor {
       if (claimed > 0) continue;
       const untilDue = dueAt === undefined ? idleMs : dueAt - this.options.clock.now();
       await this.options.wake.wait(queues, Math.min(idleMs, Math.max(0, untilDue)), signal, seen);
-      if (this.options.wake.generation(queues) !== seen) claimNext = true;
-      else if (dueAt !== undefined && dueAt <= this.options.clock.now()) claimNext = true;
+      claimNext =
+        this.options.wake.generation(queues) !== seen ||
+        (dueAt !== undefined && dueAt <= this.options.clock.now());
     }
   }
 
