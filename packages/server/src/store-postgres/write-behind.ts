@@ -24,7 +24,7 @@ import { storableParams } from './text.js';
  * by index. The others go inlined and are planned for their values each time (a generic plan of
  * a delete by a key array, say, scans a small table).
  */
-const PREPARED_STATEMENTS: ReadonlySet<string> = new Set([
+export const PREPARED_STATEMENTS: ReadonlySet<string> = new Set([
   'baton_get_task',
   'baton_lock_run',
   'baton_lock_run_in_batch',
@@ -35,6 +35,10 @@ const PREPARED_STATEMENTS: ReadonlySet<string> = new Set([
   // A group commit's hand-outs, merged into one a batch (merge-writes.ts): planned each time it
   // cost PostgreSQL 6 % of its CPU a step on the branching shape (docs/PERFORMANCE.md).
   'baton_update_open_tasks_expected',
+  // The same write alone, with the claim of a poll outside a batch: once a run. As node-postgres's
+  // statement its plan, made while a fresh database's `tasks` was small, read the whole table at
+  // every run's first hand-out for as long as the connection lived (docs/PERFORMANCE.md).
+  'baton_update_open_tasks',
   // The claims: an update-v2 with nothing next in its run claims with its decision's writes
   // waiting, and planning the claim (four CTEs) cost PostgreSQL about 0.55 ms each time, eight
   // times its execution. Their generic plan walks queue_messages_claim whatever the table's size
@@ -65,6 +69,39 @@ const PREPARED_STATEMENTS: ReadonlySet<string> = new Set([
  */
 const REPLAN_MIN_MS = 1_000;
 const REPLAN_MAX_MS = 60_000;
+
+/**
+ * What prepares `name` as `text` and makes its generic plan at once, with sequential scans ruled
+ * out. Every parameter of these statements is a key or an array of keys, and the rows they touch
+ * are few whatever a table holds; but a plan is made from the table's size at its moment, and one
+ * made while `tasks` was small read the whole table on every step as it grew (PostgreSQL's
+ * statistics of a fresh database: the step's task update scanned `tasks` for its first 900 steps,
+ * docs/PERFORMANCE.md). PostgreSQL makes a prepared statement's plan at its first EXECUTE; EXPLAIN
+ * EXECUTE makes and keeps it without running anything, so the setting holds for that planning
+ * alone and the transaction's other statements are planned as usual. A plan PostgreSQL makes again
+ * later by itself (after an ANALYZE of its tables) is the planner's own, from the statistics then.
+ */
+export function preparation(name: string, text: string): string[] {
+  const nulls = Array.from({ length: parameterCount(text) }, () => 'NULL').join(', ');
+  return [
+    'SET LOCAL enable_seqscan = off',
+    // A plan that must still scan a table without an index (task_defs_version's one row) costs
+    // what the setting adds, far above the cost at which PostgreSQL compiles a plan with JIT on
+    // every execution: the plan is made without it.
+    'SET LOCAL jit = off',
+    `PREPARE ${name} AS ${text}`,
+    nulls === '' ? `EXPLAIN EXECUTE ${name}` : `EXPLAIN EXECUTE ${name}(${nulls})`,
+    'SET LOCAL enable_seqscan TO DEFAULT',
+    'SET LOCAL jit TO DEFAULT',
+  ];
+}
+
+/** How many parameters a statement's text takes: PREPARE without types takes its highest `$n`. */
+export function parameterCount(text: string): number {
+  let most = 0;
+  for (const m of text.matchAll(/\$(\d+)/g)) most = Math.max(most, Number(m[1]));
+  return most;
+}
 
 /** When a connection first and last prepared a statement. */
 export interface PreparedPlan {
@@ -203,11 +240,16 @@ export class WriteBehind {
       plans.preparing.add(name);
       names.push(name);
       if (plan !== undefined) parts.push(`DEALLOCATE ${name}`);
-      parts.push(`PREPARE ${name} AS ${sql.text}`);
+      parts.push(...preparation(name, sql.text));
     }
     const args = storableParams(values).map(literal).join(', ');
     parts.push(values.length > 0 ? `EXECUTE ${name}(${args})` : `EXECUTE ${name}`);
     return parts;
+  }
+
+  /** Whether `sql` goes as EXECUTE of a plan this connection prepares (`statement` below). */
+  private preparesItself(sql: Sql | string): boolean {
+    return this.plans !== undefined && typeof sql !== 'string' && PREPARED_STATEMENTS.has(sql.name);
   }
 
   /** Sends a batch; the statements it prepared are the connection's once it went through. */
@@ -232,14 +274,17 @@ export class WriteBehind {
   /**
    * A query that must answer now. With writes waiting, they and the query go in one message
    * (the query inlined too; its answer is the message's last); otherwise the query goes alone,
-   * as a prepared statement. On a shared connection (`many` given: a group commit's member) every
-   * query goes as text, to travel with the other members' in one message.
+   * as node-postgres's prepared statement. A statement this connection prepares itself goes as
+   * its EXECUTE either way: node-postgres keeps the plan of its statement's first execution for
+   * as long as the connection lives, made from the table sizes of that moment. On a shared
+   * connection (`many` given: a group commit's member) every query goes as text, to travel with
+   * the other members' in one message.
    */
   readonly q: Query = async <R extends pg.QueryResultRow>(
     sql: Sql | string,
     values: readonly unknown[] = [],
   ) => {
-    if (this.pending.length === 0 && this.many === undefined) {
+    if (this.pending.length === 0 && this.many === undefined && !this.preparesItself(sql)) {
       this.count++;
       if (!isPlainSelect(sql)) this.sentWrite = true;
       return this.raw<R>(sql, values);

@@ -10,6 +10,8 @@ import {
   escapeLiteral,
   inline,
   literal,
+  parameterCount,
+  preparation,
   replanDue,
 } from '../../src/store-postgres/write-behind.js';
 
@@ -84,7 +86,12 @@ void describe('deferred writes as prepared statements', () => {
       [
         'BEGIN',
         'SET LOCAL plan_cache_mode = force_generic_plan',
+        'SET LOCAL enable_seqscan = off',
+        'SET LOCAL jit = off',
         'PREPARE wb_baton_insert_tasks AS INSERT INTO t (a, b) VALUES ($1, $2)',
+        'EXPLAIN EXECUTE wb_baton_insert_tasks(NULL, NULL)',
+        'SET LOCAL enable_seqscan TO DEFAULT',
+        'SET LOCAL jit TO DEFAULT',
         "EXECUTE wb_baton_insert_tasks('it''s', 2)",
         "EXECUTE wb_baton_insert_tasks('x', 3)",
         'COMMIT',
@@ -119,7 +126,7 @@ void describe('deferred writes as prepared statements', () => {
     assert.deepEqual(c.sent, [
       [
         'SET LOCAL plan_cache_mode = force_generic_plan',
-        'PREPARE wb_baton_insert_tasks AS INSERT INTO t (a, b) VALUES ($1, $2)',
+        ...preparation('wb_baton_insert_tasks', named.text),
         "EXECUTE wb_baton_insert_tasks('b', 2)",
       ],
       ["EXECUTE wb_baton_insert_tasks('a', 1)"],
@@ -183,11 +190,30 @@ void describe('deferred writes as prepared statements', () => {
     await w.flush();
     assert.deepEqual(c.sent[0]?.slice(1), [
       'DEALLOCATE wb_baton_insert_tasks',
-      'PREPARE wb_baton_insert_tasks AS INSERT INTO t (a, b) VALUES ($1, $2)',
+      ...preparation('wb_baton_insert_tasks', named.text),
       "EXECUTE wb_baton_insert_tasks('a', 1)",
     ]);
     const plan = prepared.get('wb_baton_insert_tasks');
     assert.ok(plan !== undefined && plan.at > Date.now() - 5_000);
     assert.ok(plan.first < Date.now() - 500_000, 'when it was first prepared is kept');
+  });
+});
+
+void describe('a statement prepared with its plan', () => {
+  void it('counts the parameters PREPARE takes from the highest $n', () => {
+    assert.equal(parameterCount('SELECT 1'), 0);
+    assert.equal(parameterCount('SELECT $2, $1, $10 WHERE a = $2'), 10);
+  });
+
+  void it('makes the generic plan at once, sequential scans and JIT off for that planning alone', () => {
+    assert.deepEqual(preparation('wb_x', 'SELECT $1, $2'), [
+      'SET LOCAL enable_seqscan = off',
+      'SET LOCAL jit = off',
+      'PREPARE wb_x AS SELECT $1, $2',
+      'EXPLAIN EXECUTE wb_x(NULL, NULL)',
+      'SET LOCAL enable_seqscan TO DEFAULT',
+      'SET LOCAL jit TO DEFAULT',
+    ]);
+    assert.equal(preparation('wb_y', 'SELECT 1')[3], 'EXPLAIN EXECUTE wb_y');
   });
 });
