@@ -21,8 +21,7 @@ import { storableParams } from './text.js';
 /**
  * The statements a batch runs as prepared generic plans: those whose planning cost a step most,
  * and whose every parameter is a key or an array of keys, so that a generic plan finds their rows
- * by index. The others go inlined and are planned for their values each time (a generic plan of
- * a delete by a key array, say, scans a small table).
+ * by index (`preparation` below). The others go inlined and are planned for their values each time.
  */
 export const PREPARED_STATEMENTS: ReadonlySet<string> = new Set([
   'baton_get_task',
@@ -62,8 +61,9 @@ export const PREPARED_STATEMENTS: ReadonlySet<string> = new Set([
 
 /**
  * When a connection prepares a statement again: a generic plan is made from the table sizes of
- * its moment, and one made while a table was small may scan it as it grows (the planner reads the
- * size of a table never analyzed from its file). Planned again after as long as the statement has
+ * its moment (the planner reads the size of a table never analyzed from its file), and though it
+ * never scans a whole table (`preparation`), its joins and index choices are those of that moment.
+ * Planned again after as long as the statement has
  * been prepared on the connection (1 s, 2 s, 4 s, …), at most every minute: a new database's plans
  * follow its tables within seconds, for a few plannings per statement and connection.
  */
@@ -82,7 +82,6 @@ const REPLAN_MAX_MS = 60_000;
  * later by itself (after an ANALYZE of its tables) is the planner's own, from the statistics then.
  */
 export function preparation(name: string, text: string): string[] {
-  const nulls = Array.from({ length: parameterCount(text) }, () => 'NULL').join(', ');
   return [
     'SET LOCAL enable_seqscan = off',
     // A plan that must still scan a table without an index (task_defs_version's one row) costs
@@ -90,10 +89,16 @@ export function preparation(name: string, text: string): string[] {
     // every execution: the plan is made without it.
     'SET LOCAL jit = off',
     `PREPARE ${name} AS ${text}`,
-    nulls === '' ? `EXPLAIN EXECUTE ${name}` : `EXPLAIN EXECUTE ${name}(${nulls})`,
+    `EXPLAIN EXECUTE ${name}${nullArguments(text)}`,
     'SET LOCAL enable_seqscan TO DEFAULT',
     'SET LOCAL jit TO DEFAULT',
   ];
+}
+
+/** EXECUTE's argument list of NULLs for a statement prepared from `text` (none: no list). */
+export function nullArguments(text: string): string {
+  const n = parameterCount(text);
+  return n === 0 ? '' : `(${Array.from({ length: n }, () => 'NULL').join(', ')})`;
 }
 
 /** How many parameters a statement's text takes: PREPARE without types takes its highest `$n`. */

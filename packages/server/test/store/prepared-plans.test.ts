@@ -5,7 +5,7 @@ import type pg from 'pg';
 
 import { DECIDE_TASKS } from '../../src/store-postgres/decide-set.js';
 import { SQL, type Sql } from '../../src/store-postgres/sql.js';
-import { parameterCount, PREPARED_STATEMENTS, preparation } from '../../src/store-postgres/write-behind.js';
+import { nullArguments, PREPARED_STATEMENTS, preparation } from '../../src/store-postgres/write-behind.js';
 import { type PlanNode, planDatabase, planNodes } from '../helpers/pg-plans.js';
 import { enabledStores } from '../helpers/postgres.js';
 
@@ -39,7 +39,7 @@ if (enabledStores().includes('postgres')) {
       for (const sql of statements) {
         for (const statement of preparation(`kept_${sql.name}`, sql.text)) await client.query(statement);
         await client.query(`PREPARE plain_${sql.name} AS ${sql.text}`);
-        await client.query(`EXPLAIN EXECUTE plain_${sql.name}${nulls(sql.text)}`);
+        await client.query(`EXPLAIN EXECUTE plain_${sql.name}${nullArguments(sql.text)}`);
       }
       await client.query('COMMIT');
       await client.query(
@@ -61,14 +61,9 @@ if (enabledStores().includes('postgres')) {
       await close();
     });
 
-    function nulls(text: string): string {
-      const n = parameterCount(text);
-      return n === 0 ? '' : `(${Array.from({ length: n }, () => 'NULL').join(', ')})`;
-    }
-
     async function scans(name: string, text: string): Promise<string[]> {
       const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-        `EXPLAIN (FORMAT JSON) EXECUTE ${name}${nulls(text)}`,
+        `EXPLAIN (FORMAT JSON) EXECUTE ${name}${nullArguments(text)}`,
       );
       const plan = rows[0]?.['QUERY PLAN'][0]?.Plan;
       assert.ok(plan, name);
@@ -108,7 +103,7 @@ if (enabledStores().includes('postgres')) {
       const lockRun = statements.find((s) => s.name === 'baton_lock_run');
       assert.ok(lockRun);
       const { rows } = await client.query<{ 'QUERY PLAN': Array<{ JIT?: unknown }> }>(
-        `EXPLAIN (FORMAT JSON) EXECUTE kept_${lockRun.name}${nulls(lockRun.text)}`,
+        `EXPLAIN (FORMAT JSON) EXECUTE kept_${lockRun.name}${nullArguments(lockRun.text)}`,
       );
       assert.equal(rows[0]?.['QUERY PLAN'][0]?.JIT, undefined);
     });
