@@ -5,8 +5,10 @@
 // bench's other systems around it. `--warm N`: the first N runs are not measured (the server's
 // code is compiled as it runs; a long-running server has done that long ago). `--timeline`: where
 // the server's time on an update-v2 goes (lib/update-v2-timeline-hook.mjs), in ms per request.
-// `--cpu-prof DIR`: the server's V8 CPU profile, written there when it stops.
-//   node bench/update-v2-latency.mjs [--sqlite] [--runs 60] [--warm 0] [--timeline] [--cpu-prof DIR]
+// `--cpu-prof DIR`: the server's V8 CPU profile, written there when it stops. `--chunk N`: the
+// pass cut into blocks of N runs in order (warm-up runs included), each block's p50 / p90 and the
+// CPU a step of the server and of the database's backends: how a fresh node warms.
+//   node bench/update-v2-latency.mjs [--sqlite] [--runs 60] [--warm 0] [--timeline] [--cpu-prof DIR] [--chunk 25]
 // Run `npx tsc -b` first.
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -14,12 +16,15 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
+import pg from 'pg';
+
 import { register } from './lib/baton-system.mjs';
 import { startBaton } from './lib/baton-server.mjs';
 import { CpuMeter } from './lib/cpu-meter.mjs';
 import { dumpCounters } from './lib/profile-run.mjs';
 import { jsonClient } from './lib/http-json.mjs';
-import { databaseName, dropDatabase, freshDatabase } from './lib/pg-admin.mjs';
+import { ADMIN_URL, databaseName, dropDatabase, freshDatabase } from './lib/pg-admin.mjs';
+import { cpuMsOf } from './lib/proc-cpu.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -28,6 +33,7 @@ const { values } = parseArgs({
     warm: { type: 'string', default: '0' },
     timeline: { type: 'boolean', default: false },
     'cpu-prof': { type: 'string' },
+    chunk: { type: 'string' },
   },
 });
 const profArgs = values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof']] : [];
@@ -35,6 +41,9 @@ if (values.timeline && values.sqlite)
   throw new Error('--timeline times PostgreSQL messages: not with --sqlite');
 const timelineFile = join(tmpdir(), `baton-timeline-${process.pid}`);
 const warm = Number(values.warm);
+const chunk = values.chunk === undefined ? undefined : Number(values.chunk);
+if (chunk !== undefined && !(Number.isInteger(chunk) && chunk > 0))
+  throw new Error('--chunk takes a count of runs');
 const STEPS = 10;
 const DB = 'bench_update_v2_latency';
 const databaseUrl = values.sqlite ? undefined : await freshDatabase(DB);
@@ -50,13 +59,35 @@ const server = await startBaton({
 });
 const client = jsonClient(server.url, { sockets: 4 });
 const updates = [];
+/** --chunk: one entry a block of runs: its update-v2 times and the CPU ms it cost. */
+const blocks = [];
 let meter;
 let cpu = [];
 let timelineBefore;
 let timelineAfter;
 try {
   await register(client, STEPS);
+  const admin =
+    chunk !== undefined && databaseUrl ? new pg.Client({ connectionString: ADMIN_URL }) : undefined;
+  await admin?.connect();
+  // CPU ms so far by process: the server's and each backend's of the database. Between two
+  // snapshots a backend counts from 0 if it is new; one that ended in between is not counted.
+  const cpuNow = async () => {
+    const { rows } = admin
+      ? await admin.query('SELECT pid FROM pg_stat_activity WHERE datname = $1', [databaseName(DB)])
+      : { rows: [] };
+    return {
+      server: cpuMsOf(server.pid) ?? 0,
+      backends: new Map(rows.map((r) => [r.pid, cpuMsOf(r.pid) ?? 0])),
+    };
+  };
   for (let run = 0; run < warm + Number(values.runs); run++) {
+    if (chunk !== undefined && run % chunk === 0) {
+      const cpu = await cpuNow();
+      const last = blocks.at(-1);
+      if (last) last.cpuAfter = cpu;
+      blocks.push({ first: run, times: [], cpuBefore: cpu });
+    }
     if (run === warm) {
       if (values.timeline) timelineBefore = await dumpCounters(server.pid, timelineFile, 1);
       meter = await new CpuMeter({
@@ -77,9 +108,12 @@ try {
         outputData: { data: 'y' },
       });
       if (meter) updates.push(performance.now() - started);
+      blocks.at(-1)?.times.push(performance.now() - started);
       task = res.status === 200 ? res.body : undefined;
     }
   }
+  if (blocks.length > 0) blocks.at(-1).cpuAfter = await cpuNow();
+  await admin?.end();
   cpu = (await meter?.stop()) ?? [];
   if (values.timeline) timelineAfter = await dumpCounters(server.pid, timelineFile, 2);
 } finally {
@@ -87,8 +121,22 @@ try {
   await server.stop();
   if (databaseUrl) await dropDatabase(DB);
 }
+const quantile = (sorted, p) =>
+  (sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN).toFixed(2);
+for (const { first, times, cpuBefore, cpuAfter } of blocks) {
+  times.sort((a, b) => a - b);
+  let backendMs = 0;
+  for (const [pid, ms] of cpuAfter.backends) backendMs += ms - (cpuBefore.backends.get(pid) ?? 0);
+  const perStep = (ms) => (ms / times.length).toFixed(2);
+  const last = Math.min(first + chunk, warm + Number(values.runs)) - 1;
+  console.log(
+    `runs ${first}–${last}: p50 ${quantile(times, 0.5)} ms, p90 ${quantile(times, 0.9)} ms; ` +
+      `CPU ms per step: server ${perStep(cpuAfter.server - cpuBefore.server)}` +
+      (databaseUrl ? `, PostgreSQL backends ${perStep(backendMs)}` : ''),
+  );
+}
 updates.sort((a, b) => a - b);
-const at = (p) => (updates[Math.min(updates.length - 1, Math.floor(updates.length * p))] ?? NaN).toFixed(2);
+const at = (p) => quantile(updates, p);
 // Per step, the run's start and first poll included (one of each per ten steps).
 const perStep = cpu.map(({ name, ms }) => `${name} ${(ms / updates.length).toFixed(3)}`).join(', ');
 console.log(
