@@ -24,7 +24,7 @@ import { CpuMeter } from './lib/cpu-meter.mjs';
 import { dumpCounters } from './lib/profile-run.mjs';
 import { jsonClient } from './lib/http-json.mjs';
 import { ADMIN_URL, databaseName, dropDatabase, freshDatabase } from './lib/pg-admin.mjs';
-import { cpuMsOf } from './lib/proc-cpu.mjs';
+import { cpuBetween, cpuMsOf, snapshotCpu } from './lib/proc-cpu.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -70,16 +70,12 @@ try {
   const admin =
     chunk !== undefined && databaseUrl ? new pg.Client({ connectionString: ADMIN_URL }) : undefined;
   await admin?.connect();
-  // CPU ms so far by process: the server's and each backend's of the database. Between two
-  // snapshots a backend counts from 0 if it is new; one that ended in between is not counted.
+  // CPU ms so far: the server's, and each backend's of the database (for cpuBetween).
   const cpuNow = async () => {
     const { rows } = admin
       ? await admin.query('SELECT pid FROM pg_stat_activity WHERE datname = $1', [databaseName(DB)])
       : { rows: [] };
-    return {
-      server: cpuMsOf(server.pid) ?? 0,
-      backends: new Map(rows.map((r) => [r.pid, cpuMsOf(r.pid) ?? 0])),
-    };
+    return { server: cpuMsOf(server.pid) ?? 0, backends: snapshotCpu(rows.map((r) => r.pid)) };
   };
   for (let run = 0; run < warm + Number(values.runs); run++) {
     if (chunk !== undefined && run % chunk === 0) {
@@ -107,8 +103,9 @@ try {
         status: 'COMPLETED',
         outputData: { data: 'y' },
       });
-      if (meter) updates.push(performance.now() - started);
-      blocks.at(-1)?.times.push(performance.now() - started);
+      const ms = performance.now() - started;
+      if (meter) updates.push(ms);
+      blocks.at(-1)?.times.push(ms);
       task = res.status === 200 ? res.body : undefined;
     }
   }
@@ -125,8 +122,7 @@ const quantile = (sorted, p) =>
   (sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN).toFixed(2);
 for (const { first, times, cpuBefore, cpuAfter } of blocks) {
   times.sort((a, b) => a - b);
-  let backendMs = 0;
-  for (const [pid, ms] of cpuAfter.backends) backendMs += ms - (cpuBefore.backends.get(pid) ?? 0);
+  const backendMs = cpuBetween(cpuBefore.backends, cpuAfter.backends);
   const perStep = (ms) => (ms / times.length).toFixed(2);
   const last = Math.min(first + chunk, warm + Number(values.runs)) - 1;
   console.log(

@@ -63,9 +63,9 @@ export const PREPARED_STATEMENTS: ReadonlySet<string> = new Set([
  * When a connection prepares a statement again: a generic plan is made from the table sizes of
  * its moment (the planner reads the size of a table never analyzed from its file), and though it
  * never scans a whole table (`preparation`), its joins and index choices are those of that moment.
- * Planned again after as long as the statement has
- * been prepared on the connection (1 s, 2 s, 4 s, …), at most every minute: a new database's plans
- * follow its tables within seconds, for a few plannings per statement and connection.
+ * Planned again after as long as the statement has been prepared on the connection (1 s, 2 s,
+ * 4 s, …), at most every minute: a new database's plans follow its tables within seconds, for a
+ * few plannings per statement and connection.
  */
 const REPLAN_MIN_MS = 1_000;
 const REPLAN_MAX_MS = 60_000;
