@@ -10,11 +10,11 @@ import type { Tx } from '../store/store.js';
  * actions, signals and the mailbox (not the hot path; some read every task) get every task.
  */
 export async function loadDecideTasks(tx: Tx, workflowId: string, event: EngineEvent): Promise<TaskRecord[]> {
-  const target = eventTaskId(event);
-  if (target === null) return tx.getRunTasks(workflowId);
+  const targets = eventTaskIds(event);
+  if (targets === null) return tx.getRunTasks(workflowId);
   const tasks = await tx.getDecideTasks(workflowId);
   const byId = new Map(tasks.map((task) => [task.taskId, task]));
-  // The event's task (a late result, a timer of an ended task: the interpreter answers "ignored"
+  // The event's tasks (a late result, a timer of an ended task: the interpreter answers "ignored"
   // from its record), and the earlier attempts of every task that may be retried or reopened
   // (the first attempt's scheduled time bounds `totalTimeoutSeconds`).
   const chainFrom = tasks.filter((task) => !isTerminalTaskStatus(task.status) || !task.executed);
@@ -25,10 +25,13 @@ export async function loadDecideTasks(tx: Tx, workflowId: string, event: EngineE
       ),
     ),
   ];
-  const targetTask = target === undefined ? undefined : byId.get(target);
-  if (targetTask) chainFrom.push(targetTask);
-  let wanted = follow(chainFrom);
-  if (target !== undefined && !targetTask) wanted.push(target);
+  const missing: string[] = [];
+  for (const target of targets) {
+    const targetTask = byId.get(target);
+    if (targetTask) chainFrom.push(targetTask);
+    else missing.push(target);
+  }
+  let wanted = [...new Set([...follow(chainFrom), ...missing])];
   while (wanted.length > 0) {
     const found = (await tx.getTasks(wanted)).filter((task) => task.workflowInstanceId === workflowId);
     for (const task of found) byId.set(task.taskId, task);
@@ -41,21 +44,24 @@ export async function loadDecideTasks(tx: Tx, workflowId: string, event: EngineE
 }
 
 /**
- * The task an event names (undefined: none), or null for the events that load every task.
+ * The tasks an event names (none, or several for TASK_RESULTS), or null for the events that
+ * load every task.
  */
-function eventTaskId(event: EngineEvent): string | undefined | null {
+function eventTaskIds(event: EngineEvent): readonly string[] | null {
   switch (event.type) {
     case 'TASK_RESULT':
-      return event.result.taskId;
+      return [event.result.taskId];
+    case 'TASK_RESULTS':
+      return event.results.map((r) => r.result.taskId);
     case 'TIMER':
-      return event.timer.taskId;
+      return event.timer.taskId === undefined ? [] : [event.timer.taskId];
     case 'CHILD_ENDED':
     case 'CHILD_NOT_STARTED':
     case 'REQUEUE_TASK':
-      return event.taskId;
+      return [event.taskId];
     case 'DECIDE':
     case 'START':
-      return undefined;
+      return [];
     case 'PARENT_ENDED':
     case 'CHILD_RETRIED':
     case 'PAUSE':

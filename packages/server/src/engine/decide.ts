@@ -33,6 +33,16 @@ export function decide(ctx: DecideContext, event: EngineEvent): Decision {
       if (outcome === 'ended') evaluate(state);
       return state.decision();
     }
+    case 'TASK_RESULTS': {
+      const ignored: string[] = [];
+      for (const { result, detach } of event.results) {
+        const outcome = applyResult(state, result, detach === true);
+        if (outcome === 'ignored') ignored.push(result.taskId);
+        if (outcome === 'ended') evaluate(state);
+      }
+      const decision = state.decision(ignored.length === event.results.length);
+      return ignored.length === 0 ? decision : { ...decision, ignoredResults: ignored };
+    }
     case 'REQUEUE_TASK': {
       if (applyRequeue(state, event.taskId) === 'ignored') return state.decision(true);
       evaluate(state);

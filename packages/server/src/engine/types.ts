@@ -67,6 +67,12 @@ export type EngineEvent =
        */
       readonly detach?: boolean;
     }
+  /**
+   * Several results for tasks of one run that reached the node together (the branches of a fork
+   * ending at once), decided as one: each applied, and the run moved on after it, in order, as
+   * that many TASK_RESULT events one after the other would; written once.
+   */
+  | { readonly type: 'TASK_RESULTS'; readonly results: readonly ResultEvent[] }
   /** Re-evaluate without new input (repair, resume). */
   | { readonly type: 'DECIDE' }
   /** A durable timer of this run came due (claimed by the timer loop; see `TimerSpec`). */
@@ -278,6 +284,13 @@ export interface EngineAlert {
   readonly message: string;
 }
 
+/** One result of a TASK_RESULTS event. */
+export interface ResultEvent {
+  readonly result: TaskResult;
+  /** As TASK_RESULT's `detach`. */
+  readonly detach?: boolean;
+}
+
 export interface Decision {
   /** The run after the event; `runChanged` says whether it must be written. */
   readonly run: RunRecord;
@@ -288,6 +301,8 @@ export interface Decision {
   readonly commands: readonly Command[];
   /** True when the event was a result for a task that had already ended: acknowledged, ignored. */
   readonly ignored: boolean;
+  /** TASK_RESULTS: the task ids of its results that were ignored (each as TASK_RESULT's `ignored`). */
+  readonly ignoredResults?: readonly string[];
 }
 
 /** Input for making a new run record; the service fills ids and times. */
