@@ -111,7 +111,14 @@ export abstract class PgRunLockTx extends PgQueueTx {
   }
 
   async getTaskLockingRun(taskId: string, workflowId: string): Promise<TaskRecord | undefined> {
-    if (!this.state.writable || !this.writes) return this.getTask(taskId);
+    return (await this.getTasksLockingRun([taskId], workflowId))[0];
+  }
+
+  async getTasksLockingRun(
+    taskIds: readonly string[],
+    workflowId: string,
+  ): Promise<Array<TaskRecord | undefined>> {
+    if (!this.state.writable || !this.writes) return Promise.all(taskIds.map((id) => this.getTask(id)));
     this.locks?.claim(`run:${workflowId}`);
     // The run lock and the decide set in one message, read once the lock is held. The task is
     // nearly always in the decide set (it is open, or the latest of its name): then it is read
@@ -123,12 +130,24 @@ export abstract class PgRunLockTx extends PgQueueTx {
       { sql: DECIDE_TASKS, values: [workflowId] },
     ]);
     if (skip) await this.notLockedElsewhere(workflowId, lock);
-    const inSet = (decideSet?.rows as PgTaskRow[] | undefined)?.find((r) => r.task_id === taskId);
-    // A fresh restore: the caller may change its task, and the decide set must stay as read.
-    const task = inSet ? taskFromKeptPgRow(inSet) : await this.getTask(taskId);
+    const set = (decideSet?.rows ?? []) as PgTaskRow[];
+    // A fresh restore: the caller may change its tasks, and the decide set must stay as read.
+    const tasks = taskIds.map((id) => {
+      const inSet = set.find((r) => r.task_id === id);
+      return inSet && taskFromKeptPgRow(inSet);
+    });
+    // Outside the set (another run's, an older attempt, none): one read, by id.
+    const [only, ...more] = taskIds.filter((_, i) => tasks[i] === undefined);
+    const outside =
+      only === undefined
+        ? []
+        : more.length === 0
+          ? [await this.getTask(only)]
+          : await this.getTasks([only, ...more]);
+    const found = new Map(outside.flatMap((t) => (t ? [[t.taskId, t] as const] : [])));
     const locked = await this.lockedRow(workflowId, lock, decideSet);
     this.locked = { workflowId, at: this.writes.statements, run: locked };
-    return task;
+    return taskIds.map((id, i) => tasks[i] ?? found.get(id));
   }
 
   /** The run a lock statement answered, remembering the decide set read with it. */

@@ -41,6 +41,21 @@ export abstract class SqliteRunLockTx extends SqliteQueueTx {
     return row ? taskFromRow(row) : this.getTask(taskId);
   }
 
+  async getTasksLockingRun(
+    taskIds: readonly string[],
+    workflowId: string,
+  ): Promise<Array<TaskRecord | undefined>> {
+    if (!this.state.writable) return Promise.all(taskIds.map((id) => this.getTask(id)));
+    const rows = decideTaskRows(this.c, workflowId);
+    this.prefetched = { workflowId, at: this.c.writes, rows };
+    return Promise.all(
+      taskIds.map(async (id) => {
+        const row = rows.find((r) => r.task_id === id);
+        return row ? taskFromRow(row) : this.getTask(id);
+      }),
+    );
+  }
+
   async getDecideTasks(workflowId: string): Promise<TaskRecord[]> {
     const prefetched = this.prefetched;
     this.prefetched = undefined;

@@ -89,6 +89,31 @@ for (const c of storeCases()) {
       assert.deepEqual(await store.read((tx) => tx.getDecideTasks('no-such-run')), []);
     });
 
+    void it('getTasksLockingRun answers each task asked for, in order: from the decide set or by id', async () => {
+      const r = run();
+      const other = run();
+      const open = task(r.workflowId, 1, { referenceTaskName: 'open' });
+      const older = task(r.workflowId, 2, { referenceTaskName: 'again' });
+      const latest = task(r.workflowId, 3, { referenceTaskName: 'again', retryCount: 1 });
+      const elsewhere = task(other.workflowId, 1, { referenceTaskName: 'elsewhere' });
+      await store.transaction(async (tx) => {
+        await tx.insertRun(r);
+        await tx.insertRun(other);
+        await tx.insertTasks([open, older, latest, elsewhere]);
+        // The older attempt ended and was acted on: outside the decide set, read by its id.
+        await tx.updateTasks([ended(older)]);
+      });
+      const asked = [latest.taskId, 'no-such-task', ended(older).taskId, elsewhere.taskId, open.taskId];
+      const answered = await store.transaction((tx) => tx.getTasksLockingRun(asked, r.workflowId));
+      assert.deepEqual(answered, [latest, undefined, ended(older), elsewhere, open]);
+      // A decision right after reads the decide set the lock went with.
+      const decideSet = await store.transaction(async (tx) => {
+        await tx.getTasksLockingRun([open.taskId, latest.taskId], r.workflowId);
+        return tx.getDecideTasks(r.workflowId);
+      });
+      assert.deepEqual(ids(decideSet), [open.taskId, latest.taskId]);
+    });
+
     void it('follows a name that changes when a task is updated (a nested loop starts its first iteration)', async () => {
       const r = run();
       const outer = task(r.workflowId, 1, { referenceTaskName: 'outer', taskType: 'DO_WHILE', iteration: 1 });

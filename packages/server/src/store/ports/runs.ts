@@ -31,6 +31,11 @@ export interface RunsPort {
    * serialised (SQLite) it is `getTask`.
    */
   getTaskLockingRun(taskId: string, workflowId: string): Promise<TaskRecord | undefined>;
+  /**
+   * `getTaskLockingRun` for several tasks named by results for one run, in the same one round
+   * trip: each task (undefined: none by that id), in the order asked.
+   */
+  getTasksLockingRun(taskIds: readonly string[], workflowId: string): Promise<Array<TaskRecord | undefined>>;
   getTasks(taskIds: readonly string[]): Promise<TaskRecord[]>;
   /** All tasks of a run, ordered by seq. */
   getRunTasks(workflowId: string): Promise<TaskRecord[]>;
@@ -58,6 +63,7 @@ export const RUNS_ACCESS = {
   updateOpenTasks: 'write',
   getTask: 'read',
   getTaskLockingRun: 'read',
+  getTasksLockingRun: 'read',
   getTasks: 'read',
   getRunTasks: 'read',
   getDecideTasks: 'read',
