@@ -4,7 +4,7 @@ import { type Query, type Sql } from './sql.js';
 import { sqlState } from '../store/sqlstate.js';
 import { mergeWrites } from './merge-writes.js';
 import { TxPlans, WriteBehind, inline } from './write-behind.js';
-import type { Tx } from '../store/store.js';
+import type { Joinable, Tx } from '../store/store.js';
 import { TxState } from '../store/sql-common.js';
 import { storeFault } from '../store/store-faults.js';
 import { ControlFlowError } from '../control-flow-error.js';
@@ -31,6 +31,10 @@ import { ControlFlowError } from '../control-flow-error.js';
  *     transaction of its own, exactly as without group commit.
  * So a member may run more than once before it commits, as a transaction retried after a
  * serialization failure may: transaction functions have no effect outside the transaction.
+ * Transactions of one batch that may be done together (`Joinable`, the same key: results for one
+ * run) are one member, running the first one's joint function: where each would otherwise leave
+ * the batch for the run another holds, and wait a batch each, they share one lock, one read and
+ * one decision. A joint that fails having changed nothing runs each of its transactions alone.
  * A COMMIT that fails without an answer from PostgreSQL (the connection lost) leaves the outcome
  * unknown, and every member gets that error, as a transaction of its own would.
  */
@@ -101,6 +105,8 @@ interface Unit {
   evictions: number;
   /** The key it was let in for from `parked`, until the batch that takes it ends. */
   reservation?: string;
+  /** May run joined with others of the same key in a batch. */
+  join?: Joinable;
 }
 
 /** What the group committer has done, for tests and metrics. */
@@ -116,11 +122,13 @@ export type GroupCommitStats = {
   elsewhere: number;
   /** Deferred writes that went as part of another member's statement (merge-writes.ts). */
   merged: number;
+  /** Transactions committed by another one's joint function (`Joinable`): one decision for several. */
+  joined: number;
 };
 
 /** Every count at zero: a group committer's before its first transaction. */
 export function noGroupCommits(): GroupCommitStats {
-  return { batches: 0, members: 0, fallbacks: 0, evicted: 0, elsewhere: 0, merged: 0 };
+  return { batches: 0, members: 0, fallbacks: 0, evicted: 0, elsewhere: 0, merged: 0, joined: 0 };
 }
 
 /**
@@ -142,6 +150,9 @@ const STALL_FLOOR_MS = 5;
  * runs alone, and waits for the row lock in PostgreSQL as any transaction does.
  */
 const MAX_REQUEUES = 3;
+
+/** Transactions one joint function takes at most (a fork's branches ending together). */
+const MAX_JOINED = 16;
 
 export class GroupCommit {
   private waiting: Unit[] = [];
@@ -168,9 +179,20 @@ export class GroupCommit {
     this.now = options.now ?? (() => performance.now());
   }
 
-  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+  /** Transactions waiting for a batch to take them (not those parked for a key). */
+  get queued(): number {
+    return this.waiting.length;
+  }
+
+  transaction<T>(fn: (tx: Tx) => Promise<T>, join?: Joinable): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const unit: Unit = { fn, resolve: (value) => resolve(value as T), reject, evictions: 0 };
+      const unit: Unit = {
+        fn,
+        resolve: (value) => resolve(value as T),
+        reject,
+        evictions: 0,
+        ...(join && { join }),
+      };
       this.waiting.push(unit);
       this.schedule();
     });
@@ -255,17 +277,24 @@ export class GroupCommit {
     this.stats.members += units.length;
     const channel = new SharedChannel(client);
     const plans = new TxPlans(this.options.prepared(client), true);
-    const members: Member[] = units.map((unit) => ({
-      unit,
+    const members: Member[] = joinedUp(units).map((together) => ({
+      units: together,
       state: new TxState(true),
       writes: new WriteBehind(channel.query, plans, channel.many),
       notified: new Set<string>(),
       keys: [],
     }));
     const outcomes = await Promise.allSettled(
-      members.map(async (m) =>
-        m.unit.fn(this.options.tx(m.writes.q, m.state, m.notified, m.writes, this.locksOf(m))),
-      ),
+      members.map(async (m) => {
+        const tx = this.options.tx(m.writes.q, m.state, m.notified, m.writes, this.locksOf(m));
+        const [first, ...more] = m.units;
+        if (!first) return undefined;
+        if (more.length === 0 || !first.join) return first.fn(tx);
+        return first.join.joint(
+          tx,
+          m.units.flatMap((u) => (u.join ? [u.join] : [])),
+        );
+      }),
     );
     for (const m of members) m.state.closed = true;
 
@@ -274,14 +303,18 @@ export class GroupCommit {
     // (the next batch).
     const later: Array<{ unit: Unit; key?: string }> = [];
     const dropped: Array<{ unit: Unit; err: unknown }> = [];
+    // Joined transactions whose joint failed having changed nothing: each runs again alone.
+    const split: Unit[] = [];
     let rollback = channel.failed !== undefined;
     members.forEach((m, i) => {
       const o = outcomes[i];
       if (o?.status === 'fulfilled') committing.push({ member: m, value: o.value });
       else if (m.writes.wrote) rollback = true;
-      else if (o?.reason instanceof HeldInBatch) later.push({ unit: m.unit, key: o.reason.key });
-      else if (o?.reason instanceof LockedElsewhere) later.push({ unit: m.unit });
-      else dropped.push({ unit: m.unit, err: o?.reason });
+      else if (o?.reason instanceof HeldInBatch)
+        for (const unit of m.units) later.push({ unit, key: o.reason.key });
+      else if (o?.reason instanceof LockedElsewhere) for (const unit of m.units) later.push({ unit });
+      else if (m.units.length > 1) split.push(...m.units);
+      else for (const unit of m.units) dropped.push({ unit, err: o?.reason });
     });
 
     let broken = false;
@@ -299,11 +332,12 @@ export class GroupCommit {
       try {
         await channel.many([...statements, 'COMMIT']);
         plans.done(names);
+        for (const { member } of committing) this.stats.joined += member.units.length - 1;
         answer = () => {
           const notified = new Set<string>();
           for (const { member, value } of committing) {
             for (const n of member.notified) notified.add(n);
-            member.unit.resolve(value);
+            answerMember(member, value);
           }
           if (notified.size > 0) this.options.notify(notified);
           for (const d of dropped) d.unit.reject(d.err);
@@ -315,12 +349,14 @@ export class GroupCommit {
           broken = true;
           this.options.lost?.(err, client);
           for (const u of [
-            ...committing.map((c) => c.member.unit),
+            ...committing.flatMap((c) => c.member.units),
             ...dropped.map((d) => d.unit),
             ...later.map((l) => l.unit),
+            ...split,
           ])
             u.reject(err);
           later.length = 0;
+          split.length = 0;
         } else {
           // PostgreSQL refused a deferred write: nothing committed; each runs again alone.
           rollback = true;
@@ -336,6 +372,7 @@ export class GroupCommit {
       this.options.lost?.(channel.failed, client);
       for (const u of units) u.reject(channel.failed);
       later.length = 0;
+      split.length = 0;
     }
     if (rollback) {
       this.stats.fallbacks++;
@@ -343,7 +380,7 @@ export class GroupCommit {
         broken = true;
       });
     }
-    const alone = rollback ? [...units] : [];
+    const alone = rollback ? [...units] : split;
     if (!rollback) {
       for (const { unit, key } of later) {
         if (key === undefined) this.stats.elsewhere++;
@@ -423,9 +460,51 @@ export class GroupCommit {
   }
 }
 
-/** A unit of work inside a batch: its transaction's state, deferred writes, NOTIFYs and locks. */
+/**
+ * `units` as the members they run as: each alone, except those that may be joined (the same
+ * `Joinable` key), which go together as one member where the first of them stands, in order.
+ */
+function joinedUp(units: readonly Unit[]): Unit[][] {
+  const members: Unit[][] = [];
+  const open = new Map<string, Unit[]>();
+  for (const unit of units) {
+    const key = unit.join?.key;
+    const together = key === undefined ? undefined : open.get(key);
+    if (together && together.length < MAX_JOINED) {
+      together.push(unit);
+      continue;
+    }
+    const member = [unit];
+    members.push(member);
+    if (key !== undefined) open.set(key, member);
+  }
+  return members;
+}
+
+/** A committed member's answer: its one transaction's value, or each joined one's own outcome. */
+function answerMember(member: Member, value: unknown): void {
+  const [first, ...more] = member.units;
+  if (more.length === 0) {
+    first?.resolve(value);
+    return;
+  }
+  const outcomes = value as ReadonlyArray<PromiseSettledResult<unknown>>;
+  member.units.forEach((unit, i) => {
+    const outcome = outcomes[i];
+    if (outcome?.status === 'fulfilled') unit.resolve(outcome.value);
+    else
+      unit.reject(
+        outcome ? outcome.reason : new Error('a joint transaction answered no outcome for a member'),
+      );
+  });
+}
+
+/**
+ * A unit of work inside a batch: its transaction's state, deferred writes, NOTIFYs and locks.
+ * Usually one transaction; several joined ones run as their first one's joint function.
+ */
 interface Member {
-  unit: Unit;
+  units: Unit[];
   state: TxState;
   writes: WriteBehind;
   notified: Set<string>;

@@ -282,7 +282,7 @@ export class PostgresStore implements Store {
 
   async transaction<T>(fn: (tx: Tx) => Promise<T>, options?: TransactionOptions): Promise<T> {
     this.assertOpen();
-    if (options?.group && this.group) return this.group.transaction(fn);
+    if (options?.group && this.group) return this.group.transaction(fn, options.join);
     return withRetry(() => this.attempt(fn), this.options.retry);
   }
 

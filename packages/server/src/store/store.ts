@@ -28,6 +28,28 @@ export interface TransactionOptions {
    * For short transactions that lock at most one run: a worker's result.
    */
   group?: boolean;
+  /**
+   * With `group`: this transaction may run as one function with others of the same key that
+   * reach the same batch (the results of one run's branches), instead of each in turn.
+   */
+  join?: Joinable;
+}
+
+/**
+ * A grouped transaction that can be done together with others of its kind: those of one batch
+ * with the same `key` run as the first one's `joint`, which does all their work in one function
+ * (for results of one run: one lock, one decide-set read, one decision). Each keeps its own
+ * function too: whenever they cannot go together (a lock held elsewhere, a failure) each runs
+ * alone, as if never joined.
+ */
+export interface Joinable {
+  readonly key: string;
+  /**
+   * Does the work of `all` (this one first, every one of the same kind and key) in `tx`:
+   * each one's outcome, in order. A rejected outcome fails that one alone; a throw is the
+   * joint's failure, after which each runs again by itself.
+   */
+  joint(tx: Tx, all: readonly Joinable[]): Promise<ReadonlyArray<PromiseSettledResult<unknown>>>;
 }
 
 export interface Store {
