@@ -73,8 +73,8 @@ export interface CommandContext {
   followUps: FollowUp[];
   after: AfterCommit;
   now: number;
-  /** update-v2's direct hand-off: the task queued already locked for its worker. */
-  handed?: DirectHandOff | undefined;
+  /** update-v2's direct hand-offs: the tasks queued already locked for their workers. */
+  handed?: readonly DirectHandOff[] | undefined;
   taskDefs?: ReadonlyMap<string, StoredTaskDef> | undefined;
 }
 
@@ -97,7 +97,8 @@ export async function writeCommands(
   const wake = new Set<string>();
   for (const command of decision.commands) {
     switch (command.type) {
-      case 'ENQUEUE':
+      case 'ENQUEUE': {
+        const lock = handed?.find((h) => h.task.taskId === command.taskId)?.lock;
         enqueue.push({
           taskId: command.taskId,
           queueName: command.queueName,
@@ -107,13 +108,14 @@ export async function writeCommands(
           priority: command.priority,
           visibleAt: command.visibleAt,
           lockMs: command.lockMs,
-          ...(handed?.task.taskId === command.taskId && { lock: handed.lock }),
+          ...(lock && { lock }),
         });
         // A message queued already handed out wakes nobody. A delayed one (a retry's delay)
         // wakes the polls waiting on its queue too: each re-reads the queue's next due time
         // and sleeps until then, instead of until its own timeout (task-service.ts poll).
-        if (handed?.task.taskId !== command.taskId) wake.add(command.queueName);
+        if (!lock) wake.add(command.queueName);
         break;
+      }
       case 'DEQUEUE':
         dequeue.push(command.taskId);
         break;

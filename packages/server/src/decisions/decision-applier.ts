@@ -194,11 +194,15 @@ export class DecisionApplier {
     event: EngineEvent,
     after: AfterCommit,
     logs: readonly TaskLog[] = [],
-    /** update-v2: hand the worker a task this decision queues for it (direct-hand-off.ts). */
-    wish?: HandOffWish,
+    /**
+     * update-v2: hand the worker a task this decision queues for it (direct-hand-off.ts); with
+     * TASK_RESULTS, one wish a worker, each handed its own task in order.
+     */
+    wish?: HandOffWish | readonly HandOffWish[],
   ): Promise<Decision | undefined> {
     const session = newSession();
-    const decision = await this.handleIn(tx, session, workflowId, event, after, wish);
+    const wishes = wish === undefined ? [] : 'queueNames' in wish ? [wish] : wish;
+    const decision = await this.handleIn(tx, session, workflowId, event, after, wishes);
     if (decision && logs.length > 0) await tx.appendTaskLogs(logs);
     await this.drain(tx, session, after);
     return decision;
@@ -231,7 +235,7 @@ export class DecisionApplier {
     workflowId: string,
     event: EngineEvent,
     after: AfterCommit,
-    wish?: HandOffWish,
+    wishes: readonly HandOffWish[] = [],
   ): Promise<Decision | undefined> {
     const run = await tx.lockRun(workflowId);
     if (!run) return undefined;
@@ -247,10 +251,13 @@ export class DecisionApplier {
     if (reopened && settled.run.parentWorkflowId !== undefined) {
       session.followUps.push({ kind: 'event', workflowId: settled.run.parentWorkflowId, event: reopened });
     }
-    const { decision, handed } = wish
-      ? handOffDirectly(settled, wish, taskDefs, now, newId)
-      : { decision: settled, handed: undefined };
-    if (wish && handed) wish.handed = handed;
+    let decision = settled;
+    const handed: DirectHandOff[] = [];
+    for (const wish of wishes) {
+      const direct = handOffDirectly(decision, wish, taskDefs, now, newId);
+      decision = direct.decision;
+      if (direct.handed) handed.push((wish.handed = direct.handed));
+    }
     await this.apply(tx, session, decision, after, true, handed, taskDefs);
     if (!decision.ignored) this.observer?.decided(run, tasks, decision, now);
     if (!decision.ignored && event.type === 'SIGNAL')
@@ -489,7 +496,7 @@ export class DecisionApplier {
     decision: Decision,
     after: AfterCommit,
     writeRun: boolean,
-    handed?: DirectHandOff,
+    handed: readonly DirectHandOff[] = [],
     taskDefs?: ReadonlyMap<string, StoredTaskDef>,
   ): Promise<void> {
     if (decision.ignored) return;

@@ -13,7 +13,7 @@ import {
 } from '@baton/protocol';
 
 import type { Clock } from '../clock.js';
-import { judgeResult } from '../engine/index.js';
+import { judgeResult, type ResultVerdict } from '../engine/index.js';
 import { fail } from '../errors.js';
 import { newId } from '../ids.js';
 import type { WakeBus } from '../queue/wake-bus.js';
@@ -21,7 +21,7 @@ import type { Store, Tx } from '../store/store.js';
 import { storeFault } from '../store/store-faults.js';
 import type { Metrics } from '../metrics.js';
 import { ANY_TASK, type TaskAccess } from '../auth/task-access.js';
-import { afterCommit, type AfterCommit, type DecisionApplier } from '../decisions/decision-applier.js';
+import { afterCommit, type DecisionApplier } from '../decisions/decision-applier.js';
 import { holdBackOverLimit } from '../handout/hand-out-limits.js';
 import { handedOut, type HandOffWish } from '../handout/direct-hand-off.js';
 import type { PollRecorder } from '../handout/poll-recorder.js';
@@ -32,6 +32,10 @@ import { pollQueues } from '../handout/poll-queues.js';
 import { newHandOutSeen, type HandOutSeen } from '../handout/hand-out-seen.js';
 import { latestTaskByRef, openTaskByRef } from './task-by-ref.js';
 import { checkResultRun, refuseIfStale, type Judged } from './result-refusals.js';
+import { applyResults, NotJoinable, type ResultAnswer, ResultWork } from './result-work.js';
+import type { PollRequest } from '../handout/poll-request.js';
+
+export type { PollRequest } from '../handout/poll-request.js';
 
 /**
  * A worker's result or poll: short, at most one run (and what its end touches), arriving
@@ -39,17 +43,6 @@ import { checkResultRun, refuseIfStale, type Judged } from './result-refusals.js
  * TransactionOptions.group).
  */
 const GROUPED = { group: true } as const;
-
-export interface PollRequest {
-  taskType: string;
-  workerId: string;
-  domain?: string;
-  count: number;
-  /** How long to wait for work, in ms (0 = answer at once). */
-  timeoutMs: number;
-  /** Aborts the wait when the caller has gone away. */
-  signal?: AbortSignal;
-}
 
 /** Optional observers of hand-outs and results: metrics, a logger, the worker liveness view, poll data. */
 export interface HandOutObservers {
@@ -315,18 +308,16 @@ export class TaskService {
       strict?: boolean;
     } = {},
   ): Promise<{ task: TaskRecord; applied: boolean; lapsed: boolean }> {
-    const after = afterCommit();
-    const access = options.access ?? ANY_TASK;
-    const out = await this.store.transaction(async (tx): Promise<Judged> => {
-      const task = await this.requireTask(tx, result.taskId, result.workflowInstanceId);
-      access.check(task);
-      checkResultRun(task, result);
-      const verdict = judgeResult(task, result);
-      if (verdict.kind !== 'apply') return { task, applied: false, verdict };
-      return this.applyResult(tx, task, result, after, undefined, options.detach === true);
-    }, GROUPED);
+    const work = new ResultWork(
+      result,
+      options.access ?? ANY_TASK,
+      options.detach === true,
+      undefined,
+      this.together,
+    );
+    const out = await this.store.transaction((tx) => this.oneResultIn(tx, work), work.options);
     refuseIfStale(out, result.workerId, this.observers, options.strict === true);
-    this.wake.wake([...after.wakeQueues]);
+    this.wake.wake([...work.after.wakeQueues]);
     // Past refuseIfStale only a lapsed refusal is left: answered 2xx, yet not recorded.
     return { task: out.task, applied: out.applied, lapsed: out.verdict?.kind === 'refuse' };
   }
@@ -343,43 +334,11 @@ export class TaskService {
     signal?: AbortSignal,
     access: TaskAccess = ANY_TASK,
   ): Promise<{ task: TaskRecord; applied: boolean; next?: TaskRecord }> {
-    const after = afterCommit();
-    let poll: { request: PollRequest; queues: string[]; seen: HandOutSeen } | undefined;
-    type Answer = Judged & { next?: TaskRecord };
-    const out = await this.store.transaction(async (tx): Promise<Answer> => {
-      poll = undefined;
-      const task = await this.requireTask(tx, result.taskId, result.workflowInstanceId);
-      access.check(task);
-      checkResultRun(task, result);
-      const asking = result.status !== 'IN_PROGRESS';
-      const request: PollRequest = {
-        taskType: task.taskDefName,
-        workerId: result.workerId ?? task.workerId ?? fallbackWorkerId,
-        count: 1,
-        timeoutMs: 0,
-        ...(task.domain !== undefined && { domain: task.domain }),
-      };
-      const queues = pollQueues(request.taskType, request.domain);
-      const wish: HandOffWish = { queueNames: queues, workerId: request.workerId };
-      const verdict = judgeResult(task, result);
-      if (verdict.kind === 'refuse') return { task, applied: false, verdict };
-      const applied =
-        verdict.kind === 'repeat'
-          ? { task, applied: false }
-          : await this.applyResult(tx, task, result, after, asking ? wish : undefined);
-      if (!asking) return applied;
-      poll = { request, queues, seen: newHandOutSeen(this.clock.now()) };
-      if (wish.handed) {
-        // Recorded as a poll that took the task at once (schedule-to-start 0).
-        await this.recordPoll(tx, request, queues, poll.seen.polledAt);
-        poll.seen.firstStarts.set(wish.handed.task.taskId, 0);
-        return { ...applied, next: wish.handed.task };
-      }
-      const tasks = await this.handOutIn(tx, request, queues, poll.seen);
-      return { ...applied, ...(tasks[0] !== undefined && { next: tasks[0] }) };
-    }, GROUPED);
+    const work = new ResultWork(result, access, false, fallbackWorkerId, this.together);
+    const out = await this.store.transaction((tx) => this.oneResultIn(tx, work), work.options);
     refuseIfStale(out, result.workerId, this.observers);
-    this.wake.wake([...after.wakeQueues]);
+    this.wake.wake([...work.after.wakeQueues]);
+    const poll = work.poll;
     if (poll)
       this.observeHandOut(poll.queues[1] ?? poll.request.taskType, poll.seen, out.next ? [out.next] : []);
     if (out.next && signal?.aborted) {
@@ -390,35 +349,97 @@ export class TaskService {
     return out;
   }
 
-  private async applyResult(
+  /** Joined results' transaction (`ResultWork.joint`). */
+  private readonly together = (
     tx: Tx,
-    task: TaskRecord,
-    result: TaskResult,
-    after: AfterCommit,
-    wish?: HandOffWish,
-    detach = false,
-  ): Promise<{ task: TaskRecord; applied: boolean }> {
-    const now = this.clock.now();
-    const logs: TaskLog[] = (result.logs ?? []).map((l) => ({
-      taskId: task.taskId,
-      log: l.log,
-      createdTime: l.createdTime ?? now,
-    }));
-    const decision = await this.executor.handle(
+    works: readonly ResultWork[],
+  ): Promise<Array<PromiseSettledResult<ResultAnswer>>> => this.resultsIn(tx, works);
+
+  /** One result's transaction: `resultsIn` for it alone, its failure thrown. */
+  private async oneResultIn(tx: Tx, work: ResultWork): Promise<ResultAnswer> {
+    const [outcome] = await this.resultsIn(tx, [work]);
+    if (!outcome) throw new Error('a result was answered nothing');
+    if (outcome.status === 'rejected') throw outcome.reason;
+    return outcome.value;
+  }
+
+  /**
+   * Results in one transaction: each checked and judged on its own (a missing task, a refused or
+   * mismatched result answers for itself), those to apply decided as one (several results name
+   * one run: see `ResultWork`), then each update-v2 worker handed its next task in order. With
+   * one result, exactly the single result's path: its lock and task read, a TASK_RESULT.
+   */
+  private async resultsIn(
+    tx: Tx,
+    works: readonly ResultWork[],
+  ): Promise<Array<PromiseSettledResult<ResultAnswer>>> {
+    const [first] = works;
+    if (!first) return [];
+    // A transaction run again starts over.
+    for (const work of works) work.poll = undefined;
+    // A result that names its run (as workers' results do) locks that run in the same round trip
+    // as its task read, the lock its decision takes next; a wrong run is refused after
+    // (checkResultRun), and a lone transaction rolls back.
+    const runId = first.result.workflowInstanceId;
+    let found: Array<TaskRecord | undefined>;
+    if (works.length === 1) {
+      found = [
+        runId
+          ? await tx.getTaskLockingRun(first.result.taskId, runId)
+          : await tx.getTask(first.result.taskId),
+      ];
+    } else {
+      const ids = works.map((w) => w.result.taskId);
+      // Joined: every one names `runId` (the key). A task named twice (a result posted again
+      // while the first is under way) must be judged against the first one's outcome: in turn.
+      if (runId === undefined || new Set(ids).size < ids.length) throw new NotJoinable();
+      found = await tx.getTasksLockingRun(ids, runId);
+    }
+    const outcomes: Array<PromiseSettledResult<ResultAnswer> | undefined> = [];
+    const judged: Array<{ at: number; task: TaskRecord; verdict: ResultVerdict; wish?: HandOffWish }> = [];
+    works.forEach((work, at) => {
+      try {
+        const task = found[at];
+        if (!task) throw fail('TASK_NOT_FOUND', { taskId: work.result.taskId });
+        work.access.check(task);
+        checkResultRun(task, work.result);
+        const verdict = judgeResult(task, work.result);
+        if (verdict.kind === 'refuse' || (verdict.kind === 'repeat' && !work.asksNext)) {
+          outcomes[at] = { status: 'fulfilled', value: { task, applied: false, verdict } };
+          return;
+        }
+        judged.push({ at, task, verdict, ...(work.asksNext && { wish: work.wishFor(task) }) });
+      } catch (err) {
+        outcomes[at] = { status: 'rejected', reason: err };
+      }
+    });
+    const applied = await applyResults(
       tx,
-      task.workflowInstanceId,
-      {
-        type: 'TASK_RESULT',
-        result: { ...result, workflowInstanceId: task.workflowInstanceId },
-        ...(detach && { detach }),
-      },
-      after,
-      logs,
-      wish,
+      this.executor,
+      this.clock.now(),
+      judged.filter((j) => j.verdict.kind === 'apply').map((j) => ({ ...j, work: works[j.at] ?? first })),
     );
-    if (!decision || decision.ignored) return { task, applied: false };
-    const updated = decision.updatedTasks.find((t) => t.taskId === task.taskId) ?? task;
-    return { task: updated, applied: true };
+    for (const { at, task, wish } of judged) {
+      const work = works[at] ?? first;
+      const answer: ResultAnswer = applied.get(at) ?? { task, applied: false };
+      if (!wish) {
+        outcomes[at] = { status: 'fulfilled', value: answer };
+        continue;
+      }
+      const poll = work.startPoll(this.clock.now());
+      if (wish.handed) {
+        // Recorded as a poll that took the task at once (schedule-to-start 0).
+        await this.recordPoll(tx, poll.request, poll.queues, poll.seen.polledAt);
+        poll.seen.firstStarts.set(wish.handed.task.taskId, 0);
+        outcomes[at] = { status: 'fulfilled', value: { ...answer, next: wish.handed.task } };
+        continue;
+      }
+      const next = (await this.handOutIn(tx, poll.request, poll.queues, poll.seen))[0];
+      outcomes[at] = { status: 'fulfilled', value: { ...answer, ...(next !== undefined && { next }) } };
+    }
+    return works.map(
+      (_, at) => outcomes[at] ?? { status: 'rejected', reason: new Error('a result was answered nothing') },
+    );
   }
 
   /**
@@ -466,7 +487,8 @@ export class TaskService {
         outputData: { ...open.outputData, ...output },
         ...(workerId !== undefined && { workerId }),
       };
-      await this.applyResult(tx, open, result, after);
+      const work = new ResultWork(result, access, false, undefined, this.together, after);
+      await applyResults(tx, this.executor, this.clock.now(), [{ at: 0, task: open, work }]);
       return open.taskId;
     });
     if (refused) refuseIfStale(refused, workerId, this.observers);
@@ -484,13 +506,9 @@ export class TaskService {
     });
   }
 
-  /**
-   * The task, or 404. `lockingRun`: a result names its run (as workers' results do), so that run
-   * is locked in the same round trip, the lock its decision takes next; a wrong run is refused
-   * after (checkResultRun) and the transaction rolls back.
-   */
-  private async requireTask(tx: Tx, taskId: string, lockingRun?: string): Promise<TaskRecord> {
-    const task = lockingRun ? await tx.getTaskLockingRun(taskId, lockingRun) : await tx.getTask(taskId);
+  /** The task, or 404. */
+  private async requireTask(tx: Tx, taskId: string): Promise<TaskRecord> {
+    const task = await tx.getTask(taskId);
     if (!task) throw fail('TASK_NOT_FOUND', { taskId });
     return task;
   }
