@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { TaskDef, WorkflowTask } from '@baton/protocol';
 import type { Command, Decision, FiredTimer, TimerKind } from '../../src/engine/types.js';
-import { Engine, simple, T0, workflow } from './helpers.js';
+import { Engine, fork, join, simple, T0, workflow } from './helpers.js';
 
 /**
  * Conductor's semantics that its own integration specs assert, decided without a database:
@@ -11,18 +11,6 @@ import { Engine, simple, T0, workflow } from './helpers.js';
  * (DynamicForkJoinSpec), and the failed task names of a run (WorkflowAndTaskConfigurationSpec).
  */
 
-const fork = (ref: string, forkTasks: WorkflowTask[][]): WorkflowTask => ({
-  name: ref,
-  taskReferenceName: ref,
-  type: 'FORK_JOIN',
-  forkTasks,
-});
-const join = (ref: string, joinOn: string[]): WorkflowTask => ({
-  name: ref,
-  taskReferenceName: ref,
-  type: 'JOIN',
-  joinOn,
-});
 const noRetry = (name: string): TaskDef => ({
   name,
   retryCount: 0,

@@ -1,21 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { TaskResult, WorkflowTask } from '@baton/protocol';
+import type { TaskResult } from '@baton/protocol';
 import type { Decision } from '../../src/engine/types.js';
-import { Engine, T0, simple, workflow } from './helpers.js';
-
-const fork = (ref: string, forkTasks: WorkflowTask[][]): WorkflowTask => ({
-  name: ref,
-  taskReferenceName: ref,
-  type: 'FORK_JOIN',
-  forkTasks,
-});
-const join = (ref: string, joinOn: string[]): WorkflowTask => ({
-  name: ref,
-  taskReferenceName: ref,
-  type: 'JOIN',
-  joinOn,
-});
+import { Engine, T0, fork, join, simple, workflow } from './helpers.js';
 
 /** A fork of three branches (two steps in the first), its join, and a step after. */
 const def = () =>

@@ -35,6 +35,20 @@ export function simple(ref: string, extra: Partial<WorkflowTask> = {}): Workflow
   return { name: extra.name ?? `${ref}_type`, taskReferenceName: ref, type: 'SIMPLE', ...extra };
 }
 
+/** A FORK_JOIN task of `branches` (each a list of tasks run in order). */
+export function fork(
+  ref: string,
+  branches: WorkflowTask[][],
+  extra: Partial<WorkflowTask> = {},
+): WorkflowTask {
+  return { name: ref, taskReferenceName: ref, type: 'FORK_JOIN', forkTasks: branches, ...extra };
+}
+
+/** A JOIN task waiting on `joinOn`. */
+export function join(ref: string, joinOn: string[], extra: Partial<WorkflowTask> = {}): WorkflowTask {
+  return { name: ref, taskReferenceName: ref, type: 'JOIN', joinOn, ...extra };
+}
+
 export function workflow(tasks: WorkflowTask[], extra: Partial<WorkflowDef> = {}): WorkflowDef {
   return { name: 'wf', version: 1, schemaVersion: 2, tasks, ...extra };
 }

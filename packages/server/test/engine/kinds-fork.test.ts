@@ -1,19 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { WorkflowTask } from '@baton/protocol';
-import { Engine, simple, workflow } from './helpers.js';
-
-export function fork(
-  ref: string,
-  branches: WorkflowTask[][],
-  extra: Partial<WorkflowTask> = {},
-): WorkflowTask {
-  return { name: ref, taskReferenceName: ref, type: 'FORK_JOIN', forkTasks: branches, ...extra };
-}
-
-export function join(ref: string, joinOn: string[], extra: Partial<WorkflowTask> = {}): WorkflowTask {
-  return { name: ref, taskReferenceName: ref, type: 'JOIN', joinOn, ...extra };
-}
+import { Engine, fork, join, simple, workflow } from './helpers.js';
 
 function refs(engine: Engine): string[] {
   return engine.tasks.map((t) => t.referenceTaskName);

@@ -1,17 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { WorkflowTask } from '@baton/protocol';
-import { Engine, simple, workflow } from './helpers.js';
+import { Engine, fork, join, simple, workflow } from './helpers.js';
 import { sandboxScripts } from './sandbox-scripts.js';
 
 const testScripts = sandboxScripts();
 
-function fork(ref: string, branches: WorkflowTask[][]): WorkflowTask {
-  return { name: ref, taskReferenceName: ref, type: 'FORK_JOIN', forkTasks: branches };
-}
-function join(ref: string, joinOn: string[]): WorkflowTask {
-  return { name: ref, taskReferenceName: ref, type: 'JOIN', joinOn };
-}
 function loop(ref: string, times: number, loopOver: WorkflowTask[]): WorkflowTask {
   return {
     name: ref,

@@ -1,44 +1,22 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import type pg from 'pg';
-
-import { GroupCommit, type MemberLocks } from '../../src/store-postgres/group-commit.js';
 import type { Joinable, Tx } from '../../src/store/store.js';
+import { type FakeTx, fakeGroupCommit } from './fake-group-commit.js';
 
 /**
  * Joined transactions (`Joinable`): those of one batch with the same key run as the first one's
  * joint function, each answered its own outcome; whenever they cannot go together, each runs as
- * if never joined. The scheduling alone, over a connection that answers every message at once
- * (group-commit-parking.test.ts does the same for members that wait for a key).
+ * if never joined. The scheduling alone (fake-group-commit.ts; group-commit-parking.test.ts does
+ * the same for members that wait for a key).
  */
-
-interface FakeTx {
-  claim(key: string): void;
-  alone: boolean;
-}
-
-function fakeClient(): pg.PoolClient {
-  const client = {
-    query: (text: string) => Promise.resolve(text.split(';\n').map(() => ({ rows: [], rowCount: 0 }))),
-    release: () => undefined,
-  };
-  return client as unknown as pg.PoolClient;
-}
 
 /** How a joint treats its transactions: each answers its name, or one of them fails, or the joint throws. */
 type JointBehaviour =
   { kind: 'answer' } | { kind: 'fail-one'; name: string } | { kind: 'throw'; error: Error };
 
 function setUp() {
-  const group = new GroupCommit({
-    connect: () => Promise.resolve(fakeClient()),
-    prepared: () => new Map(),
-    tx: (_q, _state, _notified, _writes, locks: MemberLocks) =>
-      ({ claim: (key: string) => locks.claim(key), alone: false }) satisfies FakeTx as unknown as Tx,
-    alone: (fn) => fn({ claim: () => undefined, alone: true } satisfies FakeTx as unknown as Tx),
-    notify: () => undefined,
-  });
+  const group = fakeGroupCommit();
   /** The names each joint function was given, in order, and the names run by their own function. */
   const joints: string[][] = [];
   const own: Array<{ name: string; alone: boolean }> = [];

@@ -3,39 +3,16 @@ import { describe, it } from 'node:test';
 
 import type pg from 'pg';
 
-import { GroupCommit, type MemberLocks } from '../../src/store-postgres/group-commit.js';
-import type { Tx } from '../../src/store/store.js';
+import { type FakeTx, fakeClient, fakeGroupCommit } from './fake-group-commit.js';
 
 /**
  * How group commit orders members that found their key held by another member: the scheduling
- * alone, over a connection that answers every message at once (pg-group-commit.test.ts holds the
- * same rules against PostgreSQL). A member here is a function that claims keys as `lockRun` does.
+ * alone (fake-group-commit.ts). A member here is a function that claims keys as `lockRun` does.
  */
-
-/** What a member's function gets: the claim of its batch, or none when it runs alone. */
-interface FakeTx {
-  claim(key: string): void;
-  alone: boolean;
-}
-
-function fakeClient(): pg.PoolClient {
-  const client = {
-    query: (text: string) => Promise.resolve(text.split(';\n').map(() => ({ rows: [], rowCount: 0 }))),
-    release: () => undefined,
-  };
-  return client as unknown as pg.PoolClient;
-}
 
 function setUp(connect: () => Promise<pg.PoolClient> = () => Promise.resolve(fakeClient())) {
   const lone: string[] = [];
-  const group = new GroupCommit({
-    connect,
-    prepared: () => new Map(),
-    tx: (_q, _state, _notified, _writes, locks: MemberLocks) =>
-      ({ claim: (key: string) => locks.claim(key), alone: false }) satisfies FakeTx as unknown as Tx,
-    alone: (fn) => fn({ claim: () => undefined, alone: true } satisfies FakeTx as unknown as Tx),
-    notify: () => undefined,
-  });
+  const group = fakeGroupCommit(connect);
   /** How many members run at once holding each key (alone or in a batch), and the most seen. */
   const running = new Map<string, number>();
   const peak = new Map<string, number>();
