@@ -396,7 +396,13 @@ export class TaskService {
       found = await tx.getTasksLockingRun(ids, runId);
     }
     const outcomes: Array<PromiseSettledResult<ResultAnswer> | undefined> = [];
-    const judged: Array<{ at: number; task: TaskRecord; verdict: ResultVerdict; wish?: HandOffWish }> = [];
+    const judged: Array<{
+      at: number;
+      work: ResultWork;
+      task: TaskRecord;
+      verdict: ResultVerdict;
+      wish?: HandOffWish;
+    }> = [];
     works.forEach((work, at) => {
       try {
         const task = found[at];
@@ -408,7 +414,7 @@ export class TaskService {
           outcomes[at] = { status: 'fulfilled', value: { task, applied: false, verdict } };
           return;
         }
-        judged.push({ at, task, verdict, ...(work.asksNext && { wish: work.wishFor(task) }) });
+        judged.push({ at, work, task, verdict, ...(work.asksNext && { wish: work.wishFor(task) }) });
       } catch (err) {
         outcomes[at] = { status: 'rejected', reason: err };
       }
@@ -417,10 +423,9 @@ export class TaskService {
       tx,
       this.executor,
       this.clock.now(),
-      judged.filter((j) => j.verdict.kind === 'apply').map((j) => ({ ...j, work: works[j.at] ?? first })),
+      judged.filter((j) => j.verdict.kind === 'apply'),
     );
-    for (const { at, task, wish } of judged) {
-      const work = works[at] ?? first;
+    for (const { at, work, task, wish } of judged) {
       const answer: ResultAnswer = applied.get(at) ?? { task, applied: false };
       if (!wish) {
         outcomes[at] = { status: 'fulfilled', value: answer };

@@ -27,20 +27,18 @@ export abstract class SqliteRunLockTx extends SqliteQueueTx {
     return this.getRun(workflowId);
   }
 
+  /** One task's case of `getTasksLockingRun`. */
+  async getTaskLockingRun(taskId: string, workflowId: string): Promise<TaskRecord | undefined> {
+    const [task] = await this.getTasksLockingRun([taskId], workflowId);
+    return task;
+  }
+
   /**
-   * One writer at a time: there is no run lock to take first. The task comes from its run's
+   * One writer at a time: there is no run lock to take first. Each task comes from its run's
    * decide set, which the decision reads next: the set is kept, as stored, for `getDecideTasks`,
    * good while nothing is written in between. The task is nearly always in it (it is open, or
    * the latest of its name); a task of another run or an older attempt is read by its id.
    */
-  async getTaskLockingRun(taskId: string, workflowId: string): Promise<TaskRecord | undefined> {
-    if (!this.state.writable) return this.getTask(taskId);
-    const rows = decideTaskRows(this.c, workflowId);
-    this.prefetched = { workflowId, at: this.c.writes, rows };
-    const row = rows.find((r) => r.task_id === taskId);
-    return row ? taskFromRow(row) : this.getTask(taskId);
-  }
-
   async getTasksLockingRun(
     taskIds: readonly string[],
     workflowId: string,
