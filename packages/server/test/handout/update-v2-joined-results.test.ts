@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 
 import { openPostgresStore, type PostgresStore } from '../../src/store-postgres/postgres-store.js';
 import { type TestApp, call, testApp } from '../helpers/app.js';
 import { register } from '../helpers/app-suite.js';
 import { waitFor } from '../helpers/baton-process.js';
+import { FaultProxy } from '../helpers/fault-proxy.js';
 import { createTestDatabase, enabledStores, type TestDatabase } from '../helpers/postgres.js';
 import { pollOneTask, startRun } from '../helpers/runs.js';
 
@@ -13,7 +15,8 @@ import { pollOneTask, startRun } from '../helpers/runs.js';
  * (`operations/result-work.ts`): one lock, one decide-set read, one decision, and each worker
  * answered as if its result had gone alone. The batch before is held in flight (the group
  * commit's clock stands still, so it never counts as held up) until every result waits for the
- * next one.
+ * next one. The store reaches PostgreSQL through a proxy that can reset the connection as a
+ * joint's COMMIT goes out.
  */
 if (enabledStores().includes('postgres')) {
   describe('update-v2: results of one run decided together on PostgreSQL', () => {
@@ -21,11 +24,15 @@ if (enabledStores().includes('postgres')) {
     let store: PostgresStore;
     let t: TestApp;
     let frozen: number | undefined;
+    let proxy: FaultProxy;
 
     before(async () => {
       db = await createTestDatabase();
+      const target = new URL(db.url);
+      proxy = new FaultProxy({ host: target.hostname, port: Number(target.port || 5432) });
+      await proxy.listen();
       store = openPostgresStore({
-        url: db.url,
+        url: proxy.urlFor(db.url),
         poolSize: 6,
         groupCommit: { now: () => frozen ?? performance.now() },
       });
@@ -57,6 +64,7 @@ if (enabledStores().includes('postgres')) {
     after(async () => {
       await t?.close();
       await store?.close();
+      await proxy?.close();
       await db?.drop();
     });
 
@@ -172,6 +180,67 @@ if (enabledStores().includes('postgres')) {
       assert.equal(tasks.get('a')?.status, 'COMPLETED');
       assert.equal(tasks.get('b')?.status, 'IN_PROGRESS', 'the refused result changed nothing');
       assert.equal(tasks.get('c')?.status, 'COMPLETED');
+    });
+
+    it('a joint whose COMMIT answer is lost answers each 503, and each repeat is acknowledged once', async () => {
+      const { id, result, worker } = await forked();
+      const ids = ['a', 'b', 'c'].map((ref) => result(ref).taskId);
+      // The joint's writes go out (with the next tasks' claims), then its COMMIT, which reaches
+      // PostgreSQL; that connection is reset before the answer.
+      let carrier: object | undefined;
+      const cut = proxy.arm((bytes, connection) => {
+        if (ids.every((x) => bytes.includes(x))) carrier = connection;
+        return connection === carrier && bytes.includes('COMMIT');
+      }, 'reset');
+      const lost = await together([result('a'), result('b'), result('c')]);
+      assert.equal(await Promise.race([cut.then(() => 'reset'), delay(10_000, 'not reset')]), 'reset');
+      // (The fault fired on the connection whose one message wrote all three: they went as one
+      // joint. A joint is counted in the stats once it commits, and this one's outcome is unknown.)
+      for (const answer of lost) {
+        // Applied or not, the node cannot know: no result is acknowledged.
+        assert.equal(answer?.status, 503, answer?.text);
+        assert.equal(answer?.body.retryable, true, answer?.text);
+      }
+      // Each worker sends its result again, together as before: each is acknowledged.
+      const again = await together([result('a'), result('b'), result('c')]);
+      for (const answer of again) assert.ok([200, 204].includes(answer?.status ?? 0), answer?.text);
+      const res = await call(t.app, 'GET', `/api/workflow/${id}?includeTasks=true`);
+      const all = res.body.tasks as Array<{
+        referenceTaskName: string;
+        status: string;
+        taskId: string;
+        outputData: unknown;
+      }>;
+      for (const ref of ['a', 'b', 'c', 'a2', 'join']) {
+        const attempts = all.filter((x) => x.referenceTaskName === ref);
+        assert.equal(attempts.length, 1, `one ${ref}: nothing applied twice`);
+      }
+      for (const ref of ['a', 'b', 'c']) {
+        const task = all.find((x) => x.referenceTaskName === ref);
+        assert.equal(task?.status, 'COMPLETED', ref);
+        assert.deepEqual(task?.outputData, { from: ref }, ref);
+      }
+      // The run goes on from there as usual: a2 (handed to a's worker once), then the last step.
+      const a2 = all.find((x) => x.referenceTaskName === 'a2') ?? assert.fail('a2 scheduled');
+      const handed = again[0]?.status === 200 ? (again[0].body as { taskId: string }) : undefined;
+      if (handed) assert.equal(handed.taskId, a2.taskId);
+      const next = await call(t.app, 'POST', '/api/tasks/update-v2', {
+        taskId: a2.taskId,
+        workflowInstanceId: id,
+        workerId: worker('a'),
+        status: 'COMPLETED',
+      });
+      assert.equal(next.status, 200, next.text);
+      assert.equal(next.body.referenceTaskName, 'last');
+      const done = await call(t.app, 'POST', '/api/tasks/update-v2', {
+        taskId: next.body.taskId,
+        workflowInstanceId: id,
+        workerId: worker('a'),
+        status: 'COMPLETED',
+      });
+      assert.equal(done.status, 204, done.text);
+      const run = await call(t.app, 'GET', `/api/workflow/${id}`);
+      assert.equal(run.body.status, 'COMPLETED');
     });
 
     it('one task’s result twice goes each in turn: the first applied, the repeat acknowledged', async () => {

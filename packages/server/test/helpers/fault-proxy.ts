@@ -6,9 +6,12 @@ import { createServer, type Server, Socket } from 'node:net';
  *   - `blackhole()`: bytes are dropped, in both directions and on new connections, with no reset,
  *     until `heal()`, which then resets what was cut off (as TCP eventually gives up on it);
  *   - `arm(match, fault)`: the same, at the moment the node sends bytes that `match` (e.g. in
- *     the middle of a COMMIT: the statement reaches PostgreSQL, its answer never comes back).
+ *     the middle of a COMMIT: the statement reaches PostgreSQL, its answer never comes back);
+ *     `match` is also told which connection sent them (an object of its own for each).
  */
 export type Fault = 'reset' | 'blackhole';
+/** Whether the bytes a connection sent set off the armed fault. */
+export type Match = (chunk: string, connection: object) => boolean;
 
 interface Pair {
   client: Socket;
@@ -19,7 +22,7 @@ interface Pair {
 export class FaultProxy {
   private readonly pairs = new Set<Pair>();
   private dropping = false;
-  private armed: { match: (chunk: string) => boolean; fault: Fault; fired: () => void } | undefined;
+  private armed: { match: Match; fault: Fault; fired: () => void } | undefined;
   private server: Server | undefined;
   port = 0;
   /** How many faults an armed match has set off. */
@@ -67,7 +70,7 @@ export class FaultProxy {
   }
 
   /** Sets off `fault` the next time the node sends bytes that `match`; resolves when it has. */
-  arm(match: (chunk: string) => boolean, fault: Fault): Promise<void> {
+  arm(match: Match, fault: Fault): Promise<void> {
     return new Promise((resolve) => {
       this.armed = { match, fault, fired: resolve };
     });
@@ -106,7 +109,7 @@ export class FaultProxy {
       const text = chunk.toString('latin1');
       for (const [key, n] of this.counts) if (text.includes(key)) this.counts.set(key, n + 1);
       const armed = this.armed;
-      if (armed && armed.match(text)) {
+      if (armed && armed.match(text, pair)) {
         this.armed = undefined;
         this.fired++;
         // The bytes reach PostgreSQL; whatever it answers never reaches the node.
