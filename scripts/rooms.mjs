@@ -39,6 +39,7 @@ export const ROOMS = [
     files: [
       'clock.ts',
       'control-flow-error.ts',
+      'copy-with.ts',
       'errors.ts',
       'error-messages.ts',
       'ids.ts',
@@ -46,7 +47,7 @@ export const ROOMS = [
       'metrics.ts',
     ],
     holds:
-      'the clock, the error class, the errors that only steer, the message of every registered error code, ids, key files of the data dir, the metrics registry',
+      'the clock, the error class, the errors that only steer, the message of every registered error code, ids, key files of the data dir, the metrics registry, the shape-keeping object copy',
     mayImport: ['protocol'],
   },
   {

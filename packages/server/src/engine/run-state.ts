@@ -122,14 +122,16 @@ export class RunState {
   }
 
   updateRun(patch: Partial<RunRecord>): void {
-    this.currentRun = { ...this.currentRun, ...patch, updateTime: this.ctx.now };
+    // Object.assign, not spreads: a copy that starts with a spread and adds a field gets a hidden
+    // class of its own on this runtime (src/copy-with.ts).
+    this.currentRun = Object.assign({}, this.currentRun, patch, { updateTime: this.ctx.now });
     this.runChanged = true;
     if (this.doc) this.doc.workflow = workflowView(this.currentRun);
   }
 
   /** Replaces the run record whole (to drop a field a patch cannot remove). */
   replaceRun(run: RunRecord): void {
-    this.currentRun = { ...run, updateTime: this.ctx.now };
+    this.currentRun = Object.assign({}, run, { updateTime: this.ctx.now });
     this.runChanged = true;
   }
 
@@ -139,7 +141,7 @@ export class RunState {
     if (position === undefined)
       throw new Error(`task ${task.taskId} is not part of run ${this.run.workflowId}`);
     const current = this.records[position] ?? task;
-    const next: TaskRecord = { ...current, ...patch };
+    const next: TaskRecord = Object.assign({}, current, patch);
     if (patch.inputData !== undefined && patch.templateSecrets === undefined)
       keepTemplateSecrets(current, next);
     this.records[position] = next;

@@ -1,5 +1,6 @@
 import type { StoredTaskDef, TaskRecord } from '@baton/protocol';
 
+import { copyWith } from '../copy-with.js';
 import type { Command, Decision } from '../engine/index.js';
 import { hasHandOutLimits } from './hand-out-limits.js';
 
@@ -21,15 +22,14 @@ export interface DirectHandOff {
 
 /** A queued task as its hand-out to `workerId` at `now` leaves it (a claim's or a direct one). */
 export function handedOut(task: TaskRecord, workerId: string, now: number): TaskRecord {
-  return {
-    ...task,
+  return copyWith(task, {
     status: 'IN_PROGRESS',
     pollCount: task.pollCount + 1,
     workerId,
     startTime: task.startTime > 0 ? task.startTime : now,
     updateTime: now,
     callbackAfterSeconds: 0,
-  };
+  });
 }
 
 /**

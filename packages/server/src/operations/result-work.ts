@@ -2,6 +2,7 @@ import type { TaskLog, TaskRecord, TaskResult } from '@baton/protocol';
 
 import type { TaskAccess } from '../auth/task-access.js';
 import { ControlFlowError } from '../control-flow-error.js';
+import { copyWith } from '../copy-with.js';
 import { afterCommit, type AfterCommit, type DecisionApplier } from '../decisions/decision-applier.js';
 import type { EngineEvent, ResultEvent } from '../engine/index.js';
 import type { HandOffWish } from '../handout/direct-hand-off.js';
@@ -82,7 +83,8 @@ export class ResultWork implements Joinable {
   /** The poll its next task is handed out under (after `wishFor`). */
   startPoll(now: number): { request: PollRequest; queues: string[]; seen: HandOutSeen } {
     if (!this.wished) throw new Error('a poll started without its wish');
-    this.poll = { ...this.wished, seen: newHandOutSeen(now) };
+    // Object.assign, not a spread followed by a field: see copy-with.ts.
+    this.poll = Object.assign({}, this.wished, { seen: newHandOutSeen(now) });
     return this.poll;
   }
 
@@ -114,7 +116,7 @@ export async function applyResults(
       createdTime: l.createdTime ?? now,
     }));
   const resultOf = (task: TaskRecord, work: ResultWork): ResultEvent => ({
-    result: { ...work.result, workflowInstanceId: task.workflowInstanceId },
+    result: copyWith(work.result, { workflowInstanceId: task.workflowInstanceId }),
     ...(work.detach && { detach: true }),
   });
   const event: EngineEvent =

@@ -13,6 +13,7 @@ import {
 } from '@baton/protocol';
 
 import type { Clock } from '../clock.js';
+import { copyWith } from '../copy-with.js';
 import { judgeResult, type ResultVerdict } from '../engine/index.js';
 import { fail } from '../errors.js';
 import { newId } from '../ids.js';
@@ -331,7 +332,8 @@ export class TaskService {
     result: TaskResult,
     /** The poller's id when the result names none and the task has none (the caller's address). */
     fallbackWorkerId: string,
-    signal?: AbortSignal,
+    /** Whether the caller has gone away (asked once the transaction is done). */
+    hungUp: () => boolean = () => false,
     access: TaskAccess = ANY_TASK,
   ): Promise<{ task: TaskRecord; applied: boolean; next?: TaskRecord }> {
     const work = new ResultWork(result, access, false, fallbackWorkerId, this.together);
@@ -341,7 +343,7 @@ export class TaskService {
     const poll = work.poll;
     if (poll)
       this.observeHandOut(poll.queues[1] ?? poll.request.taskType, poll.seen, out.next ? [out.next] : []);
-    if (out.next && signal?.aborted) {
+    if (out.next && hungUp()) {
       await this.release([out.next]);
       const { next: _dropped, ...rest } = out;
       return rest;
@@ -436,11 +438,11 @@ export class TaskService {
         // Recorded as a poll that took the task at once (schedule-to-start 0).
         await this.recordPoll(tx, poll.request, poll.queues, poll.seen.polledAt);
         poll.seen.firstStarts.set(wish.handed.task.taskId, 0);
-        outcomes[at] = { status: 'fulfilled', value: { ...answer, next: wish.handed.task } };
+        outcomes[at] = { status: 'fulfilled', value: copyWith(answer, { next: wish.handed.task }) };
         continue;
       }
       const next = (await this.handOutIn(tx, poll.request, poll.queues, poll.seen))[0];
-      outcomes[at] = { status: 'fulfilled', value: { ...answer, ...(next !== undefined && { next }) } };
+      outcomes[at] = { status: 'fulfilled', value: next === undefined ? answer : copyWith(answer, { next }) };
     }
     return works.map(
       (_, at) => outcomes[at] ?? { status: 'rejected', reason: new Error('a result was answered nothing') },
@@ -507,7 +509,7 @@ export class TaskService {
       const task = await this.requireTask(tx, taskId);
       access.check(task);
       const why = (await explainTasks(tx, [task], this.clock.now(), this.withPending)).get(taskId);
-      return why ? { ...task, waitingFor: why } : task;
+      return why ? copyWith(task, { waitingFor: why }) : task;
     });
   }
 

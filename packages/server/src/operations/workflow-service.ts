@@ -12,6 +12,7 @@ import {
 } from '@baton/protocol';
 
 import { type Clock, systemClock } from '../clock.js';
+import { copyWith } from '../copy-with.js';
 import { fail } from '../errors.js';
 import type { WakeBus } from '../queue/wake-bus.js';
 import type { ArchivedRun, RunQuery, Store } from '../store/store.js';
@@ -158,10 +159,15 @@ export class WorkflowService {
     const shown = includeTasks
       ? tasks.map((t) => {
           const w = why.get(t.taskId);
-          return w ? { ...t, waitingFor: w } : t;
+          return w ? copyWith(t, { waitingFor: w }) : t;
         })
       : [];
-    const workflow: Workflow = { ...run, tasks: shown, startTime: run.createTime, ...retriedTime(run) };
+    // Object.assign, not a spread followed by fields: see copy-with.ts.
+    const workflow: Workflow = Object.assign({}, run, {
+      tasks: shown,
+      startTime: run.createTime,
+      ...retriedTime(run),
+    });
     if (run.status === 'RUNNING' || run.status === 'PAUSED')
       workflow.waitingFor = runWaiting(run, tasks, why);
     return workflow;

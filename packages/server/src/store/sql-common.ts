@@ -162,7 +162,8 @@ export function runFromColumns(
   record: Omit<RunRecord, 'workflowDefinition'>,
   definition: WorkflowDef,
 ): RunRecord {
-  return { ...record, workflowDefinition: definition };
+  // Object.assign, not a spread followed by a field: see copy-with.ts.
+  return Object.assign({}, record, { workflowDefinition: definition });
 }
 
 /** A definition's JSON without the server-kept times (they live in columns). */
@@ -179,7 +180,7 @@ export function workflowDefFromColumns(
   createTime: number,
   updateTime: number,
 ): StoredWorkflowDef {
-  return { ...definition, version, createTime, updateTime };
+  return Object.assign({}, definition, { version, createTime, updateTime });
 }
 
 export function taskDefFromColumns(
@@ -187,7 +188,7 @@ export function taskDefFromColumns(
   createTime: number,
   updateTime: number,
 ): StoredTaskDef {
-  return { ...definition, createTime, updateTime };
+  return Object.assign({}, definition, { createTime, updateTime });
 }
 
 /** Statuses `runsByCorrelationId(…, includeClosed = false)` keeps. */

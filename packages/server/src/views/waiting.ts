@@ -236,12 +236,14 @@ export function runWaiting(
   for (const task of tasks) {
     const w = why.get(task.taskId);
     if (w)
-      out.push({
-        ...w,
-        taskId: task.taskId,
-        referenceTaskName: task.referenceTaskName,
-        taskType: task.taskType,
-      });
+      // Object.assign, not a spread followed by fields: see copy-with.ts.
+      out.push(
+        Object.assign({}, w, {
+          taskId: task.taskId,
+          referenceTaskName: task.referenceTaskName,
+          taskType: task.taskType,
+        }),
+      );
   }
   return out;
 }
