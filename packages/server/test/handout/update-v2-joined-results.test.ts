@@ -121,6 +121,24 @@ if (enabledStores().includes('postgres')) {
       return { id, result, worker };
     }
 
+    /** Ends the run from a2, held by `workerId`: its result hands over the last step, whose result ends the run. */
+    async function finishFromA2(id: string, a2: string, workerId: string): Promise<void> {
+      const post = (taskId: unknown) =>
+        call(t.app, 'POST', '/api/tasks/update-v2', {
+          taskId,
+          workflowInstanceId: id,
+          workerId,
+          status: 'COMPLETED',
+        });
+      const last = await post(a2);
+      assert.equal(last.status, 200, last.text);
+      assert.equal(last.body.referenceTaskName, 'last');
+      const done = await post(last.body.taskId);
+      assert.equal(done.status, 204, done.text);
+      const run = await call(t.app, 'GET', `/api/workflow/${id}`);
+      assert.equal(run.body.status, 'COMPLETED');
+    }
+
     const tasksOf = async (id: string) => {
       const res = await call(t.app, 'GET', `/api/workflow/${id}?includeTasks=true`);
       assert.equal(res.status, 200, res.text);
@@ -148,22 +166,7 @@ if (enabledStores().includes('postgres')) {
       assert.equal(tasks.get('a2')?.status, 'IN_PROGRESS');
       assert.equal(tasks.get('join')?.status, 'IN_PROGRESS');
       // The rest of the run as usual.
-      const last = await call(t.app, 'POST', '/api/tasks/update-v2', {
-        taskId: a?.body.taskId,
-        workflowInstanceId: id,
-        workerId: worker('a'),
-        status: 'COMPLETED',
-      });
-      assert.equal(last.body.referenceTaskName, 'last');
-      const done = await call(t.app, 'POST', '/api/tasks/update-v2', {
-        taskId: last.body.taskId,
-        workflowInstanceId: id,
-        workerId: worker('a'),
-        status: 'COMPLETED',
-      });
-      assert.equal(done.status, 204, done.text);
-      const run = await call(t.app, 'GET', `/api/workflow/${id}`);
-      assert.equal(run.body.status, 'COMPLETED');
+      await finishFromA2(id, a?.body.taskId as string, worker('a'));
     });
 
     it('a refused result among them answers 409 alone, and the others are applied', async () => {
@@ -224,23 +227,7 @@ if (enabledStores().includes('postgres')) {
       const a2 = all.find((x) => x.referenceTaskName === 'a2') ?? assert.fail('a2 scheduled');
       const handed = again[0]?.status === 200 ? (again[0].body as { taskId: string }) : undefined;
       if (handed) assert.equal(handed.taskId, a2.taskId);
-      const next = await call(t.app, 'POST', '/api/tasks/update-v2', {
-        taskId: a2.taskId,
-        workflowInstanceId: id,
-        workerId: worker('a'),
-        status: 'COMPLETED',
-      });
-      assert.equal(next.status, 200, next.text);
-      assert.equal(next.body.referenceTaskName, 'last');
-      const done = await call(t.app, 'POST', '/api/tasks/update-v2', {
-        taskId: next.body.taskId,
-        workflowInstanceId: id,
-        workerId: worker('a'),
-        status: 'COMPLETED',
-      });
-      assert.equal(done.status, 204, done.text);
-      const run = await call(t.app, 'GET', `/api/workflow/${id}`);
-      assert.equal(run.body.status, 'COMPLETED');
+      await finishFromA2(id, a2.taskId, worker('a'));
     });
 
     it('one task’s result twice goes each in turn: the first applied, the repeat acknowledged', async () => {
