@@ -42,6 +42,17 @@ void describe('copies that keep one shape', () => {
     );
   });
 
+  void it('copyWith: an own __proto__ key stays a field of the copy, as a spread keeps it', () => {
+    const base = JSON.parse('{"__proto__": {"polluted": true}, "a": 1}') as Record<string, unknown>;
+    const copy = copyWith(base, { b: 2 });
+    assert.equal(Object.getPrototypeOf(copy), Object.prototype);
+    assert.deepEqual(Object.keys(copy), ['__proto__', 'a', 'b']);
+    assert.equal((copy as { polluted?: unknown }).polluted, undefined);
+    assert.equal(JSON.stringify(copy), '{"__proto__":{"polluted":true},"a":1,"b":2}');
+    const changed = copyWith<Record<string, unknown>>({ a: 1 }, JSON.parse('{"__proto__": 5}') as object);
+    assert.deepEqual(Object.keys(changed), ['a', '__proto__']);
+  });
+
   void it('a direct hand-off’s task, a run and a task definition read back keep one shape', () => {
     // The fields a scheduled task's record has (the hand-off reads pollCount and startTime).
     const task = {
