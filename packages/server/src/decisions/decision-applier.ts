@@ -45,6 +45,7 @@ import { type DirectHandOff, handOffDirectly, type HandOffWish } from '../handou
 import { taskDefsForRun, withTaskDefsOf } from './run-task-defs.js';
 import { loadInstructions } from '../instructions/instruction-refs.js';
 import type { AfterCommit } from './after-commit.js';
+import { copyWith } from '../copy-with.js';
 
 export { afterCommit, type AfterCommit } from './after-commit.js';
 
@@ -149,7 +150,12 @@ export class DecisionApplier {
     after: AfterCommit,
   ): Promise<RunRecord> {
     const session = newSession();
-    const run = await this.startIn(tx, session, { ...input, workflowId: input.workflowId ?? newId() }, after);
+    const run = await this.startIn(
+      tx,
+      session,
+      copyWith<typeof input, { workflowId: string }>(input, { workflowId: input.workflowId ?? newId() }),
+      after,
+    );
     await this.drain(tx, session, after);
     return run;
   }
@@ -308,13 +314,13 @@ export class DecisionApplier {
             ? `Error starting failure workflow ${name}: ${missingDefinitionReason(name, version)}`
             : `Error starting failure workflow ${name}: more than ${MAX_RUNS_PER_STEP} runs started in one step`;
       }
-      run = { ...run, output: { ...run.output, 'conductor.failure_workflow': note } };
+      run = copyWith(run, { output: copyWith(run.output, { 'conductor.failure_workflow': note }) });
     }
     const wake = childEndedEvent(run);
     if (wake && run.parentWorkflowId !== undefined) {
       session.followUps.push({ kind: 'event', workflowId: run.parentWorkflowId, event: wake });
     }
-    return run === decision.run ? decision : { ...decision, run, runChanged: true };
+    return run === decision.run ? decision : copyWith(decision, { run, runChanged: true });
   }
 
   /** Works off the follow-ups in order; each may add more (a child that ends at once wakes its parent). */

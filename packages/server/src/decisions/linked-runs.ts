@@ -15,6 +15,7 @@ import {
   type Decision,
   type EngineEvent,
 } from '../engine/index.js';
+import { copyWith } from '../copy-with.js';
 
 /**
  * Runs that start or wake other runs: SUB_WORKFLOW children, START_WORKFLOW runs, failure
@@ -126,13 +127,12 @@ export function failureWorkflowInput(run: RunRecord, tasks: readonly TaskRecord[
     failedRef === undefined
       ? [...tasks].reverse().find((task) => task.taskType === 'TERMINATE' && task.status === 'COMPLETED')
       : [...tasks].reverse().find((task) => task.referenceTaskName === failedRef);
-  const input: JsonObject = {
-    ...structuredClone(run.input),
+  const input: JsonObject = copyWith(structuredClone(run.input), {
     workflowId: run.workflowId,
     reason: run.reasonForIncompletion ?? null,
     failureStatus: run.status,
-    failedWorkflow: structuredClone({ ...run, tasks } as unknown as JsonObject),
-  };
+    failedWorkflow: structuredClone(copyWith(run, { tasks }) as unknown as JsonObject),
+  });
   if (failedTask) input.failureTaskId = failedTask.taskId;
   return input;
 }

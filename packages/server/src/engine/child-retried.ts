@@ -5,6 +5,7 @@ import { workflowTimeoutTimer } from './attempt-timers.js';
 import type { RunState } from './run-state.js';
 import { placeCommand, placeTask, suffixOf } from './scope.js';
 import type { EngineEvent } from './types.js';
+import { copyWith } from '../copy-with.js';
 
 /**
  * A child run of this run was retried (Baton's retry makes a new linked child run) or reopened
@@ -49,14 +50,15 @@ export function applyChildRetried(
   };
   if (run.reasonForIncompletion !== undefined) reopening.previousReason = run.reasonForIncompletion;
   const { reasonForIncompletion: _reason, ...rest } = run;
-  state.replaceRun({
-    ...rest,
-    status: 'RUNNING',
-    endTime: 0,
-    failedReferenceTaskNames: [],
-    failedTaskNames: [],
-    reopened: [...(run.reopened ?? []), reopening],
-  });
+  state.replaceRun(
+    copyWith(rest, {
+      status: 'RUNNING',
+      endTime: 0,
+      failedReferenceTaskNames: [],
+      failedTaskNames: [],
+      reopened: [...(run.reopened ?? []), reopening],
+    }),
+  );
   state.command(...workflowTimeoutTimer(state.ctx.newId, run.workflowDefinition.timeoutSeconds, now));
   state.updateTask(task, {
     status: 'IN_PROGRESS',

@@ -6,6 +6,7 @@ import {
 } from '@baton/protocol';
 import type { RunState } from './run-state.js';
 import type { EngineEvent } from './types.js';
+import { copyWith } from '../copy-with.js';
 
 /**
  * Child runs (SUB_WORKFLOW): the events that tie a parent and its child. `CHILD_ENDED` ends
@@ -46,7 +47,7 @@ export function applyChildEnded(
     status,
     endTime: now,
     updateTime: now,
-    outputData: { ...structuredClone(event.output), subWorkflowId: event.childWorkflowId },
+    outputData: copyWith(structuredClone(event.output), { subWorkflowId: event.childWorkflowId }),
   };
   if (status !== 'COMPLETED') {
     patch.reasonForIncompletion = `Sub workflow ${event.child} failure reason: ${event.reason ?? 'null'}`;

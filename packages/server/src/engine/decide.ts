@@ -8,6 +8,7 @@ import { decideRunControl } from './run-control.js';
 import { RunState } from './run-state.js';
 import { applyTimer } from './timer-events.js';
 import type { DecideContext, Decision, EngineEvent } from './types.js';
+import { copyWith } from '../copy-with.js';
 
 export { runStatusForFailedTask, taskFailureReason } from './run-end.js';
 
@@ -41,7 +42,7 @@ export function decide(ctx: DecideContext, event: EngineEvent): Decision {
         if (outcome === 'ended') evaluate(state);
       }
       const decision = state.decision(ignored.length === event.results.length);
-      return ignored.length === 0 ? decision : { ...decision, ignoredResults: ignored };
+      return ignored.length === 0 ? decision : copyWith(decision, { ignoredResults: ignored });
     }
     case 'REQUEUE_TASK': {
       if (applyRequeue(state, event.taskId) === 'ignored') return state.decision(true);

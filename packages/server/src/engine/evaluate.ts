@@ -16,6 +16,7 @@ import type { RunState } from './run-state.js';
 import { enclosingSuffix, iterationOf, placeCommand, placeTask, suffixOf } from './scope.js';
 import { effectiveTaskDef } from './task-config.js';
 import { MAX_SCRIPTS_PER_STEP, MAX_TASKS_PER_STEP } from '../bounds/ranges.js';
+import { copyWith } from '../copy-with.js';
 
 /**
  * Acts on every ended task not yet acted on, in seq order, until none is left: a success
@@ -128,10 +129,11 @@ class Interpreter implements Flow {
       return [];
     }
     const iteration = iterationOf(suffix);
-    const outcome = kind.schedule(state.scheduleContext(), node, {
-      ...request,
-      scope: { suffix, iteration },
-    });
+    const outcome = kind.schedule(
+      state.scheduleContext(),
+      node,
+      copyWith(request, { scope: { suffix, iteration } }),
+    );
     if (!outcome.ok) {
       this.fail(outcome.reason);
       return [];

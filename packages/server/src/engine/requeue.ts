@@ -2,6 +2,7 @@ import type { RunReopening } from '@baton/protocol';
 import { taskKindOf } from './kinds/registry.js';
 import { workflowTimeoutTimer } from './attempt-timers.js';
 import type { RunState } from './run-state.js';
+import { copyWith } from '../copy-with.js';
 
 /**
  * An operator requeues a dead-lettered task (`POST /api/admin/requeue/{type}`,
@@ -37,14 +38,15 @@ export function applyRequeue(state: RunState, taskId: string): 'ignored' | 'chan
   };
   if (run.reasonForIncompletion !== undefined) reopening.previousReason = run.reasonForIncompletion;
   const { reasonForIncompletion: _reason, ...rest } = run;
-  state.replaceRun({
-    ...rest,
-    status: 'RUNNING',
-    endTime: 0,
-    failedReferenceTaskNames: run.failedReferenceTaskNames.filter((r) => r !== task.referenceTaskName),
-    failedTaskNames: run.failedTaskNames.filter((n) => n !== task.taskDefName),
-    reopened: [...(run.reopened ?? []), reopening],
-  });
+  state.replaceRun(
+    copyWith(rest, {
+      status: 'RUNNING',
+      endTime: 0,
+      failedReferenceTaskNames: run.failedReferenceTaskNames.filter((r) => r !== task.referenceTaskName),
+      failedTaskNames: run.failedTaskNames.filter((n) => n !== task.taskDefName),
+      reopened: [...(run.reopened ?? []), reopening],
+    }),
+  );
   // The run's deadline starts again from the reopening (Conductor counts from the last retry).
   state.command(...workflowTimeoutTimer(state.ctx.newId, run.workflowDefinition.timeoutSeconds, state.now));
   state.updateTask(task, { retried: true, executed: true });

@@ -12,6 +12,7 @@ import type { RunState } from './run-state.js';
 import { applyMailbox, applySignal } from './signals.js';
 import { systemTaskRecord } from './task-record.js';
 import type { Decision, RunControlEvent } from './types.js';
+import { copyWith } from '../copy-with.js';
 
 /**
  * Operators' run operations as engine events. Each is applied to a run whose row the caller
@@ -46,7 +47,7 @@ export function decideRunControl(state: RunState, event: RunControlEvent): Decis
       evaluate(state);
       const task = state.latestByRef(event.taskRef);
       if (task && event.taskInput && !isTerminalTaskStatus(task.status))
-        state.updateTask(task, { inputData: { ...task.inputData, ...event.taskInput } });
+        state.updateTask(task, { inputData: copyWith(task.inputData, event.taskInput) });
       return state.decision();
     }
     case 'SIGNAL':

@@ -5,6 +5,7 @@ import {
   type WorkflowTask,
 } from '@baton/protocol';
 import { childTaskLists } from './graph.js';
+import { copyWith } from '../copy-with.js';
 
 /**
  * The tasks a run made by retry or rerun starts with: copies of the original's successful
@@ -66,14 +67,13 @@ export function copyTasksForNewRun(request: CopyRequest): TaskRecord[] {
 
 /** An open copy of a failed SUB_WORKFLOW task, waiting on the retried child run. */
 function resumeTask(copy: TaskRecord, taskId: string, subWorkflowId: string): TaskRecord {
-  const open: TaskRecord = {
-    ...copy,
+  const open: TaskRecord = copyWith(copy, {
     taskId,
     status: 'IN_PROGRESS',
     endTime: 0,
     subWorkflowId,
-    outputData: { ...copy.outputData, subWorkflowId },
-  };
+    outputData: copyWith(copy.outputData, { subWorkflowId }),
+  });
   delete open.reasonForIncompletion;
   return open;
 }
@@ -86,14 +86,13 @@ function latestAttempts(tasks: readonly TaskRecord[]): TaskRecord[] {
 }
 
 function copyTask(task: TaskRecord, request: CopyRequest, seq: number): TaskRecord {
-  const copy: TaskRecord = {
-    ...structuredClone(task),
+  const copy: TaskRecord = copyWith(structuredClone(task), {
     taskId: request.newId(),
     workflowInstanceId: request.newWorkflowId,
     seq,
     executed: false,
     retried: false,
-  };
+  });
   delete copy.retriedTaskId;
   return copy;
 }

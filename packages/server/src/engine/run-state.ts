@@ -9,6 +9,7 @@ import { documentRefOf, taskView, workflowView, type ExpressionDocument } from '
 import type { ScheduleContext } from './kinds/schedule-context.js';
 import { SeqHeap } from './seq-heap.js';
 import type { Command, DecideContext, Decision } from './types.js';
+import { copyWith } from '../copy-with.js';
 
 /**
  * The run and its tasks as they stand during one `decide` call. Every change replaces a
@@ -56,15 +57,14 @@ export class RunState {
         this.scriptCalls++;
         return call(...args);
       };
-    this.ctx = {
-      ...ctx,
+    this.ctx = copyWith(ctx, {
       scripts: {
         javascript: counted((source, input) => scripts.javascript(source, input)),
         jq: counted((source, input) => scripts.jq(source, input)),
         checkJavascript: (source) => scripts.checkJavascript(source),
         checkJq: (source) => scripts.checkJq(source),
       },
-    };
+    });
     this.currentRun = ctx.run;
     this.records = [...ctx.tasks];
     this.records.forEach((task, i) => {

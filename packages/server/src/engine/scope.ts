@@ -1,6 +1,7 @@
 import type { TaskRecord } from '@baton/protocol';
 
 import type { Command } from './types.js';
+import { copyWith } from '../copy-with.js';
 
 /**
  * Loop scopes. A task made inside DO_WHILE iteration N gets `__N` after its definition ref
@@ -39,7 +40,7 @@ export function iterationOf(suffix: string): number {
  */
 export function placeTask(task: TaskRecord, base: string, ref: string, iteration: number): TaskRecord {
   if (task.referenceTaskName !== base || ref === base) return task;
-  const placed: TaskRecord = { ...task, referenceTaskName: ref };
+  const placed: TaskRecord = copyWith(task, { referenceTaskName: ref });
   if (task.iteration === 0 && task.taskType !== 'DO_WHILE') placed.iteration = iteration;
   return placed;
 }
@@ -47,5 +48,5 @@ export function placeTask(task: TaskRecord, base: string, ref: string, iteration
 /** A kind's command placed in its loop scope (a worker message names the task's full ref). */
 export function placeCommand(command: Command, base: string, ref: string): Command {
   if (command.type !== 'ENQUEUE' || command.taskRef !== base || ref === base) return command;
-  return { ...command, taskRef: ref };
+  return copyWith(command, { taskRef: ref });
 }

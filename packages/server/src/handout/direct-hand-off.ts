@@ -59,11 +59,10 @@ export function handOffDirectly(
       (c) => !(c.type === 'ARM_TIMER' && c.timer.kind === 'POLL_TIMEOUT' && c.timer.taskId === task.taskId),
     );
     return {
-      decision: {
-        ...decision,
+      decision: copyWith(decision, {
         newTasks: decision.newTasks.map((t) => (t.taskId === task.taskId ? handedTask : t)),
         commands,
-      },
+      }),
       handed: {
         task: handedTask,
         lock: { lockedUntil, lockToken: newId(), workerId: wish.workerId },

@@ -2,6 +2,7 @@ import type { StoredTaskDef, TaskRecord } from '@baton/protocol';
 
 import { effectiveTaskDef } from '../engine/index.js';
 import type { Tx } from '../store/store.js';
+import { copyWith } from '../copy-with.js';
 
 /** How long a task over its type's concurrency or rate limit is put back for (the interface's limit). */
 export const LIMIT_DEFER_MS = 60_000;
@@ -126,11 +127,9 @@ export async function holdBackOverLimit(
   const heldBack = new Map(deferred.map(({ task, reason }) => [task.taskId, reason]));
   if (deferred.length === 0) return heldBack;
   const until = now + LIMIT_DEFER_MS;
-  const records = deferred.map(({ task, reason }) => ({
-    ...task,
-    limitDeferral: { reason, until },
-    updateTime: now,
-  }));
+  const records = deferred.map(({ task, reason }) =>
+    copyWith(task, { limitDeferral: { reason, until }, updateTime: now }),
+  );
   const written = new Set(await tx.updateOpenTasks(records));
   const back = records.filter((t) => written.has(t.taskId)).map((t) => t.taskId);
   const ended = records.filter((t) => !written.has(t.taskId)).map((t) => t.taskId);

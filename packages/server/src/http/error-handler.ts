@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { BatonError, fail } from '../errors.js';
 import { externalStorageAdvice } from '../payloads/payload-service.js';
 import { RETRY_AFTER_SECONDS, storeFault } from '../store/store-faults.js';
+import { copyWith } from '../copy-with.js';
 
 /** Fastify's own error codes that are the caller's fault, mapped to Baton's registered codes. */
 const FASTIFY_CLIENT_ERRORS: Record<
@@ -45,11 +46,10 @@ const MAX_LISTED_ERRORS = 100;
 function send(reply: FastifyReply, body: ErrorBody): FastifyReply {
   const errors = body.validationErrors;
   if (errors && errors.length > MAX_LISTED_ERRORS) {
-    body = {
-      ...body,
+    body = copyWith(body, {
       message: `${body.message} (${errors.length} problems; the first ${MAX_LISTED_ERRORS} are listed)`,
       validationErrors: errors.slice(0, MAX_LISTED_ERRORS),
-    };
+    });
   }
   return reply.code(body.status).type('application/json; charset=utf-8').send(body);
 }

@@ -1,6 +1,7 @@
 import type { JsonObject, StartWorkflowRequest } from '@baton/protocol';
 
 import { fail } from '../errors.js';
+import { copyWith } from '../copy-with.js';
 
 /**
  * The fields of the start request a body of `POST /api/workflow/{name}` may carry. A body with
@@ -67,7 +68,9 @@ export function startRequestFromBody(
   const raw: JsonObject = body ?? {};
   const keys = Object.keys(raw);
   const bare = !keys.some((key) => known.has(key));
-  const request: StartWorkflowRequest = bare ? { name, input: raw } : { ...startFields(raw, name), name };
+  const request: StartWorkflowRequest = bare
+    ? { name, input: raw }
+    : copyWith<JsonObject, { name: string }>(startFields(raw, name), { name });
   for (const field of QUERY_FIELDS) {
     const fromQuery = query[field];
     if (fromQuery === undefined) continue;

@@ -8,9 +8,10 @@ import { MAX_VERSION, nextVersion } from '../bounds/ranges.js';
 import { fail } from '../errors.js';
 import { knownWorkflows } from './known-workflows.js';
 import type { Store, StoredWorkflowDef, Tx } from '../store/store.js';
+import { copyWith } from '../copy-with.js';
 
 function prefixed(errors: ValidationError[], prefix: string): ValidationError[] {
-  return errors.map((e) => ({ ...e, path: e.path ? `${prefix}.${e.path}` : prefix }));
+  return errors.map((e) => copyWith(e, { path: e.path ? `${prefix}.${e.path}` : prefix }));
 }
 
 /** Definitions: workflow versions and task definitions (docs/design/definitions.md). */
@@ -77,14 +78,13 @@ export class MetadataService {
       const version = def.version ?? nextVersion(await tx.latestWorkflowVersion(def.name));
       if (version === undefined) throw fail('DEFINITION_VERSION_LIMIT', { name: def.name, max: MAX_VERSION });
       const existing = actor === undefined ? undefined : await tx.getWorkflowDef(def.name, version);
-      const stored: StoredWorkflowDef = {
-        ...stampAuthorship(def, actor, existing),
+      const stored: StoredWorkflowDef = Object.assign({}, stampAuthorship(def, actor, existing), {
         // Conductor's default: a definition registered without one is schema version 2.
         schemaVersion: def.schemaVersion ?? 2,
         version,
         createTime: now,
         updateTime: now,
-      };
+      });
       if (overwrite) {
         await tx.upsertWorkflowDef(stored);
       } else if (!(await tx.insertWorkflowDef(stored))) {
@@ -115,7 +115,9 @@ export class MetadataService {
         const existing = actor === undefined ? undefined : await tx.getWorkflowDef(def.name, version);
         const stamped = stampAuthorship(def, actor, existing);
         const schemaVersion = def.schemaVersion ?? 2;
-        await tx.upsertWorkflowDef({ ...stamped, schemaVersion, version, createTime: now, updateTime: now });
+        await tx.upsertWorkflowDef(
+          Object.assign({}, stamped, { schemaVersion, version, createTime: now, updateTime: now }),
+        );
         result.bulkSuccessfulResults.push(`${def.name}.${version}`);
       }
       return result;
@@ -204,7 +206,7 @@ export class MetadataService {
           : await tx.getTaskDefs(defs.map((d) => d.name));
       for (const def of defs) {
         const stamped = stampAuthorship(def, actor, existing.get(def.name));
-        await tx.upsertTaskDef({ ...stamped, createTime: now, updateTime: now });
+        await tx.upsertTaskDef(Object.assign({}, stamped, { createTime: now, updateTime: now }));
       }
       await tx.ensureQueues(
         defs.map((d) => d.name),
@@ -226,7 +228,9 @@ export class MetadataService {
       const existing = await tx.getTaskDef(def.name);
       if (!existing) throw fail('TASK_DEF_UPDATE_NOT_FOUND', { name: def.name });
       const now = this.clock.now();
-      await tx.upsertTaskDef({ ...stampAuthorship(def, actor, existing), createTime: now, updateTime: now });
+      await tx.upsertTaskDef(
+        Object.assign({}, stampAuthorship(def, actor, existing), { createTime: now, updateTime: now }),
+      );
       await tx.ensureQueues([def.name], now);
       return (await tx.getTaskDef(def.name)) as StoredTaskDef;
     });

@@ -12,6 +12,7 @@ import { newId } from '../ids.js';
 import type { WakeBus } from '../queue/wake-bus.js';
 import type { Store, Tx } from '../store/store.js';
 import { afterCommit, type AfterCommit, type DecisionApplier } from '../decisions/decision-applier.js';
+import { copyWith } from '../copy-with.js';
 
 /**
  * Operator actions on the task lifecycle (docs/design/task-lifecycle.md#dead-letters-and-repair):
@@ -47,7 +48,7 @@ export class RepairService {
         if (message.lockedUntil !== null && message.lockedUntil > now) continue;
         await tx.requeueMessage(task.taskId, now);
         wake.add(message.queueName);
-        changed.push({ ...task, callbackAfterSeconds: 0, updateTime: now });
+        changed.push(copyWith(task, { callbackAfterSeconds: 0, updateTime: now }));
       }
       const written = await tx.updateOpenTasks(changed);
       if (wake.size > 0) await tx.notifyQueues([...wake]);

@@ -39,6 +39,7 @@ import { afterCommit, type AfterCommit, type DecisionApplier } from '../decision
 import { MAX_NESTING } from '../decisions/linked-runs.js';
 import { readsMailbox } from '../decisions/run-wake.js';
 import type { ArchiveReader, ArchivedRunDoc } from '../archive/archive-reader.js';
+import { copyWith } from '../copy-with.js';
 
 export const MAX_BULK_IDS = 1000;
 
@@ -181,14 +182,14 @@ export class RunControlService {
   async updateVariables(workflowId: string, variables: JsonObject): Promise<void> {
     await this.inTransaction(async (tx, after) => {
       const run = await this.lockOpenRun(tx, workflowId, 'variable updates');
-      const merged = { ...run.variables, ...structuredClone(variables) };
+      const merged = copyWith(run.variables, structuredClone(variables));
       const size = Buffer.byteLength(JSON.stringify(merged), 'utf8');
       if (size > MAX_VARIABLES_KB * 1024) {
         throw fail('RUN_VARIABLES_TOO_LARGE', { size, workflowId, maxKb: MAX_VARIABLES_KB }, [
           { path: 'body', message: `variables over ${MAX_VARIABLES_KB} KB` },
         ]);
       }
-      await tx.updateRun({ ...run, variables: merged, updateTime: this.executor.now() });
+      await tx.updateRun(copyWith(run, { variables: merged, updateTime: this.executor.now() }));
       if (run.status === 'RUNNING') await this.executor.handle(tx, workflowId, { type: 'DECIDE' }, after);
     });
   }
@@ -220,7 +221,7 @@ export class RunControlService {
     };
     // Retry and restart make new runs (Conductor continues each in place): say which.
     const linked = (id: string, successor: string): void => {
-      result.linkedRuns = { ...result.linkedRuns, [id]: successor };
+      (result.linkedRuns ??= {})[id] = successor;
     };
     for (const id of new Set(workflowIds)) {
       try {
@@ -284,7 +285,7 @@ export class RunControlService {
     operation: 'retry' | 'restart' | 'rerun',
     options: { useLatestDefinitions?: boolean; rerun?: RerunRequest },
   ): Promise<string> {
-    const original: RunRecord = { ...archived.doc.run, links: archived.row.links };
+    const original: RunRecord = copyWith(archived.doc.run, { links: archived.row.links });
     if (operation === 'retry') {
       throw fail('RUN_ARCHIVED', {
         detail: `Workflow ${original.workflowId} is archived: it cannot be retried; rerun it from its failed task (reRunFromTaskId) or restart it`,
@@ -377,9 +378,11 @@ export class RunControlService {
     if (parent === undefined) await this.resumeParent(tx, after, original, successorId);
 
     const byKey = LINK_BY[operation];
-    const links: RunLinks = { ...original.links, [byKey]: [...(original.links[byKey] ?? []), successorId] };
+    const links: RunLinks = copyWith(original.links, {
+      [byKey]: [...(original.links[byKey] ?? []), successorId],
+    });
     if (archivedTasks) await tx.updateArchivedRunLinks(workflowId, links);
-    else await tx.updateRun({ ...original, links, updateTime: now });
+    else await tx.updateRun(copyWith(original, { links, updateTime: now }));
     return successorId;
   }
 

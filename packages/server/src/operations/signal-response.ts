@@ -11,6 +11,7 @@ import {
 import { kindNameOf } from '../engine/index.js';
 import { MAX_NESTING } from '../decisions/linked-runs.js';
 import type { WorkflowService } from './workflow-service.js';
+import { copyWith } from '../copy-with.js';
 
 /** Orkes's `returnStrategy` of a synchronous signal: what the answer describes. */
 export const RETURN_STRATEGIES = [
@@ -67,12 +68,12 @@ export class SignalResponder {
       targetWorkflowStatus: target.status,
     };
     if (strategy === 'TARGET_WORKFLOW')
-      return { ...base, ...workflowRun(target), responseType: 'TARGET_WORKFLOW' };
+      return copyWith(base, copyWith(workflowRun(target), { responseType: 'TARGET_WORKFLOW' }));
     const blocking = await this.blockingPoint(target, 0);
-    if (!blocking) return { ...base, ...workflowRun(target), responseType: 'TARGET_WORKFLOW' };
+    if (!blocking) return copyWith(base, copyWith(workflowRun(target), { responseType: 'TARGET_WORKFLOW' }));
     if (strategy === 'BLOCKING_WORKFLOW')
-      return { ...base, ...workflowRun(blocking.run), responseType: strategy };
-    return { ...base, ...taskRun(blocking.run, blocking.task), responseType: strategy };
+      return copyWith(base, copyWith(workflowRun(blocking.run), { responseType: strategy }));
+    return copyWith(base, copyWith(taskRun(blocking.run, blocking.task), { responseType: strategy }));
   }
 
   private async blockingPoint(

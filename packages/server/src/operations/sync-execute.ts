@@ -14,6 +14,7 @@ import { type Clock, systemClock } from '../clock.js';
 import type { WakeBus } from '../queue/wake-bus.js';
 import { runWakeName } from '../decisions/run-wake.js';
 import type { WorkflowService } from './workflow-service.js';
+import { copyWith } from '../copy-with.js';
 
 export interface ExecuteOptions {
   /** How long to wait for the run to end or block, in seconds. */
@@ -93,12 +94,11 @@ export function isBlocked(task: TaskRecord): boolean {
 }
 
 function answer(run: Workflow, options: ExecuteOptions, timedOut: boolean): ExecuteAnswer {
-  const out: ExecuteAnswer = {
-    ...run,
+  const out: ExecuteAnswer = copyWith(run, {
     responseType: 'TARGET_WORKFLOW',
     targetWorkflowId: run.workflowId,
     targetWorkflowStatus: run.status,
-  };
+  });
   if (options.requestId !== undefined) out.requestId = options.requestId;
   if (timedOut) out.signalTimeout = true;
   return out;

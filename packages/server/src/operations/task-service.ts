@@ -279,7 +279,7 @@ export class TaskService {
       const current = await tx.getTasks(tasks.map((t) => t.taskId));
       const back = current
         .filter((t) => t.status === 'IN_PROGRESS')
-        .map((t) => ({ ...t, status: 'SCHEDULED' as const, updateTime: now }));
+        .map((t) => copyWith(t, { status: 'SCHEDULED' as const, updateTime: now }));
       const written = new Set(await tx.updateOpenTasks(back));
       for (const task of back.filter((t) => written.has(t.taskId))) {
         await tx.requeueMessage(task.taskId, now);
@@ -491,7 +491,7 @@ export class TaskService {
         taskId: open.taskId,
         workflowInstanceId: workflowId,
         status,
-        outputData: { ...open.outputData, ...output },
+        outputData: copyWith(open.outputData, output),
         ...(workerId !== undefined && { workerId }),
       };
       const work = new ResultWork(result, access, false, undefined, this.together, after);
@@ -541,7 +541,7 @@ export class TaskService {
       counts: await tx.queueCounts(now),
       polls: this.withPending(await tx.pollData()),
     }));
-    return counts.map((q) => ({ ...q, ...queueLiveness(q.queueName, polls, now) }));
+    return counts.map((q) => copyWith(q, queueLiveness(q.queueName, polls, now)));
   }
 
   /**
@@ -562,6 +562,6 @@ export class TaskService {
   async pollData(taskType?: string): Promise<PollData[]> {
     const now = this.clock.now();
     const polls = this.withPending(await this.store.read((tx) => tx.pollData(taskType)), taskType);
-    return polls.map((p) => ({ ...p, active: isActivePoll(p.lastPollTime, now) }));
+    return polls.map((p) => copyWith(p, { active: isActivePoll(p.lastPollTime, now) }));
   }
 }

@@ -25,6 +25,7 @@ import { afterCommit, DecisionApplier } from '../decisions/decision-applier.js';
 import { MAX_NESTING } from '../decisions/linked-runs.js';
 import type { MetadataService } from './metadata-service.js';
 import { fireNextVirtualTimers } from '../loops/virtual-timers.js';
+import { copyWith } from '../copy-with.js';
 
 /** Upper bound on steps (mocked results applied, timer jumps) of one test run (a loop without end stops here). */
 const MAX_STEPS = 20_000;
@@ -63,7 +64,9 @@ export class TestRunService {
   /** The inline definition (checked as a registration would be), or the registered one by name. */
   private async definitionOf(request: TestRunRequest): Promise<WorkflowDef> {
     if (request.workflowDef !== undefined) {
-      const definition: WorkflowDef = { ...request.workflowDef, version: request.workflowDef.version ?? 1 };
+      const definition: WorkflowDef = copyWith(request.workflowDef, {
+        version: request.workflowDef.version ?? 1,
+      });
       await this.metadata.validateWorkflow(definition);
       return definition;
     }
@@ -137,11 +140,9 @@ export class TestRunService {
       }
       return await sandbox.read(async (tx) => {
         const final = (await tx.getRun(run.workflowId)) ?? run;
-        return withoutMockWaits({
-          ...final,
-          tasks: await tx.getRunTasks(run.workflowId),
-          startTime: final.createTime,
-        });
+        return withoutMockWaits(
+          copyWith(final, { tasks: await tx.getRunTasks(run.workflowId), startTime: final.createTime }),
+        );
       });
     } finally {
       await sandbox.close();
@@ -215,15 +216,16 @@ function withoutMockWaits(run: Workflow): Workflow {
       reason: 'external' as const,
       message: `waiting: no mock for ${task.referenceTaskName} (a test run calls no worker; give one in taskRefToMockOutput, or in the file of baton test --mocks)`,
     };
-    waiting.push({
-      ...waitingFor,
-      taskId: task.taskId,
-      referenceTaskName: task.referenceTaskName,
-      taskType: task.taskType,
-    });
-    return { ...task, waitingFor };
+    waiting.push(
+      copyWith(waitingFor, {
+        taskId: task.taskId,
+        referenceTaskName: task.referenceTaskName,
+        taskType: task.taskType,
+      }),
+    );
+    return copyWith(task, { waitingFor });
   });
-  return waiting.length > 0 ? { ...run, tasks, waitingFor: waiting } : run;
+  return waiting.length > 0 ? copyWith(run, { tasks, waitingFor: waiting }) : run;
 }
 
 function nextMocked(

@@ -105,18 +105,12 @@ export class WorkflowService {
         taskToDomain: request.taskToDomain ?? {},
         // A definition from the request honours no secret reference, as START_WORKFLOW's inline one.
         ...(inline && { definitionFromData: true as const }),
+        ...(request.correlationId !== undefined && { correlationId: request.correlationId }),
+        ...(request.idempotencyKey !== undefined && { idempotencyKey: request.idempotencyKey }),
+        ...(syncWaitUntil !== undefined && { syncWaitUntil }),
+        ...(trace !== undefined && { trace }),
       };
-      return this.executor.startRun(
-        tx,
-        {
-          ...input,
-          ...(request.correlationId !== undefined && { correlationId: request.correlationId }),
-          ...(request.idempotencyKey !== undefined && { idempotencyKey: request.idempotencyKey }),
-          ...(syncWaitUntil !== undefined && { syncWaitUntil }),
-          ...(trace !== undefined && { trace }),
-        },
-        after,
-      );
+      return this.executor.startRun(tx, input, after);
       // Starts arriving together share a commit (group commit on PostgreSQL), as results do.
     }, GROUPED);
     this.wake.wake([...after.wakeQueues]);
@@ -134,7 +128,7 @@ export class WorkflowService {
     await this.store.transaction(async (tx) => {
       const run = await tx.lockRun(workflowId);
       if (!run || isTerminalWorkflowStatus(run.status) || (run.syncWaitUntil ?? 0) >= until) return;
-      await tx.updateRun({ ...run, syncWaitUntil: until });
+      await tx.updateRun(copyWith(run, { syncWaitUntil: until }));
     });
   }
 
@@ -208,7 +202,7 @@ export class WorkflowService {
   async search(query: RunQuery): Promise<SearchResult<WorkflowSummary>> {
     return this.store.read(async (tx) => {
       const archivedHits = this.archive
-        ? (await tx.searchArchivedRuns({ ...query, start: 0, size: 0 })).totalHits
+        ? (await tx.searchArchivedRuns(copyWith(query, { start: 0, size: 0 }))).totalHits
         : 0;
       if (archivedHits === 0) {
         const { totalHits, results } = await tx.searchRuns(query);
@@ -228,12 +222,13 @@ export class WorkflowService {
       const runs = await tx.runsByCorrelationId(name, correlationId, includeClosed);
       const out: Workflow[] = [];
       for (const run of runs) {
-        out.push({
-          ...run,
-          tasks: includeTasks ? await tx.getRunTasks(run.workflowId) : [],
-          startTime: run.createTime,
-          ...retriedTime(run),
-        });
+        out.push(
+          copyWith(run, {
+            tasks: includeTasks ? await tx.getRunTasks(run.workflowId) : [],
+            startTime: run.createTime,
+            ...retriedTime(run),
+          }),
+        );
       }
       // Archived runs have all ended: they count as closed.
       const rows =
@@ -318,5 +313,5 @@ function retriedTime(run: RunRecord): { lastRetriedTime?: number } {
 
 /** A start request's inline definition with the defaults registration gives (version 1, schema 2). */
 function inlineDefinition(def: WorkflowDef): WorkflowDef {
-  return { ...def, version: def.version ?? 1, schemaVersion: def.schemaVersion ?? 2 };
+  return copyWith(def, { version: def.version ?? 1, schemaVersion: def.schemaVersion ?? 2 });
 }

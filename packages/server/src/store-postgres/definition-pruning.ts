@@ -56,5 +56,5 @@ export async function pruneRunDefinitions(q: Query, page: DefinitionPruning): Pr
       [turned.map((r) => r.digest), page.now],
     );
   const last = rows.at(-1);
-  return { ...(rows.length === page.limit && last && { next: last.digest }), marked, deleted };
+  return rows.length === page.limit && last ? { next: last.digest, marked, deleted } : { marked, deleted };
 }

@@ -21,6 +21,7 @@ import { PgTargets, targetOf } from './targets.js';
 import { settledTypes } from './result-fields.js';
 import { SQLSTATE, sqlState } from '../store/sqlstate.js';
 import { brokenConnection, storeFault } from '../store/store-faults.js';
+import { copyWith } from '../copy-with.js';
 
 export interface PostgresStoreOptions {
   /** postgres://user:password@host:port/database */
@@ -138,13 +139,12 @@ export class PostgresStore implements Store {
     const Client = this.Client;
     // pg-pool awaits `onConnect` (its types say void): a refused connection is never handed out.
     const poolConfig: Omit<pg.PoolConfig, 'onConnect'> & { onConnect: (c: pg.ClientBase) => Promise<void> } =
-      {
-        ...this.clientConfig,
+      copyWith(this.clientConfig, {
         // The pool's connections, each to the current target host (targets.ts).
         Client,
         max: options.poolSize ?? 10,
         onConnect: (client) => this.targets.check(client, targetOf(client) ?? this.targets.current),
-      };
+      });
     this.pool = new pg.Pool(poolConfig);
     // An idle client that loses its connection is dropped by the pool; without a handler Node would crash.
     this.pool.on('error', onError);
@@ -167,7 +167,6 @@ export class PostgresStore implements Store {
       options.groupCommit === false
         ? undefined
         : new GroupCommit({
-            ...options.groupCommit,
             connect: () => this.acquire(),
             prepared: preparedOn,
             tx: (q, state, notified, writes, locks) =>
@@ -184,9 +183,10 @@ export class PostgresStore implements Store {
             alone: (fn) => this.transaction(fn),
             notify: (names) => this.notifier.add(names),
             lost: (err, client) => void this.lostConnection(err, client),
+            ...options.groupCommit,
           });
     this.listener = new QueueListener({
-      client: () => new Client({ ...this.clientConfig, application_name: LISTENER_NAME }),
+      client: () => new Client(copyWith(this.clientConfig, { application_name: LISTENER_NAME })),
       ready: async (client) => this.targets.check(client, targetOf(client) ?? this.targets.current),
       // It follows the pool's choice of host: a new connection goes to the current target.
       onError,
@@ -218,12 +218,13 @@ export class PostgresStore implements Store {
    */
   private async migrationClient(): Promise<pg.Client> {
     for (let tried = 1; ; tried++) {
-      const client = new this.Client({
-        ...this.clientConfig,
-        statement_timeout: 0,
-        query_timeout: 0,
-        idle_in_transaction_session_timeout: 0,
-      });
+      const client = new this.Client(
+        copyWith(this.clientConfig, {
+          statement_timeout: 0,
+          query_timeout: 0,
+          idle_in_transaction_session_timeout: 0,
+        }),
+      );
       try {
         await client.connect();
         await this.targets.check(client, targetOf(client) ?? this.targets.current);

@@ -58,7 +58,7 @@ export class PgTargets {
       readonly target: number;
       constructor(config?: pg.ClientConfig) {
         const target = targets.current;
-        super({ ...config, connectionString: targets.urlOf(target) });
+        super(Object.assign({}, config, { connectionString: targets.urlOf(target) }));
         this.target = target;
         // A connection lost while checked out (or while connecting) emits `error` with no
         // listener of the pool's attached: without this, the process would die of it.

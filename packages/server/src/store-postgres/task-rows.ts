@@ -1,6 +1,7 @@
 import type { TaskRecord } from '@baton/protocol';
 
 import { packedFields, restoreTask, type TaskRowColumns } from '../store/task-record-storage.js';
+import { copyWith } from '../copy-with.js';
 
 /**
  * Task rows as PostgreSQL reads them: the row's columns and its `record`, restored to the whole
@@ -38,7 +39,7 @@ export function taskFromPgRow(row: PgTaskRow): TaskRecord {
  * compact record is copied before it is filled; a packed one is merged into a new object anyway.
  */
 export function taskFromKeptPgRow(row: PgTaskRow): TaskRecord {
-  return taskFromPgRow(row.packed === null ? { ...row, record: { ...row.record } } : row);
+  return taskFromPgRow(row.packed === null ? copyWith(row, { record: { ...row.record } }) : row);
 }
 
 /** The same, for a row whose task may be missing (a left join): every column null then. */

@@ -32,5 +32,7 @@ export function pruneRunDefinitions(c: SqliteConnection, page: DefinitionPruning
     }
   }
   const last = rows.at(-1);
-  return { ...(rows.length === page.limit && last && { next: String(last.id) }), marked, deleted };
+  return rows.length === page.limit && last
+    ? { next: String(last.id), marked, deleted }
+    : { marked, deleted };
 }

@@ -7,6 +7,7 @@ import type { ArchivedRun, RunQuery, TaskQuery, TaskSearchField, TaskSortField }
 import { type StoredTaskRow, TASK_ROW_COLUMNS, taskFromRow } from '../store/task-record-storage.js';
 import type { SqliteConnection } from './connection.js';
 import { RUN_COLUMNS, type RunRow, run } from './sql.js';
+import { copyWith } from '../copy-with.js';
 
 /**
  * Search on SQLite: task search and the condition part of run searches. Fields map to columns,
@@ -97,7 +98,7 @@ export function searchTasks(
   const total = c.get<{ n: number }>(`SELECT count(*) AS n FROM tasks ${whereSql}`, params)?.n ?? 0;
   const rows = c.all<StoredTaskRow>(
     `SELECT ${TASK_ROW_COLUMNS} FROM tasks ${whereSql} ORDER BY ${taskOrderBy(query.sort, SORT_COLUMNS)} LIMIT @size OFFSET @start`,
-    { ...params, size: Math.max(0, query.size), start: Math.max(0, query.start) },
+    copyWith(params, { size: Math.max(0, query.size), start: Math.max(0, query.start) }),
   );
   return { totalHits: total, results: rows.map(taskFromRow) };
 }
@@ -129,7 +130,7 @@ export function searchRuns(
   const total = c.get<{ n: number }>(`SELECT count(*) AS n FROM runs ${whereSql}`, params)?.n ?? 0;
   const rows = c.all<RunRow>(
     `SELECT ${RUN_COLUMNS} FROM runs ${whereSql} ORDER BY ${runOrderBy(query.sort)} LIMIT @size OFFSET @start`,
-    { ...params, size: Math.max(0, query.size), start: Math.max(0, query.start) },
+    copyWith(params, { size: Math.max(0, query.size), start: Math.max(0, query.start) }),
   );
   return { totalHits: total, results: rows.map(run) };
 }
@@ -152,7 +153,7 @@ export function searchArchivedRuns(
   const total = c.get<{ n: number }>(`SELECT count(*) AS n FROM archived_runs ${whereSql}`, params)?.n ?? 0;
   const rows = c.all<ArchivedRunRow>(
     `SELECT ${ARCHIVED_COLUMNS} FROM archived_runs ${whereSql} ORDER BY ${runOrderBy(query.sort)} LIMIT @size OFFSET @start`,
-    { ...params, size: Math.max(0, query.size), start: Math.max(0, query.start) },
+    copyWith(params, { size: Math.max(0, query.size), start: Math.max(0, query.start) }),
   );
   return { totalHits: total, results: rows.map(archivedFromRow) };
 }

@@ -7,6 +7,7 @@ import { WalSync } from './wal-sync.js';
 import { type Migration, TxState } from '../store/sql-common.js';
 import { checkMigrationList, pendingMigrations } from '../store/schema-versions.js';
 import type { Store, TransactionOptions, Tx } from '../store/store.js';
+import { copyWith } from '../copy-with.js';
 
 export interface SqliteStoreOptions {
   /** Database file, or ':memory:' (tests). */
@@ -67,9 +68,9 @@ export class SqliteStore implements Store {
     } as const;
     this.migrations = options.migrations ?? SQLITE_MIGRATIONS;
     checkMigrationList(this.migrations);
-    this.writer = openConnection(options.file, { ...settings, readonly: false });
+    this.writer = openConnection(options.file, copyWith(settings, { readonly: false }));
     const inMemory = options.file === ':memory:' || options.file === '' || this.writer.db.memory;
-    this.reader = inMemory ? undefined : openConnection(options.file, { ...settings, readonly: true });
+    this.reader = inMemory ? undefined : openConnection(options.file, copyWith(settings, { readonly: true }));
     this.batching = !inMemory;
     // FULL on a WAL file: SQLite's own per-COMMIT fsync is replaced by WalSync's shared one.
     // Anything else (NORMAL, memory, a file system where WAL mode was refused) keeps SQLite's setting.

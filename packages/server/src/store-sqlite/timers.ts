@@ -12,6 +12,7 @@ import { checkTimerFilter, compareTimers, timerFromRow, timerWhere } from '../st
 import type { SqliteConnection } from './connection.js';
 import { list } from './sql.js';
 import { storableTime } from '../bounds/time.js';
+import { copyWith } from '../copy-with.js';
 
 /** Durable timers and dead-letter reads on SQLite; `SqliteTx` delegates here. */
 
@@ -75,7 +76,7 @@ export function claimDueTimers(c: SqliteConnection, claim: TimerClaim): StoredTi
     until,
     list(rows.map((r) => r.id)),
   );
-  return rows.map((r) => ({ ...timerFromRow(r), claimedUntil: until }));
+  return rows.map((r) => copyWith(timerFromRow(r), { claimedUntil: until }));
 }
 
 export function deleteTimer(c: SqliteConnection, timerId: string): boolean {
@@ -125,7 +126,7 @@ export function claimLapsedLocks(c: SqliteConnection, sweep: LockSweep): StoredQ
     sweep.lockToken,
     list(rows.map((r) => r.task_id)),
   );
-  return rows.map((r) => ({ ...messageFromRow(r), lockToken: sweep.lockToken }));
+  return rows.map((r) => copyWith(messageFromRow(r), { lockToken: sweep.lockToken }));
 }
 
 export function nextLockLapseAt(c: SqliteConnection): number | undefined {

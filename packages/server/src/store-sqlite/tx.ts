@@ -64,6 +64,7 @@ import {
   updateRunSearch,
 } from './sql.js';
 import { isStorableVersion } from '../bounds/ranges.js';
+import { copyWith } from '../copy-with.js';
 
 /** Writes one whole task record; callers may add conditions after the WHERE. */
 const UPDATE_TASK = `UPDATE tasks SET workflow_id = @workflowId, seq = @seq, reference_task_name = @ref, task_type = @type,
@@ -154,14 +155,13 @@ export class SqliteTx extends SqliteRunLockTx implements Tx {
          parent_workflow_id, idempotency_key, create_time, update_time, end_time, record, definition, search_rowid)
        VALUES (@workflowId, @workflowName, @workflowVersion, @status, @correlationId, @priority,
          @parentWorkflowId, @idempotencyKey, @createTime, @updateTime, @endTime, @record, @definition, @searchRowid)`,
-      {
-        ...runColumns(r),
+      copyWith(runColumns(r), {
         workflowName: r.workflowName,
         workflowVersion: r.workflowVersion,
         createTime: r.createTime,
         definition: runDefinitionRef(this.c, JSON.stringify(r.workflowDefinition)),
         searchRowid,
-      },
+      }),
     );
   }
 

@@ -19,6 +19,7 @@ import type {
   TaskSortField,
 } from './store.js';
 import { boundedDelayMs, storableTime } from '../bounds/time.js';
+import { copyWith } from '../copy-with.js';
 
 /** Pieces shared by the SQLite and PostgreSQL stores: no SQL dialect lives here. */
 
@@ -248,12 +249,11 @@ export function compareClaimOrder(
  * written as a REAL or an out-of-range BIGINT.
  */
 function storableMessage(m: QueueMessage): QueueMessage {
-  return {
-    ...m,
+  return copyWith(m, {
     visibleAt: storableTime(m.visibleAt),
     lockMs: boundedDelayMs(m.lockMs),
-    ...(m.lock && { lock: { ...m.lock, lockedUntil: storableTime(m.lock.lockedUntil) } }),
-  };
+    ...(m.lock && { lock: copyWith(m.lock, { lockedUntil: storableTime(m.lock.lockedUntil) }) }),
+  });
 }
 
 /** Messages by task id (the last one wins), sorted by it, with storable times. */

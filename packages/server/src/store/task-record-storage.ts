@@ -3,6 +3,7 @@ import type { TaskRecord } from '@baton/protocol';
 import { packRecord, unpackRecord } from './record-codec.js';
 import { ByteBoundedCache, type Sized } from './byte-bounded-cache.js';
 import { deepFreeze } from './deep-freeze.js';
+import { copyWith } from '../copy-with.js';
 
 /**
  * The compact stored form of a task record (docs/design/payloads-and-archive.md, "Bytes per
@@ -200,7 +201,7 @@ export function recentRowsHeld(): {
   budgetBytes: number;
   maxRowBytes: number;
 } {
-  return { ...recent.size, budgetBytes: RECENT_BUDGET_BYTES, maxRowBytes: RECENT_MAX_ROW_BYTES };
+  return copyWith(recent.size, { budgetBytes: RECENT_BUDGET_BYTES, maxRowBytes: RECENT_MAX_ROW_BYTES });
 }
 
 function remember(taskId: string, packed: Buffer, rest: string): void {

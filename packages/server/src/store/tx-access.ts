@@ -15,6 +15,7 @@ import type { Tx } from './store.js';
 /** Every method of `Tx`, read or write: the port tables put together. */
 export const TX_ACCESS: { readonly [K in MethodsOf<Tx>]: Access } = {
   ...DEFINITIONS_ACCESS,
+  // eslint-disable-next-line no-restricted-syntax -- one table, made once when the module loads.
   ...RUNS_ACCESS,
   ...SEARCH_ACCESS,
   ...ARCHIVE_ACCESS,

@@ -19,6 +19,7 @@ import {
   resolvedInput,
   systemTask,
 } from './system-task.js';
+import { copyWith } from '../../copy-with.js';
 
 /**
  * DO_WHILE (Conductor's `DoWhile`): runs `loopOver` once, then again while `loopCondition`
@@ -84,16 +85,15 @@ function endIteration(flow: Flow, loop: TaskRecord, ended: TaskRecord): void {
     const view: unknown = doc[ref];
     if (isPlainObject(view) && isPlainObject(view.output)) latestOutputs[ref] = view.output as JsonObject;
   }
-  const output: JsonObject = { ...loop.outputData, [String(n)]: iterationOutputs, iteration: n };
+  const output: JsonObject = copyWith(loop.outputData, { [String(n)]: iterationOutputs, iteration: n });
   const keep = keepLastN(loop);
   if (keep !== undefined) delete output[String(n - keep)];
 
   const items = itemsOf(loop);
-  const conditionInput: JsonObject = {
-    ...resolveParameters(withoutItems(node.inputParameters), doc, { taskId: loop.taskId }),
-    ...latestOutputs,
-    [node.taskReferenceName]: output,
-  };
+  const conditionInput: JsonObject = copyWith(
+    resolveParameters(withoutItems(node.inputParameters), doc, { taskId: loop.taskId }),
+    copyWith(latestOutputs, { [node.taskReferenceName]: output }),
+  );
   if (items) {
     conditionInput.loopIndex = n - 1;
     conditionInput.loopItem = items[n - 1] ?? null;
@@ -129,7 +129,7 @@ function endIteration(flow: Flow, loop: TaskRecord, ended: TaskRecord): void {
   }
   const next = state.updateTask(loop, {
     iteration: n + 1,
-    outputData: { ...output, ...iterationOutput(n + 1, items) },
+    outputData: copyWith(output, iterationOutput(n + 1, items)),
     updateTime: state.now,
   });
   startIteration(flow, next);
@@ -178,7 +178,7 @@ export const doWhileKind: TaskKind = {
       }
       items = resolved;
     }
-    const inputData: JsonObject = items ? { ...withoutItems(input), items } : input;
+    const inputData: JsonObject = items ? copyWith(withoutItems(input), { items }) : input;
     const empty = (items !== undefined && items.length === 0) || loopOverOf(node).length === 0;
     const task = systemTask(sctx, node, request, {
       taskId,

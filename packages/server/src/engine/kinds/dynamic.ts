@@ -2,6 +2,7 @@ import type { ValidationError, WorkflowTask } from '@baton/protocol';
 import type { TaskKind } from './kind.js';
 import { fieldProblem, isPlainObject, javaMapString, requiredField, resolvedInput } from './system-task.js';
 import { scheduleWorkerTask } from './worker.js';
+import { copyWith } from '../../copy-with.js';
 
 /**
  * DYNAMIC (Conductor's `DynamicTaskMapper`): input key `dynamicTaskNameParam` holds the name of
@@ -23,7 +24,7 @@ export const dynamicKind: TaskKind = {
         reason: `Cannot map a dynamic task based on the parameter and input. Parameter= ${param}, input= ${javaMapString(input)}`,
       };
     }
-    const resolved: WorkflowTask = { ...node, name, type: 'SIMPLE' };
+    const resolved: WorkflowTask = copyWith(node, { name, type: 'SIMPLE' });
     return scheduleWorkerTask(sctx, resolved, request);
   },
   check(node, path) {

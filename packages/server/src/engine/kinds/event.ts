@@ -1,6 +1,7 @@
 import type { JsonObject } from '@baton/protocol';
 import type { TaskKind } from './kind.js';
 import { fieldProblem, finish, requiredField, startedSystemTask } from './system-task.js';
+import { copyWith } from '../../copy-with.js';
 
 /**
  * EVENT (Conductor's `Event`): publishes its input to `sink` and completes (stays IN_PROGRESS
@@ -44,17 +45,17 @@ export const eventKind: TaskKind = {
         : raw.startsWith('conductor:')
           ? `baton:${run.workflowName}:${raw.slice('conductor:'.length)}`
           : raw;
-    const output: JsonObject = {
-      ...task.inputData,
+    const output: JsonObject = copyWith(task.inputData, {
       workflowInstanceId: run.workflowId,
       workflowType: run.workflowName,
       workflowVersion: run.workflowVersion,
       correlationId: run.correlationId ?? null,
       taskToDomain: { ...run.taskToDomain },
       event_produced: sink,
-    };
+    });
     const status = node.asyncComplete === true ? 'IN_PROGRESS' : 'COMPLETED';
-    const published = { ...finish(task, status, output), ...(status === 'IN_PROGRESS' && { endTime: 0 }) };
+    const finished = finish(task, status, output);
+    const published = status === 'IN_PROGRESS' ? copyWith(finished, { endTime: 0 }) : finished;
     return {
       ok: true,
       tasks: [published],

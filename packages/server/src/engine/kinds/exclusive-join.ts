@@ -6,6 +6,7 @@ import { joinWaiting } from './join.js';
 import { isSettled } from './settled.js';
 import { fieldProblem, resolvedInput, systemTask } from './system-task.js';
 import { isSuccessfulTaskStatus } from '@baton/protocol';
+import { copyWith } from '../../copy-with.js';
 
 /**
  * EXCLUSIVE_JOIN (Conductor's `ExclusiveJoin`): completes with the output of the first task of
@@ -83,11 +84,10 @@ export const exclusiveJoinKind: TaskKind = {
     const task = systemTask(sctx, node, request, {
       taskId,
       status: 'IN_PROGRESS',
-      inputData: {
-        ...resolvedInput(sctx, node, taskId),
+      inputData: copyWith(resolvedInput(sctx, node, taskId), {
         joinOn: withSuffix(node.joinOn),
         defaultExclusiveJoinTask: withSuffix(node.defaultExclusiveJoinTask),
-      },
+      }),
     });
     return { ok: true, tasks: [task], commands: [] };
   },

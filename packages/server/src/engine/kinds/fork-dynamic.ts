@@ -12,6 +12,7 @@ import {
   resolvedInput,
   systemTask,
 } from './system-task.js';
+import { copyWith } from '../../copy-with.js';
 
 /**
  * FORK_JOIN_DYNAMIC (Conductor's `ForkJoinDynamicTaskMapper`): the branches are known only at
@@ -62,10 +63,10 @@ function fromTaskList(node: WorkflowTask, input: JsonObject): Forked {
         reason: `Tasks could not be dynamically forked due to invalid input: the input of ${String(ref)} is not a map but ${display(own)}`,
       };
     if (isPlainObject(own))
-      task.inputParameters = {
-        ...(isPlainObject(task.inputParameters) ? task.inputParameters : {}),
-        ...(own as JsonObject),
-      };
+      task.inputParameters = copyWith(
+        isPlainObject(task.inputParameters) ? task.inputParameters : {},
+        own as JsonObject,
+      );
     tasks.push(task);
   }
   return { ok: true, tasks };
@@ -120,7 +121,9 @@ function fromSimpleInputs(input: JsonObject): Forked {
         ? input.forkTaskType
         : 'SIMPLE';
   const tasks = inputs.map((item: JsonValue, i): WorkflowTask => {
-    const taskInput: JsonObject = isPlainObject(item) ? { ...item, __index: i } : { input: item, __index: i };
+    const taskInput: JsonObject = isPlainObject(item)
+      ? copyWith(item, { __index: i })
+      : { input: item, __index: i };
     const task: WorkflowTask = { name, taskReferenceName: `_${name}_${i}`, type, inputParameters: taskInput };
     if (typeof workflow === 'string') {
       const version = input.forkTaskWorkflowVersion;
@@ -197,11 +200,10 @@ export const forkJoinDynamicKind: TaskKind = {
       taskId,
       taskType: 'FORK',
       status: 'COMPLETED',
-      inputData: {
-        ...input,
+      inputData: copyWith(input, {
         forkedTasks: forked.tasks.map((t) => t.taskReferenceName),
         forkedTaskDefs: forked.tasks as unknown as JsonValue[],
-      },
+      }),
     });
     return { ok: true, tasks: [task], commands: [] };
   },

@@ -10,6 +10,7 @@ import type { TaskKind } from './kind.js';
 import type { WaitingExplainer } from './waiting-explanation.js';
 import { isSettled } from './settled.js';
 import { fieldProblem, resolvedInput, systemTask } from './system-task.js';
+import { copyWith } from '../../copy-with.js';
 
 /**
  * JOIN (Conductor's `Join`): IN_PROGRESS until every task of `joinOn` is done, then COMPLETED
@@ -91,7 +92,7 @@ export const joinKind: TaskKind = {
     const task = systemTask(sctx, node, request, {
       taskId,
       status: 'IN_PROGRESS',
-      inputData: { ...resolvedInput(sctx, node, taskId), joinOn: [...refs] },
+      inputData: copyWith(resolvedInput(sctx, node, taskId), { joinOn: [...refs] }),
     });
     return { ok: true, tasks: [task], commands: [] };
   },

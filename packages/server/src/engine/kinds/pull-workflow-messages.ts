@@ -4,6 +4,7 @@ import type { RunState } from '../run-state.js';
 import { systemTaskRecord } from '../task-record.js';
 import type { Command } from '../types.js';
 import type { TaskKind } from './kind.js';
+import { copyWith } from '../../copy-with.js';
 
 /**
  * PULL_WORKFLOW_MESSAGES: takes up to `batchSize` messages (default 1, at most 100) from the
@@ -79,17 +80,17 @@ export const pullWorkflowMessagesKind: TaskKind = {
     if (available.length === 0 && settings.blocking) {
       return {
         ok: true,
-        tasks: [systemTaskRecord(run, workflowTask, { ...base, status: 'IN_PROGRESS' })],
+        tasks: [systemTaskRecord(run, workflowTask, copyWith(base, { status: 'IN_PROGRESS' }))],
         commands,
       };
     }
     const taken = available.slice(0, settings.batchSize);
     if (taken.length > 0) commands.push({ type: 'TAKE_MESSAGES', messageIds: taken.map((m) => m.id) });
-    const task = systemTaskRecord(run, workflowTask, {
-      ...base,
-      status: 'COMPLETED',
-      outputData: messagesOutput(taken),
-    });
+    const task = systemTaskRecord(
+      run,
+      workflowTask,
+      copyWith(base, { status: 'COMPLETED', outputData: messagesOutput(taken) }),
+    );
     return { ok: true, tasks: [task], commands };
   },
   check(workflowTask, path): ValidationError[] {

@@ -1,6 +1,7 @@
 import type { JsonObject } from '@baton/protocol';
 import type { TaskKind } from './kind.js';
 import { scheduleCompleted } from './system-task.js';
+import { copyWith } from '../../copy-with.js';
 
 /**
  * SET_VARIABLE (Conductor's `SetVariable`): merges every input key into `workflow.variables`.
@@ -11,7 +12,7 @@ import { scheduleCompleted } from './system-task.js';
 export const MAX_VARIABLES_KB = 256;
 
 function merged(variables: JsonObject, input: JsonObject): JsonObject {
-  return { ...variables, ...input };
+  return copyWith(variables, input);
 }
 
 function utf8Length(text: string): number {

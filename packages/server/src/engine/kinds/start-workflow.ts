@@ -2,6 +2,7 @@ import type { JsonObject, WorkflowDef } from '@baton/protocol';
 import type { Command } from '../types.js';
 import type { TaskKind } from './kind.js';
 import { finish, startedSystemTask } from './system-task.js';
+import { copyWith } from '../../copy-with.js';
 
 /**
  * START_WORKFLOW (Conductor's `StartWorkflow`): starts the run described by
@@ -47,7 +48,7 @@ export const startWorkflowKind: TaskKind = {
       taskToDomain: (req.taskToDomain as Record<string, string> | undefined) ?? { ...run.taskToDomain },
       priority: typeof req.priority === 'number' ? req.priority : 0,
     };
-    return { ok: true, tasks: [{ ...task, status: 'IN_PROGRESS' }], commands: [command] };
+    return { ok: true, tasks: [copyWith(task, { status: 'IN_PROGRESS' })], commands: [command] };
   },
   check: () => [],
 };

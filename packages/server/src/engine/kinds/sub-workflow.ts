@@ -5,6 +5,7 @@ import type { TaskKind } from './kind.js';
 import type { WaitingExplainer } from './waiting-explanation.js';
 import { finish, startedSystemTask } from './system-task.js';
 import { boundedPriority } from '../../bounds/ranges.js';
+import { copyWith } from '../../copy-with.js';
 
 /**
  * SUB_WORKFLOW (Conductor's `SubWorkflow`): starts a child run of `subWorkflowParam`
@@ -50,7 +51,7 @@ export const subWorkflowKind: TaskKind = {
     const task = startedSystemTask(sctx, workflowTask, 'SUB_WORKFLOW', request);
     const params = resolveParams(workflowTask, sctx.expressionDocument());
     const workflowInput = task.inputData;
-    const input: JsonObject = { ...workflowInput, workflowInput };
+    const input: JsonObject = copyWith(workflowInput, { workflowInput });
     if (params.name !== undefined) input.subWorkflowName = params.name;
     if (params.version !== undefined) input.subWorkflowVersion = params.version;
     if (params.taskToDomain !== undefined) input.subWorkflowTaskToDomain = params.taskToDomain;
@@ -60,16 +61,19 @@ export const subWorkflowKind: TaskKind = {
     const name = params.name ?? params.definition?.name;
     if (name === undefined) {
       const reason = 'subWorkflowParam.name is missing and no workflowDefinition is given';
-      return { ok: true, tasks: [finish({ ...task, inputData: input }, 'FAILED', {}, reason)], commands: [] };
+      return {
+        ok: true,
+        tasks: [finish(copyWith(task, { inputData: input }), 'FAILED', {}, reason)],
+        commands: [],
+      };
     }
     const childWorkflowId = ctx.newId();
-    const started = {
-      ...task,
+    const started = copyWith(task, {
       inputData: input,
       status: 'IN_PROGRESS' as const,
       subWorkflowId: childWorkflowId,
       outputData: { subWorkflowId: childWorkflowId },
-    };
+    });
     const command: Command = {
       type: 'START_CHILD',
       taskId: task.taskId,

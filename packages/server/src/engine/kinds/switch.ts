@@ -10,6 +10,7 @@ import {
   resolvedInput,
   systemTask,
 } from './system-task.js';
+import { copyWith } from '../../copy-with.js';
 
 /**
  * SWITCH (Conductor's `SwitchTaskMapper`/`Switch`), whose scheduling and branching DECISION
@@ -75,7 +76,7 @@ export function scheduleSwitch(
   const task = systemTask(sctx, node, request, {
     taskId,
     status: 'COMPLETED',
-    inputData: { ...input, case: selected },
+    inputData: copyWith(input, { case: selected }),
     outputData,
   });
   return { ok: true, tasks: [task], commands: [] };

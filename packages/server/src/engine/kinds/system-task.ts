@@ -9,6 +9,7 @@ import {
 } from '@baton/protocol';
 import { resolveParameters } from '../expressions.js';
 import type { ScheduleContext, ScheduleOutcome, ScheduleRequest } from './kind.js';
+import { copyWith } from '../../copy-with.js';
 
 /** Shared pieces of the system kinds (those the interpreter runs itself, with no worker queue). */
 
@@ -92,7 +93,7 @@ export function resolvedInput(sctx: ScheduleContext, node: WorkflowTask, taskId:
   // Conductor's rerun sets the task's input before it runs, so a system task that runs at once
   // (JSON_JQ_TRANSFORM in JsonJQTransformSpec's rerun) works on the new input.
   const rerun = sctx.rerunInput;
-  return rerun !== undefined && rerun.ref === node.taskReferenceName ? { ...input, ...rerun.input } : input;
+  return rerun !== undefined && rerun.ref === node.taskReferenceName ? copyWith(input, rerun.input) : input;
 }
 
 /** Conductor's `"%s field is required for taskType: %s taskName: %s"` at `path.field`. */
@@ -106,7 +107,7 @@ export function requiredField(
     path: `${path}.${field}`,
     message: `${field} field is required for taskType: ${String(node.type)} taskName: ${node.name}`,
   };
-  return value === undefined ? problem : { ...problem, invalidValue: value };
+  return value === undefined ? problem : copyWith(problem, { invalidValue: value });
 }
 
 /** A problem at `path.field` whose message names the task. */
@@ -121,7 +122,7 @@ export function fieldProblem(
     path: `${path}.${field}`,
     message: `${message} (taskType: ${String(node.type)} taskName: ${node.name})`,
   };
-  return value === undefined ? problem : { ...problem, invalidValue: value };
+  return value === undefined ? problem : copyWith(problem, { invalidValue: value });
 }
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -177,7 +178,7 @@ export function finish(
   outputData: JsonObject,
   reason?: string,
 ): TaskRecord {
-  const ended: TaskRecord = { ...task, status, outputData, endTime: task.scheduledTime };
+  const ended: TaskRecord = copyWith(task, { status, outputData, endTime: task.scheduledTime });
   if (reason !== undefined) ended.reasonForIncompletion = reason;
   return ended;
 }

@@ -16,7 +16,7 @@ export function adminRoutes(app: FastifyInstance, deps: AppDeps): void {
     for (const [name, check] of Object.entries(checks)) {
       try {
         const details = await check();
-        components[name] = { ...details, status: 'UP' };
+        components[name] = Object.assign({}, details, { status: 'UP' as const });
       } catch (raw) {
         components[name] = { status: 'DOWN', error: coerceError(raw).message };
       }

@@ -25,6 +25,7 @@ import {
 } from '../bounds.js';
 import { startRequestSchema, workflowDefSchema } from '../schemas.js';
 import { refuseUnknownStartFields } from '../start-request-form.js';
+import { copyWith } from '../../copy-with.js';
 
 const tags = ['workflow'];
 const idParam = nameParams('workflowId');
@@ -318,8 +319,8 @@ export function runControlRoutes(app: FastifyInstance, { runControl, testRuns, s
       },
       handler: (req) =>
         runControl.bulk(req.params.operation, req.body, {
-          ...(req.query.reason !== undefined && { reason: req.query.reason }),
           useLatestDefinitions: req.query.useLatestDefinitions ?? false,
+          ...(req.query.reason !== undefined && { reason: req.query.reason }),
         }),
     });
   }
@@ -353,7 +354,7 @@ export function runControlRoutes(app: FastifyInstance, { runControl, testRuns, s
     },
     (req) => {
       refuseUnknownStartFields(req.body ?? {});
-      const request: StartWorkflowRequest = { ...(req.body ?? {}), name: req.params.name };
+      const request: StartWorkflowRequest = copyWith(req.body ?? {}, { name: req.params.name });
       if (req.params.version > 0) request.version = req.params.version;
       else delete request.version;
       return syncExecute.execute(request, {

@@ -37,7 +37,7 @@ const pollQuerySchema = {
     domain: name,
     count: { type: 'integer', minimum: 1, maximum: MAX_POLL_COUNT, default: 1 },
     // Bounded as any ms value; over 5000 the handler answers Conductor's own message.
-    timeout: { ...millis32, default: 100 },
+    timeout: { default: 100, ...millis32 },
     inlinePayloads: { type: 'boolean', default: false },
   },
 } as const;
@@ -190,8 +190,8 @@ export function taskRoutes(app: FastifyInstance, { tasks, payloads, workflows }:
       );
       if (strict) void reply.header('preference-applied', 'handling=strict');
       const { task, lapsed } = await tasks.update(await payloads.inlineResult(toResult(req.body)), {
-        ...(req.taskAccess && { access: req.taskAccess }),
         strict,
+        ...(req.taskAccess && { access: req.taskAccess }),
       });
       // A late result of the attempt's own holder: 200 as Conductor answers, and the header says
       // it was not recorded (an exact repeat was recorded before, so it carries none).

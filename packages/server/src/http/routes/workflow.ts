@@ -214,7 +214,7 @@ export function workflowRoutes(app: FastifyInstance, { workflows, payloads, meta
         params: {
           type: 'object',
           required: ['name', 'correlationId'],
-          properties: { name: requiredName, correlationId: { ...text, minLength: 1 } },
+          properties: { name: requiredName, correlationId: { minLength: 1, ...text } },
         },
         querystring: correlatedQuery,
       },
