@@ -1,6 +1,7 @@
-import pg from 'pg';
+import type pg from 'pg';
 
 import { StoreUnavailable } from '../store/store-faults.js';
+import { DeadlineClient } from './answer-deadline.js';
 
 /**
  * The servers a node may connect to, and failover between them. node-postgres takes one host per
@@ -49,11 +50,14 @@ export class PgTargets {
     if (index === this.index) this.index = (this.index + 1) % this.urls.length;
   }
 
-  /** A connection class that connects to the current target and never crashes the process. */
+  /**
+   * A connection class that connects to the current target, never crashes the process, and keeps
+   * its queries' answer deadline itself (answer-deadline.ts).
+   */
   clientClass(onError: (err: Error) => void): typeof pg.Client {
     // eslint-disable-next-line @typescript-eslint/no-this-alias
     const targets = this;
-    return class TargetClient extends pg.Client {
+    return class TargetClient extends DeadlineClient {
       /** Which target this connection went to. */
       readonly target: number;
       constructor(config?: pg.ClientConfig) {
