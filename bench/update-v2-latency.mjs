@@ -8,7 +8,9 @@
 // `--cpu-prof DIR`: the server's V8 CPU profile, written there when it stops. `--chunk N`: the
 // pass cut into blocks of N runs in order (warm-up runs included), each block's p50 / p90 and the
 // CPU a step of the server and of the database's backends: how a fresh node warms.
-//   node bench/update-v2-latency.mjs [--sqlite] [--runs 60] [--warm 0] [--timeline] [--cpu-prof DIR] [--chunk 25]
+// `--server-args="..."`: Node flags for the server, e.g. `--server-args=--trace-gc-nvp`, whose
+// lines go to this command's output (its scavenges, their pauses and what each promoted).
+//   node bench/update-v2-latency.mjs [--sqlite] [--runs 60] [--warm 0] [--timeline] [--cpu-prof DIR] [--chunk 25] [--server-args="--flag ..."]
 // Run `npx tsc -b` first.
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -34,6 +36,7 @@ const { values } = parseArgs({
     timeline: { type: 'boolean', default: false },
     'cpu-prof': { type: 'string' },
     chunk: { type: 'string' },
+    'server-args': { type: 'string' },
   },
 });
 const profArgs = values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof']] : [];
@@ -51,6 +54,7 @@ const server = await startBaton({
   databaseUrl,
   nodeArgs: [
     ...profArgs,
+    ...(values['server-args'] ? values['server-args'].split(/\s+/).filter(Boolean) : []),
     ...(values.timeline
       ? ['--import', join(dirname(fileURLToPath(import.meta.url)), 'lib/update-v2-timeline-hook.mjs')]
       : []),
