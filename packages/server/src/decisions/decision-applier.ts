@@ -221,7 +221,7 @@ export class DecisionApplier {
     after: AfterCommit,
   ): Promise<RunRecord> {
     const now = this.clock.now();
-    const run = newRunRecord(Object.assign({}, input, { now }));
+    const run = newRunRecord(copyWith(input, { now }));
     const trace = input.trace ?? (await this.hooks.tracer?.traceRun(tx, run));
     if (trace !== undefined) run.trace = trace;
     session.runsStarted++;

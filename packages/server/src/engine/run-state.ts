@@ -122,8 +122,7 @@ export class RunState {
   }
 
   updateRun(patch: Partial<RunRecord>): void {
-    // Object.assign, not spreads: a copy that starts with a spread and adds a field gets a hidden
-    // class of its own on this runtime (src/copy-with.ts).
+    // Three sources in one copy; copyWith (src/copy-with.ts) takes two.
     this.currentRun = Object.assign({}, this.currentRun, patch, { updateTime: this.ctx.now });
     this.runChanged = true;
     if (this.doc) this.doc.workflow = workflowView(this.currentRun);
@@ -131,7 +130,7 @@ export class RunState {
 
   /** Replaces the run record whole (to drop a field a patch cannot remove). */
   replaceRun(run: RunRecord): void {
-    this.currentRun = Object.assign({}, run, { updateTime: this.ctx.now });
+    this.currentRun = copyWith(run, { updateTime: this.ctx.now });
     this.runChanged = true;
   }
 
@@ -141,7 +140,7 @@ export class RunState {
     if (position === undefined)
       throw new Error(`task ${task.taskId} is not part of run ${this.run.workflowId}`);
     const current = this.records[position] ?? task;
-    const next: TaskRecord = Object.assign({}, current, patch);
+    const next: TaskRecord = copyWith(current, patch);
     if (patch.inputData !== undefined && patch.templateSecrets === undefined)
       keepTemplateSecrets(current, next);
     this.records[position] = next;

@@ -83,8 +83,7 @@ export class ResultWork implements Joinable {
   /** The poll its next task is handed out under (after `wishFor`). */
   startPoll(now: number): { request: PollRequest; queues: string[]; seen: HandOutSeen } {
     if (!this.wished) throw new Error('a poll started without its wish');
-    // Object.assign, not a spread followed by a field: see copy-with.ts.
-    this.poll = Object.assign({}, this.wished, { seen: newHandOutSeen(now) });
+    this.poll = copyWith(this.wished, { seen: newHandOutSeen(now) });
     return this.poll;
   }
 

@@ -156,8 +156,7 @@ export class WorkflowService {
           return w ? copyWith(t, { waitingFor: w }) : t;
         })
       : [];
-    // Object.assign, not a spread followed by fields: see copy-with.ts.
-    const workflow: Workflow = Object.assign({}, run, {
+    const workflow: Workflow = copyWith(run, {
       tasks: shown,
       startTime: run.createTime,
       ...retriedTime(run),

@@ -56,7 +56,8 @@ function deadlineQuery(this: DeadlineClient, config: unknown, values?: unknown, 
   let sent = config;
   if (typeof config === 'object' && config !== null && 'query_timeout' in config) {
     const { query_timeout: own, ...rest } = config as pg.QueryConfig & { query_timeout?: number };
-    deadlineMs = own ?? 0;
+    // As node-postgres reads it: a query's own deadline, else the connection's.
+    deadlineMs = own || this.answerDeadlineMs;
     sent = rest;
   }
   if (done !== undefined) {

@@ -163,8 +163,7 @@ export function runFromColumns(
   record: Omit<RunRecord, 'workflowDefinition'>,
   definition: WorkflowDef,
 ): RunRecord {
-  // Object.assign, not a spread followed by a field: see copy-with.ts.
-  return Object.assign({}, record, { workflowDefinition: definition });
+  return copyWith(record, { workflowDefinition: definition });
 }
 
 /** A definition's JSON without the server-kept times (they live in columns). */
@@ -181,6 +180,7 @@ export function workflowDefFromColumns(
   createTime: number,
   updateTime: number,
 ): StoredWorkflowDef {
+  // Object.assign: the copy's type narrows optional fields to required ones, which copyWith's does not.
   return Object.assign({}, definition, { version, createTime, updateTime });
 }
 

@@ -12,6 +12,7 @@ import { explainSystemCall } from './call-waiting.js';
 import type { StoredQueueMessage, StoredTimer, Tx } from '../store/store.js';
 import { isActivePoll } from '../handout/worker-liveness.js';
 import { isoOrUnknown, storableTime } from '../bounds/time.js';
+import { copyWith } from '../copy-with.js';
 
 /**
  * Explainable waiting (docs/design/task-lifecycle.md#explainable-waiting): why an open task waits
@@ -236,9 +237,8 @@ export function runWaiting(
   for (const task of tasks) {
     const w = why.get(task.taskId);
     if (w)
-      // Object.assign, not a spread followed by fields: see copy-with.ts.
       out.push(
-        Object.assign({}, w, {
+        copyWith(w, {
           taskId: task.taskId,
           referenceTaskName: task.referenceTaskName,
           taskType: task.taskType,
