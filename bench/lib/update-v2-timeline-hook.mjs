@@ -27,9 +27,10 @@ let current;
 
 const query = pg.Client.prototype.query;
 pg.Client.prototype.query = function timedQuery(...args) {
-  const answer = query.apply(this, args);
   const request = current;
-  if (request === undefined || typeof answer?.then !== 'function') return answer;
+  // A query object of its own (a cursor, a stream) is not timed.
+  const own = typeof args[0]?.submit === 'function';
+  if (request === undefined || own) return query.apply(this, args);
   const sent = performance.now();
   const n = request.messages++;
   if (n === 0) sums.beforeFirst += sent - request.start;
@@ -39,7 +40,19 @@ pg.Client.prototype.query = function timedQuery(...args) {
     sums[n === 0 ? 'first' : n === 1 ? 'second' : 'rest'] += at - sent;
     request.answeredAt = at;
   };
-  answer.then(done, done);
+  // The callback form (the store's connections keep their answer deadline with it,
+  // store-postgres/answer-deadline.ts) and the promise form.
+  const last = args.length - 1;
+  if (typeof args[last] === 'function') {
+    const callback = args[last];
+    args[last] = function timedCallback(...answer) {
+      done();
+      return callback.apply(this, answer);
+    };
+    return query.apply(this, args);
+  }
+  const answer = query.apply(this, args);
+  if (typeof answer?.then === 'function') answer.then(done, done);
   return answer;
 };
 
