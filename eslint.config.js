@@ -8,14 +8,21 @@ import tseslint from 'typescript-eslint';
 import { restrictedImportBlocks } from './scripts/rooms.mjs';
 
 // On Node 20's V8 an object literal that begins with a spread and then names a property the spread
-// did not bring makes a hidden class per object (docs/PERFORMANCE.md, "Fixed: objects with a shape
-// of their own on the hot path"). The rooms on a step's path write such copies with copyWith or
-// Object.assign; a literal that begins with a field (`{ field, ...rest }`) or is one spread alone
-// keeps one hidden class.
+// did not bring makes a hidden class per object, and `Object.assign` onto a literal turns a copy of
+// more than sixteen fields into a dictionary (docs/PERFORMANCE.md, "Fixed: objects with a shape of
+// their own on the hot path" and "Fixed: copies of large records in dictionary mode"). The rooms on
+// a step's path write such copies with copyWith; a literal that begins with a field
+// (`{ field, ...rest }`) or is one spread alone keeps one hidden class and fast properties.
 const spreadThenProperty = {
   selector: 'ObjectExpression > SpreadElement:first-child + *',
   message:
-    'a leading spread followed by a property gives every copy a hidden class of its own on this runtime: use copyWith(base, changes) or Object.assign({}, base, changes)',
+    'a leading spread followed by a property gives every copy a hidden class of its own on this runtime: use copyWith(base, changes)',
+};
+const assignOntoLiteral = {
+  selector:
+    "CallExpression[callee.object.name='Object'][callee.property.name='assign'] > ObjectExpression.arguments:first-child",
+  message:
+    'Object.assign onto a literal makes a dictionary of a copy of more than sixteen fields on this runtime: use copyWith(base, changes)',
 };
 
 export default tseslint.config(
@@ -64,6 +71,7 @@ export default tseslint.config(
           message: 'use ctx.random',
         },
         spreadThenProperty,
+        assignOntoLiteral,
       ],
     },
   },
@@ -74,7 +82,7 @@ export default tseslint.config(
       'packages/server/src/http/{routes/**/*,error-handler,start-request-form}.ts',
       'packages/server/src/copy-with.ts',
     ],
-    rules: { 'no-restricted-syntax': ['error', spreadThenProperty] },
+    rules: { 'no-restricted-syntax': ['error', spreadThenProperty, assignOntoLiteral] },
   },
   // Each room imports only what the room map allows it (its `forbidden` libraries included).
   ...restrictedImportBlocks(),

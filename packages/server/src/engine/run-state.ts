@@ -122,8 +122,8 @@ export class RunState {
   }
 
   updateRun(patch: Partial<RunRecord>): void {
-    // Three sources in one copy; copyWith (src/copy-with.ts) takes two.
-    this.currentRun = Object.assign({}, this.currentRun, patch, { updateTime: this.ctx.now });
+    // The patch is a few fields: merged with the time first, then the run copied once.
+    this.currentRun = copyWith(this.currentRun, copyWith(patch, { updateTime: this.ctx.now }));
     this.runChanged = true;
     if (this.doc) this.doc.workflow = workflowView(this.currentRun);
   }

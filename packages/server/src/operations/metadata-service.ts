@@ -78,13 +78,14 @@ export class MetadataService {
       const version = def.version ?? nextVersion(await tx.latestWorkflowVersion(def.name));
       if (version === undefined) throw fail('DEFINITION_VERSION_LIMIT', { name: def.name, max: MAX_VERSION });
       const existing = actor === undefined ? undefined : await tx.getWorkflowDef(def.name, version);
-      const stored: StoredWorkflowDef = Object.assign({}, stampAuthorship(def, actor, existing), {
+      // The stamps are set here: the copy is a stored definition (its open fields hide that from the type).
+      const stored = copyWith(stampAuthorship(def, actor, existing), {
         // Conductor's default: a definition registered without one is schema version 2.
         schemaVersion: def.schemaVersion ?? 2,
         version,
         createTime: now,
         updateTime: now,
-      });
+      }) as StoredWorkflowDef;
       if (overwrite) {
         await tx.upsertWorkflowDef(stored);
       } else if (!(await tx.insertWorkflowDef(stored))) {
@@ -116,7 +117,12 @@ export class MetadataService {
         const stamped = stampAuthorship(def, actor, existing);
         const schemaVersion = def.schemaVersion ?? 2;
         await tx.upsertWorkflowDef(
-          Object.assign({}, stamped, { schemaVersion, version, createTime: now, updateTime: now }),
+          copyWith(stamped, {
+            schemaVersion,
+            version,
+            createTime: now,
+            updateTime: now,
+          }) as StoredWorkflowDef,
         );
         result.bulkSuccessfulResults.push(`${def.name}.${version}`);
       }
@@ -206,7 +212,7 @@ export class MetadataService {
           : await tx.getTaskDefs(defs.map((d) => d.name));
       for (const def of defs) {
         const stamped = stampAuthorship(def, actor, existing.get(def.name));
-        await tx.upsertTaskDef(Object.assign({}, stamped, { createTime: now, updateTime: now }));
+        await tx.upsertTaskDef(copyWith(stamped, { createTime: now, updateTime: now }) as StoredTaskDef);
       }
       await tx.ensureQueues(
         defs.map((d) => d.name),
@@ -229,7 +235,10 @@ export class MetadataService {
       if (!existing) throw fail('TASK_DEF_UPDATE_NOT_FOUND', { name: def.name });
       const now = this.clock.now();
       await tx.upsertTaskDef(
-        Object.assign({}, stampAuthorship(def, actor, existing), { createTime: now, updateTime: now }),
+        copyWith(stampAuthorship(def, actor, existing), {
+          createTime: now,
+          updateTime: now,
+        }) as StoredTaskDef,
       );
       await tx.ensureQueues([def.name], now);
       return (await tx.getTaskDef(def.name)) as StoredTaskDef;

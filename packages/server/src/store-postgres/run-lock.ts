@@ -10,7 +10,7 @@ import { type ClaimedRow, PgQueueTx } from './queue.js';
 import type { RunDefinitionCache } from './run-definitions.js';
 import { type RunRow, runFromPgRow } from './run-rows.js';
 import { type Query, SQL } from './sql.js';
-import { type PgTaskRow, taskFromKeptPgRow, taskFromPgColumns, taskFromPgRow } from './task-rows.js';
+import { type PgTaskRow, taskFromPgColumns, taskFromPgRow } from './task-rows.js';
 import type { WriteBehind } from './write-behind.js';
 
 /** The task definitions' change counter, read with another row (null: never, the table has its row). */
@@ -134,7 +134,7 @@ export abstract class PgRunLockTx extends PgQueueTx {
     // A fresh restore: the caller may change its tasks, and the decide set must stay as read.
     const tasks = taskIds.map((id) => {
       const inSet = set.find((r) => r.task_id === id);
-      return inSet && taskFromKeptPgRow(inSet);
+      return inSet && taskFromPgRow(inSet);
     });
     // Outside the set (another run's, an older attempt, none): one read, by id.
     const [only, ...more] = taskIds.filter((_, i) => tasks[i] === undefined);
@@ -162,7 +162,7 @@ export abstract class PgRunLockTx extends PgQueueTx {
     const locked = row && (await this.runsOf([row]))[0];
     if (row && decideSet && this.writes) {
       const rows = decideSet.rows as DecideSetRow[];
-      const tasks = rows.map(taskFromKeptPgRow);
+      const tasks = rows.map(taskFromPgRow);
       this.prefetched = { workflowId, at: this.writes.statements, tasks };
       this.names.learnDecideSet(workflowId, tasks, rows[0]?.by_name);
     }

@@ -2,6 +2,7 @@ import type pg from 'pg';
 
 import { StoreUnavailable } from '../store/store-faults.js';
 import { DeadlineClient } from './answer-deadline.js';
+import { copyWith } from '../copy-with.js';
 
 /**
  * The servers a node may connect to, and failover between them. node-postgres takes one host per
@@ -62,7 +63,7 @@ export class PgTargets {
       readonly target: number;
       constructor(config?: pg.ClientConfig) {
         const target = targets.current;
-        super(Object.assign({}, config, { connectionString: targets.urlOf(target) }));
+        super(copyWith(config ?? {}, { connectionString: targets.urlOf(target) }));
         this.target = target;
         // A connection lost while checked out (or while connecting) emits `error` with no
         // listener of the pool's attached: without this, the process would die of it.

@@ -1,7 +1,6 @@
 import type { TaskRecord } from '@baton/protocol';
 
-import { packedFields, restoreTask, type TaskRowColumns } from '../store/task-record-storage.js';
-import { copyWith } from '../copy-with.js';
+import { packedRest, restoreTask, type TaskRowColumns } from '../store/task-record-storage.js';
 
 /**
  * Task rows as PostgreSQL reads them: the row's columns and its `record`, restored to the whole
@@ -25,21 +24,11 @@ export const TASK_COLUMNS =
   'task_id, workflow_id, seq, reference_task_name, task_type, status, update_time, record, packed';
 
 /**
- * The task a row holds, whole (store/task-record-storage.ts `restoreTask`). A whole or compact
- * record is filled in place (callers that keep the row pass a copy); a packed one is merged into a
- * new object.
+ * The task a row holds, whole (store/task-record-storage.ts `restoreTask`): a new object, the
+ * row left as it is, so a row the caller keeps (a decide set read once) can be restored again.
  */
 export function taskFromPgRow(row: PgTaskRow): TaskRecord {
-  const fields = row.packed === null ? row.record : packedFields(row.task_id, row.record, row.packed);
-  return restoreTask(fields, row);
-}
-
-/**
- * The same for a row the caller keeps (a decide set read once and restored again): a whole or
- * compact record is copied before it is filled; a packed one is merged into a new object anyway.
- */
-export function taskFromKeptPgRow(row: PgTaskRow): TaskRecord {
-  return taskFromPgRow(row.packed === null ? copyWith(row, { record: { ...row.record } }) : row);
+  return restoreTask(row.record, row, row.packed === null ? undefined : packedRest(row.task_id, row.packed));
 }
 
 /** The same, for a row whose task may be missing (a left join): every column null then. */

@@ -180,8 +180,9 @@ export function workflowDefFromColumns(
   createTime: number,
   updateTime: number,
 ): StoredWorkflowDef {
-  // Object.assign: the copy's type narrows optional fields to required ones, which copyWith's does not.
-  return Object.assign({}, definition, { version, createTime, updateTime });
+  // The stamps are set here, so the copy is a stored definition (the type cannot see it through
+  // the definition's open fields).
+  return copyWith(definition, { version, createTime, updateTime }) as StoredWorkflowDef;
 }
 
 export function taskDefFromColumns(
@@ -189,7 +190,7 @@ export function taskDefFromColumns(
   createTime: number,
   updateTime: number,
 ): StoredTaskDef {
-  return Object.assign({}, definition, { createTime, updateTime });
+  return copyWith(definition, { createTime, updateTime }) as StoredTaskDef;
 }
 
 /** Statuses `runsByCorrelationId(…, includeClosed = false)` keeps. */

@@ -95,9 +95,6 @@ export const STORED_DEFAULTS = {
   executed: true,
 } as const satisfies Partial<TaskRecord>;
 
-type DefaultField = keyof typeof STORED_DEFAULTS;
-const DEFAULT_FIELDS = Object.keys(STORED_DEFAULTS) as DefaultField[];
-
 /** Fields never stored, or not while they hold these values, by name (for one lookup per field). */
 const COLUMN_FIELD_SET: ReadonlySet<string> = new Set(COLUMN_FIELDS);
 const DEFAULT_VALUES: ReadonlyMap<string, unknown> = new Map(Object.entries(STORED_DEFAULTS));
@@ -256,7 +253,7 @@ export function packedFields(
   clear: Readonly<Record<string, unknown>>,
   packed: Uint8Array,
 ): Record<string, unknown> {
-  return Object.assign({}, clear, packedRest(taskId, packed));
+  return copyWith(clear, packedRest(taskId, packed));
 }
 
 /**
@@ -279,21 +276,48 @@ export function taskField(record: unknown, packed: unknown, field: unknown): str
 
 /** The task a row holds, whole again: the stored record, its left-out defaults, then the columns. */
 export function taskFromRow(row: StoredTaskRow): TaskRecord {
-  return restoreTask(storedFields(row), row);
+  const clear = JSON.parse(row.record) as Record<string, unknown>;
+  const packed = row.packed;
+  return restoreTask(
+    clear,
+    row,
+    packed === undefined || packed === null ? undefined : packedRest(row.task_id, packed),
+  );
 }
 
 /**
- * A task whole again from its stored record's fields (parsed; either shape) and its row's
- * columns: the usual values the record left out, then the columns, which win over the record's
- * own fields (they are what every update writes, and a whole record holds the same values).
- * Both dialects read through it; PostgreSQL's driver hands the record over already parsed.
+ * A task whole again from its stored record's fields (parsed; either shape; `rest`: the fields of
+ * its packed part, when it has one) and its row's columns: the usual values the record left out,
+ * then the record's fields, then the columns, which win over the record's own fields (they are
+ * what every update writes, and a whole record holds the same values). Both dialects read through
+ * it; PostgreSQL's driver hands the record over already parsed. A new object: `fields` and `rest`
+ * are left as they are (`rest` may be shared with other reads, frozen).
+ *
+ * Made by one literal that begins with the columns: every task of one stored shape then shares one
+ * hidden class with fast properties. Filled in field by field on the parsed record (as before), or
+ * merged with `Object.assign`, a task of more than sixteen fields became a dictionary, which every
+ * later read of the task paid for (docs/PERFORMANCE.md, "Fixed: copies of large records in
+ * dictionary mode").
  */
-export function restoreTask(fields: Record<string, unknown>, row: TaskRowColumns): TaskRecord {
-  // Filled in on the parsed object itself, made for this read alone: spreading three objects into
-  // a new one on every task read cost more than the parse.
-  const task = fields;
-  for (const field of DEFAULT_FIELDS) if (task[field] === undefined) task[field] = STORED_DEFAULTS[field];
-  if (task.taskDefName === undefined) task.taskDefName = row.task_type;
+export function restoreTask(
+  fields: Readonly<Record<string, unknown>>,
+  row: TaskRowColumns,
+  rest?: Readonly<Record<string, unknown>>,
+): TaskRecord {
+  const task: Record<string, unknown> = {
+    taskId: row.task_id,
+    workflowInstanceId: row.workflow_id,
+    seq: row.seq,
+    status: row.status,
+    referenceTaskName: row.reference_task_name,
+    taskType: row.task_type,
+    updateTime: row.update_time,
+    taskDefName: row.task_type,
+    ...STORED_DEFAULTS,
+    ...fields,
+    ...rest,
+  };
+  // A whole record holds the columns too: the row's own win (overrides: the shape stays).
   task.taskId = row.task_id;
   task.workflowInstanceId = row.workflow_id;
   task.seq = row.seq;

@@ -6,7 +6,17 @@ import type { TaskRecord } from '@baton/protocol';
 
 import { copyWith } from '../../src/copy-with.js';
 import { handedOut } from '../../src/handout/direct-hand-off.js';
-import { runFromColumns, taskDefFromColumns } from '../../src/store/sql-common.js';
+import { runFromColumns, taskDefFromColumns, workflowDefFromColumns } from '../../src/store/sql-common.js';
+import {
+  CLEAR_FIELDS,
+  PG_CLEAR_FIELDS,
+  type StoredTaskRow,
+  storedTaskParts,
+  storedTaskRecord,
+  taskFromRow,
+} from '../../src/store/task-record-storage.js';
+import { taskFromPgRow } from '../../src/store-postgres/task-rows.js';
+import { task as taskOf } from '../store/fixtures.js';
 
 /**
  * Copies made on every step keep one hidden class per shape (src/copy-with.ts): two copies of
@@ -16,17 +26,30 @@ import { runFromColumns, taskDefFromColumns } from '../../src/store/sql-common.j
 v8.setFlagsFromString('--allow-natives-syntax');
 // eslint-disable-next-line @typescript-eslint/no-implied-eval -- natives syntax parses only in a function made at run time.
 const sameMap = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: object, b: object) => boolean;
+// eslint-disable-next-line @typescript-eslint/no-implied-eval -- as above.
+const fastProperties = new Function('o', 'return %HasFastProperties(o)') as (o: object) => boolean;
 
 /** Objects of one shape, each made the way a store read makes them (parsed JSON). */
 const parsed = <T>(value: T, n: number): T[] =>
   Array.from({ length: n }, () => JSON.parse(JSON.stringify(value)) as T);
 
-/** Every result of `make` over `inputs`, checked to share the first one's map. */
+/**
+ * Every result of `make` over `inputs`, checked to share the first one's map and to keep fast
+ * properties (a dictionary's map is shared too, so the first check alone would pass it).
+ */
 function assertOneShape<I, O extends object>(inputs: readonly I[], make: (input: I, i: number) => O): void {
   const made = inputs.map(make);
   const [first, ...rest] = made;
   assert.ok(first);
+  made.forEach((o, i) => assert.ok(fastProperties(o), `copy ${i} is a dictionary`));
   rest.forEach((o, i) => assert.ok(sameMap(first, o), `copy ${i + 1} has a hidden class of its own`));
+}
+
+/** A record of `n` fields, `field0` … (values of every JSON kind). */
+function record(n: number): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (let i = 0; i < n; i++) out[`field${i}`] = i % 3 === 0 ? i : i % 3 === 1 ? `v${i}` : { i };
+  return out;
 }
 
 void describe('copies that keep one shape', () => {
@@ -40,6 +63,41 @@ void describe('copies that keep one shape', () => {
     assertOneShape(parsed(base, 50), (o, i) =>
       copyWith<Record<string, unknown>>(o, { status: 'DONE', endTime: i }),
     );
+  });
+
+  void it('copyWith: records of any size keep one shape and fast properties, fields added or not', () => {
+    for (const n of [1, 8, 16, 17, 30, 60]) {
+      assertOneShape(parsed(record(n), 20), (o, i) => copyWith(o, { field0: i }));
+      assertOneShape(parsed(record(n), 20), (o, i) => copyWith(o, { field0: i, added: i, also: { i } }));
+    }
+  });
+
+  void it('copyWith: the copy is the spread’s, field for field and in its order', () => {
+    const cases: Array<[Record<string, unknown>, Record<string, unknown>]> = [
+      [{}, {}],
+      [{}, { a: 1 }],
+      [{ a: 1 }, {}],
+      [
+        { a: 1, b: 2 },
+        { b: 3, c: 4 },
+      ],
+      [
+        { 2: 'two', b: 1, 1: 'one' },
+        { 0: 'zero', b: 2, z: 26 },
+      ],
+      [record(40), { field39: 'last', extra: null, field0: undefined }],
+    ];
+    for (const [base, changes] of cases) {
+      const copy = copyWith(base, changes);
+      assert.deepEqual(Object.entries(copy), Object.entries({ ...base, ...changes }));
+      assert.notEqual(copy, base);
+    }
+    // An own symbol key and an inherited field: copied and left as a spread copies and leaves them.
+    const tag = Symbol('tag');
+    const withSymbol = { [tag]: 1, a: 1 };
+    assert.equal(copyWith(withSymbol, { a: 2 })[tag], 1);
+    const inherited = Object.assign(Object.create({ fromProto: 1 }) as Record<string, unknown>, { own: 1 });
+    assert.deepEqual(Object.keys(copyWith(inherited, { more: 2 })), ['own', 'more']);
   });
 
   void it('copyWith: an own __proto__ key stays a field of the copy, as a spread keeps it', () => {
@@ -75,5 +133,50 @@ void describe('copies that keep one shape', () => {
     const definition = { name: 'wf', version: 1, tasks: [] };
     assertOneShape(parsed(record, 50), (r) => runFromColumns(r as never, definition as never));
     assertOneShape(parsed({ name: 'td', retryCount: 1 }, 50), (d, i) => taskDefFromColumns(d as never, i, i));
+  });
+
+  void it('a task read back from its row, on either dialect, packed or whole, keeps one shape', () => {
+    // A task of 26 fields, as a finished step of the bench's workflow has them.
+    const tasks = Array.from({ length: 20 }, (_, i) =>
+      taskOf('run-1', i + 1, {
+        status: 'COMPLETED',
+        executed: true,
+        workerId: 'w',
+        endTime: 2_000 + i,
+        outputData: { data: 'y' },
+        correlationId: 'c',
+        queueName: 'resize',
+      }),
+    );
+    const columns = (t: TaskRecord): Omit<StoredTaskRow, 'record'> => ({
+      task_id: t.taskId,
+      workflow_id: t.workflowInstanceId,
+      seq: t.seq,
+      reference_task_name: t.referenceTaskName,
+      task_type: t.taskType,
+      status: t.status,
+      update_time: t.updateTime,
+    });
+    assertOneShape(tasks, (t) => taskFromRow({ ...columns(t), record: storedTaskRecord(t) }));
+    assertOneShape(tasks, (t) => {
+      const { record, packed } = storedTaskParts(t, CLEAR_FIELDS);
+      return taskFromRow({ ...columns(t), record, packed });
+    });
+    assertOneShape(tasks, (t) => {
+      const { clear, packed } = storedTaskParts(t, PG_CLEAR_FIELDS);
+      return taskFromPgRow({ ...columns(t), record: JSON.parse(JSON.stringify(clear)) as never, packed });
+    });
+    assertOneShape(tasks, (t) =>
+      taskFromPgRow({
+        ...columns(t),
+        record: JSON.parse(storedTaskRecord(t)) as Record<string, unknown>,
+        packed: null,
+      }),
+    );
+  });
+
+  void it('a workflow definition of many fields read back keeps one shape', () => {
+    const definition: Record<string, unknown> = { name: 'wf', ...record(24) };
+    assertOneShape(parsed(definition, 20), (d, i) => workflowDefFromColumns(d as never, 1, i, i));
   });
 });

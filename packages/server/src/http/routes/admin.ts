@@ -4,6 +4,7 @@ import { ENV_KEYS } from '../../config/env.js';
 import { publicSettings } from '../../config/options.js';
 import { coerceError } from '../../errors.js';
 import type { AppDeps } from '../app-deps.js';
+import { copyWith } from '../../copy-with.js';
 
 /** Health and operator views. Only non-secret settings are ever shown. */
 export function adminRoutes(app: FastifyInstance, deps: AppDeps): void {
@@ -15,8 +16,8 @@ export function adminRoutes(app: FastifyInstance, deps: AppDeps): void {
     const components: Record<string, { status: 'UP' | 'DOWN'; error?: string }> = {};
     for (const [name, check] of Object.entries(checks)) {
       try {
-        const details = await check();
-        components[name] = Object.assign({}, details, { status: 'UP' as const });
+        const details = (await check()) ?? {};
+        components[name] = copyWith<Record<string, unknown>, { status: 'UP' }>(details, { status: 'UP' });
       } catch (raw) {
         components[name] = { status: 'DOWN', error: coerceError(raw).message };
       }

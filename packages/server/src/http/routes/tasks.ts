@@ -7,6 +7,7 @@ import type { AppDeps } from '../app-deps.js';
 import { MAX_NAME_LENGTH } from '../../bounds/ranges.js';
 import { jsonObject, millis32, name, nameParams, requiredName } from '../bounds.js';
 import { externalStatusSchema, taskResultSchema } from '../schemas.js';
+import { copyWith } from '../../copy-with.js';
 
 const tags = ['tasks'];
 /** Longest a batch poll may wait (the interface's limit). */
@@ -86,12 +87,10 @@ function hangUpCheck(reply: FastifyReply): () => boolean {
 
 /** A worker result in the engine's shape (accepts the interface's `workflowId` and Conductor's name). */
 function toResult(body: ResultBody): TaskResult {
-  // Object.assign, not a spread followed by fields: see copy-with.ts.
-  const result: TaskResult = Object.assign({}, body, {
+  return copyWith<ResultBody, Pick<TaskResult, 'workflowInstanceId' | 'logs'>>(body, {
     workflowInstanceId: body.workflowInstanceId ?? body.workflowId ?? '',
     logs: (body.logs ?? []).map((l) => (typeof l === 'string' ? { log: l } : l)),
   });
-  return result;
 }
 
 /** Bare 204: no body and no content type, which Conductor's SDKs read as "nothing". */
