@@ -79,6 +79,8 @@ export default tseslint.config(
     // The rooms a step, a poll and a read go through (the interpreter's block above has it too).
     files: [
       'packages/server/src/{decisions,handout,operations,queue,store,store-postgres,store-sqlite,views}/**/*.ts',
+      // And what a system task's call, its payloads and its trace go through on each step.
+      'packages/server/src/{integrations/executor,payloads,tracing}/**/*.ts',
       'packages/server/src/http/{routes/**/*,error-handler,start-request-form}.ts',
       'packages/server/src/copy-with.ts',
     ],

@@ -17,6 +17,7 @@ import { afterCommit, type AfterCommit, type DecisionApplier } from '../decision
 import type { EventExecutionRow, Store, Tx } from '../store/store.js';
 import type { Delivery } from './broker.js';
 import type { RunActions } from './run-actions.js';
+import { copyWith } from '../copy-with.js';
 
 /** What the processor did with one delivery. */
 export type Outcome = 'processed' | 'duplicate' | 'retry' | 'failed';
@@ -224,7 +225,7 @@ export class EventProcessor {
               name: str('name') ?? '',
               ...(typeof version === 'number' && version > 0 && { version }),
               ...(typeof priority === 'number' && { priority }),
-              input: { ...obj('input'), ...marks },
+              input: copyWith(obj('input'), marks),
               ...(correlationId !== undefined && { correlationId }),
               taskToDomain: stringMap(obj('taskToDomain')),
               event,
@@ -235,7 +236,7 @@ export class EventProcessor {
         }
         case 'complete_task':
         case 'fail_task': {
-          const output = { ...obj('output'), ...marks };
+          const output = copyWith(obj('output'), marks);
           const task = await this.actions.endTask(
             tx,
             {

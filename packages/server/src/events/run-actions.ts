@@ -6,6 +6,7 @@ import { newId } from '../ids.js';
 import type { AfterCommit, DecisionApplier } from '../decisions/decision-applier.js';
 import { openTaskByRef } from '../operations/task-by-ref.js';
 import type { Tx } from '../store/store.js';
+import { copyWith } from '../copy-with.js';
 
 /** A start request as event actions and schedules give it (Conductor's StartWorkflowRequest). */
 export interface StartRequest {
@@ -84,7 +85,7 @@ export class RunActions {
           taskId: task.taskId,
           workflowInstanceId: task.workflowInstanceId,
           status,
-          outputData: { ...task.outputData, ...output },
+          outputData: copyWith(task.outputData, output),
           ...(reason !== undefined && { reasonForIncompletion: reason }),
         },
       },
@@ -123,7 +124,7 @@ export class RunActions {
           ? [...current, ...(Array.isArray(value) ? value : [value])]
           : value;
     }
-    await tx.updateRun({ ...run, variables: merged, updateTime: this.executor.now() });
+    await tx.updateRun(copyWith(run, { variables: merged, updateTime: this.executor.now() }));
     return merged;
   }
 }

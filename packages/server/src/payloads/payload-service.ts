@@ -11,6 +11,7 @@ import {
   taskInputPath,
 } from './payload-paths.js';
 import type { PayloadUrlSigner } from './signed-url.js';
+import { copyWith } from '../copy-with.js';
 
 export interface PayloadSettings {
   /** Largest inline payload (a result's output, a start input, a handed-out task input), in bytes. */
@@ -134,7 +135,7 @@ export class PayloadService {
     const external = result.externalOutputPayloadStoragePath;
     if (external !== undefined) {
       const outputData = await this.readJson(external, 'body.externalOutputPayloadStoragePath');
-      return { ...result, outputData };
+      return copyWith(result, { outputData });
     }
     if (result.outputData !== undefined && jsonBytes(result.outputData) > this.settings.inlineMaxBytes) {
       throw fail('PAYLOAD_OVER_INLINE_LIMIT', {
@@ -153,7 +154,7 @@ export class PayloadService {
     if (external !== undefined) {
       const input = await this.readJson(external, 'body.externalInputPayloadStoragePath');
       const { externalInputPayloadStoragePath: _path, ...rest } = request;
-      return { ...rest, input } as T;
+      return copyWith(rest, { input }) as T;
     }
     if (request.input !== undefined && jsonBytes(request.input) > this.settings.inlineMaxBytes) {
       throw fail('PAYLOAD_OVER_INLINE_LIMIT', {
@@ -185,7 +186,7 @@ export class PayloadService {
           // rather than not at all (its lock would lapse and the attempt be lost).
           return task;
         }
-        return { ...task, inputData: {}, externalInputPayloadStoragePath: blobPath };
+        return copyWith(task, { inputData: {}, externalInputPayloadStoragePath: blobPath });
       }),
     );
   }

@@ -13,6 +13,7 @@ import type { RunRecord, RunTrace, TaskRecord } from '@baton/protocol';
 
 import { SCOPE } from './tracing-contract.js';
 import { taskSpanId } from './trace-ids.js';
+import { copyWith } from '../copy-with.js';
 
 /**
  * Runs and task attempts last longer than a process, so their spans are never held open: each is
@@ -57,7 +58,7 @@ interface SpanParts {
 export function readableSpan(parts: SpanParts, resource: Resource): ReadableSpan {
   const end = Math.max(parts.end, parts.start);
   const duration = end - parts.start;
-  const context = { ...parts.context, isRemote: false };
+  const context = copyWith(parts.context, { isRemote: false });
   return {
     name: parts.name,
     kind: parts.kind ?? SpanKind.INTERNAL,

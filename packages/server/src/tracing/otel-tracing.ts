@@ -151,8 +151,8 @@ export function openOtelTracing(options: TracingOptions, exporter?: SpanExporter
     options,
     exporter ??
       new OTLPTraceExporter({
-        ...(options.endpoint !== undefined && { url: options.endpoint }),
         headers: { ...options.headers },
+        ...(options.endpoint !== undefined && { url: options.endpoint }),
       }),
   );
 }

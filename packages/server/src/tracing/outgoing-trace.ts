@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 import { Agent, type Dispatcher } from 'undici';
+import { copyWith } from '../copy-with.js';
 
 /**
  * The `traceparent` of the call being made here (a system call's client span): every request
@@ -22,7 +23,7 @@ function withTraceparent(headers: Headers, traceparent: string): Headers {
   if (typeof headers === 'object' && !(Symbol.iterator in headers)) {
     const record = headers as Record<string, string | string[] | undefined>;
     if (Object.keys(record).some((k) => k.toLowerCase() === 'traceparent')) return headers;
-    return { ...record, traceparent };
+    return copyWith(record, { traceparent });
   }
   const entries: Array<[string, string | string[] | undefined]> = [
     ...(headers as Iterable<[string, string | string[] | undefined]>),
@@ -36,6 +37,9 @@ export class TracedAgent extends Agent {
   override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
     const traceparent = outgoingTrace.getStore();
     if (traceparent === undefined) return super.dispatch(options, handler);
-    return super.dispatch({ ...options, headers: withTraceparent(options.headers, traceparent) }, handler);
+    return super.dispatch(
+      copyWith(options, { headers: withTraceparent(options.headers, traceparent) }),
+      handler,
+    );
   }
 }

@@ -23,6 +23,7 @@ import type { CallMetrics, CallResultLabel } from './call-metrics.js';
 import { Slots } from './slots.js';
 import { tracedCall } from '../../tracing/call-tracing.js';
 import type { Tracing } from '../../tracing/tracing.js';
+import { copyWith } from '../../copy-with.js';
 
 /**
  * The leased executor of system calls, one per node. It claims tasks from the internal queues
@@ -309,29 +310,26 @@ export class SystemTaskExecutor {
     switch (outcome.status) {
       case 'COMPLETED':
         detach = task.workflowTask.asyncComplete === true;
-        result = {
-          ...base,
+        result = copyWith(base, {
           status: detach ? 'IN_PROGRESS' : 'COMPLETED',
           outputData: maskOutput(outcome.output),
-        };
+        });
         if (detach) lines.push('asyncComplete: waiting to be completed from outside');
         break;
       case 'FAILED':
       case 'FAILED_WITH_TERMINAL_ERROR':
-        result = {
-          ...base,
+        result = copyWith(base, {
           status: outcome.status,
           reasonForIncompletion: mask(outcome.reason),
           ...(outcome.output !== undefined && { outputData: maskOutput(outcome.output) }),
-        };
+        });
         break;
       case 'IN_PROGRESS':
-        result = {
-          ...base,
+        result = copyWith(base, {
           status: 'IN_PROGRESS',
           outputData: maskOutput(outcome.output),
           callbackAfterSeconds: Math.max(0, Math.ceil(outcome.checkAfterSeconds)),
-        };
+        });
         lines.push(outcome.waitingFor);
         break;
     }
