@@ -10,13 +10,12 @@ import { runFromColumns, taskDefFromColumns, workflowDefFromColumns } from '../.
 import {
   CLEAR_FIELDS,
   PG_CLEAR_FIELDS,
-  type StoredTaskRow,
   storedTaskParts,
   storedTaskRecord,
   taskFromRow,
 } from '../../src/store/task-record-storage.js';
 import { taskFromPgRow } from '../../src/store-postgres/task-rows.js';
-import { task as taskOf } from '../store/fixtures.js';
+import { task as taskOf, taskRowColumns } from '../store/fixtures.js';
 
 /**
  * Copies made on every step keep one hidden class per shape (src/copy-with.ts): two copies of
@@ -148,15 +147,7 @@ void describe('copies that keep one shape', () => {
         queueName: 'resize',
       }),
     );
-    const columns = (t: TaskRecord): Omit<StoredTaskRow, 'record'> => ({
-      task_id: t.taskId,
-      workflow_id: t.workflowInstanceId,
-      seq: t.seq,
-      reference_task_name: t.referenceTaskName,
-      task_type: t.taskType,
-      status: t.status,
-      update_time: t.updateTime,
-    });
+    const columns = taskRowColumns;
     assertOneShape(tasks, (t) => taskFromRow({ ...columns(t), record: storedTaskRecord(t) }));
     assertOneShape(tasks, (t) => {
       const { record, packed } = storedTaskParts(t, CLEAR_FIELDS);

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { RunRecord, TaskRecord, WorkflowDef } from '@baton/protocol';
 
 import type { QueueMessage, StoredWorkflowDef } from '../../src/store/store.js';
+import type { TaskRowColumns } from '../../src/store/task-record-storage.js';
 
 /** A fixed base time: stores never read the clock, tests pass every time in. */
 export const T0 = Date.UTC(2026, 0, 1);
@@ -81,6 +82,19 @@ export function task(workflowId: string, seq: number, overrides: Partial<TaskRec
     iteration: 0,
     workflowTask: { name: 'resize', taskReferenceName: `ref_${seq}`, type: 'SIMPLE' },
     ...overrides,
+  };
+}
+
+/** The columns of the row a store writes for `t` (its record aside). */
+export function taskRowColumns(t: TaskRecord): TaskRowColumns {
+  return {
+    task_id: t.taskId,
+    workflow_id: t.workflowInstanceId,
+    seq: t.seq,
+    reference_task_name: t.referenceTaskName,
+    task_type: t.taskType,
+    status: t.status,
+    update_time: t.updateTime,
   };
 }
 

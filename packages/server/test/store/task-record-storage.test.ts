@@ -13,20 +13,11 @@ import {
   taskFromRow,
 } from '../../src/store/task-record-storage.js';
 import { packRecord } from '../../src/store/record-codec.js';
-import { task } from './fixtures.js';
+import { task, taskRowColumns } from './fixtures.js';
 
 /** The row a store writes for `t`: its columns and its compact record. */
 function rowOf(t: TaskRecord, record = storedTaskRecord(t)): StoredTaskRow {
-  return {
-    task_id: t.taskId,
-    workflow_id: t.workflowInstanceId,
-    seq: t.seq,
-    reference_task_name: t.referenceTaskName,
-    task_type: t.taskType,
-    status: t.status,
-    update_time: t.updateTime,
-    record,
-  };
+  return { ...taskRowColumns(t), record };
 }
 
 void describe('compact task records (store/task-record-storage.ts)', () => {
