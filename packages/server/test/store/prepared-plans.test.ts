@@ -29,6 +29,8 @@ if (enabledStores().includes('postgres')) {
   describe('prepared plans of a fresh database, once its tables have grown', () => {
     let client: pg.Client;
     let close: () => Promise<void> = () => Promise.resolve();
+    /** The growing tables PostgreSQL's own plans scan, as they were made on the empty tables. */
+    const plainScans: string[] = [];
 
     before(async () => {
       ({ client, close } = await planDatabase());
@@ -46,6 +48,10 @@ if (enabledStores().includes('postgres')) {
         await client.query(`EXPLAIN EXECUTE plain_${sql.name}${nullArguments(sql.text)}`);
       }
       await client.query('COMMIT');
+      // PostgreSQL's own plans, read while the tables are still empty: the plans it keeps from here
+      // on. Read later, a plan can be made again in between (an invalidation of the connection's
+      // caches, which other sessions' catalog changes can set off at any time) from the grown tables.
+      for (const sql of statements) plainScans.push(...(await scans(`plain_${sql.name}`, sql.text)));
       await client.query(
         `INSERT INTO tasks (task_id, workflow_id, seq, reference_task_name, task_type, status, update_time, record)
          SELECT 't' || i, 'w' || (i / 10), i % 10, 'r' || (i % 10), 'step', 'COMPLETED', i, '{}'::jsonb
@@ -92,10 +98,8 @@ if (enabledStores().includes('postgres')) {
       }
     });
 
-    it('a plan prepared on empty tables as PostgreSQL makes it scans them (what the test guards against)', async () => {
-      const scanned = [];
-      for (const sql of statements) scanned.push(...(await scans(`plain_${sql.name}`, sql.text)));
-      assert.ok(scanned.includes('tasks'), `sequential scans: ${scanned.join(', ')}`);
+    it('a plan prepared on empty tables as PostgreSQL makes it scans them (what the test guards against)', () => {
+      assert.ok(plainScans.includes('tasks'), `sequential scans: ${plainScans.join(', ')}`);
     });
 
     it('every statement prepared as the write-behind prepares it reads the grown tables by index', async () => {
