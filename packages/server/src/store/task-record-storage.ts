@@ -245,18 +245,6 @@ function storedFields(row: {
 }
 
 /**
- * The same for a row whose clear part comes parsed (PostgreSQL's jsonb): a new object, so the
- * caller's row is never changed. The values of its fields may be shared with other reads, frozen.
- */
-export function packedFields(
-  taskId: string,
-  clear: Readonly<Record<string, unknown>>,
-  packed: Uint8Array,
-): Record<string, unknown> {
-  return copyWith(clear, packedRest(taskId, packed));
-}
-
-/**
  * One top-level field of a stored task record, as SQLite's `json_extract(record, '$.field')`
  * answers it (an object or array as JSON text): the SQL function `baton_task_field(record,
  * packed, field)` that searches use for the fields a packed record does not keep in clear.

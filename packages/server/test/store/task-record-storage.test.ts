@@ -5,7 +5,6 @@ import type { TaskRecord } from '@baton/protocol';
 
 import {
   STORED_DEFAULTS,
-  packedFields,
   recentRowsHeld,
   storedTaskParts,
   type StoredTaskRow,
@@ -13,7 +12,16 @@ import {
   taskFromRow,
 } from '../../src/store/task-record-storage.js';
 import { packRecord } from '../../src/store/record-codec.js';
+import { taskFromPgRow } from '../../src/store-postgres/task-rows.js';
 import { task, taskRowColumns } from './fixtures.js';
+
+/**
+ * A packed row as PostgreSQL reads it back for `t`: its columns, the clear part parsed (jsonb) and
+ * the packed bytes.
+ */
+function pgRead(t: TaskRecord, clear: Readonly<Record<string, unknown>>, packed: Uint8Array): TaskRecord {
+  return taskFromPgRow({ ...taskRowColumns(t), record: { ...clear }, packed: Buffer.from(packed) });
+}
 
 /** The row a store writes for `t`: its columns and its compact record. */
 function rowOf(t: TaskRecord, record = storedTaskRecord(t)): StoredTaskRow {
@@ -71,11 +79,7 @@ void describe('compact task records (store/task-record-storage.ts)', () => {
     const t = task('run-large', 1, { status: 'COMPLETED', outputData: { large } });
     const parts = storedTaskParts(t);
     const before = recentRowsHeld();
-    assert.deepEqual(
-      packedFields(t.taskId, parts.clear, parts.packed).outputData,
-      { large },
-      'read back whole, unpacked',
-    );
+    assert.deepEqual(pgRead(t, parts.clear, parts.packed).outputData, { large }, 'read back whole, unpacked');
     for (let i = 0; i < 30; i++) storedTaskParts(task(`run-large-${i}`, 1, { outputData: { large } }));
     assert.deepEqual(recentRowsHeld().rows, before.rows, 'no large row kept');
     for (let i = 0; i < 20_000; i++) storedTaskParts(task(`run-small-${i}`, 1, { outputData: { i } }));
@@ -84,7 +88,7 @@ void describe('compact task records (store/task-record-storage.ts)', () => {
     assert.ok(held.rows > 4_096, `${held.rows} small rows kept`);
     const last = task('run-small-19999', 1, { outputData: { i: 19_999 } });
     const lastParts = storedTaskParts(last);
-    assert.deepEqual(packedFields(last.taskId, lastParts.clear, lastParts.packed).outputData, { i: 19_999 });
+    assert.deepEqual(pgRead(last, lastParts.clear, lastParts.packed).outputData, { i: 19_999 });
   });
 
   // The node keeps what the packed bytes it wrote unpack to; the clear part is always the row's own.
@@ -104,13 +108,13 @@ void describe('compact task records (store/task-record-storage.ts)', () => {
     >;
     assert.equal(read[changed], 12_345, 'the clear part as the row holds it (SQLite)');
     assert.deepEqual(read.outputData, { kept: true });
-    const pgRead = packedFields(t.taskId, edited, parts.packed);
-    assert.equal(pgRead[changed], 12_345, 'the clear part as the row holds it (PostgreSQL)');
-    assert.deepEqual(pgRead.outputData, { kept: true });
+    const fromPg = pgRead(t, edited, parts.packed) as unknown as Record<string, unknown>;
+    assert.equal(fromPg[changed], 12_345, 'the clear part as the row holds it (PostgreSQL)');
+    assert.deepEqual(fromPg.outputData, { kept: true });
     // Another node wrote the row since: its bytes differ, and they are what is read.
     const elsewhere = packRecord(JSON.stringify({ outputData: { other: 1 } }));
     assert.deepEqual(taskFromRow({ ...row, packed: elsewhere }).outputData, { other: 1 });
-    assert.deepEqual(packedFields(t.taskId, clear, elsewhere).outputData, { other: 1 });
+    assert.deepEqual(pgRead(t, clear, elsewhere).outputData, { other: 1 });
   });
 
   // Every decision on a run reads every task it has made, so a row is parsed once and its fields
@@ -126,7 +130,7 @@ void describe('compact task records (store/task-record-storage.ts)', () => {
     const first = taskFromRow(row);
     const second = taskFromRow(row);
     assert.deepEqual(first, t, 'SQLite: read back as written');
-    assert.deepEqual(packedFields(t.taskId, parts.clear, parts.packed).outputData, t.outputData);
+    assert.deepEqual(pgRead(t, parts.clear, parts.packed).outputData, t.outputData);
     assert.equal(first.outputData, second.outputData, 'parsed once, shared');
     assert.ok(Object.isFrozen(first.outputData) && Object.isFrozen(first.outputData.answer));
     assert.ok(Object.isFrozen(first.inputData.list), 'arrays too');
