@@ -415,6 +415,9 @@ CREATE INDEX runs_definition_digest ON runs (definition_digest) WHERE definition
 CREATE INDEX idempotency_keys_workflow ON idempotency_keys (workflow_id);
 `,
   },
+  'embedded-latest-by-name-on-repeat': {
+    none: 'PostgreSQL has kept task_latest rows only for runs that repeat a name since latest-by-name-on-repeat, behind its database setting',
+  },
 };
 
 /** The PostgreSQL migrations, numbered as PostgreSQL databases record them. */

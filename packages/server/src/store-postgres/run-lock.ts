@@ -5,7 +5,7 @@ import type { LatestByNameRow } from '../store/decide-set.js';
 import { type TxState, inRequestedOrder, uniqueSorted } from '../store/sql-common.js';
 import { DECIDE_TASKS, type DecideSetRow, RUN_HAS_LATEST, decideTasks } from './decide-set.js';
 import { LockedElsewhere, type MemberLocks } from './group-commit.js';
-import { LatestByName, type LatestByNameMode } from './latest-by-name.js';
+import { LatestByName, type LatestByNameMode } from '../store/latest-by-name.js';
 import { type ClaimedRow, PgQueueTx } from './queue.js';
 import type { RunDefinitionCache } from './run-definitions.js';
 import { type RunRow, runFromPgRow } from './run-rows.js';

@@ -48,7 +48,7 @@ import * as mailbox from './mailbox.js';
 
 import { searchArchivedRuns, searchRuns, searchTasks } from './search.js';
 import { latestByNameParams } from './decide-set.js';
-import type { LatestByNameMode } from './latest-by-name.js';
+import type { LatestByNameMode } from '../store/latest-by-name.js';
 import * as auth from './auth.js';
 import { deferMessages, lockTaskLimit, setTaskRateWindow } from './limits.js';
 import { type Query, SQL } from './sql.js';

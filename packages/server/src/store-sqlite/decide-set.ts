@@ -1,7 +1,5 @@
-import type { TaskRecord } from '@baton/protocol';
-
-import { latestByNameRows, SQLITE_TO_DECIDE } from '../store/decide-set.js';
-import { type StoredTaskRow, TASK_ROW_COLUMNS, taskFromRow } from '../store/task-record-storage.js';
+import { type LatestByNameRow, SQLITE_TO_DECIDE } from '../store/decide-set.js';
+import { type StoredTaskRow, TASK_ROW_COLUMNS } from '../store/task-record-storage.js';
 import type { SqliteConnection } from './connection.js';
 
 /** The decide set on SQLite (see ../decide-set.ts and ARCHITECTURE.md "The decide set"). */
@@ -12,26 +10,50 @@ const UPSERT_LATEST = `INSERT INTO task_latest (workflow_id, name, seq, task_id)
     OR (excluded.seq = task_latest.seq AND excluded.task_id <> task_latest.task_id)`;
 
 /**
- * Keeps `task_latest` current for tasks a decision inserted or updated. `updateOpenTasks` does
- * not call it: see ARCHITECTURE.md "The decide set".
+ * Upserts the `task_latest` rows a decision's task writes keep (store/latest-by-name.ts says
+ * which: none for a run that has not repeated a name). `updateOpenTasks` writes none: see
+ * ARCHITECTURE.md "The decide set".
  */
-export function recordLatestByName(c: SqliteConnection, tasks: readonly TaskRecord[]): void {
-  const rows = latestByNameRows(tasks);
+export function upsertLatestByName(c: SqliteConnection, rows: readonly LatestByNameRow[]): void {
   for (const row of rows) c.run(UPSERT_LATEST, row.workflowId, row.name, row.seq, row.taskId);
 }
 
-// Two index seeks: the partial index `tasks_to_decide` and `task_latest`'s primary key.
-const DECIDE_TASKS = `SELECT ${TASK_ROW_COLUMNS} FROM tasks WHERE task_id IN (
-    SELECT task_id FROM tasks WHERE workflow_id = ? AND ${SQLITE_TO_DECIDE}
-    UNION
-    SELECT task_id FROM task_latest WHERE workflow_id = ?)
+// A run without `task_latest` rows (unnamed, store/latest-by-name.ts: no name repeats) answers
+// every task it has, one range of `tasks_workflow_seq`. A run with them (by name): the partial
+// index `tasks_to_decide` and `task_latest`'s primary key, the records then read by primary key.
+// Each branch is behind an EXISTS that does not depend on a row, which SQLite evaluates once, so
+// only one branch reads anything; `by_name` says which it was.
+const DECIDE_TASKS = `SELECT ${TASK_ROW_COLUMNS}, 0 AS by_name FROM tasks INDEXED BY tasks_workflow_seq
+    WHERE workflow_id = @workflowId AND NOT EXISTS (SELECT 1 FROM task_latest WHERE workflow_id = @workflowId)
+  UNION ALL
+  SELECT ${TASK_ROW_COLUMNS}, 1 AS by_name FROM tasks
+    WHERE EXISTS (SELECT 1 FROM task_latest WHERE workflow_id = @workflowId) AND task_id IN (
+      SELECT task_id FROM tasks WHERE workflow_id = @workflowId AND ${SQLITE_TO_DECIDE}
+      UNION
+      SELECT task_id FROM task_latest WHERE workflow_id = @workflowId)
   ORDER BY seq, task_id`;
 
+/** A decide set's row: a task row, and whether its run has `task_latest` rows (1) or not (0). */
+export type DecideSetRow = StoredTaskRow & { by_name: 0 | 1 };
+
+/** Whether a run has `task_latest` rows, for a run whose decide set came back empty. */
+const RUN_HAS_LATEST = 'SELECT EXISTS (SELECT 1 FROM task_latest WHERE workflow_id = ?) AS by_name';
+
 /** A run's decide set as stored: restore each row with `taskFromRow` (as often as needed). */
-export function decideTaskRows(c: SqliteConnection, workflowId: string): StoredTaskRow[] {
-  return c.all<StoredTaskRow>(DECIDE_TASKS, workflowId, workflowId);
+export function decideTaskRows(c: SqliteConnection, workflowId: string): DecideSetRow[] {
+  return c.all<DecideSetRow>(DECIDE_TASKS, { workflowId });
 }
 
-export function decideTasks(c: SqliteConnection, workflowId: string): TaskRecord[] {
-  return decideTaskRows(c, workflowId).map(taskFromRow);
+/**
+ * Whether the run of a decide set's rows has `task_latest` rows: said by its rows, or asked on
+ * its own when there are none.
+ */
+export function decideSetByName(
+  c: SqliteConnection,
+  workflowId: string,
+  rows: readonly DecideSetRow[],
+): boolean {
+  const first = rows[0];
+  if (first !== undefined) return first.by_name === 1;
+  return c.get<{ by_name: number }>(RUN_HAS_LATEST, workflowId)?.by_name === 1;
 }

@@ -385,6 +385,15 @@ CREATE INDEX runs_definition ON runs (definition);
 CREATE INDEX idempotency_keys_workflow ON idempotency_keys (workflow_id);
 `,
   },
+  'embedded-latest-by-name-on-repeat': {
+    sql: `
+-- Nothing to change in the tables: from this step on a node writes task_latest rows only for a run
+-- that gives a name a second task (store/latest-by-name.ts), and reads a run without rows whole
+-- through tasks_workflow_seq (store-sqlite/decide-set.ts). The rows every run written before has
+-- (one per name) keep those runs by name. An earlier release would read a run without rows as
+-- having only its open tasks, so it refuses this schema (its compatibility is this step).
+`,
+  },
 };
 
 /** The SQLite migrations, numbered as SQLite databases record them. */

@@ -1,19 +1,36 @@
 /* eslint-disable @typescript-eslint/require-await -- better-sqlite3 is synchronous; the port is async. */
 import type { RunRecord, TaskRecord } from '@baton/protocol';
 
-import { type StoredTaskRow, taskFromRow } from '../store/task-record-storage.js';
-import { decideTaskRows, decideTasks } from './decide-set.js';
+import type { LatestByNameRow } from '../store/decide-set.js';
+import { LatestByName, type LatestByNameMode } from '../store/latest-by-name.js';
+import type { TxState } from '../store/sql-common.js';
+import { taskFromRow } from '../store/task-record-storage.js';
+import type { SqliteConnection } from './connection.js';
+import { type DecideSetRow, decideSetByName, decideTaskRows } from './decide-set.js';
 import { SqliteQueueTx } from './queue.js';
 import { RUN_COLUMNS, type RunRow, run } from './sql.js';
 
 /**
  * The run section of the SQLite `Tx` (`SqliteTx` extends this), as `run-lock.ts` is on
- * PostgreSQL: the run lock, and the decide set read with it for the decision that asks next. They
- * share the one piece of state a decision's reads keep between calls, so they live together.
+ * PostgreSQL: the run lock, the decide set read with it for the decision that asks next, and what
+ * the transaction learns of its runs' names from those reads for the `task_latest` rows its
+ * writes keep. They share the state a decision's reads keep between calls, so they live together.
  */
 export abstract class SqliteRunLockTx extends SqliteQueueTx {
+  constructor(
+    c: SqliteConnection,
+    state: TxState,
+    /** Which `task_latest` rows task writes keep (store/latest-by-name.ts): the store's schema says. */
+    latestByName: LatestByNameMode,
+  ) {
+    super(c, state);
+    this.names = new LatestByName(latestByName);
+  }
+
   /** The decide set `getTaskLockingRun` read, as stored, and the connection's write count then. */
-  private prefetched: { workflowId: string; at: number; rows: StoredTaskRow[] } | undefined;
+  private prefetched: { workflowId: string; at: number; rows: DecideSetRow[] } | undefined;
+  /** What this transaction knows of its runs' names, for the `task_latest` rows its writes keep. */
+  protected readonly names: LatestByName;
 
   abstract getTask(taskId: string): Promise<TaskRecord | undefined>;
 
@@ -58,8 +75,33 @@ export abstract class SqliteRunLockTx extends SqliteQueueTx {
     const prefetched = this.prefetched;
     this.prefetched = undefined;
     // Restored afresh: the caller may change its tasks, the task answered above among them.
-    if (prefetched?.workflowId === workflowId && prefetched.at === this.c.writes)
-      return prefetched.rows.map(taskFromRow);
-    return decideTasks(this.c, workflowId);
+    const rows =
+      prefetched?.workflowId === workflowId && prefetched.at === this.c.writes
+        ? prefetched.rows
+        : decideTaskRows(this.c, workflowId);
+    return this.learnDecideSet(workflowId, rows);
+  }
+
+  /** The `task_latest` rows a write of `tasks` keeps (store/latest-by-name.ts), learning their runs first. */
+  protected latestRowsFor(tasks: readonly TaskRecord[]): LatestByNameRow[] {
+    for (const workflowId of this.names.unknownRuns(tasks))
+      this.learnDecideSet(workflowId, decideTaskRows(this.c, workflowId), true);
+    return this.names.rowsFor(tasks);
+  }
+
+  /**
+   * A decide set's tasks, restored from its rows, and remembered (what names the run has, and
+   * whether it has `task_latest` rows) for the writes that follow. `ask`: find out whether it has
+   * rows even when no row came back to say so.
+   */
+  private learnDecideSet(workflowId: string, rows: readonly DecideSetRow[], ask = false): TaskRecord[] {
+    const tasks = rows.map(taskFromRow);
+    if (this.state.writable)
+      this.names.learnDecideSet(
+        workflowId,
+        tasks,
+        rows.length > 0 || ask ? decideSetByName(this.c, workflowId, rows) : undefined,
+      );
+    return tasks;
   }
 }

@@ -1,5 +1,6 @@
 import { CommitBatch } from './commit-batch.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
+import type { LatestByNameMode } from '../store/latest-by-name.js';
 import { type SqliteConnection, openConnection } from './connection.js';
 import { AsyncMutex } from './mutex.js';
 import { SqliteTx } from './tx.js';
@@ -51,6 +52,8 @@ export class SqliteStore implements Store {
   private readonly reader: SqliteConnection | undefined;
   private readonly mutex = new AsyncMutex();
   private readonly migrations: readonly Migration[];
+  /** Which `task_latest` rows task writes keep (store/latest-by-name.ts). */
+  private readonly latestByName: LatestByNameMode;
   /** Undefined where nothing needs syncing: NORMAL, or an in-memory database. */
   private readonly walSync: WalSync | undefined = undefined;
   /** The writer's total_changes() after the last COMMIT: did the next batch write? */
@@ -68,6 +71,11 @@ export class SqliteStore implements Store {
     } as const;
     this.migrations = options.migrations ?? SQLITE_MIGRATIONS;
     checkMigrationList(this.migrations);
+    // One process owns the file, so its schema says the rule: a list without the step (a test's
+    // shorter one) keeps a row for every task, as every release before it did.
+    this.latestByName = this.migrations.some((m) => m.name === 'embedded-latest-by-name-on-repeat')
+      ? 'on-repeat'
+      : 'every-task';
     this.writer = openConnection(options.file, copyWith(settings, { readonly: false }));
     const inMemory = options.file === ':memory:' || options.file === '' || this.writer.db.memory;
     this.reader = inMemory ? undefined : openConnection(options.file, copyWith(settings, { readonly: true }));
@@ -155,7 +163,7 @@ export class SqliteStore implements Store {
         const state = new TxState(true);
         c.run('SAVEPOINT tx');
         try {
-          const result = await fn(new SqliteTx(c, state));
+          const result = await fn(new SqliteTx(c, state, this.latestByName));
           state.closed = true;
           c.run('RELEASE tx');
           return result;
@@ -265,7 +273,7 @@ export class SqliteStore implements Store {
   private async readOn<T>(c: SqliteConnection, fn: (tx: Tx) => Promise<T>): Promise<T> {
     const state = new TxState(false);
     try {
-      return await fn(new SqliteTx(c, state));
+      return await fn(new SqliteTx(c, state, this.latestByName));
     } finally {
       state.closed = true;
     }

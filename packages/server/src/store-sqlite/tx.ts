@@ -47,7 +47,7 @@ import { deferMessages, lockTaskLimit, setTaskRateWindow } from './limits.js';
 import * as ig from './integrations.js';
 import * as auth from './auth.js';
 import * as rc from './mailbox.js';
-import { recordLatestByName } from './decide-set.js';
+import { upsertLatestByName } from './decide-set.js';
 import * as defs from './definitions.js';
 import { SqliteRunLockTx } from './run-lock.js';
 import * as archive from './archive.js';
@@ -149,6 +149,7 @@ export class SqliteTx extends SqliteRunLockTx implements Tx {
   // --- runs: `getRun` and `lockRun` in `run-lock.ts`
 
   async insertRun(r: RunRecord): Promise<void> {
+    this.names.learnNewRun(r.workflowId);
     const searchRowid = insertRunSearch(this.c, r);
     this.c.run(
       `INSERT INTO runs (workflow_id, workflow_name, workflow_version, status, correlation_id, priority,
@@ -207,6 +208,7 @@ export class SqliteTx extends SqliteRunLockTx implements Tx {
 
   async deleteRunRows(workflowId: string): Promise<void> {
     archive.deleteRunRows(this.c, workflowId);
+    this.names.forget(workflowId);
   }
 
   async deleteRunTraces(workflowId: string): Promise<void> {
@@ -261,6 +263,8 @@ export class SqliteTx extends SqliteRunLockTx implements Tx {
   // --- tasks: `getTaskLockingRun` and `getDecideTasks` in `run-lock.ts`
 
   async insertTasks(tasks: readonly TaskRecord[]): Promise<void> {
+    // Before the writes: a run not yet learned is read as it was, without the tasks written here.
+    const latest = this.latestRowsFor(tasks);
     for (const t of tasks) {
       this.c.run(
         `INSERT INTO tasks (task_id, workflow_id, seq, reference_task_name, task_type, status, update_time, record, packed)
@@ -268,15 +272,16 @@ export class SqliteTx extends SqliteRunLockTx implements Tx {
         taskColumns(t),
       );
     }
-    recordLatestByName(this.c, tasks);
+    upsertLatestByName(this.c, latest);
   }
 
   async updateTasks(tasks: readonly TaskRecord[]): Promise<void> {
+    const latest = this.latestRowsFor(tasks);
     for (const t of tasks) {
       const result = this.c.run(UPDATE_TASK, taskColumns(t));
       if (result.changes !== 1) throw new Error(`updateTasks: no task ${t.taskId}`);
     }
-    recordLatestByName(this.c, tasks);
+    upsertLatestByName(this.c, latest);
   }
 
   async updateOpenTasks(tasks: readonly TaskRecord[]): Promise<string[]> {
@@ -303,12 +308,14 @@ export class SqliteTx extends SqliteRunLockTx implements Tx {
   }
 
   async getRunTasks(workflowId: string): Promise<TaskRecord[]> {
-    return this.c
+    const tasks = this.c
       .all<StoredTaskRow>(
         `SELECT ${TASK_ROW_COLUMNS} FROM tasks WHERE workflow_id = ? ORDER BY seq, task_id`,
         workflowId,
       )
       .map(taskFromRow);
+    if (this.state.writable) this.names.learnAllTasks(workflowId, tasks);
+    return tasks;
   }
 
   async appendTaskLogs(logs: readonly TaskLog[]): Promise<void> {

@@ -50,7 +50,7 @@ export const SCHEMA_STEPS = [
   // A storage parameter of an index: every statement of an earlier release reads and writes as before.
   { version: 19, name: 'run-search-pending-list', compatibleFrom: 17 },
   // Its SQL only adds a setting; a contract because a database made at this step keeps
-  // `task_latest` rows only for runs that repeat a name (store-postgres/latest-by-name.ts), and an
+  // `task_latest` rows only for runs that repeat a name (store/latest-by-name.ts), and an
   // earlier release would write such a run only some of them (an upgraded database keeps a row
   // for every task until its operator switches).
   { version: 20, name: 'latest-by-name-on-repeat', compatibleFrom: 20, contract: true },
@@ -63,6 +63,11 @@ export const SCHEMA_STEPS = [
   { version: 22, name: 'run-definition-pruning', compatibleFrom: 21 },
   // An index only: every statement of an earlier release reads and writes as before.
   { version: 23, name: 'idempotency-keys-by-run', compatibleFrom: 21 },
+  // No SQL on PostgreSQL, which has followed the rule since `latest-by-name-on-repeat`; on SQLite a
+  // contract because a database at this step keeps `task_latest` rows only for runs that repeat a
+  // name (store/latest-by-name.ts), and an earlier release would read such a run's decide set
+  // without its ended tasks.
+  { version: 24, name: 'embedded-latest-by-name-on-repeat', compatibleFrom: 24, contract: true },
 ] as const satisfies readonly SchemaStep[];
 
 export type SchemaStepName = (typeof SCHEMA_STEPS)[number]['name'];

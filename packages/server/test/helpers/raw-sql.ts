@@ -24,6 +24,39 @@ export async function rawSql(
   }
 }
 
+/**
+ * Rows of a query run straight on a test store's database, bypassing the store: `$1`, `$2`… are
+ * its parameters on either dialect (SQLite's `?1`, `?2`…).
+ */
+export async function rawQuery<R>(
+  where: { url?: string; file?: string },
+  sql: string,
+  params: readonly unknown[] = [],
+): Promise<R[]> {
+  if (where.url !== undefined) {
+    const client = new pg.Client({ connectionString: where.url });
+    await client.connect();
+    try {
+      return (await client.query(sql, [...params])).rows as R[];
+    } finally {
+      await client.end();
+    }
+  }
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(where.file ?? '');
+  try {
+    const numbered = Object.fromEntries(params.map((value, i) => [String(i + 1), value]));
+    const statement = db.prepare(sql.replace(/\$(\d+)/g, '?$1'));
+    if (!statement.reader) {
+      statement.run(numbered);
+      return [];
+    }
+    return statement.all(numbered) as R[];
+  } finally {
+    db.close();
+  }
+}
+
 /** What a test that rolls its schema back to an earlier step undoes of idempotency-keys-by-run, on either dialect. */
 export const BEFORE_IDEMPOTENCY_KEYS_BY_RUN: readonly string[] = ['DROP INDEX idempotency_keys_workflow'];
 

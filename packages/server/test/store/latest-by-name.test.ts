@@ -1,21 +1,29 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
 
 import type pg from 'pg';
 import type { RunRecord, TaskRecord } from '@baton/protocol';
 
 import { openPostgresStore } from '../../src/store-postgres/postgres-store.js';
+import { SQLITE_MIGRATIONS } from '../../src/store-sqlite/migrations.js';
+import { openSqliteStore } from '../../src/store-sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
-import { planDatabase } from '../helpers/pg-plans.js';
 import { createTestDatabase, enabledStores } from '../helpers/postgres.js';
+import { rawQuery } from '../helpers/raw-sql.js';
+import { storeCases } from '../helpers/stores.js';
+import { storeSuite } from '../helpers/store-suite.js';
 import { T0, run, task } from './fixtures.js';
 
 /**
- * On PostgreSQL a run keeps `task_latest` rows only once one of its names has had a second task,
- * and then for every name (store-postgres/latest-by-name.ts): a run whose names never repeat
- * writes none, and its decide set is every task it has. What a decision is given stays the same
- * either way (store-decide-set.test.ts holds that on both dialects). A database upgraded to the
- * step keeps a row for every task until its operator switches (`store_settings.latest_by_name`).
+ * A run keeps `task_latest` rows only once one of its names has had a second task, and then for
+ * every name (store/latest-by-name.ts), on both dialects: a run whose names never repeat writes
+ * none, and its decide set is every task it has. What a decision is given stays the same either
+ * way (store-decide-set.test.ts). A PostgreSQL database upgraded to the step keeps a row for every
+ * task until its operator switches (`store_settings.latest_by_name`); an SQLite one, which one
+ * process owns, keeps the rows of the runs written before and writes by the rule from then on.
  */
 
 const ids = (tasks: readonly TaskRecord[]): string[] => tasks.map((t) => t.taskId);
@@ -28,27 +36,18 @@ const ended = (t: TaskRecord, extra: Partial<TaskRecord> = {}): TaskRecord => ({
   ...extra,
 });
 
-if (enabledStores().includes('postgres')) {
-  void describe('latest task by name on PostgreSQL: rows only for runs that repeat a name', () => {
-    let store: Store;
-    let client: pg.Client;
-    let close: () => Promise<void> = () => Promise.resolve();
-
-    before(async () => {
-      ({ store, client, close } = await planDatabase());
-    });
-
-    after(async () => {
-      await close();
-    });
+for (const c of storeCases()) {
+  void describe(`latest task by name (${c.name}): rows only for runs that repeat a name`, () => {
+    const { store, opened } = storeSuite(c);
 
     const latestRows = async (workflowId: string): Promise<Array<[string, string]>> =>
       (
-        await client.query<{ name: string; task_id: string }>(
+        await rawQuery<{ name: string; task_id: string }>(
+          opened,
           'SELECT name, task_id FROM task_latest WHERE workflow_id = $1 ORDER BY name',
           [workflowId],
         )
-      ).rows.map((r) => [r.name, r.task_id]);
+      ).map((r) => [r.name, r.task_id]);
 
     const insertRunWith = (r: RunRecord, tasks: TaskRecord[]): Promise<void> =>
       store.transaction(async (tx) => {
@@ -161,7 +160,8 @@ if (enabledStores().includes('postgres')) {
       const b = task(r.workflowId, 2, { referenceTaskName: 'b', status: 'IN_PROGRESS' });
       await insertRunWith(r, [a, b]);
       // What every release before wrote: a row for each name.
-      await client.query(
+      await rawQuery(
+        opened,
         `INSERT INTO task_latest (workflow_id, name, seq, task_id) VALUES ($1, 'a', 1, $2), ($1, 'b', 2, $3)`,
         [r.workflowId, a.taskId, b.taskId],
       );
@@ -174,7 +174,9 @@ if (enabledStores().includes('postgres')) {
       assert.deepEqual(ids(await store.read((tx) => tx.getDecideTasks(r.workflowId))), ids([a, b, c]));
     });
   });
+}
 
+if (enabledStores().includes('postgres')) {
   void describe('latest task by name on PostgreSQL: a database upgraded to the step', () => {
     const latestCount = async (client: pg.Client, workflowId: string): Promise<number> =>
       (
@@ -259,6 +261,75 @@ if (enabledStores().includes('postgres')) {
         await upgraded?.close();
         await made.close().catch(() => {});
         await db.drop();
+      }
+    });
+  });
+}
+
+if (enabledStores().includes('sqlite')) {
+  void describe('latest task by name on SQLite: a database upgraded to the step', () => {
+    const STEP = 'embedded-latest-by-name-on-repeat';
+    const before = SQLITE_MIGRATIONS.filter((m) => m.name !== STEP);
+
+    void it('keeps the rows of runs written before, writes by the rule after, and refuses an earlier release', async () => {
+      const dir = await mkdtemp(path.join(tmpdir(), 'baton-latest-'));
+      const file = path.join(dir, 'baton.db');
+      const count = async (workflowId: string): Promise<number> =>
+        (
+          await rawQuery<{ n: number }>(
+            { file },
+            'SELECT count(*) AS n FROM task_latest WHERE workflow_id = $1',
+            [workflowId],
+          )
+        )[0]?.n ?? -1;
+      try {
+        // An earlier release (the steps before this one) writes a row for every task.
+        const earlier = openSqliteStore({ file, synchronous: 'NORMAL', migrations: before });
+        await earlier.migrate();
+        const old = run();
+        const a = ended(task(old.workflowId, 1, { referenceTaskName: 'a' }));
+        const b = task(old.workflowId, 2, { referenceTaskName: 'b', status: 'IN_PROGRESS' });
+        await earlier.transaction(async (tx) => {
+          await tx.insertRun(old);
+          await tx.insertTasks([a, b]);
+        });
+        assert.equal(await count(old.workflowId), 2);
+        await earlier.close();
+
+        const upgraded = openSqliteStore({ file, synchronous: 'NORMAL' });
+        try {
+          await upgraded.migrate();
+          // The run written before stays by name: a new name gets its row, the ended task stays.
+          const c = task(old.workflowId, 3, { referenceTaskName: 'c', status: 'IN_PROGRESS' });
+          await upgraded.transaction(async (tx) => {
+            assert.ok(await tx.lockRun(old.workflowId));
+            await tx.getDecideTasks(old.workflowId);
+            await tx.insertTasks([c]);
+            await tx.updateTasks([ended(b)]);
+          });
+          assert.equal(await count(old.workflowId), 3);
+          assert.deepEqual(
+            ids(await upgraded.read((tx) => tx.getDecideTasks(old.workflowId))),
+            ids([a, b, c]),
+          );
+          // A run started now writes none while its names do not repeat.
+          const line = run();
+          const first = task(line.workflowId, 1, { referenceTaskName: 'first', status: 'IN_PROGRESS' });
+          await upgraded.transaction(async (tx) => {
+            await tx.insertRun(line);
+            await tx.insertTasks([first]);
+          });
+          assert.equal(await count(line.workflowId), 0);
+        } finally {
+          await upgraded.close();
+        }
+
+        // An earlier release would read that run's decide set without its ended tasks: it refuses.
+        const refused = openSqliteStore({ file, synchronous: 'NORMAL', migrations: before });
+        await assert.rejects(refused.migrate(), /schema/i);
+        await refused.close();
+      } finally {
+        await rm(dir, { recursive: true, force: true });
       }
     });
   });

@@ -24,11 +24,12 @@ import {
  * database's, which SQLite, owned by one process, does not need); `queue-claim-index-only` keeps
  * PostgreSQL's planner from taking the wrong queue index, where SQLite's statements name theirs;
  * `run-search-pending-list` sets an option of PostgreSQL's GIN index, where SQLite has FTS5;
- * `latest-by-name-on-repeat` changes what PostgreSQL writes to `task_latest`, where SQLite writes
- * as before.
+ * `latest-by-name-on-repeat` changes what PostgreSQL writes to `task_latest` behind a setting of
+ * the database's, and `embedded-latest-by-name-on-repeat` does so on SQLite, whose schema alone
+ * says it.
  */
 const WITHOUT_SQL: Readonly<Record<string, readonly string[]>> = {
-  postgres: ['compact-rows', 'packed-task-records'],
+  postgres: ['compact-rows', 'packed-task-records', 'embedded-latest-by-name-on-repeat'],
   sqlite: [
     'hot-path',
     'storage-per-step',

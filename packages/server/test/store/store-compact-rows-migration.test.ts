@@ -42,14 +42,15 @@ for (const c of storeCases().filter((s) => s.name === 'sqlite')) {
           await tx.insertTasks(tasks);
         });
         await h.store.close();
-        // As the earlier release left the database: whole records, task_latest with rowids.
+        // As the earlier release left the database: whole records, task_latest with rowids and a row
+        // for every task (this release writes none for a run whose names never repeat).
         await rawSql(h, [
           ...tasks.map(
             (t) =>
               `UPDATE tasks SET record = '${JSON.stringify(t).replace(/'/g, "''")}' WHERE task_id = '${t.taskId}'`,
           ),
           'CREATE TABLE task_latest_old (workflow_id TEXT NOT NULL, name TEXT NOT NULL, seq INTEGER NOT NULL, task_id TEXT NOT NULL, PRIMARY KEY (workflow_id, name)) STRICT',
-          'INSERT INTO task_latest_old SELECT * FROM task_latest',
+          'INSERT INTO task_latest_old SELECT workflow_id, reference_task_name, seq, task_id FROM tasks',
           'DROP TABLE task_latest',
           'ALTER TABLE task_latest_old RENAME TO task_latest',
           `UPDATE runs SET definition = (SELECT d.definition FROM run_definitions AS d WHERE '#' || d.id = runs.definition)`,
