@@ -72,6 +72,42 @@ void describe('merging the deferred writes of a group commit', () => {
     assert.equal(merged.length, 2, 'both kept, in order');
   });
 
+  void it('merges a large batch in member order, a member that would write a row twice kept apart', () => {
+    const member = (i: number): PendingWrite[] => [
+      update(`r${i}`, [`u${i}`]),
+      insert(`r${i}`, [`t${i}`]),
+      remove([`m${40 - i}`]),
+    ];
+    const lists = Array.from({ length: 40 }, (_, i) => member(i));
+    // Member 40 updates member 7's task again: its update may not join, its insert and delete may.
+    lists.push([update('r7', ['u7']), insert('r40', ['t40']), remove(['m0'])]);
+    const merged = mergeWrites(lists);
+    assert.deepEqual(names(merged), [
+      'baton_update_tasks',
+      'baton_update_tasks',
+      'baton_insert_tasks',
+      'baton_remove_messages',
+    ]);
+    const ids = (n: number) => Array.from({ length: n }, (_, i) => i);
+    assert.deepEqual(
+      merged[0]?.values[4],
+      ids(40).map((i) => `u${i}`),
+    );
+    assert.equal(merged[0]?.values[5], 40, 'the counts added');
+    assert.deepEqual(merged[1]?.values[4], ['u7'], 'the repeated row in a statement of its own');
+    assert.deepEqual(
+      merged[2]?.values[4],
+      ids(41).map((i) => `t${i}`),
+    );
+    assert.equal(merged[2]?.values[0], JSON.stringify(ids(41).map((i) => ({ taskId: `t${i}` }))));
+    assert.deepEqual(
+      merged[3]?.values[0],
+      ids(41)
+        .map((i) => `m${i}`)
+        .sort(),
+    );
+  });
+
   void it('leaves statements it does not know as they are', () => {
     const merged = mergeWrites([[other('DELETE FROM timers 1')], [other('DELETE FROM timers 1')]]);
     assert.equal(merged.length, 2);
