@@ -36,6 +36,35 @@ const ended = (t: TaskRecord, extra: Partial<TaskRecord> = {}): TaskRecord => ({
   ...extra,
 });
 
+const insertRun = (store: Store, r: RunRecord, tasks: TaskRecord[]): Promise<void> =>
+  store.transaction(async (tx) => {
+    await tx.insertRun(r);
+    await tx.insertTasks(tasks);
+  });
+
+/** A decision's transaction as the engine runs it: the run locked, its decide set read, then the writes. */
+const decideOn = (
+  store: Store,
+  workflowId: string,
+  write: (decideSet: TaskRecord[]) => { inserted?: TaskRecord[]; updated?: TaskRecord[] },
+): Promise<void> =>
+  store.transaction(async (tx) => {
+    assert.ok(await tx.lockRun(workflowId));
+    const { inserted = [], updated = [] } = write(await tx.getDecideTasks(workflowId));
+    await tx.insertTasks(inserted);
+    await tx.updateTasks(updated);
+  });
+
+/** A run whose names do not repeat: `a` ended, `b` in progress. */
+const runOfTwo = (): { r: RunRecord; a: TaskRecord; b: TaskRecord } => {
+  const r = run();
+  return {
+    r,
+    a: ended(task(r.workflowId, 1, { referenceTaskName: 'a' })),
+    b: task(r.workflowId, 2, { referenceTaskName: 'b', status: 'IN_PROGRESS' }),
+  };
+};
+
 for (const c of storeCases()) {
   void describe(`latest task by name (${c.name}): rows only for runs that repeat a name`, () => {
     const { store, opened } = storeSuite(c);
@@ -49,23 +78,11 @@ for (const c of storeCases()) {
         )
       ).map((r) => [r.name, r.task_id]);
 
-    const insertRunWith = (r: RunRecord, tasks: TaskRecord[]): Promise<void> =>
-      store.transaction(async (tx) => {
-        await tx.insertRun(r);
-        await tx.insertTasks(tasks);
-      });
-
-    /** A decision's transaction as the engine runs it: the run locked, its decide set read, then the writes. */
+    const insertRunWith = (r: RunRecord, tasks: TaskRecord[]): Promise<void> => insertRun(store, r, tasks);
     const decide = (
       workflowId: string,
       write: (decideSet: TaskRecord[]) => { inserted?: TaskRecord[]; updated?: TaskRecord[] },
-    ): Promise<void> =>
-      store.transaction(async (tx) => {
-        assert.ok(await tx.lockRun(workflowId));
-        const { inserted = [], updated = [] } = write(await tx.getDecideTasks(workflowId));
-        await tx.insertTasks(inserted);
-        await tx.updateTasks(updated);
-      });
+    ): Promise<void> => decideOn(store, workflowId, write);
 
     void it('a straight line writes no rows, and its decide set is every task it has', async () => {
       const r = run();
@@ -87,9 +104,7 @@ for (const c of storeCases()) {
     });
 
     void it('a retry writes the rows of every name at once, and the run stays by name', async () => {
-      const r = run();
-      const a = ended(task(r.workflowId, 1, { referenceTaskName: 'a' }));
-      const b = task(r.workflowId, 2, { referenceTaskName: 'b', status: 'IN_PROGRESS' });
+      const { r, a, b } = runOfTwo();
       await insertRunWith(r, [a, b]);
       const failed = ended(b, { status: 'FAILED', retried: true });
       const retry = task(r.workflowId, 3, {
@@ -155,9 +170,7 @@ for (const c of storeCases()) {
     });
 
     void it('a run with rows from an earlier release keeps them current', async () => {
-      const r = run();
-      const a = ended(task(r.workflowId, 1, { referenceTaskName: 'a' }));
-      const b = task(r.workflowId, 2, { referenceTaskName: 'b', status: 'IN_PROGRESS' });
+      const { r, a, b } = runOfTwo();
       await insertRunWith(r, [a, b]);
       // What every release before wrote: a row for each name.
       await rawQuery(
@@ -207,13 +220,8 @@ if (enabledStores().includes('postgres')) {
           'a database the step makes is set by the node that makes it',
         );
         // A run written unnamed, while the database was set so.
-        const unnamed = run();
-        const a = ended(task(unnamed.workflowId, 1, { referenceTaskName: 'a' }));
-        const b = task(unnamed.workflowId, 2, { referenceTaskName: 'b', status: 'IN_PROGRESS' });
-        await made.transaction(async (tx) => {
-          await tx.insertRun(unnamed);
-          await tx.insertTasks([a, b]);
-        });
+        const { r: unnamed, a, b } = runOfTwo();
+        await insertRun(made, unnamed, [a, b]);
         assert.equal(await latestCount(client, unnamed.workflowId), 0);
         await made.close();
 
@@ -223,27 +231,14 @@ if (enabledStores().includes('postgres')) {
         await upgraded.migrate();
         const line = run();
         const first = task(line.workflowId, 1, { referenceTaskName: 'first', status: 'IN_PROGRESS' });
-        await upgraded.transaction(async (tx) => {
-          await tx.insertRun(line);
-          await tx.insertTasks([first]);
-        });
+        await insertRun(upgraded, line, [first]);
         assert.equal(await latestCount(client, line.workflowId), 1);
         const second = task(line.workflowId, 2, { referenceTaskName: 'second', status: 'IN_PROGRESS' });
-        await upgraded.transaction(async (tx) => {
-          assert.ok(await tx.lockRun(line.workflowId));
-          await tx.getDecideTasks(line.workflowId);
-          await tx.insertTasks([second]);
-          await tx.updateTasks([ended(first)]);
-        });
+        await decideOn(upgraded, line.workflowId, () => ({ inserted: [second], updated: [ended(first)] }));
         assert.equal(await latestCount(client, line.workflowId), 2);
         // The unnamed run's next write gives it the rows of every name, not only its own.
         const c = task(unnamed.workflowId, 3, { referenceTaskName: 'c', status: 'IN_PROGRESS' });
-        await upgraded.transaction(async (tx) => {
-          assert.ok(await tx.lockRun(unnamed.workflowId));
-          await tx.getDecideTasks(unnamed.workflowId);
-          await tx.insertTasks([c]);
-          await tx.updateTasks([ended(b)]);
-        });
+        await decideOn(upgraded, unnamed.workflowId, () => ({ inserted: [c], updated: [ended(b)] }));
         assert.equal(await latestCount(client, unnamed.workflowId), 3);
         assert.deepEqual(
           ids(await upgraded.read((tx) => tx.getDecideTasks(unnamed.workflowId))),
@@ -286,13 +281,8 @@ if (enabledStores().includes('sqlite')) {
         // An earlier release (the steps before this one) writes a row for every task.
         const earlier = openSqliteStore({ file, synchronous: 'NORMAL', migrations: before });
         await earlier.migrate();
-        const old = run();
-        const a = ended(task(old.workflowId, 1, { referenceTaskName: 'a' }));
-        const b = task(old.workflowId, 2, { referenceTaskName: 'b', status: 'IN_PROGRESS' });
-        await earlier.transaction(async (tx) => {
-          await tx.insertRun(old);
-          await tx.insertTasks([a, b]);
-        });
+        const { r: old, a, b } = runOfTwo();
+        await insertRun(earlier, old, [a, b]);
         assert.equal(await count(old.workflowId), 2);
         await earlier.close();
 
@@ -301,12 +291,7 @@ if (enabledStores().includes('sqlite')) {
           await upgraded.migrate();
           // The run written before stays by name: a new name gets its row, the ended task stays.
           const c = task(old.workflowId, 3, { referenceTaskName: 'c', status: 'IN_PROGRESS' });
-          await upgraded.transaction(async (tx) => {
-            assert.ok(await tx.lockRun(old.workflowId));
-            await tx.getDecideTasks(old.workflowId);
-            await tx.insertTasks([c]);
-            await tx.updateTasks([ended(b)]);
-          });
+          await decideOn(upgraded, old.workflowId, () => ({ inserted: [c], updated: [ended(b)] }));
           assert.equal(await count(old.workflowId), 3);
           assert.deepEqual(
             ids(await upgraded.read((tx) => tx.getDecideTasks(old.workflowId))),
@@ -315,10 +300,7 @@ if (enabledStores().includes('sqlite')) {
           // A run started now writes none while its names do not repeat.
           const line = run();
           const first = task(line.workflowId, 1, { referenceTaskName: 'first', status: 'IN_PROGRESS' });
-          await upgraded.transaction(async (tx) => {
-            await tx.insertRun(line);
-            await tx.insertTasks([first]);
-          });
+          await insertRun(upgraded, line, [first]);
           assert.equal(await count(line.workflowId), 0);
         } finally {
           await upgraded.close();
