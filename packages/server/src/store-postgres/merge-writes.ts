@@ -57,7 +57,7 @@ function mergerOf(write: PendingWrite): Merger | undefined {
  * Members are aligned one at a time against slots that gather the writes to merge, and each
  * slot's statement is built once at the end: joining as it went copied every array and JSON text
  * gathered so far again for each member, and rebuilt the set of rows already written for each
- * check, so a batch's merge grew with the square of its members (64 members took 3 ms on the
+ * check, so a batch's merge grew with the square of its members (64 members took 2 ms on the
  * batch's serial path; docs/PERFORMANCE.md, "Built: a batch's writes merged in one pass").
  */
 export function mergeWrites(lists: ReadonlyArray<readonly PendingWrite[]>): PendingWrite[] {

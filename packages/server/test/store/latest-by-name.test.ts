@@ -78,21 +78,15 @@ for (const c of storeCases()) {
         )
       ).map((r) => [r.name, r.task_id]);
 
-    const insertRunWith = (r: RunRecord, tasks: TaskRecord[]): Promise<void> => insertRun(store, r, tasks);
-    const decide = (
-      workflowId: string,
-      write: (decideSet: TaskRecord[]) => { inserted?: TaskRecord[]; updated?: TaskRecord[] },
-    ): Promise<void> => decideOn(store, workflowId, write);
-
     void it('a straight line writes no rows, and its decide set is every task it has', async () => {
       const r = run();
       let current = task(r.workflowId, 1, { referenceTaskName: 'step_1', status: 'IN_PROGRESS' });
-      await insertRunWith(r, [current]);
+      await insertRun(store, r, [current]);
       const done: TaskRecord[] = [];
       for (let seq = 2; seq <= 6; seq++) {
         const next = task(r.workflowId, seq, { referenceTaskName: `step_${seq}`, status: 'IN_PROGRESS' });
         const finished = ended(current);
-        await decide(r.workflowId, (set) => {
+        await decideOn(store, r.workflowId, (set) => {
           assert.deepEqual(ids(set), ids([...done, current]));
           return { inserted: [next], updated: [finished] };
         });
@@ -105,7 +99,7 @@ for (const c of storeCases()) {
 
     void it('a retry writes the rows of every name at once, and the run stays by name', async () => {
       const { r, a, b } = runOfTwo();
-      await insertRunWith(r, [a, b]);
+      await insertRun(store, r, [a, b]);
       const failed = ended(b, { status: 'FAILED', retried: true });
       const retry = task(r.workflowId, 3, {
         referenceTaskName: 'b',
@@ -113,7 +107,7 @@ for (const c of storeCases()) {
         retryCount: 1,
         status: 'IN_PROGRESS',
       });
-      await decide(r.workflowId, () => ({ inserted: [retry], updated: [failed] }));
+      await decideOn(store, r.workflowId, () => ({ inserted: [retry], updated: [failed] }));
       assert.deepEqual(
         await latestRows(r.workflowId),
         [
@@ -126,7 +120,7 @@ for (const c of storeCases()) {
       assert.deepEqual(ids(await store.read((tx) => tx.getDecideTasks(r.workflowId))), ids([a, retry]));
       // A new name afterwards gets its row as before.
       const c = task(r.workflowId, 4, { referenceTaskName: 'c', status: 'IN_PROGRESS' });
-      await decide(r.workflowId, (set) => {
+      await decideOn(store, r.workflowId, (set) => {
         assert.deepEqual(ids(set), ids([a, retry]));
         return { inserted: [c], updated: [ended(retry)] };
       });
@@ -141,7 +135,7 @@ for (const c of storeCases()) {
       const r = run();
       const first = ended(task(r.workflowId, 1, { referenceTaskName: 'x__1', iteration: 1 }));
       const other = ended(task(r.workflowId, 2, { referenceTaskName: 'y' }));
-      await insertRunWith(r, [first, other]);
+      await insertRun(store, r, [first, other]);
       assert.deepEqual(await latestRows(r.workflowId), []);
       // No lock, no decide set: the write finds out by itself that `x` repeats.
       const second = task(r.workflowId, 3, { referenceTaskName: 'x__2', iteration: 2 });
@@ -161,7 +155,7 @@ for (const c of storeCases()) {
       });
       const again = task(r.workflowId, 2, { referenceTaskName: 'a', retriedTaskId: failed.taskId });
       const z = ended(task(r.workflowId, 3, { referenceTaskName: 'z' }));
-      await insertRunWith(r, [failed, again, z]);
+      await insertRun(store, r, [failed, again, z]);
       assert.deepEqual(await latestRows(r.workflowId), [
         ['a', again.taskId],
         ['z', z.taskId],
@@ -171,7 +165,7 @@ for (const c of storeCases()) {
 
     void it('a run with rows from an earlier release keeps them current', async () => {
       const { r, a, b } = runOfTwo();
-      await insertRunWith(r, [a, b]);
+      await insertRun(store, r, [a, b]);
       // What every release before wrote: a row for each name.
       await rawQuery(
         opened,
@@ -179,7 +173,7 @@ for (const c of storeCases()) {
         [r.workflowId, a.taskId, b.taskId],
       );
       const c = task(r.workflowId, 3, { referenceTaskName: 'c', status: 'IN_PROGRESS' });
-      await decide(r.workflowId, () => ({ inserted: [c], updated: [ended(b)] }));
+      await decideOn(store, r.workflowId, () => ({ inserted: [c], updated: [ended(b)] }));
       assert.deepEqual(
         (await latestRows(r.workflowId)).map(([name]) => name),
         ['a', 'b', 'c'],
