@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { NODE_FLAGS } from '../../packages/server/dist/src/processes/node-flags.js';
+
 import { childPidsOf } from './proc-cpu.mjs';
 import { peakRssOf } from './rss.mjs';
 
@@ -31,7 +33,8 @@ export async function startBaton({ databaseUrl, env = {}, nodeArgs = [] } = {}) 
   const port = await freePort();
   // A data dir of its own on either store: SQLite's file, and blob storage's directory.
   const dataDir = env.BATON_DATA_DIR === undefined ? mkdtempSync(join(tmpdir(), 'baton-bench-')) : undefined;
-  const child = spawn(process.execPath, [...nodeArgs, MAIN], {
+  // Started as `npm start` starts it: with the node flags a Baton node is given.
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...nodeArgs, MAIN], {
     env: {
       ...process.env,
       BATON_PORT: String(port),
