@@ -1,6 +1,7 @@
 /**
- * The flags `node` is given when it runs a Baton node: `npm start`, the entry's shebang and the
- * benches' launcher all start the server with these (a test holds them to this list). They are
+ * The flags `node` is given when it runs a Baton node: `npm start`, the entry's shebang, the
+ * `baton` bin (`baton server` runs the node in its process) and the benches' launcher all start
+ * the server with these (a test holds them to this list). They are
  * flags of the `node` command itself, which a process cannot change once it runs.
  *
  * `--v8-pool-size=1`: V8's background work (the optimizing compiler, the garbage collector's

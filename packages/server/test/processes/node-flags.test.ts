@@ -26,6 +26,11 @@ void describe('the flags node is started with', () => {
     assert.equal(firstLine, `#!/usr/bin/env -S node ${NODE_FLAGS.join(' ')}`);
   });
 
+  void it("are on the `baton` command's bin, which runs `baton server` in its own process", () => {
+    const firstLine = read('../../../../cli/bin/baton.js').split('\n')[0];
+    assert.equal(firstLine, `#!/usr/bin/env -S node ${NODE_FLAGS.join(' ')}`);
+  });
+
   void it("are the benches' launcher's", () => {
     const launcher = read('../../../../../bench/lib/baton-server.mjs');
     assert.match(launcher, /spawn\(process\.execPath, \[\.\.\.NODE_FLAGS, /);
