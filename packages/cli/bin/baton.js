@@ -1,8 +1,6 @@
-#!/usr/bin/env -S node --v8-pool-size=1
+#!/usr/bin/env node
 // The `baton` bin. A committed file (not the build output) so that `npm install` links it even
 // before the TypeScript is built, and it keeps its executable bit in git.
-// `baton server` runs a node in this process, so the bin gives node the flags a node is started
-// with (packages/server/src/processes/node-flags.ts); the other commands are not hurt by them.
 import { existsSync } from 'node:fs';
 
 const entry = new URL('../dist/src/main.js', import.meta.url);

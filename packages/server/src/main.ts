@@ -1,5 +1,4 @@
-#!/usr/bin/env -S node --v8-pool-size=1
-// The flags node is started with: processes/node-flags.ts.
+#!/usr/bin/env node
 // First: V8's tier-up budget, before the server's modules run (processes/tier-up-budget.ts).
 import './processes/tier-up.js';
 

@@ -1,8 +1,9 @@
 /**
- * The flags `node` is given when it runs a Baton node: `npm start`, the entry's shebang, the
- * `baton` bin (`baton server` runs the node in its process) and the benches' launcher all start
- * the server with these (a test holds them to this list). They are
- * flags of the `node` command itself, which a process cannot change once it runs.
+ * The flags `node` is given when it runs a Baton node: `npm start` and the benches' launcher start
+ * the server with these (a test holds them to this list). They are flags of the `node` command
+ * itself, which a process cannot change once it runs, and not on the entry's shebang: flags there
+ * need `env -S`, which BusyBox (Alpine) and the BSDs lack. `baton server` runs the node in the
+ * CLI's own process; `NODE_OPTIONS` gives them there (docs/operations.md).
  *
  * `--v8-pool-size=1`: V8's background work (the optimizing compiler, the garbage collector's
  * concurrent marking and parallel phases) runs on a pool of node's threads, four by default
