@@ -10,8 +10,9 @@
  * whatever the machine. On a machine of two cores that a node shares with its database and its
  * workers, four such threads busy at once take the cores from the thread that answers requests:
  * a fresh node's slowest answers (p99 at one request at a time) were a fifth slower with four
- * than with one, and steps/s under load was the same (docs/PERFORMANCE.md, "Built: one thread for V8's background work"). One
- * thread still compiles and collects beside the main thread; only their parallelism is capped.
+ * than with one, and steps/s under load was the same (docs/PERFORMANCE.md, "Built: one thread
+ * for V8's background work"). One thread still compiles and collects beside the main thread; only
+ * their parallelism is capped.
  * An operator with cores to spare may give `node` a larger pool (docs/operations.md).
  */
 export const NODE_FLAGS: readonly string[] = ['--v8-pool-size=1'];
