@@ -4,7 +4,8 @@
 // server and its PostgreSQL backends. What the light-load hand-off is made of, without the
 // bench's other systems around it. `--warm N`: the first N runs are not measured (the server's
 // code is compiled as it runs; a long-running server has done that long ago). `--timeline`: where
-// the server's time on an update-v2 goes (lib/update-v2-timeline-hook.mjs), in ms per request.
+// the server's time on an update-v2 goes (lib/update-v2-timeline-hook.mjs), in ms per request, and
+// how long its socket writes take (the reader's run included when the kernel switches to it).
 // `--cpu-prof DIR`: the server's V8 CPU profile, written there when it stops. `--chunk N`: the
 // pass cut into blocks of N runs in order (warm-up runs included), each block's p50 / p90 and the
 // CPU a step of the server and of the database's backends: how a fresh node warms.
@@ -151,5 +152,14 @@ if (timelineBefore && timelineAfter) {
     `server ms per update-v2 (${n} requests): total ${part('total')} = before the first message ${part('beforeFirst')}` +
       ` + waiting for the first ${part('first')}, the second ${part('second')}, the rest ${part('rest')}` +
       ` + between messages ${part('between')} + after the last ${part('afterLast')}`,
+  );
+  const writes = (count, ms) => {
+    const k = timelineAfter[count] - timelineBefore[count];
+    const us = k === 0 ? 0 : ((timelineAfter[ms] - timelineBefore[ms]) * 1000) / k;
+    return `${(k / n).toFixed(2)} a request, ${us.toFixed(1)} µs each`;
+  };
+  console.log(
+    `socket writes (time inside the call, the reader's run included when the kernel switches to it): ` +
+      `HTTP answers ${writes('httpWrites', 'httpWriteMs')}; PostgreSQL messages ${writes('pgWrites', 'pgWriteMs')}`,
   );
 }

@@ -4,8 +4,12 @@
 // second, the rest), between them, and after the last until the answer is written. Waiting
 // includes node-postgres parsing the rows, which happens before an answer resolves. On SIGUSR2 it
 // writes the sums so far to `$BATON_TIMELINE_FILE.<n>` (n = 1, 2, …) for the caller to take the
-// difference over the steps it measures.
+// difference over the steps it measures. It also times every socket write the server makes (the
+// call that hands an HTTP answer or a PostgreSQL message to the kernel): on loopback the kernel
+// may switch to the reader inside that call, so its time includes the peer's run, which is why a
+// CPU profile shows `writev` and `writeBuffer` larger than the writes cost the server.
 import http from 'node:http';
+import net from 'node:net';
 import { renameSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
@@ -21,6 +25,10 @@ const sums = {
   rest: 0,
   between: 0,
   afterLast: 0,
+  httpWrites: 0,
+  httpWriteMs: 0,
+  pgWrites: 0,
+  pgWriteMs: 0,
 };
 /** The update-v2 request being served: when it began, its messages so far, when the last was answered. */
 let current;
@@ -54,6 +62,22 @@ pg.Client.prototype.query = function timedQuery(...args) {
   const answer = query.apply(this, args);
   if (typeof answer?.then === 'function') answer.then(done, done);
   return answer;
+};
+
+// Every socket write: an accepted socket's (an HTTP answer) or the server's own (a PostgreSQL message).
+const writeGeneric = net.Socket.prototype._writeGeneric;
+net.Socket.prototype._writeGeneric = function timedWrite(...args) {
+  const start = performance.now();
+  const out = writeGeneric.apply(this, args);
+  const ms = performance.now() - start;
+  if (this.server) {
+    sums.httpWrites++;
+    sums.httpWriteMs += ms;
+  } else {
+    sums.pgWrites++;
+    sums.pgWriteMs += ms;
+  }
+  return out;
 };
 
 const emit = http.Server.prototype.emit;
