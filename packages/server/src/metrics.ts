@@ -22,6 +22,7 @@ export class Metrics {
   private readonly runsEnded: Counter<'workflow_name' | 'status'>;
   private readonly runDuration: Histogram<'workflow_name' | 'status'>;
   private readonly tasksHandedOut: Counter<'task_type'>;
+  private readonly tasksToWaitingPolls: Counter<'task_type'>;
   private readonly tasksEnded: Counter<'task_type' | 'status'>;
   private readonly tasksDeferred: Counter<'task_type' | 'reason'>;
   private readonly noWorker: Counter<'task_type'>;
@@ -33,12 +34,13 @@ export class Metrics {
   /**
    * `queueCounts` is called on each scrape for the queue depth gauges; `groupCommit` for the
    * group commit counters (PostgreSQL: batches, members, fallbacks, evicted, merged);
-   * `scriptThreads` for the script threads gauge.
+   * `scriptThreads` for the script threads gauge; `pollsWaiting` for the waiting long polls gauge.
    */
   constructor(
     queueCounts?: () => Promise<QueueCounts[]>,
     groupCommit?: () => Readonly<Record<string, number>> | undefined,
     scriptThreads?: () => number,
+    pollsWaiting?: () => number,
   ) {
     const registers = [this.registry];
     this.runsStarted = new Counter({
@@ -69,6 +71,12 @@ export class Metrics {
     this.tasksHandedOut = new Counter({
       name: 'baton_tasks_handed_out_total',
       help: 'Worker tasks handed out to a worker by a poll',
+      labelNames: ['task_type'],
+      registers,
+    });
+    this.tasksToWaitingPolls = new Counter({
+      name: 'baton_tasks_handed_to_waiting_polls_total',
+      help: 'Tasks handed to a long poll waiting on this process by the transaction that queued them, without a claim of their own (also counted in baton_tasks_handed_out_total)',
       labelNames: ['task_type'],
       registers,
     });
@@ -143,6 +151,16 @@ export class Metrics {
         },
       });
     }
+    if (pollsWaiting) {
+      new Gauge({
+        name: 'baton_polls_waiting',
+        help: 'Long polls waiting on this process for work; a task queued for one of their queues goes to the one waiting longest, in the transaction that queues it',
+        registers,
+        collect() {
+          this.set(pollsWaiting());
+        },
+      });
+    }
     if (queueCounts) {
       new Gauge({
         name: 'baton_queue_messages',
@@ -176,6 +194,11 @@ export class Metrics {
     this.tasksHandedOut.inc({ task_type: taskType });
     if (scheduleToStartMs !== undefined)
       this.scheduleToStart.observe({ task_type: taskType }, Math.max(0, scheduleToStartMs) / 1000);
+  }
+
+  /** A task went to a waiting long poll in the transaction that queued it (after `taskHandedOut`). */
+  taskHandedToWaitingPoll(taskType: string): void {
+    this.tasksToWaitingPolls.inc({ task_type: taskType });
   }
 
   taskEnded(taskType: string, status: string): void {

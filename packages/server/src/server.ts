@@ -14,6 +14,7 @@ import type { CallHandlerRegistry } from './integrations/call-handler.js';
 import { createCallHandlers, startSystemTaskExecutor } from './integrations/index.js';
 import { createIntegrations } from './integrations/integrations.js';
 import { Metrics } from './metrics.js';
+import { ParkedPolls } from './handout/parked-polls.js';
 import { WakeBus } from './queue/wake-bus.js';
 import {
   DecisionApplier,
@@ -175,10 +176,13 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
   // The metrics' event-loop sampling is ended too (it keeps nothing alive, but it runs every 10 ms).
   let sampling: Metrics | undefined;
   try {
+    // This node's waiting long polls, which transactions hand the tasks they queue to.
+    const parkedPolls = new ParkedPolls();
     const metrics = new Metrics(
       () => store.read((tx) => tx.queueCounts(clock.now())),
       store instanceof PostgresStore ? () => store.group?.stats : undefined,
       sandbox && (() => sandbox.threads),
+      () => parkedPolls.size,
     );
     sampling = metrics;
     const liveness = new WorkerLiveness(store, clock);
@@ -250,8 +254,23 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
       ...DEFINITION_PRUNER_DEFAULTS,
       onDeleted: (n) => metrics.housekept('run_definitions', n),
     });
-    const tasks = new TaskService(store, executor, wake, clock, { metrics, liveness, polls, logger });
-    const workflows = new WorkflowService(store, executor, wake, clock, tasks.withPending, archive);
+    const tasks = new TaskService(
+      store,
+      executor,
+      wake,
+      clock,
+      { metrics, liveness, polls, logger },
+      parkedPolls,
+    );
+    const workflows = new WorkflowService(
+      store,
+      executor,
+      wake,
+      clock,
+      tasks.withPending,
+      archive,
+      parkedPolls,
+    );
     const runControl = new RunControlService(store, executor, wake, archive);
     const testRuns = new TestRunService(
       store,

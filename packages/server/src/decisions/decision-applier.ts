@@ -41,7 +41,7 @@ import {
 import { loadMailbox, runWakeName } from './run-wake.js';
 import { signalEndedCalls } from './system-call-ended.js';
 import { loadDecideTasks } from './decide-tasks.js';
-import { type DirectHandOff, handOffDirectly, type HandOffWish } from '../handout/direct-hand-off.js';
+import { type DirectHandOff, handOffAll, type HandOffWish } from '../handout/direct-hand-off.js';
 import { taskDefsForRun, withTaskDefsOf } from './run-task-defs.js';
 import { loadInstructions } from '../instructions/instruction-refs.js';
 import type { AfterCommit } from './after-commit.js';
@@ -225,11 +225,12 @@ export class DecisionApplier {
     const trace = input.trace ?? (await this.hooks.tracer?.traceRun(tx, run));
     if (trace !== undefined) run.trace = trace;
     session.runsStarted++;
-    const { decision: decided } = await this.decideFor(tx, run, [], { type: 'START' }, now);
-    const decision = await this.settleEnd(tx, session, 'RUNNING', [], decided);
+    const { decision: decided, taskDefs } = await this.decideFor(tx, run, [], { type: 'START' }, now);
+    const settled = await this.settleEnd(tx, session, 'RUNNING', [], decided);
+    const { decision, handed } = handOffAll(settled, [], after.parked, taskDefs, now, newId);
     // The run row goes in once, already carrying what its first decision changed.
     await tx.insertRun(decision.run);
-    await this.apply(tx, session, decision, after, false);
+    await this.apply(tx, session, decision, after, false, handed);
     if (!decision.ignored) this.observer?.decided(undefined, [], decision, now);
     if (!decision.ignored) await this.hooks.onDecided?.(tx, undefined, [], decision, after);
     return decision.run;
@@ -257,13 +258,7 @@ export class DecisionApplier {
     if (reopened && settled.run.parentWorkflowId !== undefined) {
       session.followUps.push({ kind: 'event', workflowId: settled.run.parentWorkflowId, event: reopened });
     }
-    let decision = settled;
-    const handed: DirectHandOff[] = [];
-    for (const wish of wishes) {
-      const direct = handOffDirectly(decision, wish, taskDefs, now, newId);
-      decision = direct.decision;
-      if (direct.handed) handed.push((wish.handed = direct.handed));
-    }
+    const { decision, handed } = handOffAll(settled, wishes, after.parked, taskDefs, now, newId);
     await this.apply(tx, session, decision, after, true, handed, taskDefs);
     if (!decision.ignored) this.observer?.decided(run, tasks, decision, now);
     if (!decision.ignored && event.type === 'SIGNAL')

@@ -3,6 +3,7 @@ import type { StoredTaskDef, TaskRecord } from '@baton/protocol';
 import { copyWith } from '../copy-with.js';
 import type { Command, Decision } from '../engine/index.js';
 import { hasHandOutLimits } from './hand-out-limits.js';
+import type { HandOffAttempt } from './parked-polls.js';
 
 /**
  * update-v2's worker, asking for its next task while its result is applied: the queues it
@@ -70,4 +71,77 @@ export function handOffDirectly(
     };
   }
   return { decision };
+}
+
+/**
+ * Hand-off to waiting polls (parked-polls.ts): each task this decision queues, visible now, of a
+ * type without hand-out limits and not handed to update-v2's worker already, goes to the poll that
+ * has waited longest on its queue with room for it, written as that poll's claim would have left
+ * it (IN_PROGRESS for its worker, the message locked until the response deadline, no POLL_TIMEOUT
+ * armed). The poll answers it once `attempt`'s transaction has committed.
+ */
+export function handOffToParked(
+  decision: Decision,
+  attempt: HandOffAttempt,
+  taskDefs: ReadonlyMap<string, StoredTaskDef>,
+  now: number,
+  newId: () => string,
+): { decision: Decision; handed: DirectHandOff[] } {
+  if (decision.ignored) return { decision, handed: [] };
+  const handed: DirectHandOff[] = [];
+  const byId = new Map<string, TaskRecord>();
+  for (const command of decision.commands) {
+    if (command.type !== 'ENQUEUE' || command.visibleAt > now) continue;
+    const task = decision.newTasks.find((t) => t.taskId === command.taskId);
+    if (!task || task.status !== 'SCHEDULED' || hasHandOutLimits(task, taskDefs)) continue;
+    const poll = attempt.offer(command.queueName);
+    if (!poll) continue;
+    const handedTask = handedOut(task, poll.workerId, now);
+    attempt.handTo(poll, handedTask);
+    byId.set(task.taskId, handedTask);
+    handed.push({
+      task: handedTask,
+      lock: { lockedUntil: now + command.lockMs, lockToken: newId(), workerId: poll.workerId },
+    });
+  }
+  if (handed.length === 0) return { decision, handed };
+  const commands: Command[] = decision.commands.filter(
+    (c) =>
+      !(
+        c.type === 'ARM_TIMER' &&
+        c.timer.kind === 'POLL_TIMEOUT' &&
+        c.timer.taskId !== undefined &&
+        byId.has(c.timer.taskId)
+      ),
+  );
+  return {
+    decision: copyWith(decision, {
+      newTasks: decision.newTasks.map((t) => byId.get(t.taskId) ?? t),
+      commands,
+    }),
+    handed,
+  };
+}
+
+/**
+ * Every hand-off of a decision: update-v2's workers first (`wishes`, each its own task, in order),
+ * then the node's waiting polls, when its caller settles them (`parked`).
+ */
+export function handOffAll(
+  decision: Decision,
+  wishes: readonly HandOffWish[],
+  parked: HandOffAttempt | undefined,
+  taskDefs: ReadonlyMap<string, StoredTaskDef>,
+  now: number,
+  newId: () => string,
+): { decision: Decision; handed: DirectHandOff[] } {
+  const handed: DirectHandOff[] = [];
+  for (const wish of wishes) {
+    const direct = handOffDirectly(decision, wish, taskDefs, now, newId);
+    decision = direct.decision;
+    if (direct.handed) handed.push((wish.handed = direct.handed));
+  }
+  if (!parked) return { decision, handed };
+  const toParked = handOffToParked(decision, parked, taskDefs, now, newId);
+  return { decision: toParked.decision, handed: [...handed, ...toParked.handed] };
 }

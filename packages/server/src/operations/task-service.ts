@@ -30,9 +30,10 @@ import { explainTasks } from '../views/waiting.js';
 import { isActivePoll, queueLiveness, type WorkerLiveness } from '../handout/worker-liveness.js';
 import { dropPollTimers, lockLapsingAttempts } from '../handout/hand-out-timers.js';
 import { pollQueues } from '../handout/poll-queues.js';
+import { ParkedPolls, settledWith } from '../handout/parked-polls.js';
 import { newHandOutSeen, type HandOutSeen } from '../handout/hand-out-seen.js';
-import { latestTaskByRef, openTaskByRef } from './task-by-ref.js';
-import { checkResultRun, refuseIfStale, type Judged } from './result-refusals.js';
+import { resultByRefIn } from './task-by-ref.js';
+import { checkResultRun, refuseIfStale } from './result-refusals.js';
 import { applyResults, NotJoinable, type ResultAnswer, ResultWork } from './result-work.js';
 import type { PollRequest } from '../handout/poll-request.js';
 
@@ -59,13 +60,14 @@ export interface HandOutObservers {
 export class TaskService {
   /** Set when the server stops, so woken long polls answer at once instead of waiting again. */
   private closed = false;
-
   constructor(
     private readonly store: Store,
     private readonly executor: DecisionApplier,
     private readonly wake: WakeBus,
     private readonly clock: Clock,
     private readonly observers: HandOutObservers = {},
+    /** The long polls waiting on this node, which results' transactions hand new tasks to. */
+    readonly parkedPolls: ParkedPolls = new ParkedPolls(),
   ) {}
 
   /**
@@ -99,9 +101,37 @@ export class TaskService {
       if (tasks.length > 0 || remaining <= 0 || this.closed) return tasks;
       const now = this.clock.now();
       const untilVisible = next === undefined ? remaining : Math.max(0, next - now);
-      await this.wake.wait(queues, Math.min(remaining, untilVisible), request.signal, seen);
+      const delivered = await this.parkedWait(request, queues, Math.min(remaining, untilVisible), seen);
+      if (delivered.length > 0) {
+        if (request.signal?.aborted) {
+          await this.release(delivered);
+          return [];
+        }
+        return [...delivered];
+      }
       if (request.signal?.aborted || this.closed) return [];
     }
+  }
+
+  /**
+   * A long poll's wait, parked (handout/parked-polls.ts), and what transactions handed it while
+   * it waited (counted as hand-outs, schedule-to-start being the transaction's own time).
+   */
+  private async parkedWait(
+    request: PollRequest,
+    queues: readonly string[],
+    ms: number,
+    seen: number,
+  ): Promise<readonly TaskRecord[]> {
+    const tasks = await this.parkedPolls.wait(this.wake, queues, request, ms, seen);
+    if (tasks.length === 0) return tasks;
+    const at = this.clock.now();
+    this.observers.liveness?.polled(queues[1] ?? request.taskType, at);
+    for (const task of tasks) {
+      this.observers.metrics?.taskHandedOut(task.taskDefName, at - task.scheduledTime);
+      this.observers.metrics?.taskHandedToWaitingPoll(task.taskDefName);
+    }
+    return tasks;
   }
 
   /** Stored poll data with this node's polls not yet written laid over it. */
@@ -316,7 +346,10 @@ export class TaskService {
       undefined,
       this.together,
     );
-    const out = await this.store.transaction((tx) => this.oneResultIn(tx, work), work.options);
+    const out = await settledWith(
+      work.after,
+      this.store.transaction((tx) => this.oneResultIn(tx, work), work.options),
+    );
     refuseIfStale(out, result.workerId, this.observers, options.strict === true);
     this.wake.wake([...work.after.wakeQueues]);
     // Past refuseIfStale only a lapsed refusal is left: answered 2xx, yet not recorded.
@@ -337,7 +370,10 @@ export class TaskService {
     access: TaskAccess = ANY_TASK,
   ): Promise<{ task: TaskRecord; applied: boolean; next?: TaskRecord }> {
     const work = new ResultWork(result, access, false, fallbackWorkerId, this.together);
-    const out = await this.store.transaction((tx) => this.oneResultIn(tx, work), work.options);
+    const out = await settledWith(
+      work.after,
+      this.store.transaction((tx) => this.oneResultIn(tx, work), work.options),
+    );
     refuseIfStale(out, result.workerId, this.observers);
     this.wake.wake([...work.after.wakeQueues]);
     const poll = work.poll;
@@ -377,8 +413,13 @@ export class TaskService {
   ): Promise<Array<PromiseSettledResult<ResultAnswer>>> {
     const [first] = works;
     if (!first) return [];
-    // A transaction run again starts over.
-    for (const work of works) work.poll = undefined;
+    // A transaction run again starts over: its last attempt's hand-offs to waiting polls too.
+    // (Every work here is `update`'s or `updateAndPoll`'s, which settle them after the commit.)
+    for (const work of works) {
+      work.poll = undefined;
+      work.after.parked?.release();
+      work.after.parked = this.parkedPolls.attempt();
+    }
     // A result that names its run (as workers' results do) locks that run in the same round trip
     // as its task read, the lock its decision takes next; a wrong run is refused after
     // (checkResultRun), and a lone transaction rolls back.
@@ -463,41 +504,13 @@ export class TaskService {
     access: TaskAccess = ANY_TASK,
   ): Promise<string | undefined> {
     const after = afterCommit();
-    let refused: Judged | undefined;
-    const taskId = await this.store.transaction(async (tx) => {
-      refused = undefined;
-      const run = await tx.lockRun(workflowId);
-      if (!run) throw fail('RUN_NOT_FOUND', { workflowId });
-      // Every open task is in the decide set: no need to read the run's whole history.
-      const tasks = await tx.getDecideTasks(workflowId);
-      const open = openTaskByRef(tasks, ref);
-      const posted = { status, outputData: output, ...(workerId !== undefined && { workerId }) };
-      if (!open) {
-        // The step by that name has ended: refused unless this repeats its recorded result.
-        const ended = latestTaskByRef(await tx.getRunTasks(workflowId), ref);
-        if (!ended) return undefined;
-        access.check(ended);
-        const verdict = judgeResult(ended, posted, true);
-        if (verdict.kind === 'refuse') refused = { task: ended, applied: false, verdict };
-        return ended.taskId;
-      }
-      access.check(open);
-      const verdict = judgeResult(open, posted, true);
-      if (verdict.kind === 'refuse') {
-        refused = { task: open, applied: false, verdict };
-        return open.taskId;
-      }
-      const result: TaskResult = {
-        taskId: open.taskId,
-        workflowInstanceId: workflowId,
-        status,
-        outputData: copyWith(open.outputData, output),
-        ...(workerId !== undefined && { workerId }),
-      };
-      const work = new ResultWork(result, access, false, undefined, this.together, after);
-      await applyResults(tx, this.executor, this.clock.now(), [{ at: 0, task: open, work }]);
-      return open.taskId;
-    });
+    const posted = { workflowId, ref, status, output, workerId, access };
+    const { taskId, refused } = await this.store.transaction((tx) =>
+      resultByRefIn(tx, posted, (result, task) => {
+        const work = new ResultWork(result, access, false, undefined, this.together, after);
+        return applyResults(tx, this.executor, this.clock.now(), [{ at: 0, task, work }]);
+      }),
+    );
     if (refused) refuseIfStale(refused, workerId, this.observers);
     this.wake.wake([...after.wakeQueues]);
     return taskId;

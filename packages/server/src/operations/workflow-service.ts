@@ -23,6 +23,7 @@ import { afterCommit, type DecisionApplier } from '../decisions/decision-applier
 import { explainTasks, runWaiting } from '../views/waiting.js';
 import { claimStartKey } from './idempotent-start.js';
 import { isoOrUnknown, storableTime } from '../bounds/time.js';
+import { type ParkedPolls, settledWith } from '../handout/parked-polls.js';
 
 export interface WorkflowStatusView {
   workflowId: string;
@@ -73,6 +74,8 @@ export class WorkflowService {
     private readonly withPending?: (stored: readonly PollData[], taskType: string) => PollData[],
     /** Runs moved to blob storage, read transparently. */
     private readonly archive?: ArchiveReader,
+    /** This node's waiting polls, which a run's first tasks are handed to (handout/parked-polls.ts). */
+    private readonly parked?: ParkedPolls,
   ) {}
 
   /**
@@ -85,7 +88,10 @@ export class WorkflowService {
     const { syncWaitUntil } = options;
     // Made here, where the request's span is active (a grouped commit runs in another's context).
     const trace = await this.executor.runTrace(request.name);
-    const run = await this.store.transaction(async (tx) => {
+    const transaction = this.store.transaction(async (tx) => {
+      // An attempt run again hands nothing its last one reserved.
+      after.parked?.release();
+      if (this.parked) after.parked = this.parked.attempt();
       // An inline definition (checked as registration checks one) runs as given, unregistered.
       const inline = request.workflowDef && inlineDefinition(request.workflowDef);
       const definition = inline ?? (await tx.getWorkflowDef(request.name, request.version));
@@ -113,6 +119,7 @@ export class WorkflowService {
       return this.executor.startRun(tx, input, after);
       // Starts arriving together share a commit (group commit on PostgreSQL), as results do.
     }, GROUPED);
+    const run = await settledWith(after, transaction);
     this.wake.wake([...after.wakeQueues]);
     if ('existing' in run && syncWaitUntil !== undefined)
       await this.markSyncWait(run.workflowId, syncWaitUntil);
