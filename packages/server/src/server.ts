@@ -293,7 +293,10 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     const repair = new RepairService(store, executor, wake, clock);
     const auth = createAuth(options.auth, store, clock, secretsKey);
     await prepareAuth(auth);
-    const timerLoop = new TimerLoop(store, executor, wake, clock, logger, { idleMs: options.timerIdleMs });
+    const timerLoop = new TimerLoop(store, executor, wake, clock, logger, {
+      idleMs: options.timerIdleMs,
+      parkedAttempt: () => parkedPolls.attempt(),
+    });
     hooks.onTimerArmed = (dueAt) => timerLoop.armed(dueAt);
     // Events, schedules and instruction texts (src/events, src/schedules, src/instructions).
     hooks.onDecided = lifecycleOutbox(() => clock.now());

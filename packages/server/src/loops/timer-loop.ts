@@ -19,7 +19,15 @@ export interface TimerLoopOptions {
   batchSize?: number;
   /** How long a claim leases its timers before another node may take them (default 10 s). */
   leaseMs?: number;
+  /**
+   * A new set of reservations in this node's waiting polls (handout/parked-polls.ts), for each
+   * attempt of a timer's transaction: what it queues goes to a waiting poll as a start's does.
+   */
+  parkedAttempt?: () => Attempt;
 }
+
+/** One attempt's hand-offs to waiting polls, settled with its transaction. */
+type Attempt = NonNullable<AfterCommit['parked']>;
 
 const TIMER_KINDS: ReadonlySet<string> = new Set<TimerKind>([
   'WAIT',
@@ -141,10 +149,10 @@ export class TimerLoop {
       if (lapsed.length === 0) break;
       for (const message of lapsed) {
         try {
-          const { applied, after } = await this.store.transaction(async (tx) => {
-            const after = afterCommit();
-            return { applied: await actOnLapsedLock(tx, this.executor, message, lease, now, after), after };
-          });
+          const { applied, after } = await this.settled(async (tx, after) => ({
+            applied: await actOnLapsedLock(tx, this.executor, message, lease, now, after),
+            after,
+          }));
           this.wake.wake([...after.wakeQueues]);
           this.executor.afterCommitted(after);
           if (applied) fired++;
@@ -178,8 +186,7 @@ export class TimerLoop {
   /** One timer, one transaction: run locked, timer deleted (or found gone: fired elsewhere), decision applied. */
   private async fire(timer: StoredTimer): Promise<boolean> {
     // `after` is made inside: a transaction run again (deadlock) must not report twice.
-    const { fired, after } = await this.store.transaction(async (tx) => {
-      const after = afterCommit();
+    const { fired, after } = await this.settled(async (tx, after) => {
       const owner = this.kinds.get(timer.kind);
       if (owner) {
         if (!(await tx.deleteTimer(timer.timerId))) return { fired: false, after };
@@ -203,6 +210,29 @@ export class TimerLoop {
     this.wake.wake([...after.wakeQueues]);
     this.executor.afterCommitted(after);
     return fired;
+  }
+
+  /**
+   * A transaction of the loop with its own `after` for each attempt (one run again, after a
+   * deadlock, must not report twice) and, when the node has waiting polls, its hand-offs to them
+   * settled with it: delivered on commit, given back when an attempt fails or runs again.
+   */
+  private async settled<T>(work: (tx: Tx, after: AfterCommit) => Promise<T>): Promise<T> {
+    let attempt: Attempt | undefined;
+    try {
+      const out = await this.store.transaction((tx) => {
+        attempt?.release();
+        attempt = this.options.parkedAttempt?.();
+        const after = afterCommit();
+        if (attempt) after.parked = attempt;
+        return work(tx, after);
+      });
+      attempt?.deliver();
+      return out;
+    } catch (err) {
+      attempt?.release();
+      throw err;
+    }
   }
 
   private async run(): Promise<void> {

@@ -3,6 +3,7 @@ import { before, describe, it } from 'node:test';
 
 import type { FastifyInstance } from 'fastify';
 
+import { ManualClock } from '../../src/clock.js';
 import { call } from '../helpers/app.js';
 import { appSuite, register } from '../helpers/app-suite.js';
 import { workerTaskDefs, workflowDef } from '../helpers/definitions.js';
@@ -200,6 +201,75 @@ for (const storeCase of storeCases()) {
         res.body.map((x: { workflowInstanceId: string }) => x.workflowInstanceId),
         [c],
       );
+    });
+  });
+}
+
+for (const storeCase of storeCases()) {
+  describe(`tasks the timer loop queues, handed to waiting polls on ${storeCase.name}`, () => {
+    const clock = new ManualClock();
+    const t = appSuite(storeCase, { clock });
+    before(async () => {
+      await register(
+        t.app,
+        [
+          workflowDef('wt_after_wait', [
+            { name: 'w', taskReferenceName: 'w', type: 'WAIT', inputParameters: { duration: '1 days' } },
+            simple('wt_step', 'after'),
+          ]),
+          workflowDef('wt_retried', [simple('wt_flaky', 'once')]),
+        ],
+        [
+          ...workerTaskDefs(['wt_step']),
+          ...workerTaskDefs(['wt_flaky'], { retryCount: 1, retryDelaySeconds: 0, responseTimeoutSeconds: 2 }),
+        ],
+      );
+    });
+
+    it('hands the step after a WAIT that ends to a poll waiting for it', async () => {
+      const id = await startRun(t.app, 'wt_after_wait', { input: {} });
+      const poll = longPoll(t.app, 'wt_step', 1, 'wt1');
+      await parked(t.app, 1);
+      clock.advance(24 * 3600 * 1000 + 1_000);
+      await t.server.timers.fireDue();
+      const res = await poll;
+      assert.deepEqual(
+        res.body.map((x: { workflowInstanceId: string; referenceTaskName: string; workerId: string }) => [
+          x.workflowInstanceId,
+          x.referenceTaskName,
+          x.workerId,
+        ]),
+        [[id, 'after', 'wt1']],
+      );
+      assert.equal(await metric(t.app, 'baton_tasks_handed_to_waiting_polls_total', 'wt_step'), 1);
+    });
+
+    it('hands the retry of an attempt whose response timed out to another worker’s waiting poll', async () => {
+      const id = await startRun(t.app, 'wt_retried', { input: {} });
+      const [first] = await pollTasks(t.app, 'wt_flaky', 1, 'silent');
+      assert.ok(first);
+      const poll = longPoll(t.app, 'wt_flaky', 1, 'wt2');
+      await parked(t.app, 1);
+      clock.advance(3_000);
+      await t.server.timers.fireDue();
+      const res = await poll;
+      assert.deepEqual(
+        res.body.map(
+          (x: { workflowInstanceId: string; retryCount: number; workerId: string; status: string }) => [
+            x.workflowInstanceId,
+            x.retryCount,
+            x.workerId,
+            x.status,
+          ],
+        ),
+        [[id, 1, 'wt2', 'IN_PROGRESS']],
+      );
+      const run = await runOf(t.app, id);
+      assert.deepEqual(
+        run.tasks.map((x: { status: string }) => x.status),
+        ['TIMED_OUT', 'IN_PROGRESS'],
+      );
+      assert.equal(await metric(t.app, 'baton_tasks_handed_to_waiting_polls_total', 'wt_flaky'), 1);
     });
   });
 }
