@@ -295,7 +295,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     await prepareAuth(auth);
     const timerLoop = new TimerLoop(store, executor, wake, clock, logger, {
       idleMs: options.timerIdleMs,
-      parkedAttempt: () => parkedPolls.attempt(),
+      parkedAttempt: parkedPolls.attempt,
     });
     hooks.onTimerArmed = (dueAt) => timerLoop.armed(dueAt);
     // Events, schedules and instruction texts (src/events, src/schedules, src/instructions).

@@ -17,3 +17,33 @@ export interface AfterCommit {
 export function afterCommit(): AfterCommit {
   return { wakeQueues: new Set(), alerts: [] };
 }
+
+/**
+ * Before each attempt of a transaction whose decisions may hand tasks to waiting polls: the last
+ * attempt's reservations given back (it did not commit), and a fresh set made with `make` (none
+ * without it).
+ */
+export function renewHandOffs(holder: { parked?: HandOffAttempt }, make?: () => HandOffAttempt): void {
+  holder.parked?.release();
+  if (make) holder.parked = make();
+  else delete holder.parked;
+}
+
+/**
+ * Awaits such a transaction and settles the reservations of its last attempt with it: delivered
+ * when it committed, given back when it failed.
+ */
+export async function settledWith<T>(
+  holder: { parked?: HandOffAttempt },
+  transaction: Promise<T>,
+): Promise<T> {
+  let out: T;
+  try {
+    out = await transaction;
+  } catch (err) {
+    holder.parked?.release();
+    throw err;
+  }
+  holder.parked?.deliver();
+  return out;
+}

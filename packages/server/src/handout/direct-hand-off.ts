@@ -87,7 +87,8 @@ export function handOffToParked(
   now: number,
   newId: () => string,
 ): { decision: Decision; handed: DirectHandOff[] } {
-  if (decision.ignored) return { decision, handed: [] };
+  // Under load no poll waits: then a decision has nothing to look up.
+  if (decision.ignored || !attempt.waiting) return { decision, handed: [] };
   const handed: DirectHandOff[] = [];
   const byId = new Map<string, TaskRecord>();
   for (const command of decision.commands) {

@@ -1,5 +1,7 @@
 import type { TaskRecord } from '@baton/protocol';
 
+import type { PollRequest } from './poll-request.js';
+
 /** What a parked poll waits on: the node's wake-ups of queues (queue/wake-bus.ts). */
 export interface QueueWakeUps {
   wait(
@@ -55,7 +57,7 @@ export class ParkedPolls {
   async wait(
     wake: QueueWakeUps,
     queues: readonly string[],
-    request: { count: number; workerId: string; signal?: AbortSignal | undefined },
+    request: Pick<PollRequest, 'count' | 'workerId' | 'signal'>,
     ms: number,
     seen: number,
   ): Promise<readonly TaskRecord[]> {
@@ -82,10 +84,8 @@ export class ParkedPolls {
     if (at >= 0) this.parked.splice(at, 1);
   }
 
-  /** One transaction attempt's reservations: deliver after its commit, release otherwise. */
-  attempt(): HandOffAttempt {
-    return new HandOffAttempt(this);
-  }
+  /** One transaction attempt's reservations, settled with it (bound, so it can be passed on). */
+  readonly attempt = (): HandOffAttempt => new HandOffAttempt(this);
 
   /** The first parked poll of `queueName` with room for one more task, reserved; undefined when none. */
   reserve(queueName: string): ParkedPoll | undefined {
@@ -188,9 +188,9 @@ export class HandOffAttempt {
     reservation.task = task;
   }
 
-  /** Whether it handed anything (for tests). */
-  get handedCount(): number {
-    return this.made.filter((r) => r.task !== undefined).length;
+  /** Whether any poll waits that it could offer work to (a decision need not look otherwise). */
+  get waiting(): boolean {
+    return !this.done && this.polls.size > 0;
   }
 
   /** Its transaction committed: each poll gets its task (a reservation left unused is released). */
@@ -209,24 +209,4 @@ export class HandOffAttempt {
     this.done = true;
     for (const { poll } of this.made.splice(0)) poll.release();
   }
-}
-
-/**
- * Awaits a transaction whose decisions may hand tasks to waiting polls (`holder.parked`, set for
- * each of its attempts) and settles them with it: delivered when it committed, released when it
- * failed.
- */
-export async function settledWith<T>(
-  holder: { parked?: HandOffAttempt },
-  transaction: Promise<T>,
-): Promise<T> {
-  let out: T;
-  try {
-    out = await transaction;
-  } catch (err) {
-    holder.parked?.release();
-    throw err;
-  }
-  holder.parked?.deliver();
-  return out;
 }

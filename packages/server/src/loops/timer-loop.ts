@@ -9,6 +9,7 @@ import { newId } from '../ids.js';
 import type { WakeBus } from '../queue/wake-bus.js';
 import type { StoredTimer, Store, Tx } from '../store/store.js';
 import { afterCommit, type AfterCommit, type DecisionApplier } from '../decisions/decision-applier.js';
+import { renewHandOffs, settledWith } from '../decisions/after-commit.js';
 import { OutageLog } from '../store/outage-log.js';
 import { actOnLapsedLock } from './lapsed-locks.js';
 
@@ -218,21 +219,16 @@ export class TimerLoop {
    * settled with it: delivered on commit, given back when an attempt fails or runs again.
    */
   private async settled<T>(work: (tx: Tx, after: AfterCommit) => Promise<T>): Promise<T> {
-    let attempt: Attempt | undefined;
-    try {
-      const out = await this.store.transaction((tx) => {
-        attempt?.release();
-        attempt = this.options.parkedAttempt?.();
+    const last: { parked?: Attempt } = {};
+    return settledWith(
+      last,
+      this.store.transaction((tx) => {
+        renewHandOffs(last, this.options.parkedAttempt);
         const after = afterCommit();
-        if (attempt) after.parked = attempt;
+        if (last.parked) after.parked = last.parked;
         return work(tx, after);
-      });
-      attempt?.deliver();
-      return out;
-    } catch (err) {
-      attempt?.release();
-      throw err;
-    }
+      }),
+    );
   }
 
   private async run(): Promise<void> {

@@ -23,6 +23,7 @@ import { storeFault } from '../store/store-faults.js';
 import type { Metrics } from '../metrics.js';
 import { ANY_TASK, type TaskAccess } from '../auth/task-access.js';
 import { afterCommit, type DecisionApplier } from '../decisions/decision-applier.js';
+import { renewHandOffs, settledWith } from '../decisions/after-commit.js';
 import { holdBackOverLimit } from '../handout/hand-out-limits.js';
 import { handedOut, type HandOffWish } from '../handout/direct-hand-off.js';
 import type { PollRecorder } from '../handout/poll-recorder.js';
@@ -30,7 +31,7 @@ import { explainTasks } from '../views/waiting.js';
 import { isActivePoll, queueLiveness, type WorkerLiveness } from '../handout/worker-liveness.js';
 import { dropPollTimers, lockLapsingAttempts } from '../handout/hand-out-timers.js';
 import { pollQueues } from '../handout/poll-queues.js';
-import { ParkedPolls, settledWith } from '../handout/parked-polls.js';
+import { ParkedPolls } from '../handout/parked-polls.js';
 import { newHandOutSeen, type HandOutSeen } from '../handout/hand-out-seen.js';
 import { resultByRefIn } from './task-by-ref.js';
 import { checkResultRun, refuseIfStale } from './result-refusals.js';
@@ -417,8 +418,7 @@ export class TaskService {
     // (Every work here is `update`'s or `updateAndPoll`'s, which settle them after the commit.)
     for (const work of works) {
       work.poll = undefined;
-      work.after.parked?.release();
-      work.after.parked = this.parkedPolls.attempt();
+      renewHandOffs(work.after, this.parkedPolls.attempt);
     }
     // A result that names its run (as workers' results do) locks that run in the same round trip
     // as its task read, the lock its decision takes next; a wrong run is refused after

@@ -20,10 +20,11 @@ import { type ArchiveReader, archivedWorkflow } from '../archive/archive-reader.
 import { mergeRunPages } from '../archive/archived-search.js';
 import { newId } from '../ids.js';
 import { afterCommit, type DecisionApplier } from '../decisions/decision-applier.js';
+import { renewHandOffs, settledWith } from '../decisions/after-commit.js';
 import { explainTasks, runWaiting } from '../views/waiting.js';
 import { claimStartKey } from './idempotent-start.js';
 import { isoOrUnknown, storableTime } from '../bounds/time.js';
-import { type ParkedPolls, settledWith } from '../handout/parked-polls.js';
+import type { ParkedPolls } from '../handout/parked-polls.js';
 
 export interface WorkflowStatusView {
   workflowId: string;
@@ -90,8 +91,7 @@ export class WorkflowService {
     const trace = await this.executor.runTrace(request.name);
     const transaction = this.store.transaction(async (tx) => {
       // An attempt run again hands nothing its last one reserved.
-      after.parked?.release();
-      if (this.parked) after.parked = this.parked.attempt();
+      renewHandOffs(after, this.parked?.attempt);
       // An inline definition (checked as registration checks one) runs as given, unregistered.
       const inline = request.workflowDef && inlineDefinition(request.workflowDef);
       const definition = inline ?? (await tx.getWorkflowDef(request.name, request.version));
