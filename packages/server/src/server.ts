@@ -271,7 +271,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
       archive,
       parkedPolls,
     );
-    const runControl = new RunControlService(store, executor, wake, archive);
+    const runControl = new RunControlService(store, executor, wake, archive, parkedPolls.attempt);
     const testRuns = new TestRunService(
       store,
       metadata,
@@ -290,7 +290,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
       },
       clock,
     );
-    const repair = new RepairService(store, executor, wake, clock);
+    const repair = new RepairService(store, executor, wake, clock, parkedPolls.attempt);
     const auth = createAuth(options.auth, store, clock, secretsKey);
     await prepareAuth(auth);
     const timerLoop = new TimerLoop(store, executor, wake, clock, logger, {
@@ -309,6 +309,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
       clock,
       logger,
       registry: metrics.registry,
+      parkedAttempt: parkedPolls.attempt,
     });
     const schedules = new ScheduleService(store, executor, wake, clock);
     const scheduleRetention = new ScheduleExecutionRetention(store, clock, logger, {

@@ -14,6 +14,9 @@ export interface AfterCommit {
   parked?: HandOffAttempt;
 }
 
+/** Makes each attempt's reservations in this node's waiting polls (`ParkedPolls.attempt`). */
+export type HandOffAttempts = () => HandOffAttempt;
+
 export function afterCommit(): AfterCommit {
   return { wakeQueues: new Set(), alerts: [] };
 }
@@ -23,7 +26,7 @@ export function afterCommit(): AfterCommit {
  * attempt's reservations given back (it did not commit), and a fresh set made with `make` (none
  * without it).
  */
-export function renewHandOffs(holder: { parked?: HandOffAttempt }, make?: () => HandOffAttempt): void {
+export function renewHandOffs(holder: { parked?: HandOffAttempt }, make?: HandOffAttempts): void {
   holder.parked?.release();
   if (make) holder.parked = make();
   else delete holder.parked;

@@ -178,11 +178,12 @@ export class DecisionApplier {
     // Traced: the successor has a trace of its own; the attempts copied into it belong to it.
     run.trace ??= await this.hooks.tracer?.traceRun(tx, run);
     this.hooks.tracer?.stampTasks(run, tasks);
-    const { decision: decided } = await this.decideFor(tx, run, tasks, event, now);
-    const decision = await this.settleEnd(tx, session, 'RUNNING', tasks, decided);
+    const { decision: decided, taskDefs } = await this.decideFor(tx, run, tasks, event, now);
+    const settled = await this.settleEnd(tx, session, 'RUNNING', tasks, decided);
+    const { decision, handed } = handOffAll(settled, [], after.parked, taskDefs, now, newId);
     await tx.insertRun(decision.run);
     if (tasks.length > 0) await tx.insertTasks(tasks);
-    await this.apply(tx, session, decision, after, false);
+    await this.apply(tx, session, decision, after, false, handed);
     if (!decision.ignored) this.observer?.decided(undefined, tasks, decision, now);
     if (!decision.ignored) await this.hooks.onDecided?.(tx, undefined, [], decision, after);
     await this.drain(tx, session, after);

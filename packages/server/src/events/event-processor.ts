@@ -14,6 +14,7 @@ import type { AsyncScriptRunner } from '../scripting/async-scripts.js';
 import { BatonError, coerceError } from '../errors.js';
 import type { WakeBus } from '../queue/wake-bus.js';
 import { afterCommit, type AfterCommit, type DecisionApplier } from '../decisions/decision-applier.js';
+import { type HandOffAttempts, renewHandOffs, settledWith } from '../decisions/after-commit.js';
 import type { EventExecutionRow, Store, Tx } from '../store/store.js';
 import type { Delivery } from './broker.js';
 import type { RunActions } from './run-actions.js';
@@ -46,6 +47,8 @@ export class EventProcessor {
     private readonly logger: Logger,
     /** Counts what became of each message (`baton_event_messages_total`). */
     private readonly counted: (event: string, outcome: Outcome) => void = () => undefined,
+    /** This node's waiting polls, handed the tasks the actions queue (handout/parked-polls.ts). */
+    private readonly parkedAttempt?: HandOffAttempts,
   ) {}
 
   async process(event: string, handlers: readonly EventHandler[], delivery: Delivery): Promise<Outcome> {
@@ -67,10 +70,11 @@ export class EventProcessor {
     const after = afterCommit();
     let outcome: Outcome;
     try {
-      outcome = await this.store.transaction(async (tx) => {
+      const transaction = this.store.transaction(async (tx) => {
         // Fresh per attempt: the transaction may be run again from the start (PostgreSQL retries).
         after.wakeQueues.clear();
         after.alerts.length = 0;
+        renewHandOffs(after, this.parkedAttempt);
         if (!(await tx.events.claimInbox(event, delivery.id, this.clock.now()))) return 'duplicate';
         const rows: EventExecutionRow[] = [];
         for (const [h, handler] of handlers.entries()) {
@@ -83,8 +87,9 @@ export class EventProcessor {
           }
         }
         await tx.events.insertEventExecutions(rows);
-        return 'processed';
+        return 'processed' as const;
       });
+      outcome = await settledWith(after, transaction);
     } catch (raw) {
       const err = coerceError(raw);
       if (this.attempts.size > 10_000) this.attempts.clear();

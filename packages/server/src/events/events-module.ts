@@ -6,6 +6,7 @@ import type { Options } from '../config/options.js';
 import type { AsyncScriptRunner } from '../scripting/async-scripts.js';
 import { coerceError } from '../errors.js';
 import type { WakeBus } from '../queue/wake-bus.js';
+import type { HandOffAttempts } from '../decisions/after-commit.js';
 import type { DecisionApplier } from '../decisions/decision-applier.js';
 import type { Store } from '../store/store.js';
 import type { AmqpBroker } from './amqp-broker.js';
@@ -44,6 +45,8 @@ export async function createEvents(input: {
   logger: Logger;
   /** Where `baton_event_messages_total{event, outcome}` is registered (`/metrics`). */
   registry?: Registry;
+  /** This node's waiting polls, handed the tasks the handlers' actions queue. */
+  parkedAttempt?: HandOffAttempts;
 }): Promise<EventsModule> {
   const { options, store, executor, scripts, wake, clock, logger } = input;
   const messages = new Counter({
@@ -77,6 +80,7 @@ export async function createEvents(input: {
     clock,
     logger,
     (event, outcome) => messages.inc({ event, outcome }),
+    input.parkedAttempt,
   );
   const consumers = new EventConsumers(store, brokers, processor, clock, logger, {
     refreshMs: options.eventHandlerRefreshMs,

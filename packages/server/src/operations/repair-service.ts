@@ -12,6 +12,7 @@ import { newId } from '../ids.js';
 import type { WakeBus } from '../queue/wake-bus.js';
 import type { Store, Tx } from '../store/store.js';
 import { afterCommit, type AfterCommit, type DecisionApplier } from '../decisions/decision-applier.js';
+import { type HandOffAttempts, renewHandOffs, settledWith } from '../decisions/after-commit.js';
 import { copyWith } from '../copy-with.js';
 
 /**
@@ -25,6 +26,8 @@ export class RepairService {
     private readonly executor: DecisionApplier,
     private readonly wake: WakeBus,
     private readonly clock: Clock,
+    /** This node's waiting polls, handed the tasks a repair queues (handout/parked-polls.ts). */
+    private readonly parkedAttempt?: HandOffAttempts,
   ) {}
 
   /**
@@ -75,10 +78,11 @@ export class RepairService {
     const answer: RequeueAnswer = { taskType, requeued: [], skipped: [] };
     for (const message of dead) {
       type Outcome = { requeued: RequeueAnswer['requeued'][number] } | { skipped: string };
+      const held: Pick<AfterCommit, 'parked'> = {};
       let after = afterCommit();
-      const outcome = await this.store.transaction(async (tx): Promise<Outcome> => {
+      const transaction = this.store.transaction(async (tx): Promise<Outcome> => {
         // Fresh for each try: a transaction run again (deadlock) must not report twice.
-        after = afterCommit();
+        after = this.freshAfter(held);
         const run = await tx.lockRun(message.workflowId);
         if (!run) return { skipped: 'the run no longer exists' };
         const current = await tx.getMessage(message.taskId);
@@ -103,6 +107,7 @@ export class RepairService {
           },
         };
       });
+      const outcome = await settledWith(held, transaction);
       this.publish(after);
       if ('requeued' in outcome) answer.requeued.push(outcome.requeued);
       else
@@ -121,9 +126,10 @@ export class RepairService {
    * the run, so a step left pending moves on. 404 unknown run.
    */
   async repair(workflowId: string): Promise<RepairAnswer> {
+    const held: Pick<AfterCommit, 'parked'> = {};
     let after = afterCommit();
-    const answer = await this.store.transaction(async (tx) => {
-      after = afterCommit();
+    const transaction = this.store.transaction(async (tx) => {
+      after = this.freshAfter(held);
       const run = await tx.lockRun(workflowId);
       if (!run) throw fail('RUN_NOT_FOUND', { workflowId });
       const result: RepairAnswer = { workflowId, status: run.status, requeued: [], unchanged: [] };
@@ -150,8 +156,20 @@ export class RepairService {
       if (decision) result.status = decision.run.status;
       return result;
     });
+    const answer = await settledWith(held, transaction);
     this.publish(after);
     return answer;
+  }
+
+  /**
+   * An attempt's own AfterCommit, with new reservations in the waiting polls (the last attempt's
+   * given back: it did not commit); `held` keeps them for `settledWith`.
+   */
+  private freshAfter(held: Pick<AfterCommit, 'parked'>): AfterCommit {
+    renewHandOffs(held, this.parkedAttempt);
+    const after = afterCommit();
+    if (held.parked) after.parked = held.parked;
+    return after;
   }
 
   /**

@@ -36,6 +36,7 @@ import { newId } from '../ids.js';
 import type { WakeBus } from '../queue/wake-bus.js';
 import type { Store, Tx } from '../store/store.js';
 import { afterCommit, type AfterCommit, type DecisionApplier } from '../decisions/decision-applier.js';
+import { type HandOffAttempts, renewHandOffs, settledWith } from '../decisions/after-commit.js';
 import { MAX_NESTING } from '../decisions/linked-runs.js';
 import { readsMailbox } from '../decisions/run-wake.js';
 import type { ArchiveReader, ArchivedRunDoc } from '../archive/archive-reader.js';
@@ -65,6 +66,8 @@ export class RunControlService {
     private readonly wake: WakeBus,
     /** Archived runs can be restarted and rerun: they need only their definition, input and tasks. */
     private readonly archive?: ArchiveReader,
+    /** This node's waiting polls, handed the tasks an operation queues (handout/parked-polls.ts). */
+    private readonly parkedAttempt?: HandOffAttempts,
   ) {}
 
   async pause(workflowId: string): Promise<void> {
@@ -456,7 +459,12 @@ export class RunControlService {
 
   private async inTransaction<T>(fn: (tx: Tx, after: AfterCommit) => Promise<T>): Promise<T> {
     const after = afterCommit();
-    const out = await this.store.transaction((tx) => fn(tx, after));
+    const transaction = this.store.transaction((tx) => {
+      // An attempt run again hands nothing its last one reserved.
+      renewHandOffs(after, this.parkedAttempt);
+      return fn(tx, after);
+    });
+    const out = await settledWith(after, transaction);
     this.wake.wake([...after.wakeQueues]);
     return out;
   }

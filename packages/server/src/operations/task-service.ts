@@ -505,12 +505,14 @@ export class TaskService {
   ): Promise<string | undefined> {
     const after = afterCommit();
     const posted = { workflowId, ref, status, output, workerId, access };
-    const { taskId, refused } = await this.store.transaction((tx) =>
-      resultByRefIn(tx, posted, (result, task) => {
+    const transaction = this.store.transaction((tx) => {
+      renewHandOffs(after, this.parkedPolls.attempt);
+      return resultByRefIn(tx, posted, (result, task) => {
         const work = new ResultWork(result, access, false, undefined, this.together, after);
         return applyResults(tx, this.executor, this.clock.now(), [{ at: 0, task, work }]);
-      }),
-    );
+      });
+    });
+    const { taskId, refused } = await settledWith(after, transaction);
     if (refused) refuseIfStale(refused, workerId, this.observers);
     this.wake.wake([...after.wakeQueues]);
     return taskId;

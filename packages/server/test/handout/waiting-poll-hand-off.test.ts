@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 
-import type { FastifyInstance } from 'fastify';
-
 import { ManualClock } from '../../src/clock.js';
 import { call } from '../helpers/app.js';
 import { appSuite, register } from '../helpers/app-suite.js';
@@ -10,32 +8,7 @@ import { workerTaskDefs, workflowDef } from '../helpers/definitions.js';
 import { eventually } from '../helpers/http-target.js';
 import { pollTasks, postResult, runOf, startRun } from '../helpers/runs.js';
 import { storeCases } from '../helpers/stores.js';
-
-/** A gauge or counter of `GET /metrics` (the sum of its series matching `labels`), 0 when absent. */
-async function metric(app: FastifyInstance, name: string, labels = ''): Promise<number> {
-  const res = await call(app, 'GET', '/metrics');
-  let sum = 0;
-  for (const line of res.text.split('\n')) {
-    if (!line.startsWith(`${name}${labels === '' ? '' : '{'}`) && !line.startsWith(`${name} `)) continue;
-    if (labels !== '' && !line.includes(labels)) continue;
-    sum += Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return sum;
-}
-
-/** Resolves once `n` long polls wait on the node (its `baton_polls_waiting` gauge). */
-function parked(app: FastifyInstance, n: number): Promise<true> {
-  return eventually(
-    async () => ((await metric(app, 'baton_polls_waiting')) === n ? true : undefined),
-    `${n} waiting polls`,
-    10_000,
-  );
-}
-
-/** A long poll of `type` for up to `count` tasks, waiting up to 5 s (the most a poll may). */
-function longPoll(app: FastifyInstance, type: string, count: number, workerId: string) {
-  return call(app, 'GET', `/api/tasks/poll/batch/${type}?count=${count}&timeout=5000&workerid=${workerId}`);
-}
+import { longPoll, metric, parked } from '../helpers/waiting-polls.js';
 
 const simple = (type: string, ref: string): Record<string, unknown> => ({
   name: type,
