@@ -2,10 +2,11 @@ import type { JsonValue } from '@baton/protocol';
 
 import type { ScriptResult } from '../engine/index.js';
 import { outputBudget, type ScriptLimits } from './limits.js';
+import { type Node, NotSimple, notSimple, Parser } from './simple-expression-parser.js';
 
 /**
  * The JavaScript most SWITCH cases and INLINE expressions are: one expression over `$` (`$.run % 2
- * === 0 ? "even" : "odd"`, `$.status == 'ok' && $.count > 3`). Each evaluation in the sandbox
+ * === 0 ? "even" : "odd"`, `$.status == 'ok' && $.count > 3`), or a function that returns one. Each evaluation in the sandbox
  * makes a fresh QuickJS runtime and context on a script thread and waits for its answer; an
  * expression of this small language is evaluated here, on the caller's thread, in microseconds.
  *
@@ -23,8 +24,14 @@ import { outputBudget, type ScriptLimits } from './limits.js';
  *     the host's own operators, which ECMAScript defines exactly. Operands other than `===`,
  *     `!==`, `!` and the logical ones must be primitives (no object conversion), and a number
  *     joined to a string must be a safe integer (no question of how a fraction prints);
+ *   - object literals with name or string keys and array literals without holes, holding values
+ *     made here (never an object of the input, which could be large and repeated: the sandbox
+ *     copies and bounds it), their contents counted against the output budget as they are built;
  *   - an optional `;` at the end, or an `if (…) { … } else { … }` of such expressions (Conductor's
- *     loop conditions). No calls, no assignment, no other identifiers, no comments.
+ *     loop conditions), or a function of `return` and `if … else` statements called at once
+ *     (`(function () { … })()`, `function e() { … } e();`: how Conductor's INLINE tasks are
+ *     usually written; simple-expression-parser.ts). No other calls, no assignment, no variables,
+ *     no other identifiers, no comments.
  *
  * The answer goes through JSON as the sandbox's does (`undefined` → null), and one larger than
  * the output budget goes to the sandbox, which refuses it in its own words. Strings made here stop
@@ -50,14 +57,6 @@ export function simpleJavascript(
   }
 }
 
-type Node =
-  | { readonly k: 'lit'; readonly v: string | number | boolean | null | undefined }
-  | { readonly k: 'input' }
-  | { readonly k: 'member'; readonly of: Node; readonly key: Node }
-  | { readonly k: 'unary'; readonly op: '!' | '-' | '+'; readonly x: Node }
-  | { readonly k: 'binary'; readonly op: string; readonly a: Node; readonly b: Node }
-  | { readonly k: 'cond'; readonly test: Node; readonly yes: Node; readonly no: Node };
-
 /** Parsed expressions by their text; `null`: not of this language. Cleared when full. */
 const trees = new Map<string, Node | null>();
 const MAX_TREES = 512;
@@ -80,277 +79,6 @@ function parsed(script: string): Node | undefined {
   return tree ?? undefined;
 }
 
-/** Outside the language, or a value the sandbox must decide: the sandbox evaluates it. */
-class NotSimple extends Error {}
-const notSimple = (): never => {
-  throw new NotSimple();
-};
-
-type Token =
-  | { readonly t: 'num'; readonly v: number }
-  | { readonly t: 'str'; readonly v: string }
-  | { readonly t: 'name'; readonly v: string }
-  | { readonly t: 'op'; readonly v: string };
-
-// Longest first. `++`, `--`, `**`, `=>` and `?.` are here only to be refused: read as two
-// operators of this language they would mean something else.
-const OPERATORS = [
-  '===',
-  '++',
-  '--',
-  '**',
-  '=>',
-  '?.',
-  '!==',
-  '==',
-  '!=',
-  '<=',
-  '>=',
-  '&&',
-  '||',
-  '??',
-  '<',
-  '>',
-  '+',
-  '-',
-  '*',
-  '/',
-  '%',
-  '!',
-  '?',
-  ':',
-  '.',
-  '[',
-  ']',
-  '(',
-  ')',
-  '{',
-  '}',
-  ';',
-];
-const ESCAPES: Readonly<Record<string, string>> = { '\\': '\\', "'": "'", '"': '"', n: '\n', t: '\t' };
-
-function tokens(text: string): Token[] {
-  const out: Token[] = [];
-  let i = 0;
-  // A trailing `;` (and the whitespace around it) ends the statement; nothing may follow.
-  const end = text.replace(/\s*;?\s*$/, '').length;
-  while (i < end) {
-    const c = text[i] as string;
-    if (c === ' ' || c === '\t' || c === '\n' || c === '\r') {
-      i++;
-    } else if (/[0-9]/.test(c)) {
-      const m = /^(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?![0-9A-Za-z_$.])/.exec(text.slice(i, end));
-      if (!m) return notSimple();
-      out.push({ t: 'num', v: Number(m[0]) });
-      i += m[0].length;
-    } else if (c === '"' || c === "'") {
-      let s = '';
-      let j = i + 1;
-      for (;;) {
-        if (j >= end) return notSimple();
-        const d = text[j] as string;
-        if (d === c) break;
-        if (d === '\n' || d === '\r') return notSimple();
-        if (d === '\\') {
-          const e = ESCAPES[text[j + 1] ?? ''];
-          if (e === undefined) return notSimple();
-          s += e;
-          j += 2;
-        } else {
-          s += d;
-          j++;
-        }
-      }
-      out.push({ t: 'str', v: s });
-      i = j + 1;
-    } else if (/[A-Za-z_$]/.test(c)) {
-      const m = /^[A-Za-z_$][A-Za-z0-9_$]*/.exec(text.slice(i, end)) as RegExpExecArray;
-      out.push({ t: 'name', v: m[0] });
-      i += m[0].length;
-    } else {
-      const op = OPERATORS.find((o) => text.startsWith(o, i) && i + o.length <= end);
-      if (op === undefined) return notSimple();
-      out.push({ t: 'op', v: op });
-      i += op.length;
-    }
-  }
-  return out;
-}
-
-/** Binding powers of the binary operators (higher binds tighter), as ECMAScript orders them. */
-const BINARY: Readonly<Record<string, number>> = {
-  '??': 1,
-  '||': 2,
-  '&&': 3,
-  '==': 4,
-  '!=': 4,
-  '===': 4,
-  '!==': 4,
-  '<': 5,
-  '>': 5,
-  '<=': 5,
-  '>=': 5,
-  '+': 6,
-  '-': 6,
-  '*': 7,
-  '/': 7,
-  '%': 7,
-};
-
-class Parser {
-  private readonly list: Token[];
-  private at = 0;
-
-  constructor(text: string) {
-    this.list = tokens(text);
-  }
-
-  whole(): Node {
-    if (this.list.length === 0) return notSimple();
-    const node = this.isName('if') ? this.ifStatement() : this.conditional();
-    if (this.at !== this.list.length) return notSimple();
-    return node;
-  }
-
-  private isName(v: string): boolean {
-    const t = this.peek();
-    return t?.t === 'name' && t.v === v;
-  }
-
-  /**
-   * `if (test) { a; } else { b; }` (Conductor's loop conditions are written so), `else if` chains
-   * and no `else`: the script's value is the value of the branch taken, undefined for none.
-   */
-  private ifStatement(): Node {
-    this.at++;
-    this.expect('(');
-    const test = this.conditional();
-    this.expect(')');
-    const yes = this.block();
-    let no: Node = { k: 'lit', v: undefined };
-    if (this.isName('else')) {
-      this.at++;
-      no = this.isName('if') ? this.ifStatement() : this.block();
-    }
-    return { k: 'cond', test, yes, no };
-  }
-
-  /** `{ expression; }` (the `;` optional). */
-  private block(): Node {
-    this.expect('{');
-    const value = this.conditional();
-    if (this.isOp(';')) this.at++;
-    this.expect('}');
-    return value;
-  }
-
-  private peek(): Token | undefined {
-    return this.list[this.at];
-  }
-
-  private isOp(v: string): boolean {
-    const t = this.peek();
-    return t?.t === 'op' && t.v === v;
-  }
-
-  private expect(v: string): void {
-    if (!this.isOp(v)) notSimple();
-    this.at++;
-  }
-
-  private conditional(): Node {
-    const test = this.binary(1);
-    if (!this.isOp('?')) return test;
-    this.at++;
-    const yes = this.conditional();
-    this.expect(':');
-    const no = this.conditional();
-    return { k: 'cond', test, yes, no };
-  }
-
-  private binary(min: number): Node {
-    let left = this.unary();
-    for (;;) {
-      const t = this.peek();
-      if (t?.t !== 'op') return left;
-      const op = t.v;
-      const power = BINARY[op];
-      if (power === undefined || power < min) return left;
-      this.at++;
-      const right = this.binary(power + 1);
-      // ECMAScript refuses `??` beside `&&` or `||` without parentheses (and the tree no longer
-      // knows where they were): left to the sandbox either way.
-      if ([left, right].some((n) => n.k === 'binary' && isLogical(n.op, op))) return notSimple();
-      left = { k: 'binary', op, a: left, b: right };
-    }
-  }
-
-  private unary(): Node {
-    const t = this.peek();
-    if (t?.t === 'op' && (t.v === '!' || t.v === '-' || t.v === '+')) {
-      this.at++;
-      return { k: 'unary', op: t.v, x: this.unary() };
-    }
-    return this.member();
-  }
-
-  private member(): Node {
-    let node = this.primary();
-    for (;;) {
-      if (this.isOp('.')) {
-        this.at++;
-        const name = this.peek();
-        if (name?.t !== 'name') return notSimple();
-        this.at++;
-        node = { k: 'member', of: node, key: { k: 'lit', v: name.v } };
-      } else if (this.isOp('[')) {
-        this.at++;
-        const key = this.conditional();
-        this.expect(']');
-        node = { k: 'member', of: node, key };
-      } else {
-        return node;
-      }
-    }
-  }
-
-  private primary(): Node {
-    const t = this.peek();
-    if (t === undefined) return notSimple();
-    this.at++;
-    if (t.t === 'num' || t.t === 'str') return { k: 'lit', v: t.v };
-    if (t.t === 'name') {
-      switch (t.v) {
-        case '$':
-          return { k: 'input' };
-        case 'true':
-          return { k: 'lit', v: true };
-        case 'false':
-          return { k: 'lit', v: false };
-        case 'null':
-          return { k: 'lit', v: null };
-        case 'undefined':
-          return { k: 'lit', v: undefined };
-        default:
-          return notSimple();
-      }
-    }
-    if (t.v === '(') {
-      const inner = this.conditional();
-      this.expect(')');
-      return inner;
-    }
-    return notSimple();
-  }
-}
-
-/** `??` beside `&&` or `||` (either side) is a SyntaxError without parentheses. */
-function isLogical(inner: string, outer: string): boolean {
-  const mixed = (a: string, b: string): boolean => a === '??' && (b === '&&' || b === '||');
-  return mixed(inner, outer) || mixed(outer, inner);
-}
-
 type Primitive = string | number | boolean | null | undefined;
 
 function isPrimitive(v: unknown): v is Primitive {
@@ -371,8 +99,35 @@ const INHERITED = new Set<string>([
 ]);
 
 function evaluate(node: Node, input: JsonValue, maxChars: number): unknown {
+  // What the literals hold, counted as it is built: an answer can never grow past the budget
+  // (a literal may not hold the input's objects, which could be large and repeated).
+  let literalChars = 0;
+  const built = new WeakSet<object>();
+  const element = (v: unknown): unknown => {
+    if (typeof v === 'object' && v !== null) {
+      if (!built.has(v)) return notSimple();
+    } else {
+      literalChars += typeof v === 'string' ? v.length + 2 : 8;
+      if (literalChars > maxChars) notSimple();
+    }
+    return v;
+  };
   const ev = (n: Node): unknown => {
     switch (n.k) {
+      case 'object': {
+        const out: Record<string, unknown> = {};
+        for (const [key, value] of n.entries) {
+          literalChars += key.length + 4;
+          out[key] = element(ev(value));
+        }
+        built.add(out);
+        return out;
+      }
+      case 'array': {
+        const out = n.items.map((item) => element(ev(item)));
+        built.add(out);
+        return out;
+      }
       case 'lit':
         return n.v;
       case 'input':

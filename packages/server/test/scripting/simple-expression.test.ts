@@ -97,6 +97,34 @@ const SIMPLE = [
   "if ($.f) { 'a'; } else if ($.t) { 'b'; } else { 'c'; }",
   'if ($.f) { 1; }',
   'if ($.t) { $.list; };',
+  // Functions called at once, as Conductor's INLINE tasks are written, and literals.
+  '(function () { return $.run + 1; })()',
+  '(function () { return $.run + 1; })();',
+  '(function () { return $.run + 1; }())',
+  '(function e() { return $.s; })()',
+  'function e() { return $.obj.count * 2; } e();',
+  'function e() { return $.obj.count * 2; }; e()',
+  "(function () { if ($.run > 5) { return 'big'; } return 'small'; })()",
+  "(function () { if ($.run > 50) return 'big'; else if ($.run > 5) return 'middle'; return 'small'; })()",
+  '(function () { if ($.f) { return 1; } })()',
+  '(function () { })()',
+  '(function () { return; })()',
+  '(function () { ; return 2; ; })()',
+  '(function () { if ($.t) { if ($.f) { return 1; } } else { return 2; } return 3; })()',
+  '(function () { return { result: $.run % 2 === 0, name: $.s, "odd key": [$.run, $.n, $.t] }; })()',
+  'function e() { if ($.obj.status == "ok") { return {"result": true}; } else { return {"result": false}; } } e();',
+  '(function () {\n  return {\n    total: $.even + $.run,\n    nested: { deep: [1, [2, { x: 3 }]] },\n  };\n})()',
+  '({ a: 1, b: undefined, c: 0 / 0, a: 2 })',
+  '[1, undefined, -$.zero, $.s]',
+  '[]',
+  '({})',
+  '({ a: [] }).a',
+  '[$.t, $.f][1]',
+  '({ length: 2 }).length',
+  '({ constructor: 1, toString: "x" })',
+  '({ a: 1 }) === ({ a: 1 })',
+  '!{}',
+  '$.f || { fallback: true }',
 ];
 
 /** Left to the sandbox: outside the language, or a value only the sandbox can answer for. */
@@ -132,7 +160,36 @@ const NOT_SIMPLE = [
   "'\\u0041'",
   '$.run; $.even',
   '$.run // comment',
-  '(function () { return 1; })()',
+  '(function () { return 1; })',
+  '(function () { return 1; })(1)',
+  '(function (x) { return 1; })()',
+  '(function $() { return $; })()',
+  '(function e() { return e; })()',
+  'function e() { return 1; } f();',
+  'function () { return 1; }',
+  'function e() { return 1; }',
+  '(() => 1)()',
+  '(function () { var x = 1; return x; })()',
+  '(function () { $.run; return 1; })()',
+  '(function () { return 1 2; })()',
+  '(function () { return\n1; })()',
+  '(function () { if ($.t) return 1 else return 2; })()',
+  '(function () { while ($.f) { } return 1; })()',
+  '(function () { return $.list.map(function (x) { return x; }); })()',
+  '(function () { return { __proto__: null }; })()',
+  '(function () { return { 1: "a" }; })()',
+  '(function () { return { "2": "a" }; })()',
+  '(function () { return { [$.s]: 1 }; })()',
+  '(function () { return { run }; })()',
+  '(function () { return { ...$.obj }; })()',
+  '(function () { return [1, , 2]; })()',
+  '(function () { return [1, 2, ]; })()',
+  '({ obj: $.obj })',
+  '[$.list]',
+  '({ a: 1 }) + 1',
+  '{ a: 1 }',
+  'if ($.t) { { a: 1 } }',
+  '$.run, $.even',
   'return 1',
   '',
   ';',
@@ -184,6 +241,10 @@ void describe('simple expressions, evaluated without the sandbox', () => {
     assert.equal(simpleJavascript('$.s + $.s', large, tight), undefined);
     assert.equal(simpleJavascript('$', { s: 'x'.repeat(2000) }, tight), undefined);
     assert.deepEqual(simpleJavascript('$.s.length', large, tight), { ok: true, value: 800 });
+    // A literal's contents count as they are built: repeating a large input string stops early.
+    assert.equal(simpleJavascript('[$.s, $.s]', large, tight), undefined);
+    assert.equal(simpleJavascript('({ a: $.s, b: { c: [$.s] } })', large, tight), undefined);
+    assert.deepEqual(simpleJavascript('[$.s]', large, tight), sandbox.run('[$.s]', large));
   });
 
   // Expressions drawn at random from the language over the input above: whatever is answered here
@@ -236,7 +297,9 @@ void describe('simple expressions, evaluated without the sandbox', () => {
       const script =
         i % 4 === 0
           ? `if (${expr(2)}) { ${expr(2)}; } else if (${expr(1)}) { ${expr(1)} } else { ${expr(2)}; }`
-          : expr(3);
+          : i % 4 === 1
+            ? `(function () { if (${expr(2)}) { return [${expr(1)}, ${expr(2)}]; } else if (${expr(1)}) return ${expr(2)}; if (${expr(1)}) { return { a: ${expr(2)}, 'b c': ${expr(1)} }; } })()`
+            : expr(3);
       const here = simpleJavascript(script, INPUT, limits);
       if (here === undefined) continue;
       answered++;
