@@ -5,10 +5,12 @@
 // main bench (batch poll, update-v2, 16 slots) serve every task. Beside it, the linear workflow
 // of the same number of worker steps, in the same server, so the two shapes compare in one run.
 //   node bench/shapes.mjs [--store sqlite|postgres] [--runs 1000] [--branches 4] [--workers 16]
-//     [--only shape_branching|shape_linear] [--cpu-prof DIR] [--nodes N]
+//     [--only shape_branching|shape_linear] [--cpu-prof DIR] [--nodes N] [--switch expression|function]
 // (--cpu-prof: the server's V8 CPU profile, summarised over each pass, as profile-step.mjs does;
 // --nodes: PostgreSQL only, N servers on the one database, the worker slots and the starts spread
 // over them as in the main bench's baton-postgres-N-nodes, so one run's branches reach several)
+// --switch function: the switch's script written as Conductor's INLINE tasks usually are, a
+// function called at once (`(function () { if (…) return 'even'; return 'odd'; })()`).
 // Prints steps/s, CPU per step of the server (and PostgreSQL's backends), and checks that every
 // run ended COMPLETED with the outputs its tasks gave. Run `npx tsc -b` first.
 import { tmpdir } from 'node:os';
@@ -33,6 +35,7 @@ const { values } = parseArgs({
     only: { type: 'string' },
     'cpu-prof': { type: 'string' },
     nodes: { type: 'string', default: '1' },
+    switch: { type: 'string', default: 'expression' },
   },
 });
 const PROF_DIR = values['cpu-prof'];
@@ -44,6 +47,12 @@ const NODES = Number(values.nodes);
 if (NODES > 1 && values.store !== 'postgres') throw new Error('--nodes above 1 needs --store postgres');
 if (NODES > 1 && values['cpu-prof']) throw new Error('--cpu-prof profiles one node: leave out --nodes');
 const TASK_TYPE = 'shape_step';
+const SWITCH_SCRIPTS = {
+  expression: '$.run % 2 === 0 ? "even" : "odd"',
+  function: "(function () { if ($.run % 2 === 0) { return 'even'; } return 'odd'; })()",
+};
+const SWITCH_SCRIPT = SWITCH_SCRIPTS[values.switch];
+if (SWITCH_SCRIPT === undefined) throw new Error('--switch is expression or function');
 const simple = (ref) => ({
   name: TASK_TYPE,
   taskReferenceName: ref,
@@ -75,7 +84,7 @@ function branching() {
           taskReferenceName: 'parity',
           type: 'SWITCH',
           evaluatorType: 'javascript',
-          expression: '$.run % 2 === 0 ? "even" : "odd"',
+          expression: SWITCH_SCRIPT,
           inputParameters: { run: '${workflow.input.run}' },
           decisionCases: { even: [simple('even')], odd: [simple('odd')] },
           defaultCase: [],
