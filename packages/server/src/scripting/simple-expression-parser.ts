@@ -1,3 +1,5 @@
+import { notSimple, type Token, tokens } from './simple-expression-tokens.js';
+
 /**
  * The parser of the small language `simple-expression.ts` evaluates: its tokens, and a tree of
  * `Node`s for a script of the language, or `NotSimple` thrown for anything else (which the
@@ -8,9 +10,10 @@
  *   (function () { if ($.n > 1) { return { big: true }; } return { big: false }; })();
  *   function e() { return $.a + $.b; } e();
  *
- * whose body is only `return` and `if … else` statements; with no assignment, no call and no
- * variable there is nothing for it to do but choose a value, so it is compiled to the same tree
- * (each `if` a conditional over what follows it). Object and array literals build the answer.
+ * whose body is only `return`, `if … else` and `const` / `let` / `var` statements (each name given a
+ * value once, read only after); with no assignment and no call there is nothing for it to do but
+ * choose a value, so it is compiled to the same tree (each `if` a conditional over what follows
+ * it, each declaration made once where it stands). Object and array literals build the answer.
  */
 
 /** A parsed script. `object` and `array` are literals; their values are evaluated in order. */
@@ -22,113 +25,15 @@ export type Node =
   | { readonly k: 'binary'; readonly op: string; readonly a: Node; readonly b: Node }
   | { readonly k: 'cond'; readonly test: Node; readonly yes: Node; readonly no: Node }
   | { readonly k: 'object'; readonly entries: ReadonlyArray<readonly [string, Node]> }
-  | { readonly k: 'array'; readonly items: readonly Node[] };
+  | { readonly k: 'array'; readonly items: readonly Node[] }
+  // A function's `const`, `let` or `var`: its value made once where it is declared, then `body`.
+  | { readonly k: 'let'; readonly bound: Binding; readonly body: Node }
+  | { readonly k: 'ref'; readonly bound: Binding };
 
-/** Outside the language, or a value the sandbox must decide: the sandbox evaluates it. */
-export class NotSimple extends Error {}
-export const notSimple = (): never => {
-  throw new NotSimple();
-};
-
-/** `nl`: a line break comes before the token (after `return` it ends the statement). */
-type Token =
-  | { readonly t: 'num'; readonly v: number; nl?: true }
-  | { readonly t: 'str'; readonly v: string; nl?: true }
-  | { readonly t: 'name'; readonly v: string; nl?: true }
-  | { readonly t: 'op'; readonly v: string; nl?: true };
-
-// Longest first. `++`, `--`, `**`, `=>` and `?.` are here only to be refused: read as two
-// operators of this language they would mean something else.
-const OPERATORS = [
-  '===',
-  '++',
-  '--',
-  '**',
-  '=>',
-  '?.',
-  '!==',
-  '==',
-  '!=',
-  '<=',
-  '>=',
-  '&&',
-  '||',
-  '??',
-  '<',
-  '>',
-  '+',
-  '-',
-  '*',
-  '/',
-  '%',
-  '!',
-  '?',
-  ':',
-  '.',
-  '[',
-  ']',
-  '(',
-  ')',
-  '{',
-  '}',
-  ';',
-  ',',
-];
-const ESCAPES: Readonly<Record<string, string>> = { '\\': '\\', "'": "'", '"': '"', n: '\n', t: '\t' };
-
-function tokens(text: string): Token[] {
-  const out: Token[] = [];
-  let i = 0;
-  // A trailing `;` (and the whitespace around it) ends the statement; nothing may follow.
-  const end = text.replace(/\s*;?\s*$/, '').length;
-  let nl = false;
-  const push = (token: Token): void => {
-    if (nl) token.nl = true;
-    nl = false;
-    out.push(token);
-  };
-  while (i < end) {
-    const c = text[i] as string;
-    if (c === ' ' || c === '\t' || c === '\n' || c === '\r') {
-      if (c === '\n' || c === '\r') nl = true;
-      i++;
-    } else if (/[0-9]/.test(c)) {
-      const m = /^(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?![0-9A-Za-z_$.])/.exec(text.slice(i, end));
-      if (!m) return notSimple();
-      push({ t: 'num', v: Number(m[0]) });
-      i += m[0].length;
-    } else if (c === '"' || c === "'") {
-      let s = '';
-      let j = i + 1;
-      for (;;) {
-        if (j >= end) return notSimple();
-        const d = text[j] as string;
-        if (d === c) break;
-        if (d === '\n' || d === '\r') return notSimple();
-        if (d === '\\') {
-          const e = ESCAPES[text[j + 1] ?? ''];
-          if (e === undefined) return notSimple();
-          s += e;
-          j += 2;
-        } else {
-          s += d;
-          j++;
-        }
-      }
-      push({ t: 'str', v: s });
-      i = j + 1;
-    } else if (/[A-Za-z_$]/.test(c)) {
-      const m = /^[A-Za-z_$][A-Za-z0-9_$]*/.exec(text.slice(i, end)) as RegExpExecArray;
-      push({ t: 'name', v: m[0] });
-      i += m[0].length;
-    } else {
-      const op = OPERATORS.find((o) => text.startsWith(o, i) && i + o.length <= end);
-      if (op === undefined) return notSimple();
-      push({ t: 'op', v: op });
-      i += op.length;
-    }
-  }
-  return out;
+/** A name a function's body declared; the object is the key its value is kept under. */
+export interface Binding {
+  readonly name: string;
+  readonly init: Node;
 }
 
 /** Binding powers of the binary operators (higher binds tighter), as ECMAScript orders them. */
@@ -158,6 +63,12 @@ export class Parser {
   private statementStart = 0;
   /** Nodes a function's body may still compile to (its `if`s copy what follows them). */
   private nodesLeft = MAX_FUNCTION_NODES;
+  /** The names in scope inside a function's body, innermost block last (none outside one). */
+  private scopes: Array<Map<string, Binding>> = [];
+  /** Every name the function declares anywhere (its own name too), and those declared by `var`. */
+  private readonly declared = new Set<string>();
+  private readonly varNames = new Set<string>();
+  private functionName: string | undefined;
 
   constructor(text: string) {
     this.list = tokens(text);
@@ -212,16 +123,26 @@ export class Parser {
     if (t?.t === 'name') {
       if (t.v === '$') return notSimple();
       name = t.v;
+      this.declared.add(name);
+      this.functionName = name;
       this.at++;
     } else if (named) {
       return notSimple();
     }
     this.expect('(');
     this.expect(')');
-    this.expect('{');
-    const statements = this.statements();
-    this.expect('}');
+    const statements = this.bodyBlock();
     return { name, body: this.compiled(statements, []) };
+  }
+
+  /** `{ statements }`, whose declarations are seen only inside it. */
+  private bodyBlock(): Statement[] {
+    this.expect('{');
+    this.scopes.push(new Map());
+    const list = this.statements();
+    this.scopes.pop();
+    this.expect('}');
+    return list;
   }
 
   /** Statements up to the `}` that ends their block (not taken). */
@@ -235,11 +156,20 @@ export class Parser {
     return list;
   }
 
-  /** `return [value];`, `if (test) … [else …]`, or an empty `;` (undefined). */
-  private statement(): Statement | undefined {
+  /**
+   * `return [value];`, `if (test) … [else …]`, `const name = value;` (or `let`, `var`), or an
+   * empty `;` (undefined). `inBlock`: a declaration may stand here (not as an `if`'s one statement).
+   */
+  private statement(inBlock = true): Statement | undefined {
     if (this.isOp(';')) {
       this.at++;
       return undefined;
+    }
+    const t = this.peek();
+    if (t?.t === 'name' && (t.v === 'const' || t.v === 'let' || t.v === 'var')) {
+      if (!inBlock) return notSimple();
+      this.at++;
+      return this.declaration(t.v);
     }
     if (this.isName('return')) {
       this.at++;
@@ -251,8 +181,7 @@ export class Parser {
         return { s: 'return', value: { k: 'lit', v: undefined } };
       }
       const value = this.conditional();
-      if (this.isOp(';')) this.at++;
-      else if (!this.isOp('}') && !this.peek()?.nl) return notSimple();
+      this.endOfStatement();
       return { s: 'return', value };
     }
     if (this.isName('if')) {
@@ -271,15 +200,42 @@ export class Parser {
     return notSimple();
   }
 
-  /** An `if`'s branch: a block, or one statement. */
+  /**
+   * `name = value;` after `const`, `let` or `var`: one name, given a value, declared once in the
+   * whole function and used only after it (a `var` read before, or after the block it is in,
+   * reads undefined in an engine: here that name is unknown, so the script goes to the sandbox).
+   */
+  private declaration(kind: string): Statement {
+    const t = this.peek();
+    if (t?.t !== 'name' || UNDECLARABLE.has(t.v)) return notSimple();
+    // No shadowing, and a `var` (which belongs to the whole function) only in the function's own
+    // block and under a name nothing else there declares; `let` and `const` of sibling blocks may
+    // share a name.
+    if (kind === 'var' ? this.scopes.length !== 1 || this.declared.has(t.v) : this.visible(t.v))
+      return notSimple();
+    if (this.varNames.has(t.v)) return notSimple();
+    this.at++;
+    this.expect('=');
+    // Its own name is not in scope yet: a declaration that reads itself is left to the sandbox.
+    const init = this.conditional();
+    this.endOfStatement();
+    const bound: Binding = { name: t.v, init };
+    this.declared.add(t.v);
+    if (kind === 'var') this.varNames.add(t.v);
+    (this.scopes.at(-1) ?? notSimple()).set(t.v, bound);
+    return { s: 'let', bound };
+  }
+
+  /** A `;`, or the end of the block, or a line break (where one is inserted). */
+  private endOfStatement(): void {
+    if (this.isOp(';')) this.at++;
+    else if (!this.isOp('}') && !this.peek()?.nl) notSimple();
+  }
+
+  /** An `if`'s branch: a block, or one statement (never a declaration alone). */
   private branch(): Statement[] {
-    if (this.isOp('{')) {
-      this.at++;
-      const list = this.statements();
-      this.expect('}');
-      return list;
-    }
-    const s = this.statement();
+    if (this.isOp('{')) return this.bodyBlock();
+    const s = this.statement(false);
     return s === undefined ? [] : [s];
   }
 
@@ -289,6 +245,7 @@ export class Parser {
     const [s, ...more] = statements;
     if (s === undefined) return rest.length > 0 ? this.compiled(rest, []) : { k: 'lit', v: undefined };
     if (s.s === 'return') return s.value;
+    if (s.s === 'let') return { k: 'let', bound: s.bound, body: this.compiled(more, rest) };
     const after = [...more, ...rest];
     return { k: 'cond', test: s.test, yes: this.compiled(s.yes, after), no: this.compiled(s.no, after) };
   }
@@ -414,7 +371,7 @@ export class Parser {
         case 'undefined':
           return { k: 'lit', v: undefined };
         default:
-          return notSimple();
+          return this.bound(t.v);
       }
     }
     if (t.v === '(') {
@@ -425,6 +382,20 @@ export class Parser {
     // At a statement's start `{` opens a block (`{ $.run }` is not an object).
     if (t.v === '{' && this.at - 1 !== this.statementStart) return this.objectLiteral();
     if (t.v === '[') return this.arrayLiteral();
+    return notSimple();
+  }
+
+  /** Whether a block around the one being read (or it) has declared `name`, or it names the function. */
+  private visible(name: string): boolean {
+    return this.scopes.some((scope) => scope.has(name)) || name === this.functionName;
+  }
+
+  /** A name the function declared, from the innermost block out; anything else is not of the language. */
+  private bound(name: string): Node {
+    for (let i = this.scopes.length - 1; i >= 0; i--) {
+      const bound = this.scopes[i]?.get(name);
+      if (bound) return { k: 'ref', bound };
+    }
     return notSimple();
   }
 
@@ -468,12 +439,26 @@ export class Parser {
 /** A function body's statements: nothing in them can do anything but choose the value. */
 type Statement =
   | { readonly s: 'return'; readonly value: Node }
+  | { readonly s: 'let'; readonly bound: Binding }
   | {
       readonly s: 'if';
       readonly test: Node;
       readonly yes: readonly Statement[];
       readonly no: readonly Statement[];
     };
+
+/**
+ * Names a declaration may not take: the input, the words of the language, reserved words, and
+ * globals whose meaning a declaration would change under the sandbox's rules.
+ */
+const UNDECLARABLE: ReadonlySet<string> = new Set(
+  (
+    '$ undefined NaN Infinity arguments eval let static yield await implements interface package ' +
+    'private protected public break case catch class const continue debugger default delete do ' +
+    'else enum export extends false finally for function if import in instanceof new null return ' +
+    'super switch this throw true try typeof var void while with async of get set'
+  ).split(' '),
+);
 
 /** The most nodes a function body compiles to; each `if` copies the statements after it. */
 const MAX_FUNCTION_NODES = 256;

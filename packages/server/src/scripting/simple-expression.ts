@@ -2,7 +2,8 @@ import type { JsonValue } from '@baton/protocol';
 
 import type { ScriptResult } from '../engine/index.js';
 import { outputBudget, type ScriptLimits } from './limits.js';
-import { type Node, NotSimple, notSimple, Parser } from './simple-expression-parser.js';
+import { type Binding, type Node, Parser } from './simple-expression-parser.js';
+import { NotSimple, notSimple } from './simple-expression-tokens.js';
 
 /**
  * The JavaScript most SWITCH cases and INLINE expressions are: one expression over `$` (`$.run % 2
@@ -28,10 +29,10 @@ import { type Node, NotSimple, notSimple, Parser } from './simple-expression-par
  *     made here (never an object of the input, which could be large and repeated: the sandbox
  *     copies and bounds it), their contents counted against the output budget as they are built;
  *   - an optional `;` at the end, or an `if (…) { … } else { … }` of such expressions (Conductor's
- *     loop conditions), or a function of `return` and `if … else` statements called at once
- *     (`(function () { … })()`, `function e() { … } e();`: how Conductor's INLINE tasks are
- *     usually written; simple-expression-parser.ts). No other calls, no assignment, no variables,
- *     no other identifiers, no comments.
+ *     loop conditions), or a function of `return`, `if … else` and `const` / `let` / `var`
+ *     statements called at once (`(function () { … })()`, `function e() { … } e();`: how
+ *     Conductor's INLINE tasks are usually written; simple-expression-parser.ts). No other calls,
+ *     no assignment, no other identifiers, no comments.
  *
  * The answer goes through JSON as the sandbox's does (`undefined` → null), and one larger than
  * the output budget goes to the sandbox, which refuses it in its own words. Strings made here stop
@@ -102,10 +103,15 @@ function evaluate(node: Node, input: JsonValue, maxChars: number): unknown {
   // What the literals hold, counted as it is built: an answer can never grow past the budget
   // (a literal may not hold the input's objects, which could be large and repeated).
   let literalChars = 0;
-  const built = new WeakSet<object>();
+  // Each literal built, with what it holds: placed again (a name read twice), it counts again.
+  const built = new Map<object, number>();
+  const values = new Map<Binding, unknown>();
   const element = (v: unknown): unknown => {
     if (typeof v === 'object' && v !== null) {
-      if (!built.has(v)) return notSimple();
+      const size = built.get(v);
+      if (size === undefined) return notSimple();
+      literalChars += size;
+      if (literalChars > maxChars) notSimple();
     } else {
       literalChars += typeof v === 'string' ? v.length + 2 : 8;
       if (literalChars > maxChars) notSimple();
@@ -115,19 +121,26 @@ function evaluate(node: Node, input: JsonValue, maxChars: number): unknown {
   const ev = (n: Node): unknown => {
     switch (n.k) {
       case 'object': {
+        const from = literalChars;
         const out: Record<string, unknown> = {};
         for (const [key, value] of n.entries) {
           literalChars += key.length + 4;
           out[key] = element(ev(value));
         }
-        built.add(out);
+        built.set(out, literalChars - from);
         return out;
       }
       case 'array': {
+        const from = literalChars;
         const out = n.items.map((item) => element(ev(item)));
-        built.add(out);
+        built.set(out, literalChars - from + 2);
         return out;
       }
+      case 'let':
+        values.set(n.bound, ev(n.bound.init));
+        return ev(n.body);
+      case 'ref':
+        return values.has(n.bound) ? values.get(n.bound) : notSimple();
       case 'lit':
         return n.v;
       case 'input':

@@ -125,6 +125,16 @@ const SIMPLE = [
   '({ a: 1 }) === ({ a: 1 })',
   '!{}',
   '$.f || { fallback: true }',
+  // Declarations: made once where they stand, read after.
+  '(function () { const total = $.even * $.run; var tax = total * 0.25; return { total: total, tax: tax }; })()',
+  '(function () { let a = $.s + "!"; const b = [a, a]; return { b: b, again: b }; })()',
+  '(function () { const x = $.run; if (x > 5) { const y = x * 2; return y; } return -x; })()',
+  "(function () { if ($.t) { let inner = 'a'; return inner + $.s; } else { let inner = 'b'; return inner; } })()",
+  "function e() {\n  var status = $.obj.status;\n  if (status == 'ok') {\n    return { result: true, count: $.obj.count };\n  }\n  return { result: false };\n}\ne();",
+  '(function () { const unused = $.missing; return 1; })()',
+  '(function () { const o = $.obj; return o.a.b + o.count; })()',
+  '(function () { const l = [1, { two: 2 }]; return l[1].two + l.length; })()',
+  '(function () { var x = 1; return x; })()',
 ];
 
 /** Left to the sandbox: outside the language, or a value only the sandbox can answer for. */
@@ -169,7 +179,6 @@ const NOT_SIMPLE = [
   'function () { return 1; }',
   'function e() { return 1; }',
   '(() => 1)()',
-  '(function () { var x = 1; return x; })()',
   '(function () { $.run; return 1; })()',
   '(function () { return 1 2; })()',
   '(function () { return\n1; })()',
@@ -190,6 +199,25 @@ const NOT_SIMPLE = [
   '{ a: 1 }',
   'if ($.t) { { a: 1 } }',
   '$.run, $.even',
+  '(function () { var x = 1; var x = 2; return x; })()',
+  '(function () { const x = 1; if ($.t) { const x = 2; } return x; })()',
+  '(function () { if ($.t) { let x = 1; } var x = 2; return x; })()',
+  '(function () { if ($.t) { var x = 1; } return 2; })()',
+  '(function () { return x; var x = 1; })()',
+  '(function () { if ($.t) { var x = 1; } return x; })()',
+  '(function () { let x = x + 1; return x; })()',
+  '(function () { let x; return x; })()',
+  '(function () { let x = 1, y = 2; return x + y; })()',
+  '(function () { let x = 1; x = 2; return x; })()',
+  '(function () { let x = 1; x += 2; return x; })()',
+  '(function () { const undefined = 1; return undefined; })()',
+  '(function () { const $ = 1; return $; })()',
+  '(function () { const NaN = 1; return NaN; })()',
+  '(function () { if ($.t) let x = 1; return 2; })()',
+  '(function () { const x = $.missing.y; return 1; })()',
+  '(function e() { const e = 1; return e; })()',
+  '(function () { const o = $.obj; return [o]; })()',
+  'const x = 1; x',
   'return 1',
   '',
   ';',
@@ -245,6 +273,12 @@ void describe('simple expressions, evaluated without the sandbox', () => {
     assert.equal(simpleJavascript('[$.s, $.s]', large, tight), undefined);
     assert.equal(simpleJavascript('({ a: $.s, b: { c: [$.s] } })', large, tight), undefined);
     assert.deepEqual(simpleJavascript('[$.s]', large, tight), sandbox.run('[$.s]', large));
+    // A name read twice places its literal twice: doubling stops at the budget, not after it.
+    const doubling = `(function () { const a = [$.s.length]; ${Array.from(
+      { length: 40 },
+      (_, i) => `const b${i} = [${i === 0 ? 'a' : `b${i - 1}`}, ${i === 0 ? 'a' : `b${i - 1}`}];`,
+    ).join(' ')} return b39; })()`;
+    assert.equal(simpleJavascript(doubling, large, tight), undefined);
   });
 
   // Expressions drawn at random from the language over the input above: whatever is answered here
@@ -253,7 +287,8 @@ void describe('simple expressions, evaluated without the sandbox', () => {
     let seed = 20261130;
     const random = (n: number): number => {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      return seed % n;
+      // The high bits: an LCG's low bits repeat with a short period.
+      return Math.floor(seed / 65536) % n;
     };
     const pick = <T>(xs: readonly T[]): T => xs[random(xs.length)] as T;
     const leaves = [
@@ -298,7 +333,7 @@ void describe('simple expressions, evaluated without the sandbox', () => {
         i % 4 === 0
           ? `if (${expr(2)}) { ${expr(2)}; } else if (${expr(1)}) { ${expr(1)} } else { ${expr(2)}; }`
           : i % 4 === 1
-            ? `(function () { if (${expr(2)}) { return [${expr(1)}, ${expr(2)}]; } else if (${expr(1)}) return ${expr(2)}; if (${expr(1)}) { return { a: ${expr(2)}, 'b c': ${expr(1)} }; } })()`
+            ? `(function () { const v = ${expr(2)}; if (${expr(2)}) { let w = [v, ${expr(1)}]; return [w, ${expr(2)}]; } else if (${expr(1)}) return ${expr(2)}; if (v) { return { a: ${expr(2)}, 'b c': v }; } })()`
             : expr(3);
       const here = simpleJavascript(script, INPUT, limits);
       if (here === undefined) continue;
