@@ -33,6 +33,18 @@ export function renewHandOffs(holder: { parked?: HandOffAttempt }, make?: HandOf
 }
 
 /**
+ * For a transaction that makes a fresh AfterCommit in each attempt (one run again must not report
+ * twice): the attempt's own, carrying new reservations in the waiting polls, which `held` keeps
+ * across attempts for `settledWith` (the last attempt's given back first).
+ */
+export function attemptAfterCommit(held: { parked?: HandOffAttempt }, make?: HandOffAttempts): AfterCommit {
+  renewHandOffs(held, make);
+  const after = afterCommit();
+  if (held.parked) after.parked = held.parked;
+  return after;
+}
+
+/**
  * Awaits such a transaction and settles the reservations of its last attempt with it: delivered
  * when it committed, given back when it failed.
  */

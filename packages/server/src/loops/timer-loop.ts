@@ -8,8 +8,8 @@ import { coerceError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { WakeBus } from '../queue/wake-bus.js';
 import type { StoredTimer, Store, Tx } from '../store/store.js';
-import { afterCommit, type AfterCommit, type DecisionApplier } from '../decisions/decision-applier.js';
-import { renewHandOffs, settledWith } from '../decisions/after-commit.js';
+import type { AfterCommit, DecisionApplier } from '../decisions/decision-applier.js';
+import { attemptAfterCommit, type HandOffAttempts, settledWith } from '../decisions/after-commit.js';
 import { OutageLog } from '../store/outage-log.js';
 import { actOnLapsedLock } from './lapsed-locks.js';
 
@@ -24,11 +24,8 @@ export interface TimerLoopOptions {
    * A new set of reservations in this node's waiting polls (handout/parked-polls.ts), for each
    * attempt of a timer's transaction: what it queues goes to a waiting poll as a start's does.
    */
-  parkedAttempt?: () => Attempt;
+  parkedAttempt?: HandOffAttempts;
 }
-
-/** One attempt's hand-offs to waiting polls, settled with its transaction. */
-type Attempt = NonNullable<AfterCommit['parked']>;
 
 const TIMER_KINDS: ReadonlySet<string> = new Set<TimerKind>([
   'WAIT',
@@ -219,15 +216,10 @@ export class TimerLoop {
    * settled with it: delivered on commit, given back when an attempt fails or runs again.
    */
   private async settled<T>(work: (tx: Tx, after: AfterCommit) => Promise<T>): Promise<T> {
-    const last: { parked?: Attempt } = {};
+    const held: Pick<AfterCommit, 'parked'> = {};
     return settledWith(
-      last,
-      this.store.transaction((tx) => {
-        renewHandOffs(last, this.options.parkedAttempt);
-        const after = afterCommit();
-        if (last.parked) after.parked = last.parked;
-        return work(tx, after);
-      }),
+      held,
+      this.store.transaction((tx) => work(tx, attemptAfterCommit(held, this.options.parkedAttempt))),
     );
   }
 

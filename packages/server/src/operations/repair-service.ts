@@ -12,7 +12,7 @@ import { newId } from '../ids.js';
 import type { WakeBus } from '../queue/wake-bus.js';
 import type { Store, Tx } from '../store/store.js';
 import { afterCommit, type AfterCommit, type DecisionApplier } from '../decisions/decision-applier.js';
-import { type HandOffAttempts, renewHandOffs, settledWith } from '../decisions/after-commit.js';
+import { attemptAfterCommit, type HandOffAttempts, settledWith } from '../decisions/after-commit.js';
 import { copyWith } from '../copy-with.js';
 
 /**
@@ -82,7 +82,7 @@ export class RepairService {
       let after = afterCommit();
       const transaction = this.store.transaction(async (tx): Promise<Outcome> => {
         // Fresh for each try: a transaction run again (deadlock) must not report twice.
-        after = this.freshAfter(held);
+        after = attemptAfterCommit(held, this.parkedAttempt);
         const run = await tx.lockRun(message.workflowId);
         if (!run) return { skipped: 'the run no longer exists' };
         const current = await tx.getMessage(message.taskId);
@@ -129,7 +129,7 @@ export class RepairService {
     const held: Pick<AfterCommit, 'parked'> = {};
     let after = afterCommit();
     const transaction = this.store.transaction(async (tx) => {
-      after = this.freshAfter(held);
+      after = attemptAfterCommit(held, this.parkedAttempt);
       const run = await tx.lockRun(workflowId);
       if (!run) throw fail('RUN_NOT_FOUND', { workflowId });
       const result: RepairAnswer = { workflowId, status: run.status, requeued: [], unchanged: [] };
@@ -159,17 +159,6 @@ export class RepairService {
     const answer = await settledWith(held, transaction);
     this.publish(after);
     return answer;
-  }
-
-  /**
-   * An attempt's own AfterCommit, with new reservations in the waiting polls (the last attempt's
-   * given back: it did not commit); `held` keeps them for `settledWith`.
-   */
-  private freshAfter(held: Pick<AfterCommit, 'parked'>): AfterCommit {
-    renewHandOffs(held, this.parkedAttempt);
-    const after = afterCommit();
-    if (held.parked) after.parked = held.parked;
-    return after;
   }
 
   /**
