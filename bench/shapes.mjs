@@ -5,12 +5,13 @@
 // main bench (batch poll, update-v2, 16 slots) serve every task. Beside it, the linear workflow
 // of the same number of worker steps, in the same server, so the two shapes compare in one run.
 //   node bench/shapes.mjs [--store sqlite|postgres] [--runs 1000] [--branches 4] [--workers 16]
-//     [--only shape_branching|shape_linear] [--cpu-prof DIR] [--nodes N] [--switch expression|function]
+//     [--only shape_branching|shape_linear] [--cpu-prof DIR] [--nodes N] [--switch expression|function|calls]
 // (--cpu-prof: the server's V8 CPU profile, summarised over each pass, as profile-step.mjs does;
 // --nodes: PostgreSQL only, N servers on the one database, the worker slots and the starts spread
 // over them as in the main bench's baton-postgres-N-nodes, so one run's branches reach several)
 // --switch function: the switch's script written as Conductor's INLINE tasks usually are, a
-// function called at once (`(function () { if (…) return 'even'; return 'odd'; })()`).
+// function called at once (`(function () { if (…) return 'even'; return 'odd'; })()`); --switch
+// calls: such a function that calls built-ins (`Math.abs`, a string's `toLowerCase`).
 // Prints steps/s, CPU per step of the server (and PostgreSQL's backends), and checks that every
 // run ended COMPLETED with the outputs its tasks gave. Run `npx tsc -b` first.
 import { tmpdir } from 'node:os';
@@ -50,9 +51,11 @@ const TASK_TYPE = 'shape_step';
 const SWITCH_SCRIPTS = {
   expression: '$.run % 2 === 0 ? "even" : "odd"',
   function: "(function () { if ($.run % 2 === 0) { return 'even'; } return 'odd'; })()",
+  calls:
+    "(function () { var parity = Math.abs($.run % 2) === 0 ? 'EVEN' : 'ODD'; return parity.toLowerCase(); })()",
 };
 const SWITCH_SCRIPT = SWITCH_SCRIPTS[values.switch];
-if (SWITCH_SCRIPT === undefined) throw new Error('--switch is expression or function');
+if (SWITCH_SCRIPT === undefined) throw new Error('--switch is expression, function or calls');
 const simple = (ref) => ({
   name: TASK_TYPE,
   taskReferenceName: ref,

@@ -1,3 +1,4 @@
+import { isArrayCall, isMathCall, isMethodCall } from './simple-expression-calls.js';
 import { notSimple, type Token, tokens } from './simple-expression-tokens.js';
 
 /**
@@ -26,6 +27,14 @@ export type Node =
   | { readonly k: 'cond'; readonly test: Node; readonly yes: Node; readonly no: Node }
   | { readonly k: 'object'; readonly entries: ReadonlyArray<readonly [string, Node]> }
   | { readonly k: 'array'; readonly items: readonly Node[] }
+  // A built-in call (simple-expression-calls.ts): `Math.max(…)`, `Array.isArray(…)`, or a method
+  // of a value (`$.name.startsWith('a')`).
+  | {
+      readonly k: 'call';
+      readonly on: Node | 'Math' | 'Array';
+      readonly name: string;
+      readonly args: readonly Node[];
+    }
   // A function's `const`, `let` or `var`: its value made once where it is declared, then `body`.
   | { readonly k: 'let'; readonly bound: Binding; readonly body: Node }
   | { readonly k: 'ref'; readonly bound: Binding };
@@ -341,7 +350,9 @@ export class Parser {
         const name = this.peek();
         if (name?.t !== 'name') return notSimple();
         this.at++;
-        node = { k: 'member', of: node, key: { k: 'lit', v: name.v } };
+        node = this.isOp('(')
+          ? { k: 'call', on: node, name: isMethodCall(name.v) ? name.v : notSimple(), args: this.args() }
+          : { k: 'member', of: node, key: { k: 'lit', v: name.v } };
       } else if (this.isOp('[')) {
         this.at++;
         const key = this.conditional();
@@ -370,6 +381,10 @@ export class Parser {
           return { k: 'lit', v: null };
         case 'undefined':
           return { k: 'lit', v: undefined };
+        case 'Math':
+        case 'Array':
+          // The globals, which no declaration here can hide (both are undeclarable).
+          return this.staticCall(t.v);
         default:
           return this.bound(t.v);
       }
@@ -383,6 +398,37 @@ export class Parser {
     if (t.v === '{' && this.at - 1 !== this.statementStart) return this.objectLiteral();
     if (t.v === '[') return this.arrayLiteral();
     return notSimple();
+  }
+
+  /** `.name(args)` after `Math` or `Array` (taken): only a call of a function listed for it. */
+  private staticCall(on: 'Math' | 'Array'): Node {
+    if (this.functionName === on) return notSimple();
+    this.expect('.');
+    const name = this.peek();
+    if (name?.t !== 'name' || !(on === 'Math' ? isMathCall(name.v) : isArrayCall(name.v))) return notSimple();
+    this.at++;
+    if (!this.isOp('(')) return notSimple();
+    return { k: 'call', on, name: name.v, args: this.args() };
+  }
+
+  /** `(a, b, …)`: a call's arguments (no spreads, no trailing comma). */
+  private args(): Node[] {
+    this.expect('(');
+    return this.items(')');
+  }
+
+  /** Expressions separated by commas up to `close` (taken): no holes, spreads or trailing comma. */
+  private items(close: string): Node[] {
+    const list: Node[] = [];
+    if (!this.isOp(close)) {
+      for (;;) {
+        list.push(this.conditional());
+        if (!this.isOp(',')) break;
+        this.at++;
+      }
+    }
+    this.expect(close);
+    return list;
   }
 
   /** Whether a block around the one being read (or it) has declared `name`, or it names the function. */
@@ -423,16 +469,7 @@ export class Parser {
 
   /** `[a, b, …]` (its `[` taken); no holes and no trailing comma. */
   private arrayLiteral(): Node {
-    const items: Node[] = [];
-    if (!this.isOp(']')) {
-      for (;;) {
-        items.push(this.conditional());
-        if (!this.isOp(',')) break;
-        this.at++;
-      }
-    }
-    this.expect(']');
-    return { k: 'array', items };
+    return { k: 'array', items: this.items(']') };
   }
 }
 
@@ -453,7 +490,7 @@ type Statement =
  */
 const UNDECLARABLE: ReadonlySet<string> = new Set(
   (
-    '$ undefined NaN Infinity arguments eval let static yield await implements interface package ' +
+    '$ undefined NaN Infinity Math Array arguments eval let static yield await implements interface package ' +
     'private protected public break case catch class const continue debugger default delete do ' +
     'else enum export extends false finally for function if import in instanceof new null return ' +
     'super switch this throw true try typeof var void while with async of get set'

@@ -2,6 +2,7 @@ import type { JsonValue } from '@baton/protocol';
 
 import type { ScriptResult } from '../engine/index.js';
 import { outputBudget, type ScriptLimits } from './limits.js';
+import { arrayCall, type CallContext, mathCall, methodCall } from './simple-expression-calls.js';
 import { type Binding, type Node, Parser } from './simple-expression-parser.js';
 import { NotSimple, notSimple } from './simple-expression-tokens.js';
 
@@ -31,7 +32,10 @@ import { NotSimple, notSimple } from './simple-expression-tokens.js';
  *   - an optional `;` at the end, or an `if (…) { … } else { … }` of such expressions (Conductor's
  *     loop conditions), or a function of `return`, `if … else` and `const` / `let` / `var`
  *     statements called at once (`(function () { … })()`, `function e() { … } e();`: how
- *     Conductor's INLINE tasks are usually written; simple-expression-parser.ts). No other calls,
+ *     Conductor's INLINE tasks are usually written; simple-expression-parser.ts);
+ *   - the built-in calls whose answers ECMAScript defines exactly (`Math.max`, `Array.isArray`, a
+ *     string's `startsWith` or `toUpperCase`, a list's `includes`, `join`, and the prelude's
+ *     `size()` and `get(…)`), with the arguments simple-expression-calls.ts lists. No other calls,
  *     no assignment, no other identifiers, no comments.
  *
  * The answer goes through JSON as the sandbox's does (`undefined` → null), and one larger than
@@ -156,8 +160,15 @@ function evaluate(node: Node, input: JsonValue, maxChars: number): unknown {
         return ev(n.test) ? ev(n.yes) : ev(n.no);
       case 'binary':
         return binary(n.op, n.a, n.b);
+      case 'call': {
+        if (n.on === 'Math') return mathCall(n.name, n.args.map(ev));
+        if (n.on === 'Array') return arrayCall(n.name, n.args.map(ev));
+        const self = ev(n.on);
+        return methodCall(self, n.name, n.args.map(ev), calls);
+      }
     }
   };
+  const calls: CallContext = { read, built: (v) => built.has(v), carried, maxChars };
   const binary = (op: string, an: Node, bn: Node): unknown => {
     const a = ev(an);
     switch (op) {

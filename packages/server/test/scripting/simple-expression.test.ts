@@ -30,6 +30,11 @@ const INPUT = {
   list: [1, 'two', { three: 3 }, null, [5]],
   obj: { a: { b: 'deep' }, status: 'ok', count: 4, length: 9, __proto__x: 1 },
   'odd key': 'spaced',
+  words: ['a', 'b', 'c'],
+  floats: [1.5, 2],
+  uni: 'Ünïcødé ß',
+  mixed: 'MiXeD Case 42',
+  withGet: { get: 1, a: 2 },
 } satisfies JsonValue;
 
 /** Answered here, exactly as the sandbox answers them. */
@@ -135,12 +140,55 @@ const SIMPLE = [
   '(function () { const o = $.obj; return o.a.b + o.count; })()',
   '(function () { const l = [1, { two: 2 }]; return l[1].two + l.length; })()',
   '(function () { var x = 1; return x; })()',
+  // Built-in calls whose answers ECMAScript defines exactly.
+  'Math.max($.run, $.even, $.neg)',
+  'Math.min($.run, $.half)',
+  'Math.max()',
+  'Math.min()',
+  'Math.max($.run, 0 / 0)',
+  'Math.abs($.neg) + Math.sign($.neg)',
+  'Math.floor($.half) + Math.ceil($.half) + Math.round($.half) + Math.trunc(-$.half)',
+  'Math.round(-2.5)',
+  'Math.round(-0.4)',
+  '1 / Math.round(-0.4)',
+  'Math.sqrt(2)',
+  'Math.sqrt($.neg)',
+  'Math.max($.big, 1)',
+  'Array.isArray($.list) && !Array.isArray($.obj) && !Array.isArray($.s)',
+  'Array.isArray([])',
+  '$.s.includes("b")',
+  '$.s.includes("")',
+  '$.s.startsWith("ab") && $.s.endsWith("c")',
+  '$.s.indexOf("c") + $.s.lastIndexOf("z")',
+  '$.obj.status.toUpperCase()',
+  "'  Pad Me \t'.trim() + '|' + ' x '.trimStart() + '|' + ' y '.trimEnd()",
+  '$.mixed.toLowerCase()',
+  '$.s.slice(1) + $.s.slice(-2, -1) + $.s.slice(5) + $.s.substring(2, 0)',
+  '$.s.substring(1)',
+  '$.s.slice(1).toUpperCase().length',
+  '$.uni.includes("é")',
+  '$.uni.slice(1, 3)',
+  '$.list.size() + $.list.get(1) + $.list.get(9)',
+  '$.list.get(2).three',
+  '$.list.includes(null) && $.list.includes("two") && !$.list.includes(2)',
+  '$.list.indexOf("two") + $.list.lastIndexOf(1)',
+  '$.list.includes(undefined)',
+  '$.words.join() + $.words.join(" - ") + $.words.join("")',
+  '[1, true, null, undefined, "x"].join("/")',
+  '[].join()',
+  '[0 / 0].includes(0 / 0)',
+  '[0 / 0].indexOf(0 / 0)',
+  '[1, undefined].includes(undefined)',
+  '[1, 2].size()',
+  '$.obj.get("status") + $.obj.get("missing")',
+  '$.obj.get("a").get("b")',
+  '({ a: 1 }).get("a")',
+  "(function () { const l = $.words; if (l.includes('b')) { return { n: l.size(), first: l.get(0).toUpperCase() }; } return null; })()",
+  "(function () { var code = $.obj.status.toLowerCase(); return ['ok', 'done'].includes(code) ? Math.max($.run, 10) : -1; })()",
 ];
 
 /** Left to the sandbox: outside the language, or a value only the sandbox can answer for. */
 const NOT_SIMPLE = [
-  '$.list.size()',
-  '$.list.get(0)',
   '$.obj.get',
   '$.obj.toString',
   '$.obj.constructor',
@@ -155,7 +203,58 @@ const NOT_SIMPLE = [
   '$.obj == "x"',
   '$.obj < 1',
   '-$.obj',
-  'Math.max(1, 2)',
+  // Calls outside the list, or with arguments whose answer the sandbox must give.
+  'Math.pow(2, 3)',
+  'Math.random()',
+  'Math.PI',
+  'Math.max',
+  'Math.max(1, "2")',
+  'Math.abs(1, 2)',
+  'Math.floor()',
+  'Math["max"](1)',
+  'Array.isArray()',
+  'Array.from($.list)',
+  'Array(3)',
+  'Math',
+  'String($.run)',
+  'Number($.num)',
+  'parseInt($.num)',
+  'JSON.stringify($.obj)',
+  '$.s.includes(1)',
+  '$.s.includes()',
+  '$.s.includes("a", 1)',
+  '$.s.split("")',
+  '$.s.replace("a", "b")',
+  '$.s.slice(0.5)',
+  '$.s.slice("1")',
+  '$.s.slice()',
+  '$.uni.toUpperCase()',
+  '$.uni.trim()',
+  '$.s.toUpperCase(1)',
+  '$.s.get(0)',
+  '$.s.size()',
+  '$.list.includes($.obj)',
+  '$.list.includes()',
+  '$.list.join()',
+  '$.words.join($.obj)',
+  '$.floats.join()',
+  '$.list.get("1")',
+  '$.list.get(-1)',
+  '$.list.get(1.5)',
+  '$.list.size(1)',
+  '$.list.map(1)',
+  '$.obj.size()',
+  '$.obj.get(1)',
+  '$.withGet.get("a")',
+  '$.obj.includes("a")',
+  '$.run.toString()',
+  '$.n.includes("a")',
+  '$.missing.includes("a")',
+  '$.s.includes("a")()',
+  '$.s["includes"]("a")',
+  '(function () { const Math = 1; return Math; })()',
+  '(function Math() { return Math.max(1); })()',
+  '(function () { return Math.max(1); var Array = 2; })()',
   'x',
   '$.a = 1',
   '$.run++',
@@ -320,14 +419,39 @@ void describe('simple expressions, evaluated without the sandbox', () => {
       'undefined',
     ];
     const binaries = ['+', '-', '*', '/', '%', '<', '<=', '>', '>=', '==', '!=', '===', '!==', '&&', '||'];
-    const expr = (depth: number): string => {
-      const r = random(depth <= 0 ? 1 : 6);
+    const maths = ['max', 'min', 'abs', 'floor', 'ceil', 'round', 'trunc', 'sign', 'sqrt'];
+    const methods = [
+      'includes',
+      'startsWith',
+      'indexOf',
+      'slice',
+      'toUpperCase',
+      'trim',
+      'join',
+      'size',
+      'get',
+    ];
+    const call = (depth: number): string => {
+      const arg = (): string =>
+        random(3) === 0
+          ? expr(depth - 1, true)
+          : pick(['$.run', '$.half', '$.neg', '1', '-1', '"b"', "'ab'", '$.s', 'null']);
+      const args = Array.from({ length: random(3) }, arg).join(', ');
+      if (random(2) === 0) return `Math.${pick(maths)}(${args})`;
+      const on = pick(['$.s', '$.words', '$.list', '$.obj', '$.uni', '$.mixed', expr(depth - 1, true)]);
+      return `${on}.${pick(methods)}(${args})`;
+    };
+    const expr = (depth: number, withCalls = false): string => {
+      const r = random(depth <= 0 ? 1 : withCalls ? 8 : 6);
       if (r === 0 || depth <= 0) return pick(leaves);
-      if (r === 1) return `${pick(['!', '-', '+'])}${expr(depth - 1)}`;
-      if (r === 2) return `(${expr(depth - 1)} ? ${expr(depth - 1)} : ${expr(depth - 1)})`;
-      return `(${expr(depth - 1)} ${pick(binaries)} ${expr(depth - 1)})`;
+      if (r === 1) return `${pick(['!', '-', '+'])}${expr(depth - 1, withCalls)}`;
+      if (r === 2)
+        return `(${expr(depth - 1, withCalls)} ? ${expr(depth - 1, withCalls)} : ${expr(depth - 1, withCalls)})`;
+      if (r >= 6) return call(depth);
+      return `(${expr(depth - 1, withCalls)} ${pick(binaries)} ${expr(depth - 1, withCalls)})`;
     };
     let answered = 0;
+    let calls = 0;
     for (let i = 0; i < 600; i++) {
       const script =
         i % 4 === 0
@@ -341,5 +465,14 @@ void describe('simple expressions, evaluated without the sandbox', () => {
       assert.deepEqual(here, sandbox.run(script, INPUT), script);
     }
     assert.ok(answered > 300, `${answered} of 600 answered here`);
+    // Calls (built-in functions and methods) among the same.
+    for (let i = 0; i < 800; i++) {
+      const script = expr(3, true);
+      const here = simpleJavascript(script, INPUT, limits);
+      if (here === undefined) continue;
+      if (/[a-zA-Z]\(/.test(script)) calls++;
+      assert.deepEqual(here, sandbox.run(script, INPUT), script);
+    }
+    assert.ok(calls > 80, `${calls} of 800 answered here with a call`);
   });
 });

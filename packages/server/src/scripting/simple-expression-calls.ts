@@ -1,0 +1,214 @@
+import { notSimple } from './simple-expression-tokens.js';
+
+/**
+ * The built-in calls the small language of `simple-expression.ts` answers: those INLINE scripts
+ * and SWITCH cases use most whose answer ECMAScript defines exactly, so that any engine (the
+ * sandbox's among them) gives the same one. Anything else, or a call here with arguments outside
+ * what is listed, goes to the sandbox (`NotSimple`), which answers or refuses it in its own words.
+ *
+ *   - `Math.max`, `Math.min` over numbers; `Math.abs`, `floor`, `ceil`, `round`, `trunc`, `sign`
+ *     and `sqrt` of one number (IEEE 754 rounds a square root exactly; `pow`, `exp`, `log` and the
+ *     trigonometric functions are left out: engines approximate them differently). `Array.isArray`.
+ *   - A string's `includes`, `startsWith`, `endsWith`, `indexOf`, `lastIndexOf` of one string;
+ *     `slice` and `substring` with one or two safe integers; `toUpperCase`, `toLowerCase`, `trim`,
+ *     `trimStart`, `trimEnd` of ASCII text only (engines differ in the Unicode version their case
+ *     and white-space tables follow).
+ *   - A list's `includes`, `indexOf`, `lastIndexOf` of one value that is not an object; `join` of
+ *     strings, safe integers, booleans and null (its length within the output budget); and what
+ *     the sandbox's prelude adds for scripts written for Conductor's GraalJS: `size()`, and
+ *     `get(i)` of a safe integer.
+ *   - An object's `get(key)` (the prelude's), unless the object has a `get` of its own.
+ *
+ * Lists and objects of the input are read as the sandbox's JSON copy of the input holds them:
+ * `read` and `carried` are the evaluator's own rules for that.
+ */
+export interface CallContext {
+  /** The value's property as the sandbox's copy answers it (`NotSimple` where it would differ). */
+  read(of: unknown, key: unknown): unknown;
+  /** Whether this list or object was made by the script (a literal), not read from the input. */
+  built(value: object): boolean;
+  /** `v` as the sandbox's JSON copy of the input holds it, or `NotSimple`. */
+  carried(v: unknown): unknown;
+  /** The output budget: no string made here grows past it. */
+  maxChars: number;
+}
+
+const MATH_OF_ONE: ReadonlySet<string> = new Set(['abs', 'floor', 'ceil', 'round', 'trunc', 'sign', 'sqrt']);
+const MATH_OF_MANY: ReadonlySet<string> = new Set(['max', 'min']);
+const STRING_SEARCH: ReadonlySet<string> = new Set([
+  'includes',
+  'startsWith',
+  'endsWith',
+  'indexOf',
+  'lastIndexOf',
+]);
+const STRING_PART: ReadonlySet<string> = new Set(['slice', 'substring']);
+const STRING_ASCII: ReadonlySet<string> = new Set([
+  'toUpperCase',
+  'toLowerCase',
+  'trim',
+  'trimStart',
+  'trimEnd',
+]);
+const LIST_SEARCH: ReadonlySet<string> = new Set(['includes', 'indexOf', 'lastIndexOf']);
+
+/** The names `Math.name(…)` may call; the parser refuses others before any evaluation. */
+export function isMathCall(name: string): boolean {
+  return MATH_OF_ONE.has(name) || MATH_OF_MANY.has(name);
+}
+
+/** The names `Array.name(…)` may call. */
+export function isArrayCall(name: string): boolean {
+  return name === 'isArray';
+}
+
+/** The method names a value's `.name(…)` may call (which value takes which is decided at the call). */
+export function isMethodCall(name: string): boolean {
+  return (
+    STRING_SEARCH.has(name) ||
+    STRING_PART.has(name) ||
+    STRING_ASCII.has(name) ||
+    LIST_SEARCH.has(name) ||
+    name === 'join' ||
+    name === 'size' ||
+    name === 'get'
+  );
+}
+
+/** `Math.name(...args)`. */
+export function mathCall(name: string, args: readonly unknown[]): number {
+  const numbers = args.map((a) => (typeof a === 'number' ? a : notSimple()));
+  if (MATH_OF_MANY.has(name)) return name === 'max' ? Math.max(...numbers) : Math.min(...numbers);
+  const [x] = numbers;
+  if (!MATH_OF_ONE.has(name) || numbers.length !== 1 || x === undefined) return notSimple();
+  switch (name) {
+    case 'abs':
+      return Math.abs(x);
+    case 'floor':
+      return Math.floor(x);
+    case 'ceil':
+      return Math.ceil(x);
+    case 'round':
+      return Math.round(x);
+    case 'trunc':
+      return Math.trunc(x);
+    case 'sign':
+      return Math.sign(x);
+    default:
+      return Math.sqrt(x);
+  }
+}
+
+/** `Array.name(...args)`. */
+export function arrayCall(name: string, args: readonly unknown[]): boolean {
+  if (name !== 'isArray' || args.length !== 1) return notSimple();
+  return Array.isArray(args[0]);
+}
+
+/** `self.name(...args)`. */
+export function methodCall(self: unknown, name: string, args: readonly unknown[], cx: CallContext): unknown {
+  if (typeof self === 'string') return stringMethod(self, name, args);
+  if (Array.isArray(self)) return listMethod(self, name, args, cx);
+  if (typeof self === 'object' && self !== null && name === 'get' && args.length === 1) {
+    // The prelude's `get` is on Object.prototype: an object's own `get` (a value of the input,
+    // never a function) would be called instead, a TypeError the sandbox reports.
+    if (Object.hasOwn(self, 'get')) return notSimple();
+    const [key] = args;
+    return typeof key === 'string' ? cx.read(self, key) : notSimple();
+  }
+  return notSimple();
+}
+
+function stringMethod(self: string, name: string, args: readonly unknown[]): unknown {
+  if (STRING_SEARCH.has(name)) {
+    const [needle] = args;
+    if (args.length !== 1 || typeof needle !== 'string') return notSimple();
+    switch (name) {
+      case 'includes':
+        return self.includes(needle);
+      case 'startsWith':
+        return self.startsWith(needle);
+      case 'endsWith':
+        return self.endsWith(needle);
+      case 'indexOf':
+        return self.indexOf(needle);
+      default:
+        return self.lastIndexOf(needle);
+    }
+  }
+  if (STRING_PART.has(name)) {
+    if (args.length < 1 || args.length > 2) return notSimple();
+    const [from = 0, to] = args.map((a) =>
+      typeof a === 'number' && Number.isSafeInteger(a) ? a : notSimple(),
+    );
+    return name === 'slice' ? self.slice(from, to) : self.substring(from, to);
+  }
+  if (STRING_ASCII.has(name)) {
+    if (args.length !== 0 || !isAscii(self)) return notSimple();
+    switch (name) {
+      case 'toUpperCase':
+        return self.toUpperCase();
+      case 'toLowerCase':
+        return self.toLowerCase();
+      case 'trim':
+        return self.trim();
+      case 'trimStart':
+        return self.trimStart();
+      default:
+        return self.trimEnd();
+    }
+  }
+  return notSimple();
+}
+
+function listMethod(
+  self: readonly unknown[],
+  name: string,
+  args: readonly unknown[],
+  cx: CallContext,
+): unknown {
+  if (name === 'size' && args.length === 0) return self.length;
+  if (name === 'get' && args.length === 1) {
+    const [i] = args;
+    return typeof i === 'number' && Number.isSafeInteger(i) && i >= 0 ? cx.read(self, i) : notSimple();
+  }
+  // The rest look at every element: those of a list of the input as its JSON copy holds them.
+  const items = cx.built(self)
+    ? self
+    : self.map((_, i) => (Object.hasOwn(self, i) ? cx.carried(self[i]) : notSimple()));
+  if (LIST_SEARCH.has(name)) {
+    const [value] = args;
+    if (args.length !== 1 || (typeof value === 'object' && value !== null)) return notSimple();
+    switch (name) {
+      case 'includes':
+        return items.includes(value);
+      case 'indexOf':
+        return items.indexOf(value);
+      default:
+        return items.lastIndexOf(value);
+    }
+  }
+  if (name === 'join' && args.length <= 1) {
+    const [separator = ','] = args;
+    if (typeof separator !== 'string') return notSimple();
+    const parts = items.map(joinedText);
+    // Measured before it is built: a long separator between many elements is a long string.
+    const length = parts.reduce((n, p) => n + p.length, 0) + separator.length * Math.max(0, parts.length - 1);
+    return length > cx.maxChars ? notSimple() : parts.join(separator);
+  }
+  return notSimple();
+}
+
+/** An element as `join` writes it, where that is not a question of how a number prints. */
+function joinedText(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'string') return v;
+  if (typeof v === 'boolean') return String(v);
+  if (typeof v === 'number' && Number.isSafeInteger(v)) return String(v);
+  return notSimple();
+}
+
+function isAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
