@@ -17,11 +17,20 @@ import { notSimple } from './simple-expression-tokens.js';
  *     strings, safe integers, booleans and null (its length within the output budget); and what
  *     the sandbox's prelude adds for scripts written for Conductor's GraalJS: `size()`, and
  *     `get(i)` of a safe integer.
+ *   - A list's `map`, `filter`, `some`, `every`, `find`, `findIndex` and `reduce` with a function
+ *     of the script (`x => x.id`, `(acc, x) => acc + x.qty`, `function (x) { return …; }`),
+ *     written in the same language; each evaluation calls such functions at most
+ *     `MAX_CALLBACK_CALLS` times (past that the sandbox, with its time cap, answers).
  *   - An object's `get(key)` (the prelude's), unless the object has a `get` of its own.
  *
  * Lists and objects of the input are read as the sandbox's JSON copy of the input holds them:
  * `read` and `carried` are the evaluator's own rules for that.
  */
+/** A function the script gave a list method (`x => x.id`): its value for the given arguments. */
+export class Callback {
+  constructor(readonly call: (...args: unknown[]) => unknown) {}
+}
+
 export interface CallContext {
   /** The value's property as the sandbox's copy answers it (`NotSimple` where it would differ). */
   read(of: unknown, key: unknown): unknown;
@@ -29,6 +38,10 @@ export interface CallContext {
   built(value: object): boolean;
   /** `v` as the sandbox's JSON copy of the input holds it, or `NotSimple`. */
   carried(v: unknown): unknown;
+  /** A list made here (`map`'s answer): each element counted against the output budget. */
+  made(list: unknown[]): unknown[];
+  /** Takes `n` calls of the script's functions from what one evaluation may make (`NotSimple` past it). */
+  spend(n: number): void;
   /** The output budget: no string made here grows past it. */
   maxChars: number;
 }
@@ -51,6 +64,18 @@ const STRING_ASCII: ReadonlySet<string> = new Set([
   'trimEnd',
 ]);
 const LIST_SEARCH: ReadonlySet<string> = new Set(['includes', 'indexOf', 'lastIndexOf']);
+const LIST_CALLBACK: ReadonlySet<string> = new Set([
+  'map',
+  'filter',
+  'some',
+  'every',
+  'find',
+  'findIndex',
+  'reduce',
+]);
+
+/** How many calls of the script's own functions one evaluation here may make. */
+export const MAX_CALLBACK_CALLS = 10_000;
 
 /** The names `Math.name(…)` may call; the parser refuses others before any evaluation. */
 export function isMathCall(name: string): boolean {
@@ -69,6 +94,7 @@ export function isMethodCall(name: string): boolean {
     STRING_PART.has(name) ||
     STRING_ASCII.has(name) ||
     LIST_SEARCH.has(name) ||
+    LIST_CALLBACK.has(name) ||
     name === 'join' ||
     name === 'size' ||
     name === 'get'
@@ -188,6 +214,7 @@ function listMethod(
         return items.lastIndexOf(value);
     }
   }
+  if (LIST_CALLBACK.has(name)) return listCallback(items, name, args, cx);
   if (name === 'join' && args.length <= 1) {
     const [separator = ','] = args;
     if (typeof separator !== 'string') return notSimple();
@@ -197,6 +224,49 @@ function listMethod(
     return length > cx.maxChars ? notSimple() : parts.join(separator);
   }
   return notSimple();
+}
+
+/**
+ * `map`, `filter`, `some`, `every`, `find`, `findIndex` and `reduce` with a function of the script
+ * (at most two parameters: an element and its index, or the accumulator and an element). Every
+ * element the function is called for counts against the evaluation's calls; `map`'s list is made
+ * here and counted against the output budget, `filter`'s holds the list's own elements.
+ */
+function listCallback(
+  items: readonly unknown[],
+  name: string,
+  args: readonly unknown[],
+  cx: CallContext,
+): unknown {
+  const [fn, initial] = args;
+  if (!(fn instanceof Callback)) return notSimple();
+  if (name === 'reduce') {
+    if (args.length === 2) {
+      cx.spend(items.length);
+      return items.reduce((acc, x) => fn.call(acc, x), initial);
+    }
+    // Without a first value an empty list is a TypeError, which the sandbox reports.
+    if (args.length !== 1 || items.length === 0) return notSimple();
+    cx.spend(items.length);
+    return items.reduce((acc, x) => fn.call(acc, x));
+  }
+  if (args.length !== 1) return notSimple();
+  cx.spend(items.length);
+  const test = (x: unknown, i: number): boolean => Boolean(fn.call(x, i));
+  switch (name) {
+    case 'map':
+      return cx.made(items.map((x, i) => fn.call(x, i)));
+    case 'filter':
+      return items.filter(test);
+    case 'some':
+      return items.some(test);
+    case 'every':
+      return items.every(test);
+    case 'find':
+      return items.find(test);
+    default:
+      return items.findIndex(test);
+  }
 }
 
 /** An element as `join` writes it, where that is not a question of how a number prints. */

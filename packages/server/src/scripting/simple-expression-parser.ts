@@ -12,9 +12,12 @@ import { notSimple, type Token, tokens } from './simple-expression-tokens.js';
  *   function e() { return $.a + $.b; } e();
  *
  * whose body is only `return`, `if … else` and `const` / `let` / `var` statements (each name given a
- * value once, read only after); with no assignment and no call there is nothing for it to do but
- * choose a value, so it is compiled to the same tree (each `if` a conditional over what follows
- * it, each declaration made once where it stands). Object and array literals build the answer.
+ * value once, read only after); with no assignment, and no call but of built-ins that only answer
+ * (simple-expression-calls.ts), there is nothing for it to do but choose a value, so it is
+ * compiled to the same tree (each `if` a conditional over what follows it, each declaration made
+ * once where it stands). Object and array literals build the answer. A list method's argument may
+ * be a function of the same kind (`x => x.id`, `function (x) { return …; }`), compiled to a tree
+ * whose parameters take their values at each call.
  */
 
 /** A parsed script. `object` and `array` are literals; their values are evaluated in order. */
@@ -29,6 +32,9 @@ export type Node =
   | { readonly k: 'array'; readonly items: readonly Node[] }
   // A built-in call (simple-expression-calls.ts): `Math.max(…)`, `Array.isArray(…)`, or a method
   // of a value (`$.name.startsWith('a')`).
+  // A function given to a list's `map`, `filter`, … (only as a call's argument): its parameters
+  // are given their values at each call, then `body` is its value.
+  | { readonly k: 'fn'; readonly params: readonly Binding[]; readonly body: Node }
   | {
       readonly k: 'call';
       readonly on: Node | 'Math' | 'Array';
@@ -411,24 +417,94 @@ export class Parser {
     return { k: 'call', on, name: name.v, args: this.args() };
   }
 
-  /** `(a, b, …)`: a call's arguments (no spreads, no trailing comma). */
+  /** `(a, b, …)`: a call's arguments (no spreads, no trailing comma); a method's may be functions. */
   private args(): Node[] {
     this.expect('(');
-    return this.items(')');
+    return this.items(')', true);
   }
 
   /** Expressions separated by commas up to `close` (taken): no holes, spreads or trailing comma. */
-  private items(close: string): Node[] {
+  private items(close: string, functions = false): Node[] {
     const list: Node[] = [];
     if (!this.isOp(close)) {
       for (;;) {
-        list.push(this.conditional());
+        list.push((functions && this.callback()) || this.conditional());
         if (!this.isOp(',')) break;
         this.at++;
       }
     }
     this.expect(close);
     return list;
+  }
+
+  /**
+   * A function given as an argument, if one stands here: `function (x, i) { statements }`,
+   * `x => value`, `(x, i) => value` or `(x) => { statements }`, with at most two parameters (an
+   * element and its index, or an accumulator and an element), none hiding a name in scope.
+   * Undefined when what stands here is not a function (an expression, read by the caller).
+   */
+  private callback(): Node | undefined {
+    let names: string[];
+    if (this.isName('function')) {
+      this.at++;
+      if (!this.isOp('(')) return notSimple();
+      names = this.parameters();
+    } else if (this.peek()?.t === 'name' && this.opAt(this.at + 1, '=>')) {
+      names = [(this.peek() as Token).v as string];
+      this.at++;
+    } else if (this.isOp('(') && this.arrowAhead()) {
+      names = this.parameters();
+    } else {
+      return undefined;
+    }
+    const arrow = this.isOp('=>');
+    if (arrow) this.at++;
+    if (names.length > 2 || new Set(names).size < names.length) return notSimple();
+    const scope = new Map<string, Binding>();
+    const params = names.map((name) => {
+      if (UNDECLARABLE.has(name) || this.visible(name)) return notSimple();
+      const bound: Binding = { name, init: { k: 'lit', v: undefined } };
+      scope.set(name, bound);
+      this.declared.add(name);
+      return bound;
+    });
+    this.scopes.push(scope);
+    // A block is the body's statements; after `=>` without one, the body is one expression.
+    const body = !arrow || this.isOp('{') ? this.compiled(this.bodyBlock(), []) : this.conditional();
+    this.scopes.pop();
+    return { k: 'fn', params, body };
+  }
+
+  /** `(name, …)` (its `(` not yet taken): a function's parameter names, only names. */
+  private parameters(): string[] {
+    this.expect('(');
+    const names: string[] = [];
+    while (!this.isOp(')')) {
+      const t = this.peek();
+      if (t?.t !== 'name') return notSimple();
+      names.push(t.v);
+      this.at++;
+      if (!this.isOp(',')) break;
+      this.at++;
+    }
+    this.expect(')');
+    return names;
+  }
+
+  /** Whether the `(` here opens an arrow function's parameters: names, a `)`, then `=>`. */
+  private arrowAhead(): boolean {
+    let i = this.at + 1;
+    if (this.list[i]?.t === 'name') {
+      i++;
+      while (this.opAt(i, ',') && this.list[i + 1]?.t === 'name') i += 2;
+    }
+    return this.opAt(i, ')') && this.opAt(i + 1, '=>');
+  }
+
+  /** Whether the token at index `i` of the script is the operator `v`. */
+  private opAt(i: number, v: string): boolean {
+    const t = this.list[i];
+    return t?.t === 'op' && t.v === v;
   }
 
   /** Whether a block around the one being read (or it) has declared `name`, or it names the function. */

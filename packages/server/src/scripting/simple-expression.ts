@@ -2,7 +2,14 @@ import type { JsonValue } from '@baton/protocol';
 
 import type { ScriptResult } from '../engine/index.js';
 import { outputBudget, type ScriptLimits } from './limits.js';
-import { arrayCall, type CallContext, mathCall, methodCall } from './simple-expression-calls.js';
+import {
+  arrayCall,
+  type CallContext,
+  Callback,
+  MAX_CALLBACK_CALLS,
+  mathCall,
+  methodCall,
+} from './simple-expression-calls.js';
 import { type Binding, type Node, Parser } from './simple-expression-parser.js';
 import { NotSimple, notSimple } from './simple-expression-tokens.js';
 
@@ -34,8 +41,9 @@ import { NotSimple, notSimple } from './simple-expression-tokens.js';
  *     statements called at once (`(function () { … })()`, `function e() { … } e();`: how
  *     Conductor's INLINE tasks are usually written; simple-expression-parser.ts);
  *   - the built-in calls whose answers ECMAScript defines exactly (`Math.max`, `Array.isArray`, a
- *     string's `startsWith` or `toUpperCase`, a list's `includes`, `join`, and the prelude's
- *     `size()` and `get(…)`), with the arguments simple-expression-calls.ts lists. No other calls,
+ *     string's `startsWith` or `toUpperCase`, a list's `includes`, `join`, `map`, `filter` or
+ *     `reduce` with a function of the script, and the prelude's `size()` and `get(…)`), with the
+ *     arguments simple-expression-calls.ts lists. No other calls,
  *     no assignment, no other identifiers, no comments.
  *
  * The answer goes through JSON as the sandbox's does (`undefined` → null), and one larger than
@@ -164,11 +172,38 @@ function evaluate(node: Node, input: JsonValue, maxChars: number): unknown {
         if (n.on === 'Math') return mathCall(n.name, n.args.map(ev));
         if (n.on === 'Array') return arrayCall(n.name, n.args.map(ev));
         const self = ev(n.on);
-        return methodCall(self, n.name, n.args.map(ev), calls);
+        return methodCall(self, n.name, n.args.map(argument), calls);
       }
+      case 'fn':
+        // A function is only ever a method's argument (`argument`).
+        return notSimple();
     }
   };
-  const calls: CallContext = { read, built: (v) => built.has(v), carried, maxChars };
+  // A function of the script, called by a list method: its parameters take the call's values.
+  const argument = (n: Node): unknown => {
+    if (n.k !== 'fn') return ev(n);
+    return new Callback((...args) => {
+      n.params.forEach((p, i) => values.set(p, args[i]));
+      return ev(n.body);
+    });
+  };
+  let callbackCalls = 0;
+  const calls: CallContext = {
+    read,
+    built: (v) => built.has(v),
+    carried,
+    made: (list) => {
+      const from = literalChars;
+      const out = list.map(element);
+      built.set(out, literalChars - from + 2);
+      return out;
+    },
+    spend: (n) => {
+      callbackCalls += n;
+      if (callbackCalls > MAX_CALLBACK_CALLS) notSimple();
+    },
+    maxChars,
+  };
   const binary = (op: string, an: Node, bn: Node): unknown => {
     const a = ev(an);
     switch (op) {

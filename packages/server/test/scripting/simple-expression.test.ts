@@ -35,6 +35,11 @@ const INPUT = {
   uni: 'Ünïcødé ß',
   mixed: 'MiXeD Case 42',
   withGet: { get: 1, a: 2 },
+  items: [
+    { id: 'a', qty: 2, ok: true },
+    { id: 'b', qty: 5, ok: false },
+    { id: 'c', qty: 1, ok: true },
+  ],
 } satisfies JsonValue;
 
 /** Answered here, exactly as the sandbox answers them. */
@@ -185,6 +190,29 @@ const SIMPLE = [
   '({ a: 1 }).get("a")',
   "(function () { const l = $.words; if (l.includes('b')) { return { n: l.size(), first: l.get(0).toUpperCase() }; } return null; })()",
   "(function () { var code = $.obj.status.toLowerCase(); return ['ok', 'done'].includes(code) ? Math.max($.run, 10) : -1; })()",
+  // A list's methods with a function of the script.
+  '$.words.map(w => w.toUpperCase())',
+  '$.words.map((w, i) => w + i)',
+  '$.items.map(function (x) { return x.qty * 2; })',
+  '$.items.map(function (x, i) { if (x.ok) { return i; } return -1; })',
+  '$.items.filter(x => x.ok).length',
+  '$.items.filter((x) => x.ok)',
+  '$.items.some(x => x.qty > 4) && !$.items.every(x => x.ok)',
+  '$.items.find(x => x.id === "b").qty',
+  '$.items.find(x => x.id === "z")',
+  '$.items.findIndex(x => !x.ok)',
+  '$.items.reduce((sum, x) => sum + x.qty, 0)',
+  '$.words.reduce((a, w) => a + w)',
+  '$.items.map(x => ({ id: x.id, double: x.qty * 2 }))',
+  '$.items.filter(x => x.ok).map(x => x.id).join(",")',
+  '(function () { const total = $.items.reduce((s, x) => s + x.qty, 0); return { total: total, ids: $.items.map((x) => x.id) }; })()',
+  '[1, 2, 3].map(n => [n, n * n])',
+  '$.items.map(x => $.words.includes(x.id))',
+  '$.items.map(x => $.words.filter(w => w === x.id).length)',
+  '$.items.map(x => { const d = x.qty * 2; return d > 3 ? d : 0; })',
+  '[].reduce((a, b) => a + b, 0)',
+  '$.list.map(x => x === null)',
+  '[1, undefined, 3].map(x => x)',
 ];
 
 /** Left to the sandbox: outside the language, or a value only the sandbox can answer for. */
@@ -255,6 +283,34 @@ const NOT_SIMPLE = [
   '(function () { const Math = 1; return Math; })()',
   '(function Math() { return Math.max(1); })()',
   '(function () { return Math.max(1); var Array = 2; })()',
+  '$.items.map(x => x)',
+  'Array.isArray($.items.map(x => x))',
+  '$.items.map((x, i, all) => i)',
+  '$.items.map(($) => 1)',
+  '$.items.map(x => x.qty, 1)',
+  '$.items.map(1)',
+  '$.items.map()',
+  '[].reduce((a, b) => a + b)',
+  '$.items.reduce((a, b) => a + b, 0, 1)',
+  '$.items.map(function named(x) { return 1; })',
+  '$.items.map(async x => 1)',
+  '$.items.map(x => { x.qty })',
+  '$.items.forEach(x => x)',
+  '$.items.map(x => y => 1)',
+  '(function () { const x = 1; return $.items.map(x => x); })()',
+  '$.items.map((x, x) => 1)',
+  '$.items.map((x, 1) => 1)',
+  'x => 1',
+  '(x) => 1',
+  '$.items.map(x => { var y = 1; return y; })',
+  '$.items.map(x => x.qty = 1)',
+  '$.s.map(x => x)',
+  '$.obj.map(x => x)',
+  'Math.max(x => 1)',
+  '$.s.includes(x => 1)',
+  '$.items.map(x => x.missing.y)',
+  '$.items.map(x => undefinedName)',
+  '$.items.reduce((acc, x) => x.ok ? acc.concat : acc, 0)',
   'x',
   '$.a = 1',
   '$.run++',
@@ -380,6 +436,33 @@ void describe('simple expressions, evaluated without the sandbox', () => {
     assert.equal(simpleJavascript(doubling, large, tight), undefined);
   });
 
+  void it("bound the calls of a script's functions and what map makes, leaving the rest to the sandbox", () => {
+    const many = (n: number): JsonValue => ({ a: Array.from({ length: n }, (_, i) => i) });
+    assert.equal(simpleJavascript('$.a.map(x => x + 1).length', many(20_000), limits), undefined);
+    assert.deepEqual(simpleJavascript('$.a.map(x => x + 1).length', many(5_000), limits), {
+      ok: true,
+      value: 5_000,
+    });
+    // Nested: each inner call counts.
+    assert.equal(
+      simpleJavascript('$.a.map(x => $.a.filter(y => y < x).length)', many(200), limits),
+      undefined,
+    );
+    const small = many(50);
+    const nested = '$.a.map(x => $.a.filter(y => y < x).length).reduce((s, n) => s + n, 0)';
+    assert.deepEqual(simpleJavascript(nested, small, limits), sandbox.run(nested, small));
+    // map's list counts against the output budget as it is made.
+    const tight = scriptLimits(16, 600_000, 1024);
+    const large = { s: 'x'.repeat(400), l: [1, 2, 3] };
+    assert.equal(simpleJavascript('$.l.map(n => $.s)', large, tight), undefined);
+    assert.equal(
+      simpleJavascript('$.l.map(n => [$.s.length]).map(p => [p, p, p])', large, tight) !== undefined,
+      true,
+    );
+    const doubling = `$.l.map(n => [${'$.s, '.repeat(3)}n])`;
+    assert.equal(simpleJavascript(doubling, large, tight), undefined);
+  });
+
   // Expressions drawn at random from the language over the input above: whatever is answered here
   // must be exactly the sandbox's answer.
   void it('agree with the sandbox on expressions drawn at random', () => {
@@ -438,6 +521,13 @@ void describe('simple expressions, evaluated without the sandbox', () => {
           : pick(['$.run', '$.half', '$.neg', '1', '-1', '"b"', "'ab'", '$.s', 'null']);
       const args = Array.from({ length: random(3) }, arg).join(', ');
       if (random(2) === 0) return `Math.${pick(maths)}(${args})`;
+      if (random(3) === 0) {
+        // A list method with a function of one element (its parameter read beside the leaves).
+        const list = pick(['$.words', '$.list', '$.items', '[1, 2.5, "x"]']);
+        const body = `(${expr(depth - 1)} ${pick(binaries)} ${pick(['x', 'x.id', 'x.length', 'x.qty'])})`;
+        const method = pick(['map', 'filter', 'some', 'every', 'find', 'findIndex']);
+        return `${list}.${method}(${pick([`x => ${body}`, `function (x) { return ${body}; }`])})`;
+      }
       const on = pick(['$.s', '$.words', '$.list', '$.obj', '$.uni', '$.mixed', expr(depth - 1, true)]);
       return `${on}.${pick(methods)}(${args})`;
     };
@@ -452,6 +542,7 @@ void describe('simple expressions, evaluated without the sandbox', () => {
     };
     let answered = 0;
     let calls = 0;
+    let callbacks = 0;
     for (let i = 0; i < 600; i++) {
       const script =
         i % 4 === 0
@@ -471,8 +562,10 @@ void describe('simple expressions, evaluated without the sandbox', () => {
       const here = simpleJavascript(script, INPUT, limits);
       if (here === undefined) continue;
       if (/[a-zA-Z]\(/.test(script)) calls++;
+      if (/=>|function \(x\)/.test(script)) callbacks++;
       assert.deepEqual(here, sandbox.run(script, INPUT), script);
     }
     assert.ok(calls > 80, `${calls} of 800 answered here with a call`);
+    assert.ok(callbacks > 15, `${callbacks} of 800 answered here with a function of the script`);
   });
 });
