@@ -8,8 +8,9 @@ import { notSimple } from './simple-expression-tokens.js';
  *
  *   - `Math.max`, `Math.min` over numbers; `Math.abs`, `floor`, `ceil`, `round`, `trunc`, `sign`
  *     and `sqrt` of one number (IEEE 754 rounds a square root exactly; `pow`, `exp`, `log` and the
- *     trigonometric functions are left out: engines approximate them differently). `Array.isArray`.
- *   - A string's `includes`, `startsWith`, `endsWith`, `indexOf`, `lastIndexOf` of one string;
+ *     trigonometric functions are left out: engines approximate them differently). `Array.isArray`;
+ *     `Object.keys` and `Object.values` of a plain object.
+ *   - A string's `includes`, `startsWith`, `endsWith`, `indexOf`, `lastIndexOf`, `split` of one string;
  *     `slice` and `substring` with one or two safe integers; `toUpperCase`, `toLowerCase`, `trim`,
  *     `trimStart`, `trimEnd` of ASCII text only (engines differ in the Unicode version their case
  *     and white-space tables follow).
@@ -77,14 +78,19 @@ const LIST_CALLBACK: ReadonlySet<string> = new Set([
 /** How many calls of the script's own functions one evaluation here may make. */
 export const MAX_CALLBACK_CALLS = 10_000;
 
-/** The names `Math.name(…)` may call; the parser refuses others before any evaluation. */
-export function isMathCall(name: string): boolean {
-  return MATH_OF_ONE.has(name) || MATH_OF_MANY.has(name);
-}
+/** The globals whose functions a script may call here. */
+export type Global = 'Math' | 'Array' | 'Object';
 
-/** The names `Array.name(…)` may call. */
-export function isArrayCall(name: string): boolean {
-  return name === 'isArray';
+/** Whether `on.name(…)` is a call of the list (the parser refuses others before any evaluation). */
+export function isStaticCall(on: Global, name: string): boolean {
+  switch (on) {
+    case 'Math':
+      return MATH_OF_ONE.has(name) || MATH_OF_MANY.has(name);
+    case 'Array':
+      return name === 'isArray';
+    default:
+      return name === 'keys' || name === 'values';
+  }
 }
 
 /** The method names a value's `.name(…)` may call (which value takes which is decided at the call). */
@@ -95,6 +101,7 @@ export function isMethodCall(name: string): boolean {
     STRING_ASCII.has(name) ||
     LIST_SEARCH.has(name) ||
     LIST_CALLBACK.has(name) ||
+    name === 'split' ||
     name === 'join' ||
     name === 'size' ||
     name === 'get'
@@ -102,7 +109,7 @@ export function isMethodCall(name: string): boolean {
 }
 
 /** `Math.name(...args)`. */
-export function mathCall(name: string, args: readonly unknown[]): number {
+function mathCall(name: string, args: readonly unknown[]): number {
   const numbers = args.map((a) => (typeof a === 'number' ? a : notSimple()));
   if (MATH_OF_MANY.has(name)) return name === 'max' ? Math.max(...numbers) : Math.min(...numbers);
   const [x] = numbers;
@@ -125,15 +132,24 @@ export function mathCall(name: string, args: readonly unknown[]): number {
   }
 }
 
-/** `Array.name(...args)`. */
-export function arrayCall(name: string, args: readonly unknown[]): boolean {
-  if (name !== 'isArray' || args.length !== 1) return notSimple();
-  return Array.isArray(args[0]);
+/** `Math.name(…)`, `Array.name(…)` or `Object.name(…)` of `args`. */
+export function staticCall(on: Global, name: string, args: readonly unknown[], cx: CallContext): unknown {
+  if (on === 'Math') return mathCall(name, args);
+  const [of] = args;
+  if (args.length !== 1) return notSimple();
+  if (on === 'Array') return name === 'isArray' ? Array.isArray(of) : notSimple();
+  // Object.keys and Object.values of a plain object: its own keys in the order every engine
+  // lists them; an object of the input as its JSON copy holds it (a key JSON drops is refused).
+  if (typeof of !== 'object' || of === null || Array.isArray(of)) return notSimple();
+  const keys = Object.keys(of);
+  const values = cx.built(of) ? Object.values(of) : keys.map((key) => cx.read(of, key));
+  if (name === 'keys') return cx.made(keys);
+  return name === 'values' ? values : notSimple();
 }
 
 /** `self.name(...args)`. */
 export function methodCall(self: unknown, name: string, args: readonly unknown[], cx: CallContext): unknown {
-  if (typeof self === 'string') return stringMethod(self, name, args);
+  if (typeof self === 'string') return stringMethod(self, name, args, cx);
   if (Array.isArray(self)) return listMethod(self, name, args, cx);
   if (typeof self === 'object' && self !== null && name === 'get' && args.length === 1) {
     // The prelude's `get` is on Object.prototype: an object's own `get` (a value of the input,
@@ -145,7 +161,13 @@ export function methodCall(self: unknown, name: string, args: readonly unknown[]
   return notSimple();
 }
 
-function stringMethod(self: string, name: string, args: readonly unknown[]): unknown {
+function stringMethod(self: string, name: string, args: readonly unknown[], cx: CallContext): unknown {
+  if (name === 'split') {
+    const [separator] = args;
+    if (args.length !== 1 || typeof separator !== 'string') return notSimple();
+    // Its pieces are no longer than the text: a text within the budget is split, then counted.
+    return self.length > cx.maxChars ? notSimple() : cx.made(self.split(separator));
+  }
   if (STRING_SEARCH.has(name)) {
     const [needle] = args;
     if (args.length !== 1 || typeof needle !== 'string') return notSimple();
@@ -199,9 +221,7 @@ function listMethod(
     return typeof i === 'number' && Number.isSafeInteger(i) && i >= 0 ? cx.read(self, i) : notSimple();
   }
   // The rest look at every element: those of a list of the input as its JSON copy holds them.
-  const items = cx.built(self)
-    ? self
-    : self.map((_, i) => (Object.hasOwn(self, i) ? cx.carried(self[i]) : notSimple()));
+  const items = cx.built(self) ? self : carriedList(self, cx);
   if (LIST_SEARCH.has(name)) {
     const [value] = args;
     if (args.length !== 1 || (typeof value === 'object' && value !== null)) return notSimple();
@@ -267,6 +287,14 @@ function listCallback(
     default:
       return items.findIndex(test);
   }
+}
+
+/** A list of the input as its JSON copy holds it, element by element (a hole goes to the sandbox). */
+function carriedList(list: readonly unknown[], cx: CallContext): unknown[] {
+  const out: unknown[] = [];
+  // A loop, not `map`, which would skip a hole and keep it.
+  for (let i = 0; i < list.length; i++) out.push(Object.hasOwn(list, i) ? cx.carried(list[i]) : notSimple());
+  return out;
 }
 
 /** An element as `join` writes it, where that is not a question of how a number prints. */

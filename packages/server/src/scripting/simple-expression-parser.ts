@@ -1,4 +1,4 @@
-import { isArrayCall, isMathCall, isMethodCall } from './simple-expression-calls.js';
+import { type Global, isMethodCall, isStaticCall } from './simple-expression-calls.js';
 import { notSimple, type Token, tokens } from './simple-expression-tokens.js';
 
 /**
@@ -37,7 +37,7 @@ export type Node =
   | { readonly k: 'fn'; readonly params: readonly Binding[]; readonly body: Node }
   | {
       readonly k: 'call';
-      readonly on: Node | 'Math' | 'Array';
+      readonly on: Node | Global;
       readonly name: string;
       readonly args: readonly Node[];
     }
@@ -389,7 +389,8 @@ export class Parser {
           return { k: 'lit', v: undefined };
         case 'Math':
         case 'Array':
-          // The globals, which no declaration here can hide (both are undeclarable).
+        case 'Object':
+          // The globals, which no declaration here can hide (each is undeclarable).
           return this.staticCall(t.v);
         default:
           return this.bound(t.v);
@@ -406,12 +407,12 @@ export class Parser {
     return notSimple();
   }
 
-  /** `.name(args)` after `Math` or `Array` (taken): only a call of a function listed for it. */
-  private staticCall(on: 'Math' | 'Array'): Node {
+  /** `.name(args)` after `Math`, `Array` or `Object` (taken): only a call of a function listed for it. */
+  private staticCall(on: Global): Node {
     if (this.functionName === on) return notSimple();
     this.expect('.');
     const name = this.peek();
-    if (name?.t !== 'name' || !(on === 'Math' ? isMathCall(name.v) : isArrayCall(name.v))) return notSimple();
+    if (name?.t !== 'name' || !isStaticCall(on, name.v)) return notSimple();
     this.at++;
     if (!this.isOp('(')) return notSimple();
     return { k: 'call', on, name: name.v, args: this.args() };
@@ -566,7 +567,7 @@ type Statement =
  */
 const UNDECLARABLE: ReadonlySet<string> = new Set(
   (
-    '$ undefined NaN Infinity Math Array arguments eval let static yield await implements interface package ' +
+    '$ undefined NaN Infinity Math Array Object arguments eval let static yield await implements interface package ' +
     'private protected public break case catch class const continue debugger default delete do ' +
     'else enum export extends false finally for function if import in instanceof new null return ' +
     'super switch this throw true try typeof var void while with async of get set'

@@ -3,12 +3,11 @@ import type { JsonValue } from '@baton/protocol';
 import type { ScriptResult } from '../engine/index.js';
 import { outputBudget, type ScriptLimits } from './limits.js';
 import {
-  arrayCall,
   type CallContext,
   Callback,
   MAX_CALLBACK_CALLS,
-  mathCall,
   methodCall,
+  staticCall,
 } from './simple-expression-calls.js';
 import { type Binding, type Node, Parser } from './simple-expression-parser.js';
 import { NotSimple, notSimple } from './simple-expression-tokens.js';
@@ -169,8 +168,7 @@ function evaluate(node: Node, input: JsonValue, maxChars: number): unknown {
       case 'binary':
         return binary(n.op, n.a, n.b);
       case 'call': {
-        if (n.on === 'Math') return mathCall(n.name, n.args.map(ev));
-        if (n.on === 'Array') return arrayCall(n.name, n.args.map(ev));
+        if (typeof n.on === 'string') return staticCall(n.on, n.name, n.args.map(ev), calls);
         const self = ev(n.on);
         return methodCall(self, n.name, n.args.map(argument), calls);
       }
