@@ -88,7 +88,7 @@ export function isStaticCall(on: Global, name: string): boolean {
       return MATH_OF_ONE.has(name) || MATH_OF_MANY.has(name);
     case 'Array':
       return name === 'isArray';
-    default:
+    case 'Object':
       return name === 'keys' || name === 'values';
   }
 }
