@@ -9,9 +9,12 @@ import { notSimple } from './simple-expression-tokens.js';
  *   - `Math.max`, `Math.min` over numbers; `Math.abs`, `floor`, `ceil`, `round`, `trunc`, `sign`
  *     and `sqrt` of one number (IEEE 754 rounds a square root exactly; `pow`, `exp`, `log` and the
  *     trigonometric functions are left out: engines approximate them differently). `Array.isArray`;
- *     `Object.keys` and `Object.values` of a plain object.
+ *     `Object.keys` and `Object.values` of a plain object; `Number.isInteger`, `isSafeInteger`,
+ *     `isFinite`, `isNaN`; `String(x)` of a string, boolean, null, undefined or safe integer.
  *   - A string's `includes`, `startsWith`, `endsWith`, `indexOf`, `lastIndexOf`, `split` of one string;
- *     `slice` and `substring` with one or two safe integers; `toUpperCase`, `toLowerCase`, `trim`,
+ *     `slice`, `substring`, `charAt`, `charCodeAt` of safe integers; `replace`, `replaceAll` (of
+ *     strings, no `$` in the replacement), `padStart`, `padEnd`, `repeat`, `concat` (each measured
+ *     against the output budget before it is made); `toUpperCase`, `toLowerCase`, `trim`,
  *     `trimStart`, `trimEnd` of ASCII text only (engines differ in the Unicode version their case
  *     and white-space tables follow).
  *   - A list's `includes`, `indexOf`, `lastIndexOf` of one value that is not an object; `join` of
@@ -57,6 +60,16 @@ const STRING_SEARCH: ReadonlySet<string> = new Set([
   'lastIndexOf',
 ]);
 const STRING_PART: ReadonlySet<string> = new Set(['slice', 'substring']);
+const STRING_BUILD: ReadonlySet<string> = new Set([
+  'replace',
+  'replaceAll',
+  'padStart',
+  'padEnd',
+  'repeat',
+  'concat',
+  'charAt',
+  'charCodeAt',
+]);
 const STRING_ASCII: ReadonlySet<string> = new Set([
   'toUpperCase',
   'toLowerCase',
@@ -79,7 +92,9 @@ const LIST_CALLBACK: ReadonlySet<string> = new Set([
 export const MAX_CALLBACK_CALLS = 10_000;
 
 /** The globals whose functions a script may call here. */
-export type Global = 'Math' | 'Array' | 'Object';
+export type Global = 'Math' | 'Array' | 'Object' | 'Number' | 'String';
+
+const NUMBER_TESTS: ReadonlySet<string> = new Set(['isInteger', 'isSafeInteger', 'isFinite', 'isNaN']);
 
 /** Whether `on.name(…)` is a call of the list (the parser refuses others before any evaluation). */
 export function isStaticCall(on: Global, name: string): boolean {
@@ -90,6 +105,11 @@ export function isStaticCall(on: Global, name: string): boolean {
       return name === 'isArray';
     case 'Object':
       return name === 'keys' || name === 'values';
+    case 'Number':
+      return NUMBER_TESTS.has(name);
+    case 'String':
+      // `String(x)` itself, called without a name.
+      return name === '';
   }
 }
 
@@ -98,6 +118,7 @@ export function isMethodCall(name: string): boolean {
   return (
     STRING_SEARCH.has(name) ||
     STRING_PART.has(name) ||
+    STRING_BUILD.has(name) ||
     STRING_ASCII.has(name) ||
     LIST_SEARCH.has(name) ||
     LIST_CALLBACK.has(name) ||
@@ -138,6 +159,8 @@ export function staticCall(on: Global, name: string, args: readonly unknown[], c
   const [of] = args;
   if (args.length !== 1) return notSimple();
   if (on === 'Array') return name === 'isArray' ? Array.isArray(of) : notSimple();
+  if (on === 'Number') return numberTest(name, of);
+  if (on === 'String') return text(of);
   // Object.keys and Object.values of a plain object: its own keys in the order every engine
   // lists them; an object of the input as its JSON copy holds it (a key JSON drops is refused).
   if (typeof of !== 'object' || of === null || Array.isArray(of)) return notSimple();
@@ -145,6 +168,30 @@ export function staticCall(on: Global, name: string, args: readonly unknown[], c
   const values = cx.built(of) ? Object.values(of) : keys.map((key) => cx.read(of, key));
   if (name === 'keys') return cx.made(keys);
   return name === 'values' ? values : notSimple();
+}
+
+/** `Number.isInteger(x)` and its kin: a value that is not a number is simply not one. */
+function numberTest(name: string, x: unknown): boolean {
+  switch (name) {
+    case 'isInteger':
+      return Number.isInteger(x);
+    case 'isSafeInteger':
+      return Number.isSafeInteger(x);
+    case 'isFinite':
+      return Number.isFinite(x);
+    case 'isNaN':
+      return Number.isNaN(x);
+    default:
+      return notSimple();
+  }
+}
+
+/** `String(x)` where no engine could write it otherwise: never a fraction's digits, never an object. */
+function text(x: unknown): string {
+  if (typeof x === 'string') return x;
+  if (typeof x === 'boolean' || x === null || x === undefined) return String(x);
+  if (typeof x === 'number' && Number.isSafeInteger(x)) return String(x);
+  return notSimple();
 }
 
 /** `self.name(...args)`. */
@@ -168,6 +215,7 @@ function stringMethod(self: string, name: string, args: readonly unknown[], cx: 
     // Its pieces are no longer than the text: a text within the budget is split, then counted.
     return self.length > cx.maxChars ? notSimple() : cx.made(self.split(separator));
   }
+  if (STRING_BUILD.has(name)) return builtText(self, name, args, cx.maxChars);
   if (STRING_SEARCH.has(name)) {
     const [needle] = args;
     if (args.length !== 1 || typeof needle !== 'string') return notSimple();
@@ -286,6 +334,56 @@ function listCallback(
       return items.find(test);
     default:
       return items.findIndex(test);
+  }
+}
+
+/**
+ * The string methods that make text: `replace` and `replaceAll` of a string by a string without `$`
+ * (which would name a part of the match), `padStart`, `padEnd`, `repeat` and `concat`, each
+ * measured before it is made against the output budget; `charAt` and `charCodeAt` of a safe integer.
+ */
+function builtText(self: string, name: string, args: readonly unknown[], maxChars: number): unknown {
+  const within = (length: number): void => {
+    if (length > maxChars) notSimple();
+  };
+  const integer = (v: unknown): number =>
+    typeof v === 'number' && Number.isSafeInteger(v) ? v : notSimple();
+  const string = (v: unknown): string => (typeof v === 'string' ? v : notSimple());
+  switch (name) {
+    case 'replace':
+    case 'replaceAll': {
+      if (args.length !== 2) return notSimple();
+      const [pattern, replacement] = [string(args[0]), string(args[1])];
+      if (replacement.includes('$')) return notSimple();
+      // An empty pattern matches before every character and at the end.
+      const times =
+        name === 'replace' ? 1 : pattern === '' ? self.length + 1 : self.split(pattern).length - 1;
+      within(self.length + times * replacement.length);
+      return name === 'replace' ? self.replace(pattern, replacement) : self.replaceAll(pattern, replacement);
+    }
+    case 'padStart':
+    case 'padEnd': {
+      if (args.length < 1 || args.length > 2) return notSimple();
+      const length = integer(args[0]);
+      const filler = args.length === 2 ? string(args[1]) : ' ';
+      within(length);
+      return name === 'padStart' ? self.padStart(length, filler) : self.padEnd(length, filler);
+    }
+    case 'repeat': {
+      const count = integer(args[0]);
+      if (args.length !== 1 || count < 0) return notSimple();
+      within(self.length * count);
+      return self.repeat(count);
+    }
+    case 'concat': {
+      const parts = args.map(string);
+      within(parts.reduce((n, p) => n + p.length, self.length));
+      return self.concat(...parts);
+    }
+    case 'charAt':
+      return args.length === 1 ? self.charAt(integer(args[0])) : notSimple();
+    default:
+      return args.length === 1 ? self.charCodeAt(integer(args[0])) : notSimple();
   }
 }
 

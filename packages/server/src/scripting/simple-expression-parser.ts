@@ -1,5 +1,5 @@
 import { type Global, isMethodCall, isStaticCall } from './simple-expression-calls.js';
-import { notSimple, type Token, tokens } from './simple-expression-tokens.js';
+import { notSimple, type Token, tokens, UNDECLARABLE } from './simple-expression-tokens.js';
 
 /**
  * The parser of the small language `simple-expression.ts` evaluates: its tokens, and a tree of
@@ -390,6 +390,8 @@ export class Parser {
         case 'Math':
         case 'Array':
         case 'Object':
+        case 'Number':
+        case 'String':
           // The globals, which no declaration here can hide (each is undeclarable).
           return this.staticCall(t.v);
         default:
@@ -407,9 +409,13 @@ export class Parser {
     return notSimple();
   }
 
-  /** `.name(args)` after `Math`, `Array` or `Object` (taken): only a call of a function listed for it. */
+  /**
+   * `.name(args)` after `Math`, `Array`, `Object` or `Number` (taken), or `String(x)`: only a call
+   * of a function listed for it.
+   */
   private staticCall(on: Global): Node {
     if (this.functionName === on) return notSimple();
+    if (on === 'String' && this.isOp('(')) return { k: 'call', on, name: '', args: this.args() };
     this.expect('.');
     const name = this.peek();
     if (name?.t !== 'name' || !isStaticCall(on, name.v)) return notSimple();
@@ -560,19 +566,6 @@ type Statement =
       readonly yes: readonly Statement[];
       readonly no: readonly Statement[];
     };
-
-/**
- * Names a declaration may not take: the input, the words of the language, reserved words, and
- * globals whose meaning a declaration would change under the sandbox's rules.
- */
-const UNDECLARABLE: ReadonlySet<string> = new Set(
-  (
-    '$ undefined NaN Infinity Math Array Object arguments eval let static yield await implements interface package ' +
-    'private protected public break case catch class const continue debugger default delete do ' +
-    'else enum export extends false finally for function if import in instanceof new null return ' +
-    'super switch this throw true try typeof var void while with async of get set'
-  ).split(' '),
-);
 
 /** The most nodes a function body compiles to; each `if` copies the statements after it. */
 const MAX_FUNCTION_NODES = 256;

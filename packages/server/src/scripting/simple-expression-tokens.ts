@@ -110,3 +110,16 @@ export function tokens(text: string): Token[] {
   }
   return out;
 }
+
+/**
+ * Names a declaration may not take: the input, the words of the language, reserved words, and
+ * globals whose meaning a declaration would change under the sandbox's rules.
+ */
+export const UNDECLARABLE: ReadonlySet<string> = new Set(
+  (
+    '$ undefined NaN Infinity Math Array Object Number String arguments eval let static yield await implements interface package ' +
+    'private protected public break case catch class const continue debugger default delete do ' +
+    'else enum export extends false finally for function if import in instanceof new null return ' +
+    'super switch this throw true try typeof var void while with async of get set'
+  ).split(' '),
+);

@@ -224,6 +224,18 @@ const SIMPLE = [
   '"a-b-c".split("-")[1]',
   '$.s.split("x")',
   '$.mixed.split(" ").map(w => w.length)',
+  '$.s.replace("b", "-") + $.s.replace("z", "-")',
+  '"a.b.c".replaceAll(".", "/")',
+  '$.s.replaceAll("", "_") + $.empty.replaceAll("", "_")',
+  '$.s.replace("", "^")',
+  '$.s.padStart(6, "0") + $.s.padEnd(5) + $.s.padStart(2) + $.s.padEnd(7, "") + $.s.padStart(8, "xy")',
+  '"ab".repeat(3) + "x".repeat(0)',
+  '$.s.concat("-", $.obj.status) + $.s.concat()',
+  '$.s.charAt(1) + $.s.charAt(9) + $.s.charAt(-1)',
+  '[$.s.charCodeAt(0), $.s.charCodeAt(9), $.uni.charCodeAt(0)]',
+  'String($.run) + String($.t) + String($.n) + String(undefined) + String($.s) + String(-$.run)',
+  'Number.isInteger($.run) && !Number.isInteger($.half) && !Number.isInteger($.num)',
+  '[Number.isFinite($.big), Number.isNaN(0 / 0), Number.isNaN($.s), Number.isSafeInteger($.big), Number.isFinite($.num)]',
 ];
 
 /** Left to the sandbox: outside the language, or a value only the sandbox can answer for. */
@@ -255,14 +267,12 @@ const NOT_SIMPLE = [
   'Array.from($.list)',
   'Array(3)',
   'Math',
-  'String($.run)',
   'Number($.num)',
   'parseInt($.num)',
   'JSON.stringify($.obj)',
   '$.s.includes(1)',
   '$.s.includes()',
   '$.s.includes("a", 1)',
-  '$.s.replace("a", "b")',
   '$.s.slice(0.5)',
   '$.s.slice("1")',
   '$.s.slice()',
@@ -294,6 +304,31 @@ const NOT_SIMPLE = [
   '(function Math() { return Math.max(1); })()',
   '(function () { return Math.max(1); var Array = 2; })()',
   '$.items.map(x => x)',
+  '$.s.replace("a", "$&")',
+  '$.s.replaceAll("a", "$$")',
+  '$.s.replace("a")',
+  '$.s.replace(1, "b")',
+  '$.s.repeat(-1)',
+  '$.s.repeat(1.5)',
+  '$.s.repeat(100000000)',
+  '$.s.padStart(100000000)',
+  '$.s.padStart("5")',
+  '$.s.concat(1)',
+  '$.s.charAt()',
+  '$.s.charAt("1")',
+  'String($.half)',
+  'String($.big)',
+  'String($.obj)',
+  'String($.list)',
+  'String()',
+  'String(1, 2)',
+  'String.fromCharCode(65)',
+  'String',
+  'Number($.num)',
+  'Number.parseFloat($.num)',
+  'Number.isInteger()',
+  '(function () { const String = 1; return String; })()',
+  '(function () { let Number = 1; return Number; })()',
   'Object.keys($.list)',
   'Object.keys($.s)',
   'Object.keys($.n)',
@@ -492,6 +527,18 @@ void describe('simple expressions, evaluated without the sandbox', () => {
       simpleJavascript('$.l.map(n => [$.s.length]).map(p => [p, p, p])', large, tight) !== undefined,
       true,
     );
+    // Text made by a method is measured before it is made.
+    for (const script of [
+      '$.s.repeat(3)',
+      '$.s.padStart(2000)',
+      '$.s.padEnd(2000, "ab")',
+      '$.s.replaceAll("", $.s)',
+      '$.s.replaceAll("x", "yyyy")',
+      '$.s.replace("x", $.s + $.s)',
+      '$.s.concat($.s, $.s)',
+    ])
+      assert.equal(simpleJavascript(script, large, tight), undefined, script);
+    assert.deepEqual(simpleJavascript('$.s.repeat(2).length', large, tight), { ok: true, value: 800 });
     const doubling = `$.l.map(n => [${'$.s, '.repeat(3)}n])`;
     assert.equal(simpleJavascript(doubling, large, tight), undefined);
   });
@@ -546,6 +593,11 @@ void describe('simple expressions, evaluated without the sandbox', () => {
       'join',
       'size',
       'get',
+      'replace',
+      'padEnd',
+      'repeat',
+      'concat',
+      'charAt',
     ];
     const call = (depth: number): string => {
       const arg = (): string =>
