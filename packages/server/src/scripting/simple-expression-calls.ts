@@ -10,7 +10,8 @@ import { notSimple } from './simple-expression-tokens.js';
  *     and `sqrt` of one number (IEEE 754 rounds a square root exactly; `pow`, `exp`, `log` and the
  *     trigonometric functions are left out: engines approximate them differently). `Array.isArray`;
  *     `Object.keys` and `Object.values` of a plain object; `Number.isInteger`, `isSafeInteger`,
- *     `isFinite`, `isNaN`; `String(x)` of a string, boolean, null, undefined or safe integer.
+ *     `isFinite`, `isNaN`; `Number(x)` of a number or of a plainly written whole number; `String(x)`
+ *     of a string, boolean, null, undefined or safe integer.
  *   - A string's `includes`, `startsWith`, `endsWith`, `indexOf`, `lastIndexOf`, `split` of one string;
  *     `slice`, `substring`, `charAt`, `charCodeAt` of safe integers; `replace`, `replaceAll` (of
  *     strings, no `$` in the replacement), `padStart`, `padEnd`, `repeat`, `concat` (each measured
@@ -106,7 +107,8 @@ export function isStaticCall(on: Global, name: string): boolean {
     case 'Object':
       return name === 'keys' || name === 'values';
     case 'Number':
-      return NUMBER_TESTS.has(name);
+      // `Number(x)` itself, called without a name, or one of its tests.
+      return name === '' || NUMBER_TESTS.has(name);
     case 'String':
       // `String(x)` itself, called without a name.
       return name === '';
@@ -159,7 +161,7 @@ export function staticCall(on: Global, name: string, args: readonly unknown[], c
   const [of] = args;
   if (args.length !== 1) return notSimple();
   if (on === 'Array') return name === 'isArray' ? Array.isArray(of) : notSimple();
-  if (on === 'Number') return numberTest(name, of);
+  if (on === 'Number') return name === '' ? wholeNumber(of) : numberTest(name, of);
   if (on === 'String') return text(of);
   // Object.keys and Object.values of a plain object: its own keys in the order every engine
   // lists them; an object of the input as its JSON copy holds it (a key JSON drops is refused).
@@ -184,6 +186,17 @@ function numberTest(name: string, x: unknown): boolean {
     default:
       return notSimple();
   }
+}
+
+/**
+ * `Number(x)` of a number (itself), or of text that is a whole number written plainly (an optional
+ * `-`, no leading zero, at most fifteen digits): the one reading every engine gives. Other text
+ * (spaces, fractions, exponents, hex, empty) goes to the sandbox.
+ */
+function wholeNumber(x: unknown): number {
+  if (typeof x === 'number') return x;
+  if (typeof x === 'string' && /^-?(?:0|[1-9][0-9]{0,14})$/.test(x)) return Number(x);
+  return notSimple();
 }
 
 /** `String(x)` where no engine could write it otherwise: never a fraction's digits, never an object. */

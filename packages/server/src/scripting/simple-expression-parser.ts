@@ -410,12 +410,13 @@ export class Parser {
   }
 
   /**
-   * `.name(args)` after `Math`, `Array`, `Object` or `Number` (taken), or `String(x)`: only a call
-   * of a function listed for it.
+   * `.name(args)` after `Math`, `Array`, `Object` or `Number` (taken), or `String(x)`, `Number(x)`:
+   * only a call of a function listed for it.
    */
   private staticCall(on: Global): Node {
     if (this.functionName === on) return notSimple();
-    if (on === 'String' && this.isOp('(')) return { k: 'call', on, name: '', args: this.args() };
+    if ((on === 'String' || on === 'Number') && this.isOp('('))
+      return { k: 'call', on, name: '', args: this.args() };
     this.expect('.');
     const name = this.peek();
     if (name?.t !== 'name' || !isStaticCall(on, name.v)) return notSimple();
