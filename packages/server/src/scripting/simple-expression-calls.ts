@@ -51,15 +51,24 @@ export interface CallContext {
   maxChars: number;
 }
 
-const MATH_OF_ONE: ReadonlySet<string> = new Set(['abs', 'floor', 'ceil', 'round', 'trunc', 'sign', 'sqrt']);
-const MATH_OF_MANY: ReadonlySet<string> = new Set(['max', 'min']);
-const STRING_SEARCH: ReadonlySet<string> = new Set([
-  'includes',
-  'startsWith',
-  'endsWith',
-  'indexOf',
-  'lastIndexOf',
-]);
+/** The functions of one number, and of one string on a string, each the host's own. */
+const MATH_OF_ONE: Readonly<Record<string, (x: number) => number>> = {
+  abs: Math.abs,
+  floor: Math.floor,
+  ceil: Math.ceil,
+  round: Math.round,
+  trunc: Math.trunc,
+  sign: Math.sign,
+  sqrt: Math.sqrt,
+};
+const MATH_OF_MANY: Readonly<Record<string, (...xs: number[]) => number>> = { max: Math.max, min: Math.min };
+const STRING_SEARCH: Readonly<Record<string, (self: string, needle: string) => boolean | number>> = {
+  includes: (s, n) => s.includes(n),
+  startsWith: (s, n) => s.startsWith(n),
+  endsWith: (s, n) => s.endsWith(n),
+  indexOf: (s, n) => s.indexOf(n),
+  lastIndexOf: (s, n) => s.lastIndexOf(n),
+};
 const STRING_PART: ReadonlySet<string> = new Set(['slice', 'substring']);
 const STRING_BUILD: ReadonlySet<string> = new Set([
   'replace',
@@ -71,13 +80,13 @@ const STRING_BUILD: ReadonlySet<string> = new Set([
   'charAt',
   'charCodeAt',
 ]);
-const STRING_ASCII: ReadonlySet<string> = new Set([
-  'toUpperCase',
-  'toLowerCase',
-  'trim',
-  'trimStart',
-  'trimEnd',
-]);
+const STRING_ASCII: Readonly<Record<string, (self: string) => string>> = {
+  toUpperCase: (s) => s.toUpperCase(),
+  toLowerCase: (s) => s.toLowerCase(),
+  trim: (s) => s.trim(),
+  trimStart: (s) => s.trimStart(),
+  trimEnd: (s) => s.trimEnd(),
+};
 const LIST_SEARCH: ReadonlySet<string> = new Set(['includes', 'indexOf', 'lastIndexOf']);
 const LIST_CALLBACK: ReadonlySet<string> = new Set([
   'map',
@@ -101,7 +110,7 @@ const NUMBER_TESTS: ReadonlySet<string> = new Set(['isInteger', 'isSafeInteger',
 export function isStaticCall(on: Global, name: string): boolean {
   switch (on) {
     case 'Math':
-      return MATH_OF_ONE.has(name) || MATH_OF_MANY.has(name);
+      return Object.hasOwn(MATH_OF_ONE, name) || Object.hasOwn(MATH_OF_MANY, name);
     case 'Array':
       return name === 'isArray';
     case 'Object':
@@ -118,10 +127,10 @@ export function isStaticCall(on: Global, name: string): boolean {
 /** The method names a value's `.name(…)` may call (which value takes which is decided at the call). */
 export function isMethodCall(name: string): boolean {
   return (
-    STRING_SEARCH.has(name) ||
+    Object.hasOwn(STRING_SEARCH, name) ||
     STRING_PART.has(name) ||
     STRING_BUILD.has(name) ||
-    STRING_ASCII.has(name) ||
+    Object.hasOwn(STRING_ASCII, name) ||
     LIST_SEARCH.has(name) ||
     LIST_CALLBACK.has(name) ||
     name === 'split' ||
@@ -134,25 +143,11 @@ export function isMethodCall(name: string): boolean {
 /** `Math.name(...args)`. */
 function mathCall(name: string, args: readonly unknown[]): number {
   const numbers = args.map((a) => (typeof a === 'number' ? a : notSimple()));
-  if (MATH_OF_MANY.has(name)) return name === 'max' ? Math.max(...numbers) : Math.min(...numbers);
+  const many = Object.hasOwn(MATH_OF_MANY, name) ? MATH_OF_MANY[name] : undefined;
+  if (many) return many(...numbers);
+  const one = Object.hasOwn(MATH_OF_ONE, name) ? MATH_OF_ONE[name] : undefined;
   const [x] = numbers;
-  if (!MATH_OF_ONE.has(name) || numbers.length !== 1 || x === undefined) return notSimple();
-  switch (name) {
-    case 'abs':
-      return Math.abs(x);
-    case 'floor':
-      return Math.floor(x);
-    case 'ceil':
-      return Math.ceil(x);
-    case 'round':
-      return Math.round(x);
-    case 'trunc':
-      return Math.trunc(x);
-    case 'sign':
-      return Math.sign(x);
-    default:
-      return Math.sqrt(x);
-  }
+  return one && numbers.length === 1 && x !== undefined ? one(x) : notSimple();
 }
 
 /** `Math.name(…)`, `Array.name(…)` or `Object.name(…)` of `args`. */
@@ -229,21 +224,10 @@ function stringMethod(self: string, name: string, args: readonly unknown[], cx: 
     return self.length > cx.maxChars ? notSimple() : cx.made(self.split(separator));
   }
   if (STRING_BUILD.has(name)) return builtText(self, name, args, cx.maxChars);
-  if (STRING_SEARCH.has(name)) {
+  const search = Object.hasOwn(STRING_SEARCH, name) ? STRING_SEARCH[name] : undefined;
+  if (search) {
     const [needle] = args;
-    if (args.length !== 1 || typeof needle !== 'string') return notSimple();
-    switch (name) {
-      case 'includes':
-        return self.includes(needle);
-      case 'startsWith':
-        return self.startsWith(needle);
-      case 'endsWith':
-        return self.endsWith(needle);
-      case 'indexOf':
-        return self.indexOf(needle);
-      default:
-        return self.lastIndexOf(needle);
-    }
+    return args.length === 1 && typeof needle === 'string' ? search(self, needle) : notSimple();
   }
   if (STRING_PART.has(name)) {
     if (args.length < 1 || args.length > 2) return notSimple();
@@ -252,21 +236,8 @@ function stringMethod(self: string, name: string, args: readonly unknown[], cx: 
     );
     return name === 'slice' ? self.slice(from, to) : self.substring(from, to);
   }
-  if (STRING_ASCII.has(name)) {
-    if (args.length !== 0 || !isAscii(self)) return notSimple();
-    switch (name) {
-      case 'toUpperCase':
-        return self.toUpperCase();
-      case 'toLowerCase':
-        return self.toLowerCase();
-      case 'trim':
-        return self.trim();
-      case 'trimStart':
-        return self.trimStart();
-      default:
-        return self.trimEnd();
-    }
-  }
+  const ascii = Object.hasOwn(STRING_ASCII, name) ? STRING_ASCII[name] : undefined;
+  if (ascii) return args.length === 0 && isAscii(self) ? ascii(self) : notSimple();
   return notSimple();
 }
 
