@@ -104,7 +104,13 @@ export const MAX_CALLBACK_CALLS = 10_000;
 /** The globals whose functions a script may call here. */
 export type Global = 'Math' | 'Array' | 'Object' | 'Number' | 'String';
 
-const NUMBER_TESTS: ReadonlySet<string> = new Set(['isInteger', 'isSafeInteger', 'isFinite', 'isNaN']);
+/** `Number.isInteger(x)` and its kin: a value that is not a number is simply not one. */
+const NUMBER_TESTS: Readonly<Record<string, (x: unknown) => boolean>> = {
+  isInteger: Number.isInteger,
+  isSafeInteger: Number.isSafeInteger,
+  isFinite: Number.isFinite,
+  isNaN: Number.isNaN,
+};
 
 /** Whether `on.name(…)` is a call of the list (the parser refuses others before any evaluation). */
 export function isStaticCall(on: Global, name: string): boolean {
@@ -117,7 +123,7 @@ export function isStaticCall(on: Global, name: string): boolean {
       return name === 'keys' || name === 'values';
     case 'Number':
       // `Number(x)` itself, called without a name, or one of its tests.
-      return name === '' || NUMBER_TESTS.has(name);
+      return name === '' || Object.hasOwn(NUMBER_TESTS, name);
     case 'String':
       // `String(x)` itself, called without a name.
       return name === '';
@@ -167,20 +173,10 @@ export function staticCall(on: Global, name: string, args: readonly unknown[], c
   return name === 'values' ? values : notSimple();
 }
 
-/** `Number.isInteger(x)` and its kin: a value that is not a number is simply not one. */
+/** `Number.name(x)`: one of its tests. */
 function numberTest(name: string, x: unknown): boolean {
-  switch (name) {
-    case 'isInteger':
-      return Number.isInteger(x);
-    case 'isSafeInteger':
-      return Number.isSafeInteger(x);
-    case 'isFinite':
-      return Number.isFinite(x);
-    case 'isNaN':
-      return Number.isNaN(x);
-    default:
-      return notSimple();
-  }
+  const test = Object.hasOwn(NUMBER_TESTS, name) ? NUMBER_TESTS[name] : undefined;
+  return test ? test(x) : notSimple();
 }
 
 /**
