@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 
 import type { RunRecord, TaskRecord, WorkflowDef } from '@baton/protocol';
 
-import type { QueueMessage, StoredWorkflowDef } from '../../src/store/store.js';
+import type { QueueMessage, StoredWorkflowDef, Tx } from '../../src/store/store.js';
 import type { TaskRowColumns } from '../../src/store/task-record-storage.js';
 
 /** A fixed base time: stores never read the clock, tests pass every time in. */
@@ -110,6 +110,35 @@ export function message(queueName: string, overrides: Partial<QueueMessage> = {}
     lockMs: 60_000,
     ...overrides,
   };
+}
+
+/**
+ * Queues `messages` as the engine does: each behind the task it hands out (written SCHEDULED, or
+ * IN_PROGRESS when it is queued already handed out), in its run, unless that task is stored
+ * already. The engine never queues a message without its task, so tests do not either: a store may
+ * keep a message's queue state on its task.
+ */
+export async function enqueueTasks(tx: Tx, messages: readonly QueueMessage[], now: number): Promise<void> {
+  const ids = [...new Set(messages.map((m) => m.taskId))];
+  const stored = new Set((await tx.getTasks(ids)).map((t) => t.taskId));
+  const fresh = new Map<string, TaskRecord>();
+  for (const m of messages) {
+    if (stored.has(m.taskId)) continue;
+    fresh.set(
+      m.taskId,
+      task(m.workflowId, fresh.size + 1, {
+        taskId: m.taskId,
+        referenceTaskName: m.taskRef,
+        retryCount: m.attempt - 1,
+        status: m.lock === undefined ? 'SCHEDULED' : 'IN_PROGRESS',
+        scheduledTime: now,
+        updateTime: now,
+        workflowPriority: m.priority,
+      }),
+    );
+  }
+  if (fresh.size > 0) await tx.insertTasks([...fresh.values()]);
+  await tx.enqueue(messages, now);
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { MAX_TIME_MS } from '../../src/bounds/ranges.js';
 import { storeSuite } from '../helpers/store-suite.js';
 import { storeCases } from '../helpers/stores.js';
-import { message, run, task, uid } from './fixtures.js';
+import { enqueueTasks, message, run, task, uid } from './fixtures.js';
 
 /**
  * What either store must take without a driver error, whatever computed it: text PostgreSQL
@@ -49,7 +49,7 @@ for (const storeCase of storeCases()) {
     it('clamps times past year 9999 and NaN lock lengths instead of failing the write', async () => {
       const m = message(uid('q-'), { visibleAt: 1e308, lockMs: Number.POSITIVE_INFINITY });
       await store.transaction(async (tx) => {
-        await tx.enqueue([m], 1);
+        await enqueueTasks(tx, [m], 1);
         await tx.armTimers(
           [{ timerId: uid('t-'), workflowId: 'run-x', kind: 'WAIT', dueAt: Number.NaN, payload: {} }],
           1,

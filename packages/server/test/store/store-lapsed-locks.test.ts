@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import type { ClaimRequest, LockSweep } from '../../src/store/store.js';
 import { storeCases } from '../helpers/stores.js';
 import { storeSuite } from '../helpers/store-suite.js';
-import { T0, message, uid } from './fixtures.js';
+import { T0, enqueueTasks, message, uid } from './fixtures.js';
 
 const claimOf = (queueName: string, now: number, workerId = 'w1'): ClaimRequest => ({
   queueNames: [queueName],
@@ -33,7 +33,8 @@ for (const c of storeCases()) {
       const q = uid('q-');
       assert.equal(await lapseAt(), undefined);
       await store.transaction((tx) =>
-        tx.enqueue(
+        enqueueTasks(
+          tx,
           [
             message(q, { taskId: 'held-long', lockMs: 9000, priority: 9 }),
             message(q, { taskId: 'held-short', lockMs: 3000 }),
@@ -56,7 +57,8 @@ for (const c of storeCases()) {
       const q = uid('q-');
       const ids = ['s-a', 's-b', 's-c'];
       await store.transaction((tx) =>
-        tx.enqueue(
+        enqueueTasks(
+          tx,
           ids.map((taskId, i) => message(q, { taskId, lockMs: 1000 * (3 - i), workflowId: `run-${taskId}` })),
           T0 - 1,
         ),
@@ -93,7 +95,8 @@ for (const c of storeCases()) {
     void it('a lock extended before the sweep is not swept; a requeued message holds no lock', async () => {
       const q = uid('q-');
       await store.transaction((tx) =>
-        tx.enqueue(
+        enqueueTasks(
+          tx,
           [message(q, { taskId: 'ext', lockMs: 1000 }), message(q, { taskId: 'back', lockMs: 1000 })],
           T0 - 1,
         ),
@@ -121,7 +124,8 @@ for (const c of storeCases()) {
     void it('a message written already handed out (direct hand-off) lapses like a claimed one', async () => {
       const q = uid('q-');
       await store.transaction((tx) =>
-        tx.enqueue(
+        enqueueTasks(
+          tx,
           [
             message(q, {
               taskId: 'direct',

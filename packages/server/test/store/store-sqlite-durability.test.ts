@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 
 import { openSqliteStore } from '../../src/store-sqlite/sqlite-store.js';
 import { WalSync } from '../../src/store-sqlite/wal-sync.js';
-import { T0, message, run } from './fixtures.js';
+import { T0, enqueueTasks, message, run } from './fixtures.js';
 
 async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
   const dir = await mkdtemp(path.join(tmpdir(), 'baton-durable-'));
@@ -63,7 +63,7 @@ void describe('SQLite durability (synchronous FULL: the WAL synced before an ans
           store.transaction((tx) => tx.getRun('none')),
           assert.rejects(
             store.transaction(async (tx) => {
-              await tx.enqueue([message('q', { taskId: 'gone' })], T0);
+              await enqueueTasks(tx, [message('q', { taskId: 'gone' })], T0);
               throw new Error('rolled back');
             }),
             /rolled back/,

@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 
 import { openStore } from '../../src/open-store.js';
 import { openSqliteStore } from '../../src/store-sqlite/sqlite-store.js';
-import { T0, message, run, sleep } from './fixtures.js';
+import { T0, enqueueTasks, message, run, sleep } from './fixtures.js';
 
 void describe('SQLite store specifics', () => {
   void it('works on :memory: (reads run under the write mutex)', async () => {
@@ -16,7 +16,9 @@ void describe('SQLite store specifics', () => {
       const r = run();
       await store.transaction((tx) => tx.insertRun(r));
       assert.deepEqual(await store.read((tx) => tx.getRun(r.workflowId)), r);
-      await store.transaction((tx) => tx.enqueue([message('q', { taskId: 't1' })], T0));
+      await store.transaction((tx) =>
+        enqueueTasks(tx, [message('q', { taskId: 't1', workflowId: r.workflowId })], T0),
+      );
       const got = await store.transaction((tx) =>
         tx.claim({ queueNames: ['q'], count: 1, now: T0, workerId: 'w', lockToken: 'l' }),
       );

@@ -9,7 +9,7 @@ import { openPostgresStore, type PostgresStore } from '../../src/store-postgres/
 import { SQLITE_MIGRATIONS } from '../../src/store-sqlite/migrations.js';
 import type { ClaimRequest, Store, Tx } from '../../src/store/store.js';
 import { type OpenedStore, storeCases } from '../helpers/stores.js';
-import { T0, message, run, signal, sleep, task, uid, workflowDef } from './fixtures.js';
+import { T0, enqueueTasks, message, run, signal, sleep, task, uid, workflowDef } from './fixtures.js';
 
 const claimOf = (queueNames: string[]): ClaimRequest => ({
   queueNames,
@@ -43,7 +43,7 @@ for (const c of storeCases()) {
         store.transaction(async (tx) => {
           await tx.insertRun(r);
           await tx.insertTasks([t]);
-          await tx.enqueue([message(q, { taskId: t.taskId })], T0);
+          await tx.enqueue([message(q, { taskId: t.taskId, workflowId: r.workflowId })], T0);
           await tx.appendTaskLogs([{ taskId: t.taskId, log: 'x', createdTime: T0 }]);
           await tx.upsertTaskDef({ name: q, createTime: T0, updateTime: T0 });
           throw new Error('boom');
@@ -71,7 +71,7 @@ for (const c of storeCases()) {
         store.transaction(async (tx) => {
           await tx.insertRun(r);
           await tx.insertTasks([t]);
-          await tx.enqueue([message(q, { taskId: t.taskId })], T0);
+          await tx.enqueue([message(q, { taskId: t.taskId, workflowId: r.workflowId })], T0);
           await tx.updateRun(run()); // no such run: its check fails
         }),
         /updateRun: no run/,
@@ -91,7 +91,7 @@ for (const c of storeCases()) {
       await store.transaction(async (tx) => {
         await tx.insertRun(r);
         await tx.insertTasks([t]);
-        await tx.enqueue([message(q, { taskId: t.taskId })], T0);
+        await tx.enqueue([message(q, { taskId: t.taskId, workflowId: r.workflowId })], T0);
         assert.deepEqual((await tx.getTask(t.taskId))?.inputData, { awkward, list: [awkward, null, 3] });
         assert.equal((await tx.getMessage(t.taskId))?.queueName, q);
         await tx.updateTasks([{ ...t, status: 'IN_PROGRESS', outputData: { awkward } }]);
@@ -112,7 +112,7 @@ for (const c of storeCases()) {
         'after a claim',
         async (tx, r, name) => {
           const m = message(`${name}-q`, { taskId: uid('t-'), workflowId: r.workflowId });
-          await tx.enqueue([m], T0 - 1);
+          await enqueueTasks(tx, [m], T0 - 1);
           assert.equal((await tx.claim(claimOf([m.queueName]))).length, 1);
         },
       ],

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { openPostgresStore } from '../../../src/store-postgres/postgres-store.js';
 import { storeCases } from '../../helpers/stores.js';
 import { storeSuite } from '../../helpers/store-suite.js';
-import { T0, message, run, signal, sleep, task, uid } from '../fixtures.js';
+import { T0, enqueueTasks, message, run, signal, sleep, task, uid } from '../fixtures.js';
 
 for (const c of storeCases()) {
   void describe(`store hand-out limits (${c.name})`, () => {
@@ -41,7 +41,7 @@ for (const c of storeCases()) {
       const q = uid('q-');
       const m = message(q, { taskId: uid('t-'), visibleAt: T0 - 1 });
       const untouched = message(q, { taskId: uid('t-'), visibleAt: T0 - 1, lockMs: 600_000 });
-      await store.transaction((tx) => tx.enqueue([m, untouched], T0 - 2));
+      await store.transaction((tx) => enqueueTasks(tx, [m, untouched], T0 - 2));
       const claimed = await store.transaction((tx) =>
         tx.claim({ queueNames: [q], count: 2, workerId: 'w1', now: T0, lockToken: 'tok' }),
       );

@@ -5,7 +5,7 @@ import { openPostgresStore } from '../../../src/store-postgres/postgres-store.js
 import type { TimerRecord } from '../../../src/store/store.js';
 import { storeCases } from '../../helpers/stores.js';
 import { storeSuite } from '../../helpers/store-suite.js';
-import { T0, message, uid } from '../fixtures.js';
+import { T0, enqueueTasks, message, uid } from '../fixtures.js';
 
 function timer(overrides: Partial<TimerRecord> = {}): TimerRecord {
   return {
@@ -148,7 +148,7 @@ for (const c of storeCases()) {
       const alive = message(q1, { taskId: uid('alive-') });
       const elsewhere = message(q2, { taskId: uid('else-') });
       await store.transaction(async (tx) => {
-        await tx.enqueue([dead, alive, elsewhere], T0);
+        await enqueueTasks(tx, [dead, alive, elsewhere], T0);
         await tx.deadLetterMessage(dead.taskId);
         await tx.deadLetterMessage(elsewhere.taskId);
       });
