@@ -1,7 +1,7 @@
 // The scale scenario: Baton's hot path does not slow down as finished history grows (part A),
 // and open runs are cheap in memory, on PostgreSQL and on SQLite (part B). Needs the built server (`npx tsc -b`) and the
 // PostgreSQL of pg-admin.mjs.
-//   node bench/scale.mjs [--sizes 10000,100000,1000000] [--runs 300] [--warmup 30]
+//   node bench/scale.mjs [--sizes 10000,100000,1000000] [--runs 300] [--warmup 150]
 //                        [--open 100000] [--concurrency 32] [--skip-history] [--skip-open]
 // Prints a Markdown table; writes bench/results/scale.json and scale.md.
 import os from 'node:os';
@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-import { measureHistory } from './lib/scale-history.mjs';
+import { WARMUP_RUNS, measureHistory } from './lib/scale-history.mjs';
 import { measureOpenRuns } from './lib/scale-open-runs.mjs';
 import { writeScaleResults } from './lib/scale-report.mjs';
 
@@ -24,7 +24,7 @@ export const RESULTS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'result
 export async function runScale({
   sizes = [10_000, 100_000, 1_000_000],
   runs = 300,
-  warmupRuns = 30,
+  warmupRuns = WARMUP_RUNS,
   open = 100_000,
   concurrency = 32,
   history = true,
@@ -52,7 +52,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     options: {
       sizes: { type: 'string', default: '10000,100000,1000000' },
       runs: { type: 'string', default: '300' },
-      warmup: { type: 'string', default: '30' },
+      warmup: { type: 'string', default: String(WARMUP_RUNS) },
       open: { type: 'string', default: '100000' },
       concurrency: { type: 'string', default: '32' },
       'skip-history': { type: 'boolean', default: false },

@@ -11,7 +11,12 @@ import { startBaton } from './baton-server.mjs';
 import { openHistorySeeder } from './history-seed.mjs';
 import { databaseName, dropDatabase, freshDatabase } from './pg-admin.mjs';
 import { cpuBetween, snapshotCpu } from './proc-cpu.mjs';
-import { driveSequentially, registerLinearWorkflow, startSequentially } from './sequential-worker.mjs';
+import {
+  driveSequentially,
+  driveSteps,
+  registerLinearWorkflow,
+  startSequentially,
+} from './sequential-worker.mjs';
 import { quantile } from './stats.mjs';
 
 export const WORKFLOW = 'scale_linear';
@@ -19,6 +24,21 @@ export const TASK_TYPE = 'scale_step';
 export const STEPS = 10;
 // Clones start this far apart, all before the scenario began.
 export const CLONE_SPACING_MS = 50;
+/**
+ * Runs each fresh server is driven through before a size is measured. A fresh node spends its
+ * first hundred or so runs at one step at a time optimizing its code (its CPU a step falls from
+ * about 4 ms in its first 50 runs to about 1.1 from run 150 on, `bench/update-v2-latency.mjs
+ * --chunk 50`), and with 30 runs of warm-up the measured 300 still held part of that descent,
+ * which moved the per-size figure, and the ratio between sizes, more than history did.
+ */
+export const WARMUP_RUNS = 150;
+/**
+ * A size's measured steps go in this many blocks, each with its own CPU, and the size's CPU a step
+ * is the median block's (by server plus PostgreSQL). This shared machine's other work comes and
+ * goes within seconds, and one pass over a size once took twice the CPU a step of the pass before
+ * over the same store: a disturbance that lasts less than two blocks does not move the median.
+ */
+const BLOCKS = 5;
 
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const summary = (xs) => ({
@@ -60,24 +80,42 @@ export async function measureStep(databaseUrl, admin, database, { runs, warmupRu
   const server = await startBaton({ databaseUrl, env: { BATON_LOG_LEVEL: 'error', ...env } });
   try {
     const api = batonApi(server.url);
-    // Warm-up: the JIT, the pool's connections and their prepared statements.
+    // Warm-up (WARMUP_RUNS): the JIT, the pool's connections and their prepared statements.
     await startSequentially(api, WORKFLOW, warmupRuns);
     await driveSequentially(api, TASK_TYPE, warmupRuns * STEPS);
 
     const starts = await startSequentially(api, WORKFLOW, runs, warmupRuns);
     const loadAverage = os.loadavg()[0];
-    const before = {
+    const cpuNow = async () => ({
       server: snapshotCpu([server.pid]),
       db: snapshotCpu(await serverBackends(admin, database)),
-    };
+    });
+    // The steps in BLOCKS blocks, each with its CPU: a size's CPU a step is its median block's.
+    const samples = [];
+    const blocks = [];
+    let held;
     const driven = performance.now();
-    const samples = await driveSequentially(api, TASK_TYPE, runs * STEPS);
+    for (let b = 0; b < BLOCKS; b++) {
+      const want = Math.round(((b + 1) * runs * STEPS) / BLOCKS) - samples.length;
+      const before = await cpuNow();
+      const got = await driveSteps(api, TASK_TYPE, want, held);
+      const after = await cpuNow();
+      held = got.task;
+      samples.push(...got.samples);
+      blocks.push({
+        steps: got.samples.length,
+        serverCpuMsPerStep: cpuBetween(before.server, after.server) / got.samples.length,
+        postgresCpuMsPerStep: cpuBetween(before.db, after.db) / got.samples.length,
+      });
+    }
+    if (held) throw new Error(`a ${TASK_TYPE} task was left over after ${samples.length} steps`);
     const wallSeconds = seconds(driven);
-    const after = {
-      server: snapshotCpu([server.pid]),
-      db: snapshotCpu(await serverBackends(admin, database)),
-    };
     const steps = samples.length;
+    const byCpu = [...blocks].sort(
+      (a, b) =>
+        a.serverCpuMsPerStep + a.postgresCpuMsPerStep - (b.serverCpuMsPerStep + b.postgresCpuMsPerStep),
+    );
+    const median = byCpu[Math.floor(byCpu.length / 2)];
     const { rows } = await admin.query(
       `SELECT count(*) AS n FROM runs WHERE workflow_id = ANY($1::text[]) AND status = 'COMPLETED'`,
       [starts.ids],
@@ -85,8 +123,9 @@ export async function measureStep(databaseUrl, admin, database, { runs, warmupRu
     if (Number(rows[0].n) !== runs) throw new Error(`${rows[0].n} of ${runs} measured runs completed`);
     const result = {
       step: summary(samples),
-      serverCpuMsPerStep: cpuBetween(before.server, after.server) / steps,
-      postgresCpuMsPerStep: cpuBetween(before.db, after.db) / steps,
+      serverCpuMsPerStep: median.serverCpuMsPerStep,
+      postgresCpuMsPerStep: median.postgresCpuMsPerStep,
+      blocks,
       stepsPerSecond: steps / wallSeconds,
       start: summary(starts.samples),
       loadAverage,
@@ -108,7 +147,7 @@ export async function measureStep(databaseUrl, admin, database, { runs, warmupRu
 export async function measureHistory({
   sizes,
   runs = 300,
-  warmupRuns = 30,
+  warmupRuns = WARMUP_RUNS,
   templates = 10,
   parallel = 2,
   database = 'bench_scale',

@@ -17,9 +17,11 @@ export function scaleMarkdown(results) {
       `## Poll + complete versus stored history (Baton on PostgreSQL)`,
       '',
       `One worker drives ${history.runsPerSize} runs of a ${history.workflow.steps}-step linear workflow one step at a time ` +
-        `(update-v2 completes a step and hands out the next). Per step: wall ms, and CPU ms of the server ` +
-        `process and of its PostgreSQL backends (CPU time is what a busy machine disturbs least; ` +
-        `load is the 1-minute load average as the measurement began).`,
+        `(update-v2 completes a step and hands out the next), on a fresh server driven through ` +
+        `${history.warmupRunsPerSize} runs first. Per step: wall ms, and CPU ms of the server ` +
+        `process and of its PostgreSQL backends (CPU time is what a busy machine disturbs least), ` +
+        `the median of ${history.sizes[0]?.blocks?.length ?? 1} blocks of the measured steps; ` +
+        `load is the 1-minute load average as the measurement began.`,
       '',
       '| finished runs stored | task rows | step mean ms | p50 ms | p99 ms | server CPU ms | PostgreSQL CPU ms | start mean ms | load |',
       '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',

@@ -25,8 +25,19 @@ export async function registerLinearWorkflow(api, { name, taskType, steps }) {
  * the ms of the update-v2 that completed it, plus the poll's if a poll handed it out.
  */
 export async function driveSequentially(api, taskType, steps) {
+  const { samples, task } = await driveSteps(api, taskType, steps);
+  if (task) throw new Error(`a ${taskType} task was left over after ${steps} steps`);
+  return samples;
+}
+
+/**
+ * driveSequentially's loop, starting from `task` when one is held (handed out by the last step of
+ * an earlier call): answers the samples and the task the last update-v2 handed out, if any, so
+ * that a caller can time the steps in blocks.
+ */
+export async function driveSteps(api, taskType, steps, held = undefined) {
   const samples = [];
-  let task;
+  let task = held;
   let pollMs = 0;
   let emptyPolls = 0;
   while (samples.length < steps) {
@@ -47,8 +58,7 @@ export async function driveSequentially(api, taskType, steps) {
     pollMs = 0;
     task = next;
   }
-  if (task) throw new Error(`a ${taskType} task was left over after ${steps} steps`);
-  return samples;
+  return { samples, task };
 }
 
 /** Starts `count` runs one after another; answers their ids and each start's ms. */
