@@ -22,6 +22,7 @@ import { settledTypes } from './result-fields.js';
 import { SQLSTATE, sqlState } from '../store/sqlstate.js';
 import { brokenConnection, storeFault } from '../store/store-faults.js';
 import { copyWith } from '../copy-with.js';
+import { readSettingWarnings } from './server-settings.js';
 
 export interface PostgresStoreOptions {
   /** postgres://user:password@host:port/database */
@@ -401,6 +402,11 @@ export class PostgresStore implements Store {
   async ping(): Promise<void> {
     this.assertOpen();
     await this.pool.query({ text: 'SELECT 1', query_timeout: this.connectTimeoutMs } as pg.QueryConfig);
+  }
+
+  settingWarnings(): Promise<string[]> {
+    this.assertOpen();
+    return readSettingWarnings(this.pool);
   }
 
   close(): Promise<void> {

@@ -289,6 +289,11 @@ export class SqliteStore implements Store {
     return Promise.resolve();
   }
 
+  /** SQLite keeps no dead row versions: a deleted or rewritten row's space is free for the next write. */
+  settingWarnings(): Promise<string[]> {
+    return Promise.resolve([]);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

@@ -71,6 +71,12 @@ export interface Store {
   onQueueNotification(listener: (queueNames: string[]) => void): () => void;
   /** Throws when the database cannot answer a trivial query. */
   ping(): Promise<void>;
+  /**
+   * What the database server's own settings leave undone that the store relies on, one sentence
+   * each, for the node's log when it starts (on PostgreSQL: autovacuum off,
+   * store-postgres/server-settings.ts); empty when all is well, and always on SQLite.
+   */
+  settingWarnings(): Promise<string[]>;
   close(): Promise<void>;
 }
 
