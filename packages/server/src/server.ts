@@ -153,9 +153,11 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
   // A node started during an outage (or whose migration lost its connection) waits for the database.
   const waitForDatabase = startWait(store.dialect, options.dbStartWaitMs, logger);
   await whileDatabaseAway(() => store.migrate(), waitForDatabase);
-  // Advisory: a database that cannot say (a blip right after migrating) starts the node all the same.
-  for (const warning of await store.settingWarnings().catch(() => []))
-    logger.warn({ store: store.dialect }, warning);
+  // Advisory: a database that cannot say (a blip right after migrating) starts the node all the
+  // same. Of a BATON_PROCESSES group the first process says it, so a start logs it once.
+  if (input.processIndex === undefined || input.processIndex === 1)
+    for (const warning of await store.settingWarnings().catch(() => []))
+      logger.warn({ store: store.dialect }, warning);
   if (tracing.enabled) traceSlowTransactions(store, tracing, options.tracing.slowTxMs);
 
   const wake = new WakeBus();

@@ -34,6 +34,8 @@ export async function testApp(
     callHandlers?: CallHandlerRegistry;
     blobs?: BlobStore;
     archiveFaults?: ArchiveFaults;
+    /** This node's number in a BATON_PROCESSES group. */
+    processIndex?: number;
   } = {},
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'baton-app-'));
@@ -46,6 +48,7 @@ export async function testApp(
     ...(options.callHandlers && { callHandlers: options.callHandlers }),
     ...(options.blobs && { blobs: options.blobs }),
     ...(options.archiveFaults && { archiveFaults: options.archiveFaults }),
+    ...(options.processIndex !== undefined && { processIndex: options.processIndex }),
     // On a manual clock the test runs archive passes itself (`server.archiver.runOnce()`).
     archiveLoop: !(options.clock instanceof ManualClock),
     // And the housekeeping passes (`server.definitionPruner.runOnce()`).
