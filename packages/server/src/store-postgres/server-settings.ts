@@ -36,9 +36,6 @@ export async function readSettingWarnings(client: Pick<pg.Pool, 'query'>): Promi
     'SELECT name, setting FROM pg_settings WHERE name = ANY($1::text[])',
     [WATCHED_SETTINGS],
   );
-  const settings: Partial<Record<WatchedSetting, string>> = {};
-  for (const row of rows)
-    if ((WATCHED_SETTINGS as readonly string[]).includes(row.name))
-      settings[row.name as WatchedSetting] = row.setting;
-  return settingWarnings(settings);
+  // The query names only watched settings, so every row is one.
+  return settingWarnings(Object.fromEntries(rows.map((row) => [row.name, row.setting])));
 }
