@@ -37,6 +37,7 @@ const { values } = parseArgs({
     'cpu-prof': { type: 'string' },
     nodes: { type: 'string', default: '1' },
     switch: { type: 'string', default: 'expression' },
+    fanout: { type: 'string' },
   },
 });
 const PROF_DIR = values['cpu-prof'];
@@ -45,6 +46,7 @@ const RUNS = Number(values.runs);
 const BRANCHES = Number(values.branches);
 const WORKERS = Number(values.workers);
 const NODES = Number(values.nodes);
+const FANOUT = values.fanout === undefined ? undefined : Number(values.fanout);
 if (NODES > 1 && values.store !== 'postgres') throw new Error('--nodes above 1 needs --store postgres');
 if (NODES > 1 && values['cpu-prof']) throw new Error('--cpu-prof profiles one node: leave out --nodes');
 const TASK_TYPE = 'shape_step';
@@ -99,6 +101,34 @@ function branching() {
   };
 }
 
+/**
+ * A dynamic fork of `FANOUT` one-step branches (the list comes with the run's input), its JOIN
+ * and a last step: what a wide fan-out costs each branch as the fork grows.
+ */
+function fanout() {
+  return {
+    steps: FANOUT + 1,
+    input: (run) => ({ items: Array.from({ length: FANOUT }, (_, i) => ({ run, i })) }),
+    definition: {
+      name: 'shape_fanout',
+      version: 1,
+      schemaVersion: 2,
+      ownerEmail: 'bench@example.com',
+      tasks: [
+        {
+          name: 'fanout',
+          taskReferenceName: 'fanout',
+          type: 'FORK_JOIN_DYNAMIC',
+          inputParameters: { forkTaskName: TASK_TYPE, forkTaskInputs: '${workflow.input.items}' },
+        },
+        { name: 'fanout_join', taskReferenceName: 'fanout_join', type: 'JOIN' },
+        { ...simple('last'), inputParameters: { ...simple('last').inputParameters, last: true } },
+      ],
+      outputParameters: { last: '${last.output.data}' },
+    },
+  };
+}
+
 /** The group commit's counters (PostgreSQL) from the servers' `/metrics`, summed: none on SQLite. */
 async function groupCommitCounts(servers) {
   const counts = new Map();
@@ -145,7 +175,9 @@ async function pass(clients, meter, shape) {
         workflowInstanceId: task.workflowInstanceId,
         workerId: 'shape-worker',
         status: 'COMPLETED',
-        outputData: { data: stepPayload(task.inputData.run, task.referenceTaskName) },
+        outputData: {
+          data: stepPayload(task.inputData.run ?? task.inputData.input?.run, task.referenceTaskName),
+        },
       });
       if (res.status !== 200 && res.status !== 204) throw new Error(`update-v2 answered ${res.status}`);
       if (task.inputData.last === true && ++done === RUNS) finish();
@@ -185,7 +217,7 @@ async function pass(clients, meter, shape) {
       while (next < RUNS) {
         const run = next++;
         const res = await clients[run % clients.length].post(`/api/workflow/${shape.definition.name}`, {
-          input: { run, data: stepPayload(run, -1) },
+          input: { run, data: stepPayload(run, -1), ...shape.input?.(run) },
         });
         ids.push(res.body);
       }
@@ -243,8 +275,8 @@ try {
       ownerEmail: 'bench@example.com',
     },
   ]);
-  const shapes = [branching()];
-  shapes.push(linear(shapes[0].steps));
+  const shapes = FANOUT === undefined ? [branching()] : [fanout()];
+  if (FANOUT === undefined) shapes.push(linear(shapes[0].steps));
   for (const shape of shapes) await client.post('/api/metadata/workflow?overwrite=true', shape.definition);
   let dumps = 0;
   for (const shape of shapes.filter((s) => values.only === undefined || s.definition.name === values.only)) {

@@ -27,7 +27,12 @@ function timed(labelText, fn) {
   }
 }
 
-const labelOf = (text) => statementLabel(text, 70);
+// The head and the tail: reads of the same columns (a task by id, a run's tasks, the decide set)
+// differ only in how they end.
+const labelOf = (text) => {
+  const whole = statementLabel(text, Infinity);
+  return whole.length <= 100 ? whole : `${whole.slice(0, 60)} … ${whole.slice(-36)}`;
+};
 const labels = new WeakMap();
 
 // The native Statement class is not exported: take it from a statement.
