@@ -120,7 +120,7 @@ export class Metrics {
     if (groupCommit) {
       new Counter({
         name: 'baton_db_group_commit_total',
-        help: 'Group commit on PostgreSQL: batches committed together, their members, batches rolled back to run each member alone (fallbacks), times a member left a batch for a lock another member held, to wait in line for it (evicted), times a member left a batch for a run another transaction had locked, for the next batch (elsewhere), deferred writes merged into the statement of another member (merged), transactions done in the joint function of another, such as results of one run decided together (joined)',
+        help: 'Group commit (SQLite counts batches, members and joined): batches committed together, their members, batches rolled back to run each member alone (fallbacks), times a member left a batch for a lock another member held, to wait in line for it (evicted), times a member left a batch for a run another transaction had locked, for the next batch (elsewhere), deferred writes merged into the statement of another member (merged), transactions done in the joint function of another, such as results of one run decided together (joined)',
         labelNames: ['count'],
         registers,
         collect() {

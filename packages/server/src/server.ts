@@ -36,6 +36,7 @@ import { asyncScripts, type AsyncScriptRunner } from './scripting/async-scripts.
 import { createScriptRunner, type SandboxedScripts } from './scripting/script-runner.js';
 import { openStore } from './open-store.js';
 import { PostgresStore } from './store-postgres/postgres-store.js';
+import { SqliteStore } from './store-sqlite/sqlite-store.js';
 import { createEvents } from './events/events-module.js';
 import { lifecycleOutbox } from './events/lifecycle-events.js';
 import { InstructionService } from './instructions/instruction-service.js';
@@ -185,7 +186,11 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     const parkedPolls = new ParkedPolls();
     const metrics = new Metrics(
       () => store.read((tx) => tx.queueCounts(clock.now())),
-      store instanceof PostgresStore ? () => store.group?.stats : undefined,
+      store instanceof PostgresStore
+        ? () => store.group?.stats
+        : store instanceof SqliteStore
+          ? () => store.commitCounts
+          : undefined,
       sandbox && (() => sandbox.threads),
       () => parkedPolls.size,
     );

@@ -7,7 +7,8 @@ import { SqliteTx } from './tx.js';
 import { WalSync } from './wal-sync.js';
 import { type Migration, TxState } from '../store/sql-common.js';
 import { checkMigrationList, pendingMigrations } from '../store/schema-versions.js';
-import type { Store, TransactionOptions, Tx } from '../store/store.js';
+import type { Joinable, Store, TransactionOptions, Tx } from '../store/store.js';
+import { type JoinOutcome, JoinQueue, type JoinUnit } from './join-queue.js';
 import { copyWith } from '../copy-with.js';
 
 export interface SqliteStoreOptions {
@@ -63,6 +64,15 @@ export class SqliteStore implements Store {
   /** Only on a file: an in-memory database's reads share the writer, and must not see a batch. */
   private readonly batching: boolean;
   private closed = false;
+  /** Joinable transactions waiting for the writer (join-queue.ts). */
+  private readonly joins = new JoinQueue();
+  /** Joinable transactions that arrived in this turn of the event loop, until its end. */
+  private gathering: JoinUnit[] | undefined;
+  /**
+   * Since the store opened: COMMITs of batches, transactions in them, and transactions done in
+   * another one's joint function (the metric PostgreSQL's group commit keeps).
+   */
+  private readonly counts = { batches: 0, members: 0, joined: 0 };
 
   constructor(options: SqliteStoreOptions) {
     const settings = {
@@ -87,6 +97,16 @@ export class SqliteStore implements Store {
       this.writer.db.pragma('synchronous = NORMAL');
       this.walSync = new WalSync(`${this.writer.db.name}-wal`);
     }
+  }
+
+  /** The counts since the store opened (`baton_db_group_commit_total`). */
+  get commitCounts(): Readonly<Record<string, number>> {
+    return this.counts;
+  }
+
+  /** Joinable transactions waiting for the writer, not yet taken by one of their key. */
+  get joinableWaiting(): number {
+    return this.joins.size;
   }
 
   async migrate(): Promise<void> {
@@ -150,34 +170,21 @@ export class SqliteStore implements Store {
     await this.walSync?.durable(this.walSync.lastWritten);
   }
 
-  /** Options are PostgreSQL's: here every transaction already shares its commit (group commit). */
-  async transaction<T>(fn: (tx: Tx) => Promise<T>, _options?: TransactionOptions): Promise<T> {
+  /**
+   * Every transaction already shares its commit (`group` is PostgreSQL's); `join` joins those of
+   * one key waiting for the writer together (join-queue.ts).
+   */
+  async transaction<T>(fn: (tx: Tx) => Promise<T>, options?: TransactionOptions): Promise<T> {
     this.assertOpen();
+    if (options?.join !== undefined) return this.joinable(fn, options.join);
     let batch: CommitBatch | undefined;
     try {
       const answer = await this.mutex.run(async () => {
         this.assertOpen();
         this.walSync?.check();
-        const c = this.writer;
         batch = this.batch ?? this.beginBatch();
-        const state = new TxState(true);
-        c.run('SAVEPOINT tx');
         try {
-          const result = await fn(new SqliteTx(c, state, this.latestByName));
-          state.closed = true;
-          c.run('RELEASE tx');
-          return result;
-        } catch (err) {
-          state.closed = true;
-          if (c.db.inTransaction) {
-            c.run('ROLLBACK TO tx');
-            c.run('RELEASE tx');
-          } else {
-            // SQLite rolled the whole transaction back by itself (e.g. SQLITE_FULL): the batch's
-            // other members lost their writes too.
-            this.loseBatch(batch, err);
-          }
-          throw err;
+          return await this.inSavepoint(batch, fn);
         } finally {
           if (!this.batching) this.commitBatch(batch);
         }
@@ -187,6 +194,138 @@ export class SqliteStore implements Store {
     } catch (err) {
       // What a failed transaction read (its error) may come from commits not yet durable.
       if (batch !== undefined) await this.settled(batch).catch(() => {});
+      throw err;
+    }
+  }
+
+  /** A joinable transaction: run with those of its key waiting behind it, or alone. */
+  private async joinable<T>(fn: (tx: Tx) => Promise<T>, join: Joinable): Promise<T> {
+    const { batch, result } = await new Promise<JoinOutcome>((settle) => {
+      const unit: JoinUnit = { join, fn, taken: false, settle };
+      this.joins.add(unit);
+      // A transaction runs to its end in the turn it starts in (SQLite answers at once), so one
+      // never waits for another and none would be joined: those arriving in one turn of the event
+      // loop (the results one poll of the sockets brought) wait for its end, then take the writer
+      // in arrival order, each with those of its key.
+      if (this.gathering === undefined) {
+        this.gathering = [];
+        setImmediate(() => this.startGathered());
+      }
+      this.gathering.push(unit);
+    });
+    if (result.status === 'rejected') {
+      if (batch !== undefined) await this.settled(batch).catch(() => {});
+      throw result.reason;
+    }
+    await this.settled(batch);
+    return result.value as T;
+  }
+
+  /** The joinable transactions gathered in a turn, each to the writer with those of its key. */
+  private startGathered(): void {
+    const units = this.gathering ?? [];
+    this.gathering = undefined;
+    for (const unit of units)
+      void this.mutex.run(async () => {
+        if (!unit.taken) await this.runJoined(this.joins.take(unit));
+      });
+  }
+
+  /**
+   * Runs joinable transactions of one key (under the mutex): several as the first one's joint,
+   * each answered its own outcome; one alone; and when the joint throws, its savepoint rolled
+   * back, each alone in turn, as if never joined. Settles every one, never throws.
+   */
+  private async runJoined(units: readonly JoinUnit[]): Promise<void> {
+    const [first, ...more] = units;
+    if (!first) return;
+    try {
+      if (more.length === 0) {
+        await this.runOne(first);
+        return;
+      }
+      let batch: CommitBatch;
+      let outcomes: ReadonlyArray<PromiseSettledResult<unknown>>;
+      try {
+        this.assertOpen();
+        this.walSync?.check();
+        batch = this.batch ?? this.beginBatch();
+      } catch (err) {
+        for (const unit of units) unit.settle({ result: { status: 'rejected', reason: err } });
+        return;
+      }
+      try {
+        outcomes = await this.inSavepoint(batch, (tx) =>
+          first.join.joint(
+            tx,
+            units.map((u) => u.join),
+          ),
+        );
+      } catch (err) {
+        if (this.batch !== batch) {
+          // SQLite rolled the whole transaction back: every one of them lost its work.
+          for (const unit of units) unit.settle({ batch, result: { status: 'rejected', reason: err } });
+          return;
+        }
+        for (const unit of units) await this.runOne(unit);
+        return;
+      }
+      this.counts.joined += more.length;
+      this.counts.members += more.length;
+      units.forEach((unit, i) =>
+        unit.settle({
+          batch,
+          result: outcomes[i] ?? {
+            status: 'rejected',
+            reason: new Error('a joint transaction answered no outcome for a member'),
+          },
+        }),
+      );
+    } finally {
+      if (!this.batching && this.batch !== undefined) this.commitBatch(this.batch);
+    }
+  }
+
+  /** One joinable transaction by its own function, in the open batch (under the mutex). */
+  private async runOne(unit: JoinUnit): Promise<void> {
+    let batch: CommitBatch | undefined;
+    try {
+      this.assertOpen();
+      this.walSync?.check();
+      batch = this.batch ?? this.beginBatch();
+      const value = await this.inSavepoint(batch, unit.fn);
+      unit.settle({ batch, result: { status: 'fulfilled', value } });
+    } catch (err) {
+      const result: PromiseRejectedResult = { status: 'rejected', reason: err };
+      unit.settle(batch === undefined ? { result } : { batch, result });
+    }
+  }
+
+  /**
+   * `fn` in a savepoint of the batch's SQLite transaction: released when it answers, rolled back
+   * when it throws (and the batch lost when SQLite rolled the whole transaction back). Under the
+   * mutex.
+   */
+  private async inSavepoint<T>(batch: CommitBatch, fn: (tx: Tx) => Promise<T>): Promise<T> {
+    const c = this.writer;
+    const state = new TxState(true);
+    this.counts.members++;
+    c.run('SAVEPOINT tx');
+    try {
+      const result = await fn(new SqliteTx(c, state, this.latestByName));
+      state.closed = true;
+      c.run('RELEASE tx');
+      return result;
+    } catch (err) {
+      state.closed = true;
+      if (c.db.inTransaction) {
+        c.run('ROLLBACK TO tx');
+        c.run('RELEASE tx');
+      } else {
+        // SQLite rolled the whole transaction back by itself (e.g. SQLITE_FULL): the batch's
+        // other members lost their writes too.
+        this.loseBatch(batch, err);
+      }
       throw err;
     }
   }
@@ -231,6 +370,7 @@ export class SqliteStore implements Store {
       // members wait for the commits they may have read.
       const wrote = walSync !== undefined && this.totalChanges() !== this.changesSeen;
       c.run('COMMIT');
+      this.counts.batches++;
       batch.commit(walSync === undefined ? 0 : wrote ? walSync.committed() : walSync.lastWritten);
     } catch (err) {
       try {

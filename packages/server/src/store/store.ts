@@ -30,7 +30,9 @@ export interface TransactionOptions {
   group?: boolean;
   /**
    * With `group`: this transaction may run as one function with others of the same key that
-   * reach the same batch (the results of one run's branches), instead of each in turn.
+   * reach the same batch (the results of one run's branches), instead of each in turn. On SQLite
+   * (no `group` needed), with those of its key that arrived in the same turn of the event loop or
+   * wait for the writer with it (store-sqlite/join-queue.ts).
    */
   join?: Joinable;
 }
