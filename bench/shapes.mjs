@@ -304,14 +304,22 @@ try {
       const after = await dumpCounters(server.pid, STATS_FILE, ++dumps);
       const d = (key) => after.totals[key] - before.totals[key];
       console.log(
-        `statements per step: ${(d('statements') / steps).toFixed(2)}, round trips ${(d('roundTrips') / steps).toFixed(2)}`,
+        `statements per step: ${(d('statements') / steps).toFixed(2)}, round trips ${(d('roundTrips') / steps).toFixed(2)}`.replace(', round trips NaN', ''),
       );
       const rows = Object.entries(after.byStatement)
-        .map(([label, a]) => ({ label, n: a.statements - (before.byStatement[label]?.statements ?? 0) }))
+        .map(([label, a]) => ({
+          label,
+          n: a.statements - (before.byStatement[label]?.statements ?? 0),
+          us: a.us === undefined ? undefined : a.us - (before.byStatement[label]?.us ?? 0),
+        }))
         .filter((r) => r.n > 0)
-        .sort((x, y) => y.n - x.n)
+        // SQLite's hook also times each statement (wall time, in the server's thread): by time there.
+        .sort((x, y) => (y.us ?? y.n) - (x.us ?? x.n))
         .slice(0, 25);
-      for (const r of rows) console.log(`  ${(r.n / steps).toFixed(2)}  ${r.label}`);
+      for (const r of rows)
+        console.log(
+          `  ${(r.n / steps).toFixed(2)}  ${r.us === undefined ? '' : `${(r.us / steps).toFixed(1).padStart(6)} µs  `}${r.label}`,
+        );
       pendingSummaries.push({ before, after });
     }
   }
