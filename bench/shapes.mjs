@@ -304,7 +304,10 @@ try {
       const after = await dumpCounters(server.pid, STATS_FILE, ++dumps);
       const d = (key) => after.totals[key] - before.totals[key];
       console.log(
-        `statements per step: ${(d('statements') / steps).toFixed(2)}, round trips ${(d('roundTrips') / steps).toFixed(2)}`.replace(', round trips NaN', ''),
+        `statements per step: ${(d('statements') / steps).toFixed(2)}, round trips ${(d('roundTrips') / steps).toFixed(2)}`.replace(
+          ', round trips NaN',
+          '',
+        ),
       );
       const rows = Object.entries(after.byStatement)
         .map(([label, a]) => ({
