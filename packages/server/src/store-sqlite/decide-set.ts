@@ -22,7 +22,10 @@ export function upsertLatestByName(c: SqliteConnection, rows: readonly LatestByN
 // every task it has, one range of `tasks_workflow_seq`. A run with them (by name): the partial
 // index `tasks_to_decide` and `task_latest`'s primary key, the records then read by primary key.
 // Each branch is behind an EXISTS that does not depend on a row, which SQLite evaluates once, so
-// only one branch reads anything; `by_name` says which it was.
+// only one branch reads anything; `by_name` says which it was. No ORDER BY: the index gives seq
+// order but not the task id that breaks a tie, so SQLite would pass every row, blobs and all,
+// through a sorter (a fifth of the statement's time for a run of 1,600 tasks); the rows are put
+// in order after, where rows already in order cost one comparison each.
 const DECIDE_TASKS = `SELECT ${TASK_ROW_COLUMNS}, 0 AS by_name FROM tasks INDEXED BY tasks_workflow_seq
     WHERE workflow_id = @workflowId AND NOT EXISTS (SELECT 1 FROM task_latest WHERE workflow_id = @workflowId)
   UNION ALL
@@ -30,8 +33,7 @@ const DECIDE_TASKS = `SELECT ${TASK_ROW_COLUMNS}, 0 AS by_name FROM tasks INDEXE
     WHERE EXISTS (SELECT 1 FROM task_latest WHERE workflow_id = @workflowId) AND task_id IN (
       SELECT task_id FROM tasks WHERE workflow_id = @workflowId AND ${SQLITE_TO_DECIDE}
       UNION
-      SELECT task_id FROM task_latest WHERE workflow_id = @workflowId)
-  ORDER BY seq, task_id`;
+      SELECT task_id FROM task_latest WHERE workflow_id = @workflowId)`;
 
 /** A decide set's row: a task row, and whether its run has `task_latest` rows (1) or not (0). */
 export type DecideSetRow = StoredTaskRow & { by_name: 0 | 1 };
@@ -41,7 +43,12 @@ const RUN_HAS_LATEST = 'SELECT EXISTS (SELECT 1 FROM task_latest WHERE workflow_
 
 /** A run's decide set as stored: restore each row with `taskFromRow` (as often as needed). */
 export function decideTaskRows(c: SqliteConnection, workflowId: string): DecideSetRow[] {
-  return c.all<DecideSetRow>(DECIDE_TASKS, { workflowId });
+  return c.all<DecideSetRow>(DECIDE_TASKS, { workflowId }).sort(bySeqThenId);
+}
+
+/** The decide set's order: by seq, then by task id (as SQLite's ORDER BY seq, task_id, for ASCII ids). */
+function bySeqThenId(a: DecideSetRow, b: DecideSetRow): number {
+  return a.seq - b.seq || (a.task_id < b.task_id ? -1 : a.task_id > b.task_id ? 1 : 0);
 }
 
 /**
