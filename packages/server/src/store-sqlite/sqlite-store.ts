@@ -69,8 +69,9 @@ export class SqliteStore implements Store {
   /** Joinable transactions that arrived in this turn of the event loop, until its end. */
   private gathering: JoinUnit[] | undefined;
   /**
-   * Since the store opened: COMMITs of batches, transactions in them, and transactions done in
-   * another one's joint function (the metric PostgreSQL's group commit keeps).
+   * Since the store opened: COMMITs of batches, transactions that ended well in them (each joined
+   * one counted), and transactions done in another one's joint function (the metric PostgreSQL's
+   * group commit keeps).
    */
   private readonly counts = { batches: 0, members: 0, joined: 0 };
 
@@ -180,9 +181,7 @@ export class SqliteStore implements Store {
     let batch: CommitBatch | undefined;
     try {
       const answer = await this.mutex.run(async () => {
-        this.assertOpen();
-        this.walSync?.check();
-        batch = this.batch ?? this.beginBatch();
+        batch = this.openBatch();
         try {
           return await this.inSavepoint(batch, fn);
         } finally {
@@ -247,9 +246,7 @@ export class SqliteStore implements Store {
       let batch: CommitBatch;
       let outcomes: ReadonlyArray<PromiseSettledResult<unknown>>;
       try {
-        this.assertOpen();
-        this.walSync?.check();
-        batch = this.batch ?? this.beginBatch();
+        batch = this.openBatch();
       } catch (err) {
         for (const unit of units) unit.settle({ result: { status: 'rejected', reason: err } });
         return;
@@ -290,9 +287,7 @@ export class SqliteStore implements Store {
   private async runOne(unit: JoinUnit): Promise<void> {
     let batch: CommitBatch | undefined;
     try {
-      this.assertOpen();
-      this.walSync?.check();
-      batch = this.batch ?? this.beginBatch();
+      batch = this.openBatch();
       const value = await this.inSavepoint(batch, unit.fn);
       unit.settle({ batch, result: { status: 'fulfilled', value } });
     } catch (err) {
@@ -309,12 +304,12 @@ export class SqliteStore implements Store {
   private async inSavepoint<T>(batch: CommitBatch, fn: (tx: Tx) => Promise<T>): Promise<T> {
     const c = this.writer;
     const state = new TxState(true);
-    this.counts.members++;
     c.run('SAVEPOINT tx');
     try {
       const result = await fn(new SqliteTx(c, state, this.latestByName));
       state.closed = true;
       c.run('RELEASE tx');
+      this.counts.members++;
       return result;
     } catch (err) {
       state.closed = true;
@@ -328,6 +323,13 @@ export class SqliteStore implements Store {
       }
       throw err;
     }
+  }
+
+  /** The open batch, or a new one, for a transaction about to run (under the mutex). */
+  private openBatch(): CommitBatch {
+    this.assertOpen();
+    this.walSync?.check();
+    return this.batch ?? this.beginBatch();
   }
 
   /** Waits for a batch's COMMIT and for the WAL sync that makes it (and what it saw) durable. */

@@ -5,7 +5,7 @@ import { after, before, describe } from 'node:test';
 
 import { openSqliteStore, type SqliteStore } from '../../src/store-sqlite/sqlite-store.js';
 import { type TestApp, call, testApp } from '../helpers/app.js';
-import { waitFor } from '../helpers/baton-process.js';
+import { whileWriterHeld } from '../helpers/sqlite-writer.js';
 import { enabledStores } from '../helpers/postgres.js';
 import { joinedResultsCases, registerJoinedResultsWorkflow } from './joined-results-cases.js';
 
@@ -37,22 +37,12 @@ if (enabledStores().includes('sqlite')) {
     const joined = () => store.commitCounts.joined ?? 0;
 
     /** Posts `bodies` as update-v2s that all wait for the writer together; answers their responses in order. */
-    async function together(bodies: ReadonlyArray<Record<string, unknown>>) {
-      let release: () => void = () => undefined;
-      const gate = new Promise<void>((resolve) => (release = resolve));
-      const held = store.transaction(() => gate);
-      const answers = bodies.map((body) => call(t.app, 'POST', '/api/tasks/update-v2', body));
-      try {
-        await waitFor(() => (store.joinableWaiting >= bodies.length ? true : undefined), {
-          timeoutMs: 10_000,
-          what: 'every result waiting for the writer',
-        });
-      } finally {
-        release();
-      }
-      await held;
-      return Promise.all(answers);
-    }
+    const together = async (bodies: ReadonlyArray<Record<string, unknown>>) =>
+      Promise.all(
+        await whileWriterHeld(store, bodies.length, () =>
+          bodies.map((body) => call(t.app, 'POST', '/api/tasks/update-v2', body)),
+        ),
+      );
 
     joinedResultsCases({ app: () => t.app, together, joined });
   });

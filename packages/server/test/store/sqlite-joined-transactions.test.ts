@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 
 import { type SqliteStore, openSqliteStore } from '../../src/store-sqlite/sqlite-store.js';
 import type { Joinable, Tx } from '../../src/store/store.js';
-import { waitFor } from '../helpers/baton-process.js';
+import { whileWriterHeld } from '../helpers/sqlite-writer.js';
 
 /**
  * Joined transactions on SQLite (`Joinable`, store-sqlite/join-queue.ts): those of one key that
@@ -77,26 +77,9 @@ for (const where of ['file', 'memory'] as const) {
         key === undefined ? {} : { group: true, join: new Work(name, key) },
       );
 
-    /**
-     * Starts `start` while the writer is held, so that every transaction it starts waits for it
-     * together; answers their outcomes once the writer is free again.
-     */
-    async function whileHeld(count: number, start: () => Array<Promise<unknown>>) {
-      let release: () => void = () => undefined;
-      const gate = new Promise<void>((resolve) => (release = resolve));
-      const held = store.transaction(() => gate);
-      const started = start();
-      try {
-        await waitFor(() => (store.joinableWaiting >= count ? true : undefined), {
-          timeoutMs: 10_000,
-          what: 'every transaction waiting for the writer',
-        });
-      } finally {
-        release();
-      }
-      await held;
-      return Promise.allSettled(started);
-    }
+    /** Starts `start` while the writer is held (whileWriterHeld); answers their outcomes. */
+    const whileHeld = async (count: number, start: () => Array<Promise<unknown>>) =>
+      Promise.allSettled(await whileWriterHeld(store, count, start));
 
     const reset = (b: JointBehaviour = { kind: 'answer' }) => {
       behaviour = b;
