@@ -7,7 +7,7 @@ import { type Clock, systemClock } from './clock.js';
 import type { RawEnv } from './config/env.js';
 import { isLoopback } from './config/auth-options.js';
 import type { Options } from './config/options.js';
-import type { ScriptRunner } from './engine/index.js';
+import type { EngineSettings, ScriptRunner } from './engine/index.js';
 import { type AuthRoom, createAuth, prepareAuth } from './auth/install.js';
 import { buildApp } from './http/app.js';
 import type { CallHandlerRegistry } from './integrations/call-handler.js';
@@ -207,6 +207,10 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
           },
         }
       : lifecycleObserver;
+    const engineSettings: EngineSettings = {
+      highPriorityThreshold: options.highPriorityThreshold,
+      maxForkBranches: options.maxForkBranches,
+    };
     const hooks: DecisionApplierHooks = {
       ...(runTracer && { tracer: runTracer }),
       onAlert: (alert) => {
@@ -216,7 +220,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     };
     const executor = new DecisionApplier(
       clock,
-      { highPriorityThreshold: options.highPriorityThreshold },
+      engineSettings,
       scripts,
       Math.random,
       observer,
@@ -282,13 +286,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
       parkedPolls,
     );
     const runControl = new RunControlService(store, executor, wake, archive, parkedPolls.attempt);
-    const testRuns = new TestRunService(
-      store,
-      metadata,
-      clock,
-      { highPriorityThreshold: options.highPriorityThreshold },
-      scripts,
-    );
+    const testRuns = new TestRunService(store, metadata, clock, engineSettings, scripts);
     const syncExecute = new SyncExecuteService(workflows, wake, clock);
     const payloads = new PayloadService(
       blobs,

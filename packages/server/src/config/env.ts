@@ -93,6 +93,11 @@ export const ENV_KEYS = [
     secret: true,
   },
   {
+    name: 'BATON_MAX_FORK_BRANCHES',
+    description: 'Most branches one dynamic fork (FORK_JOIN_DYNAMIC) may make; a wider one fails its run',
+    default: '10000',
+  },
+  {
     name: 'BATON_SYSTEM_TASK_CONCURRENCY',
     description: 'Calls the engine makes itself (HTTP, CALL_TOOL, …) in flight at once on this node',
     default: '32',

@@ -29,6 +29,8 @@ export interface Options {
   readonly sqliteSynchronous: 'FULL' | 'NORMAL';
   readonly logLevel: LogLevel;
   readonly highPriorityThreshold: number;
+  /** Most branches one dynamic fork may make (engine `EngineSettings.maxForkBranches`). */
+  readonly maxForkBranches: number;
   readonly maxBodyBytes: number;
   readonly shutdownGraceMs: number;
   readonly scriptMemoryMb: number;
@@ -282,6 +284,7 @@ export function compileOptions(raw: RawEnv, cwd = process.cwd(), cpus = availabl
     sqliteSynchronous: oneOf(raw, 'BATON_SQLITE_SYNCHRONOUS', ['FULL', 'NORMAL'] as const),
     logLevel: oneOf(raw, 'BATON_LOG_LEVEL', LOG_LEVELS),
     highPriorityThreshold: integer(raw, 'BATON_HIGH_PRIORITY_THRESHOLD', 0, 100),
+    maxForkBranches: integer(raw, 'BATON_MAX_FORK_BRANCHES', 1, 1_000_000),
     maxBodyBytes: integer(raw, 'BATON_MAX_BODY_BYTES', 1024, 1024 * 1024 * 1024),
     shutdownGraceMs: integer(raw, 'BATON_SHUTDOWN_GRACE_MS', 0, 600_000),
     scriptMemoryMb: integer(raw, 'BATON_SCRIPT_MEMORY_MB', 1, 1024),

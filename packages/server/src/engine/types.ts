@@ -52,6 +52,13 @@ export interface DecideContext {
 export interface EngineSettings {
   /** Runs with priority at or above this go to `{type}-high` queues. */
   readonly highPriorityThreshold: number;
+  /**
+   * The most branches one dynamic fork may make (`FORK_JOIN_DYNAMIC`); a wider one fails its run
+   * with a message that names the width and the limit. Each decision on a run reads every branch
+   * the run has made (store ARCHITECTURE.md, "The decide set"), so a fork's width is what each of
+   * its results costs: unbounded, one input list could occupy a node for hours.
+   */
+  readonly maxForkBranches: number;
 }
 
 /** What wakes a run. */

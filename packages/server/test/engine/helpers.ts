@@ -73,6 +73,7 @@ export class Engine {
   now = T0;
   randomValue = 0;
   highPriorityThreshold = 50;
+  maxForkBranches = 10_000;
   scripts: ScriptRunner = noScripts;
   /** Checks after every decide that it left its inputs alone (costs a copy of the run: off for big runs). */
   verifyInputs = true;
@@ -91,7 +92,7 @@ export class Engine {
       now: this.now,
       newId: () => `t${++this.ids}`,
       random: () => this.randomValue,
-      settings: { highPriorityThreshold: this.highPriorityThreshold },
+      settings: { highPriorityThreshold: this.highPriorityThreshold, maxForkBranches: this.maxForkBranches },
       scripts: this.scripts,
     });
   }
@@ -116,7 +117,7 @@ export class Engine {
       now: this.now,
       newId: () => `t${++this.ids}`,
       random: () => this.randomValue,
-      settings: { highPriorityThreshold: this.highPriorityThreshold },
+      settings: { highPriorityThreshold: this.highPriorityThreshold, maxForkBranches: this.maxForkBranches },
       scripts: this.scripts,
     };
   }

@@ -305,6 +305,54 @@ void describe('FORK_JOIN_DYNAMIC', () => {
     });
   }
 
+  void it('a fork of exactly maxForkBranches branches runs; one wider fails the run, making no task', () => {
+    const forkOf = (width: number, engine?: Engine) => {
+      const e =
+        engine ??
+        new Engine(
+          workflow([
+            dynamicFork({
+              inputParameters: {
+                forkTaskName: 't',
+                forkTaskInputs: Array.from({ length: width }, (_, i) => i),
+              },
+            }),
+            join('join', []),
+          ]),
+        );
+      e.maxForkBranches = 3;
+      e.start();
+      return e;
+    };
+    const atLimit = forkOf(3);
+    assert.equal(atLimit.run.status, 'RUNNING');
+    assert.deepEqual(refs(atLimit), ['dyn', '_t_0', '_t_1', '_t_2', 'join']);
+
+    const wider = forkOf(4);
+    assert.equal(wider.run.status, 'FAILED');
+    assert.equal(
+      wider.run.reasonForIncompletion,
+      'The dynamic fork dyn would make 4 branches, more than the 3 this server allows (BATON_MAX_FORK_BRANCHES): split the work, for example into sub-workflows of at most 3 branches each',
+    );
+    assert.ok(!refs(wider).some((ref) => ref.startsWith('_t_')), 'no branch was made');
+
+    // The legacy list and the task list forms are bounded the same way.
+    const legacy = new Engine(
+      workflow([
+        dynamicFork({
+          dynamicForkJoinTasksParam: 'dt',
+          inputParameters: {
+            dt: {
+              dynamicTasks: Array.from({ length: 4 }, (_, i) => ({ taskName: 'x', referenceName: `x${i}` })),
+            },
+          },
+        }),
+        join('join', []),
+      ]),
+    );
+    assert.match(forkOf(0, legacy).run.reasonForIncompletion ?? '', /would make 4 branches, more than the 3/);
+  });
+
   void it("not followed by a JOIN: Conductor's message", () => {
     const engine = new Engine(
       workflow([dynamicFork({ inputParameters: { forkTaskName: 't', forkTaskInputs: [1] } })]),

@@ -28,7 +28,7 @@ for (const c of storeCases()) {
     const { store } = storeSuite(c);
     const executor = new DecisionApplier(
       systemClock,
-      { highPriorityThreshold: 50 },
+      { highPriorityThreshold: 50, maxForkBranches: 10_000 },
       asyncScripts(noScripts),
       Math.random,
       undefined,

@@ -194,6 +194,12 @@ export const forkJoinDynamicKind: TaskKind = {
     const input = resolvedInput(sctx, node, taskId);
     const forked = forkedTasks(node, input);
     if (!forked.ok) return { ok: false, reason: forked.reason };
+    const limit = sctx.ctx.settings.maxForkBranches;
+    if (forked.tasks.length > limit)
+      return {
+        ok: false,
+        reason: `The dynamic fork ${node.taskReferenceName} would make ${forked.tasks.length} branches, more than the ${limit} this server allows (BATON_MAX_FORK_BRANCHES): split the work, for example into sub-workflows of at most ${limit} branches each`,
+      };
     const problem = checkForked(forked.tasks);
     if (problem) return { ok: false, reason: problem };
     const task = systemTask(sctx, node, request, {
