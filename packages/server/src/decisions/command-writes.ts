@@ -71,6 +71,8 @@ export async function syncTimers(
 export interface CommandContext {
   /** Runs to start or wake once this decision is written (linked-runs.ts). */
   followUps: FollowUp[];
+  /** Whether the runs this decision starts are outside the loop guard (linked-runs.ts `firstDecisionOn`). */
+  firstDecision: boolean;
   after: AfterCommit;
   now: number;
   /** update-v2's direct hand-offs: the tasks queued already locked for their workers. */
@@ -86,7 +88,7 @@ export interface CommandContext {
 export async function writeCommands(
   tx: Tx,
   decision: Decision,
-  { followUps, after, now, handed, taskDefs }: CommandContext,
+  { followUps, firstDecision, after, now, handed, taskDefs }: CommandContext,
 ): Promise<number | undefined> {
   const run = decision.run;
   const workflowId = run.workflowId;
@@ -160,7 +162,7 @@ export async function writeCommands(
       case 'START_CHILD':
       case 'START_WORKFLOW':
         // Started once this decision is fully written (see linked-runs.ts).
-        followUps.push({ kind: 'start', parent: run, command });
+        followUps.push({ kind: 'start', parent: run, command, first: firstDecision });
         break;
       case 'TERMINATE_CHILD':
         followUps.push({

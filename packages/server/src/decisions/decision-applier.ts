@@ -32,6 +32,7 @@ import {
   type FollowUp,
   MAX_NESTING,
   MAX_RUNS_PER_STEP,
+  firstDecisionOn,
   missingDefinitionReason,
   newSession,
   type Session,
@@ -149,11 +150,12 @@ export class DecisionApplier {
     input: Omit<NewRunInput, 'now' | 'workflowId'> & { workflowId?: string },
     after: AfterCommit,
   ): Promise<RunRecord> {
-    const session = newSession();
+    const workflowId = input.workflowId ?? newId();
+    const session = newSession(workflowId);
     const run = await this.startIn(
       tx,
       session,
-      copyWith<typeof input, { workflowId: string }>(input, { workflowId: input.workflowId ?? newId() }),
+      copyWith<typeof input, { workflowId: string }>(input, { workflowId }),
       after,
     );
     await this.drain(tx, session, after);
@@ -172,7 +174,7 @@ export class DecisionApplier {
     event: EngineEvent,
     after: AfterCommit,
   ): Promise<RunRecord> {
-    const session = newSession();
+    const session = newSession(run.workflowId);
     session.runsStarted++;
     const now = this.clock.now();
     // Traced: the successor has a trace of its own; the attempts copied into it belong to it.
@@ -207,7 +209,7 @@ export class DecisionApplier {
      */
     wish?: HandOffWish | readonly HandOffWish[],
   ): Promise<Decision | undefined> {
-    const session = newSession();
+    const session = newSession(workflowId);
     const wishes = wish === undefined ? [] : 'queueNames' in wish ? [wish] : wish;
     const decision = await this.handleIn(tx, session, workflowId, event, after, wishes);
     if (decision && logs.length > 0) await tx.appendTaskLogs(logs);
@@ -220,12 +222,15 @@ export class DecisionApplier {
     session: Session,
     input: Omit<NewRunInput, 'now'>,
     after: AfterCommit,
+    /** Whether the run counts against the loop guard (not when the first decision asked for it). */
+    counted = true,
   ): Promise<RunRecord> {
     const now = this.clock.now();
     const run = newRunRecord(copyWith(input, { now }));
     const trace = input.trace ?? (await this.hooks.tracer?.traceRun(tx, run));
     if (trace !== undefined) run.trace = trace;
-    session.runsStarted++;
+    session.started.add(run.workflowId);
+    if (counted) session.runsStarted++;
     const { decision: decided, taskDefs } = await this.decideFor(tx, run, [], { type: 'START' }, now);
     const settled = await this.settleEnd(tx, session, 'RUNNING', [], decided);
     const { decision, handed } = handOffAll(settled, [], after.parked, taskDefs, now, newId);
@@ -347,7 +352,7 @@ export class DecisionApplier {
         );
         return;
       case 'start':
-        await this.startLinked(tx, session, item.parent, item.command, after);
+        await this.startLinked(tx, session, item, after);
         return;
     }
   }
@@ -356,8 +361,7 @@ export class DecisionApplier {
   private async startLinked(
     tx: Tx,
     session: Session,
-    parent: RunRecord,
-    command: Extract<FollowUp, { kind: 'start' }>['command'],
+    { parent, command, first }: Extract<FollowUp, { kind: 'start' }>,
     after: AfterCommit,
   ): Promise<void> {
     const fail = (reason: string): Promise<unknown> =>
@@ -378,7 +382,7 @@ export class DecisionApplier {
             },
         after,
       );
-    if (session.runsStarted >= MAX_RUNS_PER_STEP) {
+    if (!first && session.runsStarted >= MAX_RUNS_PER_STEP) {
       await fail(`more than ${MAX_RUNS_PER_STEP} runs started in one step: does a workflow start itself?`);
       return;
     }
@@ -417,6 +421,7 @@ export class DecisionApplier {
         ...(trace !== undefined && { trace }),
       },
       after,
+      !first,
     );
     if (!isChild) {
       await this.handleIn(
@@ -501,12 +506,14 @@ export class DecisionApplier {
     handed: readonly DirectHandOff[] = [],
     taskDefs?: ReadonlyMap<string, StoredTaskDef>,
   ): Promise<void> {
+    const firstDecision = firstDecisionOn(session, decision.run.workflowId);
     if (decision.ignored) return;
     if (decision.runChanged && writeRun) await tx.updateRun(decision.run);
     if (decision.newTasks.length > 0) await tx.insertTasks(decision.newTasks);
     if (decision.updatedTasks.length > 0) await tx.updateTasks(decision.updatedTasks);
     const armedAt = await writeCommands(tx, decision, {
       followUps: session.followUps,
+      firstDecision,
       after,
       now: this.clock.now(),
       handed,

@@ -27,14 +27,27 @@ import { copyWith } from '../copy-with.js';
 
 /** How deep children may nest (a definition that includes itself would otherwise never stop). */
 export const MAX_NESTING = 32;
-/** Runs one transaction may start (children, started runs, failure workflows): a loop guard. */
+/**
+ * Runs one transaction may start beyond those first decisions ask for (`firstDecisionOn`): the
+ * runs its new runs start, those a run decided again starts, failure workflows. A loop guard: a
+ * first decision's starts are bounded by that decision (a dynamic fork by BATON_MAX_FORK_BRANCHES,
+ * a static one by its definition), so a fork of many SUB_WORKFLOWs starts every child, while a
+ * workflow that starts itself, or a parent that instantly ending children wake again and again,
+ * meets the guard.
+ */
 export const MAX_RUNS_PER_STEP = 100;
 
 export type StartCommand = Extract<Command, { type: 'START_CHILD' | 'START_WORKFLOW' }>;
 
 export type FollowUp =
   | { readonly kind: 'event'; readonly workflowId: string; readonly event: EngineEvent }
-  | { readonly kind: 'start'; readonly parent: RunRecord; readonly command: StartCommand }
+  | {
+      readonly kind: 'start';
+      readonly parent: RunRecord;
+      readonly command: StartCommand;
+      /** Asked for by a decision outside the loop guard (`firstDecisionOn`). */
+      readonly first: boolean;
+    }
   | {
       readonly kind: 'failure-workflow';
       readonly workflowId: string;
@@ -48,11 +61,31 @@ export type FollowUp =
 /** The follow-ups of one top-level call (one transaction attempt). */
 export interface Session {
   readonly followUps: FollowUp[];
+  /** Runs started so far that count against MAX_RUNS_PER_STEP. */
   runsStarted: number;
+  /** The run the transaction was opened for (started, retried or decided on an event). */
+  readonly root: string;
+  /** Runs this transaction started. */
+  readonly started: Set<string>;
+  /** Runs this transaction has decided on at least once. */
+  readonly decided: Set<string>;
 }
 
-export function newSession(): Session {
-  return { followUps: [], runsStarted: 0 };
+export function newSession(root: string): Session {
+  return { followUps: [], runsStarted: 0, root, started: new Set(), decided: new Set() };
+}
+
+/**
+ * Whether the runs a decision on `workflowId` asks for stay outside the loop guard, noting the
+ * decision: only the first decision on the root or on a run that was there before this
+ * transaction. Its starts are bounded by that one decision; a run this transaction started, or
+ * one decided again (a parent its instantly ending children wake, over and over), counts.
+ */
+export function firstDecisionOn(session: Session, workflowId: string): boolean {
+  const first =
+    !session.decided.has(workflowId) && (workflowId === session.root || !session.started.has(workflowId));
+  session.decided.add(workflowId);
+  return first;
 }
 
 /** Whether this decision ended the run (it was open before). */

@@ -230,6 +230,126 @@ for (const storeCase of storeCases()) {
       assert.equal(current.status, 'FAILED');
     });
 
+    it('a dynamic fork of 150 SUB_WORKFLOWs starts every child; the loop guard counts only what they start', async () => {
+      const def = workflowDef('wide_children', [
+        {
+          name: 'dyn',
+          taskReferenceName: 'dyn',
+          type: 'FORK_JOIN_DYNAMIC',
+          inputParameters: {
+            forkTaskName: 'c',
+            forkTaskWorkflow: 'leaf',
+            forkTaskInputs: '${workflow.input.items}',
+          },
+        },
+        { name: 'join', taskReferenceName: 'join', type: 'JOIN' },
+      ]);
+      assert.equal((await call(t.app, 'POST', '/api/metadata/workflow', def)).status, 200);
+      const items = Array.from({ length: 150 }, (_, n) => ({ n }));
+      const parent = await run(await start('wide_children', { input: { items } }));
+      assert.equal(parent.status, 'RUNNING', parent.reasonForIncompletion);
+      const branches = parent.tasks.filter((task: { taskType: string }) => task.taskType === 'SUB_WORKFLOW');
+      assert.equal(branches.length, 150);
+      for (const branch of branches) {
+        assert.equal(branch.status, 'IN_PROGRESS', branch.reasonForIncompletion);
+        const child = await run(branch.subWorkflowId);
+        assert.equal(child.status, 'RUNNING');
+        assert.equal(child.parentWorkflowId, parent.workflowId);
+      }
+    });
+
+    it('a parent woken by its child ending forks into 150 SUB_WORKFLOWs in that transaction: every child starts', async () => {
+      await register(
+        t.app,
+        [workflowDef('first_leaf', [{ name: 'first_work', taskReferenceName: 'work' }])],
+        workerTaskDefs(['first_work']),
+      );
+      const def = workflowDef('then_wide', [
+        {
+          name: 'first',
+          taskReferenceName: 'first',
+          type: 'SUB_WORKFLOW',
+          subWorkflowParam: { name: 'first_leaf' },
+        },
+        {
+          name: 'dyn',
+          taskReferenceName: 'dyn',
+          type: 'FORK_JOIN_DYNAMIC',
+          inputParameters: {
+            forkTaskName: 'c',
+            forkTaskWorkflow: 'leaf',
+            forkTaskInputs: '${workflow.input.items}',
+          },
+        },
+        { name: 'join', taskReferenceName: 'join', type: 'JOIN' },
+      ]);
+      assert.equal((await call(t.app, 'POST', '/api/metadata/workflow', def)).status, 200);
+      const items = Array.from({ length: 150 }, (_, n) => ({ n }));
+      const id = await start('then_wide', { input: { items } });
+      const first = await run((await run(id)).tasks[0].subWorkflowId);
+      // The first child's one task: its result ends the child, which wakes the parent, whose next
+      // step is the fork, all in the result's transaction.
+      const work = await pollOneTask(t.app, 'first_work');
+      assert.equal(work.workflowInstanceId, first.workflowId);
+      await postResult(t.app, work, 'COMPLETED');
+      const parent = await run(id);
+      assert.equal(parent.status, 'RUNNING', parent.reasonForIncompletion);
+      const branches = parent.tasks.filter(
+        (task: { taskType: string; referenceTaskName: string }) =>
+          task.taskType === 'SUB_WORKFLOW' && task.referenceTaskName !== 'first',
+      );
+      assert.equal(branches.length, 150);
+      for (const branch of branches) assert.equal(branch.status, 'IN_PROGRESS', branch.reasonForIncompletion);
+    });
+
+    it('a workflow that forks into two copies of itself meets the loop guard in its first step', async () => {
+      const def = workflowDef('twins', [
+        {
+          name: 'fork',
+          taskReferenceName: 'fork',
+          type: 'FORK_JOIN',
+          forkTasks: [
+            [
+              {
+                name: 'a',
+                taskReferenceName: 'a',
+                type: 'SUB_WORKFLOW',
+                subWorkflowParam: { name: 'twins' },
+              },
+            ],
+            [
+              {
+                name: 'b',
+                taskReferenceName: 'b',
+                type: 'SUB_WORKFLOW',
+                subWorkflowParam: { name: 'twins' },
+              },
+            ],
+          ],
+        },
+        { name: 'join', taskReferenceName: 'join', type: 'JOIN', joinOn: ['a', 'b'] },
+      ]);
+      assert.equal((await call(t.app, 'POST', '/api/metadata/workflow', def)).status, 200);
+      const top = await run(await start('twins'));
+      assert.equal(top.status, 'FAILED');
+      // Some run below it could not start its child: the guard's reason, carried up as each failed.
+      const refused = await call(
+        t.app,
+        'GET',
+        `/api/workflow/search?query=${encodeURIComponent("workflowType = 'twins' AND status = 'FAILED'")}&size=1000`,
+      );
+      assert.equal(refused.status, 200, refused.text);
+      const reasons = (refused.body.results as Array<{ reasonForIncompletion?: string }>).map(
+        (r) => r.reasonForIncompletion ?? '',
+      );
+      assert.ok(
+        reasons.some((reason) =>
+          reason.includes('more than 100 runs started in one step: does a workflow start itself?'),
+        ),
+        reasons.slice(0, 3).join(' | '),
+      );
+    });
+
     it('refuses a definition naming a sub-workflow that is not registered; a list may bring both', async () => {
       const parentOf = (name: string, child: Record<string, unknown>) =>
         workflowDef(name, [
