@@ -1,4 +1,5 @@
 import type {
+  JsonObject,
   RunRecord,
   RunTrace,
   StoredTaskDef,
@@ -17,6 +18,7 @@ import {
   type EngineEvent,
   type EngineSettings,
   type NewRunInput,
+  type TimerKind,
 } from '../engine/index.js';
 import { replaying, settleScripts, type AsyncScriptRunner } from '../scripting/async-scripts.js';
 import { newId } from '../ids.js';
@@ -36,6 +38,7 @@ import {
   missingDefinitionReason,
   newSession,
   type Session,
+  type StartCommand,
   startsFailureWorkflow,
   tasksAfter,
 } from './linked-runs.js';
@@ -357,6 +360,29 @@ export class DecisionApplier {
     }
   }
 
+  /**
+   * A run start put off to a later transaction: a `START_RUN` timer on the run that asked, due
+   * now, holding the command; when it fires, the run's task asks for the start again
+   * (engine/timer-events.ts), in a transaction of its own.
+   */
+  private async putOff(tx: Tx, workflowId: string, command: StartCommand): Promise<void> {
+    const now = this.clock.now();
+    await tx.armTimers(
+      [
+        {
+          timerId: newId(),
+          workflowId,
+          taskId: command.taskId,
+          kind: 'START_RUN' satisfies TimerKind,
+          dueAt: now,
+          payload: { command: command as unknown as JsonObject },
+        },
+      ],
+      now,
+    );
+    this.timerArmed(now);
+  }
+
   /** Starts a SUB_WORKFLOW child or a START_WORKFLOW run; a failure fails the task that asked. */
   private async startLinked(
     tx: Tx,
@@ -383,7 +409,14 @@ export class DecisionApplier {
         after,
       );
     if (!first && session.runsStarted >= MAX_RUNS_PER_STEP) {
-      await fail(`more than ${MAX_RUNS_PER_STEP} runs started in one step: does a workflow start itself?`);
+      // A run this transaction started that starts more: a workflow that starts itself. Any
+      // other (the run the transaction is for, or one that was there before it, decided again):
+      // a loop over children that end at once, which goes on in a later transaction.
+      if (parent.workflowId !== session.root && session.started.has(parent.workflowId)) {
+        await fail(`more than ${MAX_RUNS_PER_STEP} runs started in one step: does a workflow start itself?`);
+        return;
+      }
+      await this.putOff(tx, parent.workflowId, command);
       return;
     }
     const isChild = command.type === 'START_CHILD';

@@ -44,6 +44,7 @@ export function applyTimeout(
       return policyTimeout(state, task, timer, 'attempts took longer than totalTimeoutSeconds');
     case 'WAIT':
     case 'CONTINUE':
+    case 'START_RUN':
       return 'ignored';
   }
 }

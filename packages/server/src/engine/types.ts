@@ -172,7 +172,13 @@ export type TimerKind =
    * Due at once: a decision that acted on MAX_TASKS_PER_STEP tasks stopped there, and the run
    * moves on in a later step (a loop over tasks that never wait keeps no transaction forever).
    */
-  | 'CONTINUE';
+  | 'CONTINUE'
+  /**
+   * Due at once: a run start this task asked for (its `START_CHILD` or `START_WORKFLOW`, whole, as
+   * `payload.command`), put off by the executor's loop guard to a later transaction
+   * (decisions/linked-runs.ts); firing asks for it again while the task still waits for it.
+   */
+  | 'START_RUN';
 
 /** A timer to arm: fires `dueAt` (epoch ms) unless cancelled first. */
 export interface TimerSpec {

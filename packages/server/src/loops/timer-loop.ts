@@ -35,6 +35,7 @@ const TIMER_KINDS: ReadonlySet<string> = new Set<TimerKind>([
   'TOTAL_TIMEOUT',
   'WORKFLOW_TIMEOUT',
   'CONTINUE',
+  'START_RUN',
 ]);
 /** A hint for a timer due "now" is acted on a moment later, once its transaction has committed. */
 const HINT_SETTLE_MS = 25;

@@ -10,6 +10,7 @@ import { appSuite, register } from '../helpers/app-suite.js';
 import { pollOneTask, postResult, runOf, startRun } from '../helpers/runs.js';
 import { workerTaskDefs, workflowDef } from '../helpers/definitions.js';
 import { storeCases } from '../helpers/stores.js';
+import { waitFor } from '../helpers/baton-process.js';
 
 /** SUB_WORKFLOW, START_WORKFLOW and failure workflows through the real routes, on both stores. */
 for (const storeCase of storeCases()) {
@@ -300,6 +301,47 @@ for (const storeCase of storeCases()) {
       );
       assert.equal(branches.length, 150);
       for (const branch of branches) assert.equal(branch.status, 'IN_PROGRESS', branch.reasonForIncompletion);
+    });
+
+    it('a loop of 250 sub-workflows that end at once runs to its end, 100 runs a transaction', async () => {
+      await register(t.app, [
+        workflowDef('instant_child', [
+          { name: 'i', taskReferenceName: 'i', type: 'INLINE', inputParameters: { expression: '1' } },
+        ]),
+        workflowDef(
+          'loop_of_children',
+          [
+            {
+              name: 'loop',
+              taskReferenceName: 'loop',
+              type: 'DO_WHILE',
+              loopCondition: "if ($.loop['iteration'] < 250) { true; } else { false; }",
+              loopOver: [
+                {
+                  name: 's',
+                  taskReferenceName: 's',
+                  type: 'SUB_WORKFLOW',
+                  subWorkflowParam: { name: 'instant_child' },
+                },
+              ],
+            },
+          ],
+          { iterations: '${loop.output.iteration}' },
+        ),
+      ]);
+      const id = await start('loop_of_children');
+      const done = await waitFor(
+        async () => {
+          const current = await run(id);
+          return current.status === 'RUNNING' ? undefined : current;
+        },
+        { timeoutMs: 60_000, what: 'the loop of 250 children to end' },
+      );
+      assert.equal(done.status, 'COMPLETED', done.reasonForIncompletion);
+      assert.deepEqual(done.output, { iterations: 250 });
+      const children = done.tasks.filter((task: { taskType: string }) => task.taskType === 'SUB_WORKFLOW');
+      assert.equal(children.length, 250);
+      for (const child of children) assert.equal(child.status, 'COMPLETED', child.reasonForIncompletion);
     });
 
     it('a workflow that forks into two copies of itself meets the loop guard in its first step', async () => {
