@@ -231,20 +231,23 @@ for (const storeCase of storeCases()) {
       assert.equal(current.status, 'FAILED');
     });
 
-    it('a dynamic fork of 150 SUB_WORKFLOWs starts every child; the loop guard counts only what they start', async () => {
-      const def = workflowDef('wide_children', [
-        {
-          name: 'dyn',
-          taskReferenceName: 'dyn',
-          type: 'FORK_JOIN_DYNAMIC',
-          inputParameters: {
-            forkTaskName: 'c',
-            forkTaskWorkflow: 'leaf',
-            forkTaskInputs: '${workflow.input.items}',
-          },
+    /** A dynamic fork of one `leaf` child per item of the input's `items`, and its JOIN. */
+    const forkOfLeaves = [
+      {
+        name: 'dyn',
+        taskReferenceName: 'dyn',
+        type: 'FORK_JOIN_DYNAMIC',
+        inputParameters: {
+          forkTaskName: 'c',
+          forkTaskWorkflow: 'leaf',
+          forkTaskInputs: '${workflow.input.items}',
         },
-        { name: 'join', taskReferenceName: 'join', type: 'JOIN' },
-      ]);
+      },
+      { name: 'join', taskReferenceName: 'join', type: 'JOIN' },
+    ];
+
+    it('a dynamic fork of 150 SUB_WORKFLOWs starts every child; the loop guard counts only what they start', async () => {
+      const def = workflowDef('wide_children', forkOfLeaves);
       assert.equal((await call(t.app, 'POST', '/api/metadata/workflow', def)).status, 200);
       const items = Array.from({ length: 150 }, (_, n) => ({ n }));
       const parent = await run(await start('wide_children', { input: { items } }));
@@ -272,17 +275,7 @@ for (const storeCase of storeCases()) {
           type: 'SUB_WORKFLOW',
           subWorkflowParam: { name: 'first_leaf' },
         },
-        {
-          name: 'dyn',
-          taskReferenceName: 'dyn',
-          type: 'FORK_JOIN_DYNAMIC',
-          inputParameters: {
-            forkTaskName: 'c',
-            forkTaskWorkflow: 'leaf',
-            forkTaskInputs: '${workflow.input.items}',
-          },
-        },
-        { name: 'join', taskReferenceName: 'join', type: 'JOIN' },
+        ...forkOfLeaves,
       ]);
       assert.equal((await call(t.app, 'POST', '/api/metadata/workflow', def)).status, 200);
       const items = Array.from({ length: 150 }, (_, n) => ({ n }));
