@@ -18,6 +18,7 @@ import {
   type EngineEvent,
   type EngineSettings,
   type NewRunInput,
+  type StartCommand,
   type TimerKind,
 } from '../engine/index.js';
 import { replaying, settleScripts, type AsyncScriptRunner } from '../scripting/async-scripts.js';
@@ -38,7 +39,7 @@ import {
   missingDefinitionReason,
   newSession,
   type Session,
-  type StartCommand,
+  startedFromRoot,
   startsFailureWorkflow,
   tasksAfter,
 } from './linked-runs.js';
@@ -412,7 +413,7 @@ export class DecisionApplier {
       // A run this transaction started that starts more: a workflow that starts itself. Any
       // other (the run the transaction is for, or one that was there before it, decided again):
       // a loop over children that end at once, which goes on in a later transaction.
-      if (parent.workflowId !== session.root && session.started.has(parent.workflowId)) {
+      if (startedFromRoot(session, parent.workflowId)) {
         await fail(`more than ${MAX_RUNS_PER_STEP} runs started in one step: does a workflow start itself?`);
         return;
       }

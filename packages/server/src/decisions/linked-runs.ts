@@ -11,9 +11,9 @@ import {
 import {
   buildExpressionDocument,
   resolveValue,
-  type Command,
   type Decision,
   type EngineEvent,
+  type StartCommand,
 } from '../engine/index.js';
 import { copyWith } from '../copy-with.js';
 
@@ -36,8 +36,6 @@ export const MAX_NESTING = 32;
  * meets the guard.
  */
 export const MAX_RUNS_PER_STEP = 100;
-
-export type StartCommand = Extract<Command, { type: 'START_CHILD' | 'START_WORKFLOW' }>;
 
 export type FollowUp =
   | { readonly kind: 'event'; readonly workflowId: string; readonly event: EngineEvent }
@@ -82,10 +80,17 @@ export function newSession(root: string): Session {
  * one decided again (a parent its instantly ending children wake, over and over), counts.
  */
 export function firstDecisionOn(session: Session, workflowId: string): boolean {
-  const first =
-    !session.decided.has(workflowId) && (workflowId === session.root || !session.started.has(workflowId));
+  const first = !session.decided.has(workflowId) && !startedFromRoot(session, workflowId);
   session.decided.add(workflowId);
   return first;
+}
+
+/**
+ * Whether this transaction started `workflowId` on the way from its root (a child, a child's
+ * child): runs such a run starts past the loop guard mean a workflow that starts itself.
+ */
+export function startedFromRoot(session: Session, workflowId: string): boolean {
+  return workflowId !== session.root && session.started.has(workflowId);
 }
 
 /** Whether this decision ended the run (it was open before). */

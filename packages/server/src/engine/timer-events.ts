@@ -2,9 +2,7 @@ import { isTerminalTaskStatus, type TaskRecord } from '@baton/protocol';
 import { taskKindOf } from './kinds/registry.js';
 import type { RunState } from './run-state.js';
 import { applyTimeout } from './timeouts.js';
-import type { Command, FiredTimer } from './types.js';
-
-type StartCommand = Extract<Command, { type: 'START_CHILD' | 'START_WORKFLOW' }>;
+import type { FiredTimer, StartCommand } from './types.js';
 
 /**
  * A due timer, applied to the run. WAIT timers belong to their task's kind (`onTimer`); the

@@ -286,6 +286,9 @@ export type Command =
       readonly payload: JsonObject;
     };
 
+/** The commands that start a run: a SUB_WORKFLOW's child, a START_WORKFLOW's run. */
+export type StartCommand = Extract<Command, { type: 'START_CHILD' | 'START_WORKFLOW' }>;
+
 /** A timeout under ALERT_ONLY: recorded on the task (or run) and counted as a metric by the executor's hook. */
 export interface EngineAlert {
   readonly kind: TimerKind;
