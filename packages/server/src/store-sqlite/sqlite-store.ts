@@ -427,6 +427,8 @@ export class SqliteStore implements Store {
 
   async ping(): Promise<void> {
     this.assertOpen();
+    // After a failed WAL sync the node takes no write until restarted: readiness says so.
+    this.walSync?.check();
     (this.reader ?? this.writer).get('SELECT 1 AS ok');
     return Promise.resolve();
   }

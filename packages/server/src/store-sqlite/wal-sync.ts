@@ -1,5 +1,7 @@
 import { type FileHandle, open } from 'node:fs/promises';
 
+import { StoreUnavailable } from '../store/store-faults.js';
+
 /**
  * Group commit for the SQLite store's power-loss durability.
  *
@@ -13,7 +15,11 @@ import { type FileHandle, open } from 'node:fs/promises';
  * has finished, so what is acknowledged is exactly as durable as with FULL.
  *
  * A failed fdatasync is final: the kernel may have dropped the dirty pages and a later fsync could
- * succeed without them, so every waiter and every later transaction gets the error.
+ * succeed without them, so every waiter and every later transaction gets the error. It is a
+ * `StoreUnavailable` naming the system's error (EIO, EROFS…): requests answer 503 with it, and the
+ * store's health check says DOWN, until the node is restarted on a repaired disk. A disk that turns
+ * read-only under the node can fail here rather than in SQLite: a COMMIT that overwrites pages the
+ * WAL already has is taken into the page cache, and only the sync meets the read-only disk.
  */
 export class WalSync {
   /** Commits written to the WAL so far (a sequence number, not a count of bytes). */
@@ -76,7 +82,11 @@ export class WalSync {
       this.handle ??= open(this.walFile, 'r');
       await (await this.handle).datasync();
     } catch (err) {
-      this.failure = new Error(`store: could not sync the SQLite WAL (${String(err)})`, { cause: err });
+      const reason = err instanceof Error ? err.message : String(err);
+      this.failure = new StoreUnavailable(
+        `SQLite: could not sync the WAL to disk (${reason}); no write is taken until the node is restarted on a repaired disk`,
+        { cause: err },
+      );
       throw this.failure;
     }
     this.synced = Math.max(this.synced, upTo);

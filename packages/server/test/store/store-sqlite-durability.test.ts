@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 
 import { openSqliteStore } from '../../src/store-sqlite/sqlite-store.js';
 import { WalSync } from '../../src/store-sqlite/wal-sync.js';
+import { storeFault } from '../../src/store/store-faults.js';
 import { T0, enqueueTasks, message, run } from './fixtures.js';
 
 async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
@@ -38,14 +39,25 @@ void describe('SQLite durability (synchronous FULL: the WAL synced before an ans
     });
   });
 
-  void it('a failed sync fails its waiters and everything after it', async () => {
+  void it('a failed sync fails its waiters and everything after it, as the database being away', async () => {
     await withDir(async (dir) => {
       const sync = new WalSync(path.join(dir, 'missing-wal'));
       const n = sync.committed();
-      await assert.rejects(sync.durable(n), /could not sync the SQLite WAL/);
-      assert.throws(() => sync.check(), /could not sync the SQLite WAL/);
+      await assert.rejects(sync.durable(n), /could not sync the WAL to disk \(ENOENT/);
+      assert.throws(() => sync.check(), /could not sync the WAL to disk \(ENOENT/);
+      // The database is away, not the request wrong: requests answer 503 naming the system's error.
+      let failure: unknown;
+      try {
+        sync.check();
+      } catch (err) {
+        failure = err;
+      }
+      assert.match(
+        storeFault(failure) ?? 'not a store fault',
+        /^SQLite: could not sync the WAL to disk \(ENOENT/,
+      );
       // Even a waiter whose commits are older than the failure: the kernel may have lost them.
-      await assert.rejects(sync.durable(0), /could not sync the SQLite WAL/);
+      await assert.rejects(sync.durable(0), /could not sync the WAL to disk \(ENOENT/);
       await sync.close();
     });
   });
