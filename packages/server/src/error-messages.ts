@@ -165,6 +165,10 @@ export const ERROR_MESSAGES = {
     message:
       '{what} of {bytes} bytes is over the inline limit of {limit} bytes (BATON_PAYLOAD_INLINE_MAX_BYTES). {advice}',
   },
+  PAYLOAD_OVER_MAX: {
+    message:
+      'The payload at {path} is {size}, over the {limit} bytes Baton takes through external storage (BATON_PAYLOAD_MAX_BYTES)',
+  },
   PAYLOAD_URL_EXPIRED: { message: 'This payload URL has expired: ask for a new one' },
   PAYLOAD_URL_INVALID: { message: 'This payload URL is not valid (bad signature)' },
   PAYLOAD_URL_MISUSED: { message: '{detail}' },

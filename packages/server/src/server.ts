@@ -293,6 +293,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
       new PayloadUrlSigner(loadSigningKey(options.payloadSigningKey, options.dataDir)),
       {
         inlineMaxBytes: options.payloadInlineMaxBytes,
+        maxBytes: options.payloadMaxBytes,
         urlTtlSeconds: options.payloadUrlTtlSeconds,
         publicUrl: options.publicUrl,
       },

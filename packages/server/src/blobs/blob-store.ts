@@ -12,8 +12,12 @@ export interface BlobStore {
   readonly location: string;
   /** Writes the whole blob; a reader sees the old blob or the new one, never a part. */
   put(key: string, body: Uint8Array, contentType?: string): Promise<void>;
-  /** The blob's bytes, or undefined when there is no such blob. */
-  get(key: string): Promise<Buffer | undefined>;
+  /**
+   * The blob's bytes, or undefined when there is no such blob. With `maxBytes`, a larger blob is
+   * refused with `BlobTooLarge` before it is read whole: a blob's size is whatever its uploader
+   * sent (an S3 presigned PUT bounds nothing), and reading it whole could take the node's memory.
+   */
+  get(key: string, options?: BlobReadOptions): Promise<Buffer | undefined>;
   /** Deletes the blob; deleting a missing blob is not an error. */
   delete(key: string): Promise<void>;
   /**
@@ -25,6 +29,25 @@ export interface BlobStore {
 }
 
 export type BlobOperation = 'READ' | 'WRITE';
+
+export interface BlobReadOptions {
+  /** The most bytes the reader takes; a larger blob is refused with `BlobTooLarge`. */
+  readonly maxBytes?: number;
+}
+
+/** A blob over a reader's `maxBytes`; `bytes` is its size when the store said it, else undefined. */
+export class BlobTooLarge extends Error {
+  override name = 'BlobTooLarge';
+  constructor(
+    readonly key: string,
+    readonly bytes: number | undefined,
+    readonly limit: number,
+  ) {
+    super(
+      `the blob at ${key} is ${bytes === undefined ? 'larger than' : `${bytes} bytes, over`} the ${limit} bytes its reader takes`,
+    );
+  }
+}
 
 const KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._\-/]*$/;
 export const MAX_BLOB_KEY_LENGTH = 512;

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 
-import { type BlobStore, checkBlobKey } from './blob-store.js';
+import { type BlobReadOptions, type BlobStore, BlobTooLarge, checkBlobKey } from './blob-store.js';
 
 /**
  * Blobs as files under one directory (the embedded default: `<dataDir>/blobs`). A write goes to
@@ -41,12 +41,24 @@ export class FilesystemBlobStore implements BlobStore {
     }
   }
 
-  async get(key: string): Promise<Buffer | undefined> {
+  async get(key: string, options?: BlobReadOptions): Promise<Buffer | undefined> {
+    let handle: FileHandle;
     try {
-      return await readFile(this.fileOf(key));
+      handle = await open(this.fileOf(key), 'r');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;
+    }
+    try {
+      // Sized and read through one handle: a blob renamed over the key meanwhile is not mixed in.
+      const max = options?.maxBytes;
+      if (max !== undefined) {
+        const { size } = await handle.stat();
+        if (size > max) throw new BlobTooLarge(key, size, max);
+      }
+      return await handle.readFile();
+    } finally {
+      await handle.close();
     }
   }
 

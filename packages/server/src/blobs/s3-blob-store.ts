@@ -8,7 +8,13 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 
-import { type BlobOperation, type BlobStore, checkBlobKey } from './blob-store.js';
+import {
+  type BlobOperation,
+  type BlobReadOptions,
+  type BlobStore,
+  BlobTooLarge,
+  checkBlobKey,
+} from './blob-store.js';
 
 export interface S3BlobSettings {
   bucket: string;
@@ -60,14 +66,36 @@ export class S3BlobStore implements BlobStore {
     );
   }
 
-  async get(key: string): Promise<Buffer | undefined> {
+  async get(key: string, options?: BlobReadOptions): Promise<Buffer | undefined> {
+    const max = options?.maxBytes;
+    const abort = new AbortController();
     try {
       const answer = await this.client.send(
         new GetObjectCommand({ Bucket: this.settings.bucket, Key: this.keyOf(key) }),
+        { abortSignal: abort.signal },
       );
       if (!answer.Body) return Buffer.alloc(0);
-      return Buffer.from(await answer.Body.transformToByteArray());
+      if (max === undefined) return Buffer.from(await answer.Body.transformToByteArray());
+      const size = answer.ContentLength;
+      if (size !== undefined && size > max) {
+        // The body is not read: aborting closes its connection instead of draining it.
+        abort.abort();
+        throw new BlobTooLarge(key, size, max);
+      }
+      // Counted as it comes too, for a server that sent no length or more than it said.
+      const chunks: Buffer[] = [];
+      let read = 0;
+      for await (const chunk of answer.Body as AsyncIterable<Uint8Array>) {
+        read += chunk.byteLength;
+        if (read > max) {
+          abort.abort();
+          throw new BlobTooLarge(key, size, max);
+        }
+        chunks.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+      }
+      return Buffer.concat(chunks, read);
     } catch (err) {
+      if (err instanceof BlobTooLarge) throw err;
       if (err instanceof NoSuchKey) return undefined;
       if (err instanceof S3ServiceException && err.$metadata.httpStatusCode === 404) return undefined;
       throw err;

@@ -181,7 +181,8 @@ export const ENV_KEYS = [
   },
   {
     name: 'BATON_PAYLOAD_MAX_BYTES',
-    description: 'Largest payload uploaded to a Baton-served (filesystem) upload URL',
+    description:
+      'Largest payload taken through external storage: uploaded to a Baton-served (filesystem) URL, or read from blob storage as a result output, start input or document',
     default: '67108864',
   },
   {

@@ -1,6 +1,6 @@
 import type { JsonObject, StartWorkflowRequest, TaskRecord, TaskResult } from '@baton/protocol';
 
-import type { BlobStore } from '../blobs/blob-store.js';
+import { type BlobStore, BlobTooLarge } from '../blobs/blob-store.js';
 import type { Clock } from '../clock.js';
 import { BatonError, fail } from '../errors.js';
 import {
@@ -16,6 +16,11 @@ import { copyWith } from '../copy-with.js';
 export interface PayloadSettings {
   /** Largest inline payload (a result's output, a start input, a handed-out task input), in bytes. */
   inlineMaxBytes: number;
+  /**
+   * Largest payload taken through blob storage (`BATON_PAYLOAD_MAX_BYTES`): an uploaded result
+   * output or start input over it is refused before it is read whole.
+   */
+  maxBytes: number;
   urlTtlSeconds: number;
   /** Base URL workers reach Baton at; undefined = the base of the asking request. */
   publicUrl: string | undefined;
@@ -94,10 +99,14 @@ export class PayloadService {
     if (outcome === 'invalid') throw fail('PAYLOAD_URL_INVALID');
   }
 
-  /** Reads a payload as a JSON object; a missing or malformed one is the caller's fault (400). */
+  /**
+   * Reads a payload as a JSON object; a missing or malformed one is the caller's fault (400), one
+   * over `BATON_PAYLOAD_MAX_BYTES` too (413): what is read becomes part of a record.
+   */
   async readJson(blobPath: string, field: string): Promise<JsonObject> {
     requirePayloadPath(blobPath, field);
-    const bytes = await unavailableIfFails(() => this.blobs.get(blobPath));
+    const limit = this.settings.maxBytes;
+    const bytes = await unavailableIfFails(() => this.blobs.get(blobPath, { maxBytes: limit }), field);
     if (bytes === undefined) {
       throw fail('PAYLOAD_NOT_UPLOADED', { path: blobPath }, [
         { path: field, message: 'no such payload', invalidValue: blobPath },
@@ -192,12 +201,23 @@ export class PayloadService {
   }
 }
 
-/** Blob storage failing is not the caller's fault: 503, retryable, with the reason. */
-async function unavailableIfFails<T>(call: () => Promise<T>): Promise<T> {
+function sizeOf(err: BlobTooLarge): string {
+  return err.bytes === undefined ? `more than ${err.limit} bytes` : `${err.bytes} bytes`;
+}
+
+/**
+ * Blob storage failing is not the caller's fault: 503, retryable, with the reason. A blob over the
+ * reader's limit is (413, naming `field`).
+ */
+async function unavailableIfFails<T>(call: () => Promise<T>, field = 'path'): Promise<T> {
   try {
     return await call();
   } catch (err) {
     if (err instanceof BatonError) throw err;
+    if (err instanceof BlobTooLarge)
+      throw fail('PAYLOAD_OVER_MAX', { path: err.key, size: sizeOf(err), limit: err.limit }, [
+        { path: field, message: `the payload is ${sizeOf(err)}`, invalidValue: err.key },
+      ]);
     const reason = err instanceof Error ? err.message || err.name : String(err);
     throw fail('BLOB_STORAGE_UNAVAILABLE', { reason });
   }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
 import { blobHealthCheck } from '../../src/blobs/blob-health.js';
-import { BlobKeyError, type BlobStore } from '../../src/blobs/blob-store.js';
+import { BlobKeyError, type BlobStore, BlobTooLarge } from '../../src/blobs/blob-store.js';
 import { FilesystemBlobStore } from '../../src/blobs/filesystem-blob-store.js';
 import { S3BlobStore } from '../../src/blobs/s3-blob-store.js';
 import { S3_ACCESS_KEY, S3_SECRET_KEY, TestS3Server } from '../helpers/s3-server.js';
@@ -73,6 +73,23 @@ for (const blobCase of cases) {
       await blobs.delete('payloads/gone.json');
       await blobs.delete('payloads/gone.json');
       assert.equal(await blobs.get('payloads/gone.json'), undefined);
+    });
+
+    it('refuses a blob over the reader’s limit from its size, and reads one exactly at it', async () => {
+      const body = Buffer.alloc(300_000, 0x61);
+      await blobs.put('payloads/big.json', body);
+      await assert.rejects(
+        blobs.get('payloads/big.json', { maxBytes: 299_999 }),
+        (err: unknown) =>
+          err instanceof BlobTooLarge &&
+          err.key === 'payloads/big.json' &&
+          err.bytes === 300_000 &&
+          err.limit === 299_999,
+      );
+      assert.deepEqual(await blobs.get('payloads/big.json', { maxBytes: 300_000 }), body);
+      assert.equal(await blobs.get('payloads/none.json', { maxBytes: 1 }), undefined);
+      // The refusal left the store usable: the next read on it answers.
+      assert.equal((await blobs.get('payloads/big.json'))?.length, 300_000);
     });
 
     it('keeps an empty blob apart from a missing one', async () => {

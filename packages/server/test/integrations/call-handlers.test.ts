@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
 import type { JsonObject } from '@baton/protocol';
 import { Agent, fetch as undiciFetch } from 'undici';
 
+import { FilesystemBlobStore } from '../../src/blobs/filesystem-blob-store.js';
 import { systemClock } from '../../src/clock.js';
 import type { CallContext, CallOutcome, SystemCall } from '../../src/integrations/call-handler.js';
 import { ConnectorHandler } from '../../src/integrations/connector/connector-handler.js';
@@ -398,12 +402,16 @@ describe('call handlers through the port', () => {
 
   it('DOCUMENT_INTELLIGENCE reads a blobPath document from blob storage and sends it as base64Source', async () => {
     const pdf = Buffer.from('%PDF-1.7 fake document \u0000\u00ff bytes');
-    const stored = new Map<string, Buffer>([['payloads/task_output/doc.pdf', pdf]]);
+    // A real blob store in a directory of the test's; "down" makes its reads fail as a lost S3 would.
+    const blobDir = mkdtempSync(path.join(tmpdir(), 'baton-doc-blobs-'));
+    after(() => rmSync(blobDir, { recursive: true, force: true }));
+    const stored = new FilesystemBlobStore(blobDir);
+    await stored.put('payloads/task_output/doc.pdf', pdf);
     let storageDown = false;
     const withBlobs = new DocumentAnalysisHandler(registry, {
       blobs: {
-        get: (key) =>
-          storageDown ? Promise.reject(new Error('connect ECONNREFUSED')) : Promise.resolve(stored.get(key)),
+        get: (key, options) =>
+          storageDown ? Promise.reject(new Error('connect ECONNREFUSED')) : stored.get(key, options),
       },
       maxBytes: 1024,
     });
@@ -429,7 +437,7 @@ describe('call handlers through the port', () => {
         /^FAILED_WITH_TERMINAL_ERROR: .*refused: blobPath must be a path inside the payload area \(payloads\/…\)/,
       );
     }
-    stored.set('payloads/task_output/big.pdf', Buffer.alloc(2048, 1));
+    await stored.put('payloads/task_output/big.pdf', Buffer.alloc(2048, 1));
     assert.match(
       reasonOf(await withBlobs.call(input('payloads/task_output/big.pdf'), context(secrets))),
       /^FAILED_WITH_TERMINAL_ERROR: .*2048 bytes, over BATON_PAYLOAD_MAX_BYTES \(1024\)/,

@@ -1,6 +1,6 @@
 import type { JsonObject, JsonValue, ValidationError, WorkflowTask } from '@baton/protocol';
 
-import type { BlobStore } from '../../blobs/blob-store.js';
+import { type BlobStore, BlobTooLarge } from '../../blobs/blob-store.js';
 import { PAYLOAD_AREA, isPayloadPath } from '../../payloads/payload-paths.js';
 import type { CallContext, CallFetch, CallHandler, CallOutcome, SystemCall } from '../call-handler.js';
 import { CallInputError, failureOf } from '../call-failure.js';
@@ -226,20 +226,23 @@ export class DocumentAnalysisHandler implements CallHandler {
     if (!this.documents)
       throw new CallInputError(`blobPath ${blobPath}: this server has no blob storage to read it from`);
     let bytes: Buffer | undefined;
+    const limit = this.documents.maxBytes;
     try {
-      bytes = await this.documents.blobs.get(blobPath);
+      // Sized before it is read: a document far over the limit never comes into memory.
+      bytes = await this.documents.blobs.get(blobPath, { maxBytes: limit });
     } catch (err) {
+      if (err instanceof BlobTooLarge) {
+        const size = err.bytes === undefined ? `more than ${limit}` : String(err.bytes);
+        throw new CallInputError(
+          `the document at blob path ${blobPath} is ${size} bytes, over BATON_PAYLOAD_MAX_BYTES (${limit})`,
+        );
+      }
       const reason = err instanceof Error ? err.message || err.name : String(err);
       throw new CallInputError(`blob storage does not answer reading ${blobPath}: ${reason}`, false);
     }
     if (bytes === undefined)
       throw new CallInputError(`no document at blob path ${blobPath} (upload it first)`);
     if (bytes.length === 0) throw new CallInputError(`the document at blob path ${blobPath} is empty`);
-    if (bytes.length > this.documents.maxBytes) {
-      throw new CallInputError(
-        `the document at blob path ${blobPath} is ${bytes.length} bytes, over BATON_PAYLOAD_MAX_BYTES (${this.documents.maxBytes})`,
-      );
-    }
     ctx.log(`read ${bytes.length} bytes from blob path ${blobPath}`);
     return bytes;
   }
