@@ -59,6 +59,11 @@ export interface EngineSettings {
    * its results costs: unbounded, one input list could occupy a node for hours.
    */
   readonly maxForkBranches: number;
+  /**
+   * The largest output the engine assembles from other tasks' outputs (a JOIN's, a DO_WHILE's),
+   * in bytes of JSON; a larger one fails its task (kinds/assembled-output.ts).
+   */
+  readonly maxOutputBytes: number;
 }
 
 /** What wakes a run. */

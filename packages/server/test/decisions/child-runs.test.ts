@@ -150,7 +150,7 @@ for (const storeCase of storeCases()) {
       // every run below it is terminated in the same transaction, and its task canceled.
       const executor = new DecisionApplier(
         systemClock,
-        { highPriorityThreshold: 50, maxForkBranches: 10_000 },
+        { highPriorityThreshold: 50, maxForkBranches: 10_000, maxOutputBytes: 64 * 1024 * 1024 },
         asyncScripts(noScripts),
       );
       await t.store.transaction((tx) =>

@@ -74,6 +74,7 @@ export class Engine {
   randomValue = 0;
   highPriorityThreshold = 50;
   maxForkBranches = 10_000;
+  maxOutputBytes = 64 * 1024 * 1024;
   scripts: ScriptRunner = noScripts;
   /** Checks after every decide that it left its inputs alone (costs a copy of the run: off for big runs). */
   verifyInputs = true;
@@ -92,7 +93,11 @@ export class Engine {
       now: this.now,
       newId: () => `t${++this.ids}`,
       random: () => this.randomValue,
-      settings: { highPriorityThreshold: this.highPriorityThreshold, maxForkBranches: this.maxForkBranches },
+      settings: {
+        highPriorityThreshold: this.highPriorityThreshold,
+        maxForkBranches: this.maxForkBranches,
+        maxOutputBytes: this.maxOutputBytes,
+      },
       scripts: this.scripts,
     });
   }
@@ -117,7 +122,11 @@ export class Engine {
       now: this.now,
       newId: () => `t${++this.ids}`,
       random: () => this.randomValue,
-      settings: { highPriorityThreshold: this.highPriorityThreshold, maxForkBranches: this.maxForkBranches },
+      settings: {
+        highPriorityThreshold: this.highPriorityThreshold,
+        maxForkBranches: this.maxForkBranches,
+        maxOutputBytes: this.maxOutputBytes,
+      },
       scripts: this.scripts,
     };
   }

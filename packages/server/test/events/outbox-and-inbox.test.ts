@@ -28,7 +28,7 @@ for (const c of storeCases()) {
     const { store } = storeSuite(c);
     const executor = new DecisionApplier(
       systemClock,
-      { highPriorityThreshold: 50, maxForkBranches: 10_000 },
+      { highPriorityThreshold: 50, maxForkBranches: 10_000, maxOutputBytes: 64 * 1024 * 1024 },
       asyncScripts(noScripts),
       Math.random,
       undefined,

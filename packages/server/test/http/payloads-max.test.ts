@@ -21,6 +21,20 @@ const definition = workflowDef('max_payload_flow', [
   { name: 'mp_produce', taskReferenceName: 'produce', type: 'SIMPLE', inputParameters: {} },
 ]);
 
+/** Three branches whose outputs each fit, joined into one that does not. */
+const fanIn = workflowDef('max_join_flow', [
+  {
+    name: 'fork',
+    taskReferenceName: 'fork',
+    type: 'FORK_JOIN',
+    forkTasks: ['a', 'b', 'c'].map((ref) => [
+      { name: 'mp_produce', taskReferenceName: ref, type: 'SIMPLE', inputParameters: {} },
+    ]),
+  },
+  { name: 'join', taskReferenceName: 'join', type: 'JOIN', joinOn: ['a', 'b', 'c'] },
+  { name: 'mp_produce', taskReferenceName: 'after', type: 'SIMPLE', inputParameters: {} },
+]);
+
 /** A JSON object of exactly `bytes` bytes. */
 function jsonOf(bytes: number): string {
   const text = JSON.stringify({ blob: 'x'.repeat(bytes - '{"blob":""}'.length) });
@@ -38,7 +52,7 @@ for (const storeCase of storeCases()) {
     });
     after(() => s3.dispose());
     const t = appSuite(storeCase, { env });
-    before(() => register(t.app, [definition], workerTaskDefs(['mp_produce'])));
+    before(() => register(t.app, [definition, fanIn], workerTaskDefs(['mp_produce'])));
 
     async function uploaded(payloadType: string, body: string): Promise<string> {
       const where = await call(
@@ -85,6 +99,26 @@ for (const storeCase of storeCases()) {
       const run = await runOf(t.app, id);
       assert.equal(run.status, 'COMPLETED');
       assert.equal(run.tasks[0].outputData.blob.length, MAX - '{"blob":""}'.length);
+    });
+
+    it('fails a JOIN whose branches’ outputs together pass the limit, and its run, keeping no output', async () => {
+      const id = await startRun(t.app, 'max_join_flow');
+      for (let n = 0; n < 3; n++) {
+        const branch = await pollOneTask(t.app, 'mp_produce');
+        await postResult(t.app, branch, 'COMPLETED', { outputData: { blob: 'b'.repeat(MAX / 2) } });
+      }
+      const run = await runOf(t.app, id);
+      assert.equal(run.status, 'FAILED');
+      const joinTask = run.tasks.find((x: { referenceTaskName: string }) => x.referenceTaskName === 'join');
+      assert.equal(joinTask.status, 'FAILED_WITH_TERMINAL_ERROR');
+      assert.deepEqual(joinTask.outputData, {});
+      assert.match(
+        joinTask.reasonForIncompletion,
+        new RegExp(
+          `^The payload size: over \\d+ of task: ${joinTask.taskId} in workflow: ${id} is greater than the permissible limit: ${MAX} bytes \\(BATON_PAYLOAD_MAX_BYTES`,
+        ),
+      );
+      assert.ok(!run.tasks.some((x: { referenceTaskName: string }) => x.referenceTaskName === 'after'));
     });
 
     it('refuses a start whose uploaded input is over the limit, starting nothing', async () => {

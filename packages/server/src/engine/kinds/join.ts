@@ -9,6 +9,7 @@ import type { RunState } from '../run-state.js';
 import type { Flow } from './flow.js';
 import type { TaskKind } from './kind.js';
 import type { WaitingExplainer } from './waiting-explanation.js';
+import { assembledOutputRefusal, failForAssembledOutput } from './assembled-output.js';
 import { isSettled } from './settled.js';
 import { fieldProblem, resolvedInput, systemTask } from './system-task.js';
 import { copyWith } from '../../copy-with.js';
@@ -74,6 +75,11 @@ function recheck(flow: Flow, join: TaskRecord): void {
     if (Object.keys(task.outputData).length > 0) output[ref] = task.outputData;
     if (!isSuccessfulTaskStatus(task.status)) failures.push(task);
     else if (task.status === 'COMPLETED_WITH_ERRORS') withErrors.push(ref);
+  }
+  const refusal = assembledOutputRefusal(state, join, Object.entries(output));
+  if (refusal !== undefined) {
+    failForAssembledOutput(state, join, refusal);
+    return;
   }
   const now = state.now;
   if (failures.length > 0) {

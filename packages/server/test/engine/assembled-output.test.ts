@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import type { WorkflowTask } from '@baton/protocol';
+
+import { Engine, fork, join, simple, workflow } from './helpers.js';
+
+/**
+ * An output the engine assembles from other tasks' outputs (a JOIN's, a DO_WHILE's) is bounded
+ * by `maxOutputBytes` (BATON_PAYLOAD_MAX_BYTES), counted in UTF-8 bytes of its JSON: over it, the
+ * task fails with a terminal error in Conductor's words, keeping no output, and the run fails.
+ */
+
+/** A DO_WHILE over the run's `list` input, one iteration an item (no script needed). */
+function eachOf(ref: string, loopOver: WorkflowTask[]): WorkflowTask {
+  return { name: ref, taskReferenceName: ref, type: 'DO_WHILE', items: '${workflow.input.list}', loopOver };
+}
+
+const forkJoin = () =>
+  workflow([
+    fork('fork', [[simple('a')], [simple('b')], [simple('c')]]),
+    join('join', ['a', 'b', 'c']),
+    simple('after'),
+  ]);
+
+const outputs = {
+  a: { text: 'déjà vu 🎼', n: 1 },
+  b: { list: ['x'.repeat(100), null, true] },
+  c: { nested: { deep: 'ü' } },
+};
+const joinedBytes = Buffer.byteLength(JSON.stringify(outputs));
+
+function joined(limit: number): Engine {
+  const engine = new Engine(forkJoin());
+  engine.maxOutputBytes = limit;
+  engine.start();
+  for (const ref of ['a', 'b', 'c'] as const) engine.complete(engine.task(ref).taskId, outputs[ref]);
+  return engine;
+}
+
+void describe('outputs the engine assembles have a bound', () => {
+  void it('a JOIN whose output is exactly at the bound completes with it', () => {
+    const engine = joined(joinedBytes);
+    assert.equal(engine.task('join').status, 'COMPLETED');
+    assert.deepEqual(engine.task('join').outputData, outputs);
+    assert.equal(engine.task('after').status, 'SCHEDULED');
+  });
+
+  void it('one byte over, the JOIN fails with a terminal error and no output, and so does the run', () => {
+    const engine = joined(joinedBytes - 1);
+    const task = engine.task('join');
+    assert.equal(task.status, 'FAILED_WITH_TERMINAL_ERROR');
+    assert.deepEqual(task.outputData, {});
+    assert.equal(
+      task.reasonForIncompletion,
+      `The payload size: ${joinedBytes} of task: ${task.taskId} in workflow: ${engine.run.workflowId} is greater than the permissible limit: ${joinedBytes - 1} bytes` +
+        " (BATON_PAYLOAD_MAX_BYTES: a JOIN's output holds every branch's output; keep large outputs in external storage and pass on their paths)",
+    );
+    assert.equal(engine.run.status, 'FAILED');
+    assert.match(
+      engine.run.reasonForIncompletion ?? '',
+      /^Task join failed with status: FAILED_WITH_TERMINAL_ERROR/,
+    );
+    assert.ok(!engine.tasks.some((t) => t.referenceTaskName === 'after'), 'nothing after the join ran');
+  });
+
+  void it('counts only until the bound is passed, and says so', () => {
+    const engine = joined(20);
+    const reason = engine.task('join').reasonForIncompletion ?? '';
+    // {"a":…} alone passes 20 bytes: b and c are not serialized.
+    const first = Buffer.byteLength(JSON.stringify({ a: outputs.a }));
+    assert.match(reason, new RegExp(`^The payload size: over ${first} of task: `));
+  });
+
+  void it('a DO_WHILE whose iterations outgrow the bound fails at the iteration that passes it', () => {
+    const engine = new Engine(workflow([eachOf('each', [simple('f')])]), {
+      input: { list: [1, 2, 3, 4] },
+    });
+    const one = { f: { blob: 'y'.repeat(200) } };
+    // Room for one iteration's output, not two.
+    engine.maxOutputBytes = Buffer.byteLength(JSON.stringify({ 1: one, iteration: 1 })) + 100;
+    engine.start();
+    engine.complete(engine.task('f__1').taskId, one.f);
+    assert.equal(engine.task('each').status, 'IN_PROGRESS');
+    engine.complete(engine.task('f__2').taskId, one.f);
+    const task = engine.task('each');
+    assert.equal(task.status, 'FAILED_WITH_TERMINAL_ERROR');
+    assert.deepEqual(task.outputData, {});
+    assert.match(task.reasonForIncompletion ?? '', /a DO_WHILE's output holds every iteration's output/);
+    assert.equal(engine.run.status, 'FAILED');
+    assert.ok(!engine.tasks.some((t) => t.referenceTaskName === 'f__3'), 'no third iteration');
+  });
+});
