@@ -13,6 +13,7 @@ import { canRetry, deadLetter, retryTask } from './attempts.js';
 import { retryDelayMs } from './retry.js';
 import { failRun, failedTaskNames, runOutput, runStatusForFailedTask, taskFailureReason } from './run-end.js';
 import type { RunState } from './run-state.js';
+import { inputRefusal, runOutputRefusal } from './payload-bounds.js';
 import { enclosingSuffix, iterationOf, placeCommand, placeTask, suffixOf } from './scope.js';
 import { effectiveTaskDef } from './task-config.js';
 import { MAX_SCRIPTS_PER_STEP, MAX_TASKS_PER_STEP } from '../bounds/ranges.js';
@@ -57,12 +58,13 @@ export function evaluate(state: RunState): void {
       failRun(state, 'FAILED', reason, first);
       return;
     }
-    state.updateRun({
-      status: 'COMPLETED',
-      endTime: state.now,
-      output: runOutput(state),
-      ...failedTaskNames(state),
-    });
+    const output = runOutput(state);
+    const refusal = runOutputRefusal(state, output);
+    if (refusal !== undefined) {
+      failRun(state, 'FAILED', refusal);
+      return;
+    }
+    state.updateRun({ status: 'COMPLETED', endTime: state.now, output, ...failedTaskNames(state) });
   }
 }
 
@@ -137,6 +139,13 @@ class Interpreter implements Flow {
     if (!outcome.ok) {
       this.fail(outcome.reason);
       return [];
+    }
+    for (const task of outcome.tasks) {
+      const refusal = inputRefusal(state, task);
+      if (refusal !== undefined) {
+        this.fail(refusal);
+        return [];
+      }
     }
     return this.add(outcome, node, ref, iteration);
   }

@@ -7,6 +7,7 @@ import {
 } from '@baton/protocol';
 import { resolveParameters } from './expressions.js';
 import { taskKindOf } from './kinds/registry.js';
+import { runOutputRefusal } from './payload-bounds.js';
 import type { RunState } from './run-state.js';
 
 /** How a run ends when a task fails it, and what it answers as output. */
@@ -49,12 +50,14 @@ export function failRun(
 ): void {
   const now = state.now;
   cancelOpenTasks(state, reason);
+  const output = runOutput(state, failedTask);
   state.updateRun({
     status,
     endTime: now,
     reasonForIncompletion: reason,
     ...failedTaskNames(state, failedTask),
-    output: runOutput(state, failedTask),
+    // A run that fails keeps its reason; an output over the bound is not kept with it.
+    output: runOutputRefusal(state, output) === undefined ? output : {},
   });
 }
 

@@ -19,7 +19,7 @@ import {
   resolvedInput,
   systemTask,
 } from './system-task.js';
-import { assembledOutputRefusal, failForAssembledOutput } from './assembled-output.js';
+import { assembledOutputRefusal, failForAssembledOutput } from '../payload-bounds.js';
 import { copyWith } from '../../copy-with.js';
 
 /**
@@ -89,7 +89,7 @@ function endIteration(flow: Flow, loop: TaskRecord, ended: TaskRecord): void {
   const output: JsonObject = copyWith(loop.outputData, { [String(n)]: iterationOutputs, iteration: n });
   const keep = keepLastN(loop);
   if (keep !== undefined) delete output[String(n - keep)];
-  const refusal = assembledOutputRefusal(state, loop, Object.entries(output));
+  const refusal = assembledOutputRefusal(state, loop, output);
   if (refusal !== undefined) {
     failForAssembledOutput(state, loop, refusal);
     return;

@@ -9,7 +9,7 @@ import type { RunState } from '../run-state.js';
 import type { Flow } from './flow.js';
 import type { TaskKind } from './kind.js';
 import type { WaitingExplainer } from './waiting-explanation.js';
-import { assembledOutputRefusal, failForAssembledOutput } from './assembled-output.js';
+import { assembledOutputRefusal, failForAssembledOutput } from '../payload-bounds.js';
 import { isSettled } from './settled.js';
 import { fieldProblem, resolvedInput, systemTask } from './system-task.js';
 import { copyWith } from '../../copy-with.js';
@@ -76,7 +76,7 @@ function recheck(flow: Flow, join: TaskRecord): void {
     if (!isSuccessfulTaskStatus(task.status)) failures.push(task);
     else if (task.status === 'COMPLETED_WITH_ERRORS') withErrors.push(ref);
   }
-  const refusal = assembledOutputRefusal(state, join, Object.entries(output));
+  const refusal = assembledOutputRefusal(state, join, output);
   if (refusal !== undefined) {
     failForAssembledOutput(state, join, refusal);
     return;

@@ -6,9 +6,10 @@ import type { WorkflowTask } from '@baton/protocol';
 import { Engine, fork, join, simple, workflow } from './helpers.js';
 
 /**
- * An output the engine assembles from other tasks' outputs (a JOIN's, a DO_WHILE's) is bounded
- * by `maxOutputBytes` (BATON_PAYLOAD_MAX_BYTES), counted in UTF-8 bytes of its JSON: over it, the
- * task fails with a terminal error in Conductor's words, keeping no output, and the run fails.
+ * What the engine assembles from other payloads is bounded by `maxOutputBytes`
+ * (BATON_PAYLOAD_MAX_BYTES), counted in UTF-8 bytes of its JSON: a JOIN's or DO_WHILE's output
+ * (over it the task fails with a terminal error in Conductor's words, keeping no output), a
+ * task's input and a run's output (over it the run fails, naming the task or the run).
  */
 
 /** A DO_WHILE over the run's `list` input, one iteration an item (no script needed). */
@@ -38,7 +39,7 @@ function joined(limit: number): Engine {
   return engine;
 }
 
-void describe('outputs the engine assembles have a bound', () => {
+void describe('payloads the engine assembles have a bound', () => {
   void it('a JOIN whose output is exactly at the bound completes with it', () => {
     const engine = joined(joinedBytes);
     assert.equal(engine.task('join').status, 'COMPLETED');
@@ -65,9 +66,10 @@ void describe('outputs the engine assembles have a bound', () => {
   });
 
   void it('counts only until the bound is passed, and says so', () => {
-    const engine = joined(20);
+    // Room for the JOIN's own input ({"joinOn":["a","b","c"]}), not for a's output.
+    const engine = joined(30);
     const reason = engine.task('join').reasonForIncompletion ?? '';
-    // {"a":…} alone passes 20 bytes: b and c are not serialized.
+    // {"a":…} alone passes 30 bytes: b and c are not serialized.
     const first = Buffer.byteLength(JSON.stringify({ a: outputs.a }));
     assert.match(reason, new RegExp(`^The payload size: over ${first} of task: `));
   });
@@ -89,5 +91,54 @@ void describe('outputs the engine assembles have a bound', () => {
     assert.match(task.reasonForIncompletion ?? '', /a DO_WHILE's output holds every iteration's output/);
     assert.equal(engine.run.status, 'FAILED');
     assert.ok(!engine.tasks.some((t) => t.referenceTaskName === 'f__3'), 'no third iteration');
+  });
+
+  void it('a task whose inputParameters resolve past the bound is not scheduled: the run fails, naming it', () => {
+    const engine = new Engine(
+      workflow([
+        simple('make'),
+        simple('use', { inputParameters: { one: '${make.output.big}', two: '${make.output.big}' } }),
+      ]),
+    );
+    const big = 'z'.repeat(400);
+    // One copy fits, two do not.
+    engine.maxOutputBytes = 600;
+    engine.start();
+    engine.complete(engine.task('make').taskId, { big });
+    assert.equal(engine.run.status, 'FAILED');
+    assert.ok(!engine.tasks.some((t) => t.referenceTaskName === 'use'), 'no task use was made');
+    assert.equal(
+      engine.run.reasonForIncompletion,
+      `The input payload size: ${Buffer.byteLength(JSON.stringify({ one: big, two: big }))} of task: use in workflow: ${engine.run.workflowId} is greater than the permissible limit: 600 bytes (BATON_PAYLOAD_MAX_BYTES: its inputParameters resolve to that much; pass large payloads on by their external storage paths)`,
+    );
+  });
+
+  void it('a run whose outputParameters resolve past the bound fails instead of completing, keeping no output', () => {
+    const engine = new Engine(
+      workflow([simple('make')], {
+        outputParameters: { one: '${make.output.big}', two: '${make.output.big}' },
+      }),
+    );
+    const big = 'q'.repeat(400);
+    engine.maxOutputBytes = 600;
+    engine.start();
+    engine.complete(engine.task('make').taskId, { big });
+    assert.equal(engine.run.status, 'FAILED');
+    assert.deepEqual(engine.run.output, {});
+    assert.equal(
+      engine.run.reasonForIncompletion,
+      `The output payload size: ${Buffer.byteLength(JSON.stringify({ one: big, two: big }))}B of workflow: ${engine.run.workflowId} is greater than the permissible limit: 600 bytes (BATON_PAYLOAD_MAX_BYTES: its outputParameters resolve to that much; pass large payloads on by their external storage paths)`,
+    );
+    // At the bound it completes with it.
+    const fits = new Engine(
+      workflow([simple('make')], {
+        outputParameters: { one: '${make.output.big}', two: '${make.output.big}' },
+      }),
+    );
+    fits.maxOutputBytes = Buffer.byteLength(JSON.stringify({ one: big, two: big }));
+    fits.start();
+    fits.complete(fits.task('make').taskId, { big });
+    assert.equal(fits.run.status, 'COMPLETED');
+    assert.deepEqual(fits.run.output, { one: big, two: big });
   });
 });
