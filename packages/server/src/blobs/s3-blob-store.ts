@@ -78,7 +78,9 @@ export class S3BlobStore implements BlobStore {
       if (max === undefined) return Buffer.from(await answer.Body.transformToByteArray());
       const size = answer.ContentLength;
       if (size !== undefined && size > max) {
-        // The body is not read: aborting closes its connection instead of draining it.
+        // The body is not read: its stream is destroyed and the request aborted, which closes
+        // the connection instead of draining the body through it.
+        (answer.Body as { destroy?: () => void }).destroy?.();
         abort.abort();
         throw new BlobTooLarge(key, size, max);
       }
