@@ -26,26 +26,11 @@ function jsonSizeUpTo(
   for (let i = 0; i < entries.length; i++) {
     const [key, value] = entries[i] as readonly [string, JsonValue];
     if (i > 0) size += 1; // ,
-    size += utf8Length(JSON.stringify(key)) + 1 + utf8Length(JSON.stringify(value) ?? 'null');
+    // UTF-8 bytes, counted natively without encoding the text.
+    size += Buffer.byteLength(JSON.stringify(key)) + 1 + Buffer.byteLength(JSON.stringify(value) ?? 'null');
     if (size > limit) return { size, whole: i === entries.length - 1 };
   }
   return { size, whole: true };
-}
-
-/** UTF-8 bytes of a string, without encoding it. */
-function utf8Length(text: string): number {
-  let bytes = text.length;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code < 0x80) continue;
-    if (code < 0x800) bytes += 1;
-    else if (code >= 0xd800 && code <= 0xdbff) {
-      // A surrogate pair (JSON.stringify escapes a lone one): 4 bytes for its 2 units.
-      bytes += 2;
-      i++;
-    } else bytes += 2;
-  }
-  return bytes;
 }
 
 /** The size of `payload` when it is over the bound ("over N" when counting stopped), else undefined. */
