@@ -261,6 +261,7 @@ export const ROOMS = [
       'store',
       'engine',
       'config',
+      'bounds',
       'kernel',
       'objects',
       'protocol',

@@ -57,6 +57,7 @@ class Gate {
   private opened = false;
   delayMs = 0;
   failWith: string | undefined;
+  output: JsonObject = { done: true };
 
   async call(request: SystemCall, ctx: CallContext): Promise<CallOutcome> {
     this.running++;
@@ -74,7 +75,7 @@ class Gate {
         return { status: 'FAILED', reason: 'aborted' };
       }
       ctx.log(`connector call for ${request.referenceTaskName}`);
-      return { status: 'COMPLETED', output: { done: true } };
+      return { status: 'COMPLETED', output: this.output };
     } finally {
       this.running--;
     }
@@ -226,6 +227,34 @@ for (const storeCase of storeCases()) {
         assert.equal(run.tasks[0].reasonForIncompletion, 'Failed to invoke CONNECTOR task due to: boom');
       } finally {
         gate.failWith = undefined;
+      }
+    });
+
+    void it('an output nested deeper than free JSON may be fails the call, and the node goes on', async () => {
+      const { app } = suite;
+      // What a remote answering `[[[[…]]]]` a hundred thousand deep makes: every recursive walk
+      // of it (masking, the record's serialization) overflows the stack. It once ended the process.
+      let deep: JsonObject = {};
+      for (let i = 0; i < 100_000; i++) deep = { a: deep };
+      gate.output = deep;
+      gate.open();
+      try {
+        const def = await registerOne(app, oneTaskWorkflow('CONNECTOR', { retryCount: 0 }));
+        const run = await ended(app, await startRun(app, String(def.name)));
+        assert.equal(run.status, 'FAILED');
+        assert.equal(
+          run.tasks[0].reasonForIncompletion,
+          'Failed to invoke CONNECTOR task due to: its output is nested deeper than 128 levels (the limit)',
+        );
+        // At the limit it is taken: `{a: …}` 127 deep inside the output object.
+        let limit: JsonObject = {};
+        for (let i = 0; i < 126; i++) limit = { a: limit };
+        gate.output = { a: limit };
+        const next = await ended(app, await startRun(app, String(def.name)));
+        assert.equal(next.status, 'COMPLETED', JSON.stringify(next.tasks[0]?.reasonForIncompletion));
+      } finally {
+        gate.output = { done: true };
+        gate.shut();
       }
     });
 

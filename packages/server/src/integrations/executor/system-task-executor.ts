@@ -24,6 +24,8 @@ import { Slots } from './slots.js';
 import { tracedCall } from '../../tracing/call-tracing.js';
 import type { Tracing } from '../../tracing/tracing.js';
 import { copyWith } from '../../copy-with.js';
+import { withinDepth } from '../../bounds/json-shape.js';
+import { MAX_JSON_DEPTH } from '../../bounds/ranges.js';
 
 /**
  * The leased executor of system calls, one per node. It claims tasks from the internal queues
@@ -198,8 +200,14 @@ export class SystemTaskExecutor {
   }
 
   private track(work: Promise<void>): void {
-    this.running.add(work);
-    void work.finally(() => this.running.delete(work));
+    // A call's work handles its own failures; one it did not foresee is logged here, never left
+    // to reject unhandled, which would end the node's process (and the next node's that claimed
+    // the same call after the lease lapsed).
+    const settled = work.catch((error: unknown) => {
+      this.options.logger.error({ err: error }, 'a system call failed unexpectedly');
+    });
+    this.running.add(settled);
+    void settled.finally(() => this.running.delete(settled));
   }
 
   // --- one call
@@ -278,22 +286,33 @@ export class SystemTaskExecutor {
     };
     try {
       const tracing = this.options.tracing;
-      return await (tracing?.enabled
+      const outcome = await (tracing?.enabled
         ? tracedCall(tracing, kind, task, () => handler.call(call, ctx))
         : handler.call(call, ctx));
+      return boundedOutcome(kind, outcome);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       return { status: 'FAILED', reason: `Failed to invoke ${kind} task due to: ${message}` };
     }
   }
 
-  /** The outcome as a worker result (asyncComplete: the task stays IN_PROGRESS off its queue). */
+  /** Posts the outcome as a worker result (asyncComplete: the task stays IN_PROGRESS off its queue). */
   private async post(
     task: TaskRecord,
     outcome: CallOutcome,
     logs: readonly string[],
     templateSecrets: TemplateSecrets,
   ): Promise<void> {
+    const { result, detach } = this.result(task, outcome, logs, templateSecrets);
+    await this.record(result, detach, task);
+  }
+
+  private resultOf(
+    task: TaskRecord,
+    outcome: CallOutcome,
+    logs: readonly string[],
+    templateSecrets: TemplateSecrets,
+  ): { result: TaskResult; detach: boolean } {
     const mask = (text: string): string => this.secrets.mask(templateSecrets.restore(text));
     const maskOutput = (output: JsonObject): JsonObject => {
       const restored = templateSecrets.restoreJson(output);
@@ -335,6 +354,41 @@ export class SystemTaskExecutor {
     }
     const now = this.options.clock.now();
     result.logs = lines.map((log) => ({ log: mask(log), createdTime: now }));
+    return { result, detach };
+  }
+
+  /**
+   * The outcome as a worker result; when making it fails (a fault of this code, not of the
+   * call), the call fails with that error as its reason instead of being made again forever.
+   */
+  private result(
+    task: TaskRecord,
+    outcome: CallOutcome,
+    logs: readonly string[],
+    templateSecrets: TemplateSecrets,
+  ): { result: TaskResult; detach: boolean } {
+    try {
+      return this.resultOf(task, outcome, logs, templateSecrets);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.options.logger.error(
+        { err: error, taskId: task.taskId },
+        'could not make the result of a system call',
+      );
+      return {
+        detach: false,
+        result: {
+          taskId: task.taskId,
+          workflowInstanceId: task.workflowInstanceId,
+          workerId: this.options.nodeId,
+          status: 'FAILED',
+          reasonForIncompletion: `Failed to invoke ${task.taskType} task due to: its outcome could not be recorded (${message})`,
+        },
+      };
+    }
+  }
+
+  private async record(result: TaskResult, detach: boolean, task: TaskRecord): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
         await this.options.tasks.update(result, { detach });
@@ -443,4 +497,17 @@ function resultLabel(outcome: CallOutcome): CallResultLabel {
 
 function isConflict(error: unknown): boolean {
   return error instanceof BatonError && error.code === 'CONFLICT';
+}
+
+/**
+ * A call's output enters its run like any input: no deeper than free JSON may be (a remote that
+ * answers `[[[[…]]]]` a hundred thousand deep would otherwise overflow the stack of every walk of
+ * it: masking, expressions, the record's serialization). The call fails, as an answer too large does.
+ */
+function boundedOutcome(kind: SystemCallKind, outcome: CallOutcome): CallOutcome {
+  if (outcome.output === undefined || withinDepth(outcome.output, MAX_JSON_DEPTH)) return outcome;
+  return {
+    status: 'FAILED',
+    reason: `Failed to invoke ${kind} task due to: its output is nested deeper than ${MAX_JSON_DEPTH} levels (the limit)`,
+  };
 }
