@@ -167,7 +167,7 @@ export const ROOMS = [
     floor: 4,
     dir: `${SERVER}/payloads`,
     holds: 'external payloads: signed URLs, the inline limit, reading uploads',
-    mayImport: ['blobs', 'kernel', 'objects', 'protocol'],
+    mayImport: ['blobs', 'kernel', 'bounds', 'objects', 'protocol'],
   },
   {
     name: 'archive',
@@ -282,6 +282,7 @@ export const ROOMS = [
       'store',
       'engine',
       'config',
+      'bounds',
       'kernel',
       'objects',
       'protocol',

@@ -19,6 +19,7 @@ import type { EventExecutionRow, Store, Tx } from '../store/store.js';
 import type { Delivery } from './broker.js';
 import type { RunActions } from './run-actions.js';
 import { copyWith } from '../copy-with.js';
+import { jsonShapeProblem } from '../bounds/json-shape.js';
 
 /** What the processor did with one delivery. */
 export type Outcome = 'processed' | 'duplicate' | 'retry' | 'failed';
@@ -66,6 +67,7 @@ export class EventProcessor {
     delivery: Delivery,
   ): Promise<Outcome> {
     const payload = parsePayload(delivery.body);
+    if (typeof payload === 'string') return this.refuse(event, handlers, delivery, payload);
     const conditions = await Promise.all(handlers.map((h) => this.condition(h, payload)));
     const after = afterCommit();
     let outcome: Outcome;
@@ -95,7 +97,19 @@ export class EventProcessor {
       if (this.attempts.size > 10_000) this.attempts.clear();
       const attempts = (this.attempts.get(delivery.id) ?? 0) + 1;
       this.attempts.set(delivery.id, attempts);
-      if (attempts >= MAX_ATTEMPTS && (await this.recordFailed(event, handlers, delivery, err))) {
+      if (
+        attempts >= MAX_ATTEMPTS &&
+        (await this.recordFailed(
+          event,
+          handlers,
+          delivery,
+          `gave up after ${MAX_ATTEMPTS} attempts: ${err.message}`,
+        ))
+      ) {
+        this.logger.error(
+          { err, event, messageId: delivery.id },
+          'event message failed every attempt: recorded FAILED',
+        );
         this.attempts.delete(delivery.id);
         this.counted(event, 'failed');
         await delivery.ack();
@@ -126,21 +140,44 @@ export class EventProcessor {
   }
 
   /**
+   * A message no handler can act on: JSON past the shape every body is held to (deeper than
+   * MAX_JSON_DEPTH, text no database stores). Taking it in would overflow the stack of every walk
+   * of it (conditions, expressions, the run's record) on every node it came back to; it is
+   * recorded FAILED at once, saying why, and acknowledged.
+   */
+  private async refuse(
+    event: string,
+    handlers: readonly EventHandler[],
+    delivery: Delivery,
+    reason: string,
+  ): Promise<Outcome> {
+    if (!(await this.recordFailed(event, handlers, delivery, reason))) {
+      await delivery.nack();
+      this.counted(event, 'retry');
+      return 'retry';
+    }
+    this.logger.warn({ event, messageId: delivery.id, reason }, 'event message refused: recorded FAILED');
+    this.counted(event, 'failed');
+    await delivery.ack();
+    return 'failed';
+  }
+
+  /**
    * A message whose processing keeps failing (not a refusal: an error the actions raised) would
    * come back forever. After MAX_ATTEMPTS it is claimed in the inbox with one FAILED execution
-   * per action carrying the error, and acknowledged. When even that cannot commit (the database
-   * is down), it stays with the broker.
+   * per action carrying the error, and acknowledged; a message refused on sight goes the same
+   * way at once. When even that cannot commit (the database is down), it stays with the broker.
    */
   private async recordFailed(
     event: string,
     handlers: readonly EventHandler[],
     delivery: Delivery,
-    err: Error,
+    exception: string,
   ): Promise<boolean> {
     try {
       await this.store.transaction(async (tx) => {
         if (!(await tx.events.claimInbox(event, delivery.id, this.clock.now()))) return;
-        const output = { exception: `gave up after ${MAX_ATTEMPTS} attempts: ${err.message}` };
+        const output = { exception };
         await tx.events.insertEventExecutions(
           handlers.flatMap((handler) =>
             handler.actions.map((_action, i) =>
@@ -149,10 +186,6 @@ export class EventProcessor {
           ),
         );
       });
-      this.logger.error(
-        { err, event, messageId: delivery.id },
-        'event message failed every attempt: recorded FAILED',
-      );
       return true;
     } catch {
       return false;
@@ -291,13 +324,18 @@ export class EventProcessor {
   }
 }
 
-function parsePayload(body: string): JsonObject {
+/** The message as handlers see it, or why it is refused (a string). */
+function parsePayload(body: string): JsonObject | string {
+  let value: JsonValue;
   try {
-    const value = JSON.parse(body) as JsonValue;
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : { payload: value };
+    value = JSON.parse(body) as JsonValue;
   } catch {
     return { payload: body };
   }
+  const payload =
+    typeof value === 'object' && value !== null && !Array.isArray(value) ? value : { payload: value };
+  const problem = jsonShapeProblem(payload, 'message');
+  return problem ? `refused: ${problem.path} ${problem.message}` : payload;
 }
 
 function truthy(value: JsonValue | undefined): boolean {

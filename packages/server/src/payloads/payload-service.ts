@@ -12,6 +12,8 @@ import {
 } from './payload-paths.js';
 import type { PayloadUrlSigner } from './signed-url.js';
 import { copyWith } from '../copy-with.js';
+import { jsonShapeProblem } from '../bounds/json-shape.js';
+import { MAX_JSON_DEPTH } from '../bounds/ranges.js';
 
 export interface PayloadSettings {
   /** Largest inline payload (a result's output, a start input, a handed-out task input), in bytes. */
@@ -121,6 +123,16 @@ export class PayloadService {
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
       throw fail('PAYLOAD_NOT_OBJECT', { path: blobPath }, [
         { path: field, message: 'not a JSON object', invalidValue: blobPath },
+      ]);
+    }
+    // Held to the shape of every JSON body: what is read becomes a record, walked by expressions
+    // and serialized on every later decision (a payload a hundred thousand levels deep would
+    // overflow the stack of each), and stored as text a database must take.
+    const problem = jsonShapeProblem(parsed, 'payload');
+    if (problem) {
+      const path = `${problem.path} (the payload at ${blobPath})`;
+      throw fail('BODY_TOO_DEEP', { path, problem: problem.message, maxDepth: MAX_JSON_DEPTH }, [
+        { path: field, message: `${problem.path} ${problem.message}`, invalidValue: blobPath },
       ]);
     }
     return parsed as JsonObject;

@@ -184,5 +184,57 @@ for (const c of storeCases()) {
         /a bug in an action/,
       );
     });
+
+    void it('records a message nested deeper than free JSON FAILED at once, saying why, and acts on none of it', async () => {
+      const name = `deep-${randomUUID()}`;
+      await define(name);
+      const processor = new EventProcessor(
+        store,
+        executor,
+        new RunActions(executor),
+        asyncScripts(noScripts),
+        new WakeBus(),
+        systemClock,
+        pino({ level: 'silent' }),
+      );
+      const handler: EventHandler = {
+        name: `h-${name}`,
+        event: 'amqp:deep-test',
+        active: true,
+        actions: [{ action: 'start_workflow', start_workflow: { name, input: { n: '${n}' } } }],
+      };
+      const settled: string[] = [];
+      const delivery = (body: string): Delivery => ({
+        id: newId(),
+        body,
+        redelivered: false,
+        ack: () => {
+          settled.push('ack');
+          return Promise.resolve();
+        },
+        nack: () => {
+          settled.push('nack');
+          return Promise.resolve();
+        },
+      });
+      // A hundred thousand levels: every recursive walk of it overflows the stack.
+      const deep = `{"n":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+      assert.equal(await processor.process(handler.event, [handler], delivery(deep)), 'failed');
+      assert.deepEqual(settled, ['ack'], 'acknowledged at once: it would come back the same');
+      const executions = await store.read((tx) => tx.events.listEventExecutions(handler.name, 0, 10));
+      assert.equal(executions.totalHits, 1);
+      assert.equal(executions.results[0]?.record.status, 'FAILED');
+      assert.match(
+        String((executions.results[0]?.record.output as { exception?: string }).exception),
+        /^refused: message\.n(\[0\])+ is nested deeper than 128 levels \(the limit\)$/,
+      );
+      // At the limit the message is acted on: the message object and 127 arrays.
+      const limit = `{"n":${'['.repeat(127)}${']'.repeat(127)}}`;
+      assert.equal(await processor.process(handler.event, [handler], delivery(limit)), 'processed');
+      const runs = await store.read((tx) =>
+        tx.searchRuns({ name, start: 0, size: 10, sort: [{ field: 'createTime', order: 'ASC' }] }),
+      );
+      assert.equal(runs.totalHits, 1, 'one run: the message at the limit');
+    });
   });
 }

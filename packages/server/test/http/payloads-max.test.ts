@@ -101,6 +101,32 @@ for (const storeCase of storeCases()) {
       assert.equal(run.tasks[0].outputData.blob.length, MAX - '{"blob":""}'.length);
     });
 
+    it('refuses an uploaded output nested deeper than a body may be, changing nothing', async () => {
+      await startRun(t.app, 'max_payload_flow');
+      const produce = await pollOneTask(t.app, 'mp_produce');
+      // Small (40 KB) but 20,000 levels deep: every recursive walk of it overflows the stack.
+      const deep = await uploaded('TASK_OUTPUT', `{"a":${'['.repeat(20_000)}${']'.repeat(20_000)}}`);
+      const refused = await call(t.app, 'POST', '/api/tasks', {
+        taskId: produce.taskId,
+        workflowInstanceId: produce.workflowInstanceId,
+        status: 'COMPLETED',
+        externalOutputPayloadStoragePath: deep,
+      });
+      assert.equal(refused.status, 400, refused.text);
+      assert.equal(refused.body.errorCode, 'BODY_TOO_DEEP');
+      assert.match(
+        refused.body.message,
+        new RegExp(
+          `^payload\\.a(\\[0\\])+ \\(the payload at ${deep}\\) is nested deeper than 128 levels \\(the limit\\); flatten the value or keep it within 128 levels$`,
+        ),
+      );
+      assert.equal(refused.body.validationErrors[0].path, 'body.externalOutputPayloadStoragePath');
+      const task = await call(t.app, 'GET', `/api/tasks/${produce.taskId}`);
+      assert.equal(task.body.status, 'IN_PROGRESS');
+      assert.deepEqual(task.body.outputData, {});
+      await postResult(t.app, produce, 'COMPLETED', { outputData: {} });
+    });
+
     it('fails a JOIN whose branches’ outputs together pass the limit, and its run, keeping no output', async () => {
       const id = await startRun(t.app, 'max_join_flow');
       for (let n = 0; n < 3; n++) {
