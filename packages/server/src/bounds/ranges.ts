@@ -34,6 +34,13 @@ export const MAX_TEXT_LENGTH = 65_536;
 
 /** Free JSON (inputs, outputs, variables, templates, logs, mocks): deepest nesting accepted. */
 export const MAX_JSON_DEPTH = 128;
+/**
+ * The deepest JSON the engine assembles into a record (a task's input, a JOIN's or DO_WHILE's
+ * output, a run's output): room for a value of MAX_JSON_DEPTH inside the parameters or the join
+ * that holds it, and far below the few thousand levels where a recursive walk (serializing the
+ * record, resolving an expression) overflows the stack.
+ */
+export const MAX_RECORD_DEPTH = 2 * MAX_JSON_DEPTH;
 /** Free JSON: most values (objects, arrays and scalars together) in one request body. */
 export const MAX_JSON_NODES = 1_000_000;
 

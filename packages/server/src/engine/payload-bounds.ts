@@ -1,5 +1,7 @@
 import type { JsonObject, JsonValue, TaskRecord } from '@baton/protocol';
 import type { RunState } from './run-state.js';
+import { withinDepth } from '../bounds/json-shape.js';
+import { MAX_RECORD_DEPTH } from '../bounds/ranges.js';
 
 /**
  * Bounds on the payloads the engine makes from other payloads (`EngineSettings.maxOutputBytes`,
@@ -11,7 +13,9 @@ import type { RunState } from './run-state.js';
  * would make one record of GBs, read by every later decision on the run, and a node that tried
  * would run out of memory, then the next node that took the run. Over the bound the task fails
  * with a terminal error (or the run, for an input or the run's output), in Conductor's words
- * (its `maxTaskOutputPayloadSizeThreshold` and siblings), and the payload is not kept.
+ * (its `maxTaskOutputPayloadSizeThreshold` and siblings), and the payload is not kept. The same
+ * holds for depth (MAX_RECORD_DEPTH): parameters that nest a value inside itself grow it a level a
+ * step, and a record deep enough to overflow the stack when serialized would fail every decision.
  */
 
 /**
@@ -33,12 +37,20 @@ function jsonSizeUpTo(
   return { size, whole: true };
 }
 
-/** The size of `payload` when it is over the bound ("over N" when counting stopped), else undefined. */
-function sizeOver(state: RunState, payload: JsonObject): string | undefined {
+/**
+ * How `payload` is over the bounds: nested deeper than MAX_RECORD_DEPTH (checked first, without
+ * recursion: the size count serializes, which such a value would overflow), or its size when it
+ * is over the byte bound ("over N" when counting stopped); undefined when it keeps both.
+ */
+function overBounds(state: RunState, payload: JsonObject): { depth: true } | { size: string } | undefined {
+  if (!withinDepth(payload, MAX_RECORD_DEPTH)) return { depth: true };
   const { size, whole } = jsonSizeUpTo(Object.entries(payload), state.ctx.settings.maxOutputBytes);
   if (size <= state.ctx.settings.maxOutputBytes) return undefined;
-  return whole ? String(size) : `over ${size}`;
+  return { size: whole ? String(size) : `over ${size}` };
 }
+
+/** The words for a payload nested too deep, after what holds it. */
+const TOO_DEEP = `is nested deeper than ${MAX_RECORD_DEPTH} levels (the limit of what the engine assembles)`;
 
 /**
  * Why a JOIN or DO_WHILE cannot take the output it assembled (Conductor's message, then the
@@ -49,9 +61,12 @@ export function assembledOutputRefusal(
   task: TaskRecord,
   output: JsonObject,
 ): string | undefined {
-  const size = sizeOver(state, output);
-  if (size === undefined) return undefined;
+  const over = overBounds(state, output);
+  if (over === undefined) return undefined;
   const parts = task.taskType === 'DO_WHILE' ? 'iteration' : 'branch';
+  if ('depth' in over)
+    return `The output of task: ${task.taskId} in workflow: ${task.workflowInstanceId} ${TOO_DEEP}: a ${task.taskType}'s output holds every ${parts}'s output`;
+  const size = over.size;
   return (
     `The payload size: ${size} of task: ${task.taskId} in workflow: ${task.workflowInstanceId} is greater than the permissible limit: ${state.ctx.settings.maxOutputBytes} bytes` +
     ` (BATON_PAYLOAD_MAX_BYTES: a ${task.taskType}'s output holds every ${parts}'s output; keep large outputs in external storage and pass on their paths)`
@@ -72,8 +87,11 @@ export function failForAssembledOutput(state: RunState, task: TaskRecord, reason
 
 /** Why a task about to be scheduled cannot take the input its parameters resolved to, or undefined. */
 export function inputRefusal(state: RunState, task: TaskRecord): string | undefined {
-  const size = sizeOver(state, task.inputData);
-  if (size === undefined) return undefined;
+  const over = overBounds(state, task.inputData);
+  if (over === undefined) return undefined;
+  if ('depth' in over)
+    return `The input of task: ${task.referenceTaskName} in workflow: ${task.workflowInstanceId} ${TOO_DEEP}: its inputParameters nest the values they name inside each other`;
+  const size = over.size;
   return (
     `The input payload size: ${size} of task: ${task.referenceTaskName} in workflow: ${task.workflowInstanceId} is greater than the permissible limit: ${state.ctx.settings.maxOutputBytes} bytes` +
     ' (BATON_PAYLOAD_MAX_BYTES: its inputParameters resolve to that much; pass large payloads on by their external storage paths)'
@@ -82,8 +100,11 @@ export function inputRefusal(state: RunState, task: TaskRecord): string | undefi
 
 /** Why the run cannot end with `output` (Conductor's message for a workflow's output), or undefined. */
 export function runOutputRefusal(state: RunState, output: JsonObject): string | undefined {
-  const size = sizeOver(state, output);
-  if (size === undefined) return undefined;
+  const over = overBounds(state, output);
+  if (over === undefined) return undefined;
+  if ('depth' in over)
+    return `The output of workflow: ${state.run.workflowId} ${TOO_DEEP}: its outputParameters nest the values they name inside each other`;
+  const size = over.size;
   return (
     `The output payload size: ${size}B of workflow: ${state.run.workflowId} is greater than the permissible limit: ${state.ctx.settings.maxOutputBytes} bytes` +
     ' (BATON_PAYLOAD_MAX_BYTES: its outputParameters resolve to that much; pass large payloads on by their external storage paths)'

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import type { WorkflowTask } from '@baton/protocol';
+import type { JsonObject, WorkflowTask } from '@baton/protocol';
+
+import { MAX_RECORD_DEPTH } from '../../src/bounds/ranges.js';
 
 import { Engine, fork, join, simple, workflow } from './helpers.js';
 
@@ -140,5 +142,98 @@ void describe('payloads the engine assembles have a bound', () => {
     fits.complete(fits.task('make').taskId, { big });
     assert.equal(fits.run.status, 'COMPLETED');
     assert.deepEqual(fits.run.output, { one: big, two: big });
+  });
+});
+
+/** `levels` containers one inside the other: `{"n":{"n":…{}}}`. */
+function nestOf(levels: number): JsonObject {
+  let value: JsonObject = {};
+  for (let i = 1; i < levels; i++) value = { n: value };
+  return value;
+}
+
+void describe('payloads the engine assembles have a depth bound', () => {
+  // Past a few thousand levels every recursive walk of a value (serializing the record,
+  // resolving expressions) overflows the stack; MAX_RECORD_DEPTH keeps records far below that.
+  void it('a task whose input nests past MAX_RECORD_DEPTH is not scheduled: the run fails, naming it', () => {
+    const run = (levels: number): Engine => {
+      const engine = new Engine(
+        workflow([simple('make'), simple('use', { inputParameters: { x: { y: '${make.output.v}' } } })]),
+      );
+      engine.start();
+      engine.complete(engine.task('make').taskId, { v: nestOf(levels) });
+      return engine;
+    };
+    // The input object, x's object, then v.
+    const fits = run(MAX_RECORD_DEPTH - 2);
+    assert.equal(fits.task('use').status, 'SCHEDULED');
+    const deep = run(MAX_RECORD_DEPTH - 1);
+    assert.equal(deep.run.status, 'FAILED');
+    assert.ok(!deep.tasks.some((t) => t.referenceTaskName === 'use'), 'no task use was made');
+    assert.equal(
+      deep.run.reasonForIncompletion,
+      `The input of task: use in workflow: ${deep.run.workflowId} is nested deeper than ${MAX_RECORD_DEPTH} levels (the limit of what the engine assembles): its inputParameters nest the values they name inside each other`,
+    );
+  });
+
+  void it('variables that a loop wraps in themselves fail the run at the bound instead of growing until the stack overflows', () => {
+    const engine = new Engine(
+      workflow([
+        eachOf('each', [
+          {
+            name: 'wrap',
+            taskReferenceName: 'wrap',
+            type: 'SET_VARIABLE',
+            inputParameters: { v: { x: '${workflow.variables.v}' } },
+          },
+        ]),
+      ]),
+      { input: { list: Array.from({ length: 1000 }, (_, i) => i) } },
+    );
+    engine.start();
+    assert.equal(engine.run.status, 'FAILED');
+    assert.match(
+      engine.run.reasonForIncompletion ?? '',
+      new RegExp(
+        `^The input of task: wrap__\\d+ in workflow: .* is nested deeper than ${MAX_RECORD_DEPTH} levels`,
+      ),
+    );
+    // Each iteration nests v one level deeper (x's object); the input adds its own object and x's.
+    const iterations = engine.tasks.filter((t) => t.taskType === 'SET_VARIABLE').length;
+    assert.equal(
+      iterations,
+      MAX_RECORD_DEPTH - 1,
+      'the first iteration whose input would be too deep is not made',
+    );
+  });
+
+  void it('a JOIN whose output nests past the bound fails with a terminal error and no output', () => {
+    const engine = new Engine(forkJoin());
+    engine.start();
+    engine.complete(engine.task('a').taskId, { v: nestOf(MAX_RECORD_DEPTH - 1) });
+    engine.complete(engine.task('b').taskId, {});
+    engine.complete(engine.task('c').taskId, {});
+    const task = engine.task('join');
+    assert.equal(task.status, 'FAILED_WITH_TERMINAL_ERROR');
+    assert.deepEqual(task.outputData, {});
+    assert.equal(
+      task.reasonForIncompletion,
+      `The output of task: ${task.taskId} in workflow: ${engine.run.workflowId} is nested deeper than ${MAX_RECORD_DEPTH} levels (the limit of what the engine assembles): a JOIN's output holds every branch's output`,
+    );
+    assert.equal(engine.run.status, 'FAILED');
+  });
+
+  void it('a run whose output nests past the bound fails, keeping no output', () => {
+    const engine = new Engine(
+      workflow([simple('make')], { outputParameters: { o: { p: '${make.output.v}' } } }),
+    );
+    engine.start();
+    engine.complete(engine.task('make').taskId, { v: nestOf(MAX_RECORD_DEPTH - 1) });
+    assert.equal(engine.run.status, 'FAILED');
+    assert.deepEqual(engine.run.output, {});
+    assert.equal(
+      engine.run.reasonForIncompletion,
+      `The output of workflow: ${engine.run.workflowId} is nested deeper than ${MAX_RECORD_DEPTH} levels (the limit of what the engine assembles): its outputParameters nest the values they name inside each other`,
+    );
   });
 });
