@@ -27,6 +27,7 @@ export class Metrics {
   private readonly tasksDeferred: Counter<'task_type' | 'reason'>;
   private readonly noWorker: Counter<'task_type'>;
   private readonly alertOnly: Counter<'task_type' | 'timeout_kind'>;
+  private readonly decisionFaults: Counter<'event'>;
   private readonly refusedResults: Counter<'task_type' | 'reason'>;
   private readonly scheduleToStart: Histogram<'task_type'>;
   private readonly housekeeping: Counter<'what'>;
@@ -102,6 +103,12 @@ export class Metrics {
       name: 'baton_alert_only_timeouts_total',
       help: 'Timeouts of tasks whose timeoutPolicy is ALERT_ONLY (the task keeps waiting)',
       labelNames: ['task_type', 'timeout_kind'],
+      registers,
+    });
+    this.decisionFaults = new Counter({
+      name: 'baton_decision_faults_total',
+      help: 'Decisions that threw (a fault of the engine, or data it cannot handle), whose runs were failed with the error instead; by the event decided, counted once an attempt of the transaction',
+      labelNames: ['event'],
       registers,
     });
     this.refusedResults = new Counter({
@@ -221,6 +228,11 @@ export class Metrics {
   /** A poll, task or total timeout under ALERT_ONLY fired for a task of this type. */
   alertOnlyTimeout(taskType: string, timeoutKind: string): void {
     this.alertOnly.inc({ task_type: taskType, timeout_kind: timeoutKind });
+  }
+
+  /** A decision threw and its run was failed with the error (engine/faults.ts). */
+  decisionFault(event: string): void {
+    this.decisionFaults.inc({ event });
   }
 
   /**

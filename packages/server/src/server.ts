@@ -218,6 +218,13 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
         metrics.alertOnlyTimeout(alert.taskType ?? alert.workflowName, alert.kind);
         logger.warn({ alert }, `timeout alert: ${alert.message}`);
       },
+      onFault: (workflowId, event, error) => {
+        metrics.decisionFault(event);
+        logger.error(
+          { err: error, workflowId, event },
+          'a decision threw: its run was failed with the error',
+        );
+      },
     };
     const executor = new DecisionApplier(
       clock,

@@ -61,6 +61,7 @@ function eventTaskIds(event: EngineEvent): readonly string[] | null {
       return [event.taskId];
     case 'DECIDE':
     case 'START':
+    case 'FAULT':
       return [];
     case 'PARENT_ENDED':
     case 'CHILD_RETRIED':

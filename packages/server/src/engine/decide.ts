@@ -1,6 +1,7 @@
 import { applyChildEnded, applyChildNotStarted } from './child-runs.js';
 import { applyChildRetried } from './child-retried.js';
 import { evaluate } from './evaluate.js';
+import { applyFault } from './faults.js';
 import { workflowTimeoutTimer } from './attempt-timers.js';
 import { applyRequeue } from './requeue.js';
 import { applyResult } from './results.js';
@@ -69,6 +70,8 @@ export function decide(ctx: DecideContext, event: EngineEvent): Decision {
       evaluate(state);
       return state.decision();
     }
+    case 'FAULT':
+      return applyFault(state, event.reason);
     case 'PARENT_ENDED':
       // A parent's end terminates its child exactly as an operator's terminate does.
       return decideRunControl(state, { type: 'TERMINATE', reason: event.reason });

@@ -4,6 +4,7 @@
  * the server relies on is listed in one place and the files behind it may move freely.
  */
 export { decide, runStatusForFailedTask, taskFailureReason } from './decide.js';
+export { faultReason } from './faults.js';
 export { newRunRecord } from './new-run.js';
 export { copyTasksForNewRun } from './run-copy.js';
 export { checkWorkflowDef, workflowDefWarnings } from './validation/check-workflow-def.js';

@@ -117,6 +117,11 @@ export type EngineEvent =
   | { readonly type: 'PARENT_ENDED'; readonly reason: string }
   /** Reopen a dead-lettered task as a new attempt (admin requeue); a run it failed returns to RUNNING. */
   | { readonly type: 'REQUEUE_TASK'; readonly taskId: string }
+  /**
+   * The decision on another event threw (`faults.ts`): the run FAILS with `reason`, its open
+   * tasks canceled, rather than staying RUNNING while every later event fails the same way.
+   */
+  | { readonly type: 'FAULT'; readonly reason: string }
   | RunControlEvent;
 
 /** Operators' and callers' run operations (`run-control.ts`, `signals.ts`). */
