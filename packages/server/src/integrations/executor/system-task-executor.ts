@@ -370,7 +370,9 @@ export class SystemTaskExecutor {
     try {
       return this.resultOf(task, outcome, logs, templateSecrets);
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      // Only the error's name goes on the record: the outcome it failed on may hold secrets
+      // that were still to be masked.
+      const name = error instanceof Error ? error.name : 'Error';
       this.options.logger.error(
         { err: error, taskId: task.taskId },
         'could not make the result of a system call',
@@ -382,7 +384,7 @@ export class SystemTaskExecutor {
           workflowInstanceId: task.workflowInstanceId,
           workerId: this.options.nodeId,
           status: 'FAILED',
-          reasonForIncompletion: `Failed to invoke ${task.taskType} task due to: its outcome could not be recorded (${message})`,
+          reasonForIncompletion: `Failed to invoke ${task.taskType} task due to: its outcome could not be recorded (${name}; the node's log has the details)`,
         },
       };
     }
