@@ -55,6 +55,23 @@ for (const c of storeCases()) {
         }),
       );
     };
+    const processorWith = (actions: RunActions): EventProcessor =>
+      new EventProcessor(
+        store,
+        executor,
+        actions,
+        asyncScripts(noScripts),
+        new WakeBus(),
+        systemClock,
+        pino({ level: 'silent' }),
+      );
+    /** A handler that starts `name` with the message's `n` as input. */
+    const startsRuns = (name: string, event: string): EventHandler => ({
+      name: `h-${name}`,
+      event,
+      active: true,
+      actions: [{ action: 'start_workflow', start_workflow: { name, input: { n: '${n}' } } }],
+    });
     const ours = async () =>
       (await store.read((tx) => tx.events.readOutbox(10_000))).filter((r) => r.sink === sink);
 
@@ -90,21 +107,8 @@ for (const c of storeCases()) {
     void it('acts once on a message whose node committed but died before acknowledging it', async () => {
       const name = `inbox-${randomUUID()}`;
       await define(name);
-      const processor = new EventProcessor(
-        store,
-        executor,
-        new RunActions(executor),
-        asyncScripts(noScripts),
-        new WakeBus(),
-        systemClock,
-        pino({ level: 'silent' }),
-      );
-      const handler: EventHandler = {
-        name: `h-${name}`,
-        event: 'amqp:inbox-test',
-        active: true,
-        actions: [{ action: 'start_workflow', start_workflow: { name, input: { n: '${n}' } } }],
-      };
+      const processor = processorWith(new RunActions(executor));
+      const handler = startsRuns(name, 'amqp:inbox-test');
       const messageId = newId();
       const settled: string[] = [];
       const delivery = (ackFails: boolean): Delivery => ({
@@ -141,15 +145,7 @@ for (const c of storeCases()) {
       const broken = {
         start: () => Promise.reject(new TypeError('a bug in an action')),
       } as unknown as RunActions;
-      const processor = new EventProcessor(
-        store,
-        executor,
-        broken,
-        asyncScripts(noScripts),
-        new WakeBus(),
-        systemClock,
-        pino({ level: 'silent' }),
-      );
+      const processor = processorWith(broken);
       const handler: EventHandler = {
         name: `h-poison-${randomUUID()}`,
         event: 'amqp:poison-test',
@@ -188,21 +184,8 @@ for (const c of storeCases()) {
     void it('records a message nested deeper than free JSON FAILED at once, saying why, and acts on none of it', async () => {
       const name = `deep-${randomUUID()}`;
       await define(name);
-      const processor = new EventProcessor(
-        store,
-        executor,
-        new RunActions(executor),
-        asyncScripts(noScripts),
-        new WakeBus(),
-        systemClock,
-        pino({ level: 'silent' }),
-      );
-      const handler: EventHandler = {
-        name: `h-${name}`,
-        event: 'amqp:deep-test',
-        active: true,
-        actions: [{ action: 'start_workflow', start_workflow: { name, input: { n: '${n}' } } }],
-      };
+      const processor = processorWith(new RunActions(executor));
+      const handler = startsRuns(name, 'amqp:deep-test');
       const settled: string[] = [];
       const delivery = (body: string): Delivery => ({
         id: newId(),
