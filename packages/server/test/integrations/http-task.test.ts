@@ -88,6 +88,11 @@ for (const storeCase of storeCases()) {
           return;
         }
         if (url.pathname === '/fail') return json(res, 503, { error: 'down for maintenance' });
+        if (url.pathname === '/deep') {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(`${'['.repeat(100_000)}${']'.repeat(100_000)}`);
+          return;
+        }
         if (url.pathname === '/flaky') {
           const seen = target.requests.filter((r) => r.url === '/flaky').length;
           return seen === 1
@@ -193,6 +198,20 @@ for (const storeCase of storeCases()) {
         /^HTTP 503 Service Unavailable: \{"error":"down for maintenance"\}/,
       );
       assert.equal(task.outputData.response.statusCode, 503);
+    });
+
+    void it('fails a call whose answer nests deeper than free JSON may, and the node goes on', async () => {
+      const { app } = suite;
+      // 200 KB of brackets: parsed, then every recursive walk of it would overflow the stack.
+      const id = await startHttp(app, { uri: `${target.url}/deep`, method: 'GET' }, { retryCount: 0 });
+      const run = await runTo(app, id, ['COMPLETED', 'FAILED']);
+      assert.equal(run.status, 'FAILED');
+      assert.equal(
+        run.tasks[0].reasonForIncompletion,
+        'Failed to invoke HTTP task due to: its output is nested deeper than 128 levels (the limit)',
+      );
+      const next = await startHttp(app, { uri: `${target.url}/json`, method: 'GET' });
+      assert.equal((await runTo(app, next, ['COMPLETED', 'FAILED'])).status, 'COMPLETED');
     });
 
     void it('retries a failed call under the task definition of the same name', async () => {
