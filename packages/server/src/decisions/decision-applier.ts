@@ -11,11 +11,8 @@ import type {
 
 import type { Clock } from '../clock.js';
 import {
-  decide,
-  faultReason,
   newRunRecord,
   type Decision,
-  type DecideContext,
   type EngineAlert,
   type EngineEvent,
   type EngineSettings,
@@ -53,7 +50,7 @@ import { taskDefsForRun, withTaskDefsOf } from './run-task-defs.js';
 import { loadInstructions } from '../instructions/instruction-refs.js';
 import type { AfterCommit } from './after-commit.js';
 import { copyWith } from '../copy-with.js';
-import { ControlFlowError } from '../control-flow-error.js';
+import { decideOrFault } from './decide-or-fault.js';
 
 export { afterCommit, type AfterCommit } from './after-commit.js';
 
@@ -85,8 +82,8 @@ export interface DecisionApplierHooks {
     after: AfterCommit,
   ) => Promise<void>;
   /**
-   * A decision threw and its run was failed with the error instead (engine/faults.ts): the error
-   * with its stack, for the log and a metric. Called inside the transaction, once an attempt.
+   * A decision threw and its run was failed with the error instead (`decide-or-fault.ts`): the
+   * error with its stack, for the log and a metric. Called inside the transaction, once an attempt.
    */
   onFault?: (workflowId: string, event: EngineEvent['type'], error: unknown) => void;
   /** Tracing (`src/tracing/run-tracer.ts`): a new run's trace context, and each new task's. */
@@ -515,32 +512,25 @@ export class DecisionApplier {
       return settleScripts(this.scripts, (scripts) => {
         ids.rewind();
         random.rewind();
-        const ctx: DecideContext = {
-          run,
-          tasks,
-          taskDefs,
-          now,
-          newId: ids.next,
-          random: random.next,
-          settings: this.settings,
-          scripts,
-          ...(this.isQueuePolled && {
-            isQueuePolled: (queueName: string) => this.isQueuePolled?.(queueName, now) === true,
-          }),
-          ...(mailbox !== undefined && { mailbox }),
-          ...(instructions !== undefined && { instructions }),
-        };
-        try {
-          return decide(ctx, event);
-        } catch (error) {
-          // A script result still to come steers; anything else is a fault of the decision,
-          // which the same event would meet on every attempt: the run fails with it. When even
-          // that throws, the error goes up and the run stays as it was.
-          if (error instanceof ControlFlowError) throw error;
-          const decision = decide(ctx, { type: 'FAULT', reason: faultReason(error, event) });
-          this.hooks.onFault?.(run.workflowId, event.type, error);
-          return decision;
-        }
+        return decideOrFault(
+          {
+            run,
+            tasks,
+            taskDefs,
+            now,
+            newId: ids.next,
+            random: random.next,
+            settings: this.settings,
+            scripts,
+            ...(this.isQueuePolled && {
+              isQueuePolled: (queueName: string) => this.isQueuePolled?.(queueName, now) === true,
+            }),
+            ...(mailbox !== undefined && { mailbox }),
+            ...(instructions !== undefined && { instructions }),
+          },
+          event,
+          this.hooks.onFault,
+        );
       });
     });
     this.hooks.tracer?.stampTasks(decision.run, decision.newTasks);

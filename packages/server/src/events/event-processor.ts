@@ -111,19 +111,13 @@ export class EventProcessor {
           'event message failed every attempt: recorded FAILED',
         );
         this.attempts.delete(delivery.id);
-        this.counted(event, 'failed');
-        await delivery.ack();
-        return 'failed';
+        return this.recordedFailed(event, delivery);
       }
       this.logger.warn(
         { err, event, messageId: delivery.id, attempts },
         'event message not processed; the broker will deliver it again',
       );
-      // Back off a little so a database outage does not spin on redeliveries.
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      await delivery.nack();
-      this.counted(event, 'retry');
-      return 'retry';
+      return this.giveBack(event, delivery);
     }
     this.attempts.delete(delivery.id);
     // Counted before the ack: a duplicate is known as soon as its transaction answered.
@@ -151,15 +145,24 @@ export class EventProcessor {
     delivery: Delivery,
     reason: string,
   ): Promise<Outcome> {
-    if (!(await this.recordFailed(event, handlers, delivery, reason))) {
-      await delivery.nack();
-      this.counted(event, 'retry');
-      return 'retry';
-    }
+    if (!(await this.recordFailed(event, handlers, delivery, reason))) return this.giveBack(event, delivery);
     this.logger.warn({ event, messageId: delivery.id, reason }, 'event message refused: recorded FAILED');
+    return this.recordedFailed(event, delivery);
+  }
+
+  /** A message recorded FAILED: counted, then acknowledged (it would come back the same). */
+  private async recordedFailed(event: string, delivery: Delivery): Promise<Outcome> {
     this.counted(event, 'failed');
     await delivery.ack();
     return 'failed';
+  }
+
+  /** A message given back to the broker, after a pause so a database outage does not spin on redeliveries. */
+  private async giveBack(event: string, delivery: Delivery): Promise<Outcome> {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await delivery.nack();
+    this.counted(event, 'retry');
+    return 'retry';
   }
 
   /**

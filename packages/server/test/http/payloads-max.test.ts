@@ -67,16 +67,21 @@ for (const storeCase of storeCases()) {
       return path;
     }
 
+    /** Posts a COMPLETED result whose output is the payload uploaded at `path`. */
+    function completedFrom(task: { taskId: string; workflowInstanceId: string }, path: string) {
+      return call(t.app, 'POST', '/api/tasks', {
+        taskId: task.taskId,
+        workflowInstanceId: task.workflowInstanceId,
+        status: 'COMPLETED',
+        externalOutputPayloadStoragePath: path,
+      });
+    }
+
     it('refuses a result whose uploaded output is over the limit, changing nothing, and takes one at it', async () => {
       const id = await startRun(t.app, 'max_payload_flow');
       const produce = await pollOneTask(t.app, 'mp_produce');
       const over = await uploaded('TASK_OUTPUT', jsonOf(MAX + 1));
-      const refused = await call(t.app, 'POST', '/api/tasks', {
-        taskId: produce.taskId,
-        workflowInstanceId: produce.workflowInstanceId,
-        status: 'COMPLETED',
-        externalOutputPayloadStoragePath: over,
-      });
+      const refused = await completedFrom(produce, over);
       assert.equal(refused.status, 413, refused.text);
       assert.equal(refused.body.errorCode, 'PAYLOAD_OVER_MAX');
       assert.equal(
@@ -106,12 +111,7 @@ for (const storeCase of storeCases()) {
       const produce = await pollOneTask(t.app, 'mp_produce');
       // Small (40 KB) but 20,000 levels deep: every recursive walk of it overflows the stack.
       const deep = await uploaded('TASK_OUTPUT', `{"a":${'['.repeat(20_000)}${']'.repeat(20_000)}}`);
-      const refused = await call(t.app, 'POST', '/api/tasks', {
-        taskId: produce.taskId,
-        workflowInstanceId: produce.workflowInstanceId,
-        status: 'COMPLETED',
-        externalOutputPayloadStoragePath: deep,
-      });
+      const refused = await completedFrom(produce, deep);
       assert.equal(refused.status, 400, refused.text);
       assert.equal(refused.body.errorCode, 'BODY_TOO_DEEP');
       assert.match(

@@ -296,15 +296,39 @@ export class SystemTaskExecutor {
     }
   }
 
-  /** Posts the outcome as a worker result (asyncComplete: the task stays IN_PROGRESS off its queue). */
+  /**
+   * Posts the outcome as a worker result (asyncComplete: the task stays IN_PROGRESS off its
+   * queue). When making the result fails (a fault of this code, not of the call), the call fails
+   * naming only the error's kind (the outcome may hold secrets still to be masked) instead of being
+   * made again forever.
+   */
   private async post(
     task: TaskRecord,
     outcome: CallOutcome,
     logs: readonly string[],
     templateSecrets: TemplateSecrets,
   ): Promise<void> {
-    const { result, detach } = this.result(task, outcome, logs, templateSecrets);
-    await this.record(result, detach, task);
+    let made: { result: TaskResult; detach: boolean };
+    try {
+      made = this.resultOf(task, outcome, logs, templateSecrets);
+    } catch (error) {
+      const name = error instanceof Error ? error.name : 'Error';
+      this.options.logger.error(
+        { err: error, taskId: task.taskId },
+        'could not make the result of a system call',
+      );
+      made = {
+        detach: false,
+        result: {
+          taskId: task.taskId,
+          workflowInstanceId: task.workflowInstanceId,
+          workerId: this.options.nodeId,
+          status: 'FAILED',
+          reasonForIncompletion: `Failed to invoke ${task.taskType} task due to: its outcome could not be recorded (${name}; the node's log has the details)`,
+        },
+      };
+    }
+    await this.record(made.result, made.detach, task);
   }
 
   private resultOf(
@@ -355,39 +379,6 @@ export class SystemTaskExecutor {
     const now = this.options.clock.now();
     result.logs = lines.map((log) => ({ log: mask(log), createdTime: now }));
     return { result, detach };
-  }
-
-  /**
-   * The outcome as a worker result; when making it fails (a fault of this code, not of the
-   * call), the call fails with that error as its reason instead of being made again forever.
-   */
-  private result(
-    task: TaskRecord,
-    outcome: CallOutcome,
-    logs: readonly string[],
-    templateSecrets: TemplateSecrets,
-  ): { result: TaskResult; detach: boolean } {
-    try {
-      return this.resultOf(task, outcome, logs, templateSecrets);
-    } catch (error) {
-      // Only the error's name goes on the record: the outcome it failed on may hold secrets
-      // that were still to be masked.
-      const name = error instanceof Error ? error.name : 'Error';
-      this.options.logger.error(
-        { err: error, taskId: task.taskId },
-        'could not make the result of a system call',
-      );
-      return {
-        detach: false,
-        result: {
-          taskId: task.taskId,
-          workflowInstanceId: task.workflowInstanceId,
-          workerId: this.options.nodeId,
-          status: 'FAILED',
-          reasonForIncompletion: `Failed to invoke ${task.taskType} task due to: its outcome could not be recorded (${name}; the node's log has the details)`,
-        },
-      };
-    }
   }
 
   private async record(result: TaskResult, detach: boolean, task: TaskRecord): Promise<void> {
