@@ -8,12 +8,13 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
+import { branchingStepCount } from './lib/branching-workflow.mjs';
 import { chartRows, handoffLatencySvg, stepsPerSecondSvg } from './lib/chart.mjs';
 import { formatRate } from './lib/format.mjs';
 import { machineFacts } from './lib/machine.mjs';
 import { runPass, stopCurrentPass } from './lib/pass-runner.mjs';
 import { compare, renderMarkdown, summarizePass, targets } from './lib/report.mjs';
-import { SYSTEMS, kindOf, latencyRunsFor, systemModule } from './lib/systems-catalog.mjs';
+import { SYSTEMS, kindOf, latencyRunsFor, runsShape, systemModule } from './lib/systems-catalog.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SERVER_MAIN = join(HERE, '../packages/server/dist/src/main.js');
@@ -23,6 +24,10 @@ const USAGE = `Usage: node bench/run.mjs [flags]   (npm run bench -- [flags] bui
   --runs R           runs in the throughput pass (default 2000)
   --workers W        concurrent workers in the throughput pass (default 16)
   --steps S          steps of the linear workflow (default 10)
+  --shape SHAPE      line (default) or branching: a step, a fork of 4 branches of
+                     two steps and its join, a switch on the run's parity with a
+                     step in each case, a last step (11 steps; --steps is not used);
+                     run on Baton, DBOS and the ceiling, the job queues skipped
   --latency-runs L   runs in the light-load pass: one at a time, one worker (default 200)
   --skip-latency     no light-load pass
   --systems a,b,c    systems to run, in this order (default: all known:
@@ -47,6 +52,7 @@ function parseOptions(argv) {
       runs: { type: 'string', default: '2000' },
       workers: { type: 'string', default: '16' },
       steps: { type: 'string', default: '10' },
+      shape: { type: 'string', default: 'line' },
       'latency-runs': { type: 'string', default: '200' },
       'skip-latency': { type: 'boolean', default: false },
       'skip-scale': { type: 'boolean', default: false },
@@ -61,11 +67,15 @@ function parseOptions(argv) {
       throw new Error(`--${flag} must be a whole number ≥ 1, not '${values[flag]}'`);
     return n;
   };
+  const shape = values.shape;
+  if (shape !== 'line' && shape !== 'branching')
+    throw new Error(`--shape must be line or branching, not '${shape}'`);
   return {
     help: values.help,
     runs: count('runs'),
     workers: count('workers'),
-    steps: count('steps'),
+    steps: shape === 'branching' ? branchingStepCount() : count('steps'),
+    shape,
     latencyRuns: count('latency-runs'),
     skipLatency: values['skip-latency'],
     skipScale: values['skip-scale'],
@@ -82,11 +92,13 @@ function parseOptions(argv) {
 const moduleOf = (id) => join(HERE, 'systems', `${systemModule(id).module}.mjs`);
 
 /** The systems to run and those skipped because their module is not there (yet). */
-function selectSystems(ids) {
+function selectSystems(ids, shape) {
   const run = [];
   const skipped = [];
   for (const id of ids) {
-    if (existsSync(moduleOf(id))) run.push(id);
+    if (existsSync(moduleOf(id)) && !runsShape(id, shape))
+      skipped.push({ id, reason: `no fork, join or switch of its own: the ${shape} shape is not run on it` });
+    else if (existsSync(moduleOf(id))) run.push(id);
     else if (SYSTEMS.some((s) => s.id === id))
       skipped.push({ id, reason: `bench/systems/${id}.mjs does not exist yet` });
     else throw new Error(`unknown system '${id}' (no bench/systems/${id}.mjs)`);
@@ -154,7 +166,7 @@ async function main() {
   }
   let selection;
   try {
-    selection = selectSystems(options.systems);
+    selection = selectSystems(options.systems, options.shape);
   } catch (error) {
     process.stderr.write(`${error.message}\n`);
     return 2;
@@ -172,8 +184,8 @@ async function main() {
   );
   const systems = [];
   for (const id of selection.run) {
-    const { runs, workers, steps, latencyRuns, skipLatency } = options;
-    const throughput = await pass(id, 'throughput', { mode: 'throughput', runs, workers, steps });
+    const { runs, workers, steps, shape, latencyRuns, skipLatency } = options;
+    const throughput = await pass(id, 'throughput', { mode: 'throughput', runs, workers, steps, shape });
     if (interrupted) return 130;
     const latency = skipLatency
       ? { status: 'skipped', reason: '--skip-latency' }
@@ -182,6 +194,7 @@ async function main() {
           runs: latencyRunsFor(id, latencyRuns),
           workers: 1,
           steps,
+          shape,
         });
     if (interrupted) return 130;
     systems.push({ id, kind: kindOf(id), throughput, latency });
@@ -206,7 +219,7 @@ async function main() {
     ...(scale === undefined ? {} : { scale }),
   };
   const markdown = renderMarkdown(results);
-  const subtitle = `${options.runs} runs × ${options.steps} steps, ${options.workers} workers; ${machine.cpuCount} × ${machine.cpuModel}; ${startedAt.slice(0, 10)}`;
+  const subtitle = `${options.runs} runs × ${options.steps} steps${options.shape === 'branching' ? ' (branching)' : ''}, ${options.workers} workers; ${machine.cpuCount} × ${machine.cpuModel}; ${startedAt.slice(0, 10)}`;
   const rows = chartRows(systems);
   mkdirSync(options.out, { recursive: true });
   writeAtomically(join(options.out, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);

@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { startBaton } from './lib/baton-server.mjs';
+import { branchingStepCount, branchingWorkflow } from './lib/branching-workflow.mjs';
 import { CpuMeter } from './lib/cpu-meter.mjs';
 import { spreadSlots } from './lib/baton-system.mjs';
 import { jsonClient } from './lib/http-json.mjs';
@@ -65,39 +66,17 @@ const simple = (ref) => ({
   inputParameters: { run: '${workflow.input.run}', data: '${workflow.input.data}' },
 });
 
-/** The branching workflow and how many worker steps each of its runs takes. */
+/** The branching workflow (branching-workflow.mjs) and how many worker steps each of its runs takes. */
 function branching() {
-  const branches = Array.from({ length: BRANCHES }, (_, b) => [simple(`b${b}a`), simple(`b${b}b`)]);
   return {
-    steps: 1 + BRANCHES * 2 + 1 + 1,
-    definition: {
+    steps: branchingStepCount(BRANCHES),
+    definition: branchingWorkflow({
       name: 'shape_branching',
-      version: 1,
-      schemaVersion: 2,
-      ownerEmail: 'bench@example.com',
-      tasks: [
-        simple('first'),
-        { name: 'fork', taskReferenceName: 'fork', type: 'FORK_JOIN', forkTasks: branches },
-        {
-          name: 'join',
-          taskReferenceName: 'join',
-          type: 'JOIN',
-          joinOn: branches.map((b) => b.at(-1).taskReferenceName),
-        },
-        {
-          name: 'parity',
-          taskReferenceName: 'parity',
-          type: 'SWITCH',
-          evaluatorType: 'javascript',
-          expression: SWITCH_SCRIPT,
-          inputParameters: { run: '${workflow.input.run}' },
-          decisionCases: { even: [simple('even')], odd: [simple('odd')] },
-          defaultCase: [],
-        },
-        { ...simple('last'), inputParameters: { ...simple('last').inputParameters, last: true } },
-      ],
-      outputParameters: { last: '${last.output.data}' },
-    },
+      taskType: TASK_TYPE,
+      switchScript: SWITCH_SCRIPT,
+      branches: BRANCHES,
+      inputsOf: (_k, ref) => ({ ...simple(ref).inputParameters, ...(ref === 'last' && { last: true }) }),
+    }),
   };
 }
 

@@ -11,6 +11,13 @@ import { performance } from 'node:perf_hooks';
 import { startBaton } from './baton-server.mjs';
 import { CpuMeter } from './cpu-meter.mjs';
 import { HandoffRecorder } from './handoff.mjs';
+import {
+  DEFAULT_BRANCHES,
+  PARITY_EXPRESSION,
+  branchingRefOf,
+  branchingStepsBefore,
+  branchingWorkflow,
+} from './branching-workflow.mjs';
 import { linearWorkflow, stepTaskDef } from './linear-workflow.mjs';
 import { jsonClient } from './http-json.mjs';
 import { stepPayload } from './payload.mjs';
@@ -18,6 +25,7 @@ import { storedBytesMeter } from './stored-bytes.mjs';
 
 const TASK_TYPE = 'bench_step';
 const WORKFLOW = 'bench_linear';
+const BRANCHING_WORKFLOW = 'bench_branching';
 const OVERALL_TIMEOUT_MS = 10 * 60_000;
 
 /** The main benchmark's workflow: each step is fed the run number and the previous step's output. */
@@ -34,16 +42,46 @@ function benchWorkflow(steps) {
   });
 }
 
-export async function register(client, steps) {
+/**
+ * The branching shape (branching-workflow.mjs) with the main workflow's inputs: each step is fed
+ * the run number, its own number and the output of the step before it (the first branch's end
+ * for the switch's case, the run's input for the last step, which follows either case).
+ */
+function benchBranchingWorkflow() {
+  return branchingWorkflow({
+    name: BRANCHING_WORKFLOW,
+    taskType: TASK_TYPE,
+    switchScript: PARITY_EXPRESSION,
+    inputsOf: (k) => {
+      const [before] = branchingStepsBefore(k);
+      const from = before === undefined ? undefined : branchingRefOf(before);
+      return {
+        run: '${workflow.input.run}',
+        step: k,
+        data: from === undefined ? '${workflow.input.data}' : `\${${from}.output.data}`,
+      };
+    },
+  });
+}
+
+/** The workflow a shape runs: 'line' (`steps` in a row, the default) or 'branching'. */
+function workflowOf(shape) {
+  return shape === 'branching' ? BRANCHING_WORKFLOW : WORKFLOW;
+}
+
+export async function register(client, steps, shape = 'line') {
   await client.post('/api/metadata/taskdefs', [stepTaskDef(TASK_TYPE)]);
-  await client.post('/api/metadata/workflow?overwrite=true', benchWorkflow(steps));
+  await client.post(
+    '/api/metadata/workflow?overwrite=true',
+    shape === 'branching' ? benchBranchingWorkflow() : benchWorkflow(steps),
+  );
 }
 
 /**
  * Worker slots for one task type. `onRunDone(run)` is called when a run's last step has been
  * acknowledged.
  */
-function startWorkers(client, { slots, steps, handoffs, onRunDone, onError, protocol, name }) {
+function startWorkers(client, { slots, steps, before, handoffs, onRunDone, onError, protocol, name }) {
   let busy = 0;
   let stopped = false;
   let wakePoller;
@@ -53,7 +91,7 @@ function startWorkers(client, { slots, steps, handoffs, onRunDone, onError, prot
     // One slot carries a chain of tasks: update-v2 answers the next one.
     for (let current = task; current && !stopped;) {
       const { run, step } = current.inputData;
-      handoffs.started(run, step);
+      handoffs.started(run, step, before?.(step));
       const outputData = { data: stepPayload(run, step) };
       handoffs.ended(run, step);
       const result = {
@@ -64,7 +102,10 @@ function startWorkers(client, { slots, steps, handoffs, onRunDone, onError, prot
         outputData,
       };
       const res = await client.post(protocol === 'legacy' ? '/api/tasks' : '/api/tasks/update-v2', result);
-      if (step === steps - 1) onRunDone(run);
+      if (step === steps - 1) {
+        if (before) handoffs.forget(run, steps);
+        onRunDone(run);
+      }
       current = protocol !== 'legacy' && res.status === 200 ? res.body : undefined;
     }
   }
@@ -111,7 +152,7 @@ export function spreadSlots(total, nodes) {
  * `client` may be a list, one client per node of a cluster: the worker slots are spread over
  * them and the starts go to each in turn.
  */
-export async function drive(client, { mode, runs, workers, steps }, { protocol, meter }) {
+export async function drive(client, { mode, runs, workers, steps, shape = 'line' }, { protocol, meter }) {
   const clients = Array.isArray(client) ? client : [client];
   const handoffs = new HandoffRecorder();
   let completed = 0;
@@ -129,6 +170,7 @@ export async function drive(client, { mode, runs, workers, steps }, { protocol, 
           startWorkers(clients[i], {
             slots,
             steps,
+            ...(shape === 'branching' && { before: (k) => branchingStepsBefore(k) }),
             protocol,
             handoffs,
             name: clients.length > 1 ? `-${i + 1}` : '',
@@ -146,7 +188,7 @@ export async function drive(client, { mode, runs, workers, steps }, { protocol, 
     OVERALL_TIMEOUT_MS,
   );
   const start = (run) =>
-    clients[run % clients.length].post(`/api/workflow/${WORKFLOW}`, {
+    clients[run % clients.length].post(`/api/workflow/${workflowOf(shape)}`, {
       input: { run, data: stepPayload(run, -1) },
     });
   await meter.start();
@@ -194,7 +236,7 @@ export async function runBaton(
     if (processes > 1) await allProcessesListening(servers, processes);
     for (const server of servers)
       clients.push(jsonClient(server.url, { sockets: Math.ceil(options.workers / nodes) + 24 }));
-    await register(clients[0], options.steps);
+    await register(clients[0], options.steps, options.shape);
     const stored = storedBytesMeter(
       databaseUrl !== undefined ? { databaseUrl } : { sqliteFile: join(servers[0].dataDir, 'baton.db') },
     );
@@ -215,6 +257,11 @@ export async function runBaton(
       storage,
       processes: serverProcesses(servers, processes),
       notes: [
+        ...(options.shape === 'branching'
+          ? [
+              `each run: a step, a FORK_JOIN of ${DEFAULT_BRANCHES} branches of two steps and its JOIN, a SWITCH on the run's parity (a JavaScript expression) with one step in each case, a last step: ${options.steps} worker steps`,
+            ]
+          : []),
         protocol === 'legacy'
           ? `workers poll over HTTP (batch poll, ${options.workers} slots) and post results with POST /api/tasks (the legacy path: no next task in the answer, every task comes from a poll)`
           : `workers poll over HTTP (batch poll, ${options.workers} slots) and post results with update-v2`,

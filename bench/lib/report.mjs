@@ -372,7 +372,9 @@ export function renderMarkdown(results) {
   const lines = [
     '# Baton benchmark',
     '',
-    `Throughput pass: ${options.runs} runs of a ${options.steps}-step linear workflow, ${options.workers} concurrent workers.`,
+    options.shape === 'branching'
+      ? `Throughput pass: ${options.runs} runs of the branching workflow (${options.steps} steps: a step, a fork of four branches of two steps and its join, a switch on the run's parity with a step in each case, a last step), ${options.workers} concurrent workers. A step's hand-off runs from the end of the last step it waited for.`
+      : `Throughput pass: ${options.runs} runs of a ${options.steps}-step linear workflow, ${options.workers} concurrent workers.`,
     options.skipLatency
       ? 'Light-load pass: skipped.'
       : `Light-load pass: ${options.latencyRuns} runs, one at a time, one worker.`,

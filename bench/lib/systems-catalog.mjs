@@ -20,6 +20,19 @@ export const SYSTEMS = [
   { id: 'postgres-ceiling', kind: 'ceiling', name: 'PostgreSQL INSERT commit ceiling' },
 ];
 
+/**
+ * The workflow shapes a system can run: every one runs the line; the branching shape (a fork and
+ * join, a switch: branching-workflow.mjs) runs where the system has those of its own: Baton's
+ * definitions, DBOS's workflow code, and the INSERT ceiling, which has no shape at all. The job
+ * queues would each need an application's own join.
+ */
+const BRANCHING = new Set(['dbos', 'postgres-ceiling']);
+
+/** Whether system `id` runs `shape` ('line' or 'branching'). */
+export function runsShape(id, shape) {
+  return shape === 'line' || kindOf(id) === 'baton' || BRANCHING.has(id);
+}
+
 export const BATON_PG = 'baton-postgres';
 export const BATON_PG_LEGACY = 'baton-postgres-legacy';
 export const BATON_SQLITE = 'baton-sqlite';

@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import pg from 'pg';
 
+import { DEFAULT_BRANCHES, branchingStepsBefore } from '../lib/branching-workflow.mjs';
 import { withDeadline } from '../lib/deadline.mjs';
 import { HandoffRecorder } from '../lib/handoff.mjs';
 import { packageVersion } from '../lib/package-version.mjs';
@@ -39,7 +40,14 @@ async function postgresMajor(url) {
   }
 }
 
-export default async function run({ mode, runs, workers, steps, timeoutMs = DEFAULT_TIMEOUT_MS }) {
+export default async function run({
+  mode,
+  runs,
+  workers,
+  steps,
+  shape = 'line',
+  timeoutMs = DEFAULT_TIMEOUT_MS,
+}) {
   const latency = mode === 'latency';
   const url = await freshDatabase(DATABASE);
   const handoffs = new HandoffRecorder();
@@ -50,23 +58,39 @@ export default async function run({ mode, runs, workers, steps, timeoutMs = DEFA
 
     // A step is done when its function returns: the hand-off then includes DBOS's checkpoint of
     // its output, as every other system's includes telling the system the step is done.
+    const branching = shape === 'branching';
     const step = async (run, k) => {
-      handoffs.started(run, k);
+      handoffs.started(run, k, branching ? branchingStepsBefore(k) : undefined);
       const output = stepPayload(run, k);
       handoffs.ended(run, k);
       return output;
     };
-    const benchRun = DBOS.registerWorkflow(
-      async (run) => {
-        let output;
-        for (let k = 0; k < steps; k++) {
-          output = await DBOS.runStep(() => step(run, k), { name: `step-${k}` });
-          stepsDone += 1;
-        }
-        return output;
-      },
-      { name: 'benchRun' },
-    );
+    const checkpointed = async (run, k, name) => {
+      const output = await DBOS.runStep(() => step(run, k), { name });
+      stepsDone += 1;
+      return output;
+    };
+    const linearRun = async (run) => {
+      let output;
+      for (let k = 0; k < steps; k++) output = await checkpointed(run, k, `step-${k}`);
+      return output;
+    };
+    // The branching shape (branching-workflow.mjs) as DBOS code: the fork is Promise.all over
+    // the branches, the switch an if. Steps that run at once must start in the same order on every
+    // execution of the workflow (DBOS's rule for concurrent steps), so the branches go in two
+    // rounds, every first step and then every second one, each round started in branch order.
+    const branchingRun = async (run) => {
+      const branches = Array.from({ length: DEFAULT_BRANCHES }, (_, b) => b);
+      const caseStep = 1 + 2 * DEFAULT_BRANCHES;
+      await checkpointed(run, 0, 'first');
+      await Promise.all(branches.map((b) => checkpointed(run, 1 + 2 * b, `b${b}a`)));
+      await Promise.all(branches.map((b) => checkpointed(run, 2 + 2 * b, `b${b}b`)));
+      await checkpointed(run, caseStep, run % 2 === 0 ? 'even' : 'odd');
+      const output = await checkpointed(run, caseStep + 1, 'last');
+      handoffs.forget(run, steps);
+      return output;
+    };
+    const benchRun = DBOS.registerWorkflow(branching ? branchingRun : linearRun, { name: 'benchRun' });
 
     DBOS.setConfig({ name: 'baton-bench', systemDatabaseUrl: url, logLevel: 'error' });
     await DBOS.launch();
@@ -134,7 +158,9 @@ export default async function run({ mode, runs, workers, steps, timeoutMs = DEFA
           : DISPATCH === 'queue'
             ? `runs enqueued on a WorkflowQueue with workerConcurrency ${workers} and minPollingIntervalMs ${QUEUE_POLL_MS} (default 1000 ms: about ${workers} runs/s, one batch per poll); results awaited with getResult polling every ${QUEUE_POLL_MS} ms`
             : `${workers} callers each awaiting one workflow at a time, no queue`,
-        `a run is one workflow of ${steps} DBOS.runStep steps, each checkpointed in the system database (default pool of 10 connections)`,
+        branching
+          ? `a run is one workflow of ${steps} DBOS.runStep steps, each checkpointed in the system database (default pool of 10 connections): a step, ${DEFAULT_BRANCHES} branches of two steps under Promise.all (every branch's first step, then every second one), an if on the run's parity choosing one of two steps, a last step`
+          : `a run is one workflow of ${steps} DBOS.runStep steps, each checkpointed in the system database (default pool of 10 connections)`,
         'hand-off: from DBOS.runStep returning (step checkpointed) to the next step function starting',
       ],
     };
