@@ -210,6 +210,7 @@ export async function createServer(input: CreateServerInput): Promise<BatonServe
     const engineSettings: EngineSettings = {
       highPriorityThreshold: options.highPriorityThreshold,
       maxForkBranches: options.maxForkBranches,
+      queueRunAgeMs: options.queueRunAgeMs,
       maxOutputBytes: options.payloadMaxBytes,
     };
     const hooks: DecisionApplierHooks = {

@@ -98,6 +98,12 @@ export const ENV_KEYS = [
     default: '10000',
   },
   {
+    name: 'BATON_QUEUE_RUN_AGE_MS',
+    description:
+      "How far ahead of later-queued tasks a task of a run under way may go in its queue (its run's age, up to this); 0 = strictly in queue order",
+    default: '60000',
+  },
+  {
     name: 'BATON_SYSTEM_TASK_CONCURRENCY',
     description: 'Calls the engine makes itself (HTTP, CALL_TOOL, …) in flight at once on this node',
     default: '32',

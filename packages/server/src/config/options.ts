@@ -31,6 +31,8 @@ export interface Options {
   readonly highPriorityThreshold: number;
   /** Most branches one dynamic fork may make (engine `EngineSettings.maxForkBranches`). */
   readonly maxForkBranches: number;
+  /** How far ahead a task of a run under way goes in its queue (engine `EngineSettings.queueRunAgeMs`). */
+  readonly queueRunAgeMs: number;
   readonly maxBodyBytes: number;
   readonly shutdownGraceMs: number;
   readonly scriptMemoryMb: number;
@@ -285,6 +287,7 @@ export function compileOptions(raw: RawEnv, cwd = process.cwd(), cpus = availabl
     logLevel: oneOf(raw, 'BATON_LOG_LEVEL', LOG_LEVELS),
     highPriorityThreshold: integer(raw, 'BATON_HIGH_PRIORITY_THRESHOLD', 0, 100),
     maxForkBranches: integer(raw, 'BATON_MAX_FORK_BRANCHES', 1, 1_000_000),
+    queueRunAgeMs: integer(raw, 'BATON_QUEUE_RUN_AGE_MS', 0, 86_400_000),
     maxBodyBytes: integer(raw, 'BATON_MAX_BODY_BYTES', 1024, 1024 * 1024 * 1024),
     shutdownGraceMs: integer(raw, 'BATON_SHUTDOWN_GRACE_MS', 0, 600_000),
     scriptMemoryMb: integer(raw, 'BATON_SCRIPT_MEMORY_MB', 1, 1024),

@@ -64,6 +64,13 @@ export interface EngineSettings {
    * in bytes of JSON; a larger one fails its task (kinds/assembled-output.ts).
    */
   readonly maxOutputBytes: number;
+  /**
+   * A worker task queued at once is ordered in its queue as if queued up to this many ms earlier,
+   * but never before its run began (queue-order.ts): a run under way goes before runs that
+   * began after it, so a fork's branches do not wait behind a backlog of new runs' first tasks.
+   * Absent or 0: strictly in the order queued, as Conductor's queues.
+   */
+  readonly queueRunAgeMs?: number;
 }
 
 /** What wakes a run. */

@@ -75,6 +75,8 @@ export class Engine {
   highPriorityThreshold = 50;
   maxForkBranches = 10_000;
   maxOutputBytes = 64 * 1024 * 1024;
+  /** `EngineSettings.queueRunAgeMs`: unset, tasks queue strictly in order (queue-order.test.ts sets it). */
+  queueRunAgeMs: number | undefined = undefined;
   scripts: ScriptRunner = noScripts;
   /** Checks after every decide that it left its inputs alone (costs a copy of the run: off for big runs). */
   verifyInputs = true;
@@ -97,6 +99,7 @@ export class Engine {
         highPriorityThreshold: this.highPriorityThreshold,
         maxForkBranches: this.maxForkBranches,
         maxOutputBytes: this.maxOutputBytes,
+        ...(this.queueRunAgeMs !== undefined && { queueRunAgeMs: this.queueRunAgeMs }),
       },
       scripts: this.scripts,
     });
@@ -126,6 +129,7 @@ export class Engine {
         highPriorityThreshold: this.highPriorityThreshold,
         maxForkBranches: this.maxForkBranches,
         maxOutputBytes: this.maxOutputBytes,
+        ...(this.queueRunAgeMs !== undefined && { queueRunAgeMs: this.queueRunAgeMs }),
       },
       scripts: this.scripts,
     };

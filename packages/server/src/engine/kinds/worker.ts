@@ -9,6 +9,7 @@ import type {
 import { resolveTemplate, type ExpressionDocument } from '../expressions.js';
 import { findTask } from '../graph.js';
 import { attemptTimers } from '../attempt-timers.js';
+import { queuedAt } from '../queue-order.js';
 import { retryDelaySeconds } from '../retry.js';
 import { effectiveTaskDef, taskDefinitionOf, type EffectiveTaskDef } from '../task-config.js';
 import type { Command } from '../types.js';
@@ -151,13 +152,14 @@ export function scheduleWorkerTask(
     taskRef: task.referenceTaskName,
     attempt: retryCount + 1,
     priority: run.priority,
-    visibleAt: ctx.now + delayMs,
+    visibleAt: queuedAt(ctx.now, run.createTime, delayMs, ctx.settings.queueRunAgeMs),
     lockMs: responseTimeoutSeconds * 1000,
   };
   return {
     ok: true,
     tasks: [task],
-    commands: [enqueue, ...attemptTimers(sctx, task, config, enqueue.visibleAt)],
+    // From when the task can first be handed out, not from where it stands in its queue.
+    commands: [enqueue, ...attemptTimers(sctx, task, config, ctx.now + delayMs)],
   };
 }
 
