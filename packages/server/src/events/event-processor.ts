@@ -68,10 +68,13 @@ export class EventProcessor {
   ): Promise<Outcome> {
     const payload = parsePayload(delivery.body);
     if (typeof payload === 'string') return this.refuse(event, handlers, delivery, payload);
-    const conditions = await Promise.all(handlers.map((h) => this.condition(h, payload)));
     const after = afterCommit();
     let outcome: Outcome;
     try {
+      // Inside the try: a condition that cannot be evaluated at all (the script runner failing,
+      // not the script) is an error like an action's, given back after the pause and counted
+      // toward MAX_ATTEMPTS. Left to the broker, AMQP would redeliver it at once, without end.
+      const conditions = await Promise.all(handlers.map((h) => this.condition(h, payload)));
       const transaction = this.store.transaction(async (tx) => {
         // Fresh per attempt: the transaction may be run again from the start (PostgreSQL retries).
         after.wakeQueues.clear();

@@ -55,12 +55,12 @@ for (const c of storeCases()) {
         }),
       );
     };
-    const processorWith = (actions: RunActions): EventProcessor =>
+    const processorWith = (actions: RunActions, scripts = asyncScripts(noScripts)): EventProcessor =>
       new EventProcessor(
         store,
         executor,
         actions,
-        asyncScripts(noScripts),
+        scripts,
         new WakeBus(),
         systemClock,
         pino({ level: 'silent' }),
@@ -179,6 +179,53 @@ for (const c of storeCases()) {
         String((executions.results[0]?.record.output as { exception?: string }).exception),
         /a bug in an action/,
       );
+    });
+
+    void it('gives back a message whose condition cannot be evaluated, and records it FAILED after a few attempts', async () => {
+      // The script runner itself failing (not the script: a script's own error is a false
+      // condition) is retried as an action's error is, with the same pause and the same bound.
+      const failing = {
+        ...asyncScripts(noScripts),
+        javascript: () => Promise.reject(new Error('the script runner is gone')),
+      };
+      const name = `condition-${randomUUID()}`;
+      await define(name);
+      const processor = processorWith(new RunActions(executor), failing);
+      const handler: EventHandler = {
+        ...startsRuns(name, 'amqp:condition-test'),
+        condition: '$.n > 1',
+        evaluatorType: 'javascript',
+      };
+      const settled: string[] = [];
+      const delivery: Delivery = {
+        id: newId(),
+        body: '{"n":2}',
+        redelivered: true,
+        ack: () => {
+          settled.push('ack');
+          return Promise.resolve();
+        },
+        nack: () => {
+          settled.push('nack');
+          return Promise.resolve();
+        },
+      };
+      const outcomes: string[] = [];
+      for (let i = 0; i < MAX_ATTEMPTS; i++)
+        outcomes.push(await processor.process(handler.event, [handler], delivery));
+      assert.deepEqual(outcomes, [...Array<string>(MAX_ATTEMPTS - 1).fill('retry'), 'failed']);
+      assert.deepEqual(settled, [...Array<string>(MAX_ATTEMPTS - 1).fill('nack'), 'ack']);
+      const executions = await store.read((tx) => tx.events.listEventExecutions(handler.name, 0, 10));
+      assert.equal(executions.totalHits, 1);
+      assert.equal(executions.results[0]?.record.status, 'FAILED');
+      assert.match(
+        String((executions.results[0]?.record.output as { exception?: string }).exception),
+        /the script runner is gone/,
+      );
+      const runs = await store.read((tx) =>
+        tx.searchRuns({ name, start: 0, size: 10, sort: [{ field: 'createTime', order: 'ASC' }] }),
+      );
+      assert.equal(runs.totalHits, 0, 'no action was taken');
     });
 
     void it('records a message nested deeper than free JSON FAILED at once, saying why, and acts on none of it', async () => {
