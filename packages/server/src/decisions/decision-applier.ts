@@ -13,7 +13,6 @@ import type { Clock } from '../clock.js';
 import {
   newRunRecord,
   type Decision,
-  type EngineAlert,
   type EngineEvent,
   type EngineSettings,
   type NewRunInput,
@@ -51,62 +50,10 @@ import { loadInstructions } from '../instructions/instruction-refs.js';
 import type { AfterCommit } from './after-commit.js';
 import { copyWith } from '../copy-with.js';
 import { decideOrFault } from './decide-or-fault.js';
+import type { DecisionApplierHooks, ExecutionObserver } from './applier-hooks.js';
 
 export { afterCommit, type AfterCommit } from './after-commit.js';
-
-/** What a run's trace context is made from: its name, and the run and task that started it. */
-export type TracedRun = Pick<RunRecord, 'workflowName' | 'parentWorkflowId' | 'parentWorkflowTaskId'> & {
-  /** The trace of the run whose task `parentWorkflowTaskId` starts this one, when at hand. */
-  parentTrace?: RunTrace | undefined;
-};
-
-/** Outside effects of the executor, set by the composition root. */
-export interface DecisionApplierHooks {
-  /** A timeout under ALERT_ONLY was recorded (called after commit): a metric and a warning. */
-  onAlert?: (alert: EngineAlert) => void;
-  /**
-   * A timer due at `dueAt` was armed in the current transaction: a hint for this node's timer
-   * loop to wake in time (sent before commit, so the loop re-checks rather than trusts it).
-   */
-  onTimerArmed?: (dueAt: number) => void;
-  /**
-   * Told of every decision inside its transaction, after it is written (lifecycle events go to
-   * the outbox here, so they exist if and only if the change commits). `before` is undefined
-   * for a run being started.
-   */
-  onDecided?: (
-    tx: Tx,
-    before: RunRecord | undefined,
-    beforeTasks: readonly TaskRecord[],
-    decision: Decision,
-    after: AfterCommit,
-  ) => Promise<void>;
-  /**
-   * A decision threw and its run was failed with the error instead (`decide-or-fault.ts`): the
-   * error with its stack, for the log and a metric. Called inside the transaction, once an attempt.
-   */
-  onFault?: (workflowId: string, event: EngineEvent['type'], error: unknown) => void;
-  /** Tracing (`src/tracing/run-tracer.ts`): a new run's trace context, and each new task's. */
-  tracer?: {
-    traceRun(tx: Tx | undefined, run: TracedRun): Promise<RunTrace>;
-    stampTasks(run: RunRecord, tasks: readonly TaskRecord[]): void;
-    signalled(run: RunRecord, status: string, now: number): void;
-    within<T>(name: string, attributes: Record<string, string | number>, work: () => Promise<T>): Promise<T>;
-  };
-}
-
-/**
- * Told of every decision the executor applies, inside its transaction (metrics, liveness
- * warnings). `before` is the run as it was (undefined for a run being started).
- */
-export interface ExecutionObserver {
-  decided(
-    before: RunRecord | undefined,
-    beforeTasks: readonly TaskRecord[],
-    decision: Decision,
-    now: number,
-  ): void;
-}
+export type { DecisionApplierHooks, ExecutionObserver, TracedRun } from './applier-hooks.js';
 
 /**
  * The impure glue around the pure interpreter: inside a caller's transaction it loads a run's
