@@ -18,6 +18,23 @@ import { afterCommit, DecisionApplier } from '../../src/decisions/decision-appli
 import { storeSuite } from '../helpers/store-suite.js';
 import { storeCases } from '../helpers/stores.js';
 
+/** A delivery of `body` whose acknowledgements and give-backs are written to `settled`, in order. */
+function recordedDelivery(settled: string[], body: string, redelivered: boolean): Delivery {
+  return {
+    id: newId(),
+    body,
+    redelivered,
+    ack: () => {
+      settled.push('ack');
+      return Promise.resolve();
+    },
+    nack: () => {
+      settled.push('nack');
+      return Promise.resolve();
+    },
+  };
+}
+
 /**
  * The two transactional guarantees, without brokers in the way: an outbox row exists if and
  * only if the change it describes committed, and a message processed and committed but never
@@ -152,21 +169,8 @@ for (const c of storeCases()) {
         active: true,
         actions: [{ action: 'start_workflow', start_workflow: { name: 'whatever' } }],
       };
-      const messageId = newId();
       const settled: string[] = [];
-      const delivery: Delivery = {
-        id: messageId,
-        body: '{}',
-        redelivered: true,
-        ack: () => {
-          settled.push('ack');
-          return Promise.resolve();
-        },
-        nack: () => {
-          settled.push('nack');
-          return Promise.resolve();
-        },
-      };
+      const delivery = recordedDelivery(settled, '{}', true);
       const outcomes: string[] = [];
       for (let i = 0; i < MAX_ATTEMPTS + 1; i++)
         outcomes.push(await processor.process(handler.event, [handler], delivery));
@@ -197,19 +201,7 @@ for (const c of storeCases()) {
         evaluatorType: 'javascript',
       };
       const settled: string[] = [];
-      const delivery: Delivery = {
-        id: newId(),
-        body: '{"n":2}',
-        redelivered: true,
-        ack: () => {
-          settled.push('ack');
-          return Promise.resolve();
-        },
-        nack: () => {
-          settled.push('nack');
-          return Promise.resolve();
-        },
-      };
+      const delivery = recordedDelivery(settled, '{"n":2}', true);
       const outcomes: string[] = [];
       for (let i = 0; i < MAX_ATTEMPTS; i++)
         outcomes.push(await processor.process(handler.event, [handler], delivery));
@@ -234,19 +226,7 @@ for (const c of storeCases()) {
       const processor = processorWith(new RunActions(executor));
       const handler = startsRuns(name, 'amqp:deep-test');
       const settled: string[] = [];
-      const delivery = (body: string): Delivery => ({
-        id: newId(),
-        body,
-        redelivered: false,
-        ack: () => {
-          settled.push('ack');
-          return Promise.resolve();
-        },
-        nack: () => {
-          settled.push('nack');
-          return Promise.resolve();
-        },
-      });
+      const delivery = (body: string): Delivery => recordedDelivery(settled, body, false);
       // A hundred thousand levels: every recursive walk of it overflows the stack.
       const deep = `{"n":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
       assert.equal(await processor.process(handler.event, [handler], delivery(deep)), 'failed');
