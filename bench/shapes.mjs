@@ -5,10 +5,14 @@
 // main bench (batch poll, update-v2, 16 slots) serve every task. Beside it, the linear workflow
 // of the same number of worker steps, in the same server, so the two shapes compare in one run.
 //   node bench/shapes.mjs [--store sqlite|postgres] [--runs 1000] [--branches 4] [--workers 16]
-//     [--only shape_branching|shape_linear] [--cpu-prof DIR] [--nodes N] [--switch expression|function|calls]
+//     [--only shape_branching|shape_linear] [--cpu-prof DIR] [--nodes N] [--node-domains]
+//     [--switch expression|function|calls]
 // (--cpu-prof: the server's V8 CPU profile, summarised over each pass, as profile-step.mjs does;
 // --nodes: PostgreSQL only, N servers on the one database, the worker slots and the starts spread
-// over them as in the main bench's baton-postgres-N-nodes, so one run's branches reach several)
+// over them as in the main bench's baton-postgres-N-nodes, so one run's branches reach several;
+// --node-domains: each node's runs started in a task domain of their own that only that node's
+// workers poll, so every step of a run reaches the node that started it: what a hand-out that kept
+// a run on one node could gain at most)
 // --switch function: the switch's script written as Conductor's INLINE tasks usually are, a
 // function called at once (`(function () { if (…) return 'even'; return 'odd'; })()`); --switch
 // calls: such a function that calls built-ins (`Math.abs`, a string's `toLowerCase`).
@@ -37,6 +41,7 @@ const { values } = parseArgs({
     only: { type: 'string' },
     'cpu-prof': { type: 'string' },
     nodes: { type: 'string', default: '1' },
+    'node-domains': { type: 'boolean', default: false },
     switch: { type: 'string', default: 'expression' },
     fanout: { type: 'string' },
   },
@@ -49,6 +54,8 @@ const WORKERS = Number(values.workers);
 const NODES = Number(values.nodes);
 const FANOUT = values.fanout === undefined ? undefined : Number(values.fanout);
 if (NODES > 1 && values.store !== 'postgres') throw new Error('--nodes above 1 needs --store postgres');
+const NODE_DOMAINS = values['node-domains'];
+if (NODE_DOMAINS && NODES < 2) throw new Error('--node-domains needs --nodes 2 or more');
 if (NODES > 1 && values['cpu-prof']) throw new Error('--cpu-prof profiles one node: leave out --nodes');
 const TASK_TYPE = 'shape_step';
 const SWITCH_SCRIPTS = {
@@ -137,6 +144,9 @@ function linear(steps) {
   };
 }
 
+/** The task domain of node `i`'s runs and workers under --node-domains. */
+const nodeDomain = (i) => `node${i}`;
+
 /**
  * Runs `RUNS` runs of `definition` through `WORKERS` update-v2 slots, spread over the nodes'
  * clients (each slot polls and posts to one node); answers the pass's figures.
@@ -173,7 +183,8 @@ async function pass(clients, meter, shape) {
         continue;
       }
       const res = await client.get(
-        `/api/tasks/poll/batch/${TASK_TYPE}?count=${slots - busy}&timeout=200&workerid=shape-worker`,
+        `/api/tasks/poll/batch/${TASK_TYPE}?count=${slots - busy}&timeout=200&workerid=shape-worker` +
+          (NODE_DOMAINS ? `&domain=${nodeDomain(i)}` : ''),
       );
       for (const task of res.body) {
         busy++;
@@ -195,8 +206,11 @@ async function pass(clients, meter, shape) {
     Array.from({ length: 16 }, async () => {
       while (next < RUNS) {
         const run = next++;
-        const res = await clients[run % clients.length].post(`/api/workflow/${shape.definition.name}`, {
-          input: { run, data: stepPayload(run, -1), ...shape.input?.(run) },
+        const node = run % clients.length;
+        const input = { run, data: stepPayload(run, -1), ...shape.input?.(run) };
+        const res = await clients[node].post(`/api/workflow/${shape.definition.name}`, {
+          input,
+          ...(NODE_DOMAINS && { taskToDomain: { '*': nodeDomain(node) } }),
         });
         ids.push(res.body);
       }
@@ -271,7 +285,7 @@ try {
     const { steps, seconds, cpu } = await pass(clients, meter, shape);
     const cpuMs = cpu.map(({ name, ms }) => `${name} ${(ms / steps).toFixed(3)}`).join(', ');
     console.log(
-      `${values.store}${NODES > 1 ? ` (${NODES} nodes)` : ''} ${shape.definition.name} (${shape.steps} worker steps a run): ${RUNS} runs, ` +
+      `${values.store}${NODES > 1 ? ` (${NODES} nodes${NODE_DOMAINS ? ', a domain each' : ''})` : ''} ${shape.definition.name} (${shape.steps} worker steps a run): ${RUNS} runs, ` +
         `${Math.round(steps / seconds)} steps/s in ${seconds.toFixed(1)} s; CPU ms per step: ${cpuMs}`,
     );
     if (grouped.size > 0) {
