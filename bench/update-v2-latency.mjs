@@ -9,9 +9,12 @@
 // `--cpu-prof DIR`: the server's V8 CPU profile, written there when it stops. `--chunk N`: the
 // pass cut into blocks of N runs in order (warm-up runs included), each block's p50 / p90 and the
 // CPU a step of the server and of the database's backends: how a fresh node warms.
+// `--slowest N`: the N slowest measured update-v2s, each with its run, its step in the run and when
+// it began (ms since the first measured one), in the order they ran: whether the tail is a fresh
+// node's first runs or spread over the pass.
 // `--server-args="..."`: Node flags for the server, e.g. `--server-args=--trace-gc-nvp`, whose
 // lines go to this command's output (its scavenges, their pauses and what each promoted).
-//   node bench/update-v2-latency.mjs [--sqlite] [--runs 60] [--warm 0] [--timeline] [--cpu-prof DIR] [--chunk 25] [--server-args="--flag ..."]
+//   node bench/update-v2-latency.mjs [--sqlite] [--runs 60] [--warm 0] [--timeline] [--cpu-prof DIR] [--chunk 25] [--slowest 20] [--server-args="--flag ..."]
 // Run `npx tsc -b` first.
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -37,6 +40,7 @@ const { values } = parseArgs({
     timeline: { type: 'boolean', default: false },
     'cpu-prof': { type: 'string' },
     chunk: { type: 'string' },
+    slowest: { type: 'string' },
     'server-args': { type: 'string' },
   },
 });
@@ -64,6 +68,8 @@ const server = await startBaton({
 });
 const client = jsonClient(server.url, { sockets: 4 });
 const updates = [];
+/** --slowest: every measured update-v2 with where and when it ran. */
+const samples = [];
 /** --chunk: one entry a block of runs: its update-v2 times and the CPU ms it cost. */
 const blocks = [];
 let meter;
@@ -99,7 +105,7 @@ try {
     await client.post('/api/workflow/bench_linear', { input: { run, data: 'x' } });
     const polled = await client.get('/api/tasks/poll/batch/bench_step?count=1&timeout=1000&workerid=w');
     let task = polled.body[0];
-    while (task) {
+    for (let step = 0; task; step++) {
       const started = performance.now();
       const res = await client.post('/api/tasks/update-v2', {
         taskId: task.taskId,
@@ -110,6 +116,7 @@ try {
       });
       const ms = performance.now() - started;
       if (meter) updates.push(ms);
+      if (meter && values.slowest !== undefined) samples.push({ ms, run: run - warm, step, at: started });
       blocks.at(-1)?.times.push(ms);
       task = res.status === 200 ? res.body : undefined;
     }
@@ -137,6 +144,15 @@ for (const { first, times, cpuBefore, cpuAfter } of blocks) {
   );
 }
 updates.sort((a, b) => a - b);
+if (values.slowest !== undefined) {
+  const t0 = samples[0]?.at ?? 0;
+  const slowest = [...samples].sort((a, b) => b.ms - a.ms).slice(0, Number(values.slowest));
+  slowest.sort((a, b) => a.at - b.at);
+  console.log(
+    `slowest ${slowest.length} (ms at run.step, begun at ms since the first): ` +
+      slowest.map((s) => `${s.ms.toFixed(1)} at ${s.run}.${s.step} (${Math.round(s.at - t0)})`).join(', '),
+  );
+}
 const at = (p) => quantile(updates, p);
 // Per step, the run's start and first poll included (one of each per ten steps).
 const perStep = cpu.map(({ name, ms }) => `${name} ${(ms / updates.length).toFixed(3)}`).join(', ');
