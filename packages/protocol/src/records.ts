@@ -202,6 +202,13 @@ export interface RunRecord {
   createTime: number;
   updateTime: number;
   endTime: number;
+  /**
+   * The earliest a task of this run stands in its queue from (epoch ms; the queue order of
+   * BATON_QUEUE_RUN_AGE_MS): set on a SUB_WORKFLOW child to its parent's (the parent's own
+   * `queueSince`, else its `createTime`), so a child stands with the run under way that started
+   * it. Absent: the run's `createTime`.
+   */
+  queueSince?: number;
   links: RunLinks;
   /** Workflow timeouts under timeoutPolicy ALERT_ONLY. */
   alerts?: LifecycleAlert[];

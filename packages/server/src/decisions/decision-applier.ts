@@ -401,7 +401,13 @@ export class DecisionApplier {
         priority: command.priority,
         taskToDomain: command.taskToDomain,
         ...(correlationId !== undefined && { correlationId }),
-        ...(isChild && { parentWorkflowId: parent.workflowId, parentWorkflowTaskId: command.taskId }),
+        ...(isChild && {
+          parentWorkflowId: parent.workflowId,
+          parentWorkflowTaskId: command.taskId,
+          // A child is work of the run under way that started it: its tasks stand in their
+          // queues with that run's (engine/queue-order.ts).
+          queueSince: parent.queueSince ?? parent.createTime,
+        }),
         ...(command.definition !== undefined &&
           command.definitionFromData === true && { definitionFromData: true }),
         ...(trace !== undefined && { trace }),

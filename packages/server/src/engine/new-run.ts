@@ -34,6 +34,7 @@ export function newRunRecord(input: NewRunInput): RunRecord {
   if (input.idempotencyKey !== undefined) run.idempotencyKey = input.idempotencyKey;
   if (input.parentWorkflowId !== undefined) run.parentWorkflowId = input.parentWorkflowId;
   if (input.parentWorkflowTaskId !== undefined) run.parentWorkflowTaskId = input.parentWorkflowTaskId;
+  if (input.queueSince !== undefined) run.queueSince = input.queueSince;
   if (input.event !== undefined) run.event = input.event;
   if (input.syncWaitUntil !== undefined) run.syncWaitUntil = input.syncWaitUntil;
   if (input.definitionFromData === true) run.definitionFromData = true;

@@ -5,8 +5,9 @@
  *
  * A task with a delay (a retry's back-off, a start delay) becomes visible when the delay ends and
  * is ordered from then. A task queued at once is ordered as if it had been queued `runAgeMs`
- * earlier, but never before its run began: so a run under way goes ahead of runs that began after
- * it. Without that, under a backlog of new runs a fork's branches and every task the engine queues
+ * earlier, but never before its run began (`runBegan`: a SUB_WORKFLOW child's is the run's that
+ * started it, `RunRecord.queueSince`): so a run under way goes ahead of runs that began after it.
+ * Without that, under a backlog of new runs a fork's branches and every task the engine queues
  * after a step that could not be handed straight to its worker wait behind the first tasks of
  * every run started meanwhile (`npm run bench -- --shape branching`: hand-offs of 5 to 7 s at the
  * p99 under load against 0.2 to 0.9 s, at the same throughput; docs/PERFORMANCE.md, "Built: runs

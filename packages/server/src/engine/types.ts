@@ -349,6 +349,8 @@ export interface NewRunInput {
   readonly idempotencyKey?: string;
   readonly parentWorkflowId?: string;
   readonly parentWorkflowTaskId?: string;
+  /** A child run's place in its queues: its parent's (`RunRecord.queueSince`). */
+  readonly queueSince?: number;
   /** The event (`amqp:orders`) whose handler started the run (Conductor's `Workflow.event`). */
   readonly event?: string;
   /** Until when a synchronous execute waits for the run (`RunRecord.syncWaitUntil`). */

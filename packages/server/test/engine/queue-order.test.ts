@@ -90,6 +90,16 @@ void describe('decide: a worker task queued with its run’s lead', () => {
     );
   });
 
+  void it('in a child run, stands where the run that started it stood', () => {
+    const engine = new Engine(def, {}, [taskDef]);
+    engine.queueRunAgeMs = 60_000;
+    // A SUB_WORKFLOW child started 20 s into its parent's run.
+    engine.now = T0 + 20_000;
+    engine.run.createTime = T0 + 20_000;
+    engine.run.queueSince = T0;
+    assert.equal(enqueued(engine.start())[0]?.visibleAt, T0);
+  });
+
   void it('without a lead, queued at the time of the decision', () => {
     const engine = new Engine(def, {}, [taskDef]);
     engine.start();

@@ -4,7 +4,7 @@ import { before, describe, it } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
 import { appSuite, register } from '../helpers/app-suite.js';
 import { workerTaskDefs, workflowDef } from '../helpers/definitions.js';
-import { pollOneTask, pollTasks, postResult, startRun } from '../helpers/runs.js';
+import { pollOneTask, pollTasks, postResult, runOf, startRun } from '../helpers/runs.js';
 import { storeCases } from '../helpers/stores.js';
 
 /**
@@ -30,6 +30,23 @@ const DEFINITIONS = [
     { name: 'join', taskReferenceName: 'join', type: 'JOIN', joinOn: ['a', 'b', 'c'] },
   ]),
   workflowDef('qo_line', [simple('qo_step', 'one')]),
+  workflowDef('qo_child', [
+    {
+      name: 'inner',
+      taskReferenceName: 'inner',
+      type: 'SUB_WORKFLOW',
+      subWorkflowParam: { name: 'qo_line' },
+    },
+  ]),
+  workflowDef('qo_parent', [
+    simple('qo_first', 'first'),
+    {
+      name: 'child',
+      taskReferenceName: 'child',
+      type: 'SUB_WORKFLOW',
+      subWorkflowParam: { name: 'qo_child', version: 1 },
+    },
+  ]),
 ];
 const TASK_DEFS = workerTaskDefs(['qo_first', 'qo_step'], { responseTimeoutSeconds: 3600 });
 
@@ -56,6 +73,39 @@ async function backlogBehindFork(
   clock.advance(gapMs);
   await postResult(t.app, first, 'COMPLETED');
   return { fork, lines };
+}
+
+/**
+ * Starts a run that enters a sub-workflow (whose own child is a one-step run) after its first
+ * step, then `later` one-step runs `startedAfterMs` later, then, 5 s after those, completes the
+ * first step. Answers the ids; `grandchild` is the run whose step is queued.
+ */
+async function backlogBehindChild(
+  t: ReturnType<typeof appSuite>,
+  clock: ManualClock,
+  later: number,
+  startedAfterMs: number,
+): Promise<{ parent: string; grandchild: string; lines: string[] }> {
+  const parent = await startRun(t.app, 'qo_parent', { input: {} });
+  const first = await pollOneTask(t.app, 'qo_first');
+  assert.equal(first.workflowInstanceId, parent);
+  clock.advance(startedAfterMs);
+  const lines: string[] = [];
+  for (let i = 0; i < later; i++) {
+    lines.push(await startRun(t.app, 'qo_line', { input: { i } }));
+    clock.advance(10);
+  }
+  clock.advance(5_000);
+  await postResult(t.app, first, 'COMPLETED');
+  const parentRun = await runOf(t.app, parent);
+  const child = await runOf(
+    t.app,
+    parentRun.tasks.find((x: { referenceTaskName: string }) => x.referenceTaskName === 'child').subWorkflowId,
+  );
+  const grandchild = child.tasks.find(
+    (x: { referenceTaskName: string }) => x.referenceTaskName === 'inner',
+  ).subWorkflowId;
+  return { parent, grandchild, lines };
 }
 
 /** Takes every queued qo_step task, one poll at a time: the runs in the order handed out. */
@@ -94,6 +144,16 @@ for (const storeCase of storeCases()) {
       const { fork, lines: after } = await backlogBehindFork(t, clock, 2, 1_000);
       assert.deepEqual(await handOutOrder(t, 7), [...lines, fork, fork, fork, ...after]);
     });
+
+    it('hands out a sub-workflow’s tasks with the run under way that started it', async () => {
+      // The grandchild began 5 s after the four runs, but its step stands with its grandparent's.
+      const { parent, grandchild, lines } = await backlogBehindChild(t, clock, 4, 2_000);
+      assert.deepEqual(await handOutOrder(t, 5), [grandchild, ...lines]);
+      const grand = await runOf(t.app, grandchild);
+      const top = await runOf(t.app, parent);
+      assert.equal(grand.queueSince, top.createTime, 'the grandchild stands from its grandparent’s start');
+      assert.equal(top.queueSince, undefined, 'a top-level run stands from its own start');
+    });
   });
 
   describe(`hand-out order across runs on ${storeCase.name}, BATON_QUEUE_RUN_AGE_MS bounds the lead`, () => {
@@ -124,6 +184,11 @@ for (const storeCase of storeCases()) {
     it('hands out strictly in the order queued', async () => {
       const { fork, lines } = await backlogBehindFork(t, clock, 4, 2_000);
       assert.deepEqual(await handOutOrder(t, 7), [...lines, fork, fork, fork]);
+    });
+
+    it('hands out a sub-workflow’s tasks in the order queued too', async () => {
+      const { grandchild, lines } = await backlogBehindChild(t, clock, 2, 2_000);
+      assert.deepEqual(await handOutOrder(t, 3), [...lines, grandchild]);
     });
   });
 }

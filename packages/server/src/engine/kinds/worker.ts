@@ -152,7 +152,7 @@ export function scheduleWorkerTask(
     taskRef: task.referenceTaskName,
     attempt: retryCount + 1,
     priority: run.priority,
-    visibleAt: queuedAt(ctx.now, run.createTime, delayMs, ctx.settings.queueRunAgeMs),
+    visibleAt: queuedAt(ctx.now, run.queueSince ?? run.createTime, delayMs, ctx.settings.queueRunAgeMs),
     lockMs: responseTimeoutSeconds * 1000,
   };
   return {
