@@ -51,19 +51,20 @@ const DEFINITIONS = [
 const TASK_DEFS = workerTaskDefs(['qo_first', 'qo_step'], { responseTimeoutSeconds: 3600 });
 
 /**
- * Starts a forking run, then `later` one-step runs `startedAfterMs` later, then (`gapMs` after
- * those) completes the forking run's first step, which queues its three branches. Answers the ids.
+ * Starts a run of `name` and takes its first step, then `later` one-step runs `startedAfterMs`
+ * later, then (`gapMs` after those) completes that first step. Answers the ids.
  */
-async function backlogBehindFork(
+async function backlogBehind(
   t: ReturnType<typeof appSuite>,
   clock: ManualClock,
+  name: string,
   later: number,
   startedAfterMs: number,
-  gapMs = 5_000,
-): Promise<{ fork: string; lines: string[] }> {
-  const fork = await startRun(t.app, 'qo_fork', { input: {} });
+  gapMs: number,
+): Promise<{ run: string; lines: string[] }> {
+  const run = await startRun(t.app, name, { input: {} });
   const first = await pollOneTask(t.app, 'qo_first');
-  assert.equal(first.workflowInstanceId, fork);
+  assert.equal(first.workflowInstanceId, run);
   clock.advance(startedAfterMs);
   const lines: string[] = [];
   for (let i = 0; i < later; i++) {
@@ -72,13 +73,24 @@ async function backlogBehindFork(
   }
   clock.advance(gapMs);
   await postResult(t.app, first, 'COMPLETED');
-  return { fork, lines };
+  return { run, lines };
+}
+
+/** backlogBehind a forking run, whose first step queues its three branches. */
+async function backlogBehindFork(
+  t: ReturnType<typeof appSuite>,
+  clock: ManualClock,
+  later: number,
+  startedAfterMs: number,
+  gapMs = 5_000,
+): Promise<{ fork: string; lines: string[] }> {
+  const { run, lines } = await backlogBehind(t, clock, 'qo_fork', later, startedAfterMs, gapMs);
+  return { fork: run, lines };
 }
 
 /**
- * Starts a run that enters a sub-workflow (whose own child is a one-step run) after its first
- * step, then `later` one-step runs `startedAfterMs` later, then, 5 s after those, completes the
- * first step. Answers the ids; `grandchild` is the run whose step is queued.
+ * backlogBehind a run that enters a sub-workflow after its first step, whose own child is a
+ * one-step run: `grandchild` is the run whose step is queued.
  */
 async function backlogBehindChild(
   t: ReturnType<typeof appSuite>,
@@ -86,25 +98,11 @@ async function backlogBehindChild(
   later: number,
   startedAfterMs: number,
 ): Promise<{ parent: string; grandchild: string; lines: string[] }> {
-  const parent = await startRun(t.app, 'qo_parent', { input: {} });
-  const first = await pollOneTask(t.app, 'qo_first');
-  assert.equal(first.workflowInstanceId, parent);
-  clock.advance(startedAfterMs);
-  const lines: string[] = [];
-  for (let i = 0; i < later; i++) {
-    lines.push(await startRun(t.app, 'qo_line', { input: { i } }));
-    clock.advance(10);
-  }
-  clock.advance(5_000);
-  await postResult(t.app, first, 'COMPLETED');
-  const parentRun = await runOf(t.app, parent);
-  const child = await runOf(
-    t.app,
-    parentRun.tasks.find((x: { referenceTaskName: string }) => x.referenceTaskName === 'child').subWorkflowId,
-  );
-  const grandchild = child.tasks.find(
-    (x: { referenceTaskName: string }) => x.referenceTaskName === 'inner',
-  ).subWorkflowId;
+  const { run: parent, lines } = await backlogBehind(t, clock, 'qo_parent', later, startedAfterMs, 5_000);
+  const childOf = async (id: string, ref: string): Promise<string> =>
+    (await runOf(t.app, id)).tasks.find((x: { referenceTaskName: string }) => x.referenceTaskName === ref)
+      .subWorkflowId;
+  const grandchild = await childOf(await childOf(parent, 'child'), 'inner');
   return { parent, grandchild, lines };
 }
 
