@@ -12,6 +12,7 @@ import type {
 import type { Clock } from '../clock.js';
 import {
   newRunRecord,
+  runQueueSince,
   type Decision,
   type EngineEvent,
   type EngineSettings,
@@ -406,7 +407,7 @@ export class DecisionApplier {
           parentWorkflowTaskId: command.taskId,
           // A child is work of the run under way that started it: its tasks stand in their
           // queues with that run's (engine/queue-order.ts).
-          queueSince: parent.queueSince ?? parent.createTime,
+          queueSince: runQueueSince(parent),
         }),
         ...(command.definition !== undefined &&
           command.definitionFromData === true && { definitionFromData: true }),

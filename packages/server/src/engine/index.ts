@@ -6,6 +6,7 @@
 export { decide, runStatusForFailedTask, taskFailureReason } from './decide.js';
 export { faultReason } from './faults.js';
 export { newRunRecord } from './new-run.js';
+export { runQueueSince } from './queue-order.js';
 export { copyTasksForNewRun } from './run-copy.js';
 export { checkWorkflowDef, workflowDefWarnings } from './validation/check-workflow-def.js';
 export { checkTaskDef, compileSchema } from './validation/check-task-def.js';

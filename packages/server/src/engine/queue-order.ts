@@ -1,3 +1,5 @@
+import type { RunRecord } from '@baton/protocol';
+
 /**
  * Where a worker task queued by a decision at `now` stands in its queue: its `visibleAt`, which
  * both gates the hand-out (a message is handed out once `visibleAt <= now`) and orders it (the
@@ -19,4 +21,12 @@ export function queuedAt(now: number, runBegan: number, delayMs: number, runAgeM
   if (delayMs > 0) return now + delayMs;
   // min: a run stamped ahead of this node's clock (another node's) still queues visible now.
   return Math.min(now, Math.max(runBegan, now - runAgeMs));
+}
+
+/**
+ * When `run`'s work began, for the queue order: a SUB_WORKFLOW child's is the run's that started
+ * it (`RunRecord.queueSince`, carried down every level), any other run's its own start.
+ */
+export function runQueueSince(run: Pick<RunRecord, 'queueSince' | 'createTime'>): number {
+  return run.queueSince ?? run.createTime;
 }

@@ -92,6 +92,17 @@ for (const c of storeCases()) {
     const ours = async () =>
       (await store.read((tx) => tx.events.readOutbox(10_000))).filter((r) => r.sink === sink);
 
+    /** The one execution recorded for `handler`: FAILED, its exception matching `exception`. */
+    const assertOneFailedExecution = async (handler: EventHandler, exception: RegExp): Promise<void> => {
+      const executions = await store.read((tx) => tx.events.listEventExecutions(handler.name, 0, 10));
+      assert.equal(executions.totalHits, 1);
+      assert.equal(executions.results[0]?.record.status, 'FAILED');
+      assert.match(
+        String((executions.results[0]?.record.output as { exception?: string }).exception),
+        exception,
+      );
+    };
+
     void it('writes no event for a transaction that rolled back, and every event of one that committed', async () => {
       const name = `outbox-${randomUUID()}`;
       await define(name);
@@ -176,13 +187,7 @@ for (const c of storeCases()) {
         outcomes.push(await processor.process(handler.event, [handler], delivery));
       assert.deepEqual(outcomes, [...Array<string>(MAX_ATTEMPTS - 1).fill('retry'), 'failed', 'duplicate']);
       assert.deepEqual(settled, [...Array<string>(MAX_ATTEMPTS - 1).fill('nack'), 'ack', 'ack']);
-      const executions = await store.read((tx) => tx.events.listEventExecutions(handler.name, 0, 10));
-      assert.equal(executions.totalHits, 1);
-      assert.equal(executions.results[0]?.record.status, 'FAILED');
-      assert.match(
-        String((executions.results[0]?.record.output as { exception?: string }).exception),
-        /a bug in an action/,
-      );
+      await assertOneFailedExecution(handler, /a bug in an action/);
     });
 
     void it('gives back a message whose condition cannot be evaluated, and records it FAILED after a few attempts', async () => {
@@ -207,13 +212,7 @@ for (const c of storeCases()) {
         outcomes.push(await processor.process(handler.event, [handler], delivery));
       assert.deepEqual(outcomes, [...Array<string>(MAX_ATTEMPTS - 1).fill('retry'), 'failed']);
       assert.deepEqual(settled, [...Array<string>(MAX_ATTEMPTS - 1).fill('nack'), 'ack']);
-      const executions = await store.read((tx) => tx.events.listEventExecutions(handler.name, 0, 10));
-      assert.equal(executions.totalHits, 1);
-      assert.equal(executions.results[0]?.record.status, 'FAILED');
-      assert.match(
-        String((executions.results[0]?.record.output as { exception?: string }).exception),
-        /the script runner is gone/,
-      );
+      await assertOneFailedExecution(handler, /the script runner is gone/);
       const runs = await store.read((tx) =>
         tx.searchRuns({ name, start: 0, size: 10, sort: [{ field: 'createTime', order: 'ASC' }] }),
       );
@@ -231,11 +230,8 @@ for (const c of storeCases()) {
       const deep = `{"n":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
       assert.equal(await processor.process(handler.event, [handler], delivery(deep)), 'failed');
       assert.deepEqual(settled, ['ack'], 'acknowledged at once: it would come back the same');
-      const executions = await store.read((tx) => tx.events.listEventExecutions(handler.name, 0, 10));
-      assert.equal(executions.totalHits, 1);
-      assert.equal(executions.results[0]?.record.status, 'FAILED');
-      assert.match(
-        String((executions.results[0]?.record.output as { exception?: string }).exception),
+      await assertOneFailedExecution(
+        handler,
         /^refused: message\.n(\[0\])+ is nested deeper than 128 levels \(the limit\)$/,
       );
       // At the limit the message is acted on: the message object and 127 arrays.

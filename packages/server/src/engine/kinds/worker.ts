@@ -9,7 +9,7 @@ import type {
 import { resolveTemplate, type ExpressionDocument } from '../expressions.js';
 import { findTask } from '../graph.js';
 import { attemptTimers } from '../attempt-timers.js';
-import { queuedAt } from '../queue-order.js';
+import { queuedAt, runQueueSince } from '../queue-order.js';
 import { retryDelaySeconds } from '../retry.js';
 import { effectiveTaskDef, taskDefinitionOf, type EffectiveTaskDef } from '../task-config.js';
 import type { Command } from '../types.js';
@@ -152,7 +152,7 @@ export function scheduleWorkerTask(
     taskRef: task.referenceTaskName,
     attempt: retryCount + 1,
     priority: run.priority,
-    visibleAt: queuedAt(ctx.now, run.queueSince ?? run.createTime, delayMs, ctx.settings.queueRunAgeMs),
+    visibleAt: queuedAt(ctx.now, runQueueSince(run), delayMs, ctx.settings.queueRunAgeMs),
     lockMs: responseTimeoutSeconds * 1000,
   };
   return {
