@@ -107,7 +107,7 @@ export class Metrics {
     });
     this.decisionFaults = new Counter({
       name: 'baton_decision_faults_total',
-      help: 'Decisions that threw (a fault of the engine, or data it cannot handle), whose runs were failed with the error instead; by the event decided, counted once an attempt of the transaction',
+      help: 'Decisions that threw (a fault of the engine, or data it cannot handle), whose runs were failed with the error instead; by the event decided, counted once the failure has committed',
       labelNames: ['event'],
       registers,
     });

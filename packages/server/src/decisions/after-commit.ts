@@ -1,4 +1,4 @@
-import type { EngineAlert } from '../engine/index.js';
+import type { EngineAlert, EngineEvent } from '../engine/index.js';
 import type { HandOffAttempt } from '../handout/parked-polls.js';
 
 /** What a transaction wants done once it has committed (wake-ups are never sent for rolled-back work). */
@@ -7,6 +7,12 @@ export interface AfterCommit {
   /** ALERT commands (timeouts under ALERT_ONLY), for the executor's `onAlert` hook: `DecisionApplier.afterCommitted`. */
   alerts: EngineAlert[];
   /**
+   * Decisions that threw and failed their runs instead (`decide-or-fault.ts`), reported by
+   * `DecisionApplier.afterCommitted` once the transaction has committed: an attempt that rolled
+   * back, or was run again, reports nothing of its own.
+   */
+  faults: DecisionFault[];
+  /**
    * Set by a caller that settles it after the transaction (delivered on commit, released
    * otherwise): the decisions may then hand the tasks they queue to this node's waiting polls
    * (handout/parked-polls.ts). A new one for each attempt of the transaction.
@@ -14,11 +20,30 @@ export interface AfterCommit {
   parked?: HandOffAttempt;
 }
 
+/** A decision that threw: the run it failed, the event decided, and the error with its stack. */
+export interface DecisionFault {
+  workflowId: string;
+  event: EngineEvent['type'];
+  error: unknown;
+}
+
 /** Makes each attempt's reservations in this node's waiting polls (`ParkedPolls.attempt`). */
 export type HandOffAttempts = () => HandOffAttempt;
 
 export function afterCommit(): AfterCommit {
-  return { wakeQueues: new Set(), alerts: [] };
+  return { wakeQueues: new Set(), alerts: [], faults: [] };
+}
+
+/**
+ * Before each attempt of a transaction that keeps one AfterCommit across its attempts: what the
+ * last attempt asked for (wake-ups, alerts, faults) forgotten, since it did not commit, and its
+ * hand-offs to waiting polls renewed (`renewHandOffs`).
+ */
+export function renewAttempt(after: AfterCommit, make?: HandOffAttempts): void {
+  after.wakeQueues.clear();
+  after.alerts.length = 0;
+  after.faults.length = 0;
+  renewHandOffs(after, make);
 }
 
 /**

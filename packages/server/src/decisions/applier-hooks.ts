@@ -38,7 +38,8 @@ export interface DecisionApplierHooks {
   ) => Promise<void>;
   /**
    * A decision threw and its run was failed with the error instead (`decide-or-fault.ts`): the
-   * error with its stack, for the log and a metric. Called inside the transaction, once an attempt.
+   * error with its stack, for the log and a metric. Called by `DecisionApplier.afterCommitted`
+   * once the transaction has committed, once a fault.
    */
   onFault?: (workflowId: string, event: EngineEvent['type'], error: unknown) => void;
   /** Tracing (`src/tracing/run-tracer.ts`): a new run's trace context, and each new task's. */

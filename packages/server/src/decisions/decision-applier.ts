@@ -72,10 +72,15 @@ export class DecisionApplier {
     private readonly hooks: DecisionApplierHooks = {},
   ) {}
 
-  /** Runs the after-commit hooks of a committed transaction (alerts). */
+  /**
+   * Runs the after-commit hooks of a committed transaction: its alerts, and the faults of its
+   * decisions (each reported once, and only for a change that committed).
+   */
   afterCommitted(after: AfterCommit): void {
     const alerts = after.alerts.splice(0);
     for (const alert of alerts) this.hooks.onAlert?.(alert);
+    const faults = after.faults.splice(0);
+    for (const { workflowId, event, error } of faults) this.hooks.onFault?.(workflowId, event, error);
   }
 
   /** Tells this node's timer loop that a timer due at `dueAt` is being armed (hand-out, services). */
@@ -137,7 +142,7 @@ export class DecisionApplier {
     // Traced: the successor has a trace of its own; the attempts copied into it belong to it.
     run.trace ??= await this.hooks.tracer?.traceRun(tx, run);
     this.hooks.tracer?.stampTasks(run, tasks);
-    const { decision: decided, taskDefs } = await this.decideFor(tx, run, tasks, event, now);
+    const { decision: decided, taskDefs } = await this.decideFor(tx, run, tasks, event, now, after);
     const settled = await this.settleEnd(tx, session, 'RUNNING', tasks, decided);
     const { decision, handed } = handOffAll(settled, [], after.parked, taskDefs, now, newId);
     await tx.insertRun(decision.run);
@@ -188,7 +193,7 @@ export class DecisionApplier {
     if (trace !== undefined) run.trace = trace;
     session.started.add(run.workflowId);
     if (counted) session.runsStarted++;
-    const { decision: decided, taskDefs } = await this.decideFor(tx, run, [], { type: 'START' }, now);
+    const { decision: decided, taskDefs } = await this.decideFor(tx, run, [], { type: 'START' }, now, after);
     const settled = await this.settleEnd(tx, session, 'RUNNING', [], decided);
     const { decision, handed } = handOffAll(settled, [], after.parked, taskDefs, now, newId);
     // The run row goes in once, already carrying what its first decision changed.
@@ -211,7 +216,7 @@ export class DecisionApplier {
     if (!run) return undefined;
     const tasks = await loadDecideTasks(tx, workflowId, event);
     const now = this.clock.now();
-    const { decision: decided, taskDefs } = await this.decideFor(tx, run, tasks, event, now);
+    const { decision: decided, taskDefs } = await this.decideFor(tx, run, tasks, event, now, after);
     const settled = await this.settleEnd(tx, session, run.status, tasks, decided, () =>
       tx.getRunTasks(workflowId),
     );
@@ -452,6 +457,7 @@ export class DecisionApplier {
     tasks: readonly TaskRecord[],
     event: EngineEvent,
     now: number,
+    after: AfterCommit,
   ): Promise<{ decision: Decision; taskDefs: ReadonlyMap<string, StoredTaskDef> }> {
     const loaded = await taskDefsForRun(tx, run.workflowDefinition, tasks);
     const mailbox = await loadMailbox(tx, run);
@@ -483,7 +489,7 @@ export class DecisionApplier {
             ...(instructions !== undefined && { instructions }),
           },
           event,
-          this.hooks.onFault,
+          (workflowId, type, error) => after.faults.push({ workflowId, event: type, error }),
         );
       });
     });

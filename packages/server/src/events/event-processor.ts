@@ -14,7 +14,7 @@ import type { AsyncScriptRunner } from '../scripting/async-scripts.js';
 import { BatonError, coerceError } from '../errors.js';
 import type { WakeBus } from '../queue/wake-bus.js';
 import { afterCommit, type AfterCommit, type DecisionApplier } from '../decisions/decision-applier.js';
-import { type HandOffAttempts, renewHandOffs, settledWith } from '../decisions/after-commit.js';
+import { type HandOffAttempts, renewAttempt, settledWith } from '../decisions/after-commit.js';
 import type { EventExecutionRow, Store, Tx } from '../store/store.js';
 import type { Delivery } from './broker.js';
 import type { RunActions } from './run-actions.js';
@@ -77,9 +77,7 @@ export class EventProcessor {
       const conditions = await Promise.all(handlers.map((h) => this.condition(h, payload)));
       const transaction = this.store.transaction(async (tx) => {
         // Fresh per attempt: the transaction may be run again from the start (PostgreSQL retries).
-        after.wakeQueues.clear();
-        after.alerts.length = 0;
-        renewHandOffs(after, this.parkedAttempt);
+        renewAttempt(after, this.parkedAttempt);
         if (!(await tx.events.claimInbox(event, delivery.id, this.clock.now()))) return 'duplicate';
         const rows: EventExecutionRow[] = [];
         for (const [h, handler] of handlers.entries()) {

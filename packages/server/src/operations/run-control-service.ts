@@ -36,7 +36,7 @@ import { newId } from '../ids.js';
 import type { WakeBus } from '../queue/wake-bus.js';
 import type { Store, Tx } from '../store/store.js';
 import { afterCommit, type AfterCommit, type DecisionApplier } from '../decisions/decision-applier.js';
-import { type HandOffAttempts, renewHandOffs, settledWith } from '../decisions/after-commit.js';
+import { type HandOffAttempts, renewAttempt, settledWith } from '../decisions/after-commit.js';
 import { MAX_NESTING } from '../decisions/linked-runs.js';
 import { readsMailbox } from '../decisions/run-wake.js';
 import type { ArchiveReader, ArchivedRunDoc } from '../archive/archive-reader.js';
@@ -461,11 +461,12 @@ export class RunControlService {
     const after = afterCommit();
     const transaction = this.store.transaction((tx) => {
       // An attempt run again hands nothing its last one reserved.
-      renewHandOffs(after, this.parkedAttempt);
+      renewAttempt(after, this.parkedAttempt);
       return fn(tx, after);
     });
     const out = await settledWith(after, transaction);
     this.wake.wake([...after.wakeQueues]);
+    this.executor.afterCommitted(after);
     return out;
   }
 

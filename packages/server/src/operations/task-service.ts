@@ -22,8 +22,8 @@ import type { Store, Tx } from '../store/store.js';
 import { storeFault } from '../store/store-faults.js';
 import type { Metrics } from '../metrics.js';
 import { ANY_TASK, type TaskAccess } from '../auth/task-access.js';
-import { afterCommit, type DecisionApplier } from '../decisions/decision-applier.js';
-import { renewHandOffs, settledWith } from '../decisions/after-commit.js';
+import { afterCommit, type AfterCommit, type DecisionApplier } from '../decisions/decision-applier.js';
+import { renewAttempt, settledWith } from '../decisions/after-commit.js';
 import { holdBackOverLimit } from '../handout/hand-out-limits.js';
 import { handedOut, type HandOffWish } from '../handout/direct-hand-off.js';
 import type { PollRecorder } from '../handout/poll-recorder.js';
@@ -340,19 +340,9 @@ export class TaskService {
       strict?: boolean;
     } = {},
   ): Promise<{ task: TaskRecord; applied: boolean; lapsed: boolean }> {
-    const work = new ResultWork(
-      result,
-      options.access ?? ANY_TASK,
-      options.detach === true,
-      undefined,
-      this.together,
-    );
-    const out = await settledWith(
-      work.after,
-      this.store.transaction((tx) => this.oneResultIn(tx, work), work.options),
-    );
-    refuseIfStale(out, result.workerId, this.observers, options.strict === true);
-    this.wake.wake([...work.after.wakeQueues]);
+    const { access = ANY_TASK, detach = false, strict = false } = options;
+    const out = await this.settledResult(new ResultWork(result, access, detach, undefined, this.together));
+    refuseIfStale(out, result.workerId, this.observers, strict);
     // Past refuseIfStale only a lapsed refusal is left: answered 2xx, yet not recorded.
     return { task: out.task, applied: out.applied, lapsed: out.verdict?.kind === 'refuse' };
   }
@@ -371,12 +361,8 @@ export class TaskService {
     access: TaskAccess = ANY_TASK,
   ): Promise<{ task: TaskRecord; applied: boolean; next?: TaskRecord }> {
     const work = new ResultWork(result, access, false, fallbackWorkerId, this.together);
-    const out = await settledWith(
-      work.after,
-      this.store.transaction((tx) => this.oneResultIn(tx, work), work.options),
-    );
+    const out = await this.settledResult(work);
     refuseIfStale(out, result.workerId, this.observers);
-    this.wake.wake([...work.after.wakeQueues]);
     const poll = work.poll;
     if (poll)
       this.observeHandOut(poll.queues[1] ?? poll.request.taskType, poll.seen, out.next ? [out.next] : []);
@@ -418,7 +404,7 @@ export class TaskService {
     // (Every work here is `update`'s or `updateAndPoll`'s, which settle them after the commit.)
     for (const work of works) {
       work.poll = undefined;
-      renewHandOffs(work.after, this.parkedPolls.attempt);
+      renewAttempt(work.after, this.parkedPolls.attempt);
     }
     // A result that names its run (as workers' results do) locks that run in the same round trip
     // as its task read, the lock its decision takes next; a wrong run is refused after
@@ -506,16 +492,30 @@ export class TaskService {
     const after = afterCommit();
     const posted = { workflowId, ref, status, output, workerId, access };
     const transaction = this.store.transaction((tx) => {
-      renewHandOffs(after, this.parkedPolls.attempt);
+      renewAttempt(after, this.parkedPolls.attempt);
       return resultByRefIn(tx, posted, (result, task) => {
         const work = new ResultWork(result, access, false, undefined, this.together, after);
         return applyResults(tx, this.executor, this.clock.now(), [{ at: 0, task, work }]);
       });
     });
     const { taskId, refused } = await settledWith(after, transaction);
+    this.committed(after);
     if (refused) refuseIfStale(refused, workerId, this.observers);
-    this.wake.wake([...after.wakeQueues]);
     return taskId;
+  }
+
+  /** One result's transaction, done: what it asked for once committed is done too. */
+  private async settledResult(work: ResultWork): Promise<ResultAnswer> {
+    const transaction = this.store.transaction((tx) => this.oneResultIn(tx, work), work.options);
+    const out = await settledWith(work.after, transaction);
+    this.committed(work.after);
+    return out;
+  }
+
+  /** After a commit: the queues it filled woken, its alerts and its decisions' faults reported. */
+  private committed(after: AfterCommit): void {
+    this.wake.wake([...after.wakeQueues]);
+    this.executor.afterCommitted(after);
   }
 
   /** A task, with why it waits when it is open (computed now, not stored). */

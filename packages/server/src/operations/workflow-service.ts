@@ -20,7 +20,7 @@ import { type ArchiveReader, archivedWorkflow } from '../archive/archive-reader.
 import { mergeRunPages } from '../archive/archived-search.js';
 import { newId } from '../ids.js';
 import { afterCommit, type DecisionApplier } from '../decisions/decision-applier.js';
-import { renewHandOffs, settledWith } from '../decisions/after-commit.js';
+import { renewAttempt, settledWith } from '../decisions/after-commit.js';
 import { explainTasks, runWaiting } from '../views/waiting.js';
 import { claimStartKey } from './idempotent-start.js';
 import { isoOrUnknown, storableTime } from '../bounds/time.js';
@@ -91,7 +91,7 @@ export class WorkflowService {
     const trace = await this.executor.runTrace(request.name);
     const transaction = this.store.transaction(async (tx) => {
       // An attempt run again hands nothing its last one reserved.
-      renewHandOffs(after, this.parked?.attempt);
+      renewAttempt(after, this.parked?.attempt);
       // An inline definition (checked as registration checks one) runs as given, unregistered.
       const inline = request.workflowDef && inlineDefinition(request.workflowDef);
       const definition = inline ?? (await tx.getWorkflowDef(request.name, request.version));
@@ -121,6 +121,7 @@ export class WorkflowService {
     }, GROUPED);
     const run = await settledWith(after, transaction);
     this.wake.wake([...after.wakeQueues]);
+    this.executor.afterCommitted(after);
     if ('existing' in run && syncWaitUntil !== undefined)
       await this.markSyncWait(run.workflowId, syncWaitUntil);
     return run.workflowId;

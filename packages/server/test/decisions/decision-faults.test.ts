@@ -8,6 +8,7 @@ import type { EngineSettings } from '../../src/engine/index.js';
 import { noScripts } from '../../src/engine/scripts.js';
 import { asyncScripts } from '../../src/scripting/async-scripts.js';
 import { afterCommit, DecisionApplier } from '../../src/decisions/decision-applier.js';
+import { renewAttempt } from '../../src/decisions/after-commit.js';
 import { storeSuite } from '../helpers/store-suite.js';
 import { storeCases } from '../helpers/stores.js';
 
@@ -16,7 +17,8 @@ import { storeCases } from '../helpers/stores.js';
  * every attempt of the same event, and its run would stay RUNNING for good. On both stores, with
  * the interpreter made to throw through its settings (the one input the test can break without
  * reaching into the engine), the run fails with the error as its reason instead, its open tasks
- * canceled and its timers gone, and the fault is reported once.
+ * canceled and its timers gone, and the fault is reported once, when its transaction has
+ * committed (`afterCommitted`): an attempt that rolled back reports nothing.
  */
 
 /** Engine settings whose byte bound throws while `armed`: read when a task's input is checked. */
@@ -69,6 +71,7 @@ for (const c of storeCases()) {
       assert.ok(first);
       assert.ok((await store.read((tx) => tx.nextTimerDueAt())) !== undefined, 'the run timeout is armed');
       arm(true);
+      const committed = afterCommit();
       try {
         // Completing `first` schedules `second`, whose input check reads the broken setting.
         await store.transaction((tx) =>
@@ -79,12 +82,14 @@ for (const c of storeCases()) {
               type: 'TASK_RESULT',
               result: { taskId: first.taskId, workflowInstanceId: run.workflowId, status: 'COMPLETED' },
             },
-            afterCommit(),
+            committed,
           ),
         );
       } finally {
         arm(false);
       }
+      assert.equal(faults.length, 0, 'nothing is reported before the commit is known');
+      executor.afterCommitted(committed);
       const after = await store.read((tx) => tx.getRun(run.workflowId));
       assert.equal(after?.status, 'FAILED');
       assert.equal(
@@ -111,13 +116,15 @@ for (const c of storeCases()) {
       faults.length = 0;
       arm(true);
       let run;
+      const after = afterCommit();
       try {
         run = await store.transaction((tx) =>
-          executor.startRun(tx, { definition, input: {}, priority: 0, taskToDomain: {} }, afterCommit()),
+          executor.startRun(tx, { definition, input: {}, priority: 0, taskToDomain: {} }, after),
         );
       } finally {
         arm(false);
       }
+      executor.afterCommitted(after);
       assert.equal(run.status, 'FAILED');
       const stored = await store.read((tx) => tx.getRun(run.workflowId));
       assert.equal(stored?.status, 'FAILED');
@@ -127,6 +134,35 @@ for (const c of storeCases()) {
       );
       assert.deepEqual(await store.read((tx) => tx.getRunTasks(run.workflowId)), []);
       assert.equal(faults.length, 1);
+    });
+
+    void it('an attempt that faulted and rolled back reports nothing; the attempt that commits, its own', async () => {
+      faults.length = 0;
+      const input = { definition, input: {}, priority: 0, taskToDomain: {} };
+      // One AfterCommit across the attempts of a transaction, as the services keep it.
+      const after = afterCommit();
+      arm(true);
+      await assert.rejects(
+        store.transaction(async (tx) => {
+          renewAttempt(after);
+          try {
+            assert.equal((await executor.startRun(tx, input, after)).status, 'FAILED');
+          } finally {
+            arm(false);
+          }
+          throw new Error('rolled back after the decision');
+        }),
+        /rolled back after the decision/,
+      );
+      assert.equal(after.faults.length, 1, 'the attempt holds its fault until it commits');
+      // The transaction run again, as a retried one is; this attempt does not fault.
+      const run = await store.transaction(async (tx) => {
+        renewAttempt(after);
+        return executor.startRun(tx, input, after);
+      });
+      executor.afterCommitted(after);
+      assert.equal(run.status, 'RUNNING');
+      assert.equal(faults.length, 0, "the rolled-back attempt's fault is not reported");
     });
   });
 }
