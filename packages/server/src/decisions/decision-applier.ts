@@ -73,10 +73,12 @@ export class DecisionApplier {
   ) {}
 
   /**
-   * Runs the after-commit hooks of a committed transaction: its alerts, and the faults of its
-   * decisions (each reported once, and only for a change that committed).
+   * What a committed transaction asked for, done: the queues it filled woken (`wake`, this node's
+   * wake bus), its alerts and the faults of its decisions reported (each once, and only for a
+   * change that committed). Every path that decides calls it after its commit.
    */
-  afterCommitted(after: AfterCommit): void {
+  afterCommitted(after: AfterCommit, wake: { wake(queueNames: readonly string[]): void }): void {
+    wake.wake([...after.wakeQueues]);
     const alerts = after.alerts.splice(0);
     for (const alert of alerts) this.hooks.onAlert?.(alert);
     const faults = after.faults.splice(0);

@@ -129,8 +129,7 @@ export class EventProcessor {
         'event message already acted on: acknowledged again, nothing done',
       );
     await delivery.ack();
-    this.wake.wake([...after.wakeQueues]);
-    this.executor.afterCommitted(after);
+    this.executor.afterCommitted(after, this.wake);
     return outcome;
   }
 

@@ -152,8 +152,7 @@ export class TimerLoop {
             applied: await actOnLapsedLock(tx, this.executor, message, lease, now, after),
             after,
           }));
-          this.wake.wake([...after.wakeQueues]);
-          this.executor.afterCommitted(after);
+          this.executor.afterCommitted(after, this.wake);
           if (applied) fired++;
         } catch (raw) {
           // Left leased: it is swept again when the lease lapses.
@@ -206,8 +205,7 @@ export class TimerLoop {
       await this.executor.handle(tx, timer.workflowId, { type: 'TIMER', timer: event }, after);
       return { fired: true, after };
     });
-    this.wake.wake([...after.wakeQueues]);
-    this.executor.afterCommitted(after);
+    this.executor.afterCommitted(after, this.wake);
     return fired;
   }
 

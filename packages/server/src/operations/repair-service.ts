@@ -198,8 +198,7 @@ export class RepairService {
   }
 
   private publish(after: AfterCommit): void {
-    this.wake.wake([...after.wakeQueues]);
-    this.executor.afterCommitted(after);
+    this.executor.afterCommitted(after, this.wake);
   }
 }
 

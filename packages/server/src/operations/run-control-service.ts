@@ -465,8 +465,7 @@ export class RunControlService {
       return fn(tx, after);
     });
     const out = await settledWith(after, transaction);
-    this.wake.wake([...after.wakeQueues]);
-    this.executor.afterCommitted(after);
+    this.executor.afterCommitted(after, this.wake);
     return out;
   }
 

@@ -22,7 +22,7 @@ import type { Store, Tx } from '../store/store.js';
 import { storeFault } from '../store/store-faults.js';
 import type { Metrics } from '../metrics.js';
 import { ANY_TASK, type TaskAccess } from '../auth/task-access.js';
-import { afterCommit, type AfterCommit, type DecisionApplier } from '../decisions/decision-applier.js';
+import { afterCommit, type DecisionApplier } from '../decisions/decision-applier.js';
 import { renewAttempt, settledWith } from '../decisions/after-commit.js';
 import { holdBackOverLimit } from '../handout/hand-out-limits.js';
 import { handedOut, type HandOffWish } from '../handout/direct-hand-off.js';
@@ -499,7 +499,7 @@ export class TaskService {
       });
     });
     const { taskId, refused } = await settledWith(after, transaction);
-    this.committed(after);
+    this.executor.afterCommitted(after, this.wake);
     if (refused) refuseIfStale(refused, workerId, this.observers);
     return taskId;
   }
@@ -508,14 +508,8 @@ export class TaskService {
   private async settledResult(work: ResultWork): Promise<ResultAnswer> {
     const transaction = this.store.transaction((tx) => this.oneResultIn(tx, work), work.options);
     const out = await settledWith(work.after, transaction);
-    this.committed(work.after);
+    this.executor.afterCommitted(work.after, this.wake);
     return out;
-  }
-
-  /** After a commit: the queues it filled woken, its alerts and its decisions' faults reported. */
-  private committed(after: AfterCommit): void {
-    this.wake.wake([...after.wakeQueues]);
-    this.executor.afterCommitted(after);
   }
 
   /** A task, with why it waits when it is open (computed now, not stored). */

@@ -120,8 +120,7 @@ export class WorkflowService {
       // Starts arriving together share a commit (group commit on PostgreSQL), as results do.
     }, GROUPED);
     const run = await settledWith(after, transaction);
-    this.wake.wake([...after.wakeQueues]);
-    this.executor.afterCommitted(after);
+    this.executor.afterCommitted(after, this.wake);
     if ('existing' in run && syncWaitUntil !== undefined)
       await this.markSyncWait(run.workflowId, syncWaitUntil);
     return run.workflowId;

@@ -35,6 +35,9 @@ function breakableSettings(): { settings: EngineSettings; arm(on: boolean): void
   return { settings, arm: (on) => (armed = on) };
 }
 
+/** These tests queue no worker to wake. */
+const noWake = { wake: (): void => undefined };
+
 const definition: WorkflowDef = {
   name: 'faulted',
   version: 1,
@@ -89,7 +92,7 @@ for (const c of storeCases()) {
         arm(false);
       }
       assert.equal(faults.length, 0, 'nothing is reported before the commit is known');
-      executor.afterCommitted(committed);
+      executor.afterCommitted(committed, noWake);
       const after = await store.read((tx) => tx.getRun(run.workflowId));
       assert.equal(after?.status, 'FAILED');
       assert.equal(
@@ -124,7 +127,7 @@ for (const c of storeCases()) {
       } finally {
         arm(false);
       }
-      executor.afterCommitted(after);
+      executor.afterCommitted(after, noWake);
       assert.equal(run.status, 'FAILED');
       const stored = await store.read((tx) => tx.getRun(run.workflowId));
       assert.equal(stored?.status, 'FAILED');
@@ -160,7 +163,7 @@ for (const c of storeCases()) {
         renewAttempt(after);
         return executor.startRun(tx, input, after);
       });
-      executor.afterCommitted(after);
+      executor.afterCommitted(after, noWake);
       assert.equal(run.status, 'RUNNING');
       assert.equal(faults.length, 0, "the rolled-back attempt's fault is not reported");
     });
